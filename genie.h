@@ -1,0 +1,4208 @@
+/* genie.h - a lazy tensor engine in one header (stb style).                      v0.1
+ *
+ * Programs build tensors and operations; genie records a graph rich in meaning
+ * (module path, phase) instead of computing, and computes only what is needed,
+ * when it is needed, as a tape run by the CPU executor.
+ *
+ * QUICK START
+ *     #define GENIE_IMPLEMENTATION      // in exactly one C or C++ file
+ *     #include "genie.h"
+ *
+ *     genie_ctx *ctx = genie_ctx_create(NULL);
+ *     int64_t shape[2] = {2, 3};
+ *     genie_tensor *a = genie_arange(ctx, GENIE_F32, 0, 6, 1);
+ *     genie_tensor *b = genie_view(ctx, a, 2, shape);          // a view: no copy
+ *     genie_tensor *c = genie_relu(ctx, genie_add_scalar(ctx, b, -2.0));
+ *     float out[6];
+ *     genie_read(ctx, c, GENIE_F32, out, sizeof out);           // computes c only now
+ *     if (genie_status(ctx)) puts(genie_last_error(ctx));      // errors never abort
+ *     genie_ctx_destroy(ctx);                                   // frees everything
+ *
+ * CONTENTS (search for the markers)
+ *     public API ........ result codes, dtypes, context, tensors, operations
+ *     >>config .......... configuration macros and includes
+ *     >>errors .......... sticky first error, messages naming the op and shapes
+ *     >>memory .......... allocation hooks, slabs, buffers, overflow-checked sizes
+ *     >>dtype ........... element sizes, promotion, conversions (f16/bf16, x86 casts)
+ *     >>shape ........... broadcasting, dims, contiguity, TensorIterator layouts
+ *     >>view ............ ViewSpec folding (PyTorch-exact strides and offsets)
+ *     >>graph ........... values (nodes), storages with versions, handles, pools
+ *     >>overlap ......... ATen's internal/partial overlap rules for in-place writes
+ *     >>tuple ........... lazy tuples
+ *     >>scope ........... interned module paths and phases
+ *     >>tape ............ realize: iterative walk, topological tape, execution
+ *     >>cpu ............. reference kernels, shaped (node, ith, nth)
+ *     >>dump ............ Graphviz dump and statistics
+ *     >>api ............. the public operations: capture and shape inference
+ *
+ * CONFIGURATION (define before including the implementation)
+ *     GENIEDEF             storage class of public functions (default extern)
+ *     GENIE_STATIC         make every public function static
+ *     GENIE_MALLOC(sz)     \
+ *     GENIE_REALLOC(p,sz)   > all three or none; every allocation of the library
+ *     GENIE_FREE(p)        /  goes through them (a failure is GENIE_ERR_OOM)
+ *     GENIE_ASSERT(x)      internal invariants only (default assert)
+ *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
+ *     GENIE_NO_THREADS     reserved: this version runs kernels on the calling thread
+ *
+ * MODEL
+ *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
+ *     strides, offset). A storage's value is an immutable node of the graph; an
+ *     in-place write makes a new version of the storage that differs from the old
+ *     one only at the written view's elements, so every alias sees it, and values
+ *     captured before the write keep the old numbers.
+ */
+#ifndef GENIE_H
+#define GENIE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef GENIEDEF
+#ifdef GENIE_STATIC
+#define GENIEDEF static
+#else
+#define GENIEDEF extern
+#endif
+#endif
+
+#ifndef GENIE_MAX_DIMS
+#define GENIE_MAX_DIMS 8
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Result codes: X(name, value, description). */
+#define GENIE_RESULT_LIST(X)                                                  \
+    X(GENIE_OK, 0, "no error")                                                \
+    X(GENIE_ERR_INVALID_ARG, -1, "invalid argument")                          \
+    X(GENIE_ERR_SHAPE, -2, "shapes do not fit")                               \
+    X(GENIE_ERR_DTYPE, -3, "dtype not supported or mismatched")               \
+    X(GENIE_ERR_VIEW, -4, "view not possible on these strides")               \
+    X(GENIE_ERR_INDEX, -5, "index or dimension out of range")                 \
+    X(GENIE_ERR_OOM, -6, "out of memory")                                     \
+    X(GENIE_ERR_OVERFLOW, -7, "size arithmetic overflows")                    \
+    X(GENIE_ERR_UNSUPPORTED, -8, "operation not supported")                   \
+    X(GENIE_ERR_BACKEND, -9, "backend failure")
+
+typedef enum genie_result {
+#define GENIE__X(name, value, text) name = value,
+    GENIE_RESULT_LIST(GENIE__X)
+#undef GENIE__X
+    GENIE__RESULT_END = 1
+} genie_result;
+
+/* Dtypes: X(name, short name, size in bytes, category 0 bool / 1 int / 2 float). */
+#define GENIE_DTYPE_LIST(X)          \
+    X(GENIE_F32, "f32", 4, 2)        \
+    X(GENIE_F64, "f64", 8, 2)        \
+    X(GENIE_F16, "f16", 2, 2)        \
+    X(GENIE_BF16, "bf16", 2, 2)      \
+    X(GENIE_I64, "i64", 8, 1)        \
+    X(GENIE_I32, "i32", 4, 1)        \
+    X(GENIE_I16, "i16", 2, 1)        \
+    X(GENIE_I8, "i8", 1, 1)          \
+    X(GENIE_U8, "u8", 1, 1)          \
+    X(GENIE_BOOL, "bool", 1, 0)
+
+typedef enum genie_dtype {
+#define GENIE__X(name, short_name, size, cat) name,
+    GENIE_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+    GENIE_DTYPE_COUNT
+} genie_dtype;
+
+/* Why a value was materialized (statistics). */
+typedef enum genie_mat_reason {
+    GENIE_MAT_REALIZE, GENIE_MAT_READ, GENIE_MAT_ITEM, GENIE_MAT_DATA, GENIE_MAT_COUNT
+} genie_mat_reason;
+
+#define GENIE_DIM_NONE INT64_MIN /* argmax/argmin over the flattened tensor */
+
+typedef struct genie_ctx genie_ctx;
+typedef struct genie_tensor genie_tensor;
+typedef struct genie_tuple genie_tuple;
+
+typedef struct genie_ctx_desc {
+    int n_threads; /* 0: all cores (this version runs kernels on the calling thread) */
+    int no_pool;   /* 1: the caller owns every result and releases it */
+} genie_ctx_desc;
+
+typedef struct genie_stats {
+    uint64_t nodes_created;    /* value nodes captured (operations, data, in-place writes) */
+    uint64_t views_created;    /* handles made by view operations (no node, no copy) */
+    uint64_t nodes_executed;   /* kernels run */
+    uint64_t nodes_failed;     /* values that failed when computed (data-dependent errors) */
+    uint64_t nodes_live;       /* value nodes alive now */
+    uint64_t tapes_run;        /* realizations that ran a tape */
+    uint64_t tape_lazy_inputs; /* tape inputs produced inside the tape */
+    uint64_t tape_constants;   /* tape inputs already materialized before it ran */
+    uint64_t materializations[GENIE_MAT_COUNT]; /* by reason */
+    uint64_t inplace_writes;   /* in-place operations captured */
+    uint64_t inplace_reused;   /* ... executed in the old version's buffer */
+    uint64_t inplace_copied;   /* ... executed on a copy (the old version was still needed) */
+    uint64_t bytes_live, bytes_peak, bytes_total; /* data buffers */
+} genie_stats;
+
+/* ---- context, errors, ownership ---- */
+GENIEDEF genie_ctx   *genie_ctx_create(const genie_ctx_desc *desc);
+GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
+GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
+GENIEDEF genie_result genie_status(const genie_ctx *ctx);
+GENIEDEF const char  *genie_last_error(const genie_ctx *ctx);
+GENIEDEF void         genie_clear_error(genie_ctx *ctx);
+GENIEDEF const char  *genie_result_string(genie_result r);
+GENIEDEF void         genie_pool_push(genie_ctx *ctx);
+GENIEDEF void         genie_pool_pop(genie_ctx *ctx);
+GENIEDEF void         genie_retain(genie_tensor *t);
+GENIEDEF void         genie_release(genie_tensor *t);
+
+/* ---- making tensors ---- */
+GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data);
+GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape,
+                                       const int64_t *strides, void *data,
+                                       void (*deleter)(void *data, void *user), void *user);
+GENIEDEF genie_tensor *genie_empty(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_zeros(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_ones(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_full(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, double v);
+GENIEDEF genie_tensor *genie_arange(genie_ctx *ctx, genie_dtype dt, double start, double end, double step);
+GENIEDEF genie_tensor *genie_rand(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed);
+GENIEDEF genie_tensor *genie_randn(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed);
+
+/* ---- looking at a tensor (never materializes) ---- */
+GENIEDEF int            genie_ndim(const genie_tensor *t);
+GENIEDEF const int64_t *genie_shape(const genie_tensor *t);
+GENIEDEF const int64_t *genie_strides(const genie_tensor *t);
+GENIEDEF int64_t        genie_storage_offset(const genie_tensor *t);
+GENIEDEF int64_t        genie_numel(const genie_tensor *t);
+GENIEDEF genie_dtype    genie_dtype_of(const genie_tensor *t);
+GENIEDEF size_t         genie_dtype_size(genie_dtype dt);
+GENIEDEF const char    *genie_dtype_name(genie_dtype dt);
+GENIEDEF int            genie_is_contiguous(const genie_tensor *t);
+GENIEDEF int            genie_is_materialized(const genie_tensor *t);
+GENIEDEF int            genie_shares_storage(const genie_tensor *a, const genie_tensor *b);
+
+/* ---- materializing ---- */
+GENIEDEF genie_result genie_realize(genie_ctx *ctx, int n, genie_tensor *const *ts);
+GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as, void *dst, size_t dst_bytes);
+GENIEDEF genie_result genie_item(genie_ctx *ctx, genie_tensor *t, double *out);
+GENIEDEF genie_result genie_item_i64(genie_ctx *ctx, genie_tensor *t, int64_t *out);
+GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **ptr);
+
+/* ---- elementwise ---- */
+#define GENIE__DECL_BINARY(name) \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *a, genie_tensor *b);
+#define GENIE__DECL_SCALAR(name) \
+    GENIEDEF genie_tensor *genie_##name##_scalar(genie_ctx *ctx, genie_tensor *a, double s);
+#define GENIE__DECL_UNARY(name) \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t);
+GENIE__DECL_BINARY(add) GENIE__DECL_BINARY(sub) GENIE__DECL_BINARY(mul) GENIE__DECL_BINARY(div)
+GENIE__DECL_BINARY(pow) GENIE__DECL_BINARY(maximum) GENIE__DECL_BINARY(minimum)
+GENIE__DECL_BINARY(eq) GENIE__DECL_BINARY(ne) GENIE__DECL_BINARY(lt) GENIE__DECL_BINARY(le)
+GENIE__DECL_BINARY(gt) GENIE__DECL_BINARY(ge) GENIE__DECL_BINARY(logical_and) GENIE__DECL_BINARY(logical_or)
+GENIE__DECL_SCALAR(add) GENIE__DECL_SCALAR(sub) GENIE__DECL_SCALAR(mul) GENIE__DECL_SCALAR(div)
+GENIE__DECL_SCALAR(pow)
+GENIE__DECL_UNARY(neg) GENIE__DECL_UNARY(abs) GENIE__DECL_UNARY(exp) GENIE__DECL_UNARY(log)
+GENIE__DECL_UNARY(sqrt) GENIE__DECL_UNARY(rsqrt) GENIE__DECL_UNARY(sin) GENIE__DECL_UNARY(cos)
+GENIE__DECL_UNARY(tanh) GENIE__DECL_UNARY(sigmoid) GENIE__DECL_UNARY(relu) GENIE__DECL_UNARY(gelu)
+GENIE__DECL_UNARY(gelu_tanh) GENIE__DECL_UNARY(silu) GENIE__DECL_UNARY(reciprocal)
+GENIE__DECL_UNARY(square) GENIE__DECL_UNARY(floor) GENIE__DECL_UNARY(ceil) GENIE__DECL_UNARY(round)
+GENIE__DECL_UNARY(sign) GENIE__DECL_UNARY(erf) GENIE__DECL_UNARY(log1p) GENIE__DECL_UNARY(expm1)
+GENIE__DECL_UNARY(logical_not)
+GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_tensor *a, genie_tensor *b);
+GENIEDEF genie_tensor *genie_clamp(genie_ctx *ctx, genie_tensor *t, double min, double max);
+
+/* ---- reductions ---- */
+#define GENIE__DECL_REDUCE(name) \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int keepdim);
+GENIE__DECL_REDUCE(sum) GENIE__DECL_REDUCE(mean) GENIE__DECL_REDUCE(amax) GENIE__DECL_REDUCE(amin)
+GENIE__DECL_REDUCE(prod) GENIE__DECL_REDUCE(logsumexp)
+GENIEDEF genie_tensor *genie_argmax(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+GENIEDEF genie_tensor *genie_argmin(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+GENIEDEF genie_tensor *genie_var(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim);
+GENIEDEF genie_tensor *genie_std(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim);
+
+/* ---- normalization, linear algebra ---- */
+GENIEDEF genie_tensor *genie_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tensor *genie_log_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tensor *genie_layer_norm(genie_ctx *ctx, genie_tensor *x, int nnorm, const int64_t *normalized_shape,
+                                        genie_tensor *weight, genie_tensor *bias, double eps);
+GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tensor *b);
+GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b);
+GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b,
+                                    const int64_t stride[2], const int64_t padding[2],
+                                    const int64_t dilation[2], int64_t groups);
+
+/* ---- types and copies ---- */
+GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dtype dt);
+GENIEDEF genie_tensor *genie_contiguous(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_clone(genie_ctx *ctx, genie_tensor *t);
+
+/* ---- views (share storage with their input) ---- */
+GENIEDEF genie_tensor *genie_view(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_reshape(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_permute(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *dims);
+GENIEDEF genie_tensor *genie_transpose(genie_ctx *ctx, genie_tensor *t, int64_t d0, int64_t d1);
+GENIEDEF genie_tensor *genie_t(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_expand(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_squeeze(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tensor *genie_slice(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step);
+GENIEDEF genie_tensor *genie_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t index);
+GENIEDEF genie_tensor *genie_narrow(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t length);
+GENIEDEF genie_tensor *genie_diagonal(genie_ctx *ctx, genie_tensor *t, int64_t offset, int64_t d0, int64_t d1);
+GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *size,
+                                        const int64_t *stride, int64_t storage_offset);
+GENIEDEF genie_tensor *genie_flip(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims);
+
+/* ---- joining and indexing ---- */
+GENIEDEF genie_tensor *genie_cat(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim);
+GENIEDEF genie_tensor *genie_stack(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim);
+GENIEDEF genie_tensor *genie_index_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index);
+GENIEDEF genie_tensor *genie_gather(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index);
+GENIEDEF genie_tensor *genie_embedding(genie_ctx *ctx, genie_tensor *weight, genie_tensor *indices);
+GENIEDEF genie_tensor *genie_masked_fill(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double v);
+GENIEDEF genie_tensor *genie_tril(genie_ctx *ctx, genie_tensor *t, int64_t k);
+GENIEDEF genie_tensor *genie_triu(genie_ctx *ctx, genie_tensor *t, int64_t k);
+
+/* ---- tuples ---- */
+GENIEDEF genie_tuple  *genie_split(genie_ctx *ctx, genie_tensor *t, int64_t split_size, int64_t dim);
+GENIEDEF genie_tuple  *genie_chunk(genie_ctx *ctx, genie_tensor *t, int64_t chunks, int64_t dim);
+GENIEDEF genie_tuple  *genie_unbind(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tuple  *genie_topk(genie_ctx *ctx, genie_tensor *t, int64_t k, int64_t dim, int largest, int sorted);
+GENIEDEF genie_tuple  *genie_sort(genie_ctx *ctx, genie_tensor *t, int64_t dim, int descending);
+GENIEDEF genie_tuple  *genie_max_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+GENIEDEF genie_tuple  *genie_min_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+GENIEDEF int           genie_tuple_size(const genie_tuple *tup);
+GENIEDEF genie_tensor *genie_tuple_get(genie_tuple *tup, int i);
+GENIEDEF void          genie_tuple_release(genie_tuple *tup);
+
+/* ---- in place (return dst) ---- */
+GENIEDEF genie_tensor *genie_add_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_sub_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_mul_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_div_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_fill_(genie_ctx *ctx, genie_tensor *t, double v);
+GENIEDEF genie_tensor *genie_zero_(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_relu_(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double v);
+
+/* ---- semantic capture and inspection ---- */
+GENIEDEF void         genie_scope_push(genie_ctx *ctx, const char *name);
+GENIEDEF void         genie_scope_pop(genie_ctx *ctx);
+GENIEDEF void         genie_set_phase(genie_ctx *ctx, const char *phase);
+GENIEDEF const char  *genie_module_path(const genie_tensor *t);
+GENIEDEF const char  *genie_phase(const genie_tensor *t);
+GENIEDEF const char  *genie_op_name(const genie_tensor *t);
+GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out);
+GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GENIE_H */
+
+/* ======================================================================== */
+/*                             IMPLEMENTATION                               */
+/* ======================================================================== */
+#ifdef GENIE_IMPLEMENTATION
+#ifndef GENIE__IMPLEMENTED
+#define GENIE__IMPLEMENTED
+
+/* >>config ---------------------------------------------------------------- */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <float.h>
+#include <limits.h>
+
+#if defined(GENIE_MALLOC) && defined(GENIE_REALLOC) && defined(GENIE_FREE)
+#elif !defined(GENIE_MALLOC) && !defined(GENIE_REALLOC) && !defined(GENIE_FREE)
+#define GENIE_MALLOC(sz) malloc(sz)
+#define GENIE_REALLOC(p, sz) realloc(p, sz)
+#define GENIE_FREE(p) free(p)
+#else
+#error "genie: define all of GENIE_MALLOC, GENIE_REALLOC and GENIE_FREE, or none"
+#endif
+#ifndef GENIE_ASSERT
+#include <assert.h>
+#define GENIE_ASSERT(x) assert(x)
+#endif
+
+#define GENIE__MAXD GENIE_MAX_DIMS
+#define GENIE__STATIC_ASSERT(name, cond) typedef char genie__sa_##name[(cond) ? 1 : -1]
+#define GENIE__CAST(T, x) ((T)(x))
+
+/* Operation table: X(ID, aten name, kind). Views have no kernel (kind VIEW);
+   in-place forms reuse the kernel of their op and are named "<aten name>_". */
+#define GENIE__OP_LIST(X)                                                     \
+    X(LEAF, "from_data", SRC) X(FULL, "full", FULL) X(ARANGE, "arange", ARANGE) \
+    X(RAND, "rand", RAND) X(RANDN, "randn", RAND)                                \
+    X(CLONE, "clone", COPY) X(CONTIGUOUS, "contiguous", COPY) X(TO, "to", COPY) \
+    X(COPY, "copy", COPY) X(FLIP, "flip", COPY) X(RESHAPE_COPY, "reshape", COPY) \
+    X(NEG, "neg", UNARY) X(ABS, "abs", UNARY) X(EXP, "exp", UNARY) X(LOG, "log", UNARY) \
+    X(SQRT, "sqrt", UNARY) X(RSQRT, "rsqrt", UNARY) X(SIN, "sin", UNARY) X(COS, "cos", UNARY) \
+    X(TANH, "tanh", UNARY) X(SIGMOID, "sigmoid", UNARY) X(RELU, "relu", UNARY) \
+    X(GELU, "gelu", UNARY) X(GELU_TANH, "gelu", UNARY) X(SILU, "silu", UNARY) \
+    X(RECIPROCAL, "reciprocal", UNARY) X(SQUARE, "square", UNARY) X(FLOOR, "floor", UNARY) \
+    X(CEIL, "ceil", UNARY) X(ROUND, "round", UNARY) X(SIGN, "sign", UNARY) X(ERF, "erf", UNARY) \
+    X(LOG1P, "log1p", UNARY) X(EXPM1, "expm1", UNARY) X(LOGICAL_NOT, "logical_not", UNARY) \
+    X(CLAMP, "clamp", UNARY)                                                     \
+    X(ADD, "add", BINARY) X(SUB, "sub", BINARY) X(MUL, "mul", BINARY) X(DIV, "div", BINARY) \
+    X(POW, "pow", BINARY) X(MAXIMUM, "maximum", BINARY) X(MINIMUM, "minimum", BINARY) \
+    X(EQ, "eq", BINARY) X(NE, "ne", BINARY) X(LT, "lt", BINARY) X(LE, "le", BINARY) \
+    X(GT, "gt", BINARY) X(GE, "ge", BINARY) X(LOGICAL_AND, "logical_and", BINARY) \
+    X(LOGICAL_OR, "logical_or", BINARY)                                          \
+    X(WHERE, "where", WHERE) X(MASKED_FILL, "masked_fill", MASKED_FILL)          \
+    X(TRIL, "tril", TRI) X(TRIU, "triu", TRI)                                    \
+    X(SUM, "sum", REDUCE) X(MEAN, "mean", REDUCE) X(AMAX, "amax", REDUCE) X(AMIN, "amin", REDUCE) \
+    X(PROD, "prod", REDUCE) X(VAR, "var", REDUCE) X(STD, "std", REDUCE)          \
+    X(LOGSUMEXP, "logsumexp", REDUCE)                                            \
+    X(ARGMAX, "argmax", ARGREDUCE) X(ARGMIN, "argmin", ARGREDUCE)                \
+    X(MAX_DIM, "max", ARGREDUCE) X(MIN_DIM, "min", ARGREDUCE)                    \
+    X(SOFTMAX, "softmax", SOFTMAX) X(LOG_SOFTMAX, "log_softmax", SOFTMAX)        \
+    X(LAYER_NORM, "layer_norm", LAYER_NORM)                                      \
+    X(MATMUL, "matmul", MATMUL) X(LINEAR, "linear", MATMUL) X(CONV2D, "conv2d", CONV2D) \
+    X(CAT, "cat", CAT) X(STACK, "stack", CAT)                                    \
+    X(INDEX_SELECT, "index_select", INDEX) X(GATHER, "gather", INDEX) X(EMBEDDING, "embedding", INDEX) \
+    X(TOPK, "topk", SORT) X(SORT, "sort", SORT)                                  \
+    X(VIEW, "view", VIEW) X(RESHAPE, "reshape", VIEW) X(PERMUTE, "permute", VIEW) \
+    X(TRANSPOSE, "transpose", VIEW) X(T, "t", VIEW) X(EXPAND, "expand", VIEW)    \
+    X(SQUEEZE, "squeeze", VIEW) X(UNSQUEEZE, "unsqueeze", VIEW) X(SLICE, "slice", VIEW) \
+    X(SELECT, "select", VIEW) X(NARROW, "narrow", VIEW) X(DIAGONAL, "diagonal", VIEW) \
+    X(AS_STRIDED, "as_strided", VIEW) X(SPLIT, "split", VIEW) X(CHUNK, "chunk", VIEW) \
+    X(UNBIND, "unbind", VIEW) X(ALIAS, "alias", VIEW)
+
+enum genie__kind { GENIE__K_SRC, GENIE__K_FULL, GENIE__K_ARANGE, GENIE__K_RAND, GENIE__K_COPY,
+    GENIE__K_UNARY, GENIE__K_BINARY, GENIE__K_WHERE, GENIE__K_MASKED_FILL, GENIE__K_TRI,
+    GENIE__K_REDUCE, GENIE__K_ARGREDUCE, GENIE__K_SOFTMAX, GENIE__K_LAYER_NORM, GENIE__K_MATMUL,
+    GENIE__K_CONV2D, GENIE__K_CAT, GENIE__K_INDEX, GENIE__K_SORT, GENIE__K_VIEW, GENIE__K_COUNT };
+
+enum genie__op {
+#define GENIE__X(id, name, kind) GENIE__OP_##id,
+    GENIE__OP_LIST(GENIE__X)
+#undef GENIE__X
+    GENIE__OP_COUNT
+};
+static const char *const genie__op_names[] = {
+#define GENIE__X(id, name, kind) "aten::" name,
+    GENIE__OP_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const char *const genie__op_inplace_names[] = {
+#define GENIE__X(id, name, kind) "aten::" name "_",
+    GENIE__OP_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const unsigned char genie__op_kinds[] = {
+#define GENIE__X(id, name, kind) GENIE__K_##kind,
+    GENIE__OP_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(op_names, sizeof(genie__op_names) / sizeof(genie__op_names[0]) == GENIE__OP_COUNT);
+GENIE__STATIC_ASSERT(op_kinds, sizeof(genie__op_kinds) == GENIE__OP_COUNT);
+
+/* >>errors ---------------------------------------------------------------- */
+static const genie_result genie__result_codes[] = {
+#define GENIE__X(name, value, text) name,
+    GENIE_RESULT_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const char *const genie__result_texts[] = {
+#define GENIE__X(name, value, text) #name ": " text,
+    GENIE_RESULT_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(results, sizeof(genie__result_codes) / sizeof(genie__result_codes[0]) ==
+                                  sizeof(genie__result_texts) / sizeof(genie__result_texts[0]));
+
+GENIEDEF const char *genie_result_string(genie_result r) {
+    size_t i;
+    for (i = 0; i < sizeof(genie__result_codes) / sizeof(genie__result_codes[0]); i++)
+        if (genie__result_codes[i] == r) return genie__result_texts[i];
+    return "unknown genie_result";
+}
+
+/* >>memory ---------------------------------------------------------------- */
+/* Fixed-size objects (nodes, handles, storages, view specs) come from slabs:
+   capture allocates no data and never calls malloc per object in steady state. */
+typedef struct genie__slab {
+    size_t size;      /* object size, >= sizeof(void*) */
+    void *free_list;  /* singly linked through the first word */
+    void **chunks;    /* every chunk, freed at destroy */
+    int nchunks, capchunks;
+    int64_t live;
+} genie__slab;
+
+static void *genie__slab_alloc(genie__slab *s) {
+    void *p;
+    if (!s->free_list) {
+        const int per = 256;
+        char *chunk;
+        int i;
+        if (s->nchunks == s->capchunks) {
+            int nc = s->capchunks ? s->capchunks * 2 : 16;
+            void **c = (void **)GENIE_REALLOC(s->chunks, (size_t)nc * sizeof(void *));
+            if (!c) return NULL;
+            s->chunks = c;
+            s->capchunks = nc;
+        }
+        chunk = (char *)GENIE_MALLOC(s->size * (size_t)per);
+        if (!chunk) return NULL;
+        memset(chunk, 0, s->size * (size_t)per);
+        s->chunks[s->nchunks++] = chunk;
+        for (i = per - 1; i >= 0; i--) {
+            *(void **)(chunk + (size_t)i * s->size) = s->free_list;
+            s->free_list = chunk + (size_t)i * s->size;
+        }
+    }
+    p = s->free_list;
+    s->free_list = *(void **)p;
+    memset(p, 0, s->size);
+    s->live++;
+    return p;
+}
+static void genie__slab_free(genie__slab *s, void *p) {
+    *(void **)p = s->free_list;
+    s->free_list = p;
+    s->live--;
+}
+static void genie__slab_destroy(genie__slab *s) {
+    int i;
+    for (i = 0; i < s->nchunks; i++) GENIE_FREE(s->chunks[i]);
+    GENIE_FREE(s->chunks);
+    memset(s, 0, sizeof *s);
+}
+
+/* Overflow-checked size arithmetic: results are -1 on overflow. */
+static int64_t genie__mul_ck(int64_t a, int64_t b) {
+    if (a < 0 || b < 0) return -1;
+    if (a != 0 && b > INT64_MAX / a) return -1;
+    return a * b;
+}
+static int64_t genie__add_ck(int64_t a, int64_t b) {
+    if (a < 0 || b < 0 || a > INT64_MAX - b) return -1;
+    return a + b;
+}
+
+/* A data buffer, reference counted: a value node holds one; zero-copy readers
+   (genie_data) borrow through their handle. External buffers (from_blob) keep
+   the caller's memory and its deleter and are never written by genie. */
+typedef struct genie__buf {
+    int32_t refs;
+    int32_t external;
+    void *data;
+    size_t bytes;
+    void (*deleter)(void *, void *);
+    void *user;
+    struct genie__buf *prev, *next; /* every live buffer, freed at destroy */
+} genie__buf;
+
+/* >>dtype ----------------------------------------------------------------- */
+static const size_t genie__dt_size[] = {
+#define GENIE__X(name, sn, size, cat) size,
+    GENIE_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const char *const genie__dt_names[] = {
+#define GENIE__X(name, sn, size, cat) sn,
+    GENIE_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const int genie__dt_cat[] = {
+#define GENIE__X(name, sn, size, cat) cat,
+    GENIE_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(dtypes, sizeof(genie__dt_cat) / sizeof(genie__dt_cat[0]) == GENIE_DTYPE_COUNT);
+
+#define GENIE__IS_FLOAT(dt) (genie__dt_cat[dt] == 2)
+#define GENIE__IS_BOOL(dt) ((dt) == GENIE_BOOL)
+
+GENIEDEF size_t genie_dtype_size(genie_dtype dt) {
+    return ((int)dt >= 0 && dt < GENIE_DTYPE_COUNT) ? genie__dt_size[dt] : 0;
+}
+GENIEDEF const char *genie_dtype_name(genie_dtype dt) {
+    return ((int)dt >= 0 && dt < GENIE_DTYPE_COUNT) ? genie__dt_names[dt] : "?";
+}
+static int genie__dt_valid(int dt) { return dt >= 0 && dt < GENIE_DTYPE_COUNT; }
+
+/* ATen's promoteTypes for our dtypes. */
+static int genie__int_rank(int dt) {
+    switch (dt) {
+    case GENIE_I8: return 1; case GENIE_I16: return 2; case GENIE_I32: return 3; case GENIE_I64: return 4;
+    default: return 0;
+    }
+}
+static int genie__promote(int a, int b) {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    if (a == b) return a;
+    if (a == GENIE_BOOL) return b;
+    if (b == GENIE_BOOL) return a;
+    if (GENIE__IS_FLOAT(a) && GENIE__IS_FLOAT(b)) {
+        if (a == GENIE_F64 || b == GENIE_F64) return GENIE_F64;
+        return GENIE_F32; /* f16+bf16, f16+f32, bf16+f32 */
+    }
+    if (GENIE__IS_FLOAT(a)) return a;
+    if (GENIE__IS_FLOAT(b)) return b;
+    if (a == GENIE_U8 || b == GENIE_U8) {
+        int o = a == GENIE_U8 ? b : a;
+        return o == GENIE_I8 ? GENIE_I16 : o;
+    }
+    return genie__int_rank(a) > genie__int_rank(b) ? a : b;
+}
+/* canCast(from, to): no float -> integral, no non-bool -> bool. */
+static int genie__can_cast(int from, int to) {
+    if (GENIE__IS_FLOAT(from) && !GENIE__IS_FLOAT(to)) return 0;
+    if (from != GENIE_BOOL && to == GENIE_BOOL) return 0;
+    return 1;
+}
+
+/* f16 / bf16 <-> f32, round to nearest even. */
+static float genie__bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t genie__f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float genie__h2f(uint16_t h) {
+    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+        float v = (float)m * (1.0f / 16777216.0f);
+        return s ? -v : v;
+    }
+    if (e == 31) return genie__bits_f(s | 0x7f800000u | (m << 13));
+    return genie__bits_f(s | ((e + 112u) << 23) | (m << 13));
+}
+static uint16_t genie__f2h(float x) {
+    uint32_t u = genie__f_bits(x), s = (u >> 16) & 0x8000u, h, rem;
+    u &= 0x7fffffffu;
+    if (u >= 0x7f800000u) return (uint16_t)(s | 0x7c00u | (u > 0x7f800000u ? 0x200u : 0u));
+    if (u >= 0x477ff000u) return (uint16_t)(s | 0x7c00u); /* >= 65520 rounds to inf */
+    if (u < 0x38800000u) {                                  /* below 2^-14: subnormal */
+        float v = genie__bits_f(u) * 16777216.0f;            /* exact: units of 2^-24 */
+        volatile float r = v + 12582912.0f;                  /* round half to even */
+        return (uint16_t)(s | (uint32_t)(r - 12582912.0f));
+    }
+    h = ((u >> 23) - 112u) << 10 | ((u & 0x7fffffu) >> 13);
+    rem = u & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(s | h);
+}
+static float genie__bf2f(uint16_t b) { return genie__bits_f((uint32_t)b << 16); }
+static uint16_t genie__f2bf(float x) {
+    uint32_t u = genie__f_bits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* Float -> integer as x86 does it (cvttsd2si): out of range or NaN gives the
+   integer indefinite value; narrow types go through int32 and wrap. */
+static int64_t genie__f2i64(double v) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)v;
+}
+static int64_t genie__f2i32(double v) {
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+    return (int64_t)(int32_t)v;
+}
+
+/* Element access: p is element 0 of a buffer, i an element index. */
+static double genie__ldf(const void *p, int64_t i, int dt) {
+    switch (dt) {
+    case GENIE_F32: return ((const float *)p)[i];
+    case GENIE_F64: return ((const double *)p)[i];
+    case GENIE_F16: return genie__h2f(((const uint16_t *)p)[i]);
+    case GENIE_BF16: return genie__bf2f(((const uint16_t *)p)[i]);
+    case GENIE_I64: return (double)((const int64_t *)p)[i];
+    case GENIE_I32: return ((const int32_t *)p)[i];
+    case GENIE_I16: return ((const int16_t *)p)[i];
+    case GENIE_I8: return ((const int8_t *)p)[i];
+    case GENIE_U8: return ((const uint8_t *)p)[i];
+    default: return ((const uint8_t *)p)[i] != 0;
+    }
+}
+static int64_t genie__ldi(const void *p, int64_t i, int dt) {
+    switch (dt) {
+    case GENIE_I64: return ((const int64_t *)p)[i];
+    case GENIE_I32: return ((const int32_t *)p)[i];
+    case GENIE_I16: return ((const int16_t *)p)[i];
+    case GENIE_I8: return ((const int8_t *)p)[i];
+    case GENIE_U8: return ((const uint8_t *)p)[i];
+    case GENIE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case GENIE_F64: return genie__f2i64(((const double *)p)[i]);
+    default: return genie__f2i64(genie__ldf(p, i, dt));
+    }
+}
+/* Store an integer value: wraps to the width (two's complement), bool is != 0. */
+static void genie__sti(void *p, int64_t i, int dt, int64_t v) {
+    switch (dt) {
+    case GENIE_I64: ((int64_t *)p)[i] = v; break;
+    case GENIE_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
+    case GENIE_I16: ((int16_t *)p)[i] = (int16_t)(uint16_t)(uint64_t)v; break;
+    case GENIE_I8: ((int8_t *)p)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
+    case GENIE_U8: ((uint8_t *)p)[i] = (uint8_t)(uint64_t)v; break;
+    case GENIE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case GENIE_F32: ((float *)p)[i] = (float)v; break;
+    case GENIE_F64: ((double *)p)[i] = (double)v; break;
+    case GENIE_F16: ((uint16_t *)p)[i] = genie__f2h((float)v); break;
+    default: ((uint16_t *)p)[i] = genie__f2bf((float)v); break;
+    }
+}
+/* Store a floating value: low-precision types round through f32 (as PyTorch
+   computes them in f32); integers convert as x86 does. */
+static void genie__stf(void *p, int64_t i, int dt, double v) {
+    switch (dt) {
+    case GENIE_F32: ((float *)p)[i] = (float)v; break;
+    case GENIE_F64: ((double *)p)[i] = v; break;
+    case GENIE_F16: ((uint16_t *)p)[i] = genie__f2h((float)v); break;
+    case GENIE_BF16: ((uint16_t *)p)[i] = genie__f2bf((float)v); break;
+    case GENIE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case GENIE_I64: ((int64_t *)p)[i] = genie__f2i64(v); break;
+    default: genie__sti(p, i, dt, genie__f2i32(v)); break;
+    }
+}
+/* Round a double to what dtype dt holds (f32 and narrower floats). */
+static double genie__round_to(double v, int dt) {
+    switch (dt) {
+    case GENIE_F32: return (float)v;
+    case GENIE_F16: return genie__h2f(genie__f2h((float)v));
+    case GENIE_BF16: return genie__bf2f(genie__f2bf((float)v));
+    default: return v;
+    }
+}
+/* Can v be stored in dt without overflow (PyTorch's checked Scalar conversion)? */
+static int genie__fits(double v, int dt) {
+    double lo, hi;
+    switch (dt) {
+    case GENIE_BOOL: return 1;
+    case GENIE_F64: return 1;
+    case GENIE_F32: return !(isfinite(v) && fabs(v) > FLT_MAX);
+    case GENIE_F16: return !(isfinite(v) && fabs(v) > 65504.0);
+    case GENIE_BF16: return !(isfinite(v) && fabs(v) > 3.3895313892515355e38);
+    case GENIE_I64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    case GENIE_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case GENIE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case GENIE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+    default: lo = 0; hi = 255; break;
+    }
+    return v >= lo && v <= hi;
+}
+
+/* >>shape ----------------------------------------------------------------- */
+/* A ViewSpec: shape, strides (elements, may be 0 or negative inside genie) and
+   an absolute offset into a flat storage. Immutable once shared (refs > 1). */
+typedef struct genie__vspec {
+    int32_t refs;
+    int32_t ndim;
+    int64_t off;
+    int64_t shape[GENIE__MAXD];
+    int64_t strides[GENIE__MAXD];
+} genie__vspec;
+
+static int64_t genie__numel(int nd, const int64_t *shape) {
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < nd; i++) n = genie__mul_ck(n, shape[i]);
+    return n;
+}
+static void genie__contig_strides(int nd, const int64_t *shape, int64_t *st) {
+    int64_t s = 1;
+    int i;
+    for (i = nd - 1; i >= 0; i--) {
+        st[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+/* PyTorch's is_contiguous: size-1 dims ignored, true when numel is 0. */
+static int genie__is_contig(int nd, const int64_t *shape, const int64_t *st) {
+    int64_t expect = 1;
+    int i;
+    for (i = 0; i < nd; i++)
+        if (shape[i] == 0) return 1;
+    for (i = nd - 1; i >= 0; i--) {
+        if (shape[i] == 1) continue;
+        if (st[i] != expect) return 0;
+        expect *= shape[i];
+    }
+    return 1;
+}
+static int genie__is_channels_last(int nd, const int64_t *shape, const int64_t *st) {
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t expect = 1;
+    int i;
+    if (nd != 4) return 0;
+    for (i = 0; i < 4; i++) {
+        int d = order[i];
+        if (shape[d] != 1) {
+            if (st[d] != expect) return 0;
+            expect *= shape[d];
+        }
+    }
+    return 1;
+}
+static void genie__channels_last_strides(const int64_t *shape, int64_t *st) {
+    st[1] = 1;
+    st[3] = shape[1];
+    st[2] = st[3] * shape[3];
+    st[0] = st[2] * shape[2];
+}
+/* c10's is_non_overlapping_and_dense. */
+static int genie__is_dense(int nd, const int64_t *shape, const int64_t *st) {
+    int perm[GENIE__MAXD], i, j;
+    int64_t req = 1;
+    if (nd == 1) return shape[0] < 2 || st[0] == 1;
+    for (i = 0; i < nd; i++) perm[i] = i;
+    for (i = 1; i < nd; i++) /* stable insertion sort: size<2 last, then by stride */
+        for (j = i; j > 0; j--) {
+            int a = perm[j - 1], b = perm[j], swap;
+            if (shape[a] < 2) swap = shape[b] >= 2;
+            else if (shape[b] < 2) swap = 0;
+            else swap = st[b] < st[a];
+            if (!swap) break;
+            perm[j - 1] = b;
+            perm[j] = a;
+        }
+    for (i = 0; i < nd; i++) {
+        int64_t sz = shape[perm[i]];
+        if (sz < 2) return 1;
+        if (st[perm[i]] != req) return 0;
+        req *= sz;
+    }
+    return 1;
+}
+
+/* Broadcast shapes a and b (right aligned). 0 on failure, *bad = failing dim. */
+static int genie__broadcast(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
+    int n = na > nb ? na : nb, i;
+    for (i = 0; i < n; i++) {
+        int ia = i - (n - na), ib = i - (n - nb);
+        int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1) return 0;
+        out[i] = sa == 1 ? sb : sa;
+    }
+    *nout = n;
+    return 1;
+}
+
+/* TensorIterator's output layout for inputs ins (original shapes/strides)
+   broadcast to (nd, shape): the fast setups (all contiguous, all channels-last,
+   all dense with equal strides), else reorder_dimensions' stable insertion sort
+   of the dims by the inputs' strides, then compatible strides in that order. */
+static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_scalar, int nd,
+                             const int64_t *shape, int64_t *out) {
+    int same = !has_scalar || nd == 0, i, k, perm[GENIE__MAXD];
+    int64_t bst[4][GENIE__MAXD], next;
+    for (k = 0; k < nin; k++) {
+        if (ins[k]->ndim != nd || memcmp(ins[k]->shape, shape, (size_t)nd * 8) != 0) same = 0;
+    }
+    if (same && nin > 0) {
+        int contig = 1, cl = 1, dense = 1, eq = 1;
+        for (k = 0; k < nin; k++) {
+            contig &= genie__is_contig(nd, ins[k]->shape, ins[k]->strides);
+            cl &= genie__is_channels_last(nd, ins[k]->shape, ins[k]->strides);
+            dense &= genie__is_dense(nd, ins[k]->shape, ins[k]->strides);
+            if (memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * 8) != 0) eq = 0;
+        }
+        if (contig) { genie__contig_strides(nd, shape, out); return; }
+        if (cl) { genie__channels_last_strides(shape, out); return; }
+        if (dense && eq) { memcpy(out, ins[0]->strides, (size_t)nd * 8); return; }
+    }
+    if (nd <= 1) { genie__contig_strides(nd, shape, out); return; }
+    for (k = 0; k < nin; k++) /* broadcast strides: 0 where a size-1 dim is expanded */
+        for (i = 0; i < nd; i++) {
+            int src = i - (nd - ins[k]->ndim);
+            bst[k][i] = (src < 0 || (ins[k]->shape[src] == 1 && shape[i] != 1)) ? 0 : ins[k]->strides[src];
+        }
+    for (i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (i = 1; i < nd; i++) {
+        int d1 = i, d0;
+        for (d0 = i - 1; d0 >= 0; d0--) {
+            int cmp = 0;
+            for (k = 0; k < nin && cmp == 0; k++) {
+                int64_t s0 = bst[k][perm[d0]], s1 = bst[k][perm[d1]];
+                if (s0 == 0 || s1 == 0) continue;
+                if (s0 < s1) cmp = -1;
+                else if (s0 > s1) cmp = 1;
+                else if (shape[perm[d0]] > shape[perm[d1]]) cmp = 1;
+            }
+            if (cmp > 0) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            } else if (cmp < 0) break;
+        }
+    }
+    for (i = 0; i < nd; i++)
+        if (perm[i] != nd - 1 - i) break;
+    if (i == nd) { genie__contig_strides(nd, shape, out); return; }
+    next = 1;
+    for (i = 0; i < nd; i++) {
+        out[perm[i]] = next;
+        next *= shape[perm[i]];
+    }
+}
+/* Memory format "preserve" (clone, to, flip, sort): dense inputs keep their
+   strides, others get infer_dense_strides (TensorIterator's order, size-0/1
+   dims treated as 1). */
+static void genie__preserve_layout(const genie__vspec *v, int64_t *out) {
+    int nd = v->ndim, perm[GENIE__MAXD], i;
+    int64_t cur = 1;
+    if (genie__is_dense(nd, v->shape, v->strides)) { memcpy(out, v->strides, (size_t)nd * 8); return; }
+    if (nd <= 1) { genie__contig_strides(nd, v->shape, out); return; }
+    for (i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (i = 1; i < nd; i++) {
+        int d1 = i, d0;
+        for (d0 = i - 1; d0 >= 0; d0--) {
+            int64_t s0 = v->strides[perm[d0]], s1 = v->strides[perm[d1]];
+            int cmp = 0;
+            if (s0 != 0 && s1 != 0) {
+                if (s0 < s1) cmp = -1;
+                else if (s0 > s1) cmp = 1;
+                else if (v->shape[perm[d0]] > v->shape[perm[d1]]) cmp = 1;
+            }
+            if (cmp > 0) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            } else if (cmp < 0) break;
+        }
+    }
+    for (i = 0; i < nd; i++) {
+        out[perm[i]] = cur;
+        if (v->shape[perm[i]] > 1) cur *= v->shape[perm[i]];
+    }
+}
+
+/* Shapes in messages: "[2,3]". Writes into buf (at least 200 bytes). */
+static const char *genie__fmt_shape(char *buf, int nd, const int64_t *shape) {
+    int i, n = 0;
+    n += sprintf(buf + n, "[");
+    for (i = 0; i < nd && n < 180; i++) n += sprintf(buf + n, i ? ",%lld" : "%lld", (long long)shape[i]);
+    sprintf(buf + n, "]");
+    return buf;
+}
+
+/* >>view ------------------------------------------------------------------ */
+/* ATen's computeStride: strides for viewing (oshape, ostride) as nshape, or 0
+   when the view spans non-contiguous subspaces. */
+static int genie__view_strides(int ond, const int64_t *oshape, const int64_t *ostride, int nnd,
+                               const int64_t *nshape, int64_t *nstride) {
+    int64_t numel = genie__numel(ond, oshape), chunk_base, tnumel = 1, vnumel = 1;
+    int vd = nnd - 1, td, i;
+    if (ond == 0) {
+        for (i = 0; i < nnd; i++) nstride[i] = 1;
+        return 1;
+    }
+    if (numel == 0 && ond == nnd && memcmp(oshape, nshape, (size_t)nnd * 8) == 0) {
+        memcpy(nstride, ostride, (size_t)nnd * 8);
+        return 1;
+    }
+    if (numel == 0) {
+        for (i = nnd - 1; i >= 0; i--)
+            nstride[i] = i == nnd - 1 ? 1 : (nshape[i + 1] > 1 ? nshape[i + 1] : 1) * nstride[i + 1];
+        return 1;
+    }
+    chunk_base = ostride[ond - 1];
+    for (td = ond - 1; td >= 0; td--) {
+        tnumel *= oshape[td];
+        if (td == 0 || (oshape[td - 1] != 1 && ostride[td - 1] != tnumel * chunk_base)) {
+            while (vd >= 0 && (vnumel < tnumel || nshape[vd] == 1)) {
+                nstride[vd] = vnumel * chunk_base;
+                vnumel *= nshape[vd];
+                vd--;
+            }
+            if (vnumel != tnumel) return 0;
+            if (td > 0) {
+                chunk_base = ostride[td - 1];
+                tnumel = 1;
+                vnumel = 1;
+            }
+        }
+    }
+    return vd == -1;
+}
+/* Storage elements a view needs: offset + sum((size-1)*stride) + 1, or 0 if empty. */
+static int64_t genie__view_extent(const genie__vspec *v) {
+    int64_t e = v->off;
+    int i;
+    for (i = 0; i < v->ndim; i++) {
+        if (v->shape[i] == 0) return 0;
+        e += (v->shape[i] - 1) * v->strides[i];
+    }
+    return e + 1;
+}
+
+/* >>graph ----------------------------------------------------------------- */
+struct genie__node;
+typedef struct genie__input {
+    struct genie__node *n; /* the value read (a version of some storage) */
+    genie__vspec *v;       /* how it is read: a view of that value's flat buffer */
+} genie__input;
+
+/* Inline operation arguments: dims, sizes and scalars. */
+typedef struct genie__args {
+    int64_t i[GENIE__MAXD + 2];
+    double f[2];
+} genie__args;
+
+enum { GENIE__PENDING = 0, GENIE__DONE = 1, GENIE__FAILED = 2 };
+
+/* A value: an immutable node of the graph. Its result is a flat buffer of
+   `numel` elements of `dtype` (a whole storage version); the kernel writes the
+   elements of `out`. An in-place write is a node with `base`: the old version's
+   buffer is copied (or reused when nothing else needs it) before the kernel. */
+typedef struct genie__node {
+    void *slab_link;         /* the slab's free list; refs stays 0 while free */
+    int32_t refs;
+    uint16_t op;
+    uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
+    uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
+    int32_t nin;
+    uint32_t mark;           /* tape walk epoch */
+    int64_t numel;
+    genie__buf *buf;         /* set once computed */
+    struct genie__node *base;
+    genie__vspec *out;
+    genie__input *in;        /* in_small, or heap for cat/stack */
+    genie__input in_small[3];
+    genie__args a;
+    const char *module, *phase;
+} genie__node;
+
+/* A storage: a flat array whose current value is its latest version. */
+typedef struct genie__storage {
+    int32_t refs;
+    int32_t dtype;
+    int64_t numel;
+    genie__node *ver;
+} genie__storage;
+
+/* A handle: what genie_tensor * points to. */
+struct genie_tensor {
+    genie_ctx *ctx;
+    int32_t refs;
+    uint16_t op;
+    uint8_t inplace, pad;
+    genie__storage *st;
+    genie__vspec *v;
+    const char *module, *phase;
+};
+
+struct genie_tuple {
+    genie_ctx *ctx;
+    int n, released;
+    genie_tensor **items;
+    struct genie_tuple *prev, *next; /* every live tuple, freed at destroy */
+};
+
+typedef struct genie__pool_entry { void *p; int is_tuple; } genie__pool_entry;
+
+struct genie_ctx {
+    genie_result err;
+    char msg[512];
+    int n_threads, no_pool;
+    genie__slab nodes, handles, storages, vspecs;
+    genie__buf *bufs;
+    genie_tuple *tuples;
+    genie__pool_entry *pool;
+    int64_t npool, cappool;
+    int64_t *marks;
+    int nmarks, capmarks;
+    const char **scopes;
+    int nscopes, capscopes;
+    const char *phase;
+    char **interned;
+    int64_t ninterned, capinterned;
+    genie__node **rel;          /* release worklist (no recursion) */
+    int64_t nrel, caprel;
+    int releasing;
+    uint32_t epoch;
+    genie_stats stats;
+};
+
+static void *genie__fail(genie_ctx *ctx, genie_result code, const char *fmt, ...) {
+    if (ctx && ctx->err == GENIE_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+        va_end(ap);
+        ctx->err = code;
+    }
+    return NULL;
+}
+#define GENIE__OOM(ctx, fn) genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", fn)
+
+static int genie__grow(void **p, int64_t *cap, int64_t need, size_t elem) {
+    int64_t nc;
+    void *q;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    q = GENIE_REALLOC(*p, (size_t)nc * elem);
+    if (!q) return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
+    genie__buf *b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
+    if (!b) return NULL;
+    memset(b, 0, sizeof *b);
+    b->data = GENIE_MALLOC(bytes ? bytes : 1);
+    if (!b->data) { GENIE_FREE(b); return NULL; }
+    b->refs = 1;
+    b->bytes = bytes;
+    b->next = ctx->bufs;
+    if (ctx->bufs) ctx->bufs->prev = b;
+    ctx->bufs = b;
+    ctx->stats.bytes_live += bytes;
+    ctx->stats.bytes_total += bytes;
+    if (ctx->stats.bytes_live > ctx->stats.bytes_peak) ctx->stats.bytes_peak = ctx->stats.bytes_live;
+    return b;
+}
+static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
+    if (b->prev) b->prev->next = b->next;
+    else ctx->bufs = b->next;
+    if (b->next) b->next->prev = b->prev;
+    if (b->external) {
+        if (b->deleter) b->deleter(b->data, b->user);
+    } else {
+        ctx->stats.bytes_live -= b->bytes;
+        GENIE_FREE(b->data);
+    }
+    GENIE_FREE(b);
+}
+static void genie__buf_release(genie_ctx *ctx, genie__buf *b) {
+    if (b && --b->refs == 0) genie__buf_free_now(ctx, b);
+}
+
+static genie__vspec *genie__vspec_new(genie_ctx *ctx, int nd, const int64_t *shape, const int64_t *st, int64_t off) {
+    genie__vspec *v = (genie__vspec *)genie__slab_alloc(&ctx->vspecs);
+    if (!v) return NULL;
+    v->refs = 1;
+    v->ndim = nd;
+    v->off = off;
+    if (nd) {
+        memcpy(v->shape, shape, (size_t)nd * 8);
+        if (st) memcpy(v->strides, st, (size_t)nd * 8);
+        else genie__contig_strides(nd, shape, v->strides);
+    }
+    return v;
+}
+static genie__vspec *genie__vspec_retain(genie__vspec *v) { v->refs++; return v; }
+static void genie__vspec_release(genie_ctx *ctx, genie__vspec *v) {
+    if (v && --v->refs == 0) genie__slab_free(&ctx->vspecs, v);
+}
+static int genie__vspec_equal(const genie__vspec *a, const genie__vspec *b) {
+    return a == b || (a->ndim == b->ndim && a->off == b->off &&
+                      memcmp(a->shape, b->shape, (size_t)a->ndim * 8) == 0 &&
+                      memcmp(a->strides, b->strides, (size_t)a->ndim * 8) == 0);
+}
+
+/* Release a node without recursion: a worklist of pending decrements. */
+static void genie__node_release(genie_ctx *ctx, genie__node *n) {
+    if (!n) return;
+    if (!genie__grow((void **)&ctx->rel, &ctx->caprel, ctx->nrel + 1, sizeof(void *))) {
+        if (--n->refs == 0) n->refs = 1; /* cannot free safely without memory: leak until destroy */
+        return;
+    }
+    ctx->rel[ctx->nrel++] = n;
+    if (ctx->releasing) return;
+    ctx->releasing = 1;
+    while (ctx->nrel > 0) {
+        genie__node *m = ctx->rel[--ctx->nrel];
+        int i;
+        if (--m->refs > 0) continue;
+        for (i = 0; i < m->nin; i++) {
+            genie__vspec_release(ctx, m->in[i].v);
+            if (m->in[i].n && genie__grow((void **)&ctx->rel, &ctx->caprel, ctx->nrel + 1, sizeof(void *)))
+                ctx->rel[ctx->nrel++] = m->in[i].n;
+        }
+        if (m->base && genie__grow((void **)&ctx->rel, &ctx->caprel, ctx->nrel + 1, sizeof(void *)))
+            ctx->rel[ctx->nrel++] = m->base;
+        genie__vspec_release(ctx, m->out);
+        genie__buf_release(ctx, m->buf);
+        if (m->in != m->in_small) GENIE_FREE(m->in);
+        genie__slab_free(&ctx->nodes, m);
+        ctx->stats.nodes_live--;
+    }
+    ctx->releasing = 0;
+}
+/* Once computed, a node drops its inputs: the graph behind it can be freed. */
+static void genie__node_drop_inputs(genie_ctx *ctx, genie__node *n) {
+    int i;
+    for (i = 0; i < n->nin; i++) {
+        genie__vspec_release(ctx, n->in[i].v);
+        genie__node_release(ctx, n->in[i].n);
+        n->in[i].n = NULL;
+        n->in[i].v = NULL;
+    }
+    n->nin = 0;
+    genie__node_release(ctx, n->base);
+    n->base = NULL;
+}
+
+static const char *genie__cur_module(genie_ctx *ctx) { return ctx->nscopes ? ctx->scopes[ctx->nscopes - 1] : ""; }
+
+/* A new pending node with nin inputs to be set; refs 1 (its storage's). */
+static genie__node *genie__node_new(genie_ctx *ctx, int op, int dtype, int64_t numel, int nin) {
+    genie__node *n = (genie__node *)genie__slab_alloc(&ctx->nodes);
+    if (!n) return NULL;
+    n->refs = 1;
+    n->op = (uint16_t)op;
+    n->dtype = (uint8_t)dtype;
+    n->cdt = (uint8_t)dtype;
+    n->numel = numel;
+    n->in = n->in_small;
+    if (nin > 3) {
+        n->in = (genie__input *)GENIE_MALLOC((size_t)nin * sizeof(genie__input));
+        if (!n->in) { genie__slab_free(&ctx->nodes, n); return NULL; }
+        memset(n->in, 0, (size_t)nin * sizeof(genie__input));
+    }
+    n->nin = nin;
+    n->module = genie__cur_module(ctx);
+    n->phase = ctx->phase;
+    ctx->stats.nodes_created++;
+    ctx->stats.nodes_live++;
+    return n;
+}
+static void genie__node_set_in(genie__node *n, int i, genie__node *src, genie__vspec *v) {
+    src->refs++;
+    n->in[i].n = src;
+    n->in[i].v = v; /* takes the caller's reference to v */
+}
+
+static void genie__pool_add(genie_ctx *ctx, void *p, int is_tuple) {
+    if (ctx->no_pool) return;
+    if (!genie__grow((void **)&ctx->pool, &ctx->cappool, ctx->npool + 1, sizeof(genie__pool_entry))) return;
+    ctx->pool[ctx->npool].p = p;
+    ctx->pool[ctx->npool].is_tuple = is_tuple;
+    ctx->npool++;
+}
+
+static void genie__storage_release(genie_ctx *ctx, genie__storage *s) {
+    if (s && --s->refs == 0) {
+        genie__node_release(ctx, s->ver);
+        genie__slab_free(&ctx->storages, s);
+    }
+}
+/* A handle on storage st (retained) read through v (reference taken). */
+static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie__vspec *v, int op) {
+    genie_tensor *t = (genie_tensor *)genie__slab_alloc(&ctx->handles);
+    if (!t) { genie__vspec_release(ctx, v); return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]); }
+    t->ctx = ctx;
+    t->refs = 1;
+    t->op = (uint16_t)op;
+    st->refs++;
+    t->st = st;
+    t->v = v;
+    t->module = genie__cur_module(ctx);
+    t->phase = ctx->phase;
+    genie__pool_add(ctx, t, 0);
+    return t;
+}
+/* The result of a node: a new storage whose version is n, seen through v. */
+static genie_tensor *genie__result(genie_ctx *ctx, genie__node *n, genie__vspec *v) {
+    genie__storage *st = (genie__storage *)genie__slab_alloc(&ctx->storages);
+    genie_tensor *t;
+    if (!st) {
+        genie__node_release(ctx, n);
+        genie__vspec_release(ctx, v);
+        return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[n->op]);
+    }
+    st->dtype = n->dtype;
+    st->numel = n->numel;
+    st->ver = n;
+    t = genie__handle_new(ctx, st, v, n->op);
+    if (!t) { genie__node_release(ctx, n); genie__slab_free(&ctx->storages, st); return NULL; }
+    return t;
+}
+static void genie__handle_release(genie_tensor *t) {
+    genie_ctx *ctx;
+    if (!t || --t->refs > 0) return;
+    ctx = t->ctx;
+    genie__storage_release(ctx, t->st);
+    genie__vspec_release(ctx, t->v);
+    genie__slab_free(&ctx->handles, t);
+}
+
+/* >>overlap --------------------------------------------------------------- */
+enum { GENIE__OV_NO, GENIE__OV_YES, GENIE__OV_FULL, GENIE__OV_PARTIAL, GENIE__OV_TOO_HARD };
+
+static int genie__internal_overlap(const genie__vspec *v) { /* ATen's has_internal_overlap */
+    int i;
+    if (genie__is_dense(v->ndim, v->shape, v->strides)) return GENIE__OV_NO;
+    for (i = 0; i < v->ndim; i++)
+        if (v->strides[i] == 0 && v->shape[i] > 1) return GENIE__OV_YES;
+    return GENIE__OV_TOO_HARD;
+}
+static int genie__overlap_status(const genie_tensor *a, const genie_tensor *b) { /* get_overlap_status */
+    int64_t na = genie__numel(a->v->ndim, a->v->shape), nb = genie__numel(b->v->ndim, b->v->shape);
+    if (a == b) return GENIE__OV_FULL;
+    if (na == 0 || nb == 0) return GENIE__OV_NO;
+    if (!genie__is_dense(a->v->ndim, a->v->shape, a->v->strides) ||
+        !genie__is_dense(b->v->ndim, b->v->shape, b->v->strides)) return GENIE__OV_TOO_HARD;
+    if (a->st == b->st) {
+        size_t sa = genie__dt_size[a->st->dtype], sb = genie__dt_size[b->st->dtype];
+        int64_t ab = a->v->off * (int64_t)sa, ae = ab + na * (int64_t)sa;
+        int64_t bb = b->v->off * (int64_t)sb, be = bb + nb * (int64_t)sb;
+        if (ab == bb && ae == be)
+            return (a->v->ndim == b->v->ndim && memcmp(a->v->strides, b->v->strides, (size_t)a->v->ndim * 8) == 0)
+                       ? GENIE__OV_FULL : GENIE__OV_PARTIAL;
+        if (ab < be && bb < ae) return GENIE__OV_PARTIAL;
+    }
+    return GENIE__OV_NO;
+}
+static int genie__cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+/* Every element offset of v, sorted (exact overlap checks where ATen gives up). */
+static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
+    int64_t n = genie__numel(v->ndim, v->shape), k, idx[GENIE__MAXD] = {0}, off = v->off;
+    int64_t *o = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * 8);
+    int d;
+    if (!o) return NULL;
+    for (k = 0; k < n; k++) {
+        o[k] = off;
+        for (d = v->ndim - 1; d >= 0; d--) {
+            off += v->strides[d];
+            if (++idx[d] < v->shape[d]) break;
+            off -= v->strides[d] * v->shape[d];
+            idx[d] = 0;
+        }
+    }
+    qsort(o, (size_t)n, 8, genie__cmp_i64);
+    *count = n;
+    return o;
+}
+/* 1: two elements of v share a memory location; 0: none; -1: out of memory. */
+static int genie__really_self_overlaps(const genie__vspec *v) {
+    int64_t n, i;
+    int64_t *o = genie__offsets_sorted(v, &n);
+    int r = 0;
+    if (!o) return -1;
+    for (i = 1; i < n && !r; i++) r = o[i] == o[i - 1];
+    GENIE_FREE(o);
+    return r;
+}
+
+/* >>tuple ----------------------------------------------------------------- */
+static genie_tuple *genie__tuple_new(genie_ctx *ctx, int n) {
+    genie_tuple *t = (genie_tuple *)GENIE_MALLOC(sizeof(genie_tuple));
+    if (!t) return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple");
+    memset(t, 0, sizeof *t);
+    t->items = (genie_tensor **)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(genie_tensor *));
+    if (!t->items) { GENIE_FREE(t); return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple"); }
+    memset(t->items, 0, (size_t)(n ? n : 1) * sizeof(genie_tensor *));
+    t->ctx = ctx;
+    t->n = n;
+    t->next = ctx->tuples;
+    if (ctx->tuples) ctx->tuples->prev = t;
+    ctx->tuples = t;
+    return t;
+}
+static void genie__tuple_drop_items(genie_tuple *t) {
+    int i;
+    for (i = 0; i < t->n; i++) genie__handle_release(t->items[i]);
+    t->n = 0;
+}
+static void genie__tuple_free(genie_tuple *t) {
+    genie_ctx *ctx = t->ctx;
+    genie__tuple_drop_items(t);
+    if (t->prev) t->prev->next = t->next;
+    else ctx->tuples = t->next;
+    if (t->next) t->next->prev = t->prev;
+    GENIE_FREE(t->items);
+    GENIE_FREE(t);
+}
+/* A tuple of handles that the caller made (each owned by the tuple, not a pool). */
+static genie_tuple *genie__tuple_finish(genie_ctx *ctx, genie_tuple *t) {
+    int i;
+    for (i = 0; i < t->n; i++)
+        if (!t->items[i]) { genie__tuple_free(t); return NULL; }
+    genie__pool_add(ctx, t, 1);
+    return t;
+}
+
+/* >>scope ----------------------------------------------------------------- */
+/* Interned strings: module paths and phases are stored once per context. */
+static uint64_t genie__hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+static const char *genie__intern(genie_ctx *ctx, const char *s) {
+    int64_t i, mask;
+    if (!s || !*s) return "";
+    if (ctx->ninterned * 2 >= ctx->capinterned) { /* rehash into a table twice the size */
+        int64_t nc = ctx->capinterned ? ctx->capinterned * 2 : 64, j;
+        char **t = (char **)GENIE_MALLOC((size_t)nc * sizeof(char *));
+        if (!t) return "";
+        memset(t, 0, (size_t)nc * sizeof(char *));
+        for (j = 0; j < ctx->capinterned; j++)
+            if (ctx->interned[j]) {
+                int64_t k = (int64_t)(genie__hash_str(ctx->interned[j]) & (uint64_t)(nc - 1));
+                while (t[k]) k = (k + 1) & (nc - 1);
+                t[k] = ctx->interned[j];
+            }
+        GENIE_FREE(ctx->interned);
+        ctx->interned = t;
+        ctx->capinterned = nc;
+    }
+    mask = ctx->capinterned - 1;
+    for (i = (int64_t)(genie__hash_str(s) & (uint64_t)mask);; i = (i + 1) & mask) {
+        if (!ctx->interned[i]) {
+            size_t len = strlen(s);
+            char *c = (char *)GENIE_MALLOC(len + 1);
+            if (!c) return "";
+            memcpy(c, s, len + 1);
+            ctx->interned[i] = c;
+            ctx->ninterned++;
+            return c;
+        }
+        if (strcmp(ctx->interned[i], s) == 0) return ctx->interned[i];
+    }
+}
+
+/* >>tape ------------------------------------------------------------------ */
+/* Kernel parameters: the node (inputs, output view, arguments) and room for a
+   data-dependent error message. Kernels are shaped (params, ith, nth): thread
+   ith of nth does its share; this version's executor runs (0, 1). */
+typedef struct genie__kparams {
+    genie__node *n;
+    char msg[256];
+} genie__kparams;
+typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
+static genie__kernel genie__kernel_for(int kind);
+
+/* One tape entry (seed 003): the node, which inputs are produced inside the
+   tape (lazy) and which were materialized before it ran (constants). */
+typedef struct genie__tape_op {
+    genie__node *n;
+    int nlazy, nconst;
+} genie__tape_op;
+
+static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
+static genie__node *genie__node_input(const genie__node *n, int i) { return i < n->nin ? n->in[i].n : n->base; }
+
+/* May the node write into its base's buffer? Only when nothing else needs the
+   old version: the base is referenced by this node alone (as base and as the
+   same-view self input), and its buffer by the base alone, and it is ours. */
+static int genie__can_reuse(const genie__node *n) {
+    genie__node *b = n->base;
+    int i, own = 1;
+    if (!b->buf || b->buf->external || b->buf->refs != 1) return 0;
+    for (i = 0; i < n->nin; i++)
+        if (n->in[i].n == b) {
+            if (!genie__vspec_equal(n->in[i].v, n->out)) return 0;
+            own++;
+        }
+    return b->refs == own;
+}
+
+static void genie__exec(genie_ctx *ctx, genie__node *n) {
+    genie__kparams p;
+    size_t esz = genie__dt_size[n->dtype];
+    int i, failed = 0;
+    genie_result r;
+    for (i = 0; i < genie__node_ninputs(n); i++) {
+        genie__node *in = genie__node_input(n, i);
+        if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
+    }
+    if (!failed) {
+        if (n->base && genie__can_reuse(n)) {
+            n->buf = n->base->buf;
+            n->buf->refs++;
+            ctx->stats.inplace_reused++;
+        } else {
+            n->buf = genie__buf_new(ctx, (size_t)n->numel * esz);
+            if (!n->buf) {
+                genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements",
+                            genie__op_names[n->op], (long long)n->numel);
+                n->err_code = (uint8_t)-GENIE_ERR_OOM;
+                failed = 1;
+            } else if (n->base) {
+                memcpy(n->buf->data, n->base->buf->data, (size_t)n->numel * esz);
+                ctx->stats.inplace_copied++;
+            } else {
+                memset(n->buf->data, 0, (size_t)n->numel * esz);
+            }
+        }
+    }
+    if (!failed) {
+        p.n = n;
+        p.msg[0] = 0;
+        r = genie__kernel_for(genie__op_kinds[n->op])(&p, 0, 1);
+        ctx->stats.nodes_executed++;
+        if (r != GENIE_OK) {
+            genie__fail(ctx, r, "%s", p.msg);
+            n->err_code = (uint8_t)-r;
+            genie__buf_release(ctx, n->buf);
+            n->buf = NULL;
+            failed = 1;
+        }
+    }
+    n->state = (uint8_t)(failed ? GENIE__FAILED : GENIE__DONE);
+    if (failed) ctx->stats.nodes_failed++;
+    genie__node_drop_inputs(ctx, n);
+}
+
+/* Realize nodes: walk back iteratively (explicit stack, no recursion) over
+   what is not yet computed, in post order (a topological tape), then run it.
+   Returns the first failure among the roots. */
+static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node *const *roots) {
+    genie__node **stack = NULL;
+    int *next = NULL;
+    genie__tape_op *tape = NULL;
+    int64_t sp = 0, capstack = 0, capnext = 0, ntape = 0, captape = 0, i;
+    genie_result res = GENIE_OK;
+    uint32_t ep = ++ctx->epoch;
+    int k;
+    for (k = 0; k < nroots; k++) {
+        genie__node *r = roots[k];
+        if (r->state != GENIE__PENDING || r->mark == ep) continue;
+        r->mark = ep;
+        if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
+            !genie__grow((void **)&next, &capnext, sp + 1, sizeof(int))) goto oom;
+        stack[sp] = r;
+        next[sp++] = 0;
+        while (sp > 0) {
+            genie__node *top = stack[sp - 1];
+            if (next[sp - 1] < genie__node_ninputs(top)) {
+                genie__node *c = genie__node_input(top, next[sp - 1]++);
+                if (c->state != GENIE__PENDING || c->mark == ep) continue;
+                c->mark = ep;
+                if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
+                    !genie__grow((void **)&next, &capnext, sp + 1, sizeof(int))) goto oom;
+                stack[sp] = c;
+                next[sp++] = 0;
+            } else {
+                int j;
+                if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
+                tape[ntape].n = top;
+                tape[ntape].nlazy = tape[ntape].nconst = 0;
+                for (j = 0; j < genie__node_ninputs(top); j++) {
+                    if (genie__node_input(top, j)->state == GENIE__PENDING) tape[ntape].nlazy++;
+                    else tape[ntape].nconst++;
+                }
+                ntape++;
+                sp--;
+            }
+        }
+    }
+    if (ntape) {
+        ctx->stats.tapes_run++;
+        for (i = 0; i < ntape; i++) { /* the tape holds each node while it runs */
+            tape[i].n->refs++;
+            ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
+            ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
+        }
+        for (i = 0; i < ntape; i++) {
+            genie__exec(ctx, tape[i].n);
+            genie__node_release(ctx, tape[i].n);
+        }
+    }
+    for (k = 0; k < nroots && res == GENIE_OK; k++)
+        if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
+    GENIE_FREE(stack);
+    GENIE_FREE(next);
+    GENIE_FREE(tape);
+    return res;
+oom:
+    GENIE_FREE(stack);
+    GENIE_FREE(next);
+    GENIE_FREE(tape);
+    genie__fail(ctx, GENIE_ERR_OOM, "genie_realize: out of memory building the tape");
+    return GENIE_ERR_OOM;
+}
+
+/* >>cpu ------------------------------------------------------------------- */
+/* Reference kernels: plain strided loops over any layout. Floating values are
+   computed in double and rounded to the output type (through f32 for f16 and
+   bf16); integer values in 64-bit two's complement, wrapped on store. */
+#define GENIE__PI 3.14159265358979323846
+#define GENIE__SQRT1_2 0.70710678118654752440
+
+/* A multi-operand iterator over one shape in row-major order. */
+typedef struct genie__mi {
+    int nd, k;
+    int64_t sh[GENIE__MAXD], ix[GENIE__MAXD];
+    int64_t st[5][GENIE__MAXD], off[5];
+} genie__mi;
+static void genie__mi_init(genie__mi *m, int nd, const int64_t *sh, int k, const int64_t *const *st,
+                           const int64_t *off, int64_t start) {
+    int d, j;
+    m->nd = nd;
+    m->k = k;
+    for (d = nd - 1; d >= 0; d--) {
+        m->sh[d] = sh[d];
+        m->ix[d] = sh[d] ? start % sh[d] : 0;
+        start = sh[d] ? start / sh[d] : 0;
+    }
+    for (j = 0; j < k; j++) {
+        m->off[j] = off[j];
+        for (d = 0; d < nd; d++) {
+            m->st[j][d] = st[j][d];
+            m->off[j] += m->ix[d] * st[j][d];
+        }
+    }
+}
+static void genie__mi_next(genie__mi *m) {
+    int d, j;
+    for (d = m->nd - 1; d >= 0; d--) {
+        for (j = 0; j < m->k; j++) m->off[j] += m->st[j][d];
+        if (++m->ix[d] < m->sh[d]) return;
+        for (j = 0; j < m->k; j++) m->off[j] -= m->st[j][d] * m->sh[d];
+        m->ix[d] = 0;
+    }
+}
+/* Iterator over the output view and every input view (all of the out shape). */
+static void genie__mi_node(genie__mi *m, const genie__node *n, int64_t start) {
+    const int64_t *st[5];
+    int64_t off[5];
+    int j;
+    st[0] = n->out->strides;
+    off[0] = n->out->off;
+    for (j = 0; j < n->nin && j < 4; j++) {
+        st[j + 1] = n->in[j].v->strides;
+        off[j + 1] = n->in[j].v->off;
+    }
+    genie__mi_init(m, n->out->ndim, n->out->shape, 1 + (n->nin < 4 ? n->nin : 4), st, off, start);
+}
+static void genie__share(int64_t total, int ith, int nth, int64_t *lo, int64_t *hi) {
+    *lo = total * ith / nth;
+    *hi = total * (ith + 1) / nth;
+}
+#define GENIE__IN(n, i) ((const void *)(n)->in[i].n->buf->data)
+#define GENIE__OUT(n) ((n)->buf->data)
+
+static double genie__unary_f(int op, double x, const genie__args *a) {
+    switch (op) {
+    case GENIE__OP_NEG: return -x;
+    case GENIE__OP_ABS: return fabs(x);
+    case GENIE__OP_EXP: return exp(x);
+    case GENIE__OP_LOG: return log(x);
+    case GENIE__OP_SQRT: return sqrt(x);
+    case GENIE__OP_RSQRT: return 1.0 / sqrt(x);
+    case GENIE__OP_SIN: return sin(x);
+    case GENIE__OP_COS: return cos(x);
+    case GENIE__OP_TANH: return tanh(x);
+    case GENIE__OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case GENIE__OP_RELU: return x <= 0 ? 0.0 : x; /* NaN stays NaN */
+    case GENIE__OP_GELU: return 0.5 * x * (1.0 + erf(x * GENIE__SQRT1_2));
+    case GENIE__OP_GELU_TANH:
+        return 0.5 * x * (1.0 + tanh(sqrt(2.0 / GENIE__PI) * (x + 0.044715 * x * x * x)));
+    case GENIE__OP_SILU: return x / (1.0 + exp(-x));
+    case GENIE__OP_RECIPROCAL: return 1.0 / x;
+    case GENIE__OP_SQUARE: return x * x;
+    case GENIE__OP_FLOOR: return floor(x);
+    case GENIE__OP_CEIL: return ceil(x);
+    case GENIE__OP_ROUND: return nearbyint(x);
+    case GENIE__OP_SIGN: return (double)((x > 0) - (x < 0));
+    case GENIE__OP_ERF: return erf(x);
+    case GENIE__OP_LOG1P: return log1p(x);
+    case GENIE__OP_EXPM1: return expm1(x);
+    case GENIE__OP_LOGICAL_NOT: return x == 0;
+    case GENIE__OP_CLAMP:
+        if (x != x) return x;
+        if (a->f[0] == a->f[0] && x < a->f[0]) x = a->f[0];
+        if (a->f[1] == a->f[1] && x > a->f[1]) x = a->f[1];
+        return x;
+    default: return x;
+    }
+}
+static int64_t genie__unary_i(int op, int64_t x, const genie__args *a) {
+    switch (op) {
+    case GENIE__OP_NEG: return (int64_t)(0u - (uint64_t)x);
+    case GENIE__OP_ABS: return x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
+    case GENIE__OP_RELU: return x > 0 ? x : 0;
+    case GENIE__OP_SQUARE: return (int64_t)((uint64_t)x * (uint64_t)x);
+    case GENIE__OP_SIGN: return (x > 0) - (x < 0);
+    case GENIE__OP_LOGICAL_NOT: return x == 0;
+    case GENIE__OP_CLAMP: /* integer bounds in a.i[0..1], a.i[2..3]: has min/max */
+        if (a->i[2] && x < a->i[0]) x = a->i[0];
+        if (a->i[3] && x > a->i[1]) x = a->i[1];
+        return x;
+    default: return x; /* floor, ceil, round of integers */
+    }
+}
+static double genie__binary_f(int op, double x, double y) {
+    switch (op) {
+    case GENIE__OP_ADD: return x + y;
+    case GENIE__OP_SUB: return x - y;
+    case GENIE__OP_MUL: return x * y;
+    case GENIE__OP_DIV: return x / y;
+    case GENIE__OP_POW: return pow(x, y);
+    case GENIE__OP_MAXIMUM: return (x != x || y != y) ? NAN : (x > y ? x : y);
+    case GENIE__OP_MINIMUM: return (x != x || y != y) ? NAN : (x < y ? x : y);
+    case GENIE__OP_EQ: return x == y;
+    case GENIE__OP_NE: return x != y;
+    case GENIE__OP_LT: return x < y;
+    case GENIE__OP_LE: return x <= y;
+    case GENIE__OP_GT: return x > y;
+    case GENIE__OP_GE: return x >= y;
+    case GENIE__OP_LOGICAL_AND: return x != 0 && y != 0;
+    case GENIE__OP_LOGICAL_OR: return x != 0 || y != 0;
+    default: return 0;
+    }
+}
+static int64_t genie__powi(int64_t b, int64_t e) { /* ATen's powi, wrapping */
+    uint64_t r = 1, base = (uint64_t)b;
+    if (e < 0) return b == 1 ? 1 : b == -1 ? ((-e) % 2 ? -1 : 1) : 0;
+    while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+static int64_t genie__binary_i(int op, int64_t x, int64_t y) {
+    switch (op) {
+    case GENIE__OP_ADD: return (int64_t)((uint64_t)x + (uint64_t)y);
+    case GENIE__OP_SUB: return (int64_t)((uint64_t)x - (uint64_t)y);
+    case GENIE__OP_MUL: return (int64_t)((uint64_t)x * (uint64_t)y);
+    case GENIE__OP_POW: return genie__powi(x, y);
+    case GENIE__OP_MAXIMUM: return x > y ? x : y;
+    case GENIE__OP_MINIMUM: return x < y ? x : y;
+    case GENIE__OP_EQ: return x == y;
+    case GENIE__OP_NE: return x != y;
+    case GENIE__OP_LT: return x < y;
+    case GENIE__OP_LE: return x <= y;
+    case GENIE__OP_GT: return x > y;
+    case GENIE__OP_GE: return x >= y;
+    case GENIE__OP_LOGICAL_AND: return x != 0 && y != 0;
+    case GENIE__OP_LOGICAL_OR: return x != 0 || y != 0;
+    default: return 0;
+    }
+}
+/* Load as the compute dtype: floats rounded to cdt (inputs are cast to the
+   common dtype first, as in PyTorch). */
+static double genie__ld_as(const void *p, int64_t i, int dt, int cdt) {
+    double v = genie__ldf(p, i, dt);
+    return dt == cdt ? v : genie__round_to(v, cdt);
+}
+static void genie__copy_elem(void *dst, int64_t di, int ddt, const void *src, int64_t si, int sdt) {
+    if (!GENIE__IS_FLOAT(ddt) && !GENIE__IS_FLOAT(sdt)) genie__sti(dst, di, ddt, genie__ldi(src, si, sdt));
+    else genie__stf(dst, di, ddt, genie__ldf(src, si, sdt));
+}
+
+/* splitmix64 finalizer: the counter-based RNG's mixing function. */
+static uint64_t genie__mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static uint64_t genie__rng(uint64_t seed, uint64_t i) {
+    return genie__mix64(genie__mix64(seed + 0x9e3779b97f4a7c15ull) ^ (i * 0xd1b54a32d192ed03ull + 1));
+}
+static double genie__uniform(uint64_t seed, uint64_t i, int f64) { /* [0, 1) */
+    uint64_t h = genie__rng(seed, i);
+    return f64 ? (double)(h >> 11) * (1.0 / 9007199254740992.0) : (double)(h >> 40) * (1.0 / 16777216.0);
+}
+
+/* Elementwise kinds: SRC never runs; FULL, ARANGE, RAND, COPY, UNARY, BINARY,
+   WHERE, MASKED_FILL. Every input view has the out view's shape. */
+static genie_result genie__k_eltwise(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    int kind = genie__op_kinds[n->op], odt = n->dtype, cdt = n->cdt, fl = GENIE__IS_FLOAT(cdt);
+    int64_t total = genie__numel(n->out->ndim, n->out->shape), lo, hi, i;
+    void *out = GENIE__OUT(n);
+    genie__mi m;
+    genie__share(total, ith, nth, &lo, &hi);
+    genie__mi_node(&m, n, lo);
+    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
+        switch (kind) {
+        case GENIE__K_FULL:
+            if (GENIE__IS_FLOAT(odt) || odt == GENIE_BOOL) genie__stf(out, m.off[0], odt, n->a.f[0]);
+            else genie__sti(out, m.off[0], odt, n->a.i[0]);
+            break;
+        case GENIE__K_ARANGE:
+            if (GENIE__IS_FLOAT(odt)) genie__stf(out, m.off[0], odt, n->a.f[0] + (double)i * n->a.f[1]);
+            else genie__sti(out, m.off[0], odt, genie__f2i64(n->a.f[0] + (double)i * n->a.f[1]));
+            break;
+        case GENIE__K_RAND: {
+            uint64_t seed = (uint64_t)n->a.i[0];
+            int f64 = odt == GENIE_F64;
+            double v;
+            if (n->op == GENIE__OP_RAND) v = genie__uniform(seed, (uint64_t)i, f64);
+            else { /* Box-Muller on two uniforms per element */
+                double u1 = 1.0 - genie__uniform(seed, 2 * (uint64_t)i, 1);
+                double u2 = genie__uniform(seed, 2 * (uint64_t)i + 1, 1);
+                v = sqrt(-2.0 * log(u1)) * cos(2.0 * GENIE__PI * u2);
+            }
+            genie__stf(out, m.off[0], odt, v);
+            break;
+        }
+        case GENIE__K_COPY:
+            genie__copy_elem(out, m.off[0], odt, GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
+            break;
+        case GENIE__K_UNARY:
+            if (fl) genie__stf(out, m.off[0], odt,
+                               genie__unary_f(n->op, genie__ld_as(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype, cdt), &n->a));
+            else genie__sti(out, m.off[0], odt, genie__unary_i(n->op, genie__ldi(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype), &n->a));
+            break;
+        case GENIE__K_BINARY:
+            if (fl) {
+                double x = genie__ld_as(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype, cdt);
+                double y = n->has_scalar ? n->a.f[0] : genie__ld_as(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype, cdt);
+                genie__stf(out, m.off[0], odt, genie__binary_f(n->op, x, y));
+            } else {
+                int64_t x = genie__ldi(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
+                int64_t y = n->has_scalar ? n->a.i[0] : genie__ldi(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype);
+                genie__sti(out, m.off[0], odt, genie__binary_i(n->op, x, y));
+            }
+            break;
+        case GENIE__K_WHERE: {
+            int c = genie__ldi(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype) != 0;
+            genie__copy_elem(out, m.off[0], odt, GENIE__IN(n, c ? 1 : 2), m.off[c ? 2 : 3], n->in[c ? 1 : 2].n->dtype);
+            break;
+        }
+        case GENIE__K_MASKED_FILL:
+            if (genie__ldi(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype)) {
+                if (GENIE__IS_FLOAT(odt) || odt == GENIE_BOOL) genie__stf(out, m.off[0], odt, n->a.f[0]);
+                else genie__sti(out, m.off[0], odt, n->a.i[0]);
+            } else if (n->in[0].n) {
+                genie__copy_elem(out, m.off[0], odt, GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
+            }
+            break;
+        default: break;
+        }
+    }
+    return GENIE_OK;
+}
+
+/* tril/triu over the last two dims: keep (r, c) when c - r <= k (tril) or >= k (triu). */
+static genie_result genie__k_tri(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    int64_t total = genie__numel(n->out->ndim, n->out->shape), lo, hi, i, k = n->a.i[0];
+    int nd = n->out->ndim;
+    genie__mi m;
+    genie__share(total, ith, nth, &lo, &hi);
+    genie__mi_node(&m, n, lo);
+    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
+        int64_t d = m.ix[nd - 1] - m.ix[nd - 2];
+        int keep = n->op == GENIE__OP_TRIL ? d <= k : d >= k;
+        if (keep) genie__copy_elem(GENIE__OUT(n), m.off[0], n->dtype, GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
+        else genie__sti(GENIE__OUT(n), m.off[0], n->dtype, 0);
+    }
+    return GENIE_OK;
+}
+
+/* Reductions. in[0] is viewed as [kept..., reduced...] (a.i[0] kept dims);
+   out is contiguous over the kept elements. a.i[1]: correction (var/std). */
+static genie_result genie__k_reduce(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *v = n->in[0].v;
+    int nk = (int)n->a.i[0], nr = v->ndim - nk, idt = n->in[0].n->dtype, odt = n->dtype, op = n->op;
+    int fl = GENIE__IS_FLOAT(odt) || op == GENIE__OP_MEAN;
+    int64_t outer = genie__numel(nk, v->shape), inner = genie__numel(nr, v->shape + nk), lo, hi, o, j;
+    const void *src = GENIE__IN(n, 0);
+    const int64_t *st0 = v->strides, *st1 = v->strides + nk;
+    int64_t zero = 0;
+    genie__mi ko, ri;
+    genie__share(outer, ith, nth, &lo, &hi);
+    genie__mi_init(&ko, nk, v->shape, 1, &st0, &v->off, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&ko)) {
+        int64_t base = ko.off[0];
+        genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
+        (void)zero;
+        if (fl) {
+            double acc = (op == GENIE__OP_PROD) ? 1.0 : 0.0, mx = -INFINITY, mean = 0, x;
+            if (op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) acc = op == GENIE__OP_AMAX ? -INFINITY : INFINITY;
+            if (op == GENIE__OP_VAR || op == GENIE__OP_STD) {
+                for (j = 0; j < inner; j++, genie__mi_next(&ri)) mean += genie__ldf(src, ri.off[0], idt);
+                mean /= (double)inner;
+                genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
+            }
+            if (op == GENIE__OP_LOGSUMEXP) {
+                for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+                    x = genie__ldf(src, ri.off[0], idt);
+                    if (x != x || x > mx) mx = x != x ? x : (mx != mx ? mx : x);
+                }
+                if (isinf(mx)) mx = 0;
+                genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
+            }
+            for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+                x = genie__ldf(src, ri.off[0], idt);
+                switch (op) {
+                case GENIE__OP_SUM: case GENIE__OP_MEAN: acc += x; break;
+                case GENIE__OP_PROD: acc *= x; break;
+                case GENIE__OP_AMAX: if (x != x || x > acc) acc = acc != acc ? acc : x; break;
+                case GENIE__OP_AMIN: if (x != x || x < acc) acc = acc != acc ? acc : x; break;
+                case GENIE__OP_VAR: case GENIE__OP_STD: acc += (x - mean) * (x - mean); break;
+                default: acc += exp(x - mx); break; /* logsumexp */
+                }
+            }
+            if (op == GENIE__OP_MEAN) acc /= (double)inner;
+            if (op == GENIE__OP_VAR || op == GENIE__OP_STD) {
+                double dof = (double)inner - (double)n->a.i[1];
+                acc /= dof > 0 ? dof : 0.0;
+                if (op == GENIE__OP_STD) acc = sqrt(acc);
+            }
+            if (op == GENIE__OP_LOGSUMEXP) acc = log(acc) + mx;
+            genie__stf(GENIE__OUT(n), n->out->off + o, odt, acc);
+        } else {
+            int64_t acc = op == GENIE__OP_PROD ? 1 : 0, x;
+            if (op == GENIE__OP_AMAX) acc = INT64_MIN;
+            if (op == GENIE__OP_AMIN) acc = INT64_MAX;
+            for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+                x = genie__ldi(src, ri.off[0], idt);
+                switch (op) {
+                case GENIE__OP_SUM: acc = (int64_t)((uint64_t)acc + (uint64_t)x); break;
+                case GENIE__OP_PROD: acc = (int64_t)((uint64_t)acc * (uint64_t)x); break;
+                case GENIE__OP_AMAX: if (x > acc) acc = x; break;
+                default: if (x < acc) acc = x; break;
+                }
+            }
+            genie__sti(GENIE__OUT(n), n->out->off + o, odt, acc);
+        }
+    }
+    return GENIE_OK;
+}
+
+/* Is x "better" than best for a max (want_max) or min? NaN beats everything;
+   ties keep the first. */
+static int genie__better(double x, double best, int want_max) {
+    if (best != best) return 0;
+    if (x != x) return 1;
+    return want_max ? x > best : x < best;
+}
+/* argmax/argmin/max_dim/min_dim: in[0] viewed as [kept..., reduced...]; the
+   index is the row-major position within the reduced dims. a.i[0]: kept dims;
+   a.i[1]: 1 for the index output. */
+static genie_result genie__k_argreduce(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *v = n->in[0].v;
+    int nk = (int)n->a.i[0], nr = v->ndim - nk, idt = n->in[0].n->dtype;
+    int want_max = n->op == GENIE__OP_ARGMAX || n->op == GENIE__OP_MAX_DIM, fl = GENIE__IS_FLOAT(idt);
+    int64_t outer = genie__numel(nk, v->shape), inner = genie__numel(nr, v->shape + nk), lo, hi, o, j;
+    const void *src = GENIE__IN(n, 0);
+    const int64_t *st0 = v->strides, *st1 = v->strides + nk;
+    genie__mi ko, ri;
+    genie__share(outer, ith, nth, &lo, &hi);
+    genie__mi_init(&ko, nk, v->shape, 1, &st0, &v->off, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&ko)) {
+        int64_t base = ko.off[0], best_i = 0, best_off = base;
+        genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
+        if (fl) {
+            double best = 0;
+            for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+                double x = genie__ldf(src, ri.off[0], idt);
+                if (j == 0 || genie__better(x, best, want_max)) { best = x; best_i = j; best_off = ri.off[0]; }
+            }
+        } else {
+            int64_t best = 0;
+            for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+                int64_t x = genie__ldi(src, ri.off[0], idt);
+                if (j == 0 || (want_max ? x > best : x < best)) { best = x; best_i = j; best_off = ri.off[0]; }
+            }
+        }
+        if (n->a.i[1]) genie__sti(GENIE__OUT(n), n->out->off + o, GENIE_I64, best_i);
+        else genie__copy_elem(GENIE__OUT(n), n->out->off + o, n->dtype, src, best_off, idt);
+    }
+    return GENIE_OK;
+}
+
+/* Slices along one dim: iterate the other dims of views a and b (same shape
+   but for dim d), calling f on each pair of slice bases. */
+static void genie__outer_of(const genie__vspec *v, int d, int64_t *shape) {
+    memcpy(shape, v->shape, (size_t)v->ndim * 8);
+    shape[d] = 1;
+}
+
+/* softmax / log_softmax along a.i[0]; in and out share the shape. */
+static genie_result genie__k_softmax(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    int d = (int)n->a.i[0], idt = n->in[0].n->dtype, cdt = n->cdt;
+    int64_t shape[GENIE__MAXD], outer, len = iv->ndim ? iv->shape[d] : 1, lo, hi, o, j;
+    int64_t ist = iv->ndim ? iv->strides[d] : 0, ost = ov->ndim ? ov->strides[d] : 0, offs[2];
+    const int64_t *sts[2];
+    genie__mi m;
+    if (iv->ndim) genie__outer_of(iv, d, shape);
+    outer = genie__numel(iv->ndim, shape);
+    sts[0] = iv->strides; sts[1] = ov->strides;
+    offs[0] = iv->off; offs[1] = ov->off;
+    genie__share(outer, ith, nth, &lo, &hi);
+    genie__mi_init(&m, iv->ndim, shape, 2, sts, offs, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&m)) {
+        double mx = -INFINITY, sum = 0;
+        for (j = 0; j < len; j++) {
+            double x = genie__ld_as(GENIE__IN(n, 0), m.off[0] + j * ist, idt, cdt);
+            if (x > mx || x != x) mx = (mx != mx) ? mx : x;
+        }
+        for (j = 0; j < len; j++) sum += exp(genie__ld_as(GENIE__IN(n, 0), m.off[0] + j * ist, idt, cdt) - mx);
+        for (j = 0; j < len; j++) {
+            double x = genie__ld_as(GENIE__IN(n, 0), m.off[0] + j * ist, idt, cdt) - mx;
+            genie__stf(GENIE__OUT(n), m.off[1] + j * ost, n->dtype,
+                       n->op == GENIE__OP_SOFTMAX ? exp(x) / sum : x - log(sum));
+        }
+    }
+    return GENIE_OK;
+}
+
+/* layer_norm: x viewed as [outer..., normalized...] (a.i[0] outer dims);
+   optional weight in[1], bias in[2] (nin says which; a.i[1]: has weight). */
+static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v;
+    int nk = (int)n->a.i[0], nr = xv->ndim - nk, xdt = n->in[0].n->dtype;
+    int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
+    int64_t outer = genie__numel(nk, xv->shape), inner = genie__numel(nr, xv->shape + nk), lo, hi, o, j;
+    const int64_t *st0[2], *st1[4];
+    int64_t offs0[2], offs1[4];
+    genie__mi ko, ri;
+    genie__share(outer, ith, nth, &lo, &hi);
+    st0[0] = xv->strides; offs0[0] = xv->off;
+    st0[1] = n->out->strides; offs0[1] = n->out->off;
+    genie__mi_init(&ko, nk, xv->shape, 2, st0, offs0, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&ko)) {
+        double mean = 0, var = 0, rstd;
+        int k = 0;
+        st1[0] = xv->strides + nk; offs1[0] = ko.off[0];
+        st1[1] = n->out->strides + nk; offs1[1] = ko.off[1];
+        st1[2] = has_w ? n->in[1].v->strides : xv->strides + nk; offs1[2] = has_w ? n->in[1].v->off : 0;
+        st1[3] = has_b ? n->in[1 + has_w].v->strides : xv->strides + nk; offs1[3] = has_b ? n->in[1 + has_w].v->off : 0;
+        genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
+        for (j = 0; j < inner; j++, genie__mi_next(&ri)) mean += genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt);
+        mean /= (double)inner;
+        genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
+        for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+            double x = genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt) - mean;
+            var += x * x;
+        }
+        var /= (double)inner;
+        rstd = 1.0 / sqrt(var + n->a.f[0]);
+        genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
+        for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+            double y = (genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt) - mean) * rstd;
+            if (has_w) y *= genie__ldf(GENIE__IN(n, 1), ri.off[2], n->in[1].n->dtype);
+            if (has_b) y += genie__ldf(GENIE__IN(n, 1 + has_w), ri.off[3], n->in[1 + has_w].n->dtype);
+            genie__stf(GENIE__OUT(n), ri.off[1], n->dtype, y);
+        }
+        (void)k;
+    }
+    return GENIE_OK;
+}
+
+/* matmul / linear: a [B..., M, K], b [B..., K, N], optional bias [B..., M, N]
+   (broadcast views), out [B..., M, N]. */
+static genie_result genie__k_matmul(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
+    int nb = ov->ndim - 2, adt = n->in[0].n->dtype, bdt = n->in[1].n->dtype, odt = n->dtype;
+    int fl = GENIE__IS_FLOAT(odt), k4 = cv ? 4 : 3;
+    int64_t M = ov->shape[nb], N = ov->shape[nb + 1], K = av->shape[nb + 1];
+    int64_t batches = genie__numel(nb, ov->shape), lo, hi, bi, i, j, k, offs[4];
+    const int64_t *sts[4];
+    genie__mi m;
+    sts[0] = ov->strides; offs[0] = ov->off;
+    sts[1] = av->strides; offs[1] = av->off;
+    sts[2] = bv->strides; offs[2] = bv->off;
+    sts[3] = cv ? cv->strides : ov->strides; offs[3] = cv ? cv->off : 0;
+    genie__share(batches, ith, nth, &lo, &hi);
+    genie__mi_init(&m, nb, ov->shape, k4, sts, offs, lo);
+    for (bi = lo; bi < hi; bi++, genie__mi_next(&m)) {
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                int64_t ao = m.off[1] + i * av->strides[nb], bo = m.off[2] + j * bv->strides[nb + 1];
+                int64_t oo = m.off[0] + i * ov->strides[nb] + j * ov->strides[nb + 1];
+                if (fl) {
+                    double acc = 0;
+                    for (k = 0; k < K; k++)
+                        acc += genie__ldf(GENIE__IN(n, 0), ao + k * av->strides[nb + 1], adt) *
+                               genie__ldf(GENIE__IN(n, 1), bo + k * bv->strides[nb], bdt);
+                    if (cv) acc += genie__ldf(GENIE__IN(n, 2), m.off[3] + i * cv->strides[nb] + j * cv->strides[nb + 1], n->in[2].n->dtype);
+                    genie__stf(GENIE__OUT(n), oo, odt, acc);
+                } else {
+                    uint64_t acc = 0;
+                    for (k = 0; k < K; k++)
+                        acc += (uint64_t)genie__ldi(GENIE__IN(n, 0), ao + k * av->strides[nb + 1], adt) *
+                               (uint64_t)genie__ldi(GENIE__IN(n, 1), bo + k * bv->strides[nb], bdt);
+                    if (cv) acc += (uint64_t)genie__ldi(GENIE__IN(n, 2), m.off[3] + i * cv->strides[nb] + j * cv->strides[nb + 1], n->in[2].n->dtype);
+                    genie__sti(GENIE__OUT(n), oo, odt, (int64_t)acc);
+                }
+            }
+    }
+    return GENIE_OK;
+}
+
+/* conv2d: x [N, C, H, W], w [O, C/g, kh, kw], optional bias [O], out
+   [N, O, Ho, Wo] contiguous. a.i: stride(2) padding(2) dilation(2) groups. */
+static genie_result genie__k_conv2d(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v, *ov = n->out;
+    const int64_t *a = n->a.i;
+    int xdt = n->in[0].n->dtype, wdt = n->in[1].n->dtype, fl = GENIE__IS_FLOAT(n->dtype);
+    int64_t N = ov->shape[0], O = ov->shape[1], Ho = ov->shape[2], Wo = ov->shape[3];
+    int64_t Cg = wv->shape[1], KH = wv->shape[2], KW = wv->shape[3], H = xv->shape[2], W = xv->shape[3];
+    int64_t og = O / a[6], lo, hi, t;
+    genie__share(N * O, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        int64_t b = t / O, oc = t % O, g = oc / og, y, x, c, ky, kx;
+        for (y = 0; y < Ho; y++)
+            for (x = 0; x < Wo; x++) {
+                double acc = 0;
+                uint64_t iacc = 0;
+                for (c = 0; c < Cg; c++)
+                    for (ky = 0; ky < KH; ky++)
+                        for (kx = 0; kx < KW; kx++) {
+                            int64_t iy = y * a[0] - a[2] + ky * a[4], ix = x * a[1] - a[3] + kx * a[5], xo, wo;
+                            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                            xo = xv->off + b * xv->strides[0] + (g * Cg + c) * xv->strides[1] + iy * xv->strides[2] + ix * xv->strides[3];
+                            wo = wv->off + oc * wv->strides[0] + c * wv->strides[1] + ky * wv->strides[2] + kx * wv->strides[3];
+                            if (fl) acc += genie__ldf(GENIE__IN(n, 0), xo, xdt) * genie__ldf(GENIE__IN(n, 1), wo, wdt);
+                            else iacc += (uint64_t)genie__ldi(GENIE__IN(n, 0), xo, xdt) * (uint64_t)genie__ldi(GENIE__IN(n, 1), wo, wdt);
+                        }
+                if (n->nin > 2) {
+                    const genie__vspec *bv = n->in[2].v;
+                    if (fl) acc += genie__ldf(GENIE__IN(n, 2), bv->off + oc * bv->strides[0], n->in[2].n->dtype);
+                    else iacc += (uint64_t)genie__ldi(GENIE__IN(n, 2), bv->off + oc * bv->strides[0], n->in[2].n->dtype);
+                }
+                {
+                    int64_t oo = ov->off + b * ov->strides[0] + oc * ov->strides[1] + y * ov->strides[2] + x * ov->strides[3];
+                    if (fl) genie__stf(GENIE__OUT(n), oo, n->dtype, acc);
+                    else genie__sti(GENIE__OUT(n), oo, n->dtype, (int64_t)iacc);
+                }
+            }
+    }
+    return GENIE_OK;
+}
+
+/* cat/stack: each input lands in the out view narrowed along a.i[0]. */
+static genie_result genie__k_cat(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    int d = (int)n->a.i[0], i;
+    int64_t pos = 0, j;
+    if (ith != 0) return GENIE_OK; /* runs whole on thread 0 */
+    (void)nth;
+    for (i = 0; i < n->nin; i++) {
+        const genie__vspec *iv = n->in[i].v;
+        int64_t total = genie__numel(iv->ndim, iv->shape), offs[2];
+        const int64_t *sts[2];
+        genie__mi m;
+        if (iv->ndim == 0) continue; /* skipped legacy empty input */
+        sts[0] = n->out->strides; offs[0] = n->out->off + pos * n->out->strides[d];
+        sts[1] = iv->strides; offs[1] = iv->off;
+        genie__mi_init(&m, iv->ndim, iv->shape, 2, sts, offs, 0);
+        for (j = 0; j < total; j++, genie__mi_next(&m))
+            genie__copy_elem(GENIE__OUT(n), m.off[0], n->dtype, GENIE__IN(n, i), m.off[1], n->in[i].n->dtype);
+        pos += iv->shape[d];
+    }
+    return GENIE_OK;
+}
+
+/* index_select (a.i[0] dim; index 1-D or 0-dim), gather (a.i[0] dim; out has
+   the index's shape), embedding (weight [V, D], out = indices.shape + [D]).
+   Out-of-range indices are data-dependent errors, found here. */
+static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *tv = n->in[0].v, *xv = n->in[1].v, *ov = n->out;
+    int xdt = n->in[1].n->dtype, d = (int)n->a.i[0], k;
+    int64_t total = genie__numel(ov->ndim, ov->shape), lo, hi, i, offs[1];
+    const int64_t *sts[1];
+    genie__mi m;
+    genie__share(total, ith, nth, &lo, &hi);
+    sts[0] = ov->strides;
+    offs[0] = ov->off;
+    genie__mi_init(&m, ov->ndim, ov->shape, 1, sts, offs, lo);
+    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
+        int64_t idx, so = tv->off, xo = xv->off, size;
+        if (n->op == GENIE__OP_EMBEDDING) {
+            for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
+            idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
+            size = tv->shape[0];
+            so += idx * tv->strides[0] + m.ix[ov->ndim - 1] * tv->strides[1];
+        } else if (n->op == GENIE__OP_INDEX_SELECT) {
+            if (xv->ndim) xo += m.ix[d] * xv->strides[0];
+            idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
+            size = tv->ndim ? tv->shape[d] : 1;
+            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+        } else {
+            for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
+            idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
+            size = tv->ndim ? tv->shape[d] : 1;
+            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+        }
+        if (idx < 0 || idx >= size) {
+            snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of range for dimension %d with size %lld",
+                     genie__op_names[n->op] + 6, (long long)idx, n->op == GENIE__OP_EMBEDDING ? 0 : d, (long long)size);
+            return GENIE_ERR_INDEX;
+        }
+        genie__copy_elem(GENIE__OUT(n), m.off[0], n->dtype, GENIE__IN(n, 0), so, n->in[0].n->dtype);
+    }
+    return GENIE_OK;
+}
+
+/* sort / topk along a.i[0]: a.i[1] descending (sort) or largest (topk), a.i[2]
+   k (topk), a.i[3]: 1 for the index output. Stable; NaN is the largest. */
+typedef struct genie__sortkey { double f; int64_t i, idx; } genie__sortkey;
+static int genie__fcmp(double a, double b) {
+    int an = a != a, bn = b != b;
+    if (an || bn) return an - bn;
+    return (a > b) - (a < b);
+}
+static int genie__sk_asc_f(const void *x, const void *y) {
+    const genie__sortkey *a = (const genie__sortkey *)x, *b = (const genie__sortkey *)y;
+    int c = genie__fcmp(a->f, b->f);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+static int genie__sk_desc_f(const void *x, const void *y) {
+    const genie__sortkey *a = (const genie__sortkey *)x, *b = (const genie__sortkey *)y;
+    int c = genie__fcmp(b->f, a->f);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+static int genie__sk_asc_i(const void *x, const void *y) {
+    const genie__sortkey *a = (const genie__sortkey *)x, *b = (const genie__sortkey *)y;
+    int c = (a->i > b->i) - (a->i < b->i);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+static int genie__sk_desc_i(const void *x, const void *y) {
+    const genie__sortkey *a = (const genie__sortkey *)x, *b = (const genie__sortkey *)y;
+    int c = (b->i > a->i) - (b->i < a->i);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+static genie_result genie__k_sort(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    int d = (int)n->a.i[0], idt = n->in[0].n->dtype, fl = GENIE__IS_FLOAT(idt), desc = (int)n->a.i[1];
+    int64_t len = iv->ndim ? iv->shape[d] : 1, k = n->op == GENIE__OP_TOPK ? n->a.i[2] : len;
+    int64_t ist = iv->ndim ? iv->strides[d] : 0, ost = ov->ndim ? ov->strides[d] : 0;
+    int64_t shape[GENIE__MAXD], outer, lo, hi, o, j, offs[2];
+    const int64_t *sts[2];
+    genie__sortkey *keys = (genie__sortkey *)GENIE_MALLOC((size_t)(len ? len : 1) * sizeof(genie__sortkey));
+    genie__mi m;
+    if (!keys) { snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]); return GENIE_ERR_OOM; }
+    if (iv->ndim) genie__outer_of(iv, d, shape);
+    outer = genie__numel(iv->ndim, shape);
+    sts[0] = iv->strides; sts[1] = ov->strides;
+    offs[0] = iv->off; offs[1] = ov->off;
+    genie__share(outer, ith, nth, &lo, &hi);
+    genie__mi_init(&m, iv->ndim, shape, 2, sts, offs, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&m)) {
+        for (j = 0; j < len; j++) {
+            keys[j].idx = j;
+            if (fl) keys[j].f = genie__ldf(GENIE__IN(n, 0), m.off[0] + j * ist, idt);
+            else keys[j].i = genie__ldi(GENIE__IN(n, 0), m.off[0] + j * ist, idt);
+        }
+        qsort(keys, (size_t)len, sizeof *keys,
+              fl ? (desc ? genie__sk_desc_f : genie__sk_asc_f) : (desc ? genie__sk_desc_i : genie__sk_asc_i));
+        for (j = 0; j < k; j++) {
+            if (n->a.i[3]) genie__sti(GENIE__OUT(n), m.off[1] + j * ost, GENIE_I64, keys[j].idx);
+            else genie__copy_elem(GENIE__OUT(n), m.off[1] + j * ost, n->dtype, GENIE__IN(n, 0),
+                                  m.off[0] + keys[j].idx * ist, idt);
+        }
+    }
+    GENIE_FREE(keys);
+    return GENIE_OK;
+}
+
+static genie_result genie__k_none(genie__kparams *p, int ith, int nth) {
+    (void)ith; (void)nth;
+    snprintf(p->msg, sizeof p->msg, "%s: no kernel", genie__op_names[p->n->op]);
+    return GENIE_ERR_UNSUPPORTED;
+}
+
+static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
+    genie__k_none,       /* SRC: data is there from the start */
+    genie__k_eltwise,    /* FULL */
+    genie__k_eltwise,    /* ARANGE */
+    genie__k_eltwise,    /* RAND */
+    genie__k_eltwise,    /* COPY */
+    genie__k_eltwise,    /* UNARY */
+    genie__k_eltwise,    /* BINARY */
+    genie__k_eltwise,    /* WHERE */
+    genie__k_eltwise,    /* MASKED_FILL */
+    genie__k_tri,        /* TRI */
+    genie__k_reduce,     /* REDUCE */
+    genie__k_argreduce,  /* ARGREDUCE */
+    genie__k_softmax,    /* SOFTMAX */
+    genie__k_layer_norm, /* LAYER_NORM */
+    genie__k_matmul,     /* MATMUL */
+    genie__k_conv2d,     /* CONV2D */
+    genie__k_cat,        /* CAT */
+    genie__k_index,      /* INDEX */
+    genie__k_sort,       /* SORT */
+    genie__k_none,       /* VIEW: never a node */
+};
+static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
+
+/* >>dump ------------------------------------------------------------------ */
+GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
+    genie__node **list = NULL, **stack = NULL;
+    int64_t nl = 0, capl = 0, sp = 0, caps = 0, i, j;
+    uint32_t ep;
+    char sb[200];
+    int k;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (!out || n < 0 || (n > 0 && !roots)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_dump_dot: NULL output or roots");
+        return GENIE_ERR_INVALID_ARG;
+    }
+    ep = ++ctx->epoch;
+    for (k = 0; k < n; k++) {
+        genie__node *r;
+        if (!roots[k]) continue;
+        r = roots[k]->st->ver;
+        if (r->mark == ep) continue;
+        r->mark = ep;
+        if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
+        stack[sp++] = r;
+        while (sp > 0) {
+            genie__node *m = stack[--sp];
+            if (!genie__grow((void **)&list, &capl, nl + 1, sizeof(void *))) goto oom;
+            list[nl++] = m;
+            for (j = 0; j < genie__node_ninputs(m); j++) {
+                genie__node *c = genie__node_input(m, (int)j);
+                if (c->mark == ep) continue;
+                c->mark = ep;
+                if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
+                stack[sp++] = c;
+            }
+        }
+    }
+    fprintf(out, "digraph genie {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    for (i = 0; i < nl; i++) { /* one cluster per module path, in order of first appearance */
+        const char *mod = list[i]->module;
+        int first = 1;
+        for (j = 0; j < i && first; j++) first = list[j]->module != mod;
+        if (!first) continue;
+        if (*mod) fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", mod, mod);
+        for (j = i; j < nl; j++) {
+            genie__node *m = list[j];
+            if (m->module != mod) continue;
+            fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s\"%s];\n", (void *)m,
+                    m->inplace ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
+                    genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
+                    genie__dt_names[m->dtype],
+                    m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
+                    m->phase && *m->phase ? "\\nphase " : "", m->phase ? m->phase : "",
+                    m->state == GENIE__DONE ? ", style=filled, fillcolor=\"#dde8ff\"" : "");
+        }
+        if (*mod) fprintf(out, "  }\n");
+    }
+    for (i = 0; i < nl; i++)
+        for (j = 0; j < genie__node_ninputs(list[i]); j++)
+            fprintf(out, "  \"n%p\" -> \"n%p\"%s;\n", (void *)genie__node_input(list[i], (int)j), (void *)list[i],
+                    j >= list[i]->nin ? " [style=dashed, label=\"old version\"]" : "");
+    for (k = 0; k < n; k++) {
+        const genie_tensor *t = roots[k];
+        char st[200];
+        if (!t) continue;
+        fprintf(out, "  \"t%d\" [shape=ellipse, label=\"%s\\n%s strides %s +%lld\"];\n  \"n%p\" -> \"t%d\";\n", k,
+                t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op],
+                genie__fmt_shape(sb, t->v->ndim, t->v->shape), genie__fmt_shape(st, t->v->ndim, t->v->strides),
+                (long long)t->v->off, (void *)t->st->ver, k);
+    }
+    fprintf(out, "}\n");
+    GENIE_FREE(list);
+    GENIE_FREE(stack);
+    return GENIE_OK;
+oom:
+    GENIE_FREE(list);
+    GENIE_FREE(stack);
+    genie__fail(ctx, GENIE_ERR_OOM, "genie_dump_dot: out of memory");
+    return GENIE_ERR_OOM;
+}
+
+GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
+    genie_stats s;
+    memset(&s, 0, sizeof s);
+    if (ctx) s = ctx->stats;
+    return s;
+}
+
+/* >>api ------------------------------------------------------------------- */
+/* ---- context ---- */
+GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
+    genie_ctx *ctx = (genie_ctx *)GENIE_MALLOC(sizeof(genie_ctx));
+    if (!ctx) return NULL;
+    memset(ctx, 0, sizeof *ctx);
+    if (desc) {
+        ctx->n_threads = desc->n_threads;
+        ctx->no_pool = desc->no_pool;
+    }
+    ctx->nodes.size = sizeof(genie__node);
+    ctx->handles.size = sizeof(genie_tensor);
+    ctx->storages.size = sizeof(genie__storage);
+    ctx->vspecs.size = sizeof(genie__vspec);
+    ctx->phase = "";
+    return ctx;
+}
+GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
+    int64_t i;
+    if (!ctx) return;
+    while (ctx->tuples) {
+        genie_tuple *t = ctx->tuples;
+        ctx->tuples = t->next;
+        GENIE_FREE(t->items);
+        GENIE_FREE(t);
+    }
+    while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
+    for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
+        char *c = (char *)ctx->nodes.chunks[i];
+        int j;
+        for (j = 0; j < 256; j++) {
+            genie__node *n = (genie__node *)(c + (size_t)j * sizeof(genie__node));
+            if (n->refs > 0 && n->in && n->in != n->in_small) { GENIE_FREE(n->in); n->in = NULL; }
+        }
+    }
+    genie__slab_destroy(&ctx->nodes);
+    genie__slab_destroy(&ctx->handles);
+    genie__slab_destroy(&ctx->storages);
+    genie__slab_destroy(&ctx->vspecs);
+    for (i = 0; i < ctx->capinterned; i++) GENIE_FREE(ctx->interned[i]);
+    GENIE_FREE(ctx->interned);
+    GENIE_FREE(ctx->pool);
+    GENIE_FREE(ctx->marks);
+    GENIE_FREE(ctx->scopes);
+    GENIE_FREE(ctx->rel);
+    GENIE_FREE(ctx);
+}
+GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n) {
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (n < 0) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_set_num_threads: n must be >= 0, got %d", n);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    ctx->n_threads = n;
+    return GENIE_OK;
+}
+GENIEDEF genie_result genie_status(const genie_ctx *ctx) { return ctx ? ctx->err : GENIE_ERR_INVALID_ARG; }
+GENIEDEF const char *genie_last_error(const genie_ctx *ctx) { return ctx ? ctx->msg : "genie: NULL context"; }
+GENIEDEF void genie_clear_error(genie_ctx *ctx) {
+    if (!ctx) return;
+    ctx->err = GENIE_OK;
+    ctx->msg[0] = 0;
+}
+GENIEDEF void genie_pool_push(genie_ctx *ctx) {
+    int64_t cap;
+    if (!ctx) return;
+    cap = ctx->capmarks;
+    if (!genie__grow((void **)&ctx->marks, &cap, (int64_t)ctx->nmarks + 1, sizeof(int64_t))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "genie_pool_push: out of memory");
+        return;
+    }
+    ctx->capmarks = (int)cap;
+    ctx->marks[ctx->nmarks++] = ctx->npool;
+}
+GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
+    int64_t mark;
+    if (!ctx || ctx->nmarks == 0) return;
+    mark = ctx->marks[--ctx->nmarks];
+    while (ctx->npool > mark) {
+        genie__pool_entry e = ctx->pool[--ctx->npool];
+        if (e.is_tuple) genie__tuple_free((genie_tuple *)e.p);
+        else genie__handle_release((genie_tensor *)e.p);
+    }
+}
+GENIEDEF void genie_retain(genie_tensor *t) { if (t) t->refs++; }
+GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
+
+/* ---- helpers shared by the operations ---- */
+#define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
+static int genie__need(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
+    if (!t) { genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: required input is NULL", fn); return 0; }
+    return 1;
+}
+static int genie__wrap_dim(genie_ctx *ctx, const char *fn, int64_t dim, int nd, int64_t *out) {
+    int64_t r = nd > 0 ? nd : 1;
+    if (dim < -r || dim >= r) {
+        genie__fail(ctx, GENIE_ERR_INDEX, "%s: dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                    fn, (long long)-r, (long long)(r - 1), (long long)dim);
+        return 0;
+    }
+    *out = dim < 0 ? dim + r : dim;
+    return 1;
+}
+static int genie__check_shape(genie_ctx *ctx, const char *fn, int nd, const int64_t *shape) {
+    int i;
+    if (nd < 0 || nd > GENIE__MAXD || (nd > 0 && !shape)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: ndim %d out of range [0, %d] (or NULL shape)", fn, nd, GENIE__MAXD);
+        return 0;
+    }
+    for (i = 0; i < nd; i++)
+        if (shape[i] < 0) {
+            genie__fail(ctx, GENIE_ERR_SHAPE, "%s: negative dimension %lld", fn, (long long)shape[i]);
+            return 0;
+        }
+    if (genie__numel(nd, shape) < 0) {
+        genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the number of elements overflows int64", fn);
+        return 0;
+    }
+    return 1;
+}
+static int genie__check_dtype(genie_ctx *ctx, const char *fn, int dt) {
+    if (!genie__dt_valid(dt)) { genie__fail(ctx, GENIE_ERR_DTYPE, "%s: invalid dtype %d", fn, dt); return 0; }
+    return 1;
+}
+/* ATen's result_type: dimensioned tensors, then 0-dim tensors, then a Python float. */
+static int genie__combine(int higher, int lower) {
+    if (higher < 0) return lower;
+    if (lower < 0) return higher;
+    if (GENIE__IS_FLOAT(higher)) return higher;
+    if (higher == GENIE_BOOL || GENIE__IS_FLOAT(lower)) return genie__promote(higher, lower);
+    return higher;
+}
+static int genie__result_type(int n, genie_tensor *const *ts, int float_scalar) {
+    int dim = -1, zero = -1, i;
+    for (i = 0; i < n; i++) {
+        if (!ts[i]) continue;
+        if (ts[i]->v->ndim > 0) dim = genie__promote(dim, ts[i]->st->dtype);
+        else zero = genie__promote(zero, ts[i]->st->dtype);
+    }
+    return genie__combine(dim, genie__combine(zero, float_scalar ? GENIE_F32 : -1));
+}
+/* A view of t broadcast to (nd, shape): shared when the shape already fits. */
+static genie__vspec *genie__bcast_view(genie_ctx *ctx, const genie_tensor *t, int nd, const int64_t *shape) {
+    int64_t st[GENIE__MAXD];
+    int i;
+    if (t->v->ndim == nd && memcmp(t->v->shape, shape, (size_t)nd * 8) == 0) return genie__vspec_retain(t->v);
+    for (i = 0; i < nd; i++) {
+        int src = i - (nd - t->v->ndim);
+        st[i] = (src < 0 || (t->v->shape[src] == 1 && shape[i] != 1)) ? 0 : t->v->strides[src];
+    }
+    return genie__vspec_new(ctx, nd, shape, st, t->v->off);
+}
+/* A pending node and its output view (strides NULL: contiguous). */
+static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
+                                 int nin, genie__vspec **outv) {
+    genie__vspec *v = genie__vspec_new(ctx, nd, shape, strides, 0);
+    genie__node *n;
+    *outv = NULL;
+    if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
+    n = genie__node_new(ctx, op, dt, genie__numel(nd, shape), nin);
+    if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
+    n->out = genie__vspec_retain(v);
+    *outv = v;
+    return n;
+}
+/* Set input i of n to t read through v (v's reference is taken; NULL: OOM). */
+static int genie__in(genie_ctx *ctx, genie__node *n, int i, const genie_tensor *t, genie__vspec *v) {
+    if (!v) { genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", genie__op_names[n->op]); return 0; }
+    genie__node_set_in(n, i, t->st->ver, v);
+    return 1;
+}
+static genie_tensor *genie__abort(genie_ctx *ctx, genie__node *n, genie__vspec *v) {
+    genie__node_release(ctx, n);
+    genie__vspec_release(ctx, v);
+    return NULL;
+}
+static genie_tensor *genie__view_of(genie_ctx *ctx, genie_tensor *t, int op, int nd, const int64_t *shape,
+                                    const int64_t *st, int64_t off) {
+    genie__vspec *v = genie__vspec_new(ctx, nd, shape, st, off);
+    if (!v) return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]);
+    ctx->stats.views_created++;
+    return genie__handle_new(ctx, t->st, v, op);
+}
+static genie_tensor *genie__alias(genie_ctx *ctx, genie_tensor *t, int op) {
+    ctx->stats.views_created++;
+    return genie__handle_new(ctx, t->st, genie__vspec_retain(t->v), op);
+}
+
+/* ---- making tensors ---- */
+GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data) {
+    const char *fn = "genie_from_data";
+    genie__vspec *v;
+    genie__node *n;
+    int64_t numel;
+    GENIE__ENTER(ctx);
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    numel = genie__numel(ndim, shape);
+    if (numel > 0 && !data) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn);
+    if ((uint64_t)numel > SIZE_MAX / genie__dt_size[dt])
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: byte size overflows", fn);
+    n = genie__begin(ctx, GENIE__OP_LEAF, dt, ndim, shape, NULL, 0, &v);
+    if (!n) return NULL;
+    n->buf = genie__buf_new(ctx, (size_t)numel * genie__dt_size[dt]);
+    if (!n->buf) { genie__abort(ctx, n, v); return (genie_tensor *)GENIE__OOM(ctx, fn); }
+    if (numel) memcpy(n->buf->data, data, (size_t)numel * genie__dt_size[dt]);
+    n->state = GENIE__DONE;
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape,
+                                       const int64_t *strides, void *data,
+                                       void (*deleter)(void *data, void *user), void *user) {
+    const char *fn = "genie_from_blob";
+    genie__vspec *v;
+    genie__node *n;
+    genie__buf *b;
+    int64_t ext;
+    int i;
+    GENIE__ENTER(ctx);
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (strides)
+        for (i = 0; i < ndim; i++)
+            if (strides[i] < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: negative stride %lld", fn, (long long)strides[i]);
+    v = genie__vspec_new(ctx, ndim, shape, strides, 0);
+    if (!v) return (genie_tensor *)GENIE__OOM(ctx, fn);
+    ext = genie__view_extent(v);
+    if (ext > 0 && !data) { genie__vspec_release(ctx, v); return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn); }
+    n = genie__node_new(ctx, GENIE__OP_LEAF, dt, ext, 0);
+    b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
+    if (!n || !b) {
+        if (b) GENIE_FREE(b);
+        genie__node_release(ctx, n);
+        genie__vspec_release(ctx, v);
+        return (genie_tensor *)GENIE__OOM(ctx, fn);
+    }
+    memset(b, 0, sizeof *b);
+    b->refs = 1;
+    b->external = 1;
+    b->data = data;
+    b->bytes = (size_t)ext * genie__dt_size[dt];
+    b->deleter = deleter;
+    b->user = user;
+    b->next = ctx->bufs;
+    if (ctx->bufs) ctx->bufs->prev = b;
+    ctx->bufs = b;
+    n->buf = b;
+    n->out = genie__vspec_retain(v);
+    n->state = GENIE__DONE;
+    return genie__result(ctx, n, v);
+}
+static genie_tensor *genie__full(genie_ctx *ctx, const char *fn, genie_dtype dt, int ndim, const int64_t *shape, double val) {
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!genie__fits(val, dt))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: value %g cannot be converted to type %s without overflow",
+                                           fn, val, genie__dt_names[dt]);
+    n = genie__begin(ctx, GENIE__OP_FULL, dt, ndim, shape, NULL, 0, &v);
+    if (!n) return NULL;
+    n->a.f[0] = val;
+    n->a.i[0] = GENIE__IS_FLOAT(dt) ? 0 : (int64_t)val;
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_empty(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape) {
+    return genie__full(ctx, "genie_empty", dt, ndim, shape, 0.0);
+}
+GENIEDEF genie_tensor *genie_zeros(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape) {
+    return genie__full(ctx, "genie_zeros", dt, ndim, shape, 0.0);
+}
+GENIEDEF genie_tensor *genie_ones(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape) {
+    return genie__full(ctx, "genie_ones", dt, ndim, shape, 1.0);
+}
+GENIEDEF genie_tensor *genie_full(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, double v) {
+    return genie__full(ctx, "genie_full", dt, ndim, shape, v);
+}
+GENIEDEF genie_tensor *genie_arange(genie_ctx *ctx, genie_dtype dt, double start, double end, double step) {
+    const char *fn = "genie_arange";
+    genie__vspec *v;
+    genie__node *n;
+    double size_d;
+    int64_t size;
+    GENIE__ENTER(ctx);
+    if (!genie__check_dtype(ctx, fn, dt)) return NULL;
+    if (dt == GENIE_BOOL) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool", fn);
+    if (!isfinite(start) || !isfinite(end) || !isfinite(step))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: unsupported range: %g -> %g step %g", fn, start, end, step);
+    if (!GENIE__IS_FLOAT(dt)) { /* integral dtypes take the bounds as integers, as PyTorch does */
+        if (fabs(start) >= 9.2e18 || fabs(end) >= 9.2e18 || fabs(step) >= 9.2e18)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: bounds overflow int64", fn);
+        double xs = (double)(int64_t)start, xe = (double)(int64_t)end, xst = (double)(int64_t)step;
+        if (xst == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: step must be nonzero", fn);
+        if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: upper bound and larger bound inconsistent with step sign", fn);
+        if (dt == GENIE_I64) { start = xs; end = xe; step = xst; } /* i64 sizes from the integers ... */
+        size_d = ceil((end - start) / step);                     /* ... other dtypes from the doubles */
+        start = xs;
+        step = xst;
+    } else {
+        size_d = 0;
+    }
+    if (step == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: step must be nonzero", fn);
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: upper bound and larger bound inconsistent with step sign", fn);
+    if (GENIE__IS_FLOAT(dt)) size_d = ceil((end - start) / step);
+    if (!(size_d >= 0 && size_d < 9.2e18)) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: size overflows", fn);
+    size = (int64_t)size_d;
+    n = genie__begin(ctx, GENIE__OP_ARANGE, dt, 1, &size, NULL, 0, &v);
+    if (!n) return NULL;
+    n->a.f[0] = start;
+    n->a.f[1] = step;
+    return genie__result(ctx, n, v);
+}
+static genie_tensor *genie__random(genie_ctx *ctx, int op, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {
+    const char *fn = op == GENIE__OP_RAND ? "genie_rand" : "genie_randn";
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!GENIE__IS_FLOAT(dt))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[dt]);
+    n = genie__begin(ctx, op, dt, ndim, shape, NULL, 0, &v);
+    if (!n) return NULL;
+    n->a.i[0] = (int64_t)seed;
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_rand(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {
+    return genie__random(ctx, GENIE__OP_RAND, dt, ndim, shape, seed);
+}
+GENIEDEF genie_tensor *genie_randn(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {
+    return genie__random(ctx, GENIE__OP_RANDN, dt, ndim, shape, seed);
+}
+
+/* ---- looking at a tensor ---- */
+GENIEDEF int genie_ndim(const genie_tensor *t) { return t ? t->v->ndim : 0; }
+GENIEDEF const int64_t *genie_shape(const genie_tensor *t) { return t ? t->v->shape : NULL; }
+GENIEDEF const int64_t *genie_strides(const genie_tensor *t) { return t ? t->v->strides : NULL; }
+GENIEDEF int64_t genie_storage_offset(const genie_tensor *t) { return t ? t->v->off : 0; }
+GENIEDEF int64_t genie_numel(const genie_tensor *t) { return t ? genie__numel(t->v->ndim, t->v->shape) : 0; }
+GENIEDEF genie_dtype genie_dtype_of(const genie_tensor *t) { return t ? (genie_dtype)t->st->dtype : GENIE_F32; }
+GENIEDEF int genie_is_contiguous(const genie_tensor *t) { return t ? genie__is_contig(t->v->ndim, t->v->shape, t->v->strides) : 0; }
+GENIEDEF int genie_is_materialized(const genie_tensor *t) { return t ? t->st->ver->state == GENIE__DONE : 0; }
+GENIEDEF int genie_shares_storage(const genie_tensor *a, const genie_tensor *b) { return a && b && a->st == b->st; }
+
+/* ---- materializing ---- */
+static genie_result genie__materialize(genie_ctx *ctx, const char *fn, int n, genie_tensor *const *ts, int reason) {
+    genie__node *small[8], **nodes = small;
+    genie_result r;
+    int i;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (n < 0 || (n > 0 && !ts)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: invalid tensor list", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    if (n > 8) {
+        nodes = (genie__node **)GENIE_MALLOC((size_t)n * sizeof(void *));
+        if (!nodes) { genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", fn); return GENIE_ERR_OOM; }
+    }
+    for (i = 0; i < n; i++) {
+        if (!ts[i]) {
+            if (nodes != small) GENIE_FREE(nodes);
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: tensor %d is NULL", fn, i);
+            return GENIE_ERR_INVALID_ARG;
+        }
+        nodes[i] = ts[i]->st->ver;
+        if (nodes[i]->state == GENIE__PENDING) ctx->stats.materializations[reason]++;
+    }
+    r = genie__realize_nodes(ctx, n, nodes);
+    if (r != GENIE_OK) {
+        for (i = 0; i < n; i++)
+            if (nodes[i]->state == GENIE__FAILED) {
+                genie__fail(ctx, r, "%s: the value of %s failed when it was computed (%s)", fn,
+                            genie__op_names[nodes[i]->op], genie_result_string(r));
+                break;
+            }
+    }
+    if (nodes != small) GENIE_FREE(nodes);
+    return r;
+}
+GENIEDEF genie_result genie_realize(genie_ctx *ctx, int n, genie_tensor *const *ts) {
+    return genie__materialize(ctx, "genie_realize", n, ts, GENIE_MAT_REALIZE);
+}
+GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as, void *dst, size_t dst_bytes) {
+    const char *fn = "genie_read";
+    genie_result r;
+    int64_t numel, i;
+    genie__mi m;
+    const int64_t *st;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!t || !genie__dt_valid(as) || (!dst && dst_bytes)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL tensor or destination, or invalid dtype", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    numel = genie__numel(t->v->ndim, t->v->shape);
+    if ((uint64_t)numel > dst_bytes / genie__dt_size[as]) {
+        char sb[200];
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: destination of %llu bytes is too small for %s %s (%llu bytes)", fn,
+                    (unsigned long long)dst_bytes, genie__fmt_shape(sb, t->v->ndim, t->v->shape), genie__dt_names[as],
+                    (unsigned long long)numel * genie__dt_size[as]);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    r = genie__materialize(ctx, fn, 1, &t, GENIE_MAT_READ);
+    if (r != GENIE_OK) return r;
+    st = t->v->strides;
+    genie__mi_init(&m, t->v->ndim, t->v->shape, 1, &st, &t->v->off, 0);
+    for (i = 0; i < numel; i++, genie__mi_next(&m))
+        genie__copy_elem(dst, i, as, t->st->ver->buf->data, m.off[0], t->st->dtype);
+    return GENIE_OK;
+}
+static genie_result genie__item(genie_ctx *ctx, const char *fn, genie_tensor *t, double *f, int64_t *i) {
+    genie_result r;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!t || (!f && !i)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL tensor or output", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    if (genie__numel(t->v->ndim, t->v->shape) != 1) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor with %lld elements cannot be converted to a scalar", fn,
+                    (long long)genie__numel(t->v->ndim, t->v->shape));
+        return GENIE_ERR_INVALID_ARG;
+    }
+    r = genie__materialize(ctx, fn, 1, &t, GENIE_MAT_ITEM);
+    if (r != GENIE_OK) return r;
+    if (f) *f = genie__ldf(t->st->ver->buf->data, t->v->off, t->st->dtype);
+    if (i) *i = genie__ldi(t->st->ver->buf->data, t->v->off, t->st->dtype);
+    return GENIE_OK;
+}
+GENIEDEF genie_result genie_item(genie_ctx *ctx, genie_tensor *t, double *out) { return genie__item(ctx, "genie_item", t, out, NULL); }
+GENIEDEF genie_result genie_item_i64(genie_ctx *ctx, genie_tensor *t, int64_t *out) {
+    return genie__item(ctx, "genie_item_i64", t, NULL, out);
+}
+GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **ptr) {
+    genie_result r;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!t || !ptr) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_data: NULL tensor or output");
+        return GENIE_ERR_INVALID_ARG;
+    }
+    r = genie__materialize(ctx, "genie_data", 1, &t, GENIE_MAT_DATA);
+    if (r != GENIE_OK) return r;
+    *ptr = (const char *)t->st->ver->buf->data + (size_t)t->v->off * genie__dt_size[t->st->dtype];
+    return GENIE_OK;
+}
+
+/* ---- elementwise ---- */
+static int genie__bcast_or_fail(genie_ctx *ctx, const char *fn, int n, genie_tensor *const *ts, int *nd, int64_t *shape) {
+    int i;
+    *nd = 0;
+    for (i = 0; i < n; i++) {
+        int64_t tmp[GENIE__MAXD];
+        int tnd;
+        if (!ts[i]) continue;
+        if (!genie__broadcast(*nd, shape, ts[i]->v->ndim, ts[i]->v->shape, &tnd, tmp)) {
+            char a[200], b[200];
+            genie__fail(ctx, GENIE_ERR_SHAPE, "%s: shapes cannot be broadcast together: %s and %s", fn,
+                        genie__fmt_shape(a, *nd, shape), genie__fmt_shape(b, ts[i]->v->ndim, ts[i]->v->shape));
+            return 0;
+        }
+        memcpy(shape, tmp, (size_t)tnd * 8);
+        *nd = tnd;
+    }
+    return 1;
+}
+/* Compute and output dtypes of a binary op on promoted dtype pt; 0 on error. */
+static int genie__binary_types(genie_ctx *ctx, int op, const char *fn, int adt, int bdt, int pt, int *cdt, int *odt) {
+    if (op == GENIE__OP_SUB && (adt == GENIE_BOOL || bdt == GENIE_BOOL)) {
+        genie__fail(ctx, GENIE_ERR_DTYPE, "%s: subtraction, the `-` operator, with a bool tensor is not supported; "
+                    "use logical_not() or logical_xor()", fn);
+        return 0;
+    }
+    if (op == GENIE__OP_POW && pt == GENIE_BOOL) {
+        genie__fail(ctx, GENIE_ERR_DTYPE, "%s: pow is not supported for two bool operands", fn);
+        return 0;
+    }
+    *cdt = *odt = pt;
+    switch (op) {
+    case GENIE__OP_DIV: if (!GENIE__IS_FLOAT(pt)) *cdt = *odt = GENIE_F32; break;
+    case GENIE__OP_EQ: case GENIE__OP_NE: case GENIE__OP_LT: case GENIE__OP_LE: case GENIE__OP_GT: case GENIE__OP_GE:
+        *odt = GENIE_BOOL; break;
+    case GENIE__OP_LOGICAL_AND: case GENIE__OP_LOGICAL_OR: *cdt = GENIE_F64; *odt = GENIE_BOOL; break;
+    default: break;
+    }
+    return 1;
+}
+static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie_tensor *a, genie_tensor *b, int scalar, double s) {
+    genie_tensor *ts[2];
+    const genie__vspec *vs[2];
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD];
+    int nd, pt, cdt, odt;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, a) || (!scalar && !genie__need(ctx, fn, b))) return NULL;
+    ts[0] = a;
+    ts[1] = scalar ? NULL : b;
+    if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
+    pt = genie__result_type(2, ts, scalar);
+    if (!genie__binary_types(ctx, op, fn, a->st->dtype, scalar ? GENIE_F64 : b->st->dtype, pt, &cdt, &odt)) return NULL;
+    vs[0] = a->v;
+    vs[1] = scalar ? NULL : b->v;
+    genie__ti_layout(scalar ? 1 : 2, vs, scalar, nd, shape, st);
+    n = genie__begin(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, &v);
+    if (!n) return NULL;
+    n->cdt = (uint8_t)cdt;
+    if (scalar) {
+        n->has_scalar = 1;
+        n->a.f[0] = GENIE__IS_FLOAT(cdt) ? genie__round_to(s, cdt == GENIE_F64 ? GENIE_F64 : GENIE_F32) : s;
+    }
+    if (!genie__in(ctx, n, 0, a, genie__bcast_view(ctx, a, nd, shape)) ||
+        (!scalar && !genie__in(ctx, n, 1, b, genie__bcast_view(ctx, b, nd, shape))))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+#define GENIE__DEF_BINARY(name, OP)                                                          \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {  \
+        return genie__binary(ctx, GENIE__OP_##OP, "genie_" #name, a, b, 0, 0.0);             \
+    }
+#define GENIE__DEF_SCALAR(name, OP)                                                                 \
+    GENIEDEF genie_tensor *genie_##name##_scalar(genie_ctx *ctx, genie_tensor *a, double s) {      \
+        return genie__binary(ctx, GENIE__OP_##OP, "genie_" #name "_scalar", a, NULL, 1, s);         \
+    }
+GENIE__DEF_BINARY(add, ADD) GENIE__DEF_BINARY(sub, SUB) GENIE__DEF_BINARY(mul, MUL) GENIE__DEF_BINARY(div, DIV)
+GENIE__DEF_BINARY(pow, POW) GENIE__DEF_BINARY(maximum, MAXIMUM) GENIE__DEF_BINARY(minimum, MINIMUM)
+GENIE__DEF_BINARY(eq, EQ) GENIE__DEF_BINARY(ne, NE) GENIE__DEF_BINARY(lt, LT) GENIE__DEF_BINARY(le, LE)
+GENIE__DEF_BINARY(gt, GT) GENIE__DEF_BINARY(ge, GE) GENIE__DEF_BINARY(logical_and, LOGICAL_AND)
+GENIE__DEF_BINARY(logical_or, LOGICAL_OR)
+GENIE__DEF_SCALAR(add, ADD) GENIE__DEF_SCALAR(sub, SUB) GENIE__DEF_SCALAR(mul, MUL) GENIE__DEF_SCALAR(div, DIV)
+GENIE__DEF_SCALAR(pow, POW)
+
+/* Dtypes of a unary op on dtype dt: 0 on error. Float-only ops promote
+   integers to f32; activations without integer kernels in ATen are errors. */
+static int genie__unary_types(genie_ctx *ctx, int op, const char *fn, int dt, int *cdt, int *odt) {
+    int isint = !GENIE__IS_FLOAT(dt);
+    *cdt = *odt = dt;
+    switch (op) {
+    case GENIE__OP_EXP: case GENIE__OP_LOG: case GENIE__OP_SQRT: case GENIE__OP_RSQRT: case GENIE__OP_SIN:
+    case GENIE__OP_COS: case GENIE__OP_TANH: case GENIE__OP_SIGMOID: case GENIE__OP_RECIPROCAL:
+    case GENIE__OP_ERF: case GENIE__OP_LOG1P: case GENIE__OP_EXPM1:
+        if (isint) *cdt = *odt = GENIE_F32;
+        return 1;
+    case GENIE__OP_GELU: case GENIE__OP_GELU_TANH: case GENIE__OP_SILU:
+        if (isint) break;
+        return 1;
+    case GENIE__OP_NEG: case GENIE__OP_ABS: case GENIE__OP_RELU: case GENIE__OP_FLOOR: case GENIE__OP_CEIL:
+    case GENIE__OP_ROUND:
+        if (dt == GENIE_BOOL) break;
+        return 1;
+    case GENIE__OP_SQUARE:
+        if (dt == GENIE_BOOL) *cdt = *odt = GENIE_I64;
+        return 1;
+    case GENIE__OP_LOGICAL_NOT: *odt = GENIE_BOOL; return 1;
+    default: return 1;
+    }
+    genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for %s tensors", fn, genie__dt_names[dt]);
+    return 0;
+}
+static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_tensor *t) {
+    int64_t st[GENIE__MAXD];
+    const genie__vspec *vs[1];
+    int cdt, odt;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__unary_types(ctx, op, fn, t->st->dtype, &cdt, &odt)) return NULL;
+    vs[0] = t->v;
+    genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
+    n = genie__begin(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, &v);
+    if (!n) return NULL;
+    n->cdt = (uint8_t)cdt;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+#define GENIE__DEF_UNARY(name, OP) \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t) { return genie__unary(ctx, GENIE__OP_##OP, "genie_" #name, t); }
+GENIE__DEF_UNARY(neg, NEG) GENIE__DEF_UNARY(abs, ABS) GENIE__DEF_UNARY(exp, EXP) GENIE__DEF_UNARY(log, LOG)
+GENIE__DEF_UNARY(sqrt, SQRT) GENIE__DEF_UNARY(rsqrt, RSQRT) GENIE__DEF_UNARY(sin, SIN) GENIE__DEF_UNARY(cos, COS)
+GENIE__DEF_UNARY(tanh, TANH) GENIE__DEF_UNARY(sigmoid, SIGMOID) GENIE__DEF_UNARY(relu, RELU)
+GENIE__DEF_UNARY(gelu, GELU) GENIE__DEF_UNARY(gelu_tanh, GELU_TANH) GENIE__DEF_UNARY(silu, SILU)
+GENIE__DEF_UNARY(reciprocal, RECIPROCAL) GENIE__DEF_UNARY(square, SQUARE) GENIE__DEF_UNARY(floor, FLOOR)
+GENIE__DEF_UNARY(ceil, CEIL) GENIE__DEF_UNARY(round, ROUND) GENIE__DEF_UNARY(sign, SIGN) GENIE__DEF_UNARY(erf, ERF)
+GENIE__DEF_UNARY(log1p, LOG1P) GENIE__DEF_UNARY(expm1, EXPM1) GENIE__DEF_UNARY(logical_not, LOGICAL_NOT)
+
+/* Integer bound for clamp: truncated, saturated to int64. */
+static int64_t genie__clamp_bound(double v) {
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+GENIEDEF genie_tensor *genie_clamp(genie_ctx *ctx, genie_tensor *t, double min, double max) {
+    genie_tensor *r;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_clamp", t)) return NULL;
+    if (t->st->dtype == GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "genie_clamp: not supported for bool tensors");
+    if (min != min && max != max)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_clamp: at least one of min or max must not be None (NAN)");
+    r = genie__unary(ctx, GENIE__OP_CLAMP, "genie_clamp", t);
+    if (!r) return NULL;
+    n = r->st->ver;
+    if (GENIE__IS_FLOAT(t->st->dtype)) { /* bounds converted to t's dtype */
+        n->a.f[0] = min == min ? genie__round_to(min, t->st->dtype) : min;
+        n->a.f[1] = max == max ? genie__round_to(max, t->st->dtype) : max;
+    } else {
+        n->a.i[0] = genie__clamp_bound(min);
+        n->a.i[1] = genie__clamp_bound(max);
+        n->a.i[2] = min == min;
+        n->a.i[3] = max == max;
+    }
+    return r;
+}
+GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_tensor *a, genie_tensor *b) {
+    const char *fn = "genie_where";
+    genie_tensor *ts[3], *ab[2];
+    const genie__vspec *vs[3];
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD];
+    int nd, dt;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, cond) || !genie__need(ctx, fn, a) || !genie__need(ctx, fn, b)) return NULL;
+    if (cond->st->dtype != GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: condition must be a bool tensor, got %s", fn,
+                                           genie__dt_names[cond->st->dtype]);
+    ts[0] = cond; ts[1] = a; ts[2] = b;
+    ab[0] = a; ab[1] = b;
+    if (!genie__bcast_or_fail(ctx, fn, 3, ts, &nd, shape)) return NULL;
+    dt = genie__result_type(2, ab, 0);
+    vs[0] = cond->v; vs[1] = a->v; vs[2] = b->v;
+    genie__ti_layout(3, vs, 0, nd, shape, st);
+    n = genie__begin(ctx, GENIE__OP_WHERE, dt, nd, shape, st, 3, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, cond, genie__bcast_view(ctx, cond, nd, shape)) ||
+        !genie__in(ctx, n, 1, a, genie__bcast_view(ctx, a, nd, shape)) ||
+        !genie__in(ctx, n, 2, b, genie__bcast_view(ctx, b, nd, shape)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+
+/* ---- reductions ---- */
+/* Parse reduction dims into a mask; ndims 0 = all. */
+static int genie__dims_mask(genie_ctx *ctx, const char *fn, int nd, int ndims, const int64_t *dims, int *mask) {
+    int i;
+    memset(mask, 0, sizeof(int) * GENIE__MAXD);
+    if (ndims < 0 || ndims > GENIE__MAXD || (ndims > 0 && !dims)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: invalid dims list", fn);
+        return 0;
+    }
+    if (ndims == 0) {
+        for (i = 0; i < nd; i++) mask[i] = 1;
+        return 1;
+    }
+    for (i = 0; i < ndims; i++) {
+        int64_t d;
+        if (!genie__wrap_dim(ctx, fn, dims[i], nd, &d)) return 0;
+        if (nd == 0) continue;
+        if (mask[d]) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: dim %lld appears multiple times in the list of dims", fn, (long long)d);
+            return 0;
+        }
+        mask[d] = 1;
+    }
+    return 1;
+}
+/* Build a reduction node: in[0] is t viewed as [kept..., reduced...]. */
+static genie_tensor *genie__reduce_node(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, const int *mask,
+                                        int keepdim, int odt, int nouts_extra) {
+    int64_t oshape[GENIE__MAXD], ishape[GENIE__MAXD], ist[GENIE__MAXD];
+    int nd = t->v->ndim, ond = 0, nk = 0, i, k = 0;
+    genie__vspec *v;
+    genie__node *n;
+    (void)nouts_extra;
+    (void)fn;
+    for (i = 0; i < nd; i++) {
+        if (!mask[i]) { ishape[k] = t->v->shape[i]; ist[k++] = t->v->strides[i]; nk++; }
+        if (!mask[i]) oshape[ond++] = t->v->shape[i];
+        else if (keepdim) oshape[ond++] = 1;
+    }
+    for (i = 0; i < nd; i++)
+        if (mask[i]) { ishape[k] = t->v->shape[i]; ist[k++] = t->v->strides[i]; }
+    n = genie__begin(ctx, op, odt, ond, oshape, NULL, 1, &v);
+    if (!n) return NULL;
+    n->a.i[0] = nk;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_new(ctx, nd, ishape, ist, t->v->off))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+static int genie__nonempty_dims(genie_ctx *ctx, const char *fn, const genie_tensor *t, const int *mask) {
+    int i;
+    for (i = 0; i < t->v->ndim; i++)
+        if (mask[i] && t->v->shape[i] == 0) {
+            genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected reduction dim %d to have non-zero size", fn, i);
+            return 0;
+        }
+    return 1;
+}
+static genie_tensor *genie__reduce(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int ndims, const int64_t *dims,
+                                   int keepdim, int64_t correction) {
+    int mask[GENIE__MAXD], dt, odt;
+    genie_tensor *r;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__dims_mask(ctx, fn, t->v->ndim, ndims, dims, mask)) return NULL;
+    dt = t->st->dtype;
+    odt = dt;
+    switch (op) {
+    case GENIE__OP_SUM: case GENIE__OP_PROD: if (!GENIE__IS_FLOAT(dt)) odt = GENIE_I64; break;
+    case GENIE__OP_MEAN: case GENIE__OP_VAR: case GENIE__OP_STD: case GENIE__OP_LOGSUMEXP:
+        if (!GENIE__IS_FLOAT(dt)) {
+            if (op == GENIE__OP_LOGSUMEXP) { odt = GENIE_F32; break; }
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[dt]);
+        }
+        break;
+    default: /* amax, amin */
+        if (!genie__nonempty_dims(ctx, fn, t, mask)) return NULL;
+        break;
+    }
+    r = genie__reduce_node(ctx, op, fn, t, mask, keepdim, odt, 0);
+    if (r) r->st->ver->a.i[1] = correction;
+    return r;
+}
+#define GENIE__DEF_REDUCE(name, OP)                                                                      \
+    GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, \
+                                        int keepdim) {                                                   \
+        return genie__reduce(ctx, GENIE__OP_##OP, "genie_" #name, t, ndims, dims, keepdim, 0);           \
+    }
+GENIE__DEF_REDUCE(sum, SUM) GENIE__DEF_REDUCE(mean, MEAN) GENIE__DEF_REDUCE(amax, AMAX)
+GENIE__DEF_REDUCE(amin, AMIN) GENIE__DEF_REDUCE(prod, PROD) GENIE__DEF_REDUCE(logsumexp, LOGSUMEXP)
+GENIEDEF genie_tensor *genie_var(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim) {
+    return genie__reduce(ctx, GENIE__OP_VAR, "genie_var", t, ndims, dims, keepdim, correction);
+}
+GENIEDEF genie_tensor *genie_std(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim) {
+    return genie__reduce(ctx, GENIE__OP_STD, "genie_std", t, ndims, dims, keepdim, correction);
+}
+/* argmax/argmin/max_dim/min_dim: which 0 values, 1 indices. */
+static genie_tensor *genie__argreduce(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t dim, int keepdim, int which) {
+    int mask[GENIE__MAXD], i;
+    int64_t d = 0;
+    genie_tensor *r;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    memset(mask, 0, sizeof mask);
+    if (dim == GENIE_DIM_NONE) {
+        if (genie__numel(t->v->ndim, t->v->shape) == 0)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected reduction dim to be specified for input.numel() == 0", fn);
+        for (i = 0; i < t->v->ndim; i++) mask[i] = 1;
+        keepdim = keepdim && t->v->ndim > 0;
+    } else {
+        if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+        if (t->v->ndim) mask[d] = 1;
+        if (!genie__nonempty_dims(ctx, fn, t, mask)) return NULL;
+    }
+    r = genie__reduce_node(ctx, op, fn, t, mask, keepdim, which ? GENIE_I64 : t->st->dtype, 0);
+    if (r) r->st->ver->a.i[1] = which;
+    return r;
+}
+GENIEDEF genie_tensor *genie_argmax(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim) {
+    return genie__argreduce(ctx, GENIE__OP_ARGMAX, "genie_argmax", t, dim, keepdim, 1);
+}
+GENIEDEF genie_tensor *genie_argmin(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim) {
+    return genie__argreduce(ctx, GENIE__OP_ARGMIN, "genie_argmin", t, dim, keepdim, 1);
+}
+
+/* ---- normalization, linear algebra ---- */
+static genie_tensor *genie__softmax(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t dim) {
+    int64_t d;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (!GENIE__IS_FLOAT(t->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[t->st->dtype]);
+    n = genie__begin(ctx, op, t->st->dtype, t->v->ndim, t->v->shape, NULL, 1, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    return genie__softmax(ctx, GENIE__OP_SOFTMAX, "genie_softmax", t, dim);
+}
+GENIEDEF genie_tensor *genie_log_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    return genie__softmax(ctx, GENIE__OP_LOG_SOFTMAX, "genie_log_softmax", t, dim);
+}
+GENIEDEF genie_tensor *genie_layer_norm(genie_ctx *ctx, genie_tensor *x, int nnorm, const int64_t *normalized_shape,
+                                        genie_tensor *weight, genie_tensor *bias, double eps) {
+    const char *fn = "genie_layer_norm";
+    char a[200], b[200];
+    int nd, i, k = 1;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, x)) return NULL;
+    nd = x->v->ndim;
+    if (nnorm < 1 || nnorm > GENIE__MAXD || !normalized_shape)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: expected normalized_shape to be at least 1-dimensional", fn);
+    if (nnorm > nd || memcmp(x->v->shape + nd - nnorm, normalized_shape, (size_t)nnorm * 8) != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: given normalized_shape=%s, expected input with shape [*, %s], but got input of size %s",
+                                           fn, genie__fmt_shape(a, nnorm, normalized_shape), genie__fmt_shape(b, nnorm, normalized_shape) + 1,
+                                           genie__fmt_shape(a, nd, x->v->shape));
+    if (!GENIE__IS_FLOAT(x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[x->st->dtype]);
+    for (i = 0; i < 2; i++) {
+        genie_tensor *p = i ? bias : weight;
+        if (!p) continue;
+        if (p->v->ndim != nnorm || memcmp(p->v->shape, normalized_shape, (size_t)nnorm * 8) != 0)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected %s of shape %s, but got %s", fn, i ? "bias" : "weight",
+                                               genie__fmt_shape(a, nnorm, normalized_shape), genie__fmt_shape(b, p->v->ndim, p->v->shape));
+        if (p->st->dtype != x->st->dtype)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected %s of dtype %s, but got %s", fn, i ? "bias" : "weight",
+                                               genie__dt_names[x->st->dtype], genie__dt_names[p->st->dtype]);
+    }
+    n = genie__begin(ctx, GENIE__OP_LAYER_NORM, x->st->dtype, nd, x->v->shape, NULL, 1 + (weight != NULL) + (bias != NULL), &v);
+    if (!n) return NULL;
+    n->a.i[0] = nd - nnorm;
+    n->a.i[1] = weight != NULL;
+    n->a.i[2] = bias != NULL;
+    n->a.f[0] = eps;
+    if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) ||
+        (weight && !genie__in(ctx, n, k++, weight, genie__vspec_retain(weight->v))) ||
+        (bias && !genie__in(ctx, n, k++, bias, genie__vspec_retain(bias->v))))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+
+/* matmul with PyTorch's 1-D rules: a [..., M, K] (1-D: [K] as [1, K]),
+   b [..., K, N] (1-D: [K] as [K, 1]); batch dims broadcast; the size-1 dims
+   added for 1-D operands are dropped from the result. */
+GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
+    const char *fn = "genie_matmul";
+    char s1[200], s2[200];
+    int an, bn, nba, nbb, nb, ond = 0, i;
+    int64_t M, K, K2, N, bshape[GENIE__MAXD], ishape[GENIE__MAXD], ist[GENIE__MAXD], oshape[GENIE__MAXD];
+    genie__vspec *v, *iv, *av, *bv;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, a) || !genie__need(ctx, fn, b)) return NULL;
+    an = a->v->ndim;
+    bn = b->v->ndim;
+    if (an == 0 || bn == 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: both arguments to matmul need to be at least 1D, but they are %dD and %dD", fn, an, bn);
+    if (a->st->dtype != b->st->dtype)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected both arguments to have the same dtype, but got %s and %s", fn,
+                                           genie__dt_names[a->st->dtype], genie__dt_names[b->st->dtype]);
+    M = an == 1 ? 1 : a->v->shape[an - 2];
+    K = a->v->shape[an - 1];
+    K2 = bn == 1 ? b->v->shape[0] : b->v->shape[bn - 2];
+    N = bn == 1 ? 1 : b->v->shape[bn - 1];
+    if (K != K2)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: inner dimensions differ: %s @ %s (%lld != %lld)", fn,
+                                           genie__fmt_shape(s1, an, a->v->shape), genie__fmt_shape(s2, bn, b->v->shape), (long long)K, (long long)K2);
+    nba = an > 2 ? an - 2 : 0;
+    nbb = bn > 2 ? bn - 2 : 0;
+    if (!genie__broadcast(nba, a->v->shape, nbb, b->v->shape, &nb, bshape))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: batch dimensions cannot be broadcast: %s @ %s", fn,
+                                           genie__fmt_shape(s1, an, a->v->shape), genie__fmt_shape(s2, bn, b->v->shape));
+    if (nb + 2 > GENIE__MAXD + 0 && nb + 2 > GENIE__MAXD)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: too many dimensions", fn);
+    memcpy(ishape, bshape, (size_t)nb * 8);
+    ishape[nb] = M;
+    ishape[nb + 1] = N;
+    memcpy(oshape, bshape, (size_t)nb * 8);
+    ond = nb;
+    if (an > 1) oshape[ond++] = M;
+    if (bn > 1) oshape[ond++] = N;
+    n = genie__begin(ctx, GENIE__OP_MATMUL, a->st->dtype, nb + 2, ishape, NULL, 2, &iv);
+    if (!n) return NULL;
+    for (i = 0; i < nb; i++) { /* batch strides of a, then its [M, K] */
+        int src = i - (nb - nba);
+        ist[i] = (src < 0 || (a->v->shape[src] == 1 && bshape[i] != 1)) ? 0 : a->v->strides[src];
+    }
+    ist[nb] = an == 1 ? 0 : a->v->strides[an - 2];
+    ist[nb + 1] = a->v->strides[an - 1];
+    ishape[nb + 1] = K;
+    av = genie__vspec_new(ctx, nb + 2, ishape, ist, a->v->off);
+    for (i = 0; i < nb; i++) {
+        int src = i - (nb - nbb);
+        ist[i] = (src < 0 || (b->v->shape[src] == 1 && bshape[i] != 1)) ? 0 : b->v->strides[src];
+    }
+    ishape[nb] = K;
+    ishape[nb + 1] = N;
+    ist[nb] = bn == 1 ? b->v->strides[0] : b->v->strides[bn - 2];
+    ist[nb + 1] = bn == 1 ? 0 : b->v->strides[bn - 1];
+    bv = genie__vspec_new(ctx, nb + 2, ishape, ist, b->v->off);
+    if (!genie__in(ctx, n, 0, a, av) || !genie__in(ctx, n, 1, b, bv)) {
+        if (!n->in[0].n) genie__vspec_release(ctx, bv);
+        return genie__abort(ctx, n, iv);
+    }
+    genie__vspec_release(ctx, iv);
+    v = genie__vspec_new(ctx, ond, oshape, NULL, 0);
+    if (!v) { genie__node_release(ctx, n); return (genie_tensor *)GENIE__OOM(ctx, fn); }
+    return genie__result(ctx, n, v);
+}
+/* linear: x [..., K] @ w[N, K]^T + b (b broadcasts to [..., N]). */
+GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b) {
+    const char *fn = "genie_linear";
+    char s1[200], s2[200];
+    int xn, nb, ond, i;
+    int64_t M, K, N, shape[GENIE__MAXD], st[GENIE__MAXD], oshape[GENIE__MAXD], bst[GENIE__MAXD];
+    genie__vspec *v, *iv, *xv, *wv, *cv = NULL;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w)) return NULL;
+    xn = x->v->ndim;
+    if (xn < 1 || w->v->ndim != 2)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected input of at least 1 dim and a 2-D weight, got %s and %s", fn,
+                                           genie__fmt_shape(s1, xn, x->v->shape), genie__fmt_shape(s2, w->v->ndim, w->v->shape));
+    if (x->st->dtype != w->st->dtype || (b && b->st->dtype != x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected input, weight and bias of one dtype, got %s, %s and %s", fn,
+                                           genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype], b ? genie__dt_names[b->st->dtype] : "none");
+    K = x->v->shape[xn - 1];
+    N = w->v->shape[0];
+    if (w->v->shape[1] != K)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: mat1 and mat2 shapes cannot be multiplied: input %s, weight %s (%lld != %lld)", fn,
+                                           genie__fmt_shape(s1, xn, x->v->shape), genie__fmt_shape(s2, 2, w->v->shape), (long long)K, (long long)w->v->shape[1]);
+    memcpy(oshape, x->v->shape, (size_t)xn * 8);
+    oshape[xn - 1] = N;
+    ond = xn;
+    if (b) { /* the bias must broadcast to the output without growing it */
+        int bnd;
+        if (!genie__broadcast(ond, oshape, b->v->ndim, b->v->shape, &bnd, shape) || bnd != ond ||
+            memcmp(shape, oshape, (size_t)ond * 8) != 0)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: bias of shape %s does not broadcast to the output %s", fn,
+                                               genie__fmt_shape(s1, b->v->ndim, b->v->shape), genie__fmt_shape(s2, ond, oshape));
+    }
+    nb = xn >= 2 ? xn - 2 : 0;
+    M = xn >= 2 ? x->v->shape[xn - 2] : 1;
+    memcpy(shape, x->v->shape, (size_t)nb * 8);
+    shape[nb] = M;
+    shape[nb + 1] = N;
+    n = genie__begin(ctx, GENIE__OP_LINEAR, x->st->dtype, nb + 2, shape, NULL, b ? 3 : 2, &iv);
+    if (!n) return NULL;
+    memcpy(st, x->v->strides, (size_t)nb * 8);
+    st[nb] = xn >= 2 ? x->v->strides[xn - 2] : 0;
+    st[nb + 1] = x->v->strides[xn - 1];
+    shape[nb + 1] = K;
+    xv = genie__vspec_new(ctx, nb + 2, shape, st, x->v->off);
+    for (i = 0; i < nb; i++) st[i] = 0;
+    shape[nb] = K;
+    shape[nb + 1] = N;
+    st[nb] = w->v->strides[1];
+    st[nb + 1] = w->v->strides[0];
+    wv = genie__vspec_new(ctx, nb + 2, shape, st, w->v->off);
+    if (b) {
+        genie__vspec *full = genie__bcast_view(ctx, b, ond, oshape);
+        if (full) {
+            memcpy(bst, full->strides, (size_t)ond * 8);
+            if (xn == 1) { bst[1] = bst[0]; bst[0] = 0; }
+            shape[nb] = M;
+            cv = genie__vspec_new(ctx, nb + 2, shape, bst, full->off);
+            genie__vspec_release(ctx, full);
+        }
+    }
+    if (!genie__in(ctx, n, 0, x, xv) || !genie__in(ctx, n, 1, w, wv) || (b && !genie__in(ctx, n, 2, b, cv))) {
+        if (!n->in[0].n) genie__vspec_release(ctx, wv);
+        if (b && !n->in[1].n) genie__vspec_release(ctx, cv);
+        return genie__abort(ctx, n, iv);
+    }
+    genie__vspec_release(ctx, iv);
+    v = genie__vspec_new(ctx, ond, oshape, NULL, 0);
+    if (!v) { genie__node_release(ctx, n); return (genie_tensor *)GENIE__OOM(ctx, fn); }
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b,
+                                    const int64_t stride[2], const int64_t padding[2],
+                                    const int64_t dilation[2], int64_t groups) {
+    const char *fn = "genie_conv2d";
+    char s1[200], s2[200];
+    int xn, i;
+    int64_t xs[4], xst[4], os[4], C, O, eff[2], pad_in[2];
+    genie__vspec *v, *xv;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w)) return NULL;
+    if (!stride || !padding || !dilation)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: stride, padding and dilation are required", fn);
+    xn = x->v->ndim;
+    if (xn != 3 && xn != 4)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected 3D (unbatched) or 4D (batched) input, but got input of size %s", fn,
+                                           genie__fmt_shape(s1, xn, x->v->shape));
+    if (w->v->ndim != 4)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected a 4D weight, got %s", fn, genie__fmt_shape(s1, w->v->ndim, w->v->shape));
+    if (x->st->dtype != w->st->dtype || (b && b->st->dtype != x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: input, weight and bias must have one dtype, got %s and %s", fn,
+                                           genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype]);
+    if (groups < 1) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: non-positive groups is not supported", fn);
+    for (i = 0; i < 2; i++)
+        if (stride[i] < 1 || padding[i] < 0 || dilation[i] < 1)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: stride and dilation must be positive and padding non-negative", fn);
+    for (i = 0; i < 4; i++) {
+        int src = xn == 4 ? i : i - 1;
+        xs[i] = src < 0 ? 1 : x->v->shape[src];
+        xst[i] = src < 0 ? 0 : x->v->strides[src];
+    }
+    C = xs[1];
+    O = w->v->shape[0];
+    if (w->v->shape[1] * groups != C || O % groups != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: given groups=%lld, weight of size %s, expected input %s to have %lld channels, but got %lld channels instead",
+                                           fn, (long long)groups, genie__fmt_shape(s1, 4, w->v->shape), genie__fmt_shape(s2, xn, x->v->shape),
+                                           (long long)(w->v->shape[1] * groups), (long long)C);
+    if (b && (b->v->ndim != 1 || b->v->shape[0] != O))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected bias of shape [%lld], got %s", fn, (long long)O,
+                                           genie__fmt_shape(s1, b->v->ndim, b->v->shape));
+    for (i = 0; i < 2; i++) {
+        eff[i] = dilation[i] * (w->v->shape[2 + i] - 1) + 1;
+        pad_in[i] = xs[2 + i] + 2 * padding[i];
+    }
+    if (eff[0] > pad_in[0] || eff[1] > pad_in[1])
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
+                                           fn, (long long)pad_in[0], (long long)pad_in[1], (long long)eff[0], (long long)eff[1]);
+    os[0] = xs[0];
+    os[1] = O;
+    os[2] = (pad_in[0] - eff[0]) / stride[0] + 1;
+    os[3] = (pad_in[1] - eff[1]) / stride[1] + 1;
+    n = genie__begin(ctx, GENIE__OP_CONV2D, x->st->dtype, 4, os, NULL, b ? 3 : 2, &v);
+    if (!n) return NULL;
+    for (i = 0; i < 2; i++) {
+        n->a.i[i] = stride[i];
+        n->a.i[2 + i] = padding[i];
+        n->a.i[4 + i] = dilation[i];
+    }
+    n->a.i[6] = groups;
+    xv = genie__vspec_new(ctx, 4, xs, xst, x->v->off);
+    if (!genie__in(ctx, n, 0, x, xv) || !genie__in(ctx, n, 1, w, genie__vspec_retain(w->v)) ||
+        (b && !genie__in(ctx, n, 2, b, genie__vspec_retain(b->v))))
+        return genie__abort(ctx, n, v);
+    if (xn == 3) { /* unbatched: the result drops the batch dim */
+        genie__vspec_release(ctx, v);
+        v = genie__vspec_new(ctx, 3, os + 1, NULL, 0);
+        if (!v) { genie__node_release(ctx, n); return (genie_tensor *)GENIE__OOM(ctx, fn); }
+    }
+    return genie__result(ctx, n, v);
+}
+
+/* ---- types and copies ---- */
+/* A copy node of t laid out with strides st (NULL: contiguous). */
+static genie_tensor *genie__copy_node(genie_ctx *ctx, int op, genie_tensor *t, int dt, const int64_t *st) {
+    genie__vspec *v;
+    genie__node *n = genie__begin(ctx, op, dt, t->v->ndim, t->v->shape, st, 1, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dtype dt) {
+    int64_t st[GENIE__MAXD];
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_to_dtype", t) || !genie__check_dtype(ctx, "genie_to_dtype", dt)) return NULL;
+    if ((int)dt == t->st->dtype) return genie__alias(ctx, t, GENIE__OP_TO);
+    genie__preserve_layout(t->v, st);
+    return genie__copy_node(ctx, GENIE__OP_TO, t, dt, st);
+}
+GENIEDEF genie_tensor *genie_contiguous(genie_ctx *ctx, genie_tensor *t) {
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_contiguous", t)) return NULL;
+    if (genie__is_contig(t->v->ndim, t->v->shape, t->v->strides)) return genie__alias(ctx, t, GENIE__OP_CONTIGUOUS);
+    return genie__copy_node(ctx, GENIE__OP_CONTIGUOUS, t, t->st->dtype, NULL);
+}
+GENIEDEF genie_tensor *genie_clone(genie_ctx *ctx, genie_tensor *t) {
+    int64_t st[GENIE__MAXD];
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_clone", t)) return NULL;
+    genie__preserve_layout(t->v, st);
+    return genie__copy_node(ctx, GENIE__OP_CLONE, t, t->st->dtype, st);
+}
+
+/* ---- views ---- */
+static int genie__infer_size(genie_ctx *ctx, const char *fn, int nd, const int64_t *shape, int64_t numel, int64_t *out) {
+    int64_t newsize = 1;
+    int infer = -1, i;
+    char sb[200];
+    if (nd < 0 || nd > GENIE__MAXD || (nd > 0 && !shape)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: ndim %d out of range [0, %d]", fn, nd, GENIE__MAXD);
+        return 0;
+    }
+    for (i = 0; i < nd; i++) {
+        out[i] = shape[i];
+        if (shape[i] == -1) {
+            if (infer >= 0) { genie__fail(ctx, GENIE_ERR_SHAPE, "%s: only one dimension can be inferred", fn); return 0; }
+            infer = i;
+        } else if (shape[i] >= 0) {
+            newsize = genie__mul_ck(newsize, shape[i]);
+            if (newsize < 0) { genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: shape overflows", fn); return 0; }
+        } else {
+            genie__fail(ctx, GENIE_ERR_SHAPE, "%s: invalid shape dimension %lld", fn, (long long)shape[i]);
+            return 0;
+        }
+    }
+    if (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
+        if (infer >= 0) {
+            if (newsize == 0) {
+                genie__fail(ctx, GENIE_ERR_SHAPE, "%s: cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous",
+                            fn, genie__fmt_shape(sb, nd, shape));
+                return 0;
+            }
+            out[infer] = numel / newsize;
+        }
+        return 1;
+    }
+    genie__fail(ctx, GENIE_ERR_SHAPE, "%s: shape '%s' is invalid for input of size %lld", fn, genie__fmt_shape(sb, nd, shape), (long long)numel);
+    return 0;
+}
+static genie_tensor *genie__view_or_reshape(genie_ctx *ctx, genie_tensor *t, int nd, const int64_t *shape, int reshape) {
+    const char *fn = reshape ? "genie_reshape" : "genie_view";
+    int64_t ns[GENIE__MAXD], nst[GENIE__MAXD];
+    genie__vspec *v, *cv;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) ||
+        !genie__infer_size(ctx, fn, nd, shape, genie__numel(t->v->ndim, t->v->shape), ns)) return NULL;
+    if (genie__view_strides(t->v->ndim, t->v->shape, t->v->strides, nd, ns, nst))
+        return genie__view_of(ctx, t, reshape ? GENIE__OP_RESHAPE : GENIE__OP_VIEW, nd, ns, nst, t->v->off);
+    if (!reshape)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: view size is not compatible with input tensor's size and stride "
+                                           "(at least one dimension spans across two contiguous subspaces); use reshape instead", fn);
+    /* reshape copies: a contiguous copy in t's shape, seen through the new shape */
+    n = genie__begin(ctx, GENIE__OP_RESHAPE_COPY, t->st->dtype, t->v->ndim, t->v->shape, NULL, 1, &cv);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, cv);
+    genie__vspec_release(ctx, cv);
+    v = genie__vspec_new(ctx, nd, ns, NULL, 0);
+    if (!v) { genie__node_release(ctx, n); return (genie_tensor *)GENIE__OOM(ctx, fn); }
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_view(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape) {
+    return genie__view_or_reshape(ctx, t, ndim, shape, 0);
+}
+GENIEDEF genie_tensor *genie_reshape(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape) {
+    return genie__view_or_reshape(ctx, t, ndim, shape, 1);
+}
+GENIEDEF genie_tensor *genie_permute(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *dims) {
+    const char *fn = "genie_permute";
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], d;
+    int seen[GENIE__MAXD] = {0}, i;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (ndim != t->v->ndim || (ndim > 0 && !dims))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: number of dims don't match in permute (%d given, tensor has %d)", fn, ndim, t->v->ndim);
+    for (i = 0; i < ndim; i++) {
+        if (!genie__wrap_dim(ctx, fn, dims[i], ndim, &d)) return NULL;
+        if (seen[d]++) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: repeated dim %lld in permute", fn, (long long)d);
+        shape[i] = t->v->shape[d];
+        st[i] = t->v->strides[d];
+    }
+    return genie__view_of(ctx, t, GENIE__OP_PERMUTE, ndim, shape, st, t->v->off);
+}
+static genie_tensor *genie__transpose(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d0, int64_t d1) {
+    int64_t a, b, shape[GENIE__MAXD], st[GENIE__MAXD], tmp;
+    int nd;
+    if (!genie__wrap_dim(ctx, fn, d0, t->v->ndim, &a) || !genie__wrap_dim(ctx, fn, d1, t->v->ndim, &b)) return NULL;
+    nd = t->v->ndim;
+    if (nd == 0 || a == b) return genie__alias(ctx, t, op);
+    memcpy(shape, t->v->shape, (size_t)nd * 8);
+    memcpy(st, t->v->strides, (size_t)nd * 8);
+    tmp = shape[a]; shape[a] = shape[b]; shape[b] = tmp;
+    tmp = st[a]; st[a] = st[b]; st[b] = tmp;
+    return genie__view_of(ctx, t, op, nd, shape, st, t->v->off);
+}
+GENIEDEF genie_tensor *genie_transpose(genie_ctx *ctx, genie_tensor *t, int64_t d0, int64_t d1) {
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_transpose", t)) return NULL;
+    return genie__transpose(ctx, GENIE__OP_TRANSPOSE, "genie_transpose", t, d0, d1);
+}
+GENIEDEF genie_tensor *genie_t(genie_ctx *ctx, genie_tensor *t) {
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_t", t)) return NULL;
+    if (t->v->ndim > 2)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "genie_t: expects a tensor with <= 2 dimensions, but self is %dD", t->v->ndim);
+    return genie__transpose(ctx, GENIE__OP_T, "genie_t", t, 0, t->v->ndim < 2 ? 0 : 1);
+}
+GENIEDEF genie_tensor *genie_expand(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape) {
+    const char *fn = "genie_expand";
+    int64_t ns[GENIE__MAXD], st[GENIE__MAXD];
+    char s1[200], s2[200];
+    int i, nd;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    nd = t->v->ndim;
+    if (ndim < nd || ndim > GENIE__MAXD || (ndim > 0 && !shape))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", fn, ndim, nd);
+    for (i = ndim - 1; i >= 0; i--) {
+        int src = i - (ndim - nd);
+        if (src < 0) {
+            if (shape[i] < 0)
+                return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: the expanded size of the tensor (%lld) isn't allowed in a leading, non-existing dimension %d", fn, (long long)shape[i], i);
+            ns[i] = shape[i];
+            st[i] = 0;
+        } else {
+            int64_t have = t->v->shape[src], want = shape[i] == -1 ? have : shape[i];
+            if (want < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: invalid size %lld", fn, (long long)shape[i]);
+            if (have == want) st[i] = t->v->strides[src];
+            else if (have == 1) st[i] = 0;
+            else
+                return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: the expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d. Target sizes: %s. Tensor sizes: %s",
+                                                   fn, (long long)want, (long long)have, i, genie__fmt_shape(s1, ndim, shape), genie__fmt_shape(s2, nd, t->v->shape));
+            ns[i] = want;
+        }
+    }
+    return genie__view_of(ctx, t, GENIE__OP_EXPAND, ndim, ns, st, t->v->off);
+}
+GENIEDEF genie_tensor *genie_squeeze(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    int64_t d, shape[GENIE__MAXD], st[GENIE__MAXD];
+    int nd, i, k = 0;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_squeeze", t) || !genie__wrap_dim(ctx, "genie_squeeze", dim, t->v->ndim, &d)) return NULL;
+    nd = t->v->ndim;
+    if (nd == 0 || t->v->shape[d] != 1) return genie__alias(ctx, t, GENIE__OP_SQUEEZE);
+    for (i = 0; i < nd; i++)
+        if (i != d) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
+    return genie__view_of(ctx, t, GENIE__OP_SQUEEZE, nd - 1, shape, st, t->v->off);
+}
+GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    int64_t d, shape[GENIE__MAXD], st[GENIE__MAXD];
+    int nd, i, k = 0;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_unsqueeze", t)) return NULL;
+    nd = t->v->ndim;
+    if (nd + 1 > GENIE__MAXD)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "genie_unsqueeze: result would have more than %d dims", GENIE__MAXD);
+    if (!genie__wrap_dim(ctx, "genie_unsqueeze", dim, nd + 1, &d)) return NULL;
+    for (i = 0; i <= nd; i++) {
+        if (i == d) {
+            shape[k] = 1;
+            st[k++] = d >= nd ? 1 : t->v->shape[d] * t->v->strides[d];
+        }
+        if (i < nd) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
+    }
+    return genie__view_of(ctx, t, GENIE__OP_UNSQUEEZE, nd + 1, shape, st, t->v->off);
+}
+static genie_tensor *genie__slice(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d, int64_t start,
+                                  int64_t end, int64_t step) {
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d], len;
+    int nd = t->v->ndim;
+    if (step <= 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: slice step must be positive, got %lld", fn, (long long)step);
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    if (start < 0) start = 0;
+    else if (start >= size) start = size;
+    if (end < start) end = start;
+    else if (end >= size) end = size;
+    len = end == start ? 0 : (end - start - 1) / step + 1;
+    memcpy(shape, t->v->shape, (size_t)nd * 8);
+    memcpy(st, t->v->strides, (size_t)nd * 8);
+    shape[d] = len;
+    st[d] = t->v->strides[d] * step;
+    return genie__view_of(ctx, t, op, nd, shape, st, t->v->off + start * t->v->strides[d]);
+}
+GENIEDEF genie_tensor *genie_slice(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+    int64_t d;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_slice", t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "genie_slice: slice() cannot be applied to a 0-dim tensor");
+    if (!genie__wrap_dim(ctx, "genie_slice", dim, t->v->ndim, &d)) return NULL;
+    return genie__slice(ctx, GENIE__OP_SLICE, "genie_slice", t, d, start, end, step);
+}
+static genie_tensor *genie__select(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d, int64_t index) {
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d];
+    char sb[200];
+    int nd = t->v->ndim, i, k = 0;
+    if (index < -size || index >= size)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: index %lld out of range for tensor of size %s at dimension %lld", fn,
+                                           (long long)index, genie__fmt_shape(sb, nd, t->v->shape), (long long)d);
+    if (index < 0) index += size;
+    for (i = 0; i < nd; i++)
+        if (i != d) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
+    return genie__view_of(ctx, t, op, nd - 1, shape, st, t->v->off + index * t->v->strides[d]);
+}
+GENIEDEF genie_tensor *genie_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t index) {
+    int64_t d;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_select", t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "genie_select: select() cannot be applied to a 0-dim tensor");
+    if (!genie__wrap_dim(ctx, "genie_select", dim, t->v->ndim, &d)) return NULL;
+    return genie__select(ctx, GENIE__OP_SELECT, "genie_select", t, d, index);
+}
+GENIEDEF genie_tensor *genie_narrow(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t length) {
+    const char *fn = "genie_narrow";
+    int64_t d, size;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: narrow() cannot be applied to a 0-dim tensor", fn);
+    if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    size = t->v->shape[d];
+    if (start < -size || start > size)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: start out of range (expected to be in range of [%lld, %lld], but got %lld)", fn,
+                                           (long long)-size, (long long)size, (long long)start);
+    if (start < 0) start += size;
+    if (length < 0 || start > size - length)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: start (%lld) + length (%lld) exceeds dimension size (%lld)", fn,
+                                           (long long)start, (long long)length, (long long)size);
+    return genie__slice(ctx, GENIE__OP_NARROW, fn, t, d, start, start + length, 1);
+}
+GENIEDEF genie_tensor *genie_diagonal(genie_ctx *ctx, genie_tensor *t, int64_t offset, int64_t d0, int64_t d1) {
+    const char *fn = "genie_diagonal";
+    int64_t a, b, shape[GENIE__MAXD], st[GENIE__MAXD], size, off;
+    int nd, i, k = 0;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    nd = t->v->ndim;
+    if (nd < 2) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected a tensor with at least 2 dims, got %dD", fn, nd);
+    if (!genie__wrap_dim(ctx, fn, d0, nd, &a) || !genie__wrap_dim(ctx, fn, d1, nd, &b)) return NULL;
+    if (a == b) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: diagonal dimensions cannot be identical %lld, %lld", fn, (long long)d0, (long long)d1);
+    off = t->v->off;
+    if (offset >= 0) {
+        size = t->v->shape[b] - offset;
+        if (t->v->shape[a] < size) size = t->v->shape[a];
+    } else {
+        size = t->v->shape[a] + offset;
+        if (t->v->shape[b] < size) size = t->v->shape[b];
+    }
+    if (size < 0) size = 0;
+    if (size > 0) off += offset >= 0 ? offset * t->v->strides[b] : -offset * t->v->strides[a];
+    for (i = 0; i < nd; i++)
+        if (i != a && i != b) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
+    shape[k] = size;
+    st[k++] = t->v->strides[a] + t->v->strides[b];
+    return genie__view_of(ctx, t, GENIE__OP_DIAGONAL, k, shape, st, off);
+}
+GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *size,
+                                        const int64_t *stride, int64_t storage_offset) {
+    const char *fn = "genie_as_strided";
+    char s1[200], s2[200];
+    genie__vspec tmp;
+    int i;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__check_shape(ctx, fn, ndim, size)) return NULL;
+    if (ndim > 0 && !stride) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: stride is NULL", fn);
+    for (i = 0; i < ndim; i++)
+        if (stride[i] < 0)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: negative strides are not supported, got strides %s", fn,
+                                               genie__fmt_shape(s1, ndim, stride));
+    if (storage_offset < 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: invalid storage offset %lld", fn, (long long)storage_offset);
+    memset(&tmp, 0, sizeof tmp);
+    tmp.ndim = ndim;
+    tmp.off = storage_offset;
+    if (ndim) {
+        memcpy(tmp.shape, size, (size_t)ndim * 8);
+        memcpy(tmp.strides, stride, (size_t)ndim * 8);
+    }
+    {
+        int64_t need = storage_offset, span = 0;
+        int empty = 0;
+        for (i = 0; i < ndim; i++) {
+            if (size[i] == 0) empty = 1;
+            else span = genie__add_ck(span, genie__mul_ck(size[i] - 1, stride[i]));
+        }
+        if (span < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the strided window overflows", fn);
+        need = empty ? storage_offset : genie__add_ck(storage_offset, genie__add_ck(span, 1));
+        if (need < 0 || need > t->st->numel)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: sizes %s, strides %s and storage offset %lld need a storage of %lld elements, out of bounds for a storage of %lld",
+                                               fn, genie__fmt_shape(s1, ndim, size), genie__fmt_shape(s2, ndim, stride), (long long)storage_offset,
+                                               (long long)need, (long long)t->st->numel);
+    }
+    return genie__view_of(ctx, t, GENIE__OP_AS_STRIDED, ndim, size, stride, storage_offset);
+}
+GENIEDEF genie_tensor *genie_flip(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims) {
+    const char *fn = "genie_flip";
+    int mask[GENIE__MAXD], i;
+    int64_t st[GENIE__MAXD], fst[GENIE__MAXD], off;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__dims_mask(ctx, fn, t->v->ndim, ndims > 0 ? ndims : 0, dims, mask)) return NULL;
+    if (ndims <= 0) memset(mask, 0, sizeof mask); /* no dims: a plain copy */
+    off = t->v->off; /* read through a negative-stride view: no copy before the kernel */
+    for (i = 0; i < t->v->ndim; i++) {
+        fst[i] = mask[i] ? -t->v->strides[i] : t->v->strides[i];
+        if (mask[i] && t->v->shape[i] > 0) off += (t->v->shape[i] - 1) * t->v->strides[i];
+    }
+    genie__preserve_layout(t->v, st);
+    n = genie__begin(ctx, GENIE__OP_FLIP, t->st->dtype, t->v->ndim, t->v->shape, st, 1, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_new(ctx, t->v->ndim, t->v->shape, fst, off))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+
+/* ---- joining and indexing ---- */
+static genie_tensor *genie__cat(genie_ctx *ctx, int op, const char *fn, int count, genie_tensor *const *ts, int64_t dim) {
+    char s1[200], s2[200];
+    int64_t shape[GENIE__MAXD], d, total = 0;
+    int i, first = -1, dt = -1, stack = op == GENIE__OP_STACK, nd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (count <= 0 || !ts) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: expected a non-empty list of tensors", fn);
+    for (i = 0; i < count; i++) {
+        if (!genie__need(ctx, fn, ts[i])) return NULL;
+        dt = genie__promote(dt, ts[i]->st->dtype);
+    }
+    if (stack) {
+        for (i = 1; i < count; i++)
+            if (ts[i]->v->ndim != ts[0]->v->ndim || memcmp(ts[i]->v->shape, ts[0]->v->shape, (size_t)ts[0]->v->ndim * 8) != 0)
+                return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d",
+                                                   fn, genie__fmt_shape(s1, ts[0]->v->ndim, ts[0]->v->shape), genie__fmt_shape(s2, ts[i]->v->ndim, ts[i]->v->shape), i);
+        nd = ts[0]->v->ndim + 1;
+        if (nd > GENIE__MAXD) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: too many dims", fn);
+        if (!genie__wrap_dim(ctx, fn, dim, nd, &d)) return NULL;
+        for (i = 0; i < nd; i++) shape[i] = i < d ? ts[0]->v->shape[i] : i == d ? count : ts[0]->v->shape[i - 1];
+        first = 0;
+    } else {
+        for (i = 0; i < count; i++) /* legacy: 1-D empty tensors are skipped */
+            if (!(ts[i]->v->ndim == 1 && ts[i]->v->shape[0] == 0)) { first = i; break; }
+        if (first < 0) first = 0;
+        nd = ts[first]->v->ndim;
+        if (nd == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: zero-dimensional tensor (at position %d) cannot be concatenated", fn, first);
+        if (!genie__wrap_dim(ctx, fn, dim, nd, &d)) return NULL;
+        memcpy(shape, ts[first]->v->shape, (size_t)nd * 8);
+        for (i = 0; i < count; i++) {
+            const genie__vspec *tv = ts[i]->v;
+            int k;
+            if (tv->ndim == 1 && tv->shape[0] == 0 && !(nd == 1)) continue;
+            if (tv->ndim != nd)
+                return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: tensors must have same number of dimensions: got %d and %d", fn, nd, tv->ndim);
+            for (k = 0; k < nd; k++)
+                if (k != d && tv->shape[k] != shape[k])
+                    return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: sizes of tensors must match except in dimension %lld: expected size %lld but got size %lld for tensor number %d in the list",
+                                                       fn, (long long)d, (long long)shape[k], (long long)tv->shape[k], i);
+            total += tv->shape[d];
+        }
+        shape[d] = total;
+    }
+    n = genie__begin(ctx, op, dt, nd, shape, NULL, count, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    for (i = 0; i < count; i++) {
+        genie__vspec *iv;
+        const genie__vspec *tv = ts[i]->v;
+        if (stack) { /* unsqueeze at d */
+            int64_t us[GENIE__MAXD], ust[GENIE__MAXD];
+            int k, j = 0;
+            for (k = 0; k < nd; k++) {
+                if (k == d) { us[k] = 1; ust[k] = 0; }
+                else { us[k] = tv->shape[j]; ust[k] = tv->strides[j]; j++; }
+            }
+            iv = genie__vspec_new(ctx, nd, us, ust, tv->off);
+        } else if (tv->ndim == 1 && tv->shape[0] == 0 && nd != 1) {
+            iv = genie__vspec_new(ctx, 0, NULL, NULL, 0); /* skipped */
+        } else {
+            iv = genie__vspec_retain(ts[i]->v);
+        }
+        if (!genie__in(ctx, n, i, ts[i], iv)) return genie__abort(ctx, n, v);
+    }
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_cat(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim) {
+    return genie__cat(ctx, GENIE__OP_CAT, "genie_cat", n, ts, dim);
+}
+GENIEDEF genie_tensor *genie_stack(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim) {
+    return genie__cat(ctx, GENIE__OP_STACK, "genie_stack", n, ts, dim);
+}
+static int genie__is_index_dtype(int dt) { return dt == GENIE_I64 || dt == GENIE_I32; }
+GENIEDEF genie_tensor *genie_index_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index) {
+    const char *fn = "genie_index_select";
+    int64_t d, shape[GENIE__MAXD];
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, index) || !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (!genie__is_index_dtype(index->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected an i64 or i32 index, got %s", fn, genie__dt_names[index->st->dtype]);
+    if (index->v->ndim > 1)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: index should have 1 dimension, got %d", fn, index->v->ndim);
+    memcpy(shape, t->v->shape, (size_t)t->v->ndim * 8);
+    if (t->v->ndim) shape[d] = genie__numel(index->v->ndim, index->v->shape);
+    else if (genie__numel(index->v->ndim, index->v->shape) != 1)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: index_select of a 0-dim tensor needs exactly one index", fn);
+    n = genie__begin(ctx, GENIE__OP_INDEX_SELECT, t->st->dtype, t->v->ndim, shape, NULL, 2, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v)) || !genie__in(ctx, n, 1, index, genie__vspec_retain(index->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_gather(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index) {
+    const char *fn = "genie_gather";
+    char s1[200], s2[200];
+    int64_t d;
+    int i, nd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, index) || !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (index->st->dtype != GENIE_I64)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected an i64 index, got %s", fn, genie__dt_names[index->st->dtype]);
+    nd = t->v->ndim;
+    if (index->v->ndim != nd && !(nd <= 1 && index->v->ndim <= 1))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: index tensor must have the same number of dimensions as input tensor: %s vs %s",
+                                           fn, genie__fmt_shape(s1, index->v->ndim, index->v->shape), genie__fmt_shape(s2, nd, t->v->shape));
+    for (i = 0; i < nd && i < index->v->ndim; i++)
+        if (i != d && index->v->shape[i] > t->v->shape[i])
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: size of dimension %d of index %s must not exceed the input's %s", fn, i,
+                                               genie__fmt_shape(s1, index->v->ndim, index->v->shape), genie__fmt_shape(s2, nd, t->v->shape));
+    n = genie__begin(ctx, GENIE__OP_GATHER, t->st->dtype, index->v->ndim, index->v->shape, NULL, 2, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v)) || !genie__in(ctx, n, 1, index, genie__vspec_retain(index->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_embedding(genie_ctx *ctx, genie_tensor *weight, genie_tensor *indices) {
+    const char *fn = "genie_embedding";
+    char s1[200];
+    int64_t shape[GENIE__MAXD];
+    int nd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, weight) || !genie__need(ctx, fn, indices)) return NULL;
+    if (weight->v->ndim != 2)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: weight must be 2-D, got %s", fn, genie__fmt_shape(s1, weight->v->ndim, weight->v->shape));
+    if (!genie__is_index_dtype(indices->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected i64 or i32 indices, got %s", fn, genie__dt_names[indices->st->dtype]);
+    nd = indices->v->ndim + 1;
+    if (nd > GENIE__MAXD) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: too many dims", fn);
+    memcpy(shape, indices->v->shape, (size_t)indices->v->ndim * 8);
+    shape[nd - 1] = weight->v->shape[1];
+    n = genie__begin(ctx, GENIE__OP_EMBEDDING, weight->st->dtype, nd, shape, NULL, 2, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, weight, genie__vspec_retain(weight->v)) || !genie__in(ctx, n, 1, indices, genie__vspec_retain(indices->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+static int genie__fill_value(genie_ctx *ctx, const char *fn, int dt, double val) {
+    if (!genie__fits(val, dt)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: value %g cannot be converted to type %s without overflow", fn, val, genie__dt_names[dt]);
+        return 0;
+    }
+    return 1;
+}
+GENIEDEF genie_tensor *genie_masked_fill(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double val) {
+    const char *fn = "genie_masked_fill";
+    genie_tensor *ts[2];
+    int64_t shape[GENIE__MAXD];
+    int nd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, mask)) return NULL;
+    if (mask->st->dtype != GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected a bool mask, got %s", fn, genie__dt_names[mask->st->dtype]);
+    if (!genie__fill_value(ctx, fn, t->st->dtype, val)) return NULL;
+    ts[0] = t; ts[1] = mask;
+    if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
+    n = genie__begin(ctx, GENIE__OP_MASKED_FILL, t->st->dtype, nd, shape, NULL, 2, &v);
+    if (!n) return NULL;
+    n->a.f[0] = val;
+    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    if (!genie__in(ctx, n, 0, t, genie__bcast_view(ctx, t, nd, shape)) || !genie__in(ctx, n, 1, mask, genie__bcast_view(ctx, mask, nd, shape)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+static genie_tensor *genie__tri(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t k) {
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (t->v->ndim < 2) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: input tensor must have at least 2 dimensions, got %dD", fn, t->v->ndim);
+    n = genie__begin(ctx, op, t->st->dtype, t->v->ndim, t->v->shape, NULL, 1, &v);
+    if (!n) return NULL;
+    n->a.i[0] = k;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_tril(genie_ctx *ctx, genie_tensor *t, int64_t k) { return genie__tri(ctx, GENIE__OP_TRIL, "genie_tril", t, k); }
+GENIEDEF genie_tensor *genie_triu(genie_ctx *ctx, genie_tensor *t, int64_t k) { return genie__tri(ctx, GENIE__OP_TRIU, "genie_triu", t, k); }
+
+/* ---- tuples ---- */
+static genie_tuple *genie__split_sizes(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d, int64_t ss, int64_t num,
+                                       int64_t last) {
+    genie_tuple *tup;
+    int nopool = ctx->no_pool, i;
+    if (num > INT32_MAX) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: too many pieces", fn);
+    tup = genie__tuple_new(ctx, (int)num);
+    if (!tup) return NULL;
+    ctx->no_pool = 1; /* the elements belong to the tuple */
+    for (i = 0; i < num; i++)
+        tup->items[i] = genie__slice(ctx, op, fn, t, d, i * ss, i * ss + (i == num - 1 ? last : ss), 1);
+    ctx->no_pool = nopool;
+    return genie__tuple_finish(ctx, tup);
+}
+GENIEDEF genie_tuple *genie_split(genie_ctx *ctx, genie_tensor *t, int64_t split_size, int64_t dim) {
+    const char *fn = "genie_split";
+    int64_t d, size, num;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: split expects at least a 1-dimensional tensor", fn);
+    if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    size = t->v->shape[d];
+    if (split_size < 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: split expects split_size be non-negative, but got split_size=%lld", fn, (long long)split_size);
+    if (split_size == 0 && size != 0)
+        return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: split_size can only be 0 if dimension size is 0, but got dimension size of %lld", fn, (long long)size);
+    num = split_size == 0 ? 1 : (size + split_size - 1) / split_size;
+    if (num < 1) num = 1;
+    return genie__split_sizes(ctx, GENIE__OP_SPLIT, fn, t, d, split_size, num, size - (num - 1) * split_size);
+}
+GENIEDEF genie_tuple *genie_chunk(genie_ctx *ctx, genie_tensor *t, int64_t chunks, int64_t dim) {
+    const char *fn = "genie_chunk";
+    int64_t d, size, ss, num;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: chunk expects at least a 1-dimensional tensor", fn);
+    if (chunks <= 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: chunk expects `chunks` to be greater than 0, got: %lld", fn, (long long)chunks);
+    if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    size = t->v->shape[d];
+    ss = (size + chunks - 1) / chunks;
+    if (ss == 0 && size == 0) return genie__split_sizes(ctx, GENIE__OP_CHUNK, fn, t, d, 0, chunks, 0);
+    num = (size + ss - 1) / ss;
+    if (num < 1) num = 1;
+    return genie__split_sizes(ctx, GENIE__OP_CHUNK, fn, t, d, ss, num, size - (num - 1) * ss);
+}
+GENIEDEF genie_tuple *genie_unbind(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    const char *fn = "genie_unbind";
+    int64_t d, i;
+    int nopool;
+    genie_tuple *tup;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t)) return NULL;
+    if (t->v->ndim == 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: dimension specified as %lld but tensor has no dimensions", fn, (long long)dim);
+    if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (t->v->shape[d] > INT32_MAX) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: too many pieces", fn);
+    tup = genie__tuple_new(ctx, (int)t->v->shape[d]);
+    if (!tup) return NULL;
+    nopool = ctx->no_pool;
+    ctx->no_pool = 1;
+    for (i = 0; i < t->v->shape[d]; i++) tup->items[i] = genie__select(ctx, GENIE__OP_UNBIND, fn, t, d, i);
+    ctx->no_pool = nopool;
+    return genie__tuple_finish(ctx, tup);
+}
+/* Two nodes reading t: values (which 0) and indices (which 1); each is
+   computed only when read. */
+static genie_tuple *genie__pair(genie_ctx *ctx, genie_tensor *(*make)(genie_ctx *, int, void *), void *arg) {
+    genie_tuple *tup = genie__tuple_new(ctx, 2);
+    int nopool = ctx->no_pool, i;
+    if (!tup) return NULL;
+    ctx->no_pool = 1;
+    for (i = 0; i < 2; i++) tup->items[i] = make(ctx, i, arg);
+    ctx->no_pool = nopool;
+    return genie__tuple_finish(ctx, tup);
+}
+typedef struct genie__sortarg { genie_tensor *t; int op; int64_t d, desc, k; int keepdim; } genie__sortarg;
+static genie_tensor *genie__sort_make(genie_ctx *ctx, int which, void *p) {
+    genie__sortarg *s = (genie__sortarg *)p;
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD];
+    genie__vspec *v;
+    genie__node *n;
+    memcpy(shape, s->t->v->shape, (size_t)s->t->v->ndim * 8);
+    if (s->op == GENIE__OP_TOPK && s->t->v->ndim) shape[s->d] = s->k;
+    if (s->op == GENIE__OP_SORT) genie__preserve_layout(s->t->v, st);
+    n = genie__begin(ctx, s->op, which ? GENIE_I64 : s->t->st->dtype, s->t->v->ndim, shape, s->op == GENIE__OP_SORT ? st : NULL, 1, &v);
+    if (!n) return NULL;
+    n->a.i[0] = s->d;
+    n->a.i[1] = s->desc;
+    n->a.i[2] = s->k;
+    n->a.i[3] = which;
+    if (!genie__in(ctx, n, 0, s->t, genie__vspec_retain(s->t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tuple *genie_topk(genie_ctx *ctx, genie_tensor *t, int64_t k, int64_t dim, int largest, int sorted) {
+    const char *fn = "genie_topk";
+    genie__sortarg s;
+    int64_t size;
+    GENIE__ENTER(ctx);
+    (void)sorted; /* results are always sorted; unsorted order is unspecified in PyTorch */
+    if (!genie__need(ctx, fn, t) || !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &s.d)) return NULL;
+    size = t->v->ndim ? t->v->shape[s.d] : 1;
+    if (k < 0 || k > size)
+        return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: selected index k (%lld) out of range for dimension of size %lld", fn, (long long)k, (long long)size);
+    s.t = t; s.op = GENIE__OP_TOPK; s.desc = largest != 0; s.k = k; s.keepdim = 1;
+    return genie__pair(ctx, genie__sort_make, &s);
+}
+GENIEDEF genie_tuple *genie_sort(genie_ctx *ctx, genie_tensor *t, int64_t dim, int descending) {
+    genie__sortarg s;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_sort", t) || !genie__wrap_dim(ctx, "genie_sort", dim, t->v->ndim, &s.d)) return NULL;
+    s.t = t; s.op = GENIE__OP_SORT; s.desc = descending != 0; s.k = 0; s.keepdim = 1;
+    return genie__pair(ctx, genie__sort_make, &s);
+}
+static genie_tensor *genie__maxmin_make(genie_ctx *ctx, int which, void *p) {
+    genie__sortarg *s = (genie__sortarg *)p;
+    return genie__argreduce(ctx, s->op, s->op == GENIE__OP_MAX_DIM ? "genie_max_dim" : "genie_min_dim", s->t, s->d, s->keepdim, which);
+}
+GENIEDEF genie_tuple *genie_max_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim) {
+    genie__sortarg s;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_max_dim", t)) return NULL;
+    if (dim == GENIE_DIM_NONE) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_max_dim: a dimension is required");
+    s.t = t; s.op = GENIE__OP_MAX_DIM; s.d = dim; s.keepdim = keepdim;
+    return genie__pair(ctx, genie__maxmin_make, &s);
+}
+GENIEDEF genie_tuple *genie_min_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim) {
+    genie__sortarg s;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_min_dim", t)) return NULL;
+    if (dim == GENIE_DIM_NONE) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_min_dim: a dimension is required");
+    s.t = t; s.op = GENIE__OP_MIN_DIM; s.d = dim; s.keepdim = keepdim;
+    return genie__pair(ctx, genie__maxmin_make, &s);
+}
+GENIEDEF int genie_tuple_size(const genie_tuple *tup) { return tup && !tup->released ? tup->n : 0; }
+GENIEDEF genie_tensor *genie_tuple_get(genie_tuple *tup, int i) {
+    if (!tup || tup->released || i < 0 || i >= tup->n) {
+        if (tup) genie__fail(tup->ctx, GENIE_ERR_INDEX, "genie_tuple_get: index %d out of range for a tuple of %d", i, tup->released ? 0 : tup->n);
+        return NULL;
+    }
+    return tup->items[i];
+}
+GENIEDEF void genie_tuple_release(genie_tuple *tup) {
+    if (!tup || tup->released) return;
+    if (tup->ctx->no_pool) { genie__tuple_free(tup); return; }
+    genie__tuple_drop_items(tup); /* the pool frees the shell at pop */
+    tup->released = 1;
+}
+
+/* ---- in place ---- */
+/* A new version of dst's storage: node n (already holding its inputs) writes
+   dst's elements over a copy of the current version. Returns dst. */
+static genie_tensor *genie__commit(genie_ctx *ctx, genie_tensor *dst, genie__node *n, int op) {
+    genie__node *old = dst->st->ver;
+    old->refs++;
+    n->base = old;
+    n->inplace = 1;
+    dst->st->ver = n;
+    genie__node_release(ctx, old); /* the storage's reference moves to n->base */
+    dst->op = (uint16_t)op;
+    dst->inplace = 1;
+    ctx->stats.inplace_writes++;
+    return dst;
+}
+static genie__node *genie__inplace_node(genie_ctx *ctx, int op, genie_tensor *dst, int nin, int cdt) {
+    genie__node *n = genie__node_new(ctx, op, dst->st->dtype, dst->st->numel, nin);
+    if (!n) return (genie__node *)GENIE__OOM(ctx, genie__op_inplace_names[op]);
+    n->out = genie__vspec_retain(dst->v);
+    n->cdt = (uint8_t)cdt;
+    return n;
+}
+/* ATen's write checks: overlapping destination (YES, or TOO_HARD and really
+   overlapping for read-modify-write ops), partial overlap with a source. */
+static int genie__check_write(genie_ctx *ctx, const char *fn, genie_tensor *dst, genie_tensor *src, int rmw, int check_self) {
+    if (check_self) {
+        int ov = genie__internal_overlap(dst->v);
+        if (ov == GENIE__OV_YES) {
+            genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.", fn);
+            return 0;
+        }
+        if (ov == GENIE__OV_TOO_HARD && rmw) {
+            int r = genie__really_self_overlaps(dst->v);
+            if (r < 0) { genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", fn); return 0; }
+            if (r) {
+                genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: elements of the written-to tensor share memory locations, so a read-modify-write has no defined result. Please clone() the tensor before performing the operation.", fn);
+                return 0;
+            }
+        }
+    }
+    if (src && src != dst && genie__overlap_status(dst, src) == GENIE__OV_PARTIAL) {
+        genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.", fn);
+        return 0;
+    }
+    return 1;
+}
+static int genie__src_fits(genie_ctx *ctx, const char *fn, genie_tensor *dst, genie_tensor *src) {
+    int64_t shape[GENIE__MAXD];
+    int nd;
+    char s1[200], s2[200];
+    if (!genie__broadcast(dst->v->ndim, dst->v->shape, src->v->ndim, src->v->shape, &nd, shape) || nd != dst->v->ndim ||
+        memcmp(shape, dst->v->shape, (size_t)nd * 8) != 0) {
+        genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source of shape %s does not broadcast to the destination's shape %s", fn,
+                    genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, dst->v->ndim, dst->v->shape));
+        return 0;
+    }
+    return 1;
+}
+static genie_tensor *genie__binary_(genie_ctx *ctx, int op, const char *fn, genie_tensor *dst, genie_tensor *src) {
+    genie_tensor *ts[2];
+    int pt, cdt, odt;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, dst) || !genie__need(ctx, fn, src) || !genie__src_fits(ctx, fn, dst, src)) return NULL;
+    ts[0] = dst; ts[1] = src;
+    pt = genie__result_type(2, ts, 0);
+    if (!genie__binary_types(ctx, op, fn, dst->st->dtype, src->st->dtype, pt, &cdt, &odt)) return NULL;
+    if (!genie__can_cast(odt, dst->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: result type %s can't be cast to the desired output type %s", fn,
+                                           genie__dt_names[odt], genie__dt_names[dst->st->dtype]);
+    if (!genie__check_write(ctx, fn, dst, src, 1, 1)) return NULL;
+    n = genie__inplace_node(ctx, op, dst, 2, cdt);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, dst, genie__vspec_retain(dst->v)) ||
+        !genie__in(ctx, n, 1, src, genie__bcast_view(ctx, src, dst->v->ndim, dst->v->shape))) {
+        genie__node_release(ctx, n);
+        return NULL;
+    }
+    return genie__commit(ctx, dst, n, op);
+}
+GENIEDEF genie_tensor *genie_add_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src) { return genie__binary_(ctx, GENIE__OP_ADD, "genie_add_", dst, src); }
+GENIEDEF genie_tensor *genie_sub_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src) { return genie__binary_(ctx, GENIE__OP_SUB, "genie_sub_", dst, src); }
+GENIEDEF genie_tensor *genie_mul_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src) { return genie__binary_(ctx, GENIE__OP_MUL, "genie_mul_", dst, src); }
+GENIEDEF genie_tensor *genie_div_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src) { return genie__binary_(ctx, GENIE__OP_DIV, "genie_div_", dst, src); }
+GENIEDEF genie_tensor *genie_fill_(genie_ctx *ctx, genie_tensor *t, double val) {
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_fill_", t) || !genie__fill_value(ctx, "genie_fill_", t->st->dtype, val)) return NULL;
+    n = genie__inplace_node(ctx, GENIE__OP_FULL, t, 0, t->st->dtype);
+    if (!n) return NULL;
+    n->a.f[0] = val;
+    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    return genie__commit(ctx, t, n, GENIE__OP_FULL);
+}
+GENIEDEF genie_tensor *genie_zero_(genie_ctx *ctx, genie_tensor *t) { return genie_fill_(ctx, t, 0.0); }
+GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src) {
+    const char *fn = "genie_copy_";
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, dst) || !genie__need(ctx, fn, src) || !genie__src_fits(ctx, fn, dst, src)) return NULL;
+    if (dst->st == src->st && genie__vspec_equal(dst->v, src->v)) return dst; /* same data: nothing to do */
+    if (!genie__check_write(ctx, fn, dst, src, 0, 1)) return NULL;
+    n = genie__inplace_node(ctx, GENIE__OP_COPY, dst, 1, dst->st->dtype);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, src, genie__bcast_view(ctx, src, dst->v->ndim, dst->v->shape))) {
+        genie__node_release(ctx, n);
+        return NULL;
+    }
+    return genie__commit(ctx, dst, n, GENIE__OP_COPY);
+}
+GENIEDEF genie_tensor *genie_relu_(genie_ctx *ctx, genie_tensor *t) {
+    int cdt, odt;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_relu_", t) || !genie__unary_types(ctx, GENIE__OP_RELU, "genie_relu_", t->st->dtype, &cdt, &odt) ||
+        !genie__check_write(ctx, "genie_relu_", t, NULL, 1, 1)) return NULL;
+    n = genie__inplace_node(ctx, GENIE__OP_RELU, t, 1, cdt);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) { genie__node_release(ctx, n); return NULL; }
+    return genie__commit(ctx, t, n, GENIE__OP_RELU);
+}
+GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double val) {
+    const char *fn = "genie_masked_fill_";
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, mask)) return NULL;
+    if (mask->st->dtype != GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected a bool mask, got %s", fn, genie__dt_names[mask->st->dtype]);
+    if (!genie__src_fits(ctx, fn, t, mask) || !genie__fill_value(ctx, fn, t->st->dtype, val) ||
+        !genie__check_write(ctx, fn, t, mask, 0, 0)) return NULL;
+    n = genie__inplace_node(ctx, GENIE__OP_MASKED_FILL, t, 2, t->st->dtype);
+    if (!n) return NULL;
+    n->a.f[0] = val;
+    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v)) ||
+        !genie__in(ctx, n, 1, mask, genie__bcast_view(ctx, mask, t->v->ndim, t->v->shape))) {
+        genie__node_release(ctx, n);
+        return NULL;
+    }
+    return genie__commit(ctx, t, n, GENIE__OP_MASKED_FILL);
+}
+
+/* ---- semantic capture ---- */
+GENIEDEF void genie_scope_push(genie_ctx *ctx, const char *name) {
+    char buf[1024];
+    const char *cur;
+    int64_t cap;
+    if (!ctx) return;
+    cur = genie__cur_module(ctx);
+    snprintf(buf, sizeof buf, "%s%s%s", cur, *cur ? "." : "", name ? name : "");
+    cap = ctx->capscopes;
+    if (!genie__grow((void **)&ctx->scopes, &cap, (int64_t)ctx->nscopes + 1, sizeof(char *))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "genie_scope_push: out of memory");
+        return;
+    }
+    ctx->capscopes = (int)cap;
+    ctx->scopes[ctx->nscopes++] = genie__intern(ctx, buf);
+}
+GENIEDEF void genie_scope_pop(genie_ctx *ctx) {
+    if (ctx && ctx->nscopes > 0) ctx->nscopes--;
+}
+GENIEDEF void genie_set_phase(genie_ctx *ctx, const char *phase) {
+    if (ctx) ctx->phase = genie__intern(ctx, phase);
+}
+GENIEDEF const char *genie_module_path(const genie_tensor *t) { return t ? t->module : ""; }
+GENIEDEF const char *genie_phase(const genie_tensor *t) { return t && t->phase ? t->phase : ""; }
+GENIEDEF const char *genie_op_name(const genie_tensor *t) {
+    if (!t) return "";
+    return t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op];
+}
+
+#endif /* GENIE__IMPLEMENTED */
+#endif /* GENIE_IMPLEMENTATION */
