@@ -750,10 +750,27 @@ static void genie__channels_last_strides(const int64_t *shape, int64_t *st) {
     st[2] = st[3] * shape[3];
     st[0] = st[2] * shape[2];
 }
-/* c10's is_non_overlapping_and_dense. */
+static int genie__is_channels_last_3d(int nd, const int64_t *shape, const int64_t *st) {
+    static const int order[5] = {1, 4, 3, 2, 0};
+    int64_t expect = 1;
+    int i;
+    if (nd != 5) return 0;
+    for (i = 0; i < 5; i++) {
+        int d = order[i];
+        if (shape[d] != 1) {
+            if (st[d] != expect) return 0;
+            expect *= shape[d];
+        }
+    }
+    return 1;
+}
+/* c10's is_non_overlapping_and_dense as TensorImpl caches it: contiguous (so
+   every empty tensor), channels-last contiguous, or dense by sorted strides. */
 static int genie__is_dense(int nd, const int64_t *shape, const int64_t *st) {
     int perm[GENIE__MAXD], i, j;
     int64_t req = 1;
+    if (genie__is_contig(nd, shape, st) || genie__is_channels_last(nd, shape, st) ||
+        genie__is_channels_last_3d(nd, shape, st)) return 1;
     if (nd == 1) return shape[0] < 2 || st[0] == 1;
     for (i = 0; i < nd; i++) perm[i] = i;
     for (i = 1; i < nd; i++) /* stable insertion sort: size<2 last, then by stride */
@@ -1689,6 +1706,18 @@ static double genie__ld_as(const void *p, int64_t i, int dt, int cdt) {
     double v = genie__ldf(p, i, dt);
     return dt == cdt ? v : genie__round_to(v, cdt);
 }
+/* Load an integer as compute dtype cdt: wrapped to its width (u8 255 + 1 = 0). */
+static int64_t genie__ldi_as(const void *p, int64_t i, int dt, int cdt) {
+    int64_t v = genie__ldi(p, i, dt);
+    switch (dt == cdt ? -1 : cdt) {
+    case GENIE_I32: return (int32_t)(uint32_t)(uint64_t)v;
+    case GENIE_I16: return (int16_t)(uint16_t)(uint64_t)v;
+    case GENIE_I8: return (int8_t)(uint8_t)(uint64_t)v;
+    case GENIE_U8: return (uint8_t)(uint64_t)v;
+    case GENIE_BOOL: return v != 0;
+    default: return v;
+    }
+}
 static void genie__copy_elem(void *dst, int64_t di, int ddt, const void *src, int64_t si, int sdt) {
     if (!GENIE__IS_FLOAT(ddt) && !GENIE__IS_FLOAT(sdt)) genie__sti(dst, di, ddt, genie__ldi(src, si, sdt));
     else genie__stf(dst, di, ddt, genie__ldf(src, si, sdt));
@@ -1755,8 +1784,8 @@ static genie_result genie__k_eltwise(genie__kparams *p, int ith, int nth) {
                 double y = n->has_scalar ? n->a.f[0] : genie__ld_as(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype, cdt);
                 genie__stf(out, m.off[0], odt, genie__binary_f(n->op, x, y));
             } else {
-                int64_t x = genie__ldi(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
-                int64_t y = n->has_scalar ? n->a.i[0] : genie__ldi(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype);
+                int64_t x = genie__ldi_as(GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype, cdt);
+                int64_t y = n->has_scalar ? n->a.i[0] : genie__ldi_as(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype, cdt);
                 genie__sti(out, m.off[0], odt, genie__binary_i(n->op, x, y));
             }
             break;
@@ -1769,7 +1798,7 @@ static genie_result genie__k_eltwise(genie__kparams *p, int ith, int nth) {
             if (genie__ldi(GENIE__IN(n, 1), m.off[2], n->in[1].n->dtype)) {
                 if (GENIE__IS_FLOAT(odt) || odt == GENIE_BOOL) genie__stf(out, m.off[0], odt, n->a.f[0]);
                 else genie__sti(out, m.off[0], odt, n->a.i[0]);
-            } else if (n->in[0].n) {
+            } else if (!n->base) { /* in place, unmasked elements keep the old version's values */
                 genie__copy_elem(out, m.off[0], odt, GENIE__IN(n, 0), m.off[1], n->in[0].n->dtype);
             }
             break;
@@ -3165,6 +3194,8 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     if (a->st->dtype != b->st->dtype)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected both arguments to have the same dtype, but got %s and %s", fn,
                                            genie__dt_names[a->st->dtype], genie__dt_names[b->st->dtype]);
+    if (a->st->dtype == GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool tensors", fn);
     M = an == 1 ? 1 : a->v->shape[an - 2];
     K = a->v->shape[an - 1];
     K2 = bn == 1 ? b->v->shape[0] : b->v->shape[bn - 2];
@@ -3231,6 +3262,8 @@ GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tenso
     if (x->st->dtype != w->st->dtype || (b && b->st->dtype != x->st->dtype))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected input, weight and bias of one dtype, got %s, %s and %s", fn,
                                            genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype], b ? genie__dt_names[b->st->dtype] : "none");
+    if (x->st->dtype == GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool tensors", fn);
     K = x->v->shape[xn - 1];
     N = w->v->shape[0];
     if (w->v->shape[1] != K)
@@ -3306,6 +3339,8 @@ GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tenso
     if (x->st->dtype != w->st->dtype || (b && b->st->dtype != x->st->dtype))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: input, weight and bias must have one dtype, got %s and %s", fn,
                                            genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype]);
+    if (x->st->dtype == GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool tensors", fn);
     if (groups < 1) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: non-positive groups is not supported", fn);
     for (i = 0; i < 2; i++)
         if (stride[i] < 1 || padding[i] < 0 || dilation[i] < 1)
@@ -3505,8 +3540,8 @@ GENIEDEF genie_tensor *genie_expand(genie_ctx *ctx, genie_tensor *t, int ndim, c
         if (src < 0) {
             if (shape[i] < 0)
                 return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: the expanded size of the tensor (%lld) isn't allowed in a leading, non-existing dimension %d", fn, (long long)shape[i], i);
-            ns[i] = shape[i];
-            st[i] = 0;
+            ns[i] = shape[i]; /* a new dim of size 1 strides like inferExpandGeometry's */
+            st[i] = shape[i] != 1 ? 0 : i + 1 < ndim ? ns[i + 1] * st[i + 1] : 0;
         } else {
             int64_t have = t->v->shape[src], want = shape[i] == -1 ? have : shape[i];
             if (want < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: invalid size %lld", fn, (long long)shape[i]);

@@ -187,8 +187,14 @@ class Prog:
             s.value = OPS[name](*vals)
         except (RuntimeError, IndexError, ValueError, TypeError) as e:
             msg = str(e)
+            fallback = None
             if "not implemented for 'Half'" in msg or "not implemented for 'BFloat16'" in msg:
-                s.value = self._lowp_fallback(name, vals)
+                try:
+                    fallback = self._lowp_fallback(name, vals)
+                except (RuntimeError, IndexError, ValueError, TypeError):
+                    fallback = None
+            if fallback is not None:
+                s.value = fallback
             elif dd:
                 s.value = 'data_error'
                 self.lines.append('R %d' % s.idx)
@@ -203,6 +209,8 @@ class Prog:
         """Debian's torch lacks many f16 CPU kernels: compute in f32, round back."""
         low = [v.dtype for v in vals if isinstance(v, torch.Tensor) and v.dtype in (torch.float16, torch.bfloat16)]
         lowdt = low[0]
+        if any(isinstance(v, torch.Tensor) and v.is_floating_point() and v.dtype != lowdt for v in vals):
+            raise RuntimeError('mixed dtypes: the original error stands')
         conv = [v.float() if isinstance(v, torch.Tensor) and v.dtype == lowdt else v for v in vals]
         r = OPS[name](*conv)
         if isinstance(r, tuple):
