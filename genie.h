@@ -335,6 +335,9 @@ GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
 #define GENIE_ASSERT(x) assert(x)
 #endif
 
+#if defined(GENIE_STATIC) && defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" /* a static build need not use every function */
+#endif
 #define GENIE__MAXD GENIE_MAX_DIMS
 #define GENIE__STATIC_ASSERT(name, cond) typedef char genie__sa_##name[(cond) ? 1 : -1]
 #define GENIE__CAST(T, x) ((T)(x))
@@ -3217,7 +3220,21 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     ond = nb;
     if (an > 1) oshape[ond++] = M;
     if (bn > 1) oshape[ond++] = N;
-    n = genie__begin(ctx, GENIE__OP_MATMUL, a->st->dtype, nb + 2, ishape, NULL, 2, &iv);
+    if (an == 2 && bn >= 3) { /* ATen: (b^T @ a^T)^T then .contiguous(): keeps the transposed
+                                 strides when they already count as contiguous (size-1 dims) */
+        int64_t tst[GENIE__MAXD], tsh[GENIE__MAXD];
+        memcpy(tsh, ishape, (size_t)(nb + 2) * 8);
+        tsh[nb] = N;
+        tsh[nb + 1] = M;
+        genie__contig_strides(nb + 2, tsh, tst);
+        ist[nb] = tst[nb + 1];
+        ist[nb + 1] = tst[nb];
+        memcpy(ist, tst, (size_t)nb * 8);
+        if (!genie__is_contig(nb + 2, ishape, ist)) genie__contig_strides(nb + 2, ishape, ist);
+    } else {
+        genie__contig_strides(nb + 2, ishape, ist);
+    }
+    n = genie__begin(ctx, GENIE__OP_MATMUL, a->st->dtype, nb + 2, ishape, ist, 2, &iv);
     if (!n) return NULL;
     for (i = 0; i < nb; i++) { /* batch strides of a, then its [M, K] */
         int src = i - (nb - nba);
@@ -3240,6 +3257,7 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
         if (!n->in[0].n) genie__vspec_release(ctx, bv);
         return genie__abort(ctx, n, iv);
     }
+    if (an > 1 && bn > 1) return genie__result(ctx, n, iv); /* the result is the kernel's view */
     genie__vspec_release(ctx, iv);
     v = genie__vspec_new(ctx, ond, oshape, NULL, 0);
     if (!v) { genie__node_release(ctx, n); return (genie_tensor *)GENIE__OOM(ctx, fn); }

@@ -1,0 +1,97 @@
+# genie - build, examples, tests. `make run` runs the flagship example, `make test` the tests.
+CC      ?= cc
+CXX     ?= c++
+PYTHON  ?= /usr/bin/python3
+PREFIX  ?= /usr/local
+WARN     = -Wall -Wextra -pedantic -Werror
+CFLAGS  ?= -O2 -g
+STD      = -std=c99
+BUILD    = build
+SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c
+
+.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean
+
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+# ---- examples: numbered tutorials, each checks its own results ----
+examples: $(addprefix $(BUILD)/,$(EXAMPLES))
+$(BUILD)/%: examples/%.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm
+
+run: $(BUILD)/03_mlp
+	cd $(BUILD) && ./03_mlp
+
+# ---- tests ----
+$(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
+	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
+$(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
+	$(CXX) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/cxx_part.o -o $@ -lm
+$(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm
+
+# genie.h compiles cleanly as C99 and C++11 with every compiler here
+compile-checks: | $(BUILD)
+	@printf '#define GENIE_IMPLEMENTATION\n#include "genie.h"\nint main(void){return 0;}\n' > $(BUILD)/cc_check.c
+	@cp $(BUILD)/cc_check.c $(BUILD)/cc_check.cpp
+	@for c in gcc clang; do if command -v $$c >/dev/null; then \
+	  $$c -std=c99 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $$c -std=c99 ok"; fi; done
+	@for c in g++ clang++; do if command -v $$c >/dev/null; then \
+	  $$c -std=c++11 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.cpp && echo "  compile: $$c -std=c++11 ok"; fi; done
+
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
+	  echo "  example $$e ok"; done
+	$(BUILD)/test_alloc
+	$(BUILD)/test_main
+
+# ---- sanitizers and valgrind ----
+asan: | $(BUILD)
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" all
+	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
+	  echo "  asan example $$e ok"; done
+	build-asan/test_alloc
+	GENIE_NO_TORCH=1 build-asan/test_main
+
+valgrind: examples
+	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
+	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
+	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
+	  echo "  valgrind example $$e clean"; done
+
+# ---- the full property run against PyTorch (issue: views that never lie) ----
+PROPS_N ?= 10000
+PROPS_SEED ?= 1
+props: $(BUILD)/test_main
+	$(PYTHON) tests/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
+	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
+	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt
+
+# regenerate the checked-in expectations from PyTorch
+cases:
+	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
+	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
+	$(PYTHON) tests/gen_props.py graphs 300 1 tests/data/props_graphs.txt
+
+# ---- benchmarks ----
+bench: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
+	$(BUILD)/bench_views
+
+# ---- install: the header and a pkg-config file ----
+install:
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 genie.h $(DESTDIR)$(PREFIX)/include/genie.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' genie.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/genie.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,77 @@
+/* test_alloc.c - every allocation goes through GENIE_MALLOC/REALLOC/FREE: count
+   them, then fail the k-th one for every k of a small program. genie must
+   report GENIE_ERR_OOM (or finish), never crash, and free everything. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long live, calls, fail_at = -1;
+static void *t_malloc(size_t n) {
+    void *p;
+    if (++calls == fail_at) return NULL;
+    p = malloc(n);
+    if (p) live++;
+    return p;
+}
+static void *t_realloc(void *p, size_t n) {
+    void *q;
+    if (++calls == fail_at) return NULL;
+    q = realloc(p, n);
+    if (q && !p) live++;
+    return q;
+}
+static void t_free(void *p) {
+    if (p) live--;
+    free(p);
+}
+#define GENIE_MALLOC(n) t_malloc(n)
+#define GENIE_REALLOC(p, n) t_realloc(p, n)
+#define GENIE_FREE(p) t_free(p)
+#define GENIE_STATIC
+#define GENIE_IMPLEMENTATION
+#include "../genie.h"
+
+/* a small program touching most allocation sites; returns its status */
+static int program(genie_ctx *ctx) {
+    int64_t s[2] = {4, 4};
+    float out[16];
+    genie_tensor *a, *b, *c;
+    genie_tuple *t;
+    genie_pool_push(ctx);
+    genie_scope_push(ctx, "block");
+    a = genie_randn(ctx, GENIE_F32, 2, s, 1);
+    b = genie_softmax(ctx, genie_add(ctx, a, genie_t(ctx, genie_matmul(ctx, genie_t(ctx, a), a))), -1);
+    t = genie_topk(ctx, b, 2, 1, 1, 1);
+    c = genie_cat(ctx, 1, &b, 0);
+    genie_add_(ctx, genie_select(ctx, c, 0, 1), genie_tuple_get(t, 0) ? genie_select(ctx, genie_tuple_get(t, 0), 1, 0) : NULL);
+    genie_read(ctx, c, GENIE_F32, out, sizeof out);
+    genie_scope_pop(ctx);
+    genie_pool_pop(ctx);
+    return genie_status(ctx);
+}
+
+int main(void) {
+    long total, k;
+    int passed = 0, failed = 0, oom = 0;
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    if (program(ctx) != GENIE_OK) { printf("FAIL clean run: %s\n", genie_last_error(ctx)); return 1; }
+    genie_ctx_destroy(ctx);
+    total = calls;
+    if (live == 0) passed++;
+    else { failed++; printf("FAIL %ld blocks leaked on a clean run\n", live); }
+    for (k = 1; k <= total; k++) {
+        int r;
+        calls = 0;
+        fail_at = k;
+        ctx = genie_ctx_create(NULL);
+        if (!ctx) { passed++; continue; } /* the context itself could not be made */
+        r = program(ctx);
+        genie_ctx_destroy(ctx);
+        if (r == GENIE_ERR_OOM) oom++;
+        if ((r == GENIE_OK || r == GENIE_ERR_OOM) && live == 0) passed++;
+        else { failed++; printf("FAIL allocation %ld failing: status %d, %ld blocks leaked\n", k, r, live); live = 0; }
+    }
+    printf("  allocation failures: %ld sites tried, %d reported GENIE_ERR_OOM\n", total, oom);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,412 @@
+/* test_main.c - genie's test runner: unit tests, then the PyTorch-generated
+   program files in tests/data, then (when PyTorch is installed) fresh random
+   programs. Ends with "N passed, N failed[, N skipped]".
+   This file includes genie.h without the implementation (impl.c has it), so
+   the build itself checks that two translation units link together; cxx_part.cpp
+   is a third, compiled as C++. */
+#include "prog.h"
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+
+static int passed, failed, skipped;
+#define CHECK(cond) check_((cond) != 0, #cond, __FILE__, __LINE__)
+static void check_(int ok, const char *what, const char *file, int line) {
+    if (ok) passed++;
+    else { failed++; printf("FAIL %s:%d: %s\n", file, line, what); }
+}
+int cxx_smoke(void); /* cxx_part.cpp */
+
+static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
+    int64_t s = n;
+    return genie_from_data(ctx, GENIE_F32, 1, &s, v);
+}
+
+static void test_errors(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    int64_t s23[2] = {2, 3}, s45[2] = {4, 5};
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 2, s23), *b = genie_zeros(ctx, GENIE_F32, 2, s45), *r;
+    float buf[6] = {9, 9, 9, 9, 9, 9};
+    CHECK(genie_status(ctx) == GENIE_OK && strcmp(genie_last_error(ctx), "") == 0);
+    r = genie_matmul(ctx, a, b);
+    CHECK(r == NULL);
+    CHECK(genie_status(ctx) == GENIE_ERR_SHAPE);
+    CHECK(strcmp(genie_last_error(ctx), "genie_matmul: inner dimensions differ: [2,3] @ [4,5] (3 != 4)") == 0);
+    /* sticky: NULL out until cleared, and the first error is kept */
+    CHECK(genie_add(ctx, a, a) == NULL);
+    CHECK(genie_view(ctx, a, 1, s45) == NULL);
+    CHECK(strstr(genie_last_error(ctx), "genie_matmul") != NULL);
+    CHECK(genie_realize(ctx, 1, &a) == GENIE_ERR_SHAPE);
+    genie_clear_error(ctx);
+    CHECK(genie_add(ctx, a, a) != NULL);
+    /* codes */
+    CHECK(genie_add(ctx, a, NULL) == NULL && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+    CHECK(strstr(genie_last_error(ctx), "genie_add") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_matmul(ctx, a, genie_zeros(ctx, GENIE_F64, 2, s23)) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_view(ctx, genie_t(ctx, a), 1, (int64_t[]){6}) == NULL && genie_status(ctx) == GENIE_ERR_VIEW);
+    genie_clear_error(ctx);
+    CHECK(genie_select(ctx, a, 0, 2) == NULL && genie_status(ctx) == GENIE_ERR_INDEX);
+    CHECK(strstr(genie_last_error(ctx), "[2,3]") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_sum(ctx, a, 1, (int64_t[]){2}, 0) == NULL && genie_status(ctx) == GENIE_ERR_INDEX);
+    genie_clear_error(ctx);
+    CHECK(genie_full(ctx, GENIE_I8, 1, (int64_t[]){2}, 300) == NULL && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+    genie_clear_error(ctx);
+    CHECK(genie_zeros(ctx, GENIE_F32, 2, (int64_t[]){INT64_MAX, 4}) == NULL && genie_status(ctx) == GENIE_ERR_OVERFLOW);
+    genie_clear_error(ctx);
+    CHECK(genie_zeros(ctx, GENIE_F32, 9, s23) == NULL && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+    genie_clear_error(ctx);
+    /* read into a too-small buffer: an error, nothing written */
+    CHECK(genie_read(ctx, a, GENIE_F32, buf, 5 * sizeof(float)) == GENIE_ERR_INVALID_ARG);
+    CHECK(buf[0] == 9 && buf[4] == 9);
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, a, (double[]){0}) == GENIE_ERR_INVALID_ARG);
+    genie_clear_error(ctx);
+    CHECK(strstr(genie_result_string(GENIE_ERR_VIEW), "GENIE_ERR_VIEW") != NULL);
+    CHECK(strcmp(genie_result_string((genie_result)-99), "unknown genie_result") == 0);
+    genie_ctx_destroy(ctx);
+    CHECK(genie_add(NULL, NULL, NULL) == NULL);
+}
+
+static void test_laziness(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[4] = {1, 2, 3, 4}, out[4];
+    genie_tensor *A = vec(ctx, 4, v), *B, *C, *D;
+    genie_stats s;
+    B = genie_add(ctx, A, A);
+    C = genie_mul_scalar(ctx, B, 2);
+    D = genie_sub_scalar(ctx, A, 1);
+    s = genie_get_stats(ctx);
+    CHECK(s.nodes_executed == 0 && s.tapes_run == 0);
+    CHECK(!genie_is_materialized(C) && genie_is_materialized(A));
+    CHECK(genie_read(ctx, C, GENIE_F32, out, sizeof out) == GENIE_OK);
+    CHECK(out[0] == 4 && out[3] == 16);
+    s = genie_get_stats(ctx);
+    CHECK(s.nodes_executed == 2); /* B and C; D is not needed */
+    CHECK(!genie_is_materialized(D) && genie_is_materialized(B));
+    CHECK(s.materializations[GENIE_MAT_READ] == 1);
+    CHECK(s.tape_lazy_inputs == 1 && s.tape_constants == 2); /* C reads B (lazy); B reads A twice (constant) */
+    CHECK(genie_read(ctx, C, GENIE_F32, out, sizeof out) == GENIE_OK);
+    CHECK(genie_get_stats(ctx).nodes_executed == 2); /* nothing recomputed */
+    {
+        double x;
+        genie_tensor *e = genie_sum(ctx, D, 0, NULL, 0);
+        CHECK(genie_item(ctx, e, &x) == GENIE_OK && x == 6);
+        CHECK(genie_get_stats(ctx).materializations[GENIE_MAT_ITEM] == 1);
+    }
+    genie_ctx_destroy(ctx);
+}
+
+static void test_graph_freed(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[4] = {1, 2, 3, 4};
+    genie_tensor *r;
+    uint64_t before;
+    genie_pool_push(ctx);
+    r = vec(ctx, 4, v);
+    before = genie_get_stats(ctx).nodes_live;
+    genie_pool_push(ctx);
+    {
+        genie_tensor *x = genie_exp(ctx, r), *y = genie_add(ctx, x, x), *z = genie_relu(ctx, y);
+        genie_retain(z);
+        genie_pool_pop(ctx);
+        CHECK(genie_get_stats(ctx).nodes_live == before + 3); /* pending: z holds y holds x */
+        CHECK(genie_realize(ctx, 1, &z) == GENIE_OK);
+        CHECK(genie_get_stats(ctx).nodes_live == before + 1); /* materialized z dropped its inputs */
+        genie_release(z);
+    }
+    CHECK(genie_get_stats(ctx).nodes_live == before);
+    genie_pool_pop(ctx);
+    CHECK(genie_get_stats(ctx).nodes_live == 0);
+    CHECK(genie_get_stats(ctx).bytes_live == 0);
+    genie_ctx_destroy(ctx);
+}
+
+static void test_no_pool(void) {
+    genie_ctx_desc d = {0, 1};
+    genie_ctx *ctx = genie_ctx_create(&d);
+    float v[3] = {1, 2, 3}, out[3];
+    genie_tensor *a = vec(ctx, 3, v), *b = genie_mul(ctx, a, a), *c = genie_t(ctx, b);
+    genie_tuple *tu = genie_split(ctx, b, 2, 0);
+    genie_release(a); /* graph edges hold their own references */
+    CHECK(genie_read(ctx, c, GENIE_F32, out, sizeof out) == GENIE_OK && out[2] == 9);
+    CHECK(genie_tuple_size(tu) == 2 && genie_numel(genie_tuple_get(tu, 1)) == 1);
+    genie_tuple_release(tu);
+    genie_release(b);
+    genie_release(c);
+    CHECK(genie_get_stats(ctx).nodes_live == 0 && genie_get_stats(ctx).bytes_live == 0);
+    genie_ctx_destroy(ctx);
+}
+
+static int deleted;
+static void deleter(void *data, void *user) { (void)data; deleted += *(int *)user; }
+
+static void test_blob(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float mem[12];
+    int one = 1, i;
+    int64_t shape[2] = {3, 2}, strides[2] = {4, 2};
+    const void *p;
+    float out[6];
+    genie_tensor *t, *s;
+    for (i = 0; i < 12; i++) mem[i] = (float)i;
+    t = genie_from_blob(ctx, GENIE_F32, 2, shape, strides, mem, deleter, &one);
+    CHECK(t && genie_is_materialized(t) && genie_strides(t)[0] == 4 && !genie_is_contiguous(t));
+    CHECK(genie_data(ctx, t, &p) == GENIE_OK && p == (const void *)mem); /* no copy */
+    s = genie_select(ctx, t, 1, 1);
+    CHECK(genie_data(ctx, s, &p) == GENIE_OK && p == (const void *)(mem + 2));
+    CHECK(genie_read(ctx, t, GENIE_F32, out, sizeof out) == GENIE_OK && out[1] == 2 && out[2] == 4 && out[5] == 10);
+    /* an in-place write makes a new version; the caller's memory is not written */
+    genie_add_(ctx, s, genie_full(ctx, GENIE_F32, 0, NULL, 100));
+    CHECK(genie_read(ctx, t, GENIE_F32, out, sizeof out) == GENIE_OK && out[1] == 102 && out[0] == 0);
+    CHECK(mem[2] == 2);
+    CHECK(genie_get_stats(ctx).inplace_copied == 1);
+    CHECK(deleted == 1); /* the old version was the last user of the blob: genie let go */
+    CHECK(genie_from_blob(ctx, GENIE_F32, 2, shape, strides, mem, deleter, &one) != NULL);
+    CHECK(deleted == 1);
+    genie_ctx_destroy(ctx);
+    CHECK(deleted == 2); /* ... and at destroy */
+}
+
+static void test_tuples_lazy(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[6] = {3, 1, 4, 1, 5, 9}, out[6];
+    int64_t idx[3];
+    genie_tensor *x = vec(ctx, 6, v), *y = genie_mul_scalar(ctx, x, 2);
+    genie_tuple *tk = genie_topk(ctx, y, 3, 0, 1, 1), *sp;
+    genie_stats s = genie_get_stats(ctx);
+    CHECK(s.nodes_executed == 0 && genie_tuple_size(tk) == 2);
+    CHECK(genie_read(ctx, genie_tuple_get(tk, 0), GENIE_F32, out, 3 * sizeof(float)) == GENIE_OK);
+    CHECK(out[0] == 18 && out[1] == 10 && out[2] == 8);
+    CHECK(genie_get_stats(ctx).nodes_executed == 2); /* y and the values; not the indices */
+    CHECK(!genie_is_materialized(genie_tuple_get(tk, 1)));
+    CHECK(genie_read(ctx, genie_tuple_get(tk, 1), GENIE_I64, idx, sizeof idx) == GENIE_OK && idx[0] == 5 && idx[2] == 2);
+    CHECK(genie_get_stats(ctx).nodes_executed == 3);
+    /* split elements are views: a later write to the input shows through */
+    sp = genie_split(ctx, x, 4, 0);
+    CHECK(genie_tuple_size(sp) == 2 && genie_shares_storage(genie_tuple_get(sp, 1), x));
+    CHECK(genie_tuple_get(sp, 2) == NULL && genie_status(ctx) == GENIE_ERR_INDEX);
+    genie_clear_error(ctx);
+    genie_add_(ctx, x, genie_full(ctx, GENIE_F32, 0, NULL, 1));
+    CHECK(genie_read(ctx, genie_tuple_get(sp, 1), GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK && out[0] == 6 && out[1] == 10);
+    CHECK(strcmp(genie_op_name(genie_tuple_get(sp, 0)), "aten::split") == 0);
+    genie_tuple_release(sp);
+    genie_ctx_destroy(ctx);
+}
+
+static void test_chain(int n) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[2] = {0, 1}, out[2];
+    genie_tensor *t = vec(ctx, 2, v);
+    int i;
+    clock_t c0 = clock();
+    genie_pool_push(ctx);
+    for (i = 0; i < n; i++) t = genie_add_scalar(ctx, t, 1.0);
+    CHECK(genie_read(ctx, t, GENIE_F32, out, sizeof out) == GENIE_OK);
+    CHECK(out[0] == (float)n && out[1] == (float)n + 1);
+    CHECK(genie_get_stats(ctx).nodes_executed == (uint64_t)n);
+    genie_pool_pop(ctx);
+    CHECK(genie_get_stats(ctx).nodes_live == 1);
+    printf("  chain of %d operations: captured, realized and freed in %.2f s\n", n, (double)(clock() - c0) / CLOCKS_PER_SEC);
+    genie_ctx_destroy(ctx);
+}
+
+static void test_rng(void) {
+    genie_ctx_desc d1 = {1, 0}, d2 = {2, 0};
+    genie_ctx *a = genie_ctx_create(&d1), *b = genie_ctx_create(&d2);
+    int64_t n = 20000, i;
+    float *x = (float *)malloc((size_t)n * 4), *y = (float *)malloc((size_t)n * 4);
+    double mean = 0, var = 0, lo = 1, hi = 0;
+    CHECK(genie_read(a, genie_randn(a, GENIE_F32, 1, &n, 42), GENIE_F32, x, (size_t)n * 4) == GENIE_OK);
+    CHECK(genie_read(b, genie_randn(b, GENIE_F32, 1, &n, 42), GENIE_F32, y, (size_t)n * 4) == GENIE_OK);
+    CHECK(memcmp(x, y, (size_t)n * 4) == 0); /* same values whatever the thread count */
+    for (i = 0; i < n; i++) mean += x[i];
+    mean /= (double)n;
+    for (i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
+    var /= (double)n;
+    CHECK(fabs(mean) < 0.05 && fabs(var - 1) < 0.05);
+    CHECK(genie_read(a, genie_rand(a, GENIE_F32, 1, &n, 7), GENIE_F32, x, (size_t)n * 4) == GENIE_OK);
+    for (i = 0; i < n; i++) { lo = x[i] < lo ? x[i] : lo; hi = x[i] > hi ? x[i] : hi; }
+    CHECK(lo >= 0 && hi < 1 && lo < 0.01 && hi > 0.99);
+    CHECK(genie_read(a, genie_rand(a, GENIE_F32, 1, &n, 8), GENIE_F32, y, (size_t)n * 4) == GENIE_OK);
+    CHECK(memcmp(x, y, (size_t)n * 4) != 0);
+    CHECK(genie_rand(a, GENIE_I32, 1, &n, 1) == NULL && genie_status(a) == GENIE_ERR_DTYPE);
+    free(x);
+    free(y);
+    genie_ctx_destroy(a);
+    genie_ctx_destroy(b);
+}
+
+static void test_scopes_dump(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[4] = {1, 2, 3, 4};
+    genie_tensor *x = vec(ctx, 4, v), *h, *y, *tr;
+    FILE *f = tmpfile();
+    char text[8192];
+    size_t len;
+    genie_set_phase(ctx, "prefill");
+    genie_scope_push(ctx, "encoder");
+    genie_scope_push(ctx, "layers");
+    genie_scope_push(ctx, "0");
+    h = genie_relu(ctx, x);
+    genie_scope_pop(ctx);
+    genie_scope_pop(ctx);
+    y = genie_add(ctx, h, x);
+    genie_scope_pop(ctx);
+    genie_scope_pop(ctx); /* popping past the top is harmless */
+    tr = genie_t(ctx, y);
+    CHECK(strcmp(genie_module_path(h), "encoder.layers.0") == 0);
+    CHECK(strcmp(genie_module_path(y), "encoder") == 0 && strcmp(genie_module_path(tr), "") == 0);
+    CHECK(strcmp(genie_phase(h), "prefill") == 0);
+    CHECK(strcmp(genie_op_name(h), "aten::relu") == 0 && strcmp(genie_op_name(tr), "aten::t") == 0);
+    genie_add_(ctx, h, x);
+    CHECK(strcmp(genie_op_name(h), "aten::add_") == 0);
+    {
+        genie_tensor *roots[2];
+        roots[0] = tr;
+        roots[1] = h;
+        CHECK(genie_dump_dot(ctx, 2, roots, f) == GENIE_OK);
+    }
+    rewind(f);
+    len = fread(text, 1, sizeof text - 1, f);
+    text[len] = 0;
+    fclose(f);
+    CHECK(strstr(text, "digraph genie") != NULL);
+    CHECK(strstr(text, "cluster_encoder.layers.0") != NULL && strstr(text, "cluster_encoder\"") != NULL);
+    CHECK(strstr(text, "aten::add_") != NULL && strstr(text, "aten::relu") != NULL && strstr(text, "old version") != NULL);
+    CHECK(strstr(text, "pending") != NULL && strstr(text, "materialized") != NULL && strstr(text, "phase prefill") != NULL);
+    genie_ctx_destroy(ctx);
+}
+
+static void test_data_errors(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float w[6] = {1, 2, 3, 4, 5, 6};
+    int64_t ws[2] = {3, 2}, bad[2] = {0, 3}, one = 2;
+    genie_tensor *W = genie_from_data(ctx, GENIE_F32, 2, ws, w);
+    genie_tensor *I = genie_from_data(ctx, GENIE_I64, 1, &one, bad);
+    genie_tensor *E = genie_embedding(ctx, W, I), *F = genie_relu(ctx, E), *G;
+    CHECK(E != NULL && genie_status(ctx) == GENIE_OK); /* found when computed */
+    CHECK(genie_realize(ctx, 1, &F) == GENIE_ERR_INDEX);
+    CHECK(strstr(genie_last_error(ctx), "genie_embedding: index 3 is out of range") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_realize(ctx, 1, &E) == GENIE_ERR_INDEX); /* stays failed */
+    genie_clear_error(ctx);
+    G = genie_fill_(ctx, genie_select(ctx, E, 0, 0), 1.0); /* a storage whose version failed stays failed */
+    CHECK(G != NULL && genie_realize(ctx, 1, &G) == GENIE_ERR_INDEX);
+    genie_clear_error(ctx);
+    CHECK(genie_get_stats(ctx).nodes_failed >= 3);
+    genie_ctx_destroy(ctx);
+}
+
+static void test_inplace_versions(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    float v[6] = {0, 1, 2, 3, 4, 5}, out[6];
+    int64_t s[2] = {2, 3};
+    genie_tensor *base = genie_view(ctx, vec(ctx, 6, v), 2, s);
+    genie_tensor *row = genie_select(ctx, base, 0, 1);
+    genie_tensor *before = genie_mul_scalar(ctx, base, 10); /* captured before the write */
+    genie_tensor *col;
+    genie_fill_(ctx, row, -1);
+    CHECK(!genie_is_materialized(base) && !genie_is_materialized(row));
+    col = genie_select(ctx, base, 1, 2); /* a view made after the write */
+    CHECK(genie_read(ctx, col, GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK && out[0] == 2 && out[1] == -1);
+    CHECK(genie_read(ctx, before, GENIE_F32, out, sizeof out) == GENIE_OK && out[3] == 30 && out[5] == 50);
+    /* 'before' still read the old version: the write ran on a copy */
+    CHECK(genie_get_stats(ctx).inplace_copied == 1 && genie_get_stats(ctx).inplace_reused == 0);
+    genie_relu_(ctx, base);
+    CHECK(genie_read(ctx, base, GENIE_F32, out, sizeof out) == GENIE_OK && out[3] == 0 && out[2] == 2);
+    CHECK(genie_get_stats(ctx).inplace_reused == 1); /* nobody needed the old version */
+    /* overlap rules */
+    CHECK(genie_add_(ctx, genie_expand(ctx, row, 2, s), base) == NULL && genie_status(ctx) == GENIE_ERR_UNSUPPORTED);
+    genie_clear_error(ctx);
+    CHECK(genie_fill_(ctx, genie_expand(ctx, genie_zeros(ctx, GENIE_F32, 1, (int64_t[]){1}), 1, (int64_t[]){3}), 5) != NULL);
+    {
+        genie_tensor *x = vec(ctx, 6, v);
+        genie_tensor *a = genie_slice(ctx, x, 0, 1, 6, 1), *b = genie_slice(ctx, x, 0, 0, 5, 1);
+        CHECK(genie_copy_(ctx, a, b) == NULL && genie_status(ctx) == GENIE_ERR_UNSUPPORTED);
+        genie_clear_error(ctx);
+        /* TOO_HARD and really overlapping: read-modify-write refused, pure writes take the last writer */
+        a = genie_as_strided(ctx, x, 2, (int64_t[]){2, 2}, (int64_t[]){1, 1}, 0);
+        CHECK(genie_add_(ctx, a, genie_ones(ctx, GENIE_F32, 0, NULL)) == NULL && genie_status(ctx) == GENIE_ERR_UNSUPPORTED);
+        genie_clear_error(ctx);
+        CHECK(genie_copy_(ctx, a, genie_from_data(ctx, GENIE_F32, 2, (int64_t[]){2, 2}, (float[]){10, 11, 12, 13})) != NULL);
+        CHECK(genie_read(ctx, x, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 10 && out[1] == 12 && out[2] == 13);
+        CHECK(genie_div_(ctx, genie_arange(ctx, GENIE_I64, 0, 3, 1), genie_arange(ctx, GENIE_I64, 1, 4, 1)) == NULL &&
+              genie_status(ctx) == GENIE_ERR_DTYPE);
+        CHECK(strstr(genie_last_error(ctx), "can't be cast") != NULL);
+        genie_clear_error(ctx);
+    }
+    genie_ctx_destroy(ctx);
+}
+
+static void run_data_files(void) {
+    const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt"};
+    int i;
+    for (i = 0; i < 3; i++) {
+        int p = 0, f = 0;
+        if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
+        printf("  %-30s %d passed, %d failed\n", files[i], p, f);
+        passed += p;
+        failed += f;
+    }
+}
+
+static void run_fresh_random(void) {
+    char cmd[512];
+    unsigned seed = (unsigned)time(NULL) % 1000000u;
+    const char *modes[2] = {"views", "graphs"};
+    int i;
+    if (getenv("GENIE_NO_TORCH") || system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+        printf("skip: fresh random programs against PyTorch (/usr/bin/python3 with torch not found; apt-get install python3-torch)\n");
+        skipped++;
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        int p = 0, f = 0;
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/gen_props.py %s 200 %u /tmp/genie_fresh_%s.txt >/dev/null 2>&1",
+                 modes[i], seed * 1000u, modes[i]);
+        if (system(cmd) != 0) { printf("FAIL generating random %s programs (seed %u)\n", modes[i], seed * 1000u); failed++; continue; }
+        snprintf(cmd, sizeof cmd, "/tmp/genie_fresh_%s.txt", modes[i]);
+        prog_run_file(cmd, &p, &f);
+        printf("  fresh %s programs, seed %u: %d passed, %d failed\n", modes[i], seed * 1000u, p, f);
+        passed += p;
+        failed += f;
+    }
+}
+
+int main(int argc, char **argv) {
+    int chain = 1000000, i;
+    if (argc > 1 && strcmp(argv[1], "--files") == 0) { /* replay program files only (make props) */
+        for (i = 2; i < argc; i++) {
+            int p = 0, f = 0;
+            if (prog_run_file(argv[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", argv[i]); failed++; continue; }
+            printf("  %s: %d passed, %d failed\n", argv[i], p, f);
+            passed += p;
+            failed += f;
+        }
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed != 0;
+    }
+    if (argc > 1) chain = atoi(argv[1]);
+    test_errors();
+    test_laziness();
+    test_graph_freed();
+    test_no_pool();
+    test_blob();
+    test_tuples_lazy();
+    test_rng();
+    test_scopes_dump();
+    test_data_errors();
+    test_inplace_versions();
+    CHECK(cxx_smoke() == 0);
+    test_chain(chain);
+    printf("  unit tests: %d passed, %d failed\n", passed, failed);
+    run_data_files();
+    run_fresh_random();
+    if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    else printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
