@@ -33,7 +33,7 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
-	$(CXX) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/cxx_part.o -o $@ -lm
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/cxx_part.o -o $@ -lm
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm
 
@@ -58,7 +58,7 @@ asan: | $(BUILD)
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
-	GENIE_NO_TORCH=1 build-asan/test_main
+	build-asan/test_main
 
 valgrind: examples
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \

@@ -1,0 +1,100 @@
+/* bench/views.c - what a view costs in genie.
+   1. capture: ns per view operation over a chain of 1,000,000 views (and, for
+      scale, per elementwise operation), and bytes per handle;
+   2. folding: reading through a chain of 100 views costs what reading through
+      one view costs, because the chain is one ViewSpec over the storage. */
+#define _POSIX_C_SOURCE 199309L
+#define GENIE_IMPLEMENTATION
+#include "genie.h"
+#include <time.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ns per op for n captures of op on a [64,64] tensor (views alternate transposes
+   with slices/unsqueezes so every step changes the ViewSpec) */
+static double capture_ns(int kind, int n, int warm) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    int64_t s[2] = {64, 64};
+    genie_tensor *t0t = genie_zeros(ctx, GENIE_F32, 2, s), *t = t0t;
+    double t0, dt;
+    int i, round;
+    for (round = 0; round < warm; round++) { /* fill the slabs once: later captures reuse them */
+        genie_pool_push(ctx);
+        for (i = 0; i < n; i++) t = kind == 0 ? genie_transpose(ctx, t, 0, 1) : genie_add_scalar(ctx, t, 1.0);
+        genie_pool_pop(ctx);
+        t = t0t;
+    }
+    genie_pool_push(ctx);
+    t0 = now();
+    for (i = 0; i < n; i++) {
+        if (kind == 0) {
+            switch (i & 3) {
+            case 0: t = genie_transpose(ctx, t, 0, 1); break;
+            case 1: t = genie_unsqueeze(ctx, t, 0); break;
+            case 2: t = genie_squeeze(ctx, t, 0); break;
+            default: t = genie_slice(ctx, t, 1, 0, 64, 1); break;
+            }
+        } else {
+            t = genie_add_scalar(ctx, t, 1.0);
+        }
+    }
+    dt = now() - t0;
+    if (!t || genie_status(ctx) != GENIE_OK) printf("error: %s\n", genie_last_error(ctx));
+    genie_pool_pop(ctx);
+    genie_ctx_destroy(ctx);
+    return dt * 1e9 / n;
+}
+
+static double read_ms(genie_ctx *ctx, genie_tensor *v) {
+    double best = 1e30;
+    int r;
+    for (r = 0; r < 7; r++) {
+        double t0, dt, x;
+        genie_tensor *s;
+        genie_pool_push(ctx);
+        t0 = now();
+        s = genie_sum(ctx, v, 0, NULL, 0);
+        genie_item(ctx, s, &x);
+        dt = now() - t0;
+        genie_pool_pop(ctx);
+        if (dt < best) best = dt;
+    }
+    return best * 1e3;
+}
+
+int main(void) {
+    int n = 1000000, i;
+    double view_cold = capture_ns(0, n, 0), add_cold = capture_ns(1, n, 0);
+    double view_warm = capture_ns(0, n, 1), add_warm = capture_ns(1, n, 1);
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    int64_t s[2] = {1024, 1024};
+    genie_tensor *x = genie_randn(ctx, GENIE_F32, 2, s, 1), *one, *chain;
+    double r1, r100;
+    genie_realize(ctx, 1, &x);
+    one = genie_transpose(ctx, x, 0, 1);
+    chain = x;
+    for (i = 0; i < 99; i++) chain = (i & 1) ? genie_slice(ctx, chain, 0, 0, 1024, 1) : genie_transpose(ctx, chain, 0, 1);
+    chain = genie_squeeze(ctx, genie_unsqueeze(ctx, chain, 0), 0);
+    chain = genie_transpose(ctx, chain, 0, 1); /* 102 views: the same layout as `one` */
+    r1 = read_ms(ctx, one);
+    r100 = read_ms(ctx, chain);
+    printf("capture cost (chain of %d operations on a [64,64] f32 tensor)\n", n);
+    printf("  %-34s %12s %12s\n", "operation", "cold ns/op", "warm ns/op");
+    printf("  %-34s %12.1f %12.1f\n", "view (transpose/unsqueeze/...)", view_cold, view_warm);
+    printf("  %-34s %12.1f %12.1f\n", "elementwise add_scalar", add_cold, add_warm);
+    printf("  (cold: fresh memory, page faults included; warm: the context's slabs reused after a pool pop)\n");
+    printf("  bytes: handle %zu + view spec %zu (a view allocates nothing else)\n\n",
+           sizeof(struct genie_tensor), sizeof(genie__vspec));
+    printf("reading through views (sum of a [1024,1024] f32 tensor, best of 7)\n");
+    printf("  %-34s %10s %8s\n", "views between tensor and storage", "ms", "ratio");
+    printf("  %-34s %10.2f %8.2f\n", "1 (transpose)", r1, 1.0);
+    printf("  %-34s %10.2f %8.2f\n", "102 (transposes, slices, ...)", r100, r100 / r1);
+    printf("  the 102-view chain is one ViewSpec: strides (%lld,%lld), offset %lld\n",
+           (long long)genie_strides(chain)[0], (long long)genie_strides(chain)[1], (long long)genie_storage_offset(chain));
+    genie_ctx_destroy(ctx);
+    return 0;
+}
