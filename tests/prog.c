@@ -32,6 +32,8 @@ typedef struct arg {
 typedef struct slot {
     genie_tensor *t;
     genie_tuple *u;
+    int used;            /* made by a T line in this program */
+    int expect_fail;     /* an X line names it */
     int failed;
     char err[512];
     int line;
@@ -297,6 +299,16 @@ static void check_expect(genie_ctx *ctx, runstate *rs, char **tok, int ntok) {
     if (ok > 0) rs->passed++;
 }
 
+/* Every op PyTorch ran without error must have been captured by genie too. */
+static void unexpected_errors(runstate *rs) {
+    int i;
+    for (i = 0; i < MAX_SLOTS; i++)
+        if (slots[i].used && slots[i].failed && !slots[i].expect_fail) {
+            rs->line = slots[i].line;
+            fail(rs, "genie failed where PyTorch did not: %s%s", slots[i].err, "");
+        }
+}
+
 /* gather(src, dim, idx) must equal vals exactly (idx without keepdim is unsqueezed). */
 static void gathered_check(genie_ctx *ctx, runstate *rs, slot *idx, slot *src, int dim, slot *vals) {
     genie_tensor *i = idx->t, *v = vals->t, *g;
@@ -347,6 +359,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
         while (p && ntok < MAX_TOK) { tok[ntok++] = p; p = strtok(NULL, " \t\r\n"); }
         if (ntok == 0 || tok[0][0] == '#') continue;
         if (tok[0][0] == 'P') {
+            if (in_prog) unexpected_errors(&rs);
             if (in_prog) genie_pool_pop(ctx);
             genie_pool_push(ctx);
             in_prog = 1;
@@ -368,6 +381,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             if (bad) { fail(&rs, "unknown op %s%s", tok[2], ""); continue; }
             slots[id].t = t;
             slots[id].u = tuple;
+            slots[id].used = 1;
             slots[id].line = rs.line;
             slots[id].failed = (t == NULL && tuple == NULL);
             snprintf(slots[id].err, sizeof slots[id].err, "%s", genie_last_error(ctx));
@@ -376,6 +390,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             check_expect(ctx, &rs, tok, ntok);
         } else if (tok[0][0] == 'X') {
             slot *s = &slots[atoi(tok[1])];
+            s->expect_fail = 1;
             if (!s->failed) fail(&rs, "expected an error at capture, got none%s%s", "", "");
             else if (strncmp(s->err, "genie_", 6) != 0) fail(&rs, "error message does not name the op: %s%s", s->err, "");
             else rs.passed++;
@@ -397,6 +412,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             else rs.passed++;
         }
     }
+    if (in_prog) unexpected_errors(&rs);
     if (in_prog) genie_pool_pop(ctx);
     genie_ctx_destroy(ctx);
     fclose(f);

@@ -342,6 +342,70 @@ static void test_inplace_versions(void) {
     genie_ctx_destroy(ctx);
 }
 
+static int strides_are(const genie_tensor *t, int n, const int64_t *want, int64_t off) {
+    return t && genie_ndim(t) == n && memcmp(genie_strides(t), want, (size_t)n * 8) == 0 && genie_storage_offset(t) == off;
+}
+
+/* issue "views that never lie": each rule, with PyTorch 1.13's answers written out */
+static void test_view_rules(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    int64_t s456[3] = {4, 5, 6}, perm[3] = {2, 0, 1}, ex[3] = {3, -1, -1};
+    genie_tensor *x = genie_view(ctx, genie_arange(ctx, GENIE_F32, 0, 120, 1), 3, s456), *v, *w, *e, *f, *a;
+    float out[18];
+    /* a chain of views is one ViewSpec over the original storage */
+    v = genie_narrow(ctx, genie_expand(ctx, genie_unsqueeze(ctx, genie_select(ctx, genie_slice(ctx,
+            genie_permute(ctx, x, 3, perm), 0, 1, 5, 2), 1, 2), 0), 3, ex), 2, 1, 3);
+    CHECK(strides_are(v, 3, (int64_t[]){0, 2, 6}, 67) && genie_shares_storage(v, x) && !genie_is_contiguous(v));
+    CHECK(genie_read(ctx, v, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 67 && out[1] == 73 && out[3] == 69);
+    w = genie_diagonal(ctx, v, 0, 1, 2);
+    CHECK(strides_are(w, 2, (int64_t[]){0, 8}, 67));
+    CHECK(genie_get_stats(ctx).nodes_executed == 1); /* only arange ran: views run nothing */
+    /* size-0 dims */
+    e = genie_slice(ctx, x, 1, 5, 5, 1);
+    CHECK(strides_are(e, 3, (int64_t[]){30, 6, 1}, 30) && genie_is_contiguous(e));
+    CHECK(strides_are(genie_unsqueeze(ctx, e, 1), 4, (int64_t[]){30, 0, 6, 1}, 30));
+    CHECK(strides_are(genie_squeeze(ctx, e, 1), 3, (int64_t[]){30, 6, 1}, 30));
+    /* as_strided: absolute offset, may reach outside its input's window, bounds-checked */
+    a = genie_as_strided(ctx, genie_slice(ctx, x, 0, 0, 1, 1), 1, (int64_t[]){3}, (int64_t[]){1}, 117);
+    CHECK(a && genie_read(ctx, a, GENIE_F32, out, 3 * sizeof(float)) == GENIE_OK && out[0] == 117 && out[2] == 119);
+    CHECK(genie_as_strided(ctx, x, 1, (int64_t[]){3}, (int64_t[]){1}, 118) == NULL && genie_status(ctx) == GENIE_ERR_INDEX);
+    CHECK(strstr(genie_last_error(ctx), "genie_as_strided") && strstr(genie_last_error(ctx), "out of bounds for a storage of 120"));
+    genie_clear_error(ctx);
+    CHECK(genie_as_strided(ctx, x, 1, (int64_t[]){3}, (int64_t[]){-1}, 5) == NULL && genie_status(ctx) == GENIE_ERR_VIEW);
+    CHECK(strstr(genie_last_error(ctx), "negative strides") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_as_strided(ctx, x, 1, (int64_t[]){3}, (int64_t[]){1}, -1) == NULL && genie_status(ctx) == GENIE_ERR_VIEW);
+    genie_clear_error(ctx);
+    /* flip is a copy: no aliasing either way */
+    f = genie_flip(ctx, genie_select(ctx, genie_select(ctx, x, 0, 0), 0, 0), 1, (int64_t[]){0});
+    CHECK(!genie_shares_storage(f, x) && genie_is_contiguous(f));
+    genie_fill_(ctx, f, 7);
+    genie_fill_(ctx, genie_select(ctx, x, 0, 0), -1);
+    CHECK(genie_read(ctx, f, GENIE_F32, out, 6 * sizeof(float)) == GENIE_OK && out[0] == 7);
+    CHECK(genie_read(ctx, genie_select(ctx, genie_select(ctx, x, 0, 0), 0, 0), GENIE_F32, out, 6 * sizeof(float)) == GENIE_OK &&
+          out[0] == -1 && out[5] == -1);
+    /* ATen's messages for writes that cannot be done */
+    CHECK(genie_mul_(ctx, genie_expand(ctx, genie_zeros(ctx, GENIE_F32, 1, (int64_t[]){1}), 1, (int64_t[]){3}),
+                     genie_ones(ctx, GENIE_F32, 1, (int64_t[]){3})) == NULL);
+    CHECK(strstr(genie_last_error(ctx), "genie_mul_: unsupported operation: more than one element of the written-to tensor refers to a single memory location") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_add_(ctx, genie_slice(ctx, x, 0, 1, 4, 1), genie_slice(ctx, x, 0, 0, 3, 1)) == NULL);
+    CHECK(strstr(genie_last_error(ctx), "some elements of the input tensor and the written-to tensor refer to a single memory location") != NULL);
+    genie_clear_error(ctx);
+    CHECK(genie_add_(ctx, x, genie_t(ctx, genie_ones(ctx, GENIE_F32, 2, (int64_t[]){6, 5}))) != NULL); /* broadcast source */
+    CHECK(genie_add_(ctx, x, genie_ones(ctx, GENIE_F32, 1, (int64_t[]){5})) == NULL && genie_status(ctx) == GENIE_ERR_SHAPE);
+    genie_clear_error(ctx);
+    CHECK(genie_copy_(ctx, genie_zeros(ctx, GENIE_I32, 1, (int64_t[]){2}), genie_full(ctx, GENIE_F32, 0, NULL, 2.7)) != NULL); /* copy casts */
+    CHECK(genie_add_(ctx, genie_zeros(ctx, GENIE_I32, 1, (int64_t[]){2}), genie_full(ctx, GENIE_F32, 0, NULL, 2.7)) == NULL &&
+          genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    /* x[1:] += x[1:] through two handles on the same elements: FULL overlap is allowed */
+    CHECK(genie_add_(ctx, genie_slice(ctx, x, 0, 1, 4, 1), genie_slice(ctx, x, 0, 1, 4, 1)) != NULL);
+    CHECK(genie_read(ctx, genie_select(ctx, genie_select(ctx, x, 0, 1), 0, 0), GENIE_F32, out, 6 * sizeof(float)) == GENIE_OK &&
+          out[0] == 2 * (30 + 1));
+    genie_ctx_destroy(ctx);
+}
+
 static void run_data_files(void) {
     const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt"};
     int i;
@@ -406,6 +470,7 @@ int main(int argc, char **argv) {
     test_scopes_dump();
     test_data_errors();
     test_inplace_versions();
+    test_view_rules();
     CHECK(cxx_smoke() == 0);
     test_chain(chain);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
