@@ -217,13 +217,15 @@ class Prog:
             return tuple(x.to(lowdt) if x.dtype == torch.float32 else x for x in r)
         return r.to(lowdt) if r.dtype == torch.float32 else r
 
-    def expect(self, s):
+    def expect(self, s, tol=None):
+        """tol: a dtype whose precision bounds the comparison (lower-precision inputs)."""
         t = s.value
         if t is None or isinstance(t, (tuple, str)):
             return
         vals = ' '.join(fmt_val(x, t.dtype) for x in t.reshape(-1).tolist())
+        dts = DT[t.dtype] + ('~' + DT[tol] if tol is not None and tol != t.dtype and t.dtype in FLOATS else '')
         self.lines.append('E %d %s L:%s L:%s %d %d %s' % (
-            s.idx, DT[t.dtype], ','.join(map(str, t.shape)), ','.join(map(str, t.stride())),
+            s.idx, dts, ','.join(map(str, t.shape)), ','.join(map(str, t.stride())),
             t.storage_offset(), int(t.is_contiguous()), vals))
 
     def shares(self, a, b):

@@ -5,6 +5,7 @@
      P name                     start a program (a fresh pool; slots reset)
      T id op arg...             run an op, store its result (tensor or tuple) in slot id
      E id dtype shape strides offset contiguous v...   read slot id and compare everything
+                                (dtype~f32: compare within f32's precision: lower-precision inputs)
      X id                       the op that made slot id failed at capture
      R id                       reading slot id fails (a data-dependent error)
      S id1 id2 0|1              whether the two slots share storage
@@ -240,16 +241,22 @@ static void fail(runstate *rs, const char *fmt, const char *a, const char *b) {
 }
 
 static void check_expect(genie_ctx *ctx, runstate *rs, char **tok, int ntok) {
-    int id = atoi(tok[1]), dt = parse_dtype(tok[2]), nd, i, ok = 1;
+    char dts[16], *tilde;
+    int id = atoi(tok[1]), dt, tol_dt, nd, i, ok = 1;
     int64_t shape[64], strides[64], off, numel = 1;
     slot *s = &slots[id];
     genie_tensor *t = s->t;
     char buf[512];
+    snprintf(dts, sizeof dts, "%s", tok[2]); /* "f64~f32": f64, compared as precisely as f32 */
+    tilde = strchr(dts, '~');
+    if (tilde) *tilde++ = 0;
+    dt = parse_dtype(dts);
+    tol_dt = tilde ? parse_dtype(tilde) : dt;
     if (s->failed || !t) { fail(rs, "slot failed at capture: %s%s", s->err, ""); return; }
     nd = parse_list(tok[3] + 2, shape);
     parse_list(tok[4] + 2, strides);
     off = strtoll(tok[5], NULL, 10);
-    if ((int)genie_dtype_of(t) != dt) { fail(rs, "dtype %s, want %s", genie_dtype_name(genie_dtype_of(t)), tok[2]); return; }
+    if ((int)genie_dtype_of(t) != dt) { fail(rs, "dtype %s, want %s", genie_dtype_name(genie_dtype_of(t)), dts); return; }
     if (genie_ndim(t) != nd || memcmp(genie_shape(t), shape, (size_t)nd * 8) != 0) {
         snprintf(buf, sizeof buf, "ndim %d shape[0] %lld", genie_ndim(t), genie_ndim(t) ? (long long)genie_shape(t)[0] : 0LL);
         fail(rs, "shape mismatch: %s, want %s", buf, tok[3]);
@@ -275,7 +282,7 @@ static void check_expect(genie_ctx *ctx, runstate *rs, char **tok, int ntok) {
         if (r != GENIE_OK) { fail(rs, "read failed: %s%s", genie_last_error(ctx), ""); genie_clear_error(ctx); free(v); return; }
         for (i = 0; i < numel && ok >= 0; i++) {
             double want = strtod(tok[7 + i], NULL);
-            if (!close_enough(v[i], want, dt)) {
+            if (!close_enough(v[i], want, tol_dt)) {
                 snprintf(buf, sizeof buf, "element %d: got %.9g", i, v[i]);
                 fail(rs, "%s, want %s", buf, tok[7 + i]);
                 ok = -1;
