@@ -733,12 +733,11 @@ static int genie__is_contig(int nd, const int64_t *shape, const int64_t *st) {
     }
     return 1;
 }
-static int genie__is_channels_last(int nd, const int64_t *shape, const int64_t *st) {
-    static const int order[4] = {1, 3, 2, 0};
+/* Do the strides lay out the non-size-1 dims densely in `order` (fastest first)? */
+static int genie__dense_in_order(const int64_t *shape, const int64_t *st, int n, const int *order) {
     int64_t expect = 1;
     int i;
-    if (nd != 4) return 0;
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < n; i++) {
         int d = order[i];
         if (shape[d] != 1) {
             if (st[d] != expect) return 0;
@@ -746,6 +745,10 @@ static int genie__is_channels_last(int nd, const int64_t *shape, const int64_t *
         }
     }
     return 1;
+}
+static int genie__is_channels_last(int nd, const int64_t *shape, const int64_t *st) {
+    static const int order[4] = {1, 3, 2, 0};
+    return nd == 4 && genie__dense_in_order(shape, st, 4, order);
 }
 static void genie__channels_last_strides(const int64_t *shape, int64_t *st) {
     st[1] = 1;
@@ -755,17 +758,7 @@ static void genie__channels_last_strides(const int64_t *shape, int64_t *st) {
 }
 static int genie__is_channels_last_3d(int nd, const int64_t *shape, const int64_t *st) {
     static const int order[5] = {1, 4, 3, 2, 0};
-    int64_t expect = 1;
-    int i;
-    if (nd != 5) return 0;
-    for (i = 0; i < 5; i++) {
-        int d = order[i];
-        if (shape[d] != 1) {
-            if (st[d] != expect) return 0;
-            expect *= shape[d];
-        }
-    }
-    return 1;
+    return nd == 5 && genie__dense_in_order(shape, st, 5, order);
 }
 /* c10's is_non_overlapping_and_dense as TensorImpl caches it: contiguous (so
    every empty tensor), channels-last contiguous, or dense by sorted strides. */
@@ -808,10 +801,37 @@ static int genie__broadcast(int na, const int64_t *a, int nb, const int64_t *b, 
     return 1;
 }
 
+/* reorder_dimensions' stable insertion sort: perm[0] becomes the fastest dim.
+   Dims compare by the first operand whose strides (st[k], broadcast: 0 where
+   expanded) order them strictly; equal strides put the smaller size first;
+   a zero stride is no information. */
+static void genie__sort_dims(int nd, const int64_t *shape, int nops, int64_t (*st)[GENIE__MAXD], int *perm) {
+    int i, k;
+    for (i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (i = 1; i < nd; i++) {
+        int d1 = i, d0;
+        for (d0 = i - 1; d0 >= 0; d0--) {
+            int cmp = 0;
+            for (k = 0; k < nops && cmp == 0; k++) {
+                int64_t s0 = st[k][perm[d0]], s1 = st[k][perm[d1]];
+                if (s0 == 0 || s1 == 0) continue;
+                if (s0 < s1) cmp = -1;
+                else if (s0 > s1) cmp = 1;
+                else if (shape[perm[d0]] > shape[perm[d1]]) cmp = 1;
+            }
+            if (cmp > 0) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            } else if (cmp < 0) break;
+        }
+    }
+}
 /* TensorIterator's output layout for inputs ins (original shapes/strides)
    broadcast to (nd, shape): the fast setups (all contiguous, all channels-last,
-   all dense with equal strides), else reorder_dimensions' stable insertion sort
-   of the dims by the inputs' strides, then compatible strides in that order. */
+   all dense with equal strides), else the sorted dims with compatible strides
+   (sizes multiplied as they are, as compatible_stride does). */
 static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_scalar, int nd,
                              const int64_t *shape, int64_t *out) {
     int same = !has_scalar || nd == 0, i, k, perm[GENIE__MAXD];
@@ -837,26 +857,7 @@ static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_sc
             int src = i - (nd - ins[k]->ndim);
             bst[k][i] = (src < 0 || (ins[k]->shape[src] == 1 && shape[i] != 1)) ? 0 : ins[k]->strides[src];
         }
-    for (i = 0; i < nd; i++) perm[i] = nd - 1 - i;
-    for (i = 1; i < nd; i++) {
-        int d1 = i, d0;
-        for (d0 = i - 1; d0 >= 0; d0--) {
-            int cmp = 0;
-            for (k = 0; k < nin && cmp == 0; k++) {
-                int64_t s0 = bst[k][perm[d0]], s1 = bst[k][perm[d1]];
-                if (s0 == 0 || s1 == 0) continue;
-                if (s0 < s1) cmp = -1;
-                else if (s0 > s1) cmp = 1;
-                else if (shape[perm[d0]] > shape[perm[d1]]) cmp = 1;
-            }
-            if (cmp > 0) {
-                int tmp = perm[d0];
-                perm[d0] = perm[d1];
-                perm[d1] = tmp;
-                d1 = d0;
-            } else if (cmp < 0) break;
-        }
-    }
+    genie__sort_dims(nd, shape, nin, bst, perm);
     for (i = 0; i < nd; i++)
         if (perm[i] != nd - 1 - i) break;
     if (i == nd) { genie__contig_strides(nd, shape, out); return; }
@@ -867,32 +868,15 @@ static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_sc
     }
 }
 /* Memory format "preserve" (clone, to, flip, sort): dense inputs keep their
-   strides, others get infer_dense_strides (TensorIterator's order, size-0/1
-   dims treated as 1). */
+   strides, others get infer_dense_strides (the same sort; size-0/1 dims count
+   as 1). */
 static void genie__preserve_layout(const genie__vspec *v, int64_t *out) {
     int nd = v->ndim, perm[GENIE__MAXD], i;
-    int64_t cur = 1;
+    int64_t cur = 1, st[1][GENIE__MAXD];
     if (genie__is_dense(nd, v->shape, v->strides)) { memcpy(out, v->strides, (size_t)nd * 8); return; }
     if (nd <= 1) { genie__contig_strides(nd, v->shape, out); return; }
-    for (i = 0; i < nd; i++) perm[i] = nd - 1 - i;
-    for (i = 1; i < nd; i++) {
-        int d1 = i, d0;
-        for (d0 = i - 1; d0 >= 0; d0--) {
-            int64_t s0 = v->strides[perm[d0]], s1 = v->strides[perm[d1]];
-            int cmp = 0;
-            if (s0 != 0 && s1 != 0) {
-                if (s0 < s1) cmp = -1;
-                else if (s0 > s1) cmp = 1;
-                else if (v->shape[perm[d0]] > v->shape[perm[d1]]) cmp = 1;
-            }
-            if (cmp > 0) {
-                int tmp = perm[d0];
-                perm[d0] = perm[d1];
-                perm[d1] = tmp;
-                d1 = d0;
-            } else if (cmp < 0) break;
-        }
-    }
+    memcpy(st[0], v->strides, (size_t)nd * 8);
+    genie__sort_dims(nd, v->shape, 1, st, perm);
     for (i = 0; i < nd; i++) {
         out[perm[i]] = cur;
         if (v->shape[perm[i]] > 1) cur *= v->shape[perm[i]];
