@@ -7,7 +7,7 @@ WARN     = -Wall -Wextra -pedantic -Werror
 CFLAGS  ?= -O2 -g
 STD      = -std=c99
 BUILD    = build
-SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c
 

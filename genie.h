@@ -677,6 +677,11 @@ static double genie__round_to(double v, int dt) {
     default: return v;
     }
 }
+/* The integer a fill value stores in integer dtype dt (0 for float and bool
+   dtypes, whose kernels store the double; v has passed genie__fits). */
+static int64_t genie__fill_int(double v, int dt) {
+    return (GENIE__IS_FLOAT(dt) || dt == GENIE_BOOL) ? 0 : genie__f2i64(v); /* 2^63: INT64_MIN, as x86 */
+}
 /* Can v be stored in dt without overflow (PyTorch's checked Scalar conversion)? */
 static int genie__fits(double v, int dt) {
     double lo, hi;
@@ -686,7 +691,7 @@ static int genie__fits(double v, int dt) {
     case GENIE_F32: return !(isfinite(v) && fabs(v) > FLT_MAX);
     case GENIE_F16: return !(isfinite(v) && fabs(v) > 65504.0);
     case GENIE_BF16: return !(isfinite(v) && fabs(v) > 3.3895313892515355e38);
-    case GENIE_I64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    case GENIE_I64: return v >= -9223372036854775808.0 && v <= 9223372036854775808.0; /* 2^63 passes, as in ATen */
     case GENIE_I32: lo = INT32_MIN; hi = INT32_MAX; break;
     case GENIE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
     case GENIE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
@@ -1822,14 +1827,12 @@ static genie_result genie__k_reduce(genie__kparams *p, int ith, int nth) {
     int64_t outer = genie__numel(nk, v->shape), inner = genie__numel(nr, v->shape + nk), lo, hi, o, j;
     const void *src = GENIE__IN(n, 0);
     const int64_t *st0 = v->strides, *st1 = v->strides + nk;
-    int64_t zero = 0;
     genie__mi ko, ri;
     genie__share(outer, ith, nth, &lo, &hi);
     genie__mi_init(&ko, nk, v->shape, 1, &st0, &v->off, lo);
     for (o = lo; o < hi; o++, genie__mi_next(&ko)) {
         int64_t base = ko.off[0];
         genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
-        (void)zero;
         if (fl) {
             double acc = (op == GENIE__OP_PROD) ? 1.0 : 0.0, mx = -INFINITY, mean = 0, x;
             if (op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) acc = op == GENIE__OP_AMAX ? -INFINITY : INFINITY;
@@ -1927,8 +1930,7 @@ static genie_result genie__k_argreduce(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 
-/* Slices along one dim: iterate the other dims of views a and b (same shape
-   but for dim d), calling f on each pair of slice bases. */
+/* The shape of v with dim d set to 1: iterating it visits every slice along d. */
 static void genie__outer_of(const genie__vspec *v, int d, int64_t *shape) {
     memcpy(shape, v->shape, (size_t)v->ndim * 8);
     shape[d] = 1;
@@ -1982,7 +1984,6 @@ static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
     genie__mi_init(&ko, nk, xv->shape, 2, st0, offs0, lo);
     for (o = lo; o < hi; o++, genie__mi_next(&ko)) {
         double mean = 0, var = 0, rstd;
-        int k = 0;
         st1[0] = xv->strides + nk; offs1[0] = ko.off[0];
         st1[1] = n->out->strides + nk; offs1[1] = ko.off[1];
         st1[2] = has_w ? n->in[1].v->strides : xv->strides + nk; offs1[2] = has_w ? n->in[1].v->off : 0;
@@ -2004,7 +2005,6 @@ static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
             if (has_b) y += genie__ldf(GENIE__IN(n, 1 + has_w), ri.off[3], n->in[1 + has_w].n->dtype);
             genie__stf(GENIE__OUT(n), ri.off[1], n->dtype, y);
         }
-        (void)k;
     }
     return GENIE_OK;
 }
@@ -2596,7 +2596,7 @@ static genie_tensor *genie__full(genie_ctx *ctx, const char *fn, genie_dtype dt,
     n = genie__begin(ctx, GENIE__OP_FULL, dt, ndim, shape, NULL, 0, &v);
     if (!n) return NULL;
     n->a.f[0] = val;
-    n->a.i[0] = GENIE__IS_FLOAT(dt) ? 0 : (int64_t)val;
+    n->a.i[0] = genie__fill_int(val, dt);
     return genie__result(ctx, n, v);
 }
 GENIEDEF genie_tensor *genie_empty(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape) {
@@ -2923,6 +2923,7 @@ GENIE__DEF_UNARY(log1p, LOG1P) GENIE__DEF_UNARY(expm1, EXPM1) GENIE__DEF_UNARY(l
 
 /* Integer bound for clamp: truncated, saturated to int64. */
 static int64_t genie__clamp_bound(double v) {
+    if (v != v) return 0; /* no bound: unused */
     if (v >= 9223372036854775807.0) return INT64_MAX;
     if (v <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)v;
@@ -3004,14 +3005,11 @@ static int genie__dims_mask(genie_ctx *ctx, const char *fn, int nd, int ndims, c
     return 1;
 }
 /* Build a reduction node: in[0] is t viewed as [kept..., reduced...]. */
-static genie_tensor *genie__reduce_node(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, const int *mask,
-                                        int keepdim, int odt, int nouts_extra) {
+static genie_tensor *genie__reduce_node(genie_ctx *ctx, int op, genie_tensor *t, const int *mask, int keepdim, int odt) {
     int64_t oshape[GENIE__MAXD], ishape[GENIE__MAXD], ist[GENIE__MAXD];
     int nd = t->v->ndim, ond = 0, nk = 0, i, k = 0;
     genie__vspec *v;
     genie__node *n;
-    (void)nouts_extra;
-    (void)fn;
     for (i = 0; i < nd; i++) {
         if (!mask[i]) { ishape[k] = t->v->shape[i]; ist[k++] = t->v->strides[i]; nk++; }
         if (!mask[i]) oshape[ond++] = t->v->shape[i];
@@ -3054,7 +3052,7 @@ static genie_tensor *genie__reduce(genie_ctx *ctx, int op, const char *fn, genie
         if (!genie__nonempty_dims(ctx, fn, t, mask)) return NULL;
         break;
     }
-    r = genie__reduce_node(ctx, op, fn, t, mask, keepdim, odt, 0);
+    r = genie__reduce_node(ctx, op, t, mask, keepdim, odt);
     if (r) r->st->ver->a.i[1] = correction;
     return r;
 }
@@ -3089,7 +3087,7 @@ static genie_tensor *genie__argreduce(genie_ctx *ctx, int op, const char *fn, ge
         if (t->v->ndim) mask[d] = 1;
         if (!genie__nonempty_dims(ctx, fn, t, mask)) return NULL;
     }
-    r = genie__reduce_node(ctx, op, fn, t, mask, keepdim, which ? GENIE_I64 : t->st->dtype, 0);
+    r = genie__reduce_node(ctx, op, t, mask, keepdim, which ? GENIE_I64 : t->st->dtype);
     if (r) r->st->ver->a.i[1] = which;
     return r;
 }
@@ -3195,7 +3193,7 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     if (!genie__broadcast(nba, a->v->shape, nbb, b->v->shape, &nb, bshape))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: batch dimensions cannot be broadcast: %s @ %s", fn,
                                            genie__fmt_shape(s1, an, a->v->shape), genie__fmt_shape(s2, bn, b->v->shape));
-    if (nb + 2 > GENIE__MAXD + 0 && nb + 2 > GENIE__MAXD)
+    if (nb + 2 > GENIE__MAXD)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: too many dimensions", fn);
     memcpy(ishape, bshape, (size_t)nb * 8);
     ishape[nb] = M;
@@ -3904,7 +3902,7 @@ GENIEDEF genie_tensor *genie_masked_fill(genie_ctx *ctx, genie_tensor *t, genie_
     n = genie__begin(ctx, GENIE__OP_MASKED_FILL, t->st->dtype, nd, shape, NULL, 2, &v);
     if (!n) return NULL;
     n->a.f[0] = val;
-    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    n->a.i[0] = genie__fill_int(val, t->st->dtype);
     if (!genie__in(ctx, n, 0, t, genie__bcast_view(ctx, t, nd, shape)) || !genie__in(ctx, n, 1, mask, genie__bcast_view(ctx, mask, nd, shape)))
         return genie__abort(ctx, n, v);
     return genie__result(ctx, n, v);
@@ -4161,7 +4159,7 @@ GENIEDEF genie_tensor *genie_fill_(genie_ctx *ctx, genie_tensor *t, double val) 
     n = genie__inplace_node(ctx, GENIE__OP_FULL, t, 0, t->st->dtype);
     if (!n) return NULL;
     n->a.f[0] = val;
-    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    n->a.i[0] = genie__fill_int(val, t->st->dtype);
     return genie__commit(ctx, t, n, GENIE__OP_FULL);
 }
 GENIEDEF genie_tensor *genie_zero_(genie_ctx *ctx, genie_tensor *t) { return genie_fill_(ctx, t, 0.0); }
@@ -4203,7 +4201,7 @@ GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie
     n = genie__inplace_node(ctx, GENIE__OP_MASKED_FILL, t, 2, t->st->dtype);
     if (!n) return NULL;
     n->a.f[0] = val;
-    n->a.i[0] = GENIE__IS_FLOAT(t->st->dtype) ? 0 : (int64_t)val;
+    n->a.i[0] = genie__fill_int(val, t->st->dtype);
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v)) ||
         !genie__in(ctx, n, 1, mask, genie__bcast_view(ctx, mask, t->v->ndim, t->v->shape))) {
         genie__node_release(ctx, n);

@@ -4,12 +4,14 @@ PyTorch's answers, in the line format tests/prog.c replays (see its header).
 Used by gen_cases.py (table-driven cases) and gen_props.py (random programs).
 Run with Debian's /usr/bin/python3 (python3-torch)."""
 import math
+import warnings
 import torch
 import torch.nn.functional as F
 
 DT = {torch.float32: 'f32', torch.float64: 'f64', torch.float16: 'f16', torch.bfloat16: 'bf16',
       torch.int64: 'i64', torch.int32: 'i32', torch.int16: 'i16', torch.int8: 'i8', torch.uint8: 'u8',
       torch.bool: 'bool'}
+warnings.filterwarnings('ignore')  # PyTorch's deprecation notes are not test output
 FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 NONE = 'none'  # GENIE_DIM_NONE
 
