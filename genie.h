@@ -1128,6 +1128,7 @@ static void genie__node_release(genie_ctx *ctx, genie__node *n) {
     while (ctx->nrel > 0) {
         genie__node *m = ctx->rel[--ctx->nrel];
         int i;
+        GENIE_ASSERT(m->refs > 0);
         if (--m->refs > 0) continue;
         for (i = 0; i < m->nin; i++) {
             genie__vspec_release(ctx, m->in[i].v);
@@ -1424,6 +1425,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n) {
     genie_result r;
     for (i = 0; i < genie__node_ninputs(n); i++) {
         genie__node *in = genie__node_input(n, i);
+        GENIE_ASSERT(in->state != GENIE__PENDING); /* the tape is in topological order */
         if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
     }
     if (!failed) {
@@ -1447,6 +1449,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n) {
         }
     }
     if (!failed) {
+        GENIE_ASSERT(n->buf && n->out && genie__view_extent(n->out) <= n->numel); /* writes stay in the buffer */
         p.n = n;
         p.msg[0] = 0;
         r = genie__kernel_for(genie__op_kinds[n->op])(&p, 0, 1);

@@ -264,6 +264,8 @@ def prog_views(seed):
             P.shares(a, base)
     for a in aliases:
         P.expect(a)
+        P.shares(a, base)
+        P.shares(a, rng.choice(aliases))
 
 
 # ---- random graphs: broadcasting, reductions, views, matmul, promotion ----

@@ -93,9 +93,18 @@ static void test_laziness(void) {
     CHECK(genie_get_stats(ctx).nodes_executed == 2); /* nothing recomputed */
     {
         double x;
+        int64_t i;
         genie_tensor *e = genie_sum(ctx, D, 0, NULL, 0);
         CHECK(genie_item(ctx, e, &x) == GENIE_OK && x == 6);
         CHECK(genie_get_stats(ctx).materializations[GENIE_MAT_ITEM] == 1);
+        CHECK(genie_item_i64(ctx, genie_mul_scalar(ctx, e, -1.25), &i) == GENIE_OK && i == -7); /* truncates */
+        /* a view of a materialized value is materialized for free: no kernel */
+        CHECK(genie_is_materialized(genie_t(ctx, genie_unsqueeze(ctx, B, 0))));
+        CHECK(genie_dtype_size(GENIE_BF16) == 2 && genie_dtype_size(GENIE_I64) == 8 && genie_dtype_size(GENIE_BOOL) == 1);
+        CHECK(strcmp(genie_dtype_name(GENIE_F16), "f16") == 0);
+        CHECK(genie_set_num_threads(ctx, 2) == GENIE_OK);
+        CHECK(genie_set_num_threads(ctx, -1) == GENIE_ERR_INVALID_ARG && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+        genie_clear_error(ctx);
     }
     genie_ctx_destroy(ctx);
 }
