@@ -60,11 +60,14 @@ asan: | $(BUILD)
 	build-asan/test_alloc
 	build-asan/test_main
 
-valgrind: examples
+valgrind: examples $(BUILD)/test_main
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
-	  echo "  valgrind example $$e clean"; done
+	  echo "  valgrind example $$e clean"; done; \
+	GENIE_NO_TORCH=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
+	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
+	echo "  valgrind test_main (unit tests and program files) clean"
 
 # ---- the full property run against PyTorch (issue: views that never lie) ----
 PROPS_N ?= 10000

@@ -298,7 +298,8 @@ def prog_graphs(seed):
             op = rng.choice(['sum', 'amax', 'amin', 'mean', 'prod'])
             n = P.op(op, a, dims, rng.randint(0, 1))
         elif k < 0.7:
-            if a.value.dtype != b.value.dtype and (a.value.numel() == 0 or b.value.numel() == 0):
+            if (a.value.dtype != b.value.dtype or a.value.dtype == torch.bool) and \
+                    (a.value.numel() == 0 or b.value.numel() == 0):
                 continue  # PyTorch skips the dtype check when the product is empty (README)
             n = P.op('matmul', a, b)
         elif k < 0.8:
