@@ -71,6 +71,34 @@ static void test_errors(void) {
     CHECK(genie_add(NULL, NULL, NULL) == NULL);
 }
 
+/* genie_read converts as PyTorch's copy_ does on x86 (expected bits from torch 1.13) */
+static void test_read_conversions(void) {
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    static const float v[12] = {1.0f, 65519.0f, 65520.0f, 1e-8f, -2.5f, 300.7f, NAN, 6e-5f, -0.0f, 3.0e38f, 1.00390625f, 1.01171875f};
+    static const uint16_t h[12] = {15360, 31743, 31744, 0, 49408, 23731, 32256, 1007, 32768, 31744, 15364, 15372};
+    static const uint16_t b[12] = {16256, 18304, 18304, 12844, 49184, 17302, 0, 14460, 32768, 32610, 16256, 16258};
+    static const uint8_t u8[12] = {1, 239, 240, 0, 254, 44, 0, 0, 0, 0, 1, 1};
+    static const int32_t i32[12] = {1, 65519, 65520, 0, -2, 300, INT32_MIN, 0, 0, INT32_MIN, 1, 1};
+    static const uint8_t bo[12] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
+    uint16_t h2[12], b2[12];
+    uint8_t u2[12], bo2[12];
+    int32_t i2[12];
+    genie_tensor *t = vec(ctx, 12, v);
+    int i, ok_h = 1, ok_b = 1;
+    CHECK(genie_read(ctx, t, GENIE_F16, h2, sizeof h2) == GENIE_OK);
+    CHECK(genie_read(ctx, t, GENIE_BF16, b2, sizeof b2) == GENIE_OK);
+    CHECK(genie_read(ctx, t, GENIE_U8, u2, sizeof u2) == GENIE_OK && memcmp(u2, u8, sizeof u8) == 0);
+    CHECK(genie_read(ctx, t, GENIE_I32, i2, sizeof i2) == GENIE_OK && memcmp(i2, i32, sizeof i32) == 0);
+    CHECK(genie_read(ctx, t, GENIE_BOOL, bo2, sizeof bo2) == GENIE_OK && memcmp(bo2, bo, sizeof bo) == 0);
+    for (i = 0; i < 12; i++) {
+        ok_h &= h2[i] == h[i];
+        ok_b &= i == 6 ? ((b2[i] & 0x7f80) == 0x7f80 && (b2[i] & 0x7f)) : b2[i] == b[i]; /* any NaN */
+    }
+    CHECK(ok_h);
+    CHECK(ok_b);
+    genie_ctx_destroy(ctx);
+}
+
 static void test_laziness(void) {
     genie_ctx *ctx = genie_ctx_create(NULL);
     float v[4] = {1, 2, 3, 4}, out[4];
@@ -470,6 +498,7 @@ int main(int argc, char **argv) {
     }
     if (argc > 1) chain = atoi(argv[1]);
     test_errors();
+    test_read_conversions();
     test_laziness();
     test_graph_freed();
     test_no_pool();
