@@ -2428,9 +2428,17 @@ GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
 
 /* ---- helpers shared by the operations ---- */
 #define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
+/* An optional input (NULL is fine) must belong to this context. */
+static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
+    if (t && t->ctx != ctx) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor of another context was passed", fn);
+        return 0;
+    }
+    return 1;
+}
 static int genie__need(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
     if (!t) { genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: required input is NULL", fn); return 0; }
-    return 1;
+    return genie__mine(ctx, fn, t);
 }
 static int genie__wrap_dim(genie_ctx *ctx, const char *fn, int64_t dim, int nd, int64_t *out) {
     int64_t r = nd > 0 ? nd : 1;
@@ -2701,6 +2709,11 @@ static genie_result genie__materialize(genie_ctx *ctx, const char *fn, int n, ge
         if (!ts[i]) {
             if (nodes != small) GENIE_FREE(nodes);
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: tensor %d is NULL", fn, i);
+            return GENIE_ERR_INVALID_ARG;
+        }
+        if (ts[i]->ctx != ctx) {
+            if (nodes != small) GENIE_FREE(nodes);
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: tensor %d belongs to another context", fn, i);
             return GENIE_ERR_INVALID_ARG;
         }
         nodes[i] = ts[i]->st->ver;
@@ -3130,7 +3143,7 @@ GENIEDEF genie_tensor *genie_layer_norm(genie_ctx *ctx, genie_tensor *x, int nno
     genie__vspec *v;
     genie__node *n;
     GENIE__ENTER(ctx);
-    if (!genie__need(ctx, fn, x)) return NULL;
+    if (!genie__need(ctx, fn, x) || !genie__mine(ctx, fn, weight) || !genie__mine(ctx, fn, bias)) return NULL;
     nd = x->v->ndim;
     if (nnorm < 1 || nnorm > GENIE__MAXD || !normalized_shape)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: expected normalized_shape to be at least 1-dimensional", fn);
@@ -3257,7 +3270,7 @@ GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tenso
     genie__vspec *v, *iv, *xv, *wv, *cv = NULL;
     genie__node *n;
     GENIE__ENTER(ctx);
-    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w)) return NULL;
+    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w) || !genie__mine(ctx, fn, b)) return NULL;
     xn = x->v->ndim;
     if (xn < 1 || w->v->ndim != 2)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected input of at least 1 dim and a 2-D weight, got %s and %s", fn,
@@ -3330,7 +3343,7 @@ GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tenso
     genie__vspec *v, *xv;
     genie__node *n;
     GENIE__ENTER(ctx);
-    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w)) return NULL;
+    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w) || !genie__mine(ctx, fn, b)) return NULL;
     if (!stride || !padding || !dilation)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: stride, padding and dilation are required", fn);
     xn = x->v->ndim;

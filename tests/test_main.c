@@ -67,6 +67,18 @@ static void test_errors(void) {
     genie_clear_error(ctx);
     CHECK(strstr(genie_result_string(GENIE_ERR_VIEW), "GENIE_ERR_VIEW") != NULL);
     CHECK(strcmp(genie_result_string((genie_result)-99), "unknown genie_result") == 0);
+    {   /* a tensor of another context is refused, not followed */
+        genie_ctx *other = genie_ctx_create(NULL);
+        genie_tensor *o = genie_zeros(other, GENIE_F32, 2, s23);
+        CHECK(genie_add(ctx, a, o) == NULL && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+        CHECK(strstr(genie_last_error(ctx), "another context") != NULL);
+        genie_clear_error(ctx);
+        CHECK(genie_layer_norm(ctx, a, 1, s23 + 1, o, NULL, 1e-5) == NULL && genie_status(ctx) == GENIE_ERR_INVALID_ARG);
+        genie_clear_error(ctx);
+        CHECK(genie_realize(ctx, 1, &o) == GENIE_ERR_INVALID_ARG);
+        genie_clear_error(ctx);
+        genie_ctx_destroy(other);
+    }
     genie_ctx_destroy(ctx);
     CHECK(genie_add(NULL, NULL, NULL) == NULL);
 }
