@@ -69,19 +69,21 @@ valgrind: examples $(BUILD)/test_main
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 
-# ---- the full property run against PyTorch (issue: views that never lie) ----
+# ---- the full property runs against PyTorch ----
 PROPS_N ?= 10000
 PROPS_SEED ?= 1
 props: $(BUILD)/test_main
 	$(PYTHON) tests/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
 	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
-	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt
+	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
+	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt $(BUILD)/props_ops.txt
 
 # regenerate the checked-in expectations from PyTorch
 cases:
 	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
 	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
 	$(PYTHON) tests/gen_props.py graphs 300 1 tests/data/props_graphs.txt
+	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
 bench: | $(BUILD)

@@ -640,6 +640,17 @@ static int64_t genie__ldi(const void *p, int64_t i, int dt) {
     default: return genie__f2i64(genie__ldf(p, i, dt));
     }
 }
+/* v as integer dtype dt holds it: wrapped to the width (two's complement). */
+static int64_t genie__wrap_int(int64_t v, int dt) {
+    switch (dt) {
+    case GENIE_I32: return (int32_t)(uint32_t)(uint64_t)v;
+    case GENIE_I16: return (int16_t)(uint16_t)(uint64_t)v;
+    case GENIE_I8: return (int8_t)(uint8_t)(uint64_t)v;
+    case GENIE_U8: return (uint8_t)(uint64_t)v;
+    case GENIE_BOOL: return v != 0;
+    default: return v;
+    }
+}
 /* Store an integer value: wraps to the width (two's complement), bool is != 0. */
 static void genie__sti(void *p, int64_t i, int dt, int64_t v) {
     switch (dt) {
@@ -1704,14 +1715,7 @@ static double genie__ld_as(const void *p, int64_t i, int dt, int cdt) {
 /* Load an integer as compute dtype cdt: wrapped to its width (u8 255 + 1 = 0). */
 static int64_t genie__ldi_as(const void *p, int64_t i, int dt, int cdt) {
     int64_t v = genie__ldi(p, i, dt);
-    switch (dt == cdt ? -1 : cdt) {
-    case GENIE_I32: return (int32_t)(uint32_t)(uint64_t)v;
-    case GENIE_I16: return (int16_t)(uint16_t)(uint64_t)v;
-    case GENIE_I8: return (int8_t)(uint8_t)(uint64_t)v;
-    case GENIE_U8: return (uint8_t)(uint64_t)v;
-    case GENIE_BOOL: return v != 0;
-    default: return v;
-    }
+    return dt == cdt ? v : genie__wrap_int(v, cdt);
 }
 static void genie__copy_elem(void *dst, int64_t di, int ddt, const void *src, int64_t si, int sdt) {
     if (!GENIE__IS_FLOAT(ddt) && !GENIE__IS_FLOAT(sdt)) genie__sti(dst, di, ddt, genie__ldi(src, si, sdt));
@@ -2129,6 +2133,20 @@ static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
     int64_t total = genie__numel(ov->ndim, ov->shape), lo, hi, i, offs[1];
     const int64_t *sts[1];
     genie__mi m;
+    if (ith == 0 && n->op != GENIE__OP_GATHER) { /* ATen checks every index, even for an empty result */
+        int64_t ni = genie__numel(xv->ndim, xv->shape), size = n->op == GENIE__OP_EMBEDDING ? tv->shape[0]
+                                                               : tv->ndim ? tv->shape[d] : 1;
+        const int64_t *xst = xv->strides;
+        genie__mi_init(&m, xv->ndim, xv->shape, 1, &xst, &xv->off, 0);
+        for (i = 0; i < ni; i++, genie__mi_next(&m)) {
+            int64_t idx = genie__ldi(GENIE__IN(n, 1), m.off[0], xdt);
+            if (idx < 0 || idx >= size) {
+                snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of range for dimension %d with size %lld",
+                         genie__op_names[n->op] + 6, (long long)idx, n->op == GENIE__OP_EMBEDDING ? 0 : d, (long long)size);
+                return GENIE_ERR_INDEX;
+            }
+        }
+    }
     genie__share(total, ith, nth, &lo, &hi);
     sts[0] = ov->strides;
     offs[0] = ov->off;
@@ -2193,7 +2211,7 @@ static genie_result genie__k_sort(genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const genie__vspec *iv = n->in[0].v, *ov = n->out;
     int d = (int)n->a.i[0], idt = n->in[0].n->dtype, fl = GENIE__IS_FLOAT(idt), desc = (int)n->a.i[1];
-    int64_t len = iv->ndim ? iv->shape[d] : 1, k = n->op == GENIE__OP_TOPK ? n->a.i[2] : len;
+    int64_t len = iv->ndim ? iv->shape[d] : 1, k = (n->op == GENIE__OP_TOPK && iv->ndim) ? n->a.i[2] : len;
     int64_t ist = iv->ndim ? iv->strides[d] : 0, ost = ov->ndim ? ov->strides[d] : 0;
     int64_t shape[GENIE__MAXD], outer, lo, hi, o, j, offs[2];
     const int64_t *sts[2];
@@ -2855,7 +2873,9 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
     if (!genie__binary_types(ctx, op, fn, a->st->dtype, scalar ? GENIE_F64 : b->st->dtype, pt, &cdt, &odt)) return NULL;
     vs[0] = a->v;
     vs[1] = scalar ? NULL : b->v;
-    genie__ti_layout(scalar ? 1 : 2, vs, scalar, nd, shape, st);
+    /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
+       iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
+    genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
     n = genie__begin(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, &v);
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
@@ -2937,7 +2957,7 @@ GENIE__DEF_UNARY(reciprocal, RECIPROCAL) GENIE__DEF_UNARY(square, SQUARE) GENIE_
 GENIE__DEF_UNARY(ceil, CEIL) GENIE__DEF_UNARY(round, ROUND) GENIE__DEF_UNARY(sign, SIGN) GENIE__DEF_UNARY(erf, ERF)
 GENIE__DEF_UNARY(log1p, LOG1P) GENIE__DEF_UNARY(expm1, EXPM1) GENIE__DEF_UNARY(logical_not, LOGICAL_NOT)
 
-/* Integer bound for clamp: truncated, saturated to int64. */
+/* Integer bound for clamp: truncated (saturated to int64; NaN: no bound). */
 static int64_t genie__clamp_bound(double v) {
     if (v != v) return 0; /* no bound: unused */
     if (v >= 9223372036854775807.0) return INT64_MAX;
@@ -2959,9 +2979,9 @@ GENIEDEF genie_tensor *genie_clamp(genie_ctx *ctx, genie_tensor *t, double min, 
     if (GENIE__IS_FLOAT(t->st->dtype)) { /* bounds converted to t's dtype */
         n->a.f[0] = min == min ? genie__round_to(min, t->st->dtype) : min;
         n->a.f[1] = max == max ? genie__round_to(max, t->st->dtype) : max;
-    } else {
-        n->a.i[0] = genie__clamp_bound(min);
-        n->a.i[1] = genie__clamp_bound(max);
+    } else { /* truncated, then wrapped into the dtype as ATen converts a Scalar (u8: -1 is 255) */
+        n->a.i[0] = genie__wrap_int(genie__clamp_bound(min), t->st->dtype);
+        n->a.i[1] = genie__wrap_int(genie__clamp_bound(max), t->st->dtype);
         n->a.i[2] = min == min;
         n->a.i[3] = max == max;
     }
@@ -3774,7 +3794,11 @@ static genie_tensor *genie__cat(genie_ctx *ctx, int op, const char *fn, int coun
     } else {
         for (i = 0; i < count; i++) /* legacy: 1-D empty tensors are skipped */
             if (!(ts[i]->v->ndim == 1 && ts[i]->v->shape[0] == 0)) { first = i; break; }
-        if (first < 0) first = 0;
+        if (first < 0) { /* only legacy empty tensors: an empty 1-D result, no dim check (ATen) */
+            int64_t zero = 0;
+            n = genie__begin(ctx, op, dt, 1, &zero, NULL, 0, &v);
+            return n ? genie__result(ctx, n, v) : NULL;
+        }
         nd = ts[first]->v->ndim;
         if (nd == 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: zero-dimensional tensor (at position %d) cannot be concatenated", fn, first);
         if (!genie__wrap_dim(ctx, fn, dim, nd, &d)) return NULL;

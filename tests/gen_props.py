@@ -8,12 +8,15 @@
   graphs: random small graphs (broadcasting, reductions, views, matmul, type
          promotion with 0-dim tensors and scalars).
 
-usage: gen_props.py MODE COUNT SEED OUT     (MODE: views | graphs)
+  ops:   every operation of the API on random shapes, dtypes and arguments,
+         valid and invalid (errors must match PyTorch's).
+
+usage: gen_props.py MODE COUNT SEED OUT     (MODE: views | graphs | ops)
 The seed of each program is in its P line, so any failure can be replayed."""
 import random
 import sys
 import torch
-from oracle import Prog, Slot, FLOATS
+from oracle import Prog, Slot, FLOATS, NONE
 
 MAXD = 8
 P = Prog()
@@ -315,9 +318,165 @@ def prog_graphs(seed):
             pool.append(n)
 
 
+# ---- random operations: every op of the API on random shapes, dtypes, arguments ----
+ODT = [torch.float32, torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+       torch.int8, torch.uint8, torch.bool]
+UNARY = ['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'gelu', 'gelu_tanh',
+         'silu', 'reciprocal', 'square', 'floor', 'ceil', 'round', 'sign', 'erf', 'log1p', 'expm1', 'logical_not']
+BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+          'logical_and', 'logical_or']
+
+
+def rand_tensor(rng, shape=None, dt=None):
+    if shape is None:
+        shape = [rng.choice([0, 1, 2, 3, 4]) if rng.random() < 0.2 else rng.randint(1, 4) for _ in range(rng.randint(0, 3))]
+    dt = dt or rng.choice(ODT)
+    if dt == torch.bool:
+        return torch.rand(shape) > 0.5
+    x = torch.randint(-3, 4, shape).to(torch.float64)
+    if dt in FLOATS:
+        x = x + torch.rand(shape, dtype=torch.float64).round(decimals=2)
+    if dt == torch.uint8:
+        x = x.abs()
+    return x.to(dt)
+
+
+def rand_dims(rng, nd):
+    return tuple(sorted({rdim(rng, nd) for _ in range(rng.randint(0, max(nd, 1)))}))
+
+
+def index_tensor(rng, shape, hi, bad):
+    lo_v, hi_v = (-1, hi + 1) if bad else (0, max(hi - 1, 0))
+    return torch.randint(lo_v, hi_v + 1, shape) if hi > 0 or bad else torch.zeros(shape, dtype=torch.int64)
+
+
+def prog_ops(seed):
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    P.begin('ops-%d' % seed)
+    pool = [P.data(rand_tensor(rng)) for _ in range(rng.randint(2, 4))]
+    for _ in range(rng.randint(4, 10)):
+        a = rng.choice(pool)
+        b = rng.choice(pool)
+        t = a.value
+        nd = t.dim()
+        k = rng.randrange(16)
+        n = None
+        if k == 0:
+            n = P.op(rng.choice(UNARY), a)
+        elif k == 1:
+            n = P.op(rng.choice(BINARY), a, b)
+        elif k == 2:
+            n = P.op(rng.choice(['add_scalar', 'sub_scalar', 'mul_scalar', 'div_scalar', 'pow_scalar']), a,
+                     rng.choice([2.0, -1.5, 0.5, 0.0, 3.0]))
+        elif k == 3:
+            lo, hi = rng.choice([(-1.0, 1.0), (float('nan'), 0.5), (0.5, float('nan')), (2.0, -2.0), (-2.5, 1.5)])
+            n = P.op('clamp', a, lo, hi)
+        elif k == 4:
+            n = P.op('where', P.op('gt', a, b), a, rng.choice(pool))
+        elif k == 5:
+            op = rng.choice(['sum', 'mean', 'amax', 'amin', 'prod', 'logsumexp'])
+            dims = rand_dims(rng, nd)
+            if op == 'prod' and len(dims) > 1 and t.dtype in (torch.float16, torch.bfloat16):
+                dims = dims[:1]
+            n = P.op(op, a, dims, rng.randint(0, 1))
+        elif k == 6:
+            op = rng.choice(['var', 'std', 'argmax', 'argmin', 'softmax', 'log_softmax'])
+            if op in ('var', 'std'):
+                n = P.op(op, a, rand_dims(rng, nd), rng.randint(0, 2), rng.randint(0, 1))
+            elif op in ('argmax', 'argmin'):
+                n = P.op(op, a, NONE if rng.random() < 0.3 else rdim(rng, nd), rng.randint(0, 1))
+            else:
+                n = P.op(op, a, rdim(rng, nd))
+        elif k == 7:
+            kk = rng.randint(1, max(nd, 1))
+            shape = tuple(t.shape[nd - kk:]) if nd and rng.random() < 0.85 else (rng.randint(1, 3),)
+            w = P.data(rand_tensor(rng, list(shape), t.dtype)) if rng.random() < 0.6 else None
+            bb = P.data(rand_tensor(rng, list(shape), t.dtype)) if rng.random() < 0.6 else None
+            n = P.op('layer_norm', a, shape, w, bb, 1e-5)
+        elif k == 8:
+            if rng.random() < 0.5:
+                n = P.op('matmul', a, b) if not ((a.value.dtype != b.value.dtype or a.value.dtype == torch.bool) and
+                                                 (a.value.numel() == 0 or b.value.numel() == 0)) else None
+            else:
+                kin = t.shape[-1] if nd else 2
+                w = P.data(rand_tensor(rng, [rng.randint(1, 3), kin if rng.random() < 0.9 else kin + 1], t.dtype))
+                bias = P.data(rand_tensor(rng, [w.value.shape[0]], t.dtype)) if rng.random() < 0.5 else None
+                if t.numel() and t.dtype != torch.bool:
+                    n = P.op('linear', a, w, bias)
+        elif k == 9:
+            c = rng.randint(1, 3)
+            g = rng.choice([1, 1, c])
+            x = P.data(rand_tensor(rng, [rng.randint(1, 2), c * g, rng.randint(1, 5), rng.randint(1, 5)], torch.float32))
+            w = P.data(rand_tensor(rng, [g * rng.randint(1, 2), c if rng.random() < 0.9 else c + 1, rng.randint(1, 3),
+                                         rng.randint(1, 3)], torch.float32))
+            bias = P.data(rand_tensor(rng, [w.value.shape[0]], torch.float32)) if rng.random() < 0.5 else None
+            n = P.op('conv2d', x, w, bias, (rng.randint(1, 2), rng.randint(1, 2)), (rng.randint(0, 1), rng.randint(0, 1)),
+                     (rng.randint(1, 2), 1), g)
+        elif k == 10:
+            parts = [a] + [P.op(rng.choice(['clone', 'contiguous']), a) if rng.random() < 0.5 else rng.choice(pool)
+                           for _ in range(rng.randint(0, 2))]
+            n = P.op(rng.choice(['cat', 'stack']), parts, rdim(rng, nd, 1))
+        elif k == 11:
+            if nd == 0:
+                continue
+            d = rdim(rng, nd)
+            size = t.shape[d]
+            bad = rng.random() < 0.2
+            op = rng.choice(['index_select', 'gather', 'embedding'])
+            if size == 0 or (op == 'embedding' and nd == 2 and t.shape[0] == 0):
+                continue  # every index is out of range: data-dependent, covered by the bad case
+            if op == 'index_select':
+                shp = [rng.randint(0, 3)]
+                idx, safe = index_tensor(rng, shp, size, bad), index_tensor(rng, shp, size, False)
+                n = P.op_idx(op, [a, d, P.data(idx)], [a, d, P.data(safe)])
+            elif op == 'gather':
+                shp = [rng.randint(0, s) if i != d % nd else rng.randint(0, 3) for i, s in enumerate(t.shape)]
+                idx, safe = index_tensor(rng, shp, size, bad), index_tensor(rng, shp, size, False)
+                n = P.op_idx(op, [a, d, P.data(idx)], [a, d, P.data(safe)])
+            elif nd == 2:
+                shp = [rng.randint(0, 3) for _ in range(rng.randint(0, 2))]
+                idx, safe = index_tensor(rng, shp, t.shape[0], bad), index_tensor(rng, shp, t.shape[0], False)
+                n = P.op_idx(op, [a, P.data(idx)], [a, P.data(safe)])
+        elif k == 12:
+            m = P.data(torch.rand([s if rng.random() < 0.8 else 1 for s in t.shape]) > 0.5)
+            n = P.op('masked_fill', a, m, rng.choice([1.0, -2.0, 0.5, 300.0]))
+        elif k == 13:
+            n = P.op(rng.choice(['tril', 'triu']), a, rng.randint(-2, 2))
+        elif k == 14:
+            op = rng.choice(['topk', 'sort', 'max_dim', 'min_dim'])
+            d = rdim(rng, nd)
+            if op == 'topk':
+                size = t.shape[d] if nd and -nd <= d < nd else 1
+                args = (rng.randint(0, size + (1 if rng.random() < 0.1 else 0)), d, rng.randint(0, 1), 1)
+            elif op == 'sort':
+                args = (d, rng.randint(0, 1))
+            else:
+                args = (d, rng.randint(0, 1))
+            tup = P.op(op, a, *args)
+            if isinstance(tup.value, tuple):
+                vals = P.op('get', tup, 0)
+                P.expect(vals)
+                P.gathered(P.op('get', tup, 1), a, d, vals)
+            continue
+        else:
+            op = rng.choice(['to_dtype', 'clone', 'contiguous', 'flip'])
+            if op == 'to_dtype':
+                n = P.op(op, a, rng.choice(ODT))
+            elif op == 'flip':
+                n = P.op(op, a, rand_dims(rng, nd))
+            else:
+                n = P.op(op, P.op('t', a) if nd == 2 else a)
+        if n is not None and isinstance(n.value, torch.Tensor):
+            P.expect(n, torch.bfloat16 if any(x.value.dtype in (torch.float16, torch.bfloat16) for x in pool)
+                     else torch.float32 if any(x.value.dtype == torch.float32 for x in pool) else None)
+            if n.value.numel() < 64:
+                pool.append(n)
+
+
 def main():
     mode, count, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    gen = prog_views if mode == 'views' else prog_graphs
+    gen = {'views': prog_views, 'graphs': prog_graphs, 'ops': prog_ops}[mode]
     for i in range(count):
         gen(seed + i)
     P.write(out)

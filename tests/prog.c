@@ -308,12 +308,13 @@ static void check_expect(genie_ctx *ctx, runstate *rs, char **tok, int ntok) {
 
 /* Every op PyTorch ran without error must have been captured by genie too. */
 static void unexpected_errors(runstate *rs) {
-    int i;
+    int i, line = rs->line;
     for (i = 0; i < MAX_SLOTS; i++)
         if (slots[i].used && slots[i].failed && !slots[i].expect_fail) {
             rs->line = slots[i].line;
             fail(rs, "genie failed where PyTorch did not: %s%s", slots[i].err, "");
         }
+    rs->line = line;
 }
 
 /* gather(src, dim, idx) must equal vals exactly (idx without keepdim is unsqueezed). */

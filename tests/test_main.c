@@ -456,9 +456,10 @@ static void test_view_rules(void) {
 }
 
 static void run_data_files(void) {
-    const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt"};
+    const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt",
+                           "tests/data/props_ops.txt"};
     int i;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         int p = 0, f = 0;
         if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
         printf("  %-30s %d passed, %d failed\n", files[i], p, f);
@@ -470,7 +471,7 @@ static void run_data_files(void) {
 static void run_fresh_random(void) {
     char cmd[512];
     unsigned seed = (unsigned)time(NULL) % 1000000u;
-    const char *modes[2] = {"views", "graphs"};
+    const char *modes[3] = {"views", "graphs", "ops"};
     int i;
     if (getenv("GENIE_NO_TORCH")) {
         printf("skip: fresh random programs against PyTorch (GENIE_NO_TORCH is set)\n");
@@ -482,7 +483,7 @@ static void run_fresh_random(void) {
         skipped++;
         return;
     }
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < 3; i++) {
         int p = 0, f = 0;
         snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/gen_props.py %s 200 %u /tmp/genie_fresh_%s.txt >/dev/null 2>&1",
                  modes[i], seed * 1000u, modes[i]);
