@@ -45,6 +45,27 @@ static int program(genie_ctx *ctx) {
     c = genie_cat(ctx, 1, &b, 0);
     genie_add_(ctx, genie_select(ctx, c, 0, 1), genie_tuple_get(t, 0) ? genie_select(ctx, genie_tuple_get(t, 0), 1, 0) : NULL);
     genie_read(ctx, c, GENIE_F32, out, sizeof out);
+    {   /* views, copies, joins with heap inputs, sorts, writes, a dump */
+        genie_tensor *parts[5], *r, *f;
+        genie_tuple *sp;
+        FILE *dev = fopen("/dev/null", "w");
+        int i;
+        for (i = 0; i < 5; i++) parts[i] = genie_narrow(ctx, a, 0, i % 4, 1);
+        r = genie_reshape(ctx, genie_t(ctx, genie_cat(ctx, 5, parts, 0)), 1, (int64_t[]){20});
+        sp = genie_sort(ctx, r, 0, 1);
+        f = genie_flip(ctx, genie_as_strided(ctx, r, 2, (int64_t[]){2, 3}, (int64_t[]){1, 2}, 1), 1, (int64_t[]){1});
+        genie_copy_(ctx, genie_slice(ctx, r, 0, 0, 20, 4), genie_ones(ctx, GENIE_F32, 0, NULL));
+        genie_masked_fill_(ctx, a, genie_gt(ctx, a, genie_zeros(ctx, GENIE_F32, 0, NULL)), 0.5);
+        if (sp && f && dev) {
+            genie_tensor *roots[2];
+            roots[0] = genie_tuple_get(sp, 1);
+            roots[1] = f;
+            genie_dump_dot(ctx, 2, roots, dev);
+            genie_realize(ctx, 2, roots);
+        }
+        if (dev) fclose(dev);
+        genie_read(ctx, genie_narrow(ctx, r, 0, 0, 16), GENIE_F32, out, sizeof out);
+    }
     genie_scope_pop(ctx);
     genie_pool_pop(ctx);
     return genie_status(ctx);
@@ -54,7 +75,11 @@ int main(void) {
     long total, k;
     int passed = 0, failed = 0, oom = 0;
     genie_ctx *ctx = genie_ctx_create(NULL);
-    if (program(ctx) != GENIE_OK) { printf("FAIL clean run: %s\n", genie_last_error(ctx)); return 1; }
+    if (program(ctx) != GENIE_OK) {
+        printf("FAIL clean run: %s\n", genie_last_error(ctx));
+        genie_ctx_destroy(ctx);
+        return 1;
+    }
     genie_ctx_destroy(ctx);
     total = calls;
     if (live == 0) passed++;
