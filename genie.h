@@ -868,6 +868,13 @@ static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_sc
         if (dense && eq) { memcpy(out, ins[0]->strides, (size_t)nd * 8); return; }
     }
     if (nd <= 1) { genie__contig_strides(nd, shape, out); return; }
+    if (has_scalar && genie__numel(nd, shape) > 0) { /* inputs of the out shape with exactly the */
+        genie__contig_strides(nd, shape, out);        /* standard strides keep the identity order */
+        for (k = 0; k < nin; k++)                     /* when no size is 0 */
+            if (ins[k]->ndim != nd || memcmp(ins[k]->shape, shape, (size_t)nd * 8) != 0 ||
+                memcmp(ins[k]->strides, out, (size_t)nd * 8) != 0) break;
+        if (k == nin) return;
+    }
     for (k = 0; k < nin; k++) /* broadcast strides: 0 where a size-1 dim is expanded */
         for (i = 0; i < nd; i++) {
             int src = i - (nd - ins[k]->ndim);
@@ -2517,18 +2524,29 @@ static genie__vspec *genie__bcast_view(genie_ctx *ctx, const genie_tensor *t, in
     }
     return genie__vspec_new(ctx, nd, shape, st, t->v->off);
 }
-/* A pending node and its output view (strides NULL: contiguous). */
-static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
-                                 int nin, genie__vspec **outv) {
-    genie__vspec *v = genie__vspec_new(ctx, nd, shape, strides, 0);
+/* A pending node and its output view (strides NULL: contiguous); like (may be
+   NULL) is an input's view, shared as the output's when they are equal. */
+static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape,
+                                      const int64_t *strides, int nin, genie__vspec *like, genie__vspec **outv) {
+    genie__vspec *v;
     genie__node *n;
     *outv = NULL;
+    if (like && strides && like->off == 0 && like->ndim == nd && memcmp(like->shape, shape, (size_t)nd * 8) == 0 &&
+        memcmp(like->strides, strides, (size_t)nd * 8) == 0)
+        v = genie__vspec_retain(like);
+    else
+        v = genie__vspec_new(ctx, nd, shape, strides, 0);
     if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
     n = genie__node_new(ctx, op, dt, genie__numel(nd, shape), nin);
     if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
     n->out = genie__vspec_retain(v);
     *outv = v;
     return n;
+}
+/* A pending node and its output view (strides NULL: contiguous). */
+static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
+                                 int nin, genie__vspec **outv) {
+    return genie__begin_like(ctx, op, dt, nd, shape, strides, nin, NULL, outv);
 }
 /* Set input i of n to t read through v (v's reference is taken; NULL: OOM). */
 static int genie__in(genie_ctx *ctx, genie__node *n, int i, const genie_tensor *t, genie__vspec *v) {
@@ -2876,7 +2894,7 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
     /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
        iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
     genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
-    n = genie__begin(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, &v);
+    n = genie__begin_like(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, a->v, &v);
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
     if (scalar) {
@@ -2941,7 +2959,7 @@ static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_
     if (!genie__need(ctx, fn, t) || !genie__unary_types(ctx, op, fn, t->st->dtype, &cdt, &odt)) return NULL;
     vs[0] = t->v;
     genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
-    n = genie__begin(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, &v);
+    n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);

@@ -287,8 +287,9 @@ class Prog:
 
     @staticmethod
     def _recompute_f64(name, vals, native):
-        """The f64 result, rounded into a tensor with the native result's dtype and layout."""
-        conv = [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in vals]
+        """The f64 result, rounded into a tensor with the native result's dtype and layout.
+        Inputs are cast to the common (result) dtype first, as PyTorch does, then widened."""
+        conv = [v.to(native.dtype).double() if isinstance(v, torch.Tensor) else v for v in vals]
         out = torch.empty_strided(native.shape, native.stride(), dtype=native.dtype)
         return out.copy_(OPS[name](*conv))
 
