@@ -410,6 +410,7 @@ static const unsigned char genie__op_kinds[] = {
 };
 GENIE__STATIC_ASSERT(op_names, sizeof(genie__op_names) / sizeof(genie__op_names[0]) == GENIE__OP_COUNT);
 GENIE__STATIC_ASSERT(op_kinds, sizeof(genie__op_kinds) == GENIE__OP_COUNT);
+GENIE__STATIC_ASSERT(compare_ops, GENIE__OP_GE - GENIE__OP_EQ == 5 && GENIE__OP_NE == GENIE__OP_EQ + 1);
 
 /* >>errors ---------------------------------------------------------------- */
 static const genie_result genie__result_codes[] = {
@@ -1664,7 +1665,20 @@ static int64_t genie__unary_i(int op, int64_t x, const genie__args *a) {
     default: return x; /* floor, ceil, round of integers */
     }
 }
+/* Comparisons from an ordering c: -1, 0, 1, or 2 when unordered (a NaN): only ne holds. */
+static int genie__compare(int op, int c) {
+    switch (op) {
+    case GENIE__OP_EQ: return c == 0;
+    case GENIE__OP_NE: return c != 0;
+    case GENIE__OP_LT: return c == -1;
+    case GENIE__OP_LE: return c == -1 || c == 0;
+    case GENIE__OP_GT: return c == 1;
+    default: return c == 1 || c == 0; /* ge */
+    }
+}
+#define GENIE__IS_COMPARE(op) ((op) >= GENIE__OP_EQ && (op) <= GENIE__OP_GE)
 static double genie__binary_f(int op, double x, double y) {
+    if (GENIE__IS_COMPARE(op)) return genie__compare(op, (x != x || y != y) ? 2 : (x > y) - (x < y));
     switch (op) {
     case GENIE__OP_ADD: return x + y;
     case GENIE__OP_SUB: return x - y;
@@ -1673,12 +1687,6 @@ static double genie__binary_f(int op, double x, double y) {
     case GENIE__OP_POW: return pow(x, y);
     case GENIE__OP_MAXIMUM: return (x != x || y != y) ? NAN : (x > y ? x : y);
     case GENIE__OP_MINIMUM: return (x != x || y != y) ? NAN : (x < y ? x : y);
-    case GENIE__OP_EQ: return x == y;
-    case GENIE__OP_NE: return x != y;
-    case GENIE__OP_LT: return x < y;
-    case GENIE__OP_LE: return x <= y;
-    case GENIE__OP_GT: return x > y;
-    case GENIE__OP_GE: return x >= y;
     case GENIE__OP_LOGICAL_AND: return x != 0 && y != 0;
     case GENIE__OP_LOGICAL_OR: return x != 0 || y != 0;
     default: return 0;
@@ -1695,6 +1703,7 @@ static int64_t genie__powi(int64_t b, int64_t e) { /* ATen's powi, wrapping */
     return (int64_t)r;
 }
 static int64_t genie__binary_i(int op, int64_t x, int64_t y) {
+    if (GENIE__IS_COMPARE(op)) return genie__compare(op, (x > y) - (x < y));
     switch (op) {
     case GENIE__OP_ADD: return (int64_t)((uint64_t)x + (uint64_t)y);
     case GENIE__OP_SUB: return (int64_t)((uint64_t)x - (uint64_t)y);
@@ -1702,12 +1711,6 @@ static int64_t genie__binary_i(int op, int64_t x, int64_t y) {
     case GENIE__OP_POW: return genie__powi(x, y);
     case GENIE__OP_MAXIMUM: return x > y ? x : y;
     case GENIE__OP_MINIMUM: return x < y ? x : y;
-    case GENIE__OP_EQ: return x == y;
-    case GENIE__OP_NE: return x != y;
-    case GENIE__OP_LT: return x < y;
-    case GENIE__OP_LE: return x <= y;
-    case GENIE__OP_GT: return x > y;
-    case GENIE__OP_GE: return x >= y;
     case GENIE__OP_LOGICAL_AND: return x != 0 && y != 0;
     case GENIE__OP_LOGICAL_OR: return x != 0 || y != 0;
     default: return 0;
