@@ -86,9 +86,13 @@ cases:
 	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
+# genie beside PyTorch eager (ATen from C++, Debian's libtorch-dev) in the same run, one thread
 bench: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
-	$(BUILD)/bench_views
+	@if [ -f /usr/include/ATen/ATen.h ]; then \
+	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
+	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
+	else $(BUILD)/bench_views; fi
 
 # ---- install: the header and a pkg-config file ----
 install:
