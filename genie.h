@@ -340,7 +340,6 @@ GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
 #endif
 #define GENIE__MAXD GENIE_MAX_DIMS
 #define GENIE__STATIC_ASSERT(name, cond) typedef char genie__sa_##name[(cond) ? 1 : -1]
-#define GENIE__CAST(T, x) ((T)(x))
 
 /* Operation table: X(ID, aten name, kind). Views have no kernel (kind VIEW);
    in-place forms reuse the kernel of their op and are named "<aten name>_". */
@@ -527,7 +526,6 @@ static const int genie__dt_cat[] = {
 GENIE__STATIC_ASSERT(dtypes, sizeof(genie__dt_cat) / sizeof(genie__dt_cat[0]) == GENIE_DTYPE_COUNT);
 
 #define GENIE__IS_FLOAT(dt) (genie__dt_cat[dt] == 2)
-#define GENIE__IS_BOOL(dt) ((dt) == GENIE_BOOL)
 
 GENIEDEF size_t genie_dtype_size(genie_dtype dt) {
     return ((int)dt >= 0 && dt < GENIE_DTYPE_COUNT) ? genie__dt_size[dt] : 0;

@@ -16,7 +16,7 @@ The seed of each program is in its P line, so any failure can be replayed."""
 import random
 import sys
 import torch
-from oracle import Prog, Slot, FLOATS, NONE
+from oracle import Prog, FLOATS, NONE
 
 MAXD = 8
 P = Prog()
@@ -113,7 +113,7 @@ def random_view(rng, s):
     """Apply one random view operation to slot s (often valid, sometimes not)."""
     t = s.value
     nd = t.dim()
-    k = rng.random()
+    rng.random()  # unused draw, kept so every seed still replays the program it always made
     ops = ['view', 'reshape', 'permute', 'transpose', 't', 'expand', 'squeeze', 'unsqueeze', 'slice', 'select',
            'narrow', 'diagonal', 'as_strided', 'split', 'chunk', 'unbind', 'flip', 'contiguous', 'to_dtype']
     op = rng.choice(ops)
@@ -193,11 +193,6 @@ def random_view(rng, s):
     if op == 'contiguous':
         return P.op(op, s)
     return P.op('to_dtype', s, t.dtype)
-
-
-def small(rng, shape, dtype):
-    x = torch.randint(-4, 5, shape, generator=None).to(dtype) if shape is not None else None
-    return x
 
 
 def random_write(rng, aliases):
