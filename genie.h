@@ -32,6 +32,7 @@
  *     >>scope ........... interned module paths and phases
  *     >>tape ............ realize: iterative walk, topological tape, execution
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
+ *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
  *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
@@ -126,9 +127,29 @@ typedef struct genie_ctx genie_ctx;
 typedef struct genie_tensor genie_tensor;
 typedef struct genie_tuple genie_tuple;
 
+/* CPU kernel paths: X(name, short name). AUTO picks the best the CPU runs;
+   REFERENCE runs every operation on its plain strided reference kernel (the
+   oracle); the others pick the matrix-product micro-kernels. */
+#define GENIE_CPU_LIST(X)            \
+    X(GENIE_CPU_AUTO, "auto")        \
+    X(GENIE_CPU_REFERENCE, "reference") \
+    X(GENIE_CPU_GENERIC, "generic")  \
+    X(GENIE_CPU_AVX2, "avx2")        \
+    X(GENIE_CPU_AVX512, "avx512")
+
+typedef enum genie_cpu {
+#define GENIE__X(name, short_name) name,
+    GENIE_CPU_LIST(GENIE__X)
+#undef GENIE__X
+    GENIE_CPU_COUNT
+} genie_cpu;
+
 typedef struct genie_ctx_desc {
-    int n_threads; /* 0: all cores (this version runs kernels on the calling thread) */
+    int n_threads; /* 0: all cores; 1: kernels run on the calling thread only */
     int no_pool;   /* 1: the caller owns every result and releases it */
+    genie_cpu cpu; /* AUTO (0): the environment variable GENIE_CPU=reference|generic|
+                      avx2|avx512 if set, else the best path this CPU runs; a path the
+                      CPU cannot run falls back to the best one below it */
 } genie_ctx_desc;
 
 typedef struct genie_stats {
@@ -151,6 +172,9 @@ typedef struct genie_stats {
 GENIEDEF genie_ctx   *genie_ctx_create(const genie_ctx_desc *desc);
 GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
+GENIEDEF genie_cpu    genie_cpu_path(const genie_ctx *ctx);   /* the kernel path in use */
+GENIEDEF int          genie_cpu_supported(genie_cpu path);    /* 1 if this CPU runs it */
+GENIEDEF const char  *genie_cpu_name(genie_cpu path);         /* "avx512", ...; "" if unknown */
 GENIEDEF genie_result genie_status(const genie_ctx *ctx);
 GENIEDEF const char  *genie_last_error(const genie_ctx *ctx);
 GENIEDEF void         genie_clear_error(genie_ctx *ctx);
@@ -1033,6 +1057,7 @@ struct genie_ctx {
     genie_result err;
     char msg[512];
     int n_threads, no_pool;
+    genie_cpu cpu; /* the kernel path in use, never AUTO */
     genie__slab nodes, handles, storages, vspecs;
     genie__buf *bufs;
     genie_tuple *tuples;
@@ -2280,6 +2305,44 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
+/* >>gemm ------------------------------------------------------------------ */
+/* Run-time CPU dispatch: which micro-kernel paths this CPU (and its OS) runs. */
+static const char *const genie__cpu_names[] = {
+#define GENIE__X(name, short_name) short_name,
+    GENIE_CPU_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(cpu_names, sizeof(genie__cpu_names) / sizeof(genie__cpu_names[0]) == GENIE_CPU_COUNT);
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GENIE__X86 1
+#endif
+static int genie__cpu_runs(genie_cpu path) {
+    switch (path) {
+    case GENIE_CPU_REFERENCE: case GENIE_CPU_GENERIC: return 1;
+#ifdef GENIE__X86
+    case GENIE_CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GENIE_CPU_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    default: return 0;
+    }
+}
+/* The path for a request: AUTO reads GENIE_CPU, then takes the best; a path
+   the CPU cannot run falls back to the best one below it. */
+static genie_cpu genie__cpu_pick(genie_cpu want) {
+    int p;
+    if (want <= GENIE_CPU_AUTO || want >= GENIE_CPU_COUNT) {
+        const char *env = getenv("GENIE_CPU");
+        want = (genie_cpu)(GENIE_CPU_COUNT - 1);
+        for (p = 1; env && p < GENIE_CPU_COUNT; p++)
+            if (strcmp(env, genie__cpu_names[p]) == 0) want = (genie_cpu)p;
+    }
+    for (p = want; p > GENIE_CPU_GENERIC; p--)
+        if (genie__cpu_runs((genie_cpu)p)) break;
+    return (genie_cpu)p;
+}
+
 /* >>dump ------------------------------------------------------------------ */
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
     genie__node **list = NULL, **stack = NULL;
@@ -2375,6 +2438,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
         ctx->n_threads = desc->n_threads;
         ctx->no_pool = desc->no_pool;
     }
+    ctx->cpu = genie__cpu_pick(desc ? desc->cpu : GENIE_CPU_AUTO);
     ctx->nodes.size = sizeof(genie__node);
     ctx->handles.size = sizeof(genie_tensor);
     ctx->storages.size = sizeof(genie__storage);
@@ -2420,6 +2484,13 @@ GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n) {
     }
     ctx->n_threads = n;
     return GENIE_OK;
+}
+GENIEDEF genie_cpu genie_cpu_path(const genie_ctx *ctx) { return ctx ? ctx->cpu : GENIE_CPU_AUTO; }
+GENIEDEF int genie_cpu_supported(genie_cpu path) {
+    return path > GENIE_CPU_AUTO && path < GENIE_CPU_COUNT && genie__cpu_runs(path);
+}
+GENIEDEF const char *genie_cpu_name(genie_cpu path) {
+    return path >= GENIE_CPU_AUTO && path < GENIE_CPU_COUNT ? genie__cpu_names[path] : "";
 }
 GENIEDEF genie_result genie_status(const genie_ctx *ctx) { return ctx ? ctx->err : GENIE_ERR_INVALID_ARG; }
 GENIEDEF const char *genie_last_error(const genie_ctx *ctx) { return ctx ? ctx->msg : "genie: NULL context"; }
