@@ -105,7 +105,7 @@ BENCH_CASES ?=
 bench: bench-views bench-gemm
 
 bench-views: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
+	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
 	@if [ -n "$(ATEN_H)" ]; then \
 	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten $(ATEN_LIBS) && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
