@@ -19,7 +19,7 @@
    genie_pool_push/pop (ATen: the result is freed inside the timing too; OpenBLAS writes into a
    buffer made once); one warm-up call, then the median of enough calls for ~0.3 s (at least
    3; a warm-up of 5 s or more is the only sample). genie is skipped for a case whose call
-   would take more than 20 s (predicted from a run on 1/16 of the rows, then checked on the
+   would take more than 20 s (predicted from a run on 1/256 of the rows, then checked on the
    warm-up), so a slow kernel never hangs the run.
 
    Run: `make bench-gemm` (`make bench` also runs bench/views.c); `BENCH_CASES="sq conv"` picks
@@ -135,12 +135,13 @@ static double genie_once(void *arg) { /* capture and realize anew, in a pool, wi
     genie_pool_pop(g->ctx);
     return gb_now() - t0;
 }
-/* seconds a matmul/linear call would take, from one on the first m/16 rows (0: not needed) */
+/* seconds a matmul/linear call of over 1 GFLOP would take, from one on the first m/256 rows
+   (0: not predicted) */
 static double genie_predict(gb_genie *g) {
     gb_genie p = *g;
-    int64_t rows = g->c->m / 16;
+    int64_t rows = g->c->m / 256;
     double t;
-    if (g->c->kind == GB_CONV || rows < 1 || gb_flops(g->c) < 4e9) return 0;
+    if (g->c->kind == GB_CONV || rows < 1 || gb_flops(g->c) < 1e9) return 0;
     genie_pool_push(g->ctx);
     p.x = genie_slice(g->ctx, g->x, 0, 0, rows, 1);
     t = genie_once(&p) * (double)g->c->m / (double)rows;
@@ -151,7 +152,7 @@ static double genie_predict(gb_genie *g) {
 static double genie_time(gb_genie *g, double target, char *why, size_t nwhy) {
     double pred = genie_predict(g), warm;
     if (pred > GB_CAP_S) {
-        snprintf(why, nwhy, "predicted %.0f s per call from 1/16 of the rows (cap %.0f s)", pred, GB_CAP_S);
+        snprintf(why, nwhy, "predicted %.0f s per call from 1/256 of the rows (cap %.0f s)", pred, GB_CAP_S);
         return -1;
     }
     warm = genie_once(g);
@@ -333,10 +334,13 @@ int main(int argc, char **argv) {
                                         : "at::set_num_threads pinned; OpenBLAS's thread count not found, not pinned");
     else
         printf("skip: PyTorch eager peer (libtorch-dev not installed)\n");
-    for (j = 0; j < GB_NTHREADS; j++) copy[j] = copy_gbs(gb_threads[j]);
-    printf("copy bandwidth: %.1f GB/s on 1 thread, %.1f on 2 (memcpy of %.0f MiB, at least twice the %.0f MiB\n"
-           "  largest cache, so from memory; counted as bytes read + bytes written)\n",
-           copy[0], copy[1], gb_stream_bytes() / 1048576.0, gb_llc_bytes() / 1048576.0);
+    for (i = 0; i < GB_NCASES; i++) /* the copy bandwidth, for the bandwidth cases */
+        if (gb_cases[i].unit == GB_GBS && gb_selected(&gb_cases[i], argc, argv, quick)) break;
+    for (j = 0; j < GB_NTHREADS; j++) copy[j] = i < GB_NCASES ? copy_gbs(gb_threads[j]) : 0;
+    if (i < GB_NCASES)
+        printf("copy bandwidth: %.1f GB/s on 1 thread, %.1f on 2 (memcpy of %.0f MiB, at least twice the %.0f MiB\n"
+               "  largest cache, so from memory; counted as bytes read + bytes written)\n",
+               copy[0], copy[1], gb_stream_bytes() / 1048576.0, gb_llc_bytes() / 1048576.0);
     printf("each value: median of calls after a warm-up; genie captures and realizes each call in a pool\n");
 
     for (i = 0; i < GB_NCASES; i++) {
@@ -381,7 +385,7 @@ int main(int argc, char **argv) {
                 if (f32 >= 0 && secs[f32][j] > 0 && gs > 0)
                     printf("  genie bf16 speed / genie f32 speed at N = %lld: %.2f\n", (long long)c->m, secs[f32][j] / gs);
                 else
-                    printf("  genie bf16 / f32 at N = %lld: - (needs both; run sq%lld too)\n", (long long)c->m, (long long)c->m);
+                    printf("  genie bf16 speed / genie f32 speed at N = %lld: - (not both measured in this run)\n", (long long)c->m);
             }
             fflush(stdout);
         }
