@@ -52,7 +52,7 @@ static void settle(void) { /* let the previous library's spinning workers go to 
     nanosleep(&ts, NULL);
 }
 
-/* ---- copy bandwidth: memcpy of 64 MiB split over t threads ---- */
+/* ---- copy bandwidth: memcpy of gb_stream_bytes split over t threads ---- */
 typedef struct { char *dst; const char *src; size_t n; } gb_chunk;
 typedef struct { char *dst, *src; size_t n; int threads; } gb_copy;
 
