@@ -392,6 +392,8 @@ int main(int argc, char **argv) {
         blas_free(&b);
         genie_pool_pop(ctx);
     }
+    printf("\nload average at the end: %.2f (other work on the cores skews these numbers, 2-thread ones most)\n",
+           load_avg());
     genie_ctx_destroy(ctx);
     return 0;
 }
