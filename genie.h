@@ -2396,6 +2396,9 @@ typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, in
 #define GENIE__CAT3(a, b, c) GENIE__CAT3_(a, b, c)
 #define GENIE__VOP(op) GENIE__CAT3(GENIE__VP, op, GENIE__VS) /* _mm512_ op _ps */
 #define GENIE__UK_DECL(i) GENIE__V c##i##0 = GENIE__VOP(setzero)(), c##i##1 = GENIE__VOP(setzero)();
+#define GENIE__UK_PREFETCH(i) /* the C rows this tile adds to, while it computes */     \
+    _mm_prefetch((const char *)(c + (i) * ldc), _MM_HINT_T0);                             \
+    _mm_prefetch((const char *)(c + (i) * ldc + 2 * GENIE__VL - 1), _MM_HINT_T0);
 #define GENIE__UK_STEP(i)                                          \
     { GENIE__V ai = GENIE__VOP(set1)(a[i]);                        \
       c##i##0 = GENIE__VOP(fmadd)(ai, b0, c##i##0);                \
@@ -2409,6 +2412,7 @@ typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, in
     { const GENIE__T *a = (const GENIE__T *)ap, *b = (const GENIE__T *)bp;               \
       GENIE__T *c = (GENIE__T *)cp; int64_t k;                                           \
       ROWS(GENIE__UK_DECL)                                                               \
+      if (acc) { ROWS(GENIE__UK_PREFETCH) }                                              \
       for (k = 0; k < kc; k++, a += MR, b += 2 * GENIE__VL) {                            \
           GENIE__V b0 = GENIE__VOP(loadu)(b), b1 = GENIE__VOP(loadu)(b + GENIE__VL);     \
           ROWS(GENIE__UK_STEP) }                                                         \
@@ -2480,24 +2484,80 @@ static GENIE__AVX512 void genie__uk_d_avx512(int64_t kc, const void *ap, const v
 #undef GENIE__VP
 #undef GENIE__VS
 #undef GENIE__VL
+/* dst[k*w + r] = src[r*ld + k] for r < rows, k < kc: the transposing copy that
+   packs row-major A (and a linear weight as B) into k-major panels; 8x8 and 4x4
+   register transposes, the rest scalar. */
+static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp) {
+    const float *src = (const float *)srcp;
+    float *dst = (float *)dstp;
+    int64_t r = 0, k;
+    for (; r + 8 <= rows; r += 8) {
+        const float *s = src + r * ld;
+        for (k = 0; k + 8 <= kc; k += 8) {
+            __m256 r0 = _mm256_loadu_ps(s + k), r1 = _mm256_loadu_ps(s + ld + k), r2 = _mm256_loadu_ps(s + 2 * ld + k),
+                   r3 = _mm256_loadu_ps(s + 3 * ld + k), r4 = _mm256_loadu_ps(s + 4 * ld + k), r5 = _mm256_loadu_ps(s + 5 * ld + k),
+                   r6 = _mm256_loadu_ps(s + 6 * ld + k), r7 = _mm256_loadu_ps(s + 7 * ld + k);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+                   t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE), u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+                   u3 = _mm256_shuffle_ps(t1, t3, 0xEE), u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            float *d = dst + k * w + r;
+            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(d + w, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(d + 2 * w, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(d + 3 * w, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(d + 4 * w, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(d + 5 * w, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(d + 6 * w, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(d + 7 * w, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+        for (; k < kc; k++) {
+            int i;
+            for (i = 0; i < 8; i++) dst[k * w + r + i] = s[i * ld + k];
+        }
+    }
+    for (; r + 4 <= rows; r += 4) {
+        const float *s = src + r * ld;
+        for (k = 0; k + 4 <= kc; k += 4) {
+            __m128 r0 = _mm_loadu_ps(s + k), r1 = _mm_loadu_ps(s + ld + k), r2 = _mm_loadu_ps(s + 2 * ld + k),
+                   r3 = _mm_loadu_ps(s + 3 * ld + k);
+            __m128 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1), t2 = _mm_unpacklo_ps(r2, r3), t3 = _mm_unpackhi_ps(r2, r3);
+            float *d = dst + k * w + r;
+            _mm_storeu_ps(d, _mm_movelh_ps(t0, t2));
+            _mm_storeu_ps(d + w, _mm_movehl_ps(t2, t0));
+            _mm_storeu_ps(d + 2 * w, _mm_movelh_ps(t1, t3));
+            _mm_storeu_ps(d + 3 * w, _mm_movehl_ps(t3, t1));
+        }
+        for (; k < kc; k++) {
+            int i;
+            for (i = 0; i < 4; i++) dst[k * w + r + i] = s[i * ld + k];
+        }
+    }
+    for (; r < rows; r++)
+        for (k = 0; k < kc; k++) dst[k * w + r] = src[r * ld + k];
+}
 #endif /* GENIE__X86 */
 
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
    MR x NR register tile; KC the depth of packed panels (a kc x NR panel of B
    stays in L1); MC rows of A per packed block (L2); NC columns of B (L3). */
+typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk;
+    genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
-    /* AUTO, REFERENCE: no packed kernel */ {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-    /* GENERIC */ {{genie__uk_s_generic, 4, 16, 256, 128, 2048}, {genie__uk_d_generic, 4, 8, 256, 128, 2048}},
+    {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}}, /* AUTO */
+    {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}}, /* REFERENCE: no packed kernel */
+    {{genie__uk_s_generic, 0, 4, 16, 256, 128, 2048}, {genie__uk_d_generic, 0, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    /* AVX2 */ {{genie__uk_s_avx2, 6, 16, 256, 144, 4096}, {genie__uk_d_avx2, 6, 8, 256, 96, 2048}},
-    /* AVX512 */ {{genie__uk_s_avx512, 12, 32, 256, 192, 4096}, {genie__uk_d_avx512, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__pack_t_s_avx2, 6, 16, 512, 96, 2048}, {genie__uk_d_avx2, 0, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__pack_t_s_avx2, 12, 32, 512, 96, 2048}, {genie__uk_d_avx512, 0, 12, 16, 256, 96, 2048}},
 #else
-    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+    {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}},
 #endif
 };
 #define GENIE__MAX_MR 12
@@ -2534,11 +2594,14 @@ typedef struct genie__gemm {
 #define GENIE__GEMM_FNS(T, sfx, DT)                                                                  \
 /* Pack A[i0 : i0+mc, k0 : k0+kc] as panels [kc][mr] (rows past mc are 0). */                      \
 static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc, \
-                                int mr, T *dst) {                                                   \
+                                const genie__gemm_kern *kr, T *dst) {                               \
+    const int mr = kr->mr;                                                                          \
     int64_t p, i, k;                                                                                \
     for (p = 0; p < mc; p += mr, dst += kc * mr) {                                                  \
         int64_t m = GENIE__MIN(mc - p, mr);                                                         \
-        if (g->adt == DT && g->csa == 1) {                                                          \
+        if (g->adt == DT && g->csa == 1 && kr->pack_t) {                                            \
+            kr->pack_t((const T *)g->a + (i0 + p) * g->rsa + k0, g->rsa, m, kc, mr, dst);           \
+        } else if (g->adt == DT && g->csa == 1) {                                                   \
             for (i = 0; i < m; i++) {                                                               \
                 const T *s = (const T *)g->a + (i0 + p + i) * g->rsa + k0;                          \
                 for (k = 0; k < kc; k++) dst[k * mr + i] = s[k];                                    \
@@ -2559,7 +2622,8 @@ static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, in
 }                                                                                                   \
 /* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] as one panel [kc][nr]. */                      \
 static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n, \
-                                int nr, T *dst) {                                                   \
+                                const genie__gemm_kern *kr, T *dst) {                               \
+    const int nr = kr->nr;                                                                          \
     int64_t j, k;                                                                                   \
     if (g->cb) {                                                                                    \
         const genie__conv_b *cb = g->cb;                                                            \
@@ -2586,7 +2650,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
         }                                                                                           \
         return;                                                                                     \
     }                                                                                               \
-    for (j = 0; j < n; j++) {                                                                       \
+    if (g->bdt == DT && g->rsb == 1 && kr->pack_t) {                                                \
+        kr->pack_t((const T *)g->b + j0 * g->csb + k0, g->csb, n, kc, nr, dst);                     \
+        j = n;                                                                                      \
+    } else {                                                                                        \
+        j = 0;                                                                                      \
+    }                                                                                               \
+    for (; j < n; j++) {                                                                            \
         if (g->bdt == DT && g->rsb == 1) {                                                          \
             const T *s = (const T *)g->b + (j0 + j) * g->csb + k0;                                  \
             for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
@@ -2646,12 +2716,12 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
             for (jr = plo; jr < phi; jr++)                                                          \
-                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), nr, bbuf + jr * nr * kc); \
+                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
             genie__barrier(pool, nth);                                                              \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
-                genie__pack_a_##sfx(g, ic, mc, pc, kc, mr, abuf);                                   \
+                genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
