@@ -44,6 +44,11 @@
 void openblas_set_num_threads(int num_threads); /* in case the header lacks it */
 #endif
 
+#ifdef GB_OPENBLAS
+#define GB_HAVE_OPENBLAS 1
+#else
+#define GB_HAVE_OPENBLAS 0
+#endif
 #define GB_CAP_S 20.0      /* genie skips a case whose call would take longer */
 #define GB_MAXW 16         /* weights a bandwidth case cycles through, at most (gb_copies) */
 
@@ -185,12 +190,13 @@ static void *blas_fill(gb_dtype dt, size_t n, uint32_t seed) {
     }
     return p;
 }
-/* the case's operands for OpenBLAS (none for conv and bf16): a [m,k], nb copies of b, out [m,n] */
+/* the case's operands for OpenBLAS (none for conv and bf16, nor without OpenBLAS): a [m,k],
+   nb copies of b, out [m,n] */
 static void blas_inputs(gb_blas *s, const gb_case *c) {
     int i;
     memset(s, 0, sizeof *s);
     s->c = c;
-    if (c->kind == GB_CONV || c->dt == GB_BF16) return;
+    if (!GB_HAVE_OPENBLAS || c->kind == GB_CONV || c->dt == GB_BF16) return;
     s->nb = gb_copies(c);
     s->a = blas_fill(c->dt, (size_t)(c->m * c->k), 1);
     for (i = 0; i < s->nb; i++) s->b[i] = blas_fill(c->dt, (size_t)(c->k * c->n), (uint32_t)i + 2);
@@ -356,8 +362,8 @@ int main(int argc, char **argv) {
         if (!genie_inputs(&g)) printf("genie inputs failed: %s\n", genie_last_error(ctx)), genie_clear_error(ctx);
         blas_inputs(&b, c);
         if (g.nw > 1)
-            printf("  (%s: each call reads the next of %d weights, %.0f MiB in all, so from memory)\n", c->name, g.nw,
-                   g.nw * gb_weight_bytes(c) / 1048576.0);
+            printf("  (%s: each call reads the next of %d weights, %.0f MiB in all, so from memory%s)\n", c->name, g.nw,
+                   g.nw * gb_weight_bytes(c) / 1048576.0, c->m == 1 ? "; OpenBLAS runs sgemv" : "");
         for (j = 0; j < GB_NTHREADS; j++) {
             int t = gb_threads[j];
             double gs, bs, as = aten_time(argc, argv, c->name, t);
