@@ -19,8 +19,8 @@
    genie_pool_push/pop (ATen: the result is freed inside the timing too; OpenBLAS writes into a
    buffer made once); one warm-up call, then the median of enough calls for ~0.3 s (at least
    3; a warm-up of 5 s or more is the only sample). genie is skipped for a case whose call
-   would take more than 20 s (predicted from a run on 1/256 of the rows, then checked on the
-   warm-up), so a slow kernel never hangs the run.
+   would take more than 20 s (predicted from calls on 1/256 and 1/64 of the rows, then checked
+   on the warm-up), so a slow kernel never hangs the run.
 
    Run: `make bench-gemm` (`make bench` also runs bench/views.c); `BENCH_CASES="sq conv"` picks
    cases, BENCH_QUICK=1 runs the quick ones (sq256, sq1024, ffn_up, decode, conv56, f64_1024)
@@ -140,24 +140,33 @@ static double genie_once(void *arg) { /* capture and realize anew, in a pool, wi
     genie_pool_pop(g->ctx);
     return gb_now() - t0;
 }
-/* seconds a matmul/linear call of over 1 GFLOP would take, from one on the first m/256 rows
-   (0: not predicted) */
-static double genie_predict(gb_genie *g) {
+/* seconds of one call on the first `rows` rows of x */
+static double genie_probe(gb_genie *g, int64_t rows) {
     gb_genie p = *g;
-    int64_t rows = g->c->m / 256;
     double t;
-    if (g->c->kind == GB_CONV || rows < 1 || gb_flops(g->c) < 1e9) return 0;
     genie_pool_push(g->ctx);
     p.x = genie_slice(g->ctx, g->x, 0, 0, rows, 1);
-    t = genie_once(&p) * (double)g->c->m / (double)rows;
+    t = genie_once(&p);
     genie_pool_pop(g->ctx);
     return t;
+}
+/* seconds a matmul/linear call of over 1 GFLOP would take (0: not predicted). A call on m/256
+   rows bounds it from above (x256); when that bound is over the cap, a call on m/64 rows fits
+   fixed + per-row cost, as packing the whole of w dominates small calls of a fast kernel. */
+static double genie_predict(gb_genie *g) {
+    int64_t m = g->c->m, r1 = m / 256, r2 = m / 64;
+    double t1, t2;
+    if (g->c->kind == GB_CONV || r1 < 1 || gb_flops(g->c) < 1e9) return 0;
+    t1 = genie_probe(g, r1);
+    if (t1 * 256 <= GB_CAP_S || t1 > 0.75) return t1 * 256; /* within the cap, or surely slow */
+    t2 = genie_probe(g, r2);
+    return t2 + (double)(m - r2) * (t2 > t1 ? (t2 - t1) / (double)(r2 - r1) : 0);
 }
 /* median seconds per genie call; -1 with `why` written when skipped or failed */
 static double genie_time(gb_genie *g, double target, char *why, size_t nwhy) {
     double pred = genie_predict(g), warm;
     if (pred > GB_CAP_S) {
-        snprintf(why, nwhy, "predicted %.0f s per call from 1/256 of the rows (cap %.0f s)", pred, GB_CAP_S);
+        snprintf(why, nwhy, "predicted %.0f s per call from calls on 1/256 (and 1/64) of the rows (cap %.0f s)", pred, GB_CAP_S);
         return -1;
     }
     warm = genie_once(g);
