@@ -2687,6 +2687,16 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
+/* A short copy (im2col runs) without a call into memcpy. */
+static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t n) {
+    float *d = (float *)dp;
+    const float *s = (const float *)sp;
+    for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+    if (n > 0) {
+        const __mmask16 m = (__mmask16)((1u << n) - 1u);
+        _mm512_mask_storeu_ps(d, m, _mm512_maskz_loadu_ps(m, s));
+    }
+}
 #endif /* GENIE__X86 */
 
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
@@ -2696,26 +2706,29 @@ typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h;  /* MR rows, and MR/2 rows for a short last panel of A (or NULL) */
     genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
+    void (*copy)(void *dst, const void *src, int64_t n); /* short copies (NULL: memcpy) */
     genie__dot_fn dot;    /* skinny products */
     genie__axpy_fn axpy;
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
-     {genie__uk_d_generic, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
+    {{genie__uk_s_generic, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
+     {genie__uk_d_generic, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
 #define GENIE__MAX_MR 12
+/* One block of A holds all of M: B is packed panel by panel just before use. */
+#define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
 /* Rows of a packed panel of A holding m rows: MR, or MR/2 when a half kernel fits. */
 #define GENIE__PANEL_ROWS(kr, m) ((kr)->uk_h && 2 * (m) <= (kr)->mr ? (kr)->mr / 2 : (kr)->mr)
 #define GENIE__MAX_NR 32
@@ -2799,7 +2812,8 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
                 if (cb->dt == DT) {                                                                 \
                     const T *src = (const T *)cb->x;                                                \
                     const int64_t base = ch * cb->s1 + iy * cb->s2 + ix0 * s3;                      \
-                    if (sx * s3 == 1) memcpy(d + j + vlo - x, src + base + vlo, (size_t)(vhi - vlo) * sizeof(T)); \
+                    if (sx * s3 == 1 && kr->copy) kr->copy(d + j + vlo - x, src + base + vlo, vhi - vlo); \
+                    else if (sx * s3 == 1) memcpy(d + j + vlo - x, src + base + vlo, (size_t)(vhi - vlo) * sizeof(T)); \
                     else for (e = vlo; e < vhi; e++) d[j + e - x] = src[base + e * sx * s3];        \
                 } else {                                                                            \
                     for (e = vlo; e < vhi; e++)                                                     \
@@ -2868,12 +2882,16 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
 /* Thread ith of nth computes its share of one product. The threads pack each    \
    kc x nc block of B together (by NR panels) and wait; then each packs its own   \
    rows of A and runs the micro-kernel over them, or, when M is short, over its   \
-   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread. */    \
+   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread.       \
+   When all of M is one block of A (M <= MC), B's panels are used once each:      \
+   then every thread packs A whole and each panel of B just before its use, while \
+   it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits. */      \
 static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, T *bbuf, T *abuf,   \
                               struct genie__tpool *pool, int ith, int nth) {                         \
     const int mr = kr->mr, nr = kr->nr;                                                             \
     const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
-    const int split_m = npm >= 2 * nth, epi = g->epi.bias || g->epi.act || g->epi.res;              \
+    const int jit = GENIE__GEMM_JIT(kr, M), split_m = !jit && npm >= 2 * nth;                       \
+    const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? (K + nkb - 1) / nkb : 1;            \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
@@ -2890,24 +2908,26 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             const int64_t kc = GENIE__MIN(K - pc, kcb);                                             \
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
-            for (jr = plo; jr < phi; jr++)                                                          \
+            for (jr = plo; jr < phi && !jit; jr++)                                                  \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
-            genie__barrier(pool, nth);                                                              \
+            if (!jit) genie__barrier(pool, nth);                                                    \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
+                    const T *bp = jit ? bbuf + (int64_t)ith * nr * kcb : bbuf + jr * nr * kc;       \
+                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (T *)bp);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir;                    \
                         const genie__ukr uk = GENIE__PANEL_ROWS(kr, m) == mr ? kr->uk : kr->uk_h;   \
                         T *cp = (T *)g->c + i0 * g->rsc + j0 * g->csc;                              \
                         if (m == GENIE__PANEL_ROWS(kr, m) && n == nr && g->csc == 1) {              \
-                            uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, cp, g->rsc, !first);        \
+                            uk(kc, abuf + ir * kc, bp, cp, g->rsc, !first);                         \
                         } else {                                                                    \
                             int64_t i, j;                                                           \
-                            uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, tile, nr, 0);               \
+                            uk(kc, abuf + ir * kc, bp, tile, nr, 0);                                \
                             for (i = 0; i < m; i++)                                                 \
                                 for (j = 0; j < n; j++)                                             \
                                     cp[i * g->rsc + j * g->csc] = (first ? 0 : cp[i * g->rsc + j * g->csc]) + tile[i * nr + j]; \
@@ -2916,7 +2936,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */             \
+            if (!jit) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */   \
         }                                                                                           \
     }                                                                                               \
 }
@@ -3110,7 +3130,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
     nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
-    pl->bsz = (size_t)genie__round_up(kc * nc * (int64_t)esz, 64);
+    pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
     return 1;
