@@ -2382,6 +2382,10 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
 }
 
 #define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Element i of a packed operand as float/double: bf16 and f16 without the general switch. */
+#define GENIE__LD_CVT(p, i, dt)                                                       \
+    ((dt) == GENIE_BF16 ? (double)genie__bf2f(((const uint16_t *)(p))[i])             \
+     : (dt) == GENIE_F16 ? (double)genie__h2f(((const uint16_t *)(p))[i]) : genie__ldf(p, i, dt))
 static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 /* ---- micro-kernels ----
@@ -2783,7 +2787,7 @@ static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, in
         } else {                                                                                    \
             for (i = 0; i < m; i++)                                                                 \
                 for (k = 0; k < kc; k++)                                                            \
-                    dst[k * w + i] = (T)genie__ldf(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
+                    dst[k * w + i] = (T)GENIE__LD_CVT(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
         }                                                                                           \
         for (i = m; i < w; i++)                                                                    \
             for (k = 0; k < kc; k++) dst[k * w + i] = 0;                                           \
@@ -2829,9 +2833,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
         }                                                                                           \
         return;                                                                                     \
     }                                                                                               \
-    if (g->bdt == DT && g->csb == 1) {                                                              \
+    if (g->csb == 1 && (g->bdt == DT || g->bdt == GENIE_BF16 || g->bdt == GENIE_F16)) {             \
         for (k = 0; k < kc; k++) {                                                                  \
-            memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T));  \
+            if (g->bdt == DT) {                                                                     \
+                memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T)); \
+            } else {                                                                                \
+                for (j = 0; j < n; j++) dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + j0 + j, g->bdt); \
+            }                                                                                       \
             for (j = n; j < nr; j++) dst[k * nr + j] = 0;                                           \
         }                                                                                           \
         return;                                                                                     \
@@ -2848,7 +2856,7 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
             for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
         } else {                                                                                    \
             for (k = 0; k < kc; k++)                                                                \
-                dst[k * nr + j] = (T)genie__ldf(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
+                dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
         }                                                                                           \
     }                                                                                               \
     for (; j < nr; j++)                                                                             \
