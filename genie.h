@@ -45,7 +45,11 @@
  *     GENIE_FREE(p)        /  goes through them (a failure is GENIE_ERR_OOM)
  *     GENIE_ASSERT(x)      internal invariants only (default assert)
  *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
- *     GENIE_NO_THREADS     reserved: this version runs kernels on the calling thread
+ *     GENIE_NO_THREADS     no thread pool: every kernel runs on the calling thread
+ *                          (otherwise link with -pthread; Win32 threads on Windows)
+ *
+ * RUN TIME
+ *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
