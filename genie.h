@@ -1460,10 +1460,19 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
 struct genie__tpool;
 struct genie__mm_plan;
 struct genie__fgroup;
+/* A product fused into a later node through the GEMM's epilogue: n = [res +]
+   act(prod) with prod a matmul/linear read by nothing else. */
+typedef struct genie__epi_src {
+    struct genie__node *prod;      /* the product (its inputs are read) */
+    int act;                       /* 0 or the unary op applied */
+    struct genie__node *res;       /* the residual added, or NULL */
+    const struct genie__vspec *res_v;
+} genie__epi_src;
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
     const struct genie__fgroup *fg;    /* fused elementwise groups */
+    const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
@@ -1489,9 +1498,12 @@ typedef struct genie__tape_op {
     int inner;                 /* computed inside a fused group (written only if readable later) */
     int uses;                  /* references from later nodes of this tape */
     struct genie__fgroup *fg;  /* the group this node is the root of */
+    genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
 } genie__tape_op;
 static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
 static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
+static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
@@ -1603,6 +1615,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 tape[ntape].n = top;
                 tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
                 tape[ntape].fg = NULL;
+                memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
                     if (genie__node_input(top, j)->state == GENIE__PENDING) {
@@ -1625,13 +1638,16 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
         }
         for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
-            if (tape[i].inner || !genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
+            if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
+            if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
             genie__fgroup_mark(tape[i].fg, tape);
         }
         for (i = 0; i < ntape; i++) {
             if (tape[i].fg) {
                 genie__exec_group(ctx, tape[i].fg);
                 GENIE_FREE(tape[i].fg);
+            } else if (tape[i].epi.prod) {
+                genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
                 genie__exec(ctx, tape[i].n);
             }
@@ -3000,7 +3016,7 @@ typedef struct genie__mm_plan {
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16) */
-    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, -, bias, out */
+    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
     int odt;
     int64_t ors, ocs;
@@ -3033,11 +3049,12 @@ static void genie__gemm_transpose(genie__gemm *g) {
 #define GENIE__VDATA(n, i) \
     ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
 
-static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
+static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
+    const genie__vspec *rv = es && es->res ? es->res_v : NULL;
     int nb = ov->ndim - 2, i, fold = 1;
     genie__gemm *g = &pl->g;
-    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0;
+    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0, rr = 0;
     g->M = ov->shape[nb]; g->N = ov->shape[nb + 1]; g->K = av->shape[nb + 1];
     g->a = GENIE__VDATA(n, 0); g->adt = n->in[0].n->dtype; g->rsa = av->strides[nb]; g->csa = av->strides[nb + 1];
     g->b = GENIE__VDATA(n, 1); g->bdt = n->in[1].n->dtype; g->rsb = bv->strides[nb]; g->csb = bv->strides[nb + 1];
@@ -3049,11 +3066,19 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
         g->epi.bias_rs = cv->strides[nb];
         g->epi.bias_cs = cv->strides[nb + 1];
     }
+    if (rv) { /* the residual: an input of the consumer, read through its view of [B.., M, N] */
+        g->epi.res = (const char *)es->res->buf->data + rv->off * (int64_t)genie__dt_size[es->res->dtype];
+        g->epi.res_dt = es->res->dtype;
+        g->epi.res_rs = rv->strides[nb];
+        g->epi.res_cs = rv->strides[nb + 1];
+    }
+    g->epi.act = es ? es->act : 0;
     pl->nb = nb;
     for (i = 0; i < nb; i++) {
         pl->bshape[i] = ov->shape[i];
         pl->bst[0][i] = av->strides[i];
         pl->bst[1][i] = bv->strides[i];
+        pl->bst[2][i] = rv ? rv->strides[i] : 0;
         pl->bst[3][i] = cv ? cv->strides[i] : 0;
         pl->bst[4][i] = ov->strides[i];
     }
@@ -3074,11 +3099,14 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
     fold = fold && genie__merges(nb, sh, st, &ro);
     memcpy(st, pl->bst[3], (size_t)nb * 8); st[nb] = g->epi.bias_rs;
     fold = fold && (!cv || genie__merges(nb, sh, st, &rc));
+    memcpy(st, pl->bst[2], (size_t)nb * 8); st[nb] = g->epi.res_rs;
+    fold = fold && (!rv || genie__merges(nb, sh, st, &rr));
     if (fold) { /* B broadcast over the batches: one product of M * batches rows */
         g->M *= genie__numel(nb, pl->bshape);
         g->rsa = ra;
         pl->ors = ro;
         g->epi.bias_rs = rc;
+        g->epi.res_rs = rr;
         pl->nb = 0;
     }
 }
@@ -3142,7 +3170,8 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
 }
 /* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
-static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_cpu cpu, int nth) {
+static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
+                               const genie__epi_src *es, genie_cpu cpu, int nth) {
     const genie__gemm_kern *kr;
     int64_t kc, nc, mc;
     size_t esz;
@@ -3153,11 +3182,11 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     if (!kr->uk) return 0;
     pl->half = !pl->f64 && n->dtype != GENIE_F32;
     pl->odt = n->dtype;
-    pl->out = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[n->dtype];
+    pl->out = (char *)GENIE__OUT(o) + o->out->off * (int64_t)genie__dt_size[n->dtype];
     if (genie__op_kinds[n->op] == GENIE__K_CONV2D) {
-        if (!genie__mm_plan_conv(pl, n)) return 0;
+        if (es || !genie__mm_plan_conv(pl, n)) return 0;
     } else {
-        genie__mm_plan_matmul(pl, n);
+        genie__mm_plan_matmul(pl, n, es);
     }
     pl->batches = genie__numel(pl->nb, pl->bshape);
     if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
@@ -3203,6 +3232,7 @@ static void genie__mm_setup(const genie__mm_plan *pl, int64_t bi, genie__gemm *g
         g->b += off[1] * (int64_t)genie__dt_size[g->bdt];
     }
     if (g->epi.bias) g->epi.bias += off[3] * (int64_t)genie__dt_size[g->epi.bias_dt];
+    if (g->epi.res) g->epi.res += off[2] * (int64_t)genie__dt_size[g->epi.res_dt];
     *out = pl->out + off[4] * (int64_t)genie__dt_size[pl->odt];
     if (!pl->half) g->c = *out;
 }
@@ -3288,7 +3318,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
     return 1;
 }
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    const genie__node *n = p->n;
+    const genie__node *n = p->epi ? p->epi->prod : p->n; /* the product; p->n receives it */
     int kind = genie__op_kinds[n->op];
     int64_t depth;
     *nth = 1;
@@ -3297,7 +3327,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
     p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
-    if (!genie__mm_plan_node(ctx->mm_plan, n, ctx->cpu, *nth)) {
+    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, *nth)) {
         *nth = 1;
         p->pool = NULL;
         return NULL;
@@ -3808,6 +3838,95 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         }
         genie__node_drop_inputs(ctx, n);
     }
+}
+
+/* ---- products with an epilogue ----
+   x = act(p), x = p + r, x = act(p) + r, with p a matmul/linear (f32 or f64)
+   that nothing else reads (no handle, no other node) and x read through p's own
+   layout: x is computed by the GEMM, act and the residual applied to each
+   finished tile; p and act(p) are never written. */
+static int genie__epi_act(int op) {
+    return op == GENIE__OP_RELU || op == GENIE__OP_GELU || op == GENIE__OP_GELU_TANH || op == GENIE__OP_SILU ||
+           op == GENIE__OP_SIGMOID || op == GENIE__OP_TANH;
+}
+/* May consumer c take producer p (read as c's input i) into its epilogue? */
+static int genie__epi_takes(const genie__tape_op *tape, const genie__node *p, const genie__node *c, int i) {
+    return p->state == GENIE__PENDING && !p->base && tape[p->tix].uses == 1 && p->refs == 2 &&
+           (p->dtype == GENIE_F32 || p->dtype == GENIE_F64) && c->dtype == p->dtype && c->cdt == p->dtype &&
+           !c->base && genie__vspec_equal(c->in[i].v, p->out) && genie__vspec_equal(c->out, p->out);
+}
+/* Match x against the forms above; on a match, x's tape entry gets the
+   epilogue and the nodes it absorbs become inner. */
+static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
+    genie__epi_src *e = &tape[x->tix].epi;
+    int s;
+    if (genie__epi_act(x->op) && x->nin == 1) {
+        genie__node *p = x->in[0].n;
+        if (genie__op_kinds[p->op] != GENIE__K_MATMUL || !genie__epi_takes(tape, p, x, 0)) return 0;
+        e->prod = p;
+        e->act = x->op;
+        tape[p->tix].inner = 1;
+        return 1;
+    }
+    if (x->op != GENIE__OP_ADD || x->nin != 2 || x->has_scalar || x->in[0].n == x->in[1].n) return 0;
+    for (s = 0; s < 2; s++) {
+        genie__node *p = x->in[s].n, *r = x->in[1 - s].n;
+        if (!genie__epi_takes(tape, p, x, s)) continue;
+        if (genie__op_kinds[p->op] == GENIE__K_MATMUL) {
+            e->prod = p;
+        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__op_kinds[p->in[0].n->op] == GENIE__K_MATMUL &&
+                   genie__epi_takes(tape, p->in[0].n, p, 0)) {
+            e->prod = p->in[0].n;
+            e->act = p->op;
+            tape[p->tix].inner = 1;
+        } else {
+            continue;
+        }
+        e->res = r;
+        e->res_v = x->in[1 - s].v;
+        tape[e->prod->tix].inner = 1;
+        return 1;
+    }
+    return 0;
+}
+/* Run x = epilogue(product) at x's place in the tape. */
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t) {
+    genie__node *x = t->n, *prod = t->epi.prod;
+    genie__kparams p;
+    genie__kernel fn;
+    int i, nth = 1;
+    uint8_t err = 0;
+    for (i = 0; i < prod->nin && !err; i++)
+        if (prod->in[i].n->state == GENIE__FAILED) err = prod->in[i].n->err_code;
+    if (!err && t->epi.res && t->epi.res->state == GENIE__FAILED) err = t->epi.res->err_code;
+    if (!err && !(x->buf = genie__buf_new(ctx, (size_t)x->numel * genie__dt_size[x->dtype]))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[x->op], (long long)x->numel);
+        err = (uint8_t)-GENIE_ERR_OOM;
+    }
+    if (!err) {
+        memset(&p, 0, sizeof p);
+        p.n = x;
+        p.epi = &t->epi;
+        fn = genie__fast_kernel(ctx, &p, &nth);
+        if (!fn) {
+            genie__fail(ctx, GENIE_ERR_OOM, "%s", p.msg[0] ? p.msg : "genie: no kernel for a fused product");
+            err = (uint8_t)-GENIE_ERR_OOM;
+        } else {
+            genie__tpool_run(p.pool, fn, &p, nth);
+            i = 2 + (t->epi.act && t->epi.res);
+            ctx->stats.nodes_executed += (uint64_t)i;
+            ctx->stats.fused_groups++;
+            ctx->stats.fused_nodes += (uint64_t)i;
+        }
+    }
+    x->state = (uint8_t)(err ? GENIE__FAILED : GENIE__DONE);
+    if (err) {
+        x->err_code = err;
+        genie__buf_release(ctx, x->buf);
+        x->buf = NULL;
+        ctx->stats.nodes_failed++;
+    }
+    genie__node_drop_inputs(ctx, x);
 }
 
 /* >>dump ------------------------------------------------------------------ */
