@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean
+.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch test-torch test-torch-opdb example-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -51,6 +51,17 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
 	$(BUILD)/test_main
+
+
+# ---- the PyTorch device (genie_torch_bridge.c is C++ by necessity: ATen is C++) ----
+# Built against the installed libtorch (Debian's 1.13 here; TORCH_VERSION_MAJOR guards keep
+# torch 2.x building). Torch's headers are -isystem so only the bridge's own warnings show.
+TORCH_INC ?= /usr/include
+TORCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -isystem $(TORCH_INC)/torch/csrc/api/include $(if $(filter /usr/include,$(TORCH_INC)),,-isystem $(TORCH_INC))
+TORCH_LIBS = -ltorch -ltorch_cpu -lc10
+torch: $(BUILD)/libgenie_torch.so
+$(BUILD)/libgenie_torch.so: genie_torch_bridge.c genie.h | $(BUILD)
+	$(CXX) -x c++ $(TORCH_CXXFLAGS) -I. genie_torch_bridge.c -o $@ $(TORCH_LIBS)
 
 # ---- sanitizers and valgrind ----
 asan: | $(BUILD)
