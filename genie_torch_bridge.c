@@ -33,9 +33,11 @@
 #include <torch/library.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <array>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -126,10 +128,23 @@ bool to_gd(at::ScalarType s, genie_dtype *out) {
     default: return false;
     }
 }
+/* dtypes genie does not compute with are held as raw bits of the same size (complex64 as
+   i64, complex32 as i32): views and same-dtype copies work on them, every computation on
+   them goes through the fallback */
+bool storage_gd(at::ScalarType s, genie_dtype *out) {
+    if (to_gd(s, out)) return true;
+    if (s == at::kComplexFloat) { *out = GENIE_I64; return true; }
+    if (s == at::kComplexHalf) { *out = GENIE_I32; return true; }
+    return false;
+}
 genie_dtype gd(at::ScalarType s) {
     genie_dtype d = GENIE_F32;
-    TORCH_CHECK(to_gd(s, &d), "genie: dtype ", s, " is not supported on the genie device");
+    TORCH_CHECK(storage_gd(s, &d), "genie: dtype ", s, " is not supported on the genie device");
     return d;
+}
+bool is_raw(at::ScalarType s) {
+    genie_dtype d;
+    return !to_gd(s, &d);
 }
 at::ScalarType st_of(genie_dtype d) {
     switch (d) {
@@ -214,11 +229,14 @@ GenieImpl *gimpl(const at::Tensor &t) {
 }
 genie_tensor *H(const at::Tensor &t) { return gimpl(t)->h; }
 
-/* wraps an owned handle */
-at::Tensor wrap(genie_tensor *h) {
+/* wraps an owned handle (st: the PyTorch dtype when genie holds it as raw bits) */
+at::Tensor wrap(genie_tensor *h, at::ScalarType st = at::ScalarType::Undefined) {
     ok(h);
-    return at::detail::make_tensor<GenieImpl>(h, c10::scalarTypeToTypeMeta(st_of(genie_dtype_of(h))));
+    if (st == at::ScalarType::Undefined) st = st_of(genie_dtype_of(h));
+    return at::detail::make_tensor<GenieImpl>(h, c10::scalarTypeToTypeMeta(st));
 }
+/* a view of `like`: same dtype */
+at::Tensor wrapv(const at::Tensor &like, genie_tensor *h) { return wrap(h, like.scalar_type()); }
 
 /* an owned-or-borrowed operand */
 struct GT {
@@ -452,11 +470,11 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
         }
         if (v.isTensor()) {
             at::Tensor t = v.toTensor();
-            if (t.defined() && t.device().is_cpu()) v = IValue(wrap(adopt_cpu(t)));
+            if (t.defined() && t.device().is_cpu()) v = IValue(wrap(adopt_cpu(t), t.scalar_type()));
         } else if (v.isTensorList()) {
             auto lst = v.toTensorVector();
             for (auto &t : lst)
-                if (t.defined() && t.device().is_cpu()) t = wrap(adopt_cpu(t));
+                if (t.defined() && t.device().is_cpu()) t = wrap(adopt_cpu(t), t.scalar_type());
             v = IValue(lst);
         }
     }
@@ -472,7 +490,8 @@ bool device_arg_ok(Args &a, size_t i) { /* layout strided, device genie */
 bool k_empty(const c10::OperatorHandle &, Args &a) {
     /* empty.memory_format(size, dtype?, layout?, device?, pin_memory?, memory_format?) */
     genie_dtype d;
-    if (!to_gd(dtype_arg(a, 1), &d) || !device_arg_ok(a, 2)) return false;
+    at::ScalarType st = dtype_arg(a, 1);
+    if (!storage_gd(st, &d) || !device_arg_ok(a, 2)) return false;
     auto size = a.ints(0);
     at::MemoryFormat mf = a.none(5) ? at::MemoryFormat::Contiguous : (at::MemoryFormat)a.i64(5);
     genie_tensor *h;
@@ -488,13 +507,14 @@ bool k_empty(const c10::OperatorHandle &, Args &a) {
     } else {
         h = genie_empty(ctx(), d, (int)size.size(), size.data());
     }
-    a.ret(wrap(h));
+    a.ret(wrap(h, st));
     return true;
 }
 bool k_empty_strided(const c10::OperatorHandle &, Args &a) {
     /* empty_strided(size, stride, dtype?, layout?, device?, pin_memory?) */
     genie_dtype d;
-    if (!to_gd(dtype_arg(a, 2), &d) || !device_arg_ok(a, 3)) return false;
+    at::ScalarType st = dtype_arg(a, 2);
+    if (!storage_gd(st, &d) || !device_arg_ok(a, 3)) return false;
     auto size = a.ints(0), stride = a.ints(1);
     int64_t extent = 1; /* elements the strides reach */
     for (size_t i = 0; i < size.size(); i++) {
@@ -504,7 +524,7 @@ bool k_empty_strided(const c10::OperatorHandle &, Args &a) {
     GT base;
     base.p = ok(genie_empty(ctx(), d, 1, &extent));
     base.owned = true;
-    a.ret(wrap(genie_as_strided(ctx(), base.p, (int)size.size(), size.data(), stride.data(), 0)));
+    a.ret(wrap(genie_as_strided(ctx(), base.p, (int)size.size(), size.data(), stride.data(), 0), st));
     return true;
 }
 template <int KIND> /* 0 zeros, 1 ones */
@@ -562,13 +582,13 @@ bool k_rand(const c10::OperatorHandle &, Args &a) {
 void copy_into(const at::Tensor &dst, const at::Tensor &src) {
     if (is_genie(dst)) {
         GT s;
-        if (is_genie(src) && !src.is_neg() && !src.is_conj()) {
+        bool conv = src.scalar_type() != dst.scalar_type() && (is_raw(src.scalar_type()) || is_raw(dst.scalar_type()));
+        if (is_genie(src) && !src.is_neg() && !src.is_conj() && !conv) {
             s.p = H(src);
-        } else if (is_genie(src)) {
-            s.p = from_cpu(to_cpu(src));
-            s.owned = true;
         } else {
-            s.p = from_cpu(src);
+            at::Tensor c = is_genie(src) ? to_cpu(src) : src;
+            if (conv) c = c.to(dst.scalar_type());
+            s.p = from_cpu(c);
             s.owned = true;
         }
         ok(genie_copy_(ctx(), H(dst), s.p));
@@ -590,14 +610,45 @@ bool k_copy_from(const c10::OperatorHandle &, Args &a) { /* _copy_from(self, dst
     a.ret(dst);
     return true;
 }
+/* resize_ as PyTorch: the tensor becomes contiguous over its storage from its offset, which
+   grows (keeping its elements) when too small */
 void resize_to(const at::Tensor &t, c10::IntArrayRef size) {
     if (t.sizes() == size) return;
-    if (is_genie(t)) {
-        std::vector<int64_t> s(size.begin(), size.end());
-        gimpl(t)->reset(ok(genie_empty(ctx(), gd(t.scalar_type()), (int)s.size(), s.data())));
-    } else {
+    if (!is_genie(t)) {
         t.resize_(size);
+        return;
     }
+    GenieImpl *g = gimpl(t);
+    std::vector<int64_t> sz(size.begin(), size.end()), st(sz.size());
+    int64_t numel = 1, off = t.storage_offset();
+    for (size_t i = sz.size(); i-- > 0;) {
+        st[i] = numel;
+        numel *= sz[i];
+    }
+    genie_tensor *v = numel ? genie_as_strided(ctx(), g->h, (int)sz.size(), sz.data(), st.data(), off) : nullptr;
+    if (v) {
+        g->reset(v);
+        return;
+    }
+    genie_clear_error(ctx());
+    /* a new storage: the old one's elements up to the current view's reach come along */
+    int64_t reach = off + 1, want = off + numel;
+    for (int64_t i = 0; i < t.dim(); i++) {
+        if (t.size(i) == 0) { reach = 0; break; }
+        reach += (t.size(i) - 1) * t.stride(i);
+    }
+    GT ns, old, dst;
+    ns.p = ok(genie_zeros(ctx(), genie_dtype_of(g->h), 1, &want));
+    ns.owned = true;
+    int64_t keep = std::min(reach, want), one = 1;
+    if (keep > 0) {
+        old.p = ok(genie_as_strided(ctx(), g->h, 1, &keep, &one, 0));
+        old.owned = true;
+        dst.p = ok(genie_as_strided(ctx(), ns.p, 1, &keep, &one, 0));
+        dst.owned = true;
+        ok(genie_copy_(ctx(), dst.p, old.p));
+    }
+    g->reset(ok(genie_as_strided(ctx(), ns.p, (int)sz.size(), sz.data(), st.data(), off)));
 }
 bool k_copy_from_and_resize(const c10::OperatorHandle &, Args &a) { /* (self, dst) */
     at::Tensor src = a.t(0), dst = a.t(1);
@@ -621,10 +672,10 @@ bool k_to_copy(const c10::OperatorHandle &, Args &a) {
     at::MemoryFormat mf = a.none(6) ? at::MemoryFormat::Preserve : (at::MemoryFormat)a.i64(6);
     genie_dtype d;
     if (self.device().is_cpu()) { /* CPU -> genie: one copy, layout kept */
-        if (a.none(3) || a[3].toDevice().type() != kDev || !to_gd(st, &d)) return false;
+        if (a.none(3) || a[3].toDevice().type() != kDev || !storage_gd(st, &d)) return false;
         at::Tensor c = at::empty_like(self, self.options().dtype(st), mf);
         c.copy_(self);
-        a.ret(wrap(adopt_cpu(c)));
+        a.ret(wrap(adopt_cpu(c), st));
         return true;
     }
     if (!is_genie(self) || self.is_neg() || self.is_conj()) return false;
@@ -673,7 +724,9 @@ bool k_local_scalar_dense(const c10::OperatorHandle &, Args &a) {
     genie_tensor *h = H(self);
     g_counts.items++;
     at::ScalarType st = self.scalar_type();
-    if (at::isFloatingType(st)) {
+    if (is_raw(st)) {
+        a.ret(IValue(to_cpu(self).item()));
+    } else if (at::isFloatingType(st)) {
         double v;
         okr(genie_item(ctx(), h, &v));
         if (self.is_neg()) v = -v;
@@ -710,59 +763,59 @@ bool k_set_storage(const c10::OperatorHandle &op, Args &) {
 bool k_view(const c10::OperatorHandle &, Args &a) { /* view(self, size) */
     at::Tensor self = a.t(0);
     auto size = at::infer_size(a.ints(1), self.numel());
-    a.ret(wrap(genie_view(ctx(), H(self), (int)size.size(), size.data())));
+    a.ret(wrapv(a.t(0), genie_view(ctx(), H(self), (int)size.size(), size.data())));
     return true;
 }
 bool k_unsafe_view(const c10::OperatorHandle &, Args &a) { /* _unsafe_view(self, size) */
     at::Tensor self = a.t(0);
     auto size = at::infer_size(a.ints(1), self.numel());
-    a.ret(wrap(genie_reshape(ctx(), H(self), (int)size.size(), size.data())));
+    a.ret(wrapv(a.t(0), genie_reshape(ctx(), H(self), (int)size.size(), size.data())));
     return true;
 }
 bool k_as_strided(const c10::OperatorHandle &, Args &a) { /* as_strided(self, size, stride, storage_offset?) */
     at::Tensor self = a.t(0);
     auto size = a.ints(1), stride = a.ints(2);
     int64_t off = a.none(3) ? self.storage_offset() : a.i64(3);
-    a.ret(wrap(genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), off)));
+    a.ret(wrapv(a.t(0), genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), off)));
     return true;
 }
 bool k_reshape_alias(const c10::OperatorHandle &, Args &a) { /* _reshape_alias(self, size, stride) */
     at::Tensor self = a.t(0);
     auto size = a.ints(1), stride = a.ints(2);
-    a.ret(wrap(genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), self.storage_offset())));
+    a.ret(wrapv(a.t(0), genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), self.storage_offset())));
     return true;
 }
 bool k_alias(const c10::OperatorHandle &, Args &a) { /* alias/detach(self): the same handle */
     at::Tensor self = a.t(0);
     genie_tensor *h = H(self);
     genie_retain(h);
-    at::Tensor r = wrap(h);
+    at::Tensor r = wrapv(self, h);
     if (self.is_neg()) r._set_neg(true);
     a.ret(r);
     return true;
 }
 bool k_transpose(const c10::OperatorHandle &, Args &a) {
-    a.ret(wrap(genie_transpose(ctx(), H(a.t(0)), a.i64(1), a.i64(2))));
+    a.ret(wrapv(a.t(0), genie_transpose(ctx(), H(a.t(0)), a.i64(1), a.i64(2))));
     return true;
 }
 bool k_t(const c10::OperatorHandle &, Args &a) {
     at::Tensor self = a.t(0);
     if (self.dim() < 2) { /* t of 0-D/1-D: the tensor itself (a view) */
         genie_retain(H(self));
-        a.ret(wrap(H(self)));
+        a.ret(wrapv(self, H(self)));
     } else {
-        a.ret(wrap(genie_t(ctx(), H(self))));
+        a.ret(wrapv(a.t(0), genie_t(ctx(), H(self))));
     }
     return true;
 }
 bool k_permute(const c10::OperatorHandle &, Args &a) {
     auto dims = a.ints(1);
-    a.ret(wrap(genie_permute(ctx(), H(a.t(0)), (int)dims.size(), dims.data())));
+    a.ret(wrapv(a.t(0), genie_permute(ctx(), H(a.t(0)), (int)dims.size(), dims.data())));
     return true;
 }
 bool k_expand(const c10::OperatorHandle &, Args &a) { /* expand(self, size, implicit) */
     auto size = a.ints(1);
-    a.ret(wrap(genie_expand(ctx(), H(a.t(0)), (int)size.size(), size.data())));
+    a.ret(wrapv(a.t(0), genie_expand(ctx(), H(a.t(0)), (int)size.size(), size.data())));
     return true;
 }
 bool k_squeeze(const c10::OperatorHandle &, Args &a) { /* squeeze(self) */
@@ -775,28 +828,101 @@ bool k_squeeze(const c10::OperatorHandle &, Args &a) { /* squeeze(self) */
         genie_release(h);
         h = ok(nh);
     }
-    a.ret(wrap(h));
+    a.ret(wrapv(self, h));
     return true;
 }
 bool k_squeeze_dim(const c10::OperatorHandle &, Args &a) {
-    a.ret(wrap(genie_squeeze(ctx(), H(a.t(0)), a.i64(1))));
+    a.ret(wrapv(a.t(0), genie_squeeze(ctx(), H(a.t(0)), a.i64(1))));
     return true;
 }
 bool k_unsqueeze(const c10::OperatorHandle &, Args &a) {
-    a.ret(wrap(genie_unsqueeze(ctx(), H(a.t(0)), a.i64(1))));
+    a.ret(wrapv(a.t(0), genie_unsqueeze(ctx(), H(a.t(0)), a.i64(1))));
     return true;
 }
 bool k_select(const c10::OperatorHandle &, Args &a) {
-    a.ret(wrap(genie_select(ctx(), H(a.t(0)), a.i64(1), a.i64(2))));
+    a.ret(wrapv(a.t(0), genie_select(ctx(), H(a.t(0)), a.i64(1), a.i64(2))));
     return true;
 }
 bool k_slice(const c10::OperatorHandle &, Args &a) { /* slice.Tensor(self, dim, start?, end?, step) */
     int64_t start = a.none(2) ? 0 : a.i64(2), end = a.none(3) ? INT64_MAX : a.i64(3);
-    a.ret(wrap(genie_slice(ctx(), H(a.t(0)), a.i64(1), start, end, a.i64(4))));
+    a.ret(wrapv(a.t(0), genie_slice(ctx(), H(a.t(0)), a.i64(1), start, end, a.i64(4))));
     return true;
 }
 bool k_diagonal(const c10::OperatorHandle &, Args &a) { /* diagonal(self, offset, dim1, dim2) */
-    a.ret(wrap(genie_diagonal(ctx(), H(a.t(0)), a.i64(1), a.i64(2), a.i64(3))));
+    a.ret(wrapv(a.t(0), genie_diagonal(ctx(), H(a.t(0)), a.i64(1), a.i64(2), a.i64(3))));
+    return true;
+}
+
+/* unfold(self, dimension, size, step): a view, as ATen */
+bool k_unfold(const c10::OperatorHandle &, Args &a) {
+    at::Tensor self = a.t(0);
+    int64_t d = self.dim() ? at::maybe_wrap_dim(a.i64(1), self.dim()) : 0, size = a.i64(2), step = a.i64(3);
+    int64_t dsize = self.dim() ? self.size(d) : 1, dstride = self.dim() ? self.stride(d) : 1;
+    TORCH_CHECK(size <= dsize, "maximum size for tensor at dimension ", d, " is ", dsize, " but size is ", size);
+    TORCH_CHECK(step > 0, "step is ", step, " but must be > 0");
+    std::vector<int64_t> sz(self.sizes().begin(), self.sizes().end()), st(self.strides().begin(), self.strides().end());
+    if (self.dim()) {
+        sz[d] = (dsize - size) / step + 1;
+        st[d] = dstride * step;
+    }
+    sz.push_back(size);
+    st.push_back(dstride);
+    a.ret(wrapv(self, genie_as_strided(ctx(), H(self), (int)sz.size(), sz.data(), st.data(), self.storage_offset())));
+    return true;
+}
+/* in-place view ops (squeeze_, transpose_, ...): the same view computed out of place, then
+   this tensor's handle replaced (its aliases keep theirs, as in PyTorch) */
+template <Kernel K>
+bool k_inplace_view(const c10::OperatorHandle &op, Args &a) {
+    at::Tensor self = a.t(0);
+    if (!is_genie(self)) return false;
+    if (!K(op, a)) return false;
+    at::Tensor v = a.s->back().toTensor();
+    a.s->pop_back();
+    genie_tensor *h = H(v);
+    genie_retain(h);
+    gimpl(self)->reset(h);
+    a.s->push_back(self);
+    return true;
+}
+/* convolution for backends PyTorch does not know: genie_conv2d where it applies, CPU otherwise */
+at::Tensor cpu_of(const at::Tensor &t) { return is_genie(t) ? to_cpu(t) : t; }
+at::Tensor dev_of(const at::Tensor &c) { return c.defined() ? wrap(adopt_cpu(c), c.scalar_type()) : c; }
+bool k_convolution(const c10::OperatorHandle &, Args &a) {
+    /* convolution_overrideable(input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups) */
+    at::Tensor x = a.t(0), w = a.t(1), b = a.none(2) ? at::Tensor() : a.t(2);
+    auto stride = a.ints(3), padding = a.ints(4), dilation = a.ints(5), opad = a.ints(7);
+    bool transposed = a.b(6);
+    int64_t groups = a.i64(8);
+    if (!transposed && x.dim() == 4 && stride.size() == 2 && padding.size() == 2 && dilation.size() == 2 &&
+        operand_ok(x) && operand_ok(w) && is_genie(x) && is_genie(w) && genie_float(x) && w.scalar_type() == x.scalar_type() &&
+        (!b.defined() || (is_genie(b) && b.scalar_type() == x.scalar_type()))) {
+        a.ret(wrap(genie_conv2d(ctx(), H(x), H(w), b.defined() ? H(b) : nullptr, stride.data(), padding.data(), dilation.data(), groups)));
+        return true;
+    }
+    g_counts.fallback_materialized += 2;
+    at::Tensor r = at::convolution(cpu_of(x), cpu_of(w), b.defined() ? c10::optional<at::Tensor>(cpu_of(b)) : c10::nullopt, stride,
+                                   padding, dilation, transposed, opad, groups);
+    a.ret(dev_of(r));
+    return true;
+}
+bool k_convolution_backward(const c10::OperatorHandle &, Args &a) {
+    /* convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed,
+       output_padding, groups, output_mask[3]) -> (grad_input, grad_weight, grad_bias) */
+    at::Tensor go = a.t(0), x = a.t(1), w = a.t(2);
+    auto stride = a.ints(3), padding = a.ints(4), dilation = a.ints(5), opad = a.ints(7);
+    bool transposed = a.b(6);
+    int64_t groups = a.i64(8);
+    auto maskl = a[9].toBoolList();
+    std::array<bool, 3> mask = {maskl.get(0), maskl.get(1), maskl.get(2)};
+    std::vector<int64_t> bias_sizes = {transposed ? w.size(1) * groups : w.size(0)};
+    g_counts.fallback_materialized += 3;
+    auto r = at::convolution_backward(cpu_of(go), cpu_of(x), cpu_of(w), c10::IntArrayRef(bias_sizes), stride, padding, dilation,
+                                      transposed, opad, groups, mask);
+    torch::jit::drop(*a.s, a.n);
+    a.s->push_back(dev_of(std::get<0>(r)));
+    a.s->push_back(dev_of(std::get<1>(r)));
+    a.s->push_back(dev_of(std::get<2>(r)));
     return true;
 }
 
@@ -1313,6 +1439,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("select.int", BOX(k_select));
     m.impl("slice.Tensor", BOX(k_slice));
     m.impl("diagonal", BOX(k_diagonal));
+    m.impl("unfold", BOX(k_unfold));
+    m.impl("squeeze_", BOX(k_inplace_view<k_squeeze>));
+    m.impl("squeeze_.dim", BOX(k_inplace_view<k_squeeze_dim>));
+    m.impl("unsqueeze_", BOX(k_inplace_view<k_unsqueeze>));
+    m.impl("transpose_", BOX(k_inplace_view<k_transpose>));
+    m.impl("t_", BOX(k_inplace_view<k_t>));
+    m.impl("as_strided_", BOX(k_inplace_view<k_as_strided>));
+    /* convolution: PyTorch sends backends it does not know here */
+    m.impl("convolution_overrideable", BOX(k_convolution));
+    m.impl("convolution_backward_overrideable", BOX(k_convolution_backward));
+    /* fallback-first: ATen's generic composites for these are worse than running CPU's own
+       kernel (math_group_norm divides by zero on an empty batch; mse_loss resizes an out=) */
+    for (const char *name : {"native_group_norm", "native_group_norm_backward", "mse_loss", "mse_loss_backward"})
+        m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1>)));
     m.impl("sub.Tensor", BOX((k_binary<genie_sub, 1>)));
