@@ -10,7 +10,8 @@ error on the device). Strides that differ from CPU's are reported, not failed.
 
 Prints one line per failing/crashing operator, then a summary with pass/fail/crash counts and
 how many operators ran captured (no fallback) vs through the fallback, and writes
-build/opdb.json. Exit status 1 when anything crashes or the pass rate is under --target.
+build/opdb.json. Exit status 1 when anything crashes, an operator outside KNOWN_FAIL fails, or
+the pass rate is under --target.
 """
 import argparse
 import json
@@ -33,7 +34,15 @@ RTOL = ATOL = 1e-5
 # PyTorch's own kernels that are inexact (its layer_norm takes the variance as E[x^2]-E[x]^2 in
 # float32: a 1-element row gives 0.39616 where the exact answer is the bias 0.39620); genie
 # computes in double. PyTorch's test suite overrides these tolerances too.
-TOLERANCE = {"native_layer_norm": 1e-3, "nn.functional.layer_norm": 1e-3}
+TOLERANCE = {"native_layer_norm": 1e-3, "nn.functional.layer_norm": 1e-3,
+             # float32 accumulation order in PyTorch's convolution (relative 2.8e-5 seen)
+             "nn.functional.conv2d": 1e-4}
+# operators known to fail on the device, with the reason (the README lists them): anything else
+# failing is a regression and fails the run
+KNOWN_FAIL = {
+    "to_sparse": "sparse layouts are not supported on the device",
+    "sparse.sampled_addmm": "sparse layouts are not supported on the device",
+}
 # values undefined by definition (uninitialized memory) or drawn at random inside the operator
 # with a generator whose stream the device does not share: compared by shape and dtype only
 SHAPE_ONLY = {"empty_like", "new_empty", "new_empty_strided", "empty", "resize_", "resize_as_",
@@ -88,8 +97,7 @@ def compare(ref, out, path="out", tol=None, shape_only=False):
                 torch.testing.assert_close(out, ref, rtol=tol or RTOL, atol=tol or ATOL, equal_nan=True,
                                            check_device=False, check_stride=False)
         except AssertionError as e:
-            return f"{path}: values differ: " + str(e).strip().splitlines()[0][:160] + " " + \
-                " ".join(l.strip() for l in str(e).splitlines()[1:3])
+            return f"{path}: values differ: " + " ".join(l.strip() for l in str(e).strip().splitlines()[:5])[:400]
         if strides is not None and ref.numel() > 1 and strides[0] != ref.stride():
             STRIDE_DIFFS.append(f"{path}: strides {strides[0]} vs CPU {ref.stride()}")
         return None
@@ -195,10 +203,10 @@ def run_child(op, max_samples, timeout):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--all", action="store_true", help="every float32 operator (default: a fixed subset)")
+    ap.add_argument("--all", action="store_true", help="every float32 operator (default: every k-th)")
     ap.add_argument("--subset", type=int, default=150, help="size of the fixed subset (every k-th operator)")
     ap.add_argument("--ops", default="", help="comma-separated operator names")
-    ap.add_argument("--max-samples", type=int, default=12)
+    ap.add_argument("--max-samples", type=int, default=1000)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--target", type=float, default=0.98)
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "opdb.json"))
@@ -218,7 +226,8 @@ def main():
         res = run_child(o, a.max_samples, a.timeout)
         results[name] = res
         if res["status"] != "pass":
-            print(f"  {res['status'].upper():5} {name}: {res.get('msg', '')}", flush=True)
+            known = f" (known: {KNOWN_FAIL[name]})" if name in KNOWN_FAIL and res["status"] == "fail" else ""
+            print(f"  {res['status'].upper():5} {name}: {res.get('msg', '')}{known}", flush=True)
     counts = {s: sum(1 for r in results.values() if r["status"] == s) for s in ("pass", "fail", "crash")}
     passed = [r for r in results.values() if r["status"] == "pass"]
     captured = sum(1 for r in passed if not r["fallback"])
@@ -233,7 +242,10 @@ def main():
     with open(a.json, "w") as f:
         json.dump({"counts": counts, "captured": captured, "fallback": len(passed) - captured, "results": results}, f,
                   indent=1, sort_keys=True)
-    return 1 if counts["crash"] or rate < a.target else 0
+    new_fail = [k for k, r in results.items() if r["status"] == "fail" and k not in KNOWN_FAIL]
+    if new_fail:
+        print("op_db: failing beyond the known list: " + ", ".join(new_fail))
+    return 1 if counts["crash"] or rate < a.target or new_fail else 0
 
 
 if __name__ == "__main__":
