@@ -137,7 +137,8 @@ class Capture:
     def __init__(self, model, name=""):
         self.handles = []
         for path, mod in model.named_modules(prefix=name):
-            leaf = path.rsplit(".", 1)[-1] if path else ""
+            # the root pushes its whole name (it may be dotted), every child its attribute name
+            leaf = path if mod is model else path.rsplit(".", 1)[-1]
             if not leaf:
                 continue
             self.handles.append(mod.register_forward_pre_hook(self._pre(leaf)))
