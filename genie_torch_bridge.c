@@ -369,6 +369,16 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
     const size_t n = args.size(), base = stack->size() - n;
     std::vector<at::Tensor> orig(n), cpu(n);
     std::vector<std::vector<at::Tensor>> orig_list(n), cpu_list(n);
+    /* the same tensor passed twice (out= self) must stay one tensor on CPU */
+    std::unordered_map<const c10::TensorImpl *, at::Tensor> seen;
+    auto cpu_copy = [&](const at::Tensor &t) {
+        auto it = seen.find(t.unsafeGetTensorImpl());
+        if (it != seen.end()) return it->second;
+        at::Tensor c = to_cpu(t);
+        g_counts.fallback_materialized++;
+        seen.emplace(t.unsafeGetTensorImpl(), c);
+        return c;
+    };
     {
         Lock l(g_mu);
         count(op, false);
@@ -378,8 +388,7 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
                 at::Tensor t = v.toTensor();
                 if (is_genie(t)) {
                     orig[i] = t;
-                    cpu[i] = to_cpu(t);
-                    g_counts.fallback_materialized++;
+                    cpu[i] = cpu_copy(t);
                     v = IValue(cpu[i]);
                 }
             } else if (v.isTensorList()) {
@@ -389,12 +398,8 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
                     if (is_genie(t)) any = true;
                 if (any) {
                     orig_list[i] = lst;
-                    for (auto &t : lst) {
-                        if (is_genie(t)) {
-                            t = to_cpu(t);
-                            g_counts.fallback_materialized++;
-                        }
-                    }
+                    for (auto &t : lst)
+                        if (is_genie(t)) t = cpu_copy(t);
                     cpu_list[i] = lst;
                     v = IValue(lst);
                 }
@@ -412,7 +417,7 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
                         IValue e = gl.get(j);
                         if (e.isTensor()) {
                             at::Tensor t = e.toTensor();
-                            nl.push_back(is_genie(t) ? c10::optional<at::Tensor>(to_cpu(t)) : c10::optional<at::Tensor>(t));
+                            nl.push_back(is_genie(t) ? c10::optional<at::Tensor>(cpu_copy(t)) : c10::optional<at::Tensor>(t));
                         } else {
                             nl.push_back(c10::nullopt);
                         }
@@ -992,6 +997,20 @@ bool k_unary(const c10::OperatorHandle &, Args &a) {
     a.ret(wrap(F(ctx(), H(x))));
     return true;
 }
+/* in-place unary (sigmoid_, tanh_, ...): the value out of place, copied back through the view */
+template <UnFn F, int FLOAT_ONLY>
+bool k_unary_(const c10::OperatorHandle &, Args &a) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x)) return false;
+    if (FLOAT_ONLY && !genie_float(x)) return false;
+    GT r;
+    r.p = ok(F(ctx(), H(x)));
+    r.owned = true;
+    if (genie_dtype_of(r.p) != genie_dtype_of(H(x))) return false; /* PyTorch's cast rules: the fallback */
+    ok(genie_copy_(ctx(), H(x), r.p));
+    a.ret(x);
+    return true;
+}
 bool k_relu_(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0);
     if (!is_genie(x) || !operand_ok(x)) return false;
@@ -1450,8 +1469,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("convolution_overrideable", BOX(k_convolution));
     m.impl("convolution_backward_overrideable", BOX(k_convolution_backward));
     /* fallback-first: ATen's generic composites for these are worse than running CPU's own
-       kernel (math_group_norm divides by zero on an empty batch; mse_loss resizes an out=) */
-    for (const char *name : {"native_group_norm", "native_group_norm_backward", "mse_loss", "mse_loss_backward"})
+       kernel (math_group_norm divides by zero on an empty batch; mse_loss resizes an out=;
+       math_addr_out skips CPU's shape check of addr_) */
+    for (const char *name : {"native_group_norm", "native_group_norm_backward", "mse_loss", "mse_loss_backward", "addr_",
+                             "addr.out"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1>)));
@@ -1508,6 +1529,25 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("log1p", BOX((k_unary<genie_log1p, 1>)));
     m.impl("expm1", BOX((k_unary<genie_expm1, 1>)));
     m.impl("logical_not", BOX((k_unary<genie_logical_not, 0>)));
+    m.impl("neg_", BOX((k_unary_<genie_neg, 0>)));
+    m.impl("abs_", BOX((k_unary_<genie_abs, 0>)));
+    m.impl("exp_", BOX((k_unary_<genie_exp, 1>)));
+    m.impl("log_", BOX((k_unary_<genie_log, 1>)));
+    m.impl("sqrt_", BOX((k_unary_<genie_sqrt, 1>)));
+    m.impl("rsqrt_", BOX((k_unary_<genie_rsqrt, 1>)));
+    m.impl("sin_", BOX((k_unary_<genie_sin, 1>)));
+    m.impl("cos_", BOX((k_unary_<genie_cos, 1>)));
+    m.impl("tanh_", BOX((k_unary_<genie_tanh, 1>)));
+    m.impl("sigmoid_", BOX((k_unary_<genie_sigmoid, 1>)));
+    m.impl("silu_", BOX((k_unary_<genie_silu, 1>)));
+    m.impl("reciprocal_", BOX((k_unary_<genie_reciprocal, 1>)));
+    m.impl("floor_", BOX((k_unary_<genie_floor, 1>)));
+    m.impl("ceil_", BOX((k_unary_<genie_ceil, 1>)));
+    m.impl("round_", BOX((k_unary_<genie_round, 1>)));
+    m.impl("sign_", BOX((k_unary_<genie_sign, 1>)));
+    m.impl("erf_", BOX((k_unary_<genie_erf, 1>)));
+    m.impl("log1p_", BOX((k_unary_<genie_log1p, 1>)));
+    m.impl("expm1_", BOX((k_unary_<genie_expm1, 1>)));
     m.impl("where.self", BOX(k_where));
     m.impl("clamp", BOX(k_clamp));
     m.impl("tril", BOX(k_tri<0>));

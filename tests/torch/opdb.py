@@ -1,7 +1,8 @@
 """PyTorch's own operator database on the genie device.
 
 For every entry of torch.testing._internal.common_methods_invocations.op_db that supports
-float32 on CPU, make its float32 sample inputs on the device, run them there and on CPU copies (each operator in a
+float32 on CPU, make its float32 sample inputs on the device, run them (and the operator's
+in-place variant, on clones) there and on CPU copies (each operator in a
 forked child, so a crash is counted, not fatal) and compare: values (assert_close,
 rtol 1e-5, atol 1e-5, NaN equal), shapes, dtypes, and raised errors (an error on CPU must be an
 error on the device). Strides that differ from CPU's are reported, not failed.
@@ -126,7 +127,7 @@ def compare(ref, out, path="out", tol=None, shape_only=False):
 STRIDE_DIFFS = []
 
 
-def run_op(op, max_samples):
+def run_op(op, max_samples, inplace=True):
     """In the child: returns a dict with status, message, captured/fallback, stride notes."""
     name = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
     tol, shape_only = TOLERANCE.get(name), name in SHAPE_ONLY or op.name in SHAPE_ONLY
@@ -155,6 +156,29 @@ def run_op(op, max_samples):
             out, err = None, e
         after = gt.stats()["fallback"]
         fallback_ops |= {k for k, v in after.items() if v != before.get(k, 0)}
+        if inplace and op.inplace_variant is not None and isinstance(s.input, torch.Tensor) and not shape_only:
+            # the in-place variant on clones: the mutated input must match (the fallback's write-back)
+            ci2, di2 = ci.clone(), s.input.clone()
+            torch.manual_seed(1234)
+            try:
+                op.inplace_variant(ci2, *ca, **ck)
+                ierr = None
+            except Exception as e:  # noqa: BLE001
+                ierr = e
+            torch.manual_seed(1234)
+            try:
+                op.inplace_variant(di2, *da, **dk)
+                derr = None
+            except Exception as e:  # noqa: BLE001
+                derr = e
+            if (ierr is None) != (derr is None):
+                return {"status": "fail", "fallback": sorted(fallback_ops),
+                        "msg": f"sample {n}: in-place: CPU {'raised ' + str(ierr)[:80] if ierr else 'ran'}, device "
+                               f"{'raised ' + str(derr)[:160] if derr else 'ran'}"}
+            if ierr is None:
+                m = compare(ci2, di2, "in-place", tol=tol)
+                if m:
+                    return {"status": "fail", "msg": f"sample {n}: {m}", "fallback": sorted(fallback_ops)}
         if ref_err is not None:
             if err is None:
                 return {"status": "fail", "msg": f"sample {n}: CPU raised {type(ref_err).__name__}: "
