@@ -86,6 +86,21 @@ if _major >= 2 and hasattr(torch.utils, "generate_methods_for_privateuse1_backen
         pass
 
 
+_tensor_numpy = torch.Tensor.numpy
+
+
+def _numpy(self, *args, **kwargs):
+    # a device tensor materializes for NumPy (PyTorch raises for non-CPU tensors: the README
+    # lists this difference); `x.cpu().numpy()` works everywhere
+    if self.device.type == DEVICE_TYPE:
+        self = self.cpu()
+    return _tensor_numpy(self, *args, **kwargs)
+
+
+if getattr(torch.Tensor.numpy, "__name__", "") != "_numpy":
+    torch.Tensor.numpy = _numpy
+
+
 def stats():
     """genie's statistics and the bridge's per-operator counts (captured / fallback)."""
     return json.loads(torch.ops.genie.stats())

@@ -151,7 +151,7 @@ def test_protocol_materializations():
     assert x.sum().item() == 15.0
     assert bool((x > 4).any()) is True
     assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
-    assert x.cpu().numpy().sum() == 15.0
+    assert x.cpu().numpy().sum() == 15.0 and x.numpy().sum() == 15.0
     assert "device=" in repr(x) and "5." in str(x)
     n = gt.stats()
     assert n["items"] >= 2 and n["to_cpu"] >= 1
