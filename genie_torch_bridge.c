@@ -1237,6 +1237,13 @@ bool k_join(const c10::OperatorHandle &, Args &a) {
     a.ret(wrap(STACK ? genie_stack(ctx(), (int)hs.size(), hs.data(), dim) : genie_cat(ctx(), (int)hs.size(), hs.data(), dim)));
     return true;
 }
+bool k_flip(const c10::OperatorHandle &, Args &a) { /* flip(self, dims): a copy in PyTorch */
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x)) return false;
+    auto dims = a.ints(1);
+    a.ret(wrap(genie_flip(ctx(), H(x), (int)dims.size(), dims.data())));
+    return true;
+}
 bool k_index_select(const c10::OperatorHandle &, Args &a) { /* index_select(self, dim, index) */
     at::Tensor x = a.t(0), i = a.t(2);
     if (!is_genie(x) || !is_genie(i) || !operand_ok(x) || i.scalar_type() != at::kLong || i.dim() > 1) return false;
@@ -1577,6 +1584,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     /* joining, indexing, tuples */
     m.impl("cat", BOX(k_join<0>));
     m.impl("stack", BOX(k_join<1>));
+    m.impl("flip", BOX(k_flip));
     m.impl("index_select", BOX(k_index_select));
     m.impl("gather", BOX(k_gather));
     m.impl("embedding", BOX(k_embedding));
