@@ -235,8 +235,13 @@ at::Tensor wrap(genie_tensor *h, at::ScalarType st = at::ScalarType::Undefined) 
     if (st == at::ScalarType::Undefined) st = st_of(genie_dtype_of(h));
     return at::detail::make_tensor<GenieImpl>(h, c10::scalarTypeToTypeMeta(st));
 }
-/* a view of `like`: same dtype */
-at::Tensor wrapv(const at::Tensor &like, genie_tensor *h) { return wrap(h, like.scalar_type()); }
+/* a view of `like`: same dtype, same negative/conjugate bits (as PyTorch's views) */
+at::Tensor wrapv(const at::Tensor &like, genie_tensor *h) {
+    at::Tensor r = wrap(h, like.scalar_type());
+    if (like.is_neg()) r._set_neg(true);
+    if (like.is_conj()) r._set_conj(true);
+    return r;
+}
 
 /* an owned-or-borrowed operand */
 struct GT {
@@ -261,6 +266,7 @@ void blob_deleter(void *, void *user) { delete static_cast<at::Tensor *>(user); 
 /* a CPU tensor nobody else holds (a fallback result) wrapped without a copy, strides kept */
 genie_tensor *adopt_cpu(const at::Tensor &src) {
     at::Tensor c = src.resolve_conj().resolve_neg();
+    if (c._is_zerotensor()) c = at::zeros(c.sizes(), c.options().dtype(c.scalar_type())); /* no data behind it */
     if (!c.is_non_overlapping_and_dense()) c = c.contiguous();
     genie_dtype d = gd(c.scalar_type());
     if (c.numel() == 0) {
@@ -777,26 +783,35 @@ bool k_unsafe_view(const c10::OperatorHandle &, Args &a) { /* _unsafe_view(self,
     a.ret(wrapv(a.t(0), genie_reshape(ctx(), H(self), (int)size.size(), size.data())));
     return true;
 }
+/* as_strided; an empty result may sit anywhere, as in PyTorch (genie checks every window, so it
+   gets an empty tensor of its own reporting PyTorch's strides and offset) */
+at::Tensor strided_view(const at::Tensor &self, std::vector<int64_t> size, std::vector<int64_t> stride, int64_t off) {
+    int64_t numel = 1;
+    for (auto v : size) numel *= v;
+    if (numel == 0 && size.size() == stride.size()) {
+        at::Tensor r = wrapv(self, genie_empty(ctx(), gd(self.scalar_type()), (int)size.size(), size.data()));
+        r.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride);
+        r.unsafeGetTensorImpl()->set_storage_offset(off);
+        return r;
+    }
+    return wrapv(self, genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), off));
+}
 bool k_as_strided(const c10::OperatorHandle &, Args &a) { /* as_strided(self, size, stride, storage_offset?) */
     at::Tensor self = a.t(0);
-    auto size = a.ints(1), stride = a.ints(2);
     int64_t off = a.none(3) ? self.storage_offset() : a.i64(3);
-    a.ret(wrapv(a.t(0), genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), off)));
+    a.ret(strided_view(self, a.ints(1), a.ints(2), off));
     return true;
 }
 bool k_reshape_alias(const c10::OperatorHandle &, Args &a) { /* _reshape_alias(self, size, stride) */
     at::Tensor self = a.t(0);
-    auto size = a.ints(1), stride = a.ints(2);
-    a.ret(wrapv(a.t(0), genie_as_strided(ctx(), H(self), (int)size.size(), size.data(), stride.data(), self.storage_offset())));
+    a.ret(strided_view(self, a.ints(1), a.ints(2), self.storage_offset()));
     return true;
 }
 bool k_alias(const c10::OperatorHandle &, Args &a) { /* alias/detach(self): the same handle */
     at::Tensor self = a.t(0);
     genie_tensor *h = H(self);
     genie_retain(h);
-    at::Tensor r = wrapv(self, h);
-    if (self.is_neg()) r._set_neg(true);
-    a.ret(r);
+    a.ret(wrapv(self, h));
     return true;
 }
 bool k_transpose(const c10::OperatorHandle &, Args &a) {

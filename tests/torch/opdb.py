@@ -1,13 +1,15 @@
 """PyTorch's own operator database on the genie device.
 
 For every entry of torch.testing._internal.common_methods_invocations.op_db that supports
-float32 on CPU, make its float32 sample inputs on the device, run them (and the operator's
-in-place variant, on clones) there and on CPU copies (each operator in a
-forked child, so a crash is counted, not fatal) and compare: values (assert_close,
-rtol 1e-5, atol 1e-5, NaN equal), shapes, dtypes, and raised errors (an error on CPU must be an
-error on the device). Strides that differ from CPU's are reported, not failed.
+float32 on CPU: make its float32 sample inputs on the device, run them there and on CPU copies,
+and compare values (assert_close, rtol 1e-5, atol 1e-5, NaN equal), shapes, dtypes and raised
+errors (an error on CPU must be an error on the device). Then the same for the operator's
+in-place variant on clones (the mutated input must match: the fallback's write-back), and the
+gradient of sum(outputs) with respect to every differentiable input (backward on the device).
+Each operator runs in a forked child, so a crash is counted, not fatal. Strides that differ
+from CPU's are reported, not failed.
 
-    /usr/bin/python3 tests/torch/opdb.py [--all | --subset N] [--ops a,b,c] [--max-samples K]
+    /usr/bin/python3 tests/torch/opdb.py [--all | --subset N] [--ops a,b,c] [--max-samples K] [--no-grad]
 
 Prints one line per failing/crashing operator, then a summary with pass/fail/crash counts and
 how many operators ran captured (no fallback) vs through the fallback, and writes
@@ -43,6 +45,11 @@ TOLERANCE = {"native_layer_norm": 1e-3, "nn.functional.layer_norm": 1e-3,
 KNOWN_FAIL = {
     "to_sparse": "sparse layouts are not supported on the device",
     "sparse.sampled_addmm": "sparse layouts are not supported on the device",
+}
+# gradients not compared (--grad), with the reason
+GRAD_SKIP = {
+    "as_strided_scatter": "PyTorch 1.13's CPU gradient reads uninitialized memory (differs run to run)",
+    "istft": "KNOWN BUG: the window's gradient is None on the device (an extra ToCopyBackward0 in its graph)",
 }
 # values undefined by definition (uninitialized memory) or drawn at random inside the operator
 # with a generator whose stream the device does not share: compared by shape and dtype only
@@ -196,7 +203,73 @@ def run_op(op, max_samples, inplace=True):
     return {"status": "pass", "samples": n, "fallback": sorted(fallback_ops), "strides": STRIDE_DIFFS[:3]}
 
 
-def run_child(op, max_samples, timeout):
+def flat_tensors(x):
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in flat_tensors(e)]
+    if isinstance(x, dict):
+        return [t for e in x.values() for t in flat_tensors(e)]
+    return []
+
+
+def run_grad(op, max_samples):
+    """Backward on the device vs CPU: the gradient of sum(outputs) for every differentiable input."""
+    if not op.supports_autograd:
+        return None
+    name = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+    if name in SHAPE_ONLY or op.name in SHAPE_ONLY or name in GRAD_SKIP:
+        return None
+    tol = TOLERANCE.get(name)
+    torch.manual_seed(0)
+    samples = list(op.sample_inputs(DEV, torch.float32, requires_grad=True))[:max_samples]
+    for n, s in enumerate(samples, 1):
+        dev_leaves = [t for t in flat_tensors([s.input, s.args, s.kwargs]) if t.requires_grad]
+        if not dev_leaves:
+            continue
+
+        def detach_cpu(x):
+            if isinstance(x, torch.Tensor):
+                c = x.detach().cpu()
+                return c.requires_grad_(x.requires_grad) if x.is_floating_point() else c
+            if isinstance(x, (list, tuple)):
+                r = [detach_cpu(e) for e in x]
+                return type(x)(*r) if hasattr(x, "_fields") else type(x)(r) if isinstance(x, tuple) else r
+            if isinstance(x, dict):
+                return {k: detach_cpu(v) for k, v in x.items()}
+            return x
+        ci, ca, ck = detach_cpu(s.input), detach_cpu(s.args), detach_cpu(s.kwargs)
+        cpu_leaves = [t for t in flat_tensors([ci, ca, ck]) if t.requires_grad]
+        grads = []
+        for inp, args, kwargs, leaves in ((ci, ca, ck, cpu_leaves), (s.input, s.args, s.kwargs, dev_leaves)):
+            torch.manual_seed(1234)
+            try:
+                out = s.output_process_fn_grad(op(inp, *args, **kwargs))
+                outs = [o for o in flat_tensors(out) if o.requires_grad and o.is_floating_point()]
+                if not outs:
+                    grads.append(None)
+                    continue
+                total = sum(o.sum() for o in outs)
+                g = torch.autograd.grad(total, leaves, allow_unused=True)
+                grads.append([x.cpu() if x is not None else None for x in g])
+            except Exception as e:  # noqa: BLE001
+                grads.append(e)
+        gc, gd = grads
+        if isinstance(gc, Exception) or gc is None:
+            continue  # CPU cannot differentiate this sample either
+        if isinstance(gd, Exception):
+            return f"grad sample {n}: {type(gd).__name__}: {str(gd).strip()[:200]}"
+        for i, (a, b) in enumerate(zip(gc, gd)):
+            if (a is None) != (b is None):
+                return f"grad sample {n}: input {i}: gradient defined on one side only"
+            if a is not None:
+                m = compare(a, b, f"grad[{i}]", tol=tol or 1e-4)
+                if m:
+                    return f"grad sample {n}: {m}"
+    return None
+
+
+def run_child(op, max_samples, timeout, grad=False):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -208,6 +281,10 @@ def run_child(op, max_samples, timeout):
         os.dup2(devnull, 2)  # PyTorch's deprecation notices
         try:
             res = run_op(op, max_samples)
+            if grad and res["status"] == "pass":
+                m = run_grad(op, max_samples)
+                if m:
+                    res = {"status": "fail", "msg": m, "fallback": res["fallback"]}
         except Exception as e:  # noqa: BLE001 - failures in sample generation etc.
             res = {"status": "fail", "msg": f"{type(e).__name__}: {str(e)[:200]}", "fallback": []}
         with os.fdopen(w, "w") as f:
@@ -233,6 +310,7 @@ def main():
     ap.add_argument("--max-samples", type=int, default=1000)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--target", type=float, default=0.98)
+    ap.add_argument("--no-grad", action="store_true", help="do not compare gradients (backward on the device)")
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "opdb.json"))
     a = ap.parse_args()
     ops = [o for o in op_db if torch.float32 in o.supported_dtypes("cpu")]
@@ -247,7 +325,7 @@ def main():
     results = {}
     for o in ops:
         name = o.name + (f".{o.variant_test_name}" if o.variant_test_name else "")
-        res = run_child(o, a.max_samples, a.timeout)
+        res = run_child(o, a.max_samples, a.timeout, not a.no_grad)
         results[name] = res
         if res["status"] != "pass":
             known = f" (known: {KNOWN_FAIL[name]})" if name in KNOWN_FAIL and res["status"] == "fail" else ""
