@@ -26,6 +26,7 @@
 #include "genie.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/InferSize.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -34,10 +35,9 @@
 #include <torch/version.h>
 
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cmath>
 #include <cstdio>
-#include <array>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -76,8 +76,7 @@ genie_ctx *ctx() {
 [[noreturn]] void fail() {
     std::string msg = genie_last_error(ctx());
     genie_clear_error(ctx());
-    TORCH_CHECK(false, msg);
-    abort(); /* unreachable */
+    C10_THROW_ERROR(Error, msg);
 }
 genie_tensor *ok(genie_tensor *t) {
     if (!t) fail();
