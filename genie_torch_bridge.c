@@ -22,8 +22,17 @@
  * other threads); the context runs with no_pool (PyTorch owns lifetimes). Genie errors become
  * Python exceptions (TORCH_CHECK) carrying genie's message.
  */
+/* GCC 12 in C++ mode flags _mm512_reduce_add_ps (inlined into genie.h's AVX-512 kernels) as
+   maybe-uninitialized: a false positive in the compiler's own intrinsics header */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
