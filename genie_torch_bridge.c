@@ -961,11 +961,30 @@ typedef genie_tensor *(*UnFn)(genie_ctx *, genie_tensor *);
 bool one_genie(const at::Tensor &a, const at::Tensor &b) { return is_genie(a) || is_genie(b); }
 
 /* binary(self, other[, alpha]) with alpha at index 2 when ALPHA */
-template <BinFn F, int ALPHA>
+typedef genie_tensor *(*ScalFn)(genie_ctx *, genie_tensor *, double);
+/* a floating genie tensor with a Python number keeps its dtype in ATen, as genie's *_scalar
+   forms do: one node instead of a constant and a node */
+genie_tensor *no_scalar(genie_ctx *, genie_tensor *, double) { return nullptr; }
+template <ScalFn S, int ALPHA>
+bool scalar_path(Args &a, const at::Tensor &x, const at::Tensor &y) {
+    if constexpr (S == &no_scalar) return false;
+    if (!is_genie(x) || !genie_float(x) || y.dim() != 0 || is_genie(y) || !y.unsafeGetTensorImpl()->is_wrapped_number())
+        return false;
+    double v = y.item<double>();
+    if (ALPHA && !a.none(2)) {
+        c10::Scalar al = a.sc(2);
+        if (al.isComplex()) return false;
+        v *= al.toDouble();
+    }
+    a.ret(wrap(S(ctx(), H(x), v)));
+    return true;
+}
+template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
 bool k_binary(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0), y = a.t(1);
     if (!operand_ok(x) || !operand_ok(y) || !one_genie(x, y)) return false;
     if (x.is_complex() || y.is_complex()) return false;
+    if (scalar_path<S, ALPHA>(a, x, y)) return true;
     GT gx = operand(x, y), gy = operand(y, x);
     GT scaled;
     if (ALPHA && !a.none(2)) {
@@ -1505,10 +1524,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                              "addr.out"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
-    m.impl("add.Tensor", BOX((k_binary<genie_add, 1>)));
-    m.impl("sub.Tensor", BOX((k_binary<genie_sub, 1>)));
-    m.impl("mul.Tensor", BOX((k_binary<genie_mul, 0>)));
-    m.impl("div.Tensor", BOX((k_binary<genie_div, 0>)));
+    m.impl("add.Tensor", BOX((k_binary<genie_add, 1, genie_add_scalar>)));
+    m.impl("sub.Tensor", BOX((k_binary<genie_sub, 1, genie_sub_scalar>)));
+    m.impl("mul.Tensor", BOX((k_binary<genie_mul, 0, genie_mul_scalar>)));
+    m.impl("div.Tensor", BOX((k_binary<genie_div, 0, genie_div_scalar>)));
     m.impl("div.Tensor_mode", BOX(k_div_mode));
     m.impl("maximum", BOX((k_binary<genie_maximum, 0>)));
     m.impl("minimum", BOX((k_binary<genie_minimum, 0>)));
