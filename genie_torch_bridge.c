@@ -1226,6 +1226,90 @@ bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
     return true;
 }
 
+/* ------------------------------------------------------------------ backward formulas */
+/* the backward kernels autograd calls most, captured with ATen's formulas, so a training step
+   stays lazy; anything unusual (other dtypes, broadcasting) goes to the fallback */
+bool floats_alike(const at::Tensor &a, const at::Tensor &b) {
+    return is_genie(a) && is_genie(b) && operand_ok(a) && operand_ok(b) && genie_float(a) && a.scalar_type() == b.scalar_type() &&
+           a.sizes() == b.sizes();
+}
+GT own(genie_tensor *p) {
+    GT g;
+    g.p = ok(p);
+    g.owned = true;
+    return g;
+}
+bool k_threshold_backward(const c10::OperatorHandle &, Args &a) { /* (grad_output, self, threshold) */
+    at::Tensor go = a.t(0), x = a.t(1);
+    if (!floats_alike(go, x) || a.sc(2).isComplex()) return false;
+    GT thr = scalar_const(a.sc(2), x.scalar_type());
+    GT mask = own(genie_le(ctx(), H(x), thr.p)); /* self <= threshold ? 0 : grad */
+    a.ret(wrap(genie_masked_fill(ctx(), H(go), mask.p, 0.0)));
+    return true;
+}
+template <int SIGMOID>
+bool k_act_backward(const c10::OperatorHandle &, Args &a) { /* tanh/sigmoid_backward(grad_output, output) */
+    at::Tensor go = a.t(0), y = a.t(1);
+    if (!floats_alike(go, y)) return false;
+    if (SIGMOID) { /* grad * y * (1 - y) */
+        GT one_minus = own(genie_mul_scalar(ctx(), H(y), -1.0));
+        GT om = own(genie_add_scalar(ctx(), one_minus.p, 1.0));
+        GT t = own(genie_mul(ctx(), H(go), om.p));
+        a.ret(wrap(genie_mul(ctx(), t.p, H(y))));
+    } else { /* grad * (1 - y^2) */
+        GT y2 = own(genie_mul(ctx(), H(y), H(y)));
+        GT neg = own(genie_mul_scalar(ctx(), y2.p, -1.0));
+        GT om = own(genie_add_scalar(ctx(), neg.p, 1.0));
+        a.ret(wrap(genie_mul(ctx(), H(go), om.p)));
+    }
+    return true;
+}
+template <int LOG>
+bool k_softmax_backward(const c10::OperatorHandle &, Args &a) { /* (grad_output, output, dim, input_dtype) */
+    at::Tensor go = a.t(0), y = a.t(1);
+    if (!floats_alike(go, y) || (at::ScalarType)a.i64(3) != y.scalar_type() || y.dim() == 0) return false;
+    int64_t dim = a.i64(2);
+    if (LOG) { /* grad - exp(y) * sum(grad, dim) */
+        GT s = own(genie_sum(ctx(), H(go), 1, &dim, 1));
+        GT e = own(genie_exp(ctx(), H(y)));
+        GT es = own(genie_mul(ctx(), e.p, s.p));
+        a.ret(wrap(genie_sub(ctx(), H(go), es.p)));
+    } else { /* y * (grad - sum(grad * y, dim)) */
+        GT gy = own(genie_mul(ctx(), H(go), H(y)));
+        GT s = own(genie_sum(ctx(), gy.p, 1, &dim, 1));
+        GT d = own(genie_sub(ctx(), H(go), s.p));
+        a.ret(wrap(genie_mul(ctx(), H(y), d.p)));
+    }
+    return true;
+}
+bool k_mse_loss(const c10::OperatorHandle &, Args &a) { /* mse_loss(self, target, reduction) */
+    at::Tensor x = a.t(0), t = a.t(1);
+    int64_t red = a.i64(2);
+    if (!floats_alike(x, t) || red < 0 || red > 2) return false;
+    GT d = own(genie_sub(ctx(), H(x), H(t)));
+    GT sq = own(genie_mul(ctx(), d.p, d.p));
+    if (red == 0) {
+        genie_retain(sq.p);
+        a.ret(wrap(sq.p));
+    } else {
+        a.ret(wrap(red == 1 ? genie_mean(ctx(), sq.p, 0, nullptr, 0) : genie_sum(ctx(), sq.p, 0, nullptr, 0)));
+    }
+    return true;
+}
+bool k_mse_loss_backward(const c10::OperatorHandle &, Args &a) { /* (grad_output, self, target, reduction) */
+    at::Tensor go = a.t(0), x = a.t(1), t = a.t(2);
+    int64_t red = a.i64(3);
+    if (!floats_alike(x, t) || !is_genie(go) || !operand_ok(go) || go.scalar_type() != x.scalar_type() || red < 0 || red > 2)
+        return false;
+    if (red == 0 ? go.sizes() != x.sizes() : go.dim() != 0) return false;
+    double norm = red == 1 ? 2.0 / (double)std::max<int64_t>(x.numel(), 1) : 2.0;
+    if (red == 1 && x.numel() == 0) return false;
+    GT d = own(genie_sub(ctx(), H(x), H(t)));
+    GT dn = own(genie_mul_scalar(ctx(), d.p, norm)); /* ATen: norm * (self - target) * grad */
+    a.ret(wrap(genie_mul(ctx(), dn.p, H(go))));
+    return true;
+}
+
 /* ------------------------------------------------------------------ linear algebra */
 bool same_float(const at::Tensor &x, const at::Tensor &y) {
     return is_genie(x) && is_genie(y) && operand_ok(x) && operand_ok(y) && x.scalar_type() == y.scalar_type() && genie_float(x);
@@ -1518,10 +1602,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("convolution_overrideable", BOX(k_convolution));
     m.impl("convolution_backward_overrideable", BOX(k_convolution_backward));
     /* fallback-first: ATen's generic composites for these are worse than running CPU's own
-       kernel (math_group_norm divides by zero on an empty batch; mse_loss resizes an out=;
-       math_addr_out skips CPU's shape check of addr_) */
-    for (const char *name : {"native_group_norm", "native_group_norm_backward", "mse_loss", "mse_loss_backward", "addr_",
-                             "addr.out"})
+       kernel (math_group_norm divides by zero on an empty batch; math_addr_out skips CPU's
+       shape check of addr_) */
+    for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1, genie_add_scalar>)));
@@ -1618,6 +1701,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("_softmax", BOX(k_softmax<0>));
     m.impl("_log_softmax", BOX(k_softmax<1>));
     m.impl("native_layer_norm", BOX(k_native_layer_norm));
+    /* backward formulas and the MSE loss (other cases: the fallback) */
+    m.impl("threshold_backward", BOX(k_threshold_backward));
+    m.impl("tanh_backward", BOX(k_act_backward<0>));
+    m.impl("sigmoid_backward", BOX(k_act_backward<1>));
+    m.impl("_softmax_backward_data", BOX(k_softmax_backward<0>));
+    m.impl("_log_softmax_backward_data", BOX(k_softmax_backward<1>));
+    m.impl("mse_loss", BOX(k_mse_loss));
+    m.impl("mse_loss_backward", BOX(k_mse_loss_backward));
     /* linear algebra */
     m.impl("mm", BOX(k_mm));
     m.impl("bmm", BOX(k_mm));

@@ -90,7 +90,10 @@ def train(dev, steps=5):
 
 def test_training_sgd_matches_cpu():
     lc, pc = train("cpu")
+    gt.reset_counts()
     ld, pd = train(DEV)
+    fb = {k: v for k, v in gt.stats()["fallback"].items() if v}
+    assert not fb, f"the training step left the device: {fb}"  # forward, backward and SGD all captured
     assert all(abs(a - b) <= 1e-5 * abs(a) + 1e-7 for a, b in zip(lc, ld)), (lc, ld)
     assert lc[-1] < lc[0]
     for a, b in zip(pd, pc):
