@@ -245,7 +245,15 @@ at::Tensor wrap(genie_tensor *h, at::ScalarType st = at::ScalarType::Undefined) 
 }
 /* a view of `like`: same dtype, same negative/conjugate bits (as PyTorch's views) */
 at::Tensor wrapv(const at::Tensor &like, genie_tensor *h) {
-    at::Tensor r = wrap(h, like.scalar_type());
+    at::Tensor r;
+    if (c10::InferenceMode::is_enabled() && !like.is_inference()) {
+        /* under inference mode a view of a normal tensor is a normal tensor (PyTorch builds it
+           from its base's key set): autograd sets its version counter from the base */
+        c10::InferenceMode normal(false);
+        r = wrap(h, like.scalar_type());
+    } else {
+        r = wrap(h, like.scalar_type());
+    }
     if (like.is_neg()) r._set_neg(true);
     if (like.is_conj()) r._set_conj(true);
     return r;

@@ -113,6 +113,23 @@ def test_backward_through_captured_and_fallback():
     close(bd.grad, b.grad)
 
 
+def test_inference_mode_and_no_grad():
+    torch.manual_seed(0)
+    m = mlp()
+    x = torch.randn(3, 8)
+    ref = m(x).detach()
+    md = mlp()
+    md.load_state_dict(m.state_dict())
+    md = md.to(DEV)
+    with torch.inference_mode():
+        y = md(x.to(DEV))
+        assert y.is_inference()
+        assert not md[0].weight.t().is_inference()  # a view of a normal tensor stays normal, as on CPU
+    close(y, ref)
+    with torch.no_grad():
+        close(md(x.to(DEV)), ref)
+
+
 # ---------------------------------------------------------------- laziness
 
 def test_capture_runs_nothing_until_materialized():
