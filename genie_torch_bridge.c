@@ -511,14 +511,14 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
 at::ScalarType dtype_arg(Args &a, size_t i) {
     return a.none(i) ? c10::typeMetaToScalarType(at::get_default_dtype()) : (at::ScalarType)a.i64(i);
 }
-bool device_arg_ok(Args &a, size_t i) { /* layout strided, device genie */
+bool layout_ok(Args &a, size_t i) { /* the layout argument, if given, is strided */
     return a.none(i) || (at::Layout)a.i64(i) == at::kStrided;
 }
 bool k_empty(const c10::OperatorHandle &, Args &a) {
     /* empty.memory_format(size, dtype?, layout?, device?, pin_memory?, memory_format?) */
     genie_dtype d;
     at::ScalarType st = dtype_arg(a, 1);
-    if (!storage_gd(st, &d) || !device_arg_ok(a, 2)) return false;
+    if (!storage_gd(st, &d) || !layout_ok(a, 2)) return false;
     auto size = a.ints(0);
     at::MemoryFormat mf = a.none(5) ? at::MemoryFormat::Contiguous : (at::MemoryFormat)a.i64(5);
     genie_tensor *h;
@@ -541,7 +541,7 @@ bool k_empty_strided(const c10::OperatorHandle &, Args &a) {
     /* empty_strided(size, stride, dtype?, layout?, device?, pin_memory?) */
     genie_dtype d;
     at::ScalarType st = dtype_arg(a, 2);
-    if (!storage_gd(st, &d) || !device_arg_ok(a, 3)) return false;
+    if (!storage_gd(st, &d) || !layout_ok(a, 3)) return false;
     auto size = a.ints(0), stride = a.ints(1);
     int64_t extent = 1; /* elements the strides reach */
     for (size_t i = 0; i < size.size(); i++) {
@@ -558,7 +558,7 @@ template <int KIND> /* 0 zeros, 1 ones */
 bool k_const(const c10::OperatorHandle &, Args &a) {
     /* zeros/ones(size, dtype?, layout?, device?, pin_memory?) */
     genie_dtype d;
-    if (!to_gd(dtype_arg(a, 1), &d) || !device_arg_ok(a, 2)) return false;
+    if (!to_gd(dtype_arg(a, 1), &d) || !layout_ok(a, 2)) return false;
     auto size = a.ints(0);
     a.ret(wrap(KIND == 0 ? genie_zeros(ctx(), d, (int)size.size(), size.data()) : genie_ones(ctx(), d, (int)size.size(), size.data())));
     return true;
@@ -569,7 +569,7 @@ bool k_full(const c10::OperatorHandle &, Args &a) {
     at::ScalarType st = a.none(2) ? (v.isBoolean() ? at::kBool : v.isIntegral(false) ? at::kLong : c10::typeMetaToScalarType(at::get_default_dtype()))
                                   : (at::ScalarType)a.i64(2);
     genie_dtype d;
-    if (!to_gd(st, &d) || !device_arg_ok(a, 3) || v.isComplex()) return false;
+    if (!to_gd(st, &d) || !layout_ok(a, 3) || v.isComplex()) return false;
     auto size = a.ints(0);
     a.ret(wrap(genie_full(ctx(), d, (int)size.size(), size.data(), v.toDouble())));
     return true;
@@ -582,7 +582,7 @@ bool k_arange(const c10::OperatorHandle &, Args &a) {
     bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
     at::ScalarType st = a.none(o) ? (integral ? at::kLong : c10::typeMetaToScalarType(at::get_default_dtype())) : (at::ScalarType)a.i64(o);
     genie_dtype d;
-    if (!to_gd(st, &d) || !device_arg_ok(a, o + 1)) return false;
+    if (!to_gd(st, &d) || !layout_ok(a, o + 1)) return false;
     a.ret(wrap(genie_arange(ctx(), d, start.toDouble(), end.toDouble(), step.toDouble())));
     return true;
 }
@@ -596,7 +596,7 @@ template <int NORMAL, int GEN> /* randn/rand(size, [generator,] dtype?, layout?,
 bool k_rand(const c10::OperatorHandle &, Args &a) {
     size_t o = GEN ? 2 : 1;
     genie_dtype d;
-    if (!to_gd(dtype_arg(a, o), &d) || !device_arg_ok(a, o + 1)) return false;
+    if (!to_gd(dtype_arg(a, o), &d) || !layout_ok(a, o + 1)) return false;
     if (GEN && !a.none(1) && a[1].toGenerator().device().type() != c10::DeviceType::CPU) return false;
     auto size = a.ints(0);
     uint64_t seed = draw_seed(a, GEN ? 1 : (size_t)-1);
@@ -694,7 +694,7 @@ bool k_resize_(const c10::OperatorHandle &, Args &a) { /* resize_(self, size, me
 bool k_to_copy(const c10::OperatorHandle &, Args &a) {
     /* _to_copy(self, dtype?, layout?, device?, pin_memory?, non_blocking, memory_format?) */
     at::Tensor self = a.t(0);
-    if (!device_arg_ok(a, 2)) return false;
+    if (!layout_ok(a, 2)) return false;
     at::ScalarType st = a.none(1) ? self.scalar_type() : (at::ScalarType)a.i64(1);
     at::MemoryFormat mf = a.none(6) ? at::MemoryFormat::Preserve : (at::MemoryFormat)a.i64(6);
     genie_dtype d;
