@@ -175,7 +175,7 @@ static void test_graph_freed(void) {
 }
 
 static void test_no_pool(void) {
-    genie_ctx_desc d = {0, 1};
+    genie_ctx_desc d = {0, 1, GENIE_CPU_AUTO};
     genie_ctx *ctx = genie_ctx_create(&d);
     float v[3] = {1, 2, 3}, out[3];
     genie_tensor *a = vec(ctx, 3, v), *b = genie_mul(ctx, a, a), *c = genie_t(ctx, b);
@@ -264,7 +264,7 @@ static void test_chain(int n) {
 }
 
 static void test_rng(void) {
-    genie_ctx_desc d1 = {1, 0}, d2 = {2, 0};
+    genie_ctx_desc d1 = {1, 0, GENIE_CPU_AUTO}, d2 = {2, 0, GENIE_CPU_AUTO};
     genie_ctx *a = genie_ctx_create(&d1), *b = genie_ctx_create(&d2);
     int64_t n = 20000, i;
     float *x = (float *)malloc((size_t)n * 4), *y = (float *)malloc((size_t)n * 4);
