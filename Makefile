@@ -21,7 +21,7 @@ $(BUILD):
 # ---- examples: numbered tutorials, each checks its own results ----
 examples: $(addprefix $(BUILD)/,$(EXAMPLES))
 $(BUILD)/%: examples/%.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
 
 run: $(BUILD)/03_mlp
 	cd $(BUILD) && ./03_mlp
@@ -34,9 +34,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/cxx_part.o -o $@ -lm
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)

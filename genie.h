@@ -33,6 +33,7 @@
  *     >>tape ............ realize: iterative walk, topological tape, execution
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
  *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
+ *     >>threads ......... the thread pool: persistent workers, barrier
  *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
@@ -345,6 +346,22 @@ GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
 #include <math.h>
 #include <float.h>
 #include <limits.h>
+#ifndef GENIE_NO_THREADS
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+#endif
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define GENIE__X86 1
+#include <immintrin.h>
+#endif
 
 #if defined(GENIE_MALLOC) && defined(GENIE_REALLOC) && defined(GENIE_FREE)
 #elif !defined(GENIE_MALLOC) && !defined(GENIE_REALLOC) && !defined(GENIE_FREE)
@@ -1051,13 +1068,17 @@ struct genie_tuple {
     struct genie_tuple *prev, *next; /* every live tuple, freed at destroy */
 };
 
-typedef struct genie__pool_entry { void *p; int is_tuple; } genie__pool_entry;
+typedef struct genie__tpool_entry { void *p; int is_tuple; } genie__pool_entry;
 
 struct genie_ctx {
     genie_result err;
     char msg[512];
     int n_threads, no_pool;
     genie_cpu cpu; /* the kernel path in use, never AUTO */
+    struct genie__tpool *tpool; /* worker threads, started on first need */
+    char *ws_raw, *ws;        /* kernel workspace (64-byte aligned), grown on need */
+    size_t ws_size;
+    struct genie__mm_plan *mm_plan;
     genie__slab nodes, handles, storages, vspecs;
     genie__buf *bufs;
     genie_tuple *tuples;
@@ -1428,12 +1449,24 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
 /* Kernel parameters: the node (inputs, output view, arguments) and room for a
    data-dependent error message. Kernels are shaped (params, ith, nth): thread
    ith of nth does its share; this version's executor runs (0, 1). */
+struct genie__tpool;
+struct genie__mm_plan;
 typedef struct genie__kparams {
     genie__node *n;
+    const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
+    char *ws;
+    struct genie__tpool *pool;
     char msg[256];
 } genie__kparams;
 typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
+static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth);
+static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth);
+static void genie__tpool_destroy(struct genie__tpool *pool);
+static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth);
+static int genie__tpool_size(const struct genie__tpool *pool);
+static void genie__barrier(struct genie__tpool *pool, int nth);
+static int genie__ctx_threads(const genie_ctx *ctx);
 
 /* One tape entry (seed 003): the node, which inputs are produced inside the
    tape (lazy) and which were materialized before it ran (constants). */
@@ -1442,6 +1475,10 @@ typedef struct genie__tape_op {
     int nlazy, nconst;
 } genie__tape_op;
 
+/* Kernels that write every element of their (fresh) output need no zeroed buffer. */
+static int genie__writes_all(int op) {
+    return genie__op_kinds[op] == GENIE__K_MATMUL || genie__op_kinds[op] == GENIE__K_CONV2D;
+}
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
 static genie__node *genie__node_input(const genie__node *n, int i) { return i < n->nin ? n->in[i].n : n->base; }
 
@@ -1485,16 +1522,20 @@ static void genie__exec(genie_ctx *ctx, genie__node *n) {
             } else if (n->base) {
                 memcpy(n->buf->data, n->base->buf->data, (size_t)n->numel * esz);
                 ctx->stats.inplace_copied++;
-            } else {
+            } else if (!genie__writes_all(n->op)) {
                 memset(n->buf->data, 0, (size_t)n->numel * esz);
             }
         }
     }
     if (!failed) {
+        genie__kernel fn;
+        int nth = 1;
         GENIE_ASSERT(n->buf && n->out && genie__view_extent(n->out) <= n->numel); /* writes stay in the buffer */
+        memset(&p, 0, sizeof p);
         p.n = n;
-        p.msg[0] = 0;
-        r = genie__kernel_for(genie__op_kinds[n->op])(&p, 0, 1);
+        fn = genie__fast_kernel(ctx, &p, &nth);
+        if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
+        r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
         ctx->stats.nodes_executed++;
         if (r != GENIE_OK) {
             genie__fail(ctx, r, "%s", p.msg);
@@ -2314,9 +2355,6 @@ static const char *const genie__cpu_names[] = {
 };
 GENIE__STATIC_ASSERT(cpu_names, sizeof(genie__cpu_names) / sizeof(genie__cpu_names[0]) == GENIE_CPU_COUNT);
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define GENIE__X86 1
-#endif
 static int genie__cpu_runs(genie_cpu path) {
     switch (path) {
     case GENIE_CPU_REFERENCE: case GENIE_CPU_GENERIC: return 1;
@@ -2342,6 +2380,811 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
         if (genie__cpu_runs((genie_cpu)p)) break;
     return (genie_cpu)p;
 }
+
+/* ---- micro-kernels ----
+   A micro-kernel computes one MR x NR tile of C (row stride ldc, unit column
+   stride) from packed panels: a [kc][MR] (MR rows of A, k-major) and b [kc][NR]
+   (NR columns of B, k-major). acc = 0 writes the tile without reading C (beta = 0);
+   acc = 1 adds to it. The SIMD kernels hold the tile in MR x 2 vector registers:
+   each k broadcasts MR values of a and multiplies two vectors of b. */
+typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int acc);
+
+#define GENIE__R4(X) X(0) X(1) X(2) X(3)
+#define GENIE__R6(X) GENIE__R4(X) X(4) X(5)
+#define GENIE__R12(X) GENIE__R6(X) X(6) X(7) X(8) X(9) X(10) X(11)
+#define GENIE__CAT3_(a, b, c) a##b##c
+#define GENIE__CAT3(a, b, c) GENIE__CAT3_(a, b, c)
+#define GENIE__VOP(op) GENIE__CAT3(GENIE__VP, op, GENIE__VS) /* _mm512_ op _ps */
+#define GENIE__UK_DECL(i) GENIE__V c##i##0 = GENIE__VOP(setzero)(), c##i##1 = GENIE__VOP(setzero)();
+#define GENIE__UK_STEP(i)                                          \
+    { GENIE__V ai = GENIE__VOP(set1)(a[i]);                        \
+      c##i##0 = GENIE__VOP(fmadd)(ai, b0, c##i##0);                \
+      c##i##1 = GENIE__VOP(fmadd)(ai, b1, c##i##1); }
+#define GENIE__UK_STORE(i)                                                               \
+    { GENIE__T *ci = c + (i) * ldc;                                                      \
+      if (acc) { c##i##0 = GENIE__VOP(add)(c##i##0, GENIE__VOP(loadu)(ci));              \
+                 c##i##1 = GENIE__VOP(add)(c##i##1, GENIE__VOP(loadu)(ci + GENIE__VL)); } \
+      GENIE__VOP(storeu)(ci, c##i##0); GENIE__VOP(storeu)(ci + GENIE__VL, c##i##1); }
+#define GENIE__UK_BODY(ROWS, MR)                                                         \
+    { const GENIE__T *a = (const GENIE__T *)ap, *b = (const GENIE__T *)bp;               \
+      GENIE__T *c = (GENIE__T *)cp; int64_t k;                                           \
+      ROWS(GENIE__UK_DECL)                                                               \
+      for (k = 0; k < kc; k++, a += MR, b += 2 * GENIE__VL) {                            \
+          GENIE__V b0 = GENIE__VOP(loadu)(b), b1 = GENIE__VOP(loadu)(b + GENIE__VL);     \
+          ROWS(GENIE__UK_STEP) }                                                         \
+      ROWS(GENIE__UK_STORE) }
+
+/* Portable kernels: plain C over a local tile (the compiler may vectorize). */
+#define GENIE__UK_GENERIC(name, T, MR, NR)                                                 \
+    static void name(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc) { \
+        const T *a = (const T *)ap, *b = (const T *)bp; T *c = (T *)cp, t[MR * NR];        \
+        int64_t k; int i, j;                                                               \
+        for (i = 0; i < MR * NR; i++) t[i] = 0;                                            \
+        for (k = 0; k < kc; k++, a += MR, b += NR)                                         \
+            for (i = 0; i < MR; i++)                                                       \
+                for (j = 0; j < NR; j++) t[i * NR + j] += a[i] * b[j];                     \
+        for (i = 0; i < MR; i++)                                                           \
+            for (j = 0; j < NR; j++) c[i * ldc + j] = (acc ? c[i * ldc + j] : 0) + t[i * NR + j]; \
+    }
+GENIE__UK_GENERIC(genie__uk_s_generic, float, 4, 16)
+GENIE__UK_GENERIC(genie__uk_d_generic, double, 4, 8)
+
+#ifdef GENIE__X86
+#define GENIE__AVX2 __attribute__((target("avx2,fma")))
+#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+#define GENIE__T float
+#define GENIE__V __m256
+#define GENIE__VP _mm256_
+#define GENIE__VS _ps
+#define GENIE__VL 8
+static GENIE__AVX2 void genie__uk_s_avx2(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R6, 6)
+#undef GENIE__T
+#undef GENIE__V
+#undef GENIE__VP
+#undef GENIE__VS
+#undef GENIE__VL
+#define GENIE__T float
+#define GENIE__V __m512
+#define GENIE__VP _mm512_
+#define GENIE__VS _ps
+#define GENIE__VL 16
+static GENIE__AVX512 void genie__uk_s_avx512(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R12, 12)
+#undef GENIE__T
+#undef GENIE__V
+#undef GENIE__VP
+#undef GENIE__VS
+#undef GENIE__VL
+#define GENIE__T double
+#define GENIE__V __m256d
+#define GENIE__VP _mm256_
+#define GENIE__VS _pd
+#define GENIE__VL 4
+static GENIE__AVX2 void genie__uk_d_avx2(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R6, 6)
+#undef GENIE__T
+#undef GENIE__V
+#undef GENIE__VP
+#undef GENIE__VS
+#undef GENIE__VL
+#define GENIE__T double
+#define GENIE__V __m512d
+#define GENIE__VP _mm512_
+#define GENIE__VS _pd
+#define GENIE__VL 8
+static GENIE__AVX512 void genie__uk_d_avx512(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R12, 12)
+#undef GENIE__T
+#undef GENIE__V
+#undef GENIE__VP
+#undef GENIE__VS
+#undef GENIE__VL
+#endif /* GENIE__X86 */
+
+/* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
+   MR x NR register tile; KC the depth of packed panels (a kc x NR panel of B
+   stays in L1); MC rows of A per packed block (L2); NC columns of B (L3). */
+typedef struct genie__gemm_kern {
+    genie__ukr uk;
+    int mr, nr, kc, mc, nc;
+} genie__gemm_kern;
+static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
+    /* AUTO, REFERENCE: no packed kernel */ {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+    /* GENERIC */ {{genie__uk_s_generic, 4, 16, 256, 128, 2048}, {genie__uk_d_generic, 4, 8, 256, 128, 2048}},
+#ifdef GENIE__X86
+    /* AVX2 */ {{genie__uk_s_avx2, 6, 16, 256, 144, 4096}, {genie__uk_d_avx2, 6, 8, 256, 96, 2048}},
+    /* AVX512 */ {{genie__uk_s_avx512, 12, 32, 256, 192, 4096}, {genie__uk_d_avx512, 12, 16, 256, 96, 2048}},
+#else
+    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+#endif
+};
+#define GENIE__MAX_MR 12
+#define GENIE__MAX_NR 32
+
+/* ---- the product: packing, epilogue, the five loops ----
+   C = A B over strided operands: A[i, k] at a[i*rsa + k*csa] (elements of adt),
+   B[k, j] at b[k*rsb + j*csb] or, for conv2d, the im2col of one image read while
+   packing (cb); C[i, j] at c[i*rsc + j*csc] in the compute type (f32 or f64; f16
+   and bf16 operands are converted while packing). Strides may be 0 or negative. */
+typedef struct genie__conv_b { /* B[(c, ky, kx), (y, x)] = x[c, y*sy - py + ky*dy, x*sx - px + kx*dx], 0 outside */
+    const char *x;
+    int dt;
+    int64_t s1, s2, s3, H, W, KH, KW, Wo, sy, sx, py, px, dy, dx;
+} genie__conv_b;
+/* Epilogue on a finished tile: C = act(C + bias) + res (bias and res read at
+   element (i, j) through their strides; NULL: none; act: 0 or a unary op). */
+typedef struct genie__epi {
+    const char *bias, *res;
+    int bias_dt, res_dt, act;
+    int64_t bias_rs, bias_cs, res_rs, res_cs;
+} genie__epi;
+typedef struct genie__gemm {
+    int64_t M, N, K;
+    const char *a, *b;
+    int64_t rsa, csa, rsb, csb, rsc, csc;
+    int adt, bdt;
+    const genie__conv_b *cb;
+    char *c;
+    genie__epi epi;
+} genie__gemm;
+
+#define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GENIE__GEMM_FNS(T, sfx, DT)                                                                  \
+/* Pack A[i0 : i0+mc, k0 : k0+kc] as panels [kc][mr] (rows past mc are 0). */                      \
+static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc, \
+                                int mr, T *dst) {                                                   \
+    int64_t p, i, k;                                                                                \
+    for (p = 0; p < mc; p += mr, dst += kc * mr) {                                                  \
+        int64_t m = GENIE__MIN(mc - p, mr);                                                         \
+        if (g->adt == DT && g->csa == 1) {                                                          \
+            for (i = 0; i < m; i++) {                                                               \
+                const T *s = (const T *)g->a + (i0 + p + i) * g->rsa + k0;                          \
+                for (k = 0; k < kc; k++) dst[k * mr + i] = s[k];                                    \
+            }                                                                                       \
+        } else if (g->adt == DT && g->rsa == 1) {                                                   \
+            for (k = 0; k < kc; k++) {                                                              \
+                const T *s = (const T *)g->a + (k0 + k) * g->csa + i0 + p;                          \
+                for (i = 0; i < m; i++) dst[k * mr + i] = s[i];                                     \
+            }                                                                                       \
+        } else {                                                                                    \
+            for (i = 0; i < m; i++)                                                                 \
+                for (k = 0; k < kc; k++)                                                            \
+                    dst[k * mr + i] = (T)genie__ldf(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
+        }                                                                                           \
+        for (i = m; i < mr; i++)                                                                    \
+            for (k = 0; k < kc; k++) dst[k * mr + i] = 0;                                           \
+    }                                                                                               \
+}                                                                                                   \
+/* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] as one panel [kc][nr]. */                      \
+static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n, \
+                                int nr, T *dst) {                                                   \
+    int64_t j, k;                                                                                   \
+    if (g->cb) {                                                                                    \
+        const genie__conv_b *cb = g->cb;                                                            \
+        int64_t khw = cb->KH * cb->KW;                                                              \
+        for (k = 0; k < kc; k++) {                                                                  \
+            int64_t kk = k0 + k, c = kk / khw, ky = kk % khw / cb->KW, kx = kk % cb->KW;            \
+            int64_t y = j0 / cb->Wo, x = j0 % cb->Wo, iy0 = ky * cb->dy - cb->py, ix0 = kx * cb->dx - cb->px; \
+            T *d = dst + k * nr;                                                                    \
+            for (j = 0; j < n; j++) {                                                               \
+                int64_t iy = y * cb->sy + iy0, ix = x * cb->sx + ix0;                               \
+                if (iy < 0 || iy >= cb->H || ix < 0 || ix >= cb->W) d[j] = 0;                       \
+                else if (cb->dt == DT) d[j] = ((const T *)cb->x)[c * cb->s1 + iy * cb->s2 + ix * cb->s3]; \
+                else d[j] = (T)genie__ldf(cb->x, c * cb->s1 + iy * cb->s2 + ix * cb->s3, cb->dt);   \
+                if (++x == cb->Wo) { x = 0; y++; }                                                  \
+            }                                                                                       \
+            for (; j < nr; j++) d[j] = 0;                                                           \
+        }                                                                                           \
+        return;                                                                                     \
+    }                                                                                               \
+    if (g->bdt == DT && g->csb == 1) {                                                              \
+        for (k = 0; k < kc; k++) {                                                                  \
+            memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T));  \
+            for (j = n; j < nr; j++) dst[k * nr + j] = 0;                                           \
+        }                                                                                           \
+        return;                                                                                     \
+    }                                                                                               \
+    for (j = 0; j < n; j++) {                                                                       \
+        if (g->bdt == DT && g->rsb == 1) {                                                          \
+            const T *s = (const T *)g->b + (j0 + j) * g->csb + k0;                                  \
+            for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
+        } else {                                                                                    \
+            for (k = 0; k < kc; k++)                                                                \
+                dst[k * nr + j] = (T)genie__ldf(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
+        }                                                                                           \
+    }                                                                                               \
+    for (; j < nr; j++)                                                                             \
+        for (k = 0; k < kc; k++) dst[k * nr + j] = 0;                                               \
+}                                                                                                   \
+/* The epilogue on the m x n tile at C[i0, j0] (c points to it). */                                 \
+static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc, int64_t i0,      \
+                             int64_t j0, int64_t m, int64_t n) {                                    \
+    int64_t i, j;                                                                                   \
+    for (i = 0; i < m; i++) {                                                                       \
+        T *row = c + i * rsc;                                                                       \
+        if (e->bias) {                                                                              \
+            int64_t bo = (i0 + i) * e->bias_rs + j0 * e->bias_cs;                                   \
+            if (e->bias_cs == 0) {                                                                  \
+                T bv = (T)genie__ldf(e->bias, bo, e->bias_dt);                                      \
+                for (j = 0; j < n; j++) row[j * csc] += bv;                                         \
+            } else if (e->bias_dt == DT && e->bias_cs == 1 && csc == 1) {                           \
+                const T *bp = (const T *)e->bias + bo;                                              \
+                for (j = 0; j < n; j++) row[j] += bp[j];                                            \
+            } else {                                                                                \
+                for (j = 0; j < n; j++) row[j * csc] += (T)genie__ldf(e->bias, bo + j * e->bias_cs, e->bias_dt); \
+            }                                                                                       \
+        }                                                                                           \
+        if (e->act)                                                                                 \
+            for (j = 0; j < n; j++) row[j * csc] = (T)genie__unary_f(e->act, row[j * csc], NULL);   \
+        if (e->res)                                                                                 \
+            for (j = 0; j < n; j++)                                                                 \
+                row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
+    }                                                                                               \
+}                                                                                                   \
+/* Thread ith of nth computes its share of one product. The threads pack each    \
+   kc x nc block of B together (by NR panels) and wait; then each packs its own   \
+   rows of A and runs the micro-kernel over them, or, when M is short, over its   \
+   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread. */    \
+static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, T *bbuf, T *abuf,   \
+                              struct genie__tpool *pool, int ith, int nth) {                         \
+    const int mr = kr->mr, nr = kr->nr;                                                             \
+    const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
+    const int split_m = npm >= 2 * nth, epi = g->epi.bias || g->epi.act || g->epi.res;              \
+    int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, plo, phi;                                         \
+    T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
+    if (split_m) {                                                                                  \
+        genie__share(npm, ith, nth, &mlo, &mhi);                                                    \
+        mlo *= mr;                                                                                  \
+        mhi = GENIE__MIN(mhi * mr, M);                                                              \
+    }                                                                                               \
+    for (jc = 0; jc < N; jc += kr->nc) {                                                            \
+        const int64_t nc = GENIE__MIN(N - jc, kr->nc), npn = (nc + nr - 1) / nr;                   \
+        for (pc = 0; pc == 0 || pc < K; pc += kr->kc) {                                             \
+            const int64_t kc = GENIE__MIN(K - pc, kr->kc);                                          \
+            const int first = pc == 0, last = pc + kc >= K;                                         \
+            genie__share(npn, ith, nth, &plo, &phi);                                                \
+            for (jr = plo; jr < phi; jr++)                                                          \
+                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), nr, bbuf + jr * nr * kc); \
+            genie__barrier(pool, nth);                                                              \
+            if (split_m) { plo = 0; phi = npn; }                                                    \
+            for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
+                const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
+                genie__pack_a_##sfx(g, ic, mc, pc, kc, mr, abuf);                                   \
+                for (jr = plo; jr < phi; jr++) {                                                    \
+                    const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
+                    for (ir = 0; ir < mc; ir += mr) {                                               \
+                        const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir;                    \
+                        T *cp = (T *)g->c + i0 * g->rsc + j0 * g->csc;                              \
+                        if (m == mr && n == nr && g->csc == 1) {                                    \
+                            kr->uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, cp, g->rsc, !first);    \
+                        } else {                                                                    \
+                            int64_t i, j;                                                           \
+                            kr->uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, tile, nr, 0);           \
+                            for (i = 0; i < m; i++)                                                 \
+                                for (j = 0; j < n; j++)                                             \
+                                    cp[i * g->rsc + j * g->csc] = (first ? 0 : cp[i * g->rsc + j * g->csc]) + tile[i * nr + j]; \
+                        }                                                                           \
+                        if (last && epi) genie__epi_##sfx(&g->epi, cp, g->rsc, g->csc, i0, j0, m, n); \
+                    }                                                                               \
+                }                                                                                   \
+            }                                                                                       \
+            genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */             \
+        }                                                                                           \
+    }                                                                                               \
+}
+GENIE__GEMM_FNS(float, s, GENIE_F32)
+GENIE__GEMM_FNS(double, d, GENIE_F64)
+
+/* ---- node kernels: a node's products ----
+   matmul/linear: one product per batch; conv2d: one per image and group, with B
+   the im2col of the image (implicit: read while packing). Batch dims in which B
+   is broadcast (stride 0) fold into M when A's and C's line up with it, so B is
+   packed once for all of them; a product whose C runs down its columns is
+   computed transposed (C^T = B^T A^T), so the micro-kernel stores rows. */
+typedef struct genie__mm_plan {
+    const genie__gemm_kern *kr;
+    genie__gemm g;          /* batch 0's product */
+    genie__conv_b cb;       /* conv2d: batch 0's image */
+    int f64, half, coop, nb;
+    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, -, bias, out */
+    char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
+    int odt;
+    int64_t ors, ocs;
+    size_t bsz, asz, csz;   /* workspace of a thread: B block (one, shared, when coop), A block, f32 C */
+} genie__mm_plan;
+
+static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+/* Dims [0, nd] merge into dim nd with one stride (size-1 dims do not count):
+   each stride is the next size times the next stride. */
+static int genie__merges(int nd, const int64_t *shape, const int64_t *st, int64_t *merged) {
+    int d, q = -1;
+    *merged = st[nd];
+    for (d = nd; d >= 0; d--) {
+        if (shape[d] == 1) continue;
+        if (q >= 0 && st[d] != shape[q] * st[q]) return 0;
+        if (q < 0) *merged = st[d];
+        q = d;
+    }
+    return 1;
+}
+static void genie__gemm_transpose(genie__gemm *g) {
+    genie__gemm t = *g;
+    t.M = g->N; t.N = g->M;
+    t.a = g->b; t.adt = g->bdt; t.rsa = g->csb; t.csa = g->rsb;
+    t.b = g->a; t.bdt = g->adt; t.rsb = g->csa; t.csb = g->rsa;
+    t.rsc = g->csc; t.csc = g->rsc;
+    t.epi.bias_rs = g->epi.bias_cs; t.epi.bias_cs = g->epi.bias_rs;
+    t.epi.res_rs = g->epi.res_cs; t.epi.res_cs = g->epi.res_rs;
+    *g = t;
+}
+#define GENIE__VDATA(n, i) \
+    ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
+
+static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
+    const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
+    int nb = ov->ndim - 2, i, fold = 1;
+    genie__gemm *g = &pl->g;
+    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0;
+    g->M = ov->shape[nb]; g->N = ov->shape[nb + 1]; g->K = av->shape[nb + 1];
+    g->a = GENIE__VDATA(n, 0); g->adt = n->in[0].n->dtype; g->rsa = av->strides[nb]; g->csa = av->strides[nb + 1];
+    g->b = GENIE__VDATA(n, 1); g->bdt = n->in[1].n->dtype; g->rsb = bv->strides[nb]; g->csb = bv->strides[nb + 1];
+    pl->ors = ov->strides[nb];
+    pl->ocs = ov->strides[nb + 1];
+    if (cv) {
+        g->epi.bias = GENIE__VDATA(n, 2);
+        g->epi.bias_dt = n->in[2].n->dtype;
+        g->epi.bias_rs = cv->strides[nb];
+        g->epi.bias_cs = cv->strides[nb + 1];
+    }
+    pl->nb = nb;
+    for (i = 0; i < nb; i++) {
+        pl->bshape[i] = ov->shape[i];
+        pl->bst[0][i] = av->strides[i];
+        pl->bst[1][i] = bv->strides[i];
+        pl->bst[3][i] = cv ? cv->strides[i] : 0;
+        pl->bst[4][i] = ov->strides[i];
+    }
+    if (pl->ocs != 1 && pl->ors == 1) { /* C runs down its columns: compute C^T = B^T A^T */
+        int64_t t = pl->ors;
+        pl->ors = pl->ocs;
+        pl->ocs = t;
+        genie__gemm_transpose(g);
+        for (i = 0; i < nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
+    }
+    if (nb <= 0) return;
+    memcpy(sh, pl->bshape, (size_t)nb * 8);
+    sh[nb] = g->M;
+    for (i = 0; i < nb; i++) fold &= pl->bshape[i] == 1 || pl->bst[1][i] == 0;
+    memcpy(st, pl->bst[0], (size_t)nb * 8); st[nb] = g->rsa;
+    fold = fold && genie__merges(nb, sh, st, &ra);
+    memcpy(st, pl->bst[4], (size_t)nb * 8); st[nb] = pl->ors;
+    fold = fold && genie__merges(nb, sh, st, &ro);
+    memcpy(st, pl->bst[3], (size_t)nb * 8); st[nb] = g->epi.bias_rs;
+    fold = fold && (!cv || genie__merges(nb, sh, st, &rc));
+    if (fold) { /* B broadcast over the batches: one product of M * batches rows */
+        g->M *= genie__numel(nb, pl->bshape);
+        g->rsa = ra;
+        pl->ors = ro;
+        g->epi.bias_rs = rc;
+        pl->nb = 0;
+    }
+}
+/* conv2d: x [N, C, H, W], w [O, C/g, kh, kw] (unit stride over (c, ky, kx) flattened),
+   bias [O], out [N, O, Ho, Wo] contiguous. 0: the weight's layout does not fit. */
+static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n) {
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v, *ov = n->out, *bv = n->nin > 2 ? n->in[2].v : NULL;
+    const int64_t *a = n->a.i;
+    genie__gemm *g = &pl->g;
+    genie__conv_b *cb = &pl->cb;
+    int64_t groups = a[6], og = ov->shape[1] / groups, Cg = wv->shape[1], wk;
+    if (!genie__merges(2, wv->shape + 1, wv->strides + 1, &wk) || (wk != 1 && Cg * wv->shape[2] * wv->shape[3] > 1) ||
+        ov->strides[2] != ov->shape[3] * ov->strides[3])
+        return 0;
+    g->M = og; g->N = ov->shape[2] * ov->shape[3]; g->K = Cg * wv->shape[2] * wv->shape[3];
+    g->a = GENIE__VDATA(n, 1); g->adt = n->in[1].n->dtype; g->rsa = wv->strides[0]; g->csa = 1;
+    cb->x = GENIE__VDATA(n, 0); cb->dt = n->in[0].n->dtype;
+    cb->s1 = xv->strides[1]; cb->s2 = xv->strides[2]; cb->s3 = xv->strides[3];
+    cb->H = xv->shape[2]; cb->W = xv->shape[3]; cb->KH = wv->shape[2]; cb->KW = wv->shape[3]; cb->Wo = ov->shape[3];
+    cb->sy = a[0]; cb->sx = a[1]; cb->py = a[2]; cb->px = a[3]; cb->dy = a[4]; cb->dx = a[5];
+    g->cb = cb;
+    pl->ors = ov->strides[1];
+    pl->ocs = ov->strides[3];
+    if (bv) {
+        g->epi.bias = GENIE__VDATA(n, 2);
+        g->epi.bias_dt = n->in[2].n->dtype;
+        g->epi.bias_rs = bv->strides[0];
+    }
+    pl->nb = 2; /* (image, group) */
+    pl->bshape[0] = ov->shape[0]; pl->bshape[1] = groups;
+    pl->bst[0][0] = 0; pl->bst[0][1] = og * wv->strides[0];
+    pl->bst[1][0] = xv->strides[0]; pl->bst[1][1] = Cg * xv->strides[1];
+    pl->bst[3][0] = 0; pl->bst[3][1] = bv ? og * bv->strides[0] : 0;
+    pl->bst[4][0] = ov->strides[0]; pl->bst[4][1] = og * ov->strides[1];
+    return 1;
+}
+/* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
+   kernel fits (integers, the reference path, odd conv weights). */
+static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_cpu cpu, int nth) {
+    const genie__gemm_kern *kr;
+    int64_t kc, nc, mc;
+    size_t esz;
+    memset(pl, 0, sizeof *pl);
+    if (n->dtype != GENIE_F32 && n->dtype != GENIE_F64 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) return 0;
+    pl->f64 = n->dtype == GENIE_F64;
+    kr = pl->kr = &genie__gemm_kerns[cpu][pl->f64];
+    if (!kr->uk) return 0;
+    pl->half = !pl->f64 && n->dtype != GENIE_F32;
+    pl->odt = n->dtype;
+    pl->out = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[n->dtype];
+    if (genie__op_kinds[n->op] == GENIE__K_CONV2D) {
+        if (!genie__mm_plan_conv(pl, n)) return 0;
+    } else {
+        genie__mm_plan_matmul(pl, n);
+    }
+    pl->batches = genie__numel(pl->nb, pl->bshape);
+    if (pl->half) {
+        pl->g.rsc = pl->g.N;
+        pl->g.csc = 1;
+    } else {
+        pl->g.c = pl->out;
+        pl->g.rsc = pl->ors;
+        pl->g.csc = pl->ocs;
+    }
+    /* threads share each product, unless there are enough small ones to deal out */
+    pl->coop = nth > 1 && !(pl->batches >= 2 * nth && pl->g.M * pl->g.N * pl->g.K <= 192 * 192 * 192 && !pl->g.cb);
+    esz = pl->f64 ? 8 : 4;
+    kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
+    nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
+    mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
+    pl->bsz = (size_t)genie__round_up(kc * nc * (int64_t)esz, 64);
+    pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
+    pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
+    return 1;
+}
+static size_t genie__mm_ws_bytes(const genie__mm_plan *pl, int nth) {
+    return pl->coop ? pl->bsz + (size_t)nth * pl->asz + pl->csz : (size_t)nth * (pl->bsz + pl->asz + pl->csz);
+}
+/* Batch bi's product: the plan's with every pointer moved to its batch. */
+static void genie__mm_setup(const genie__mm_plan *pl, int64_t bi, genie__gemm *g, genie__conv_b *cb, char **out) {
+    int64_t off[5] = {0, 0, 0, 0, 0};
+    int d, j;
+    for (d = pl->nb - 1; d >= 0; d--) {
+        int64_t ix = bi % pl->bshape[d];
+        bi /= pl->bshape[d];
+        for (j = 0; j < 5; j++) off[j] += ix * pl->bst[j][d];
+    }
+    *g = pl->g;
+    *cb = pl->cb;
+    g->a += off[0] * (int64_t)genie__dt_size[g->adt];
+    if (g->cb) {
+        cb->x += off[1] * (int64_t)genie__dt_size[cb->dt];
+        g->cb = cb;
+    } else {
+        g->b += off[1] * (int64_t)genie__dt_size[g->bdt];
+    }
+    if (g->epi.bias) g->epi.bias += off[3] * (int64_t)genie__dt_size[g->epi.bias_dt];
+    *out = pl->out + off[4] * (int64_t)genie__dt_size[pl->odt];
+    if (!pl->half) g->c = *out;
+}
+/* Rows [lo, hi) of the f32 workspace C [M, N] into the f16/bf16 result. */
+static void genie__mm_store_half(const genie__mm_plan *pl, const genie__gemm *g, char *out, int64_t lo, int64_t hi) {
+    const float *c = (const float *)g->c;
+    int64_t i, j;
+    for (i = lo; i < hi; i++)
+        for (j = 0; j < g->N; j++) genie__stf(out, i * pl->ors + j * pl->ocs, pl->odt, c[i * g->N + j]);
+}
+static void genie__mm_run(const genie__mm_plan *pl, const genie__gemm *g, char *bb, char *ab, struct genie__tpool *pool,
+                          int ith, int nth) {
+    if (pl->f64) genie__gemm_d(g, pl->kr, (double *)bb, (double *)ab, pool, ith, nth);
+    else genie__gemm_s(g, pl->kr, (float *)bb, (float *)ab, pool, ith, nth);
+}
+/* The packed kernel of matmul, linear and conv2d: p->plan, workspace p->ws. */
+static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
+    const genie__mm_plan *pl = p->plan;
+    genie__gemm g;
+    genie__conv_b cb;
+    char *out;
+    int64_t bi, lo, hi;
+    if (pl->coop) {
+        char *bb = p->ws, *ab = p->ws + pl->bsz + (size_t)ith * pl->asz, *cw = p->ws + pl->bsz + (size_t)nth * pl->asz;
+        for (bi = 0; bi < pl->batches; bi++) {
+            genie__mm_setup(pl, bi, &g, &cb, &out);
+            if (pl->half) g.c = cw;
+            genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth); /* ends with a barrier */
+            if (pl->half) {
+                genie__share(g.M, ith, nth, &lo, &hi);
+                genie__mm_store_half(pl, &g, out, lo, hi);
+                genie__barrier(p->pool, nth);
+            }
+        }
+    } else {
+        char *bb = p->ws + (size_t)ith * (pl->bsz + pl->asz + pl->csz), *ab = bb + pl->bsz, *cw = ab + pl->asz;
+        genie__share(pl->batches, ith, nth, &lo, &hi);
+        for (bi = lo; bi < hi; bi++) {
+            genie__mm_setup(pl, bi, &g, &cb, &out);
+            if (pl->half) g.c = cw;
+            genie__mm_run(pl, &g, bb, ab, NULL, 0, 1);
+            if (pl->half) genie__mm_store_half(pl, &g, out, 0, g.M);
+        }
+    }
+    return GENIE_OK;
+}
+
+/* The fast kernel for a node, if it has one: plans it, sizes the threads
+   (small work stays on the caller) and the workspace. NULL: the reference.
+   Out of memory for the workspace leaves a message in p->msg. */
+#define GENIE__MIN_SHARED_WORK (1 << 18) /* multiply-adds below which a product runs on the caller */
+static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    const genie__node *n = p->n;
+    int kind = genie__op_kinds[n->op];
+    int64_t depth;
+    size_t need;
+    char *raw;
+    *nth = 1;
+    if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
+    if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
+    depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
+    p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (!genie__mm_plan_node(ctx->mm_plan, n, ctx->cpu, *nth)) {
+        *nth = 1;
+        p->pool = NULL;
+        return NULL;
+    }
+    need = genie__mm_ws_bytes(ctx->mm_plan, *nth);
+    if (need > ctx->ws_size) { /* grow the workspace, 64-byte aligned */
+        if (!(raw = (char *)GENIE_MALLOC(need + 64))) goto oom;
+        GENIE_FREE(ctx->ws_raw);
+        ctx->ws_raw = raw;
+        ctx->ws = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+        ctx->ws_size = need;
+    }
+    p->plan = ctx->mm_plan;
+    p->ws = ctx->ws;
+    return genie__k_gemm;
+oom:
+    snprintf(p->msg, sizeof p->msg, "%s: out of memory for the product's workspace", genie__op_names[n->op]);
+    *nth = 1;
+    return NULL;
+}
+
+/* >>threads --------------------------------------------------------------- */
+/* A pool per context: persistent workers started on first need. A job runs
+   fn(p, ith, nth) on the caller (ith 0) and nth-1 workers; workers spin a
+   while before sleeping, so the kernels of one tape wake them cheaply. Jobs too
+   small to share run on the caller alone: no wake-up, no barrier. */
+#if defined(_MSC_VER)
+#define GENIE__LOAD(x) _InterlockedOr((volatile long *)(x), 0)
+#define GENIE__STORE(x, v) _InterlockedExchange((volatile long *)(x), (v))
+#define GENIE__ADD(x, v) _InterlockedExchangeAdd((volatile long *)(x), (v)) /* returns the old value */
+#define GENIE__PAUSE() YieldProcessor()
+#else
+#define GENIE__LOAD(x) __atomic_load_n(x, __ATOMIC_ACQUIRE)
+#define GENIE__STORE(x, v) __atomic_store_n(x, v, __ATOMIC_RELEASE)
+#define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
+#ifdef GENIE__X86
+#define GENIE__PAUSE() __builtin_ia32_pause()
+#else
+#define GENIE__PAUSE() ((void)0)
+#endif
+#endif
+#define GENIE__SPINS 20000 /* pause loops (~1 ms) before a worker sleeps */
+
+static int genie__ncpu(void) {
+#if defined(GENIE_NO_THREADS)
+    return 1;
+#elif defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (int)si.dwNumberOfProcessors;
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+#endif
+}
+/* The threads a context runs with: n_threads, 0 = all cores. */
+static int genie__ctx_threads(const genie_ctx *ctx) {
+    int n = ctx->n_threads ? ctx->n_threads : genie__ncpu();
+#ifdef GENIE_NO_THREADS
+    n = 1;
+#endif
+    return n < 1 ? 1 : n;
+}
+
+#ifdef GENIE_NO_THREADS
+struct genie__tpool { int unused; };
+static void genie__barrier(struct genie__tpool *pool, int nth) { (void)pool; (void)nth; }
+static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) { (void)ctx; (void)nth; return NULL; }
+static void genie__tpool_destroy(struct genie__tpool *pool) { (void)pool; }
+static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
+    (void)pool; (void)nth;
+    return fn(p, 0, 1);
+}
+static int genie__tpool_size(const struct genie__tpool *pool) { (void)pool; return 1; }
+#else
+#ifdef _WIN32
+typedef HANDLE genie__thread;
+typedef SRWLOCK genie__mutex;
+typedef CONDITION_VARIABLE genie__cond;
+#define genie__mutex_init(m) InitializeSRWLock(m)
+#define genie__mutex_destroy(m) ((void)(m))
+#define genie__lock(m) AcquireSRWLockExclusive(m)
+#define genie__unlock(m) ReleaseSRWLockExclusive(m)
+#define genie__cond_init(c) InitializeConditionVariable(c)
+#define genie__cond_destroy(c) ((void)(c))
+#define genie__cond_wait(c, m) SleepConditionVariableSRW(c, m, INFINITE, 0)
+#define genie__cond_broadcast(c) WakeAllConditionVariable(c)
+#define genie__yield() SwitchToThread()
+#else
+typedef pthread_t genie__thread;
+typedef pthread_mutex_t genie__mutex;
+typedef pthread_cond_t genie__cond;
+#define genie__mutex_init(m) pthread_mutex_init(m, NULL)
+#define genie__mutex_destroy(m) pthread_mutex_destroy(m)
+#define genie__lock(m) pthread_mutex_lock(m)
+#define genie__unlock(m) pthread_mutex_unlock(m)
+#define genie__cond_init(c) pthread_cond_init(c, NULL)
+#define genie__cond_destroy(c) pthread_cond_destroy(c)
+#define genie__cond_wait(c, m) pthread_cond_wait(c, m)
+#define genie__cond_broadcast(c) pthread_cond_broadcast(c)
+#define genie__yield() sched_yield()
+#endif
+
+typedef struct genie__worker {
+    struct genie__tpool *pool;
+    int ith;
+} genie__worker;
+struct genie__tpool {
+    int nworkers;
+    genie__thread *th;
+    genie__worker *w;
+    genie__mutex mu;
+    genie__cond wake, done;
+    int gen, stop, pending;    /* atomics: job generation, shutdown, workers still in the job */
+    int bar_count, bar_gen;    /* atomics: the barrier */
+    int nth;                   /* threads in the current job */
+    genie__kernel fn;
+    genie__kparams *p;
+};
+
+/* All nth threads of a job meet here (sense by generation). */
+static void genie__barrier(struct genie__tpool *pool, int nth) {
+    int g, spins = 0;
+    if (nth <= 1 || !pool) return;
+    g = GENIE__LOAD(&pool->bar_gen);
+    if (GENIE__ADD(&pool->bar_count, 1) == nth - 1) {
+        GENIE__STORE(&pool->bar_count, 0);
+        GENIE__ADD(&pool->bar_gen, 1);
+        return;
+    }
+    while (GENIE__LOAD(&pool->bar_gen) == g) {
+        if (++spins < GENIE__SPINS) GENIE__PAUSE();
+        else genie__yield();
+    }
+}
+#ifdef _WIN32
+static DWORD WINAPI genie__worker_main(LPVOID arg) {
+#else
+static void *genie__worker_main(void *arg) {
+#endif
+    genie__worker *w = (genie__worker *)arg;
+    struct genie__tpool *pool = w->pool;
+    int seen = 0;
+    for (;;) {
+        int g, spins = 0;
+        while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
+            if (++spins < GENIE__SPINS) {
+                GENIE__PAUSE();
+                continue;
+            }
+            genie__lock(&pool->mu);
+            while (GENIE__LOAD(&pool->gen) == seen && !GENIE__LOAD(&pool->stop)) genie__cond_wait(&pool->wake, &pool->mu);
+            genie__unlock(&pool->mu);
+        }
+        if (GENIE__LOAD(&pool->stop)) break;
+        seen = g;
+        if (w->ith < pool->nth) pool->fn(pool->p, w->ith, pool->nth);
+        if (GENIE__ADD(&pool->pending, -1) == 1) {
+            genie__lock(&pool->mu);
+            genie__cond_broadcast(&pool->done);
+            genie__unlock(&pool->mu);
+        }
+    }
+    return 0;
+}
+static void genie__tpool_destroy(struct genie__tpool *pool) {
+    int i;
+    if (!pool) return;
+    genie__lock(&pool->mu);
+    GENIE__STORE(&pool->stop, 1);
+    genie__cond_broadcast(&pool->wake);
+    genie__unlock(&pool->mu);
+    for (i = 0; i < pool->nworkers; i++) {
+#ifdef _WIN32
+        WaitForSingleObject(pool->th[i], INFINITE);
+        CloseHandle(pool->th[i]);
+#else
+        pthread_join(pool->th[i], NULL);
+#endif
+    }
+    genie__cond_destroy(&pool->wake);
+    genie__cond_destroy(&pool->done);
+    genie__mutex_destroy(&pool->mu);
+    GENIE_FREE(pool->th);
+    GENIE_FREE(pool->w);
+    GENIE_FREE(pool);
+}
+/* The context's pool with nth - 1 workers, started now if needed; NULL when
+   nth is 1 or threads cannot be had (the caller then runs alone). */
+static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) {
+    struct genie__tpool *pool = ctx->tpool;
+    int i;
+    if (nth <= 1) return NULL;
+    if (pool && pool->nworkers == nth - 1) return pool;
+    genie__tpool_destroy(pool);
+    ctx->tpool = NULL;
+    pool = (struct genie__tpool *)GENIE_MALLOC(sizeof *pool);
+    if (!pool) return NULL;
+    memset(pool, 0, sizeof *pool);
+    pool->th = (genie__thread *)GENIE_MALLOC(sizeof(genie__thread) * (size_t)(nth - 1));
+    pool->w = (genie__worker *)GENIE_MALLOC(sizeof(genie__worker) * (size_t)(nth - 1));
+    if (!pool->th || !pool->w) {
+        GENIE_FREE(pool->th);
+        GENIE_FREE(pool->w);
+        GENIE_FREE(pool);
+        return NULL;
+    }
+    genie__mutex_init(&pool->mu);
+    genie__cond_init(&pool->wake);
+    genie__cond_init(&pool->done);
+    for (i = 0; i < nth - 1; i++) {
+        pool->w[i].pool = pool;
+        pool->w[i].ith = i + 1;
+#ifdef _WIN32
+        pool->th[i] = CreateThread(NULL, 0, genie__worker_main, &pool->w[i], 0, NULL);
+        if (!pool->th[i]) break;
+#else
+        if (pthread_create(&pool->th[i], NULL, genie__worker_main, &pool->w[i]) != 0) break;
+#endif
+        pool->nworkers++;
+    }
+    if (pool->nworkers == 0) {
+        genie__tpool_destroy(pool);
+        return NULL;
+    }
+    ctx->tpool = pool;
+    return pool;
+}
+static int genie__tpool_size(const struct genie__tpool *pool) { return pool ? pool->nworkers + 1 : 1; }
+/* Run fn on min(nth, 1 + workers) threads and wait for all of them; returns
+   the caller's result (kernels that fail do so on thread 0). */
+static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
+    genie_result r;
+    int spins = 0;
+    if (!pool || nth <= 1) return fn(p, 0, 1);
+    pool->fn = fn;
+    pool->p = p;
+    pool->nth = nth;
+    GENIE__STORE(&pool->pending, pool->nworkers);
+    genie__lock(&pool->mu);
+    GENIE__ADD(&pool->gen, 1);
+    genie__cond_broadcast(&pool->wake);
+    genie__unlock(&pool->mu);
+    r = fn(p, 0, nth);
+    while (GENIE__LOAD(&pool->pending) > 0) {
+        if (++spins < GENIE__SPINS) {
+            GENIE__PAUSE();
+            continue;
+        }
+        genie__lock(&pool->mu);
+        while (GENIE__LOAD(&pool->pending) > 0) genie__cond_wait(&pool->done, &pool->mu);
+        genie__unlock(&pool->mu);
+    }
+    return r;
+}
+#endif /* GENIE_NO_THREADS */
 
 /* >>dump ------------------------------------------------------------------ */
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
@@ -2455,6 +3298,9 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
         GENIE_FREE(t->items);
         GENIE_FREE(t);
     }
+    genie__tpool_destroy(ctx->tpool);
+    GENIE_FREE(ctx->ws_raw);
+    GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
     for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
         char *c = (char *)ctx->nodes.chunks[i];

@@ -622,7 +622,7 @@ static void self_check(void) {
 }
 
 void gemm_tests(int *passed, int *failed, int *skipped) {
-    genie_ctx_desc rd = {1, 0, GENIE_CPU_REFERENCE};
+    genie_ctx_desc rd = {.n_threads = 1, .cpu = GENIE_CPU_REFERENCE};
     clock_t c0 = clock();
     int p, nt, np = 0;
     char names[64] = "";
@@ -644,7 +644,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
         }
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", np++ ? ", " : "", genie_cpu_name(g_paths[p]));
         for (nt = 1; nt <= 2; nt++) {
-            genie_ctx_desc d = {nt, 0, g_paths[p]};
+            genie_ctx_desc d = {.n_threads = nt, .cpu = g_paths[p]};
             fastctx *f = &g_fc[g_nfc++];
             f->ctx = genie_ctx_create(&d);
             f->path = g_paths[p];

@@ -176,7 +176,7 @@ static void test_graph_freed(void) {
 }
 
 static void test_no_pool(void) {
-    genie_ctx_desc d = {0, 1, GENIE_CPU_AUTO};
+    genie_ctx_desc d = {.no_pool = 1};
     genie_ctx *ctx = genie_ctx_create(&d);
     float v[3] = {1, 2, 3}, out[3];
     genie_tensor *a = vec(ctx, 3, v), *b = genie_mul(ctx, a, a), *c = genie_t(ctx, b);
@@ -265,7 +265,7 @@ static void test_chain(int n) {
 }
 
 static void test_rng(void) {
-    genie_ctx_desc d1 = {1, 0, GENIE_CPU_AUTO}, d2 = {2, 0, GENIE_CPU_AUTO};
+    genie_ctx_desc d1 = {.n_threads = 1}, d2 = {.n_threads = 2};
     genie_ctx *a = genie_ctx_create(&d1), *b = genie_ctx_create(&d2);
     int64_t n = 20000, i;
     float *x = (float *)malloc((size_t)n * 4), *y = (float *)malloc((size_t)n * 4);
