@@ -586,6 +586,11 @@ static void layouts(void) {
             c = mm(dt, f, N, M, K, 3, L_OFFSET, L_FLIP, E_NONE, 0); run_case(&c);
             c = mm(dt, f, M, N, K, 5, L_EXPROW, L_TSTEP, E_NONE, 0); run_case(&c);
         }
+        /* empty products: K = 0 (zeros, or the bias alone), M = 0, no batches */
+        c = mm(dt, F_2D, 3, 5, 0, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
+        c = mm(dt, F_2D, 0, 5, 4, 0, L_T, L_CONTIG, E_NONE, 0); run_case(&c);
+        c = mm(dt, F_2D_B3, 3, 5, 4, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
+        c = mm(dt, F_1D_1D, 0, 0, 0, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
         for (e = E_RELU; e <= E_ADD_RELU; e++) {
             c = mm(dt, F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, e, 1); run_case(&c);
             c = mm(dt, F_B3_2D, M, N, K, 3, L_T, L_CONTIG, e, 2); run_case(&c);
@@ -618,6 +623,7 @@ static void linears(void) {
         c = lin(dt, 0, 0, N, K, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);          /* 1-D x */
         c = lin(dt, 0, 0, N, K, L_STEP, L_TSTEP, 0, E_RELU); run_case(&c);
         c = lin(dt, 3, M, N, K, L_OFFSET, L_EXPROW, 1, E_NONE); run_case(&c);          /* stride-0 w */
+        c = lin(dt, 0, M, N, 0, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);          /* K = 0: the bias alone */
         if (!g_quick) { c = lin(dt, 0, 1000, 33, 255, L_CONTIG, L_CONTIG, 1, E_RELU); run_case(&c); }
     }
 }
