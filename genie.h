@@ -2381,6 +2381,8 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
     return (genie_cpu)p;
 }
 
+#define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
+
 /* ---- micro-kernels ----
    A micro-kernel computes one MR x NR tile of C (row stride ldc, unit column
    stride) from packed panels: a [kc][MR] (MR rows of A, k-major) and b [kc][NR]
@@ -2396,6 +2398,9 @@ typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, in
 #define GENIE__CAT3(a, b, c) GENIE__CAT3_(a, b, c)
 #define GENIE__VOP(op) GENIE__CAT3(GENIE__VP, op, GENIE__VS) /* _mm512_ op _ps */
 #define GENIE__UK_DECL(i) GENIE__V c##i##0 = GENIE__VOP(setzero)(), c##i##1 = GENIE__VOP(setzero)();
+#define GENIE__UK_PREFETCH(i) /* the C rows this tile adds to, while it computes */     \
+    _mm_prefetch((const char *)(c + (i) * ldc), _MM_HINT_T0);                             \
+    _mm_prefetch((const char *)(c + (i) * ldc + 2 * GENIE__VL - 1), _MM_HINT_T0);
 #define GENIE__UK_STEP(i)                                          \
     { GENIE__V ai = GENIE__VOP(set1)(a[i]);                        \
       c##i##0 = GENIE__VOP(fmadd)(ai, b0, c##i##0);                \
@@ -2409,6 +2414,7 @@ typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, in
     { const GENIE__T *a = (const GENIE__T *)ap, *b = (const GENIE__T *)bp;               \
       GENIE__T *c = (GENIE__T *)cp; int64_t k;                                           \
       ROWS(GENIE__UK_DECL)                                                               \
+      if (acc) { ROWS(GENIE__UK_PREFETCH) }                                              \
       for (k = 0; k < kc; k++, a += MR, b += 2 * GENIE__VL) {                            \
           GENIE__V b0 = GENIE__VOP(loadu)(b), b1 = GENIE__VOP(loadu)(b + GENIE__VL);     \
           ROWS(GENIE__UK_STEP) }                                                         \
@@ -2480,24 +2486,223 @@ static GENIE__AVX512 void genie__uk_d_avx512(int64_t kc, const void *ap, const v
 #undef GENIE__VP
 #undef GENIE__VS
 #undef GENIE__VL
+/* dst[k*w + r] = src[r*ld + k] for r < rows, k < kc: the transposing copy that
+   packs row-major A (and a linear weight as B) into k-major panels; 8x8 and 4x4
+   register transposes, the rest scalar. */
+static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp) {
+    const float *src = (const float *)srcp;
+    float *dst = (float *)dstp;
+    int64_t r = 0, k;
+    for (; r + 8 <= rows; r += 8) {
+        const float *s = src + r * ld;
+        for (k = 0; k + 8 <= kc; k += 8) {
+            __m256 r0 = _mm256_loadu_ps(s + k), r1 = _mm256_loadu_ps(s + ld + k), r2 = _mm256_loadu_ps(s + 2 * ld + k),
+                   r3 = _mm256_loadu_ps(s + 3 * ld + k), r4 = _mm256_loadu_ps(s + 4 * ld + k), r5 = _mm256_loadu_ps(s + 5 * ld + k),
+                   r6 = _mm256_loadu_ps(s + 6 * ld + k), r7 = _mm256_loadu_ps(s + 7 * ld + k);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+                   t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE), u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+                   u3 = _mm256_shuffle_ps(t1, t3, 0xEE), u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            float *d = dst + k * w + r;
+            _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(d + w, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(d + 2 * w, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(d + 3 * w, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(d + 4 * w, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(d + 5 * w, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(d + 6 * w, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(d + 7 * w, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+        for (; k < kc; k++) {
+            int i;
+            for (i = 0; i < 8; i++) dst[k * w + r + i] = s[i * ld + k];
+        }
+    }
+    for (; r + 4 <= rows; r += 4) {
+        const float *s = src + r * ld;
+        for (k = 0; k + 4 <= kc; k += 4) {
+            __m128 r0 = _mm_loadu_ps(s + k), r1 = _mm_loadu_ps(s + ld + k), r2 = _mm_loadu_ps(s + 2 * ld + k),
+                   r3 = _mm_loadu_ps(s + 3 * ld + k);
+            __m128 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1), t2 = _mm_unpacklo_ps(r2, r3), t3 = _mm_unpackhi_ps(r2, r3);
+            float *d = dst + k * w + r;
+            _mm_storeu_ps(d, _mm_movelh_ps(t0, t2));
+            _mm_storeu_ps(d + w, _mm_movehl_ps(t2, t0));
+            _mm_storeu_ps(d + 2 * w, _mm_movelh_ps(t1, t3));
+            _mm_storeu_ps(d + 3 * w, _mm_movehl_ps(t3, t1));
+        }
+        for (; k < kc; k++) {
+            int i;
+            for (i = 0; i < 4; i++) dst[k * w + r + i] = s[i * ld + k];
+        }
+    }
+    for (; r < rows; r++)
+        for (k = 0; k < kc; k++) dst[k * w + r] = src[r * ld + k];
+}
+#endif /* GENIE__X86 */
+
+/* ---- skinny products: M <= 16, unpacked, at memory bandwidth ----
+   dot:  C[i, j] = sum_k A[i, k] B[k, j] with k contiguous in both (a decode step's
+         x @ W^T: each row of the weight is read once, as stored);
+   axpy: C[i, :] = sum_k A[i, k] B[k, :] with B's and C's rows contiguous.
+   Rows of C are done one at a time; the strip of B they share stays in L2. */
+typedef void (*genie__dot_fn)(const void *a, const void *b, int64_t ldb, int64_t n, int64_t K, void *c, int64_t csc);
+typedef void (*genie__axpy_fn)(const void *a, int64_t csa, const void *b, int64_t ldb, int64_t n, int64_t K, void *c);
+#define GENIE__SKINNY_GENERIC(T, sfx)                                                                 \
+static void genie__dot_##sfx##_generic(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K, \
+                                       void *cp, int64_t csc) {                                       \
+    const T *a = (const T *)ap, *b = (const T *)bp;                                                   \
+    T *c = (T *)cp;                                                                                   \
+    int64_t j, k;                                                                                     \
+    for (j = 0; j < n; j++) {                                                                         \
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                             \
+        const T *bj = b + j * ldb;                                                                    \
+        for (k = 0; k + 4 <= K; k += 4) {                                                             \
+            s0 += a[k] * bj[k]; s1 += a[k + 1] * bj[k + 1];                                           \
+            s2 += a[k + 2] * bj[k + 2]; s3 += a[k + 3] * bj[k + 3];                                   \
+        }                                                                                             \
+        for (; k < K; k++) s0 += a[k] * bj[k];                                                        \
+        c[j * csc] = (s0 + s1) + (s2 + s3);                                                           \
+    }                                                                                                 \
+}                                                                                                     \
+static void genie__axpy_##sfx##_generic(const void *ap, int64_t csa, const void *bp, int64_t ldb,     \
+                                        int64_t n, int64_t K, void *cp) {                             \
+    const T *a = (const T *)ap, *b = (const T *)bp;                                                   \
+    T *c = (T *)cp;                                                                                   \
+    int64_t j, k;                                                                                     \
+    for (j = 0; j < n; j++) c[j] = 0;                                                                 \
+    for (k = 0; k < K; k++) {                                                                         \
+        T ak = a[k * csa];                                                                            \
+        const T *bk = b + k * ldb;                                                                    \
+        for (j = 0; j < n; j++) c[j] += ak * bk[j];                                                   \
+    }                                                                                                 \
+}
+GENIE__SKINNY_GENERIC(float, s)
+GENIE__SKINNY_GENERIC(double, d)
+
+#ifdef GENIE__X86
+/* dot: four columns at a time, one vector accumulator each, the k tail masked
+   (AVX-512) or scalar (AVX2); axpy: 4 vectors of a row of C at a time. */
+static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
+                                             void *cp, int64_t csc) {
+    const float *a = (const float *)ap, *b = (const float *)bp;
+    float *c = (float *)cp;
+    const __mmask16 tail = (__mmask16)((1u << (K & 15)) - 1u);
+    int64_t j = 0, k;
+    for (; j + 4 <= n; j += 4) {
+        const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+        for (k = 0; k + 16 <= K; k += 16) {
+            __m512 x = _mm512_loadu_ps(a + k);
+            s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b0 + k), s0);
+            s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b1 + k), s1);
+            s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b2 + k), s2);
+            s3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b3 + k), s3);
+        }
+        if (tail) {
+            __m512 x = _mm512_maskz_loadu_ps(tail, a + k);
+            s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b0 + k), s0);
+            s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b1 + k), s1);
+            s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b2 + k), s2);
+            s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b3 + k), s3);
+        }
+        c[j * csc] = _mm512_reduce_add_ps(s0);
+        c[(j + 1) * csc] = _mm512_reduce_add_ps(s1);
+        c[(j + 2) * csc] = _mm512_reduce_add_ps(s2);
+        c[(j + 3) * csc] = _mm512_reduce_add_ps(s3);
+    }
+    for (; j < n; j++) {
+        const float *b0 = b + j * ldb;
+        __m512 s0 = _mm512_setzero_ps();
+        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), _mm512_loadu_ps(b0 + k), s0);
+        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), _mm512_maskz_loadu_ps(tail, b0 + k), s0);
+        c[j * csc] = _mm512_reduce_add_ps(s0);
+    }
+}
+/* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
+#define GENIE__AXPY_BODY(V, VL, SET1, LOAD, STORE, FMA)                                    \
+    const float *a = (const float *)ap, *b = (const float *)bp;                                 \
+    float *c = (float *)cp;                                                                      \
+    int64_t j0, j, k;                                                                            \
+    for (j0 = 0; j0 < n; j0 += 2048) {                                                           \
+        const int64_t jn = GENIE__MIN(n - j0, 2048), jv = jn / VL * VL;                          \
+        float *cj = c + j0;                                                                      \
+        memset(cj, 0, (size_t)jn * sizeof(float));                                               \
+        for (k = 0; k + 4 <= K; k += 4) {                                                        \
+            const float *b0 = b + k * ldb + j0, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;  \
+            const float x0 = a[k * csa], x1 = a[(k + 1) * csa], x2 = a[(k + 2) * csa], x3 = a[(k + 3) * csa]; \
+            const V v0 = SET1(x0), v1 = SET1(x1), v2 = SET1(x2), v3 = SET1(x3);                  \
+            for (j = 0; j < jv; j += VL) {                                                       \
+                V t = FMA(v0, LOAD(b0 + j), LOAD(cj + j));                                       \
+                t = FMA(v1, LOAD(b1 + j), t);                                                    \
+                t = FMA(v2, LOAD(b2 + j), t);                                                    \
+                STORE(cj + j, FMA(v3, LOAD(b3 + j), t));                                         \
+            }                                                                                    \
+            for (j = jv; j < jn; j++) cj[j] += x0 * b0[j] + x1 * b1[j] + x2 * b2[j] + x3 * b3[j]; \
+        }                                                                                        \
+        for (; k < K; k++) {                                                                     \
+            const float x = a[k * csa], *bk = b + k * ldb + j0;                                  \
+            for (j = 0; j < jn; j++) cj[j] += x * bk[j];                                         \
+        }                                                                                        \
+    }
+static GENIE__AVX512 void genie__axpy_s_avx512(const void *ap, int64_t csa, const void *bp, int64_t ldb, int64_t n,
+                                              int64_t K, void *cp) {
+    GENIE__AXPY_BODY(__m512, 16, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_fmadd_ps)
+}
+static GENIE__AVX2 void genie__axpy_s_avx2(const void *ap, int64_t csa, const void *bp, int64_t ldb, int64_t n,
+                                          int64_t K, void *cp) {
+    GENIE__AXPY_BODY(__m256, 8, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps)
+}
+static GENIE__AVX2 float genie__hsum_avx2(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
+                                         void *cp, int64_t csc) {
+    const float *a = (const float *)ap, *b = (const float *)bp;
+    float *c = (float *)cp;
+    int64_t j = 0, k;
+    for (; j < n; j++) {
+        const float *b0 = b + j * ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        float t = 0;
+        for (k = 0; k + 16 <= K; k += 16) {
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b0 + k), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), _mm256_loadu_ps(b0 + k + 8), s1);
+        }
+        for (; k < K; k++) t += a[k] * b0[k];
+        c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
+    }
+}
 #endif /* GENIE__X86 */
 
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
    MR x NR register tile; KC the depth of packed panels (a kc x NR panel of B
    stays in L1); MC rows of A per packed block (L2); NC columns of B (L3). */
+typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk;
+    genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
+    genie__dot_fn dot;    /* skinny products */
+    genie__axpy_fn axpy;
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
-    /* AUTO, REFERENCE: no packed kernel */ {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-    /* GENERIC */ {{genie__uk_s_generic, 4, 16, 256, 128, 2048}, {genie__uk_d_generic, 4, 8, 256, 128, 2048}},
+    {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
+    {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
+    {{genie__uk_s_generic, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
+     {genie__uk_d_generic, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    /* AVX2 */ {{genie__uk_s_avx2, 6, 16, 256, 144, 4096}, {genie__uk_d_avx2, 6, 8, 256, 96, 2048}},
-    /* AVX512 */ {{genie__uk_s_avx512, 12, 32, 256, 192, 4096}, {genie__uk_d_avx512, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__pack_t_s_avx2, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
+     {genie__uk_d_avx2, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__pack_t_s_avx2, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
+     {genie__uk_d_avx512, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
-    {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+    {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
 #define GENIE__MAX_MR 12
@@ -2530,15 +2735,17 @@ typedef struct genie__gemm {
     genie__epi epi;
 } genie__gemm;
 
-#define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GENIE__GEMM_FNS(T, sfx, DT)                                                                  \
 /* Pack A[i0 : i0+mc, k0 : k0+kc] as panels [kc][mr] (rows past mc are 0). */                      \
 static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc, \
-                                int mr, T *dst) {                                                   \
+                                const genie__gemm_kern *kr, T *dst) {                               \
+    const int mr = kr->mr;                                                                          \
     int64_t p, i, k;                                                                                \
     for (p = 0; p < mc; p += mr, dst += kc * mr) {                                                  \
         int64_t m = GENIE__MIN(mc - p, mr);                                                         \
-        if (g->adt == DT && g->csa == 1) {                                                          \
+        if (g->adt == DT && g->csa == 1 && kr->pack_t) {                                            \
+            kr->pack_t((const T *)g->a + (i0 + p) * g->rsa + k0, g->rsa, m, kc, mr, dst);           \
+        } else if (g->adt == DT && g->csa == 1) {                                                   \
             for (i = 0; i < m; i++) {                                                               \
                 const T *s = (const T *)g->a + (i0 + p + i) * g->rsa + k0;                          \
                 for (k = 0; k < kc; k++) dst[k * mr + i] = s[k];                                    \
@@ -2559,7 +2766,8 @@ static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, in
 }                                                                                                   \
 /* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] as one panel [kc][nr]. */                      \
 static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n, \
-                                int nr, T *dst) {                                                   \
+                                const genie__gemm_kern *kr, T *dst) {                               \
+    const int nr = kr->nr;                                                                          \
     int64_t j, k;                                                                                   \
     if (g->cb) {                                                                                    \
         const genie__conv_b *cb = g->cb;                                                            \
@@ -2586,7 +2794,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
         }                                                                                           \
         return;                                                                                     \
     }                                                                                               \
-    for (j = 0; j < n; j++) {                                                                       \
+    if (g->bdt == DT && g->rsb == 1 && kr->pack_t) {                                                \
+        kr->pack_t((const T *)g->b + j0 * g->csb + k0, g->csb, n, kc, nr, dst);                     \
+        j = n;                                                                                      \
+    } else {                                                                                        \
+        j = 0;                                                                                      \
+    }                                                                                               \
+    for (; j < n; j++) {                                                                            \
         if (g->bdt == DT && g->rsb == 1) {                                                          \
             const T *s = (const T *)g->b + (j0 + j) * g->csb + k0;                                  \
             for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
@@ -2646,12 +2860,12 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
             for (jr = plo; jr < phi; jr++)                                                          \
-                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), nr, bbuf + jr * nr * kc); \
+                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
             genie__barrier(pool, nth);                                                              \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
-                genie__pack_a_##sfx(g, ic, mc, pc, kc, mr, abuf);                                   \
+                genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
@@ -2688,6 +2902,7 @@ typedef struct genie__mm_plan {
     genie__gemm g;          /* batch 0's product */
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
+    int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16) */
     int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, -, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
     int odt;
@@ -2804,6 +3019,31 @@ static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n) {
     pl->bst[4][0] = ov->strides[0]; pl->bst[4][1] = og * ov->strides[1];
     return 1;
 }
+/* Skinny products take the unpacked kernels: M <= 16 (or N <= 16, computed
+   transposed), operands of the compute dtype with k contiguous in both (dot)
+   or rows of B and C contiguous (axpy). Returns the form, 0: packed. */
+#define GENIE__SKINNY 16
+static int genie__mm_form(const genie__gemm *g, int cdt, int64_t csc) {
+    if (g->M > GENIE__SKINNY || g->adt != cdt || g->bdt != cdt) return 0;
+    if (g->csa == 1 && g->rsb == 1) return 1;
+    if (g->csb == 1 && csc == 1) return 2;
+    return 0;
+}
+static int genie__mm_skinny(genie__mm_plan *pl) {
+    int cdt = pl->f64 ? GENIE_F64 : GENIE_F32, form = genie__mm_form(&pl->g, cdt, pl->ocs), i;
+    if (!form && pl->g.M > GENIE__SKINNY && pl->g.N <= GENIE__SKINNY) {
+        genie__gemm t = pl->g;
+        genie__gemm_transpose(&t);
+        if ((form = genie__mm_form(&t, cdt, pl->ors)) != 0) {
+            int64_t x = pl->ors;
+            pl->g = t;
+            pl->ors = pl->ocs;
+            pl->ocs = x;
+            for (i = 0; i < pl->nb; i++) { x = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = x; }
+        }
+    }
+    return form;
+}
 /* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
 static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_cpu cpu, int nth) {
@@ -2824,6 +3064,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
         genie__mm_plan_matmul(pl, n);
     }
     pl->batches = genie__numel(pl->nb, pl->bshape);
+    if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;
@@ -2844,6 +3085,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     return 1;
 }
 static size_t genie__mm_ws_bytes(const genie__mm_plan *pl, int nth) {
+    if (pl->skinny) return 0;
     return pl->coop ? pl->bsz + (size_t)nth * pl->asz + pl->csz : (size_t)nth * (pl->bsz + pl->asz + pl->csz);
 }
 /* Batch bi's product: the plan's with every pointer moved to its batch. */
@@ -2887,7 +3129,28 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
     genie__conv_b cb;
     char *out;
     int64_t bi, lo, hi;
-    if (pl->coop) {
+    if (pl->skinny) { /* threads take columns of every product */
+        const genie__gemm_kern *kr = pl->kr;
+        size_t esz = pl->f64 ? 8 : 4;
+        for (bi = 0; bi < pl->batches; bi++) {
+            int64_t i;
+            genie__mm_setup(pl, bi, &g, &cb, &out);
+            genie__share((g.N + 15) / 16, ith, nth, &lo, &hi);
+            lo *= 16;
+            hi = GENIE__MIN(hi * 16, g.N);
+            if (lo >= hi) continue;
+            for (i = 0; i < g.M; i++) {
+                const char *ai = g.a + i * g.rsa * (int64_t)esz;
+                char *ci = g.c + (i * g.rsc + lo * g.csc) * (int64_t)esz;
+                if (pl->skinny == 1) kr->dot(ai, g.b + lo * g.csb * (int64_t)esz, g.csb, hi - lo, g.K, ci, g.csc);
+                else kr->axpy(ai, g.csa, g.b + lo * (int64_t)esz, g.rsb, hi - lo, g.K, ci);
+                if (g.epi.bias || g.epi.act || g.epi.res) {
+                    if (pl->f64) genie__epi_d(&g.epi, (double *)ci, g.rsc, g.csc, i, lo, 1, hi - lo);
+                    else genie__epi_s(&g.epi, (float *)ci, g.rsc, g.csc, i, lo, 1, hi - lo);
+                }
+            }
+        }
+    } else if (pl->coop) {
         char *bb = p->ws, *ab = p->ws + pl->bsz + (size_t)ith * pl->asz, *cw = p->ws + pl->bsz + (size_t)nth * pl->asz;
         for (bi = 0; bi < pl->batches; bi++) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
