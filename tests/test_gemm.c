@@ -573,11 +573,17 @@ static void layouts(void) {
             c = mm(dt, F_2D, N, M, K, 0, l, (l + 3) % L_COUNT, E_NONE, 0); run_case(&c);
         }
         g_lazy_cases = 0;
-        if (!g_quick) { /* a skinny side (M or N <= 16) with each layout */
+        if (!g_quick) { /* a skinny side (M or N <= 16: main's unpacked dot/axpy kernels) with each layout,
+                           over 2^18 multiply-adds so that 2 threads split the columns */
             for (l = 0; l < L_COUNT; l++) {
-                c = mm(dt, F_2D, 5, 255, 129, 0, l, (l + 1) % L_COUNT, E_NONE, 0); run_case(&c);
-                c = mm(dt, F_2D, 255, 3, 129, 0, (l + 2) % L_COUNT, l, E_NONE, 0); run_case(&c);
+                c = mm(dt, F_2D, 5, 600, 129, 0, l, (l + 1) % L_COUNT, E_NONE, 0); run_case(&c);
+                c = mm(dt, F_2D, 700, 3, 129, 0, (l + 2) % L_COUNT, l, E_NONE, 0); run_case(&c);
             }
+            c = mm(dt, F_PERMB, 5, 600, 129, 3, L_CONTIG, L_T, E_NONE, 0); run_case(&c);     /* dot per batch */
+            c = mm(dt, F_PERMB, 5, 600, 129, 3, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c); /* axpy per batch */
+            c = mm(dt, F_1D_B3, 1, 700, 129, 3, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
+            c = mm(dt, F_2D, 16, 1000, 33, 0, L_CONTIG, L_T, E_ADD_RELU, 2); run_case(&c);
+            c = mm(dt, F_2D, 1000, 16, 33, 0, L_T, L_CONTIG, E_ADD_RELU, 1); run_case(&c);
         }
         if (g_quick) { c = mm(dt, F_2D, 49, 41, 131, 0, L_T, L_STEP, E_NONE, 0); run_case(&c); }
         for (f = 0; f < F_COUNT; f++) { /* 3 batches: threads share each product; 5: they deal out products */
@@ -624,7 +630,17 @@ static void linears(void) {
         c = lin(dt, 0, 0, N, K, L_STEP, L_TSTEP, 0, E_RELU); run_case(&c);
         c = lin(dt, 3, M, N, K, L_OFFSET, L_EXPROW, 1, E_NONE); run_case(&c);          /* stride-0 w */
         c = lin(dt, 0, M, N, 0, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);          /* K = 0: the bias alone */
-        if (!g_quick) { c = lin(dt, 0, 1000, 33, 255, L_CONTIG, L_CONTIG, 1, E_RELU); run_case(&c); }
+        if (!g_quick) {
+            c = lin(dt, 0, 1000, 33, 255, L_CONTIG, L_CONTIG, 1, E_RELU); run_case(&c);
+            /* skinny (M <= 16), over 2^18 multiply-adds: 2 threads split the columns */
+            for (b = 0; b <= 3; b++) {
+                c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_CONTIG, b, E_NONE); run_case(&c);  /* dot: w rows as stored */
+                c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_T, b, E_NONE); run_case(&c);       /* axpy */
+            }
+            c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
+            c = lin(dt, 2, 3, 1000, 129, L_STEP, L_CONTIG, 1, E_NONE); run_case(&c);
+            c = lin(dt, 0, 1000, 7, 129, L_CONTIG, L_CONTIG, 2, E_NONE); run_case(&c);      /* skinny N */
+        }
     }
 }
 
