@@ -721,7 +721,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     GCHECK(!genie_cpu_supported(GENIE_CPU_AUTO) && strcmp(genie_cpu_name(GENIE_CPU_AVX512), "avx512") == 0);
     for (p = 0; p < 3; p++) {
         if (!genie_cpu_supported(g_paths[p])) {
-            printf("  skip: gemm path %s (this CPU lacks it)\n", genie_cpu_name(g_paths[p]));
+            printf("  skip: gemm path %s (this CPU, or valgrind, lacks it)\n", genie_cpu_name(g_paths[p]));
             g_skip++;
             continue;
         }
