@@ -46,6 +46,7 @@ compile-checks: | $(BUILD)
 	  $$c -std=c99 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $$c -std=c99 ok"; fi; done
 	@for c in g++ clang++; do if command -v $$c >/dev/null; then \
 	  $$c -std=c++11 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.cpp && echo "  compile: $$c -std=c++11 ok"; fi; done
+	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \

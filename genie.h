@@ -45,7 +45,11 @@
  *     GENIE_FREE(p)        /  goes through them (a failure is GENIE_ERR_OOM)
  *     GENIE_ASSERT(x)      internal invariants only (default assert)
  *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
- *     GENIE_NO_THREADS     reserved: this version runs kernels on the calling thread
+ *     GENIE_NO_THREADS     no thread pool: every kernel runs on the calling thread
+ *                          (otherwise link with -pthread; Win32 threads on Windows)
+ *
+ * RUN TIME
+ *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -2382,6 +2386,11 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
 }
 
 #define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Element i of a packed operand as float/double: bf16 and f16 without the general switch. */
+#define GENIE__LD_CVT(p, i, dt)                                                       \
+    ((dt) == GENIE_BF16 ? (double)genie__bf2f(((const uint16_t *)(p))[i])             \
+     : (dt) == GENIE_F16 ? (double)genie__h2f(((const uint16_t *)(p))[i]) : genie__ldf(p, i, dt))
+static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 /* ---- micro-kernels ----
    A micro-kernel computes one MR x NR tile of C (row stride ldc, unit column
@@ -2391,7 +2400,8 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
    each k broadcasts MR values of a and multiplies two vectors of b. */
 typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int acc);
 
-#define GENIE__R4(X) X(0) X(1) X(2) X(3)
+#define GENIE__R3(X) X(0) X(1) X(2)
+#define GENIE__R4(X) GENIE__R3(X) X(3)
 #define GENIE__R6(X) GENIE__R4(X) X(4) X(5)
 #define GENIE__R12(X) GENIE__R6(X) X(6) X(7) X(8) X(9) X(10) X(11)
 #define GENIE__CAT3_(a, b, c) a##b##c
@@ -2445,6 +2455,8 @@ GENIE__UK_GENERIC(genie__uk_d_generic, double, 4, 8)
 #define GENIE__VL 8
 static GENIE__AVX2 void genie__uk_s_avx2(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
     GENIE__UK_BODY(GENIE__R6, 6)
+static GENIE__AVX2 void genie__uk_s_avx2_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R3, 3)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -2457,6 +2469,8 @@ static GENIE__AVX2 void genie__uk_s_avx2(int64_t kc, const void *ap, const void 
 #define GENIE__VL 16
 static GENIE__AVX512 void genie__uk_s_avx512(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
     GENIE__UK_BODY(GENIE__R12, 12)
+static GENIE__AVX512 void genie__uk_s_avx512_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R6, 6)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -2469,6 +2483,8 @@ static GENIE__AVX512 void genie__uk_s_avx512(int64_t kc, const void *ap, const v
 #define GENIE__VL 4
 static GENIE__AVX2 void genie__uk_d_avx2(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
     GENIE__UK_BODY(GENIE__R6, 6)
+static GENIE__AVX2 void genie__uk_d_avx2_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R3, 3)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -2481,6 +2497,8 @@ static GENIE__AVX2 void genie__uk_d_avx2(int64_t kc, const void *ap, const void 
 #define GENIE__VL 8
 static GENIE__AVX512 void genie__uk_d_avx512(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
     GENIE__UK_BODY(GENIE__R12, 12)
+static GENIE__AVX512 void genie__uk_d_avx512_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc)
+    GENIE__UK_BODY(GENIE__R6, 6)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -2677,6 +2695,16 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
+/* A short copy (im2col runs) without a call into memcpy. */
+static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t n) {
+    float *d = (float *)dp;
+    const float *s = (const float *)sp;
+    for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+    if (n > 0) {
+        const __mmask16 m = (__mmask16)((1u << n) - 1u);
+        _mm512_mask_storeu_ps(d, m, _mm512_maskz_loadu_ps(m, s));
+    }
+}
 #endif /* GENIE__X86 */
 
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
@@ -2684,28 +2712,33 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
    stays in L1); MC rows of A per packed block (L2); NC columns of B (L3). */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
-    genie__ukr uk;
+    genie__ukr uk, uk_h;  /* MR rows, and MR/2 rows for a short last panel of A (or NULL) */
     genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
+    void (*copy)(void *dst, const void *src, int64_t n); /* short copies (NULL: memcpy) */
     genie__dot_fn dot;    /* skinny products */
     genie__axpy_fn axpy;
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
-     {genie__uk_d_generic, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
+    {{genie__uk_s_generic, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
+     {genie__uk_d_generic, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__pack_t_s_avx2, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
-     {genie__uk_d_avx2, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
-    {{genie__uk_s_avx512, genie__pack_t_s_avx2, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
-     {genie__uk_d_avx512, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
 #define GENIE__MAX_MR 12
+/* One block of A holds all of M: B is packed panel by panel just before use. */
+#define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
+/* Rows of a packed panel of A holding m rows: MR, or MR/2 when a half kernel fits. */
+#define GENIE__PANEL_ROWS(kr, m) ((kr)->uk_h && 2 * (m) <= (kr)->mr ? (kr)->mr / 2 : (kr)->mr)
 #define GENIE__MAX_NR 32
 
 /* ---- the product: packing, epilogue, the five loops ----
@@ -2742,26 +2775,26 @@ static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, in
     const int mr = kr->mr;                                                                          \
     int64_t p, i, k;                                                                                \
     for (p = 0; p < mc; p += mr, dst += kc * mr) {                                                  \
-        int64_t m = GENIE__MIN(mc - p, mr);                                                         \
+        const int64_t m = GENIE__MIN(mc - p, mr), w = GENIE__PANEL_ROWS(kr, m);                     \
         if (g->adt == DT && g->csa == 1 && kr->pack_t) {                                            \
-            kr->pack_t((const T *)g->a + (i0 + p) * g->rsa + k0, g->rsa, m, kc, mr, dst);           \
+            kr->pack_t((const T *)g->a + (i0 + p) * g->rsa + k0, g->rsa, m, kc, (int)w, dst);           \
         } else if (g->adt == DT && g->csa == 1) {                                                   \
             for (i = 0; i < m; i++) {                                                               \
                 const T *s = (const T *)g->a + (i0 + p + i) * g->rsa + k0;                          \
-                for (k = 0; k < kc; k++) dst[k * mr + i] = s[k];                                    \
+                for (k = 0; k < kc; k++) dst[k * w + i] = s[k];                                    \
             }                                                                                       \
         } else if (g->adt == DT && g->rsa == 1) {                                                   \
             for (k = 0; k < kc; k++) {                                                              \
                 const T *s = (const T *)g->a + (k0 + k) * g->csa + i0 + p;                          \
-                for (i = 0; i < m; i++) dst[k * mr + i] = s[i];                                     \
+                for (i = 0; i < m; i++) dst[k * w + i] = s[i];                                     \
             }                                                                                       \
         } else {                                                                                    \
             for (i = 0; i < m; i++)                                                                 \
                 for (k = 0; k < kc; k++)                                                            \
-                    dst[k * mr + i] = (T)genie__ldf(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
+                    dst[k * w + i] = (T)GENIE__LD_CVT(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
         }                                                                                           \
-        for (i = m; i < mr; i++)                                                                    \
-            for (k = 0; k < kc; k++) dst[k * mr + i] = 0;                                           \
+        for (i = m; i < w; i++)                                                                    \
+            for (k = 0; k < kc; k++) dst[k * w + i] = 0;                                           \
     }                                                                                               \
 }                                                                                                   \
 /* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] as one panel [kc][nr]. */                      \
@@ -2769,27 +2802,48 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
                                 const genie__gemm_kern *kr, T *dst) {                               \
     const int nr = kr->nr;                                                                          \
     int64_t j, k;                                                                                   \
-    if (g->cb) {                                                                                    \
+    if (g->cb) { /* im2col: per k, runs of output pixels along x, each a strided row segment */  \
         const genie__conv_b *cb = g->cb;                                                            \
-        int64_t khw = cb->KH * cb->KW;                                                              \
+        const int64_t KW = cb->KW, khw = cb->KH * KW, Wo = cb->Wo, sx = cb->sx, s3 = cb->s3;        \
+        int64_t ch = k0 / khw, ky = k0 % khw / KW, kx = k0 % KW; /* k0 as (c, ky, kx), then counted */ \
         for (k = 0; k < kc; k++) {                                                                  \
-            int64_t kk = k0 + k, c = kk / khw, ky = kk % khw / cb->KW, kx = kk % cb->KW;            \
-            int64_t y = j0 / cb->Wo, x = j0 % cb->Wo, iy0 = ky * cb->dy - cb->py, ix0 = kx * cb->dx - cb->px; \
+            const int64_t ix0 = kx * cb->dx - cb->px, iy0 = ky * cb->dy - cb->py;                   \
+            const int64_t xlo = ix0 >= 0 ? 0 : sx == 1 ? -ix0 : (sx - 1 - ix0) / sx; /* ix >= 0 */ \
+            const int64_t xhi = cb->W - 1 - ix0 < 0 ? 0 : sx == 1 ? cb->W - ix0 : (cb->W - 1 - ix0) / sx + 1; /* ix < W */ \
+            int64_t y = j0 / Wo, x = j0 % Wo;                                                       \
             T *d = dst + k * nr;                                                                    \
-            for (j = 0; j < n; j++) {                                                               \
-                int64_t iy = y * cb->sy + iy0, ix = x * cb->sx + ix0;                               \
-                if (iy < 0 || iy >= cb->H || ix < 0 || ix >= cb->W) d[j] = 0;                       \
-                else if (cb->dt == DT) d[j] = ((const T *)cb->x)[c * cb->s1 + iy * cb->s2 + ix * cb->s3]; \
-                else d[j] = (T)genie__ldf(cb->x, c * cb->s1 + iy * cb->s2 + ix * cb->s3, cb->dt);   \
-                if (++x == cb->Wo) { x = 0; y++; }                                                  \
+            for (j = 0; j < n;) {                                                                   \
+                const int64_t run = GENIE__MIN(n - j, Wo - x), iy = y * cb->sy + iy0;               \
+                int64_t vlo = x > xlo ? x : xlo, vhi = GENIE__MIN(x + run, xhi), e;                 \
+                if (iy < 0 || iy >= cb->H || vhi < vlo) vlo = vhi = x;                              \
+                for (e = x; e < vlo; e++) d[j + e - x] = 0;                                         \
+                if (cb->dt == DT) {                                                                 \
+                    const T *src = (const T *)cb->x;                                                \
+                    const int64_t base = ch * cb->s1 + iy * cb->s2 + ix0 * s3;                      \
+                    if (sx * s3 == 1 && kr->copy) kr->copy(d + j + vlo - x, src + base + vlo, vhi - vlo); \
+                    else if (sx * s3 == 1) memcpy(d + j + vlo - x, src + base + vlo, (size_t)(vhi - vlo) * sizeof(T)); \
+                    else for (e = vlo; e < vhi; e++) d[j + e - x] = src[base + e * sx * s3];        \
+                } else {                                                                            \
+                    for (e = vlo; e < vhi; e++)                                                     \
+                        d[j + e - x] = (T)genie__ldf(cb->x, ch * cb->s1 + iy * cb->s2 + (e * sx + ix0) * s3, cb->dt); \
+                }                                                                                   \
+                for (e = vhi; e < x + run; e++) d[j + e - x] = 0;                                   \
+                j += run;                                                                           \
+                x += run;                                                                           \
+                if (x == Wo) { x = 0; y++; }                                                        \
             }                                                                                       \
             for (; j < nr; j++) d[j] = 0;                                                           \
+            if (++kx == KW && (kx = 0, ++ky == cb->KH)) { ky = 0; ch++; }                           \
         }                                                                                           \
         return;                                                                                     \
     }                                                                                               \
-    if (g->bdt == DT && g->csb == 1) {                                                              \
+    if (g->csb == 1 && (g->bdt == DT || g->bdt == GENIE_BF16 || g->bdt == GENIE_F16)) {             \
         for (k = 0; k < kc; k++) {                                                                  \
-            memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T));  \
+            if (g->bdt == DT) {                                                                     \
+                memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T)); \
+            } else {                                                                                \
+                for (j = 0; j < n; j++) dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + j0 + j, g->bdt); \
+            }                                                                                       \
             for (j = n; j < nr; j++) dst[k * nr + j] = 0;                                           \
         }                                                                                           \
         return;                                                                                     \
@@ -2806,7 +2860,7 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
             for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
         } else {                                                                                    \
             for (k = 0; k < kc; k++)                                                                \
-                dst[k * nr + j] = (T)genie__ldf(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
+                dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
         }                                                                                           \
     }                                                                                               \
     for (; j < nr; j++)                                                                             \
@@ -2840,12 +2894,19 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
 /* Thread ith of nth computes its share of one product. The threads pack each    \
    kc x nc block of B together (by NR panels) and wait; then each packs its own   \
    rows of A and runs the micro-kernel over them, or, when M is short, over its   \
-   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread. */    \
+   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread.       \
+   When all of M is one block of A (M <= MC), B's panels are used once each:      \
+   then every thread packs A whole and each panel of B just before its use, while \
+   it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits. */      \
 static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, T *bbuf, T *abuf,   \
                               struct genie__tpool *pool, int ith, int nth) {                         \
     const int mr = kr->mr, nr = kr->nr;                                                             \
     const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
-    const int split_m = npm >= 2 * nth, epi = g->epi.bias || g->epi.act || g->epi.res;              \
+    const int jit = GENIE__GEMM_JIT(kr, M), split_m = !jit && npm >= 2 * nth;                       \
+    const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
+    /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
+    const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? (K + nkb - 1) / nkb : 1;            \
+    const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, plo, phi;                                         \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
     if (split_m) {                                                                                  \
@@ -2853,29 +2914,32 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
         mlo *= mr;                                                                                  \
         mhi = GENIE__MIN(mhi * mr, M);                                                              \
     }                                                                                               \
-    for (jc = 0; jc < N; jc += kr->nc) {                                                            \
-        const int64_t nc = GENIE__MIN(N - jc, kr->nc), npn = (nc + nr - 1) / nr;                   \
-        for (pc = 0; pc == 0 || pc < K; pc += kr->kc) {                                             \
-            const int64_t kc = GENIE__MIN(K - pc, kr->kc);                                          \
+    for (jc = 0; jc < N; jc += ncb) {                                                               \
+        const int64_t nc = GENIE__MIN(N - jc, ncb), npn = (nc + nr - 1) / nr;                      \
+        for (pc = 0; pc == 0 || pc < K; pc += kcb) {                                                \
+            const int64_t kc = GENIE__MIN(K - pc, kcb);                                             \
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
-            for (jr = plo; jr < phi; jr++)                                                          \
+            for (jr = plo; jr < phi && !jit; jr++)                                                  \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
-            genie__barrier(pool, nth);                                                              \
+            if (!jit) genie__barrier(pool, nth);                                                    \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
+                    const T *bp = jit ? bbuf + (int64_t)ith * nr * kcb : bbuf + jr * nr * kc;       \
+                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (T *)bp);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir;                    \
+                        const genie__ukr uk = GENIE__PANEL_ROWS(kr, m) == mr ? kr->uk : kr->uk_h;   \
                         T *cp = (T *)g->c + i0 * g->rsc + j0 * g->csc;                              \
-                        if (m == mr && n == nr && g->csc == 1) {                                    \
-                            kr->uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, cp, g->rsc, !first);    \
+                        if (m == GENIE__PANEL_ROWS(kr, m) && n == nr && g->csc == 1) {              \
+                            uk(kc, abuf + ir * kc, bp, cp, g->rsc, !first);                         \
                         } else {                                                                    \
                             int64_t i, j;                                                           \
-                            kr->uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, tile, nr, 0);           \
+                            uk(kc, abuf + ir * kc, bp, tile, nr, 0);                                \
                             for (i = 0; i < m; i++)                                                 \
                                 for (j = 0; j < n; j++)                                             \
                                     cp[i * g->rsc + j * g->csc] = (first ? 0 : cp[i * g->rsc + j * g->csc]) + tile[i * nr + j]; \
@@ -2884,7 +2948,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */             \
+            if (!jit) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */   \
         }                                                                                           \
     }                                                                                               \
 }
@@ -2910,7 +2974,6 @@ typedef struct genie__mm_plan {
     size_t bsz, asz, csz;   /* workspace of a thread: B block (one, shared, when coop), A block, f32 C */
 } genie__mm_plan;
 
-static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 /* Dims [0, nd] merge into dim nd with one stride (size-1 dims do not count):
    each stride is the next size times the next stride. */
 static int genie__merges(int nd, const int64_t *shape, const int64_t *st, int64_t *merged) {
@@ -3079,7 +3142,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
     nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
-    pl->bsz = (size_t)genie__round_up(kc * nc * (int64_t)esz, 64);
+    pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
     return 1;
