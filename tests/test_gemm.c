@@ -672,6 +672,25 @@ static void convs(void) {
         if (!g_quick) {
             c = conv(dt, 2, 16, 15, 15, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, E_RELU); run_case(&c);
             c = conv(dt, 1, 33, 20, 17, 17, 3, 3, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, E_NONE); run_case(&c);
+            /* depth 64*3*3 = 576 > KC: the im2col packing resumes mid (c, ky, kx); wide rows (W 40 > NR) */
+            c = conv(dt, 1, 64, 9, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, E_NONE); run_case(&c);
+            c = conv(dt, 2, 64, 8, 8, 24, 3, 3, 2, 2, 3, 2, 2, 1, 2, 1, 1, 0, E_NONE); run_case(&c);
+        }
+        {   /* a seeded sweep of small convolutions: strides, paddings past the kernel's reach, dilations, 1-pixel inputs */
+            static const int64_t ks[4] = {1, 2, 3, 5};
+            int n = 0, tries;
+            for (tries = 0; tries < 2000 && n < (g_quick ? 4 : 40); tries++) {
+                int64_t g = 1 + (int64_t)(rnd() % 3), C = g * (1 + (int64_t)(rnd() % 4)), O = g * (1 + (int64_t)(rnd() % 5));
+                int64_t H = 1 + (int64_t)(rnd() % 20), W = 1 + (int64_t)(rnd() % 24), kh = ks[rnd() % 4], kw = ks[rnd() % 4];
+                int64_t s0 = 1 + (int64_t)(rnd() % 3), s1 = 1 + (int64_t)(rnd() % 3), p0 = (int64_t)(rnd() % 4), p1 = (int64_t)(rnd() % 4);
+                int64_t d0 = 1 + (int64_t)(rnd() % 2), d1 = 1 + (int64_t)(rnd() % 3), B = 1 + (int64_t)(rnd() % 2);
+                int xl = (int)(rnd() % 4), wl = (int)(rnd() % 4 == 0), bias = (int)(rnd() % 2);
+                if (d0 * (kh - 1) + 1 > H + 2 * p0 || d1 * (kw - 1) + 1 > W + 2 * p1) continue;
+                c = conv(dt, xl == 3 ? 0 : B, C, H, W, O, kh, kw, s0, s1, p0, p1, d0, d1, g, bias, xl, wl, E_NONE);
+                if (macs(&c) > (g_quick ? 2e4 : 3e5)) continue;
+                run_case(&c);
+                n++;
+            }
         }
     }
 }
