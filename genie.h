@@ -2805,12 +2805,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
     if (g->cb) { /* im2col: per k, runs of output pixels along x, each a strided row segment */  \
         const genie__conv_b *cb = g->cb;                                                            \
         const int64_t KW = cb->KW, khw = cb->KH * KW, Wo = cb->Wo, sx = cb->sx, s3 = cb->s3;        \
+        const int64_t y0 = j0 / Wo, x0 = j0 % Wo; /* the panel's first output pixel */              \
         int64_t ch = k0 / khw, ky = k0 % khw / KW, kx = k0 % KW; /* k0 as (c, ky, kx), then counted */ \
         for (k = 0; k < kc; k++) {                                                                  \
             const int64_t ix0 = kx * cb->dx - cb->px, iy0 = ky * cb->dy - cb->py;                   \
             const int64_t xlo = ix0 >= 0 ? 0 : sx == 1 ? -ix0 : (sx - 1 - ix0) / sx; /* ix >= 0 */ \
             const int64_t xhi = cb->W - 1 - ix0 < 0 ? 0 : sx == 1 ? cb->W - ix0 : (cb->W - 1 - ix0) / sx + 1; /* ix < W */ \
-            int64_t y = j0 / Wo, x = j0 % Wo;                                                       \
+            int64_t y = y0, x = x0;                                                                 \
             T *d = dst + k * nr;                                                                    \
             for (j = 0; j < n;) {                                                                   \
                 const int64_t run = GENIE__MIN(n - j, Wo - x), iy = y * cb->sy + iy0;               \
@@ -2875,8 +2876,11 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
         if (e->bias) {                                                                              \
             int64_t bo = (i0 + i) * e->bias_rs + j0 * e->bias_cs;                                   \
             if (e->bias_cs == 0) {                                                                  \
-                T bv = (T)genie__ldf(e->bias, bo, e->bias_dt);                                      \
-                for (j = 0; j < n; j++) row[j * csc] += bv;                                         \
+                const T bv = (T)genie__ldf(e->bias, bo, e->bias_dt);                                \
+                if (csc == 1)                                                                       \
+                    for (j = 0; j < n; j++) row[j] += bv;                                           \
+                else                                                                                \
+                    for (j = 0; j < n; j++) row[j * csc] += bv;                                     \
             } else if (e->bias_dt == DT && e->bias_cs == 1 && csc == 1) {                           \
                 const T *bp = (const T *)e->bias + bo;                                              \
                 for (j = 0; j < n; j++) row[j] += bp[j];                                            \
