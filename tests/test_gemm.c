@@ -54,7 +54,7 @@ static int g_pass, g_fail, g_skip, g_quick, g_perturb, g_quiet;
 static double g_ref_macs; /* multiply-adds run by the reference kernel */
 
 /* where a check failed: the case and the context it ran in */
-static char g_where[256];
+static char g_where[320];
 #define GCHECK(cond) gcheck_((cond) != 0, #cond, __LINE__)
 static void gcheck_(int ok, const char *what, int line) {
     if (ok) g_pass++;
@@ -79,7 +79,14 @@ enum { F_2D, F_BCAST4, F_B3_2D, F_1D_B3, F_1D_1D, F_2D_1D, F_2D_B3, F_1D_2D, F_P
 static const char *const g_fnames[F_COUNT] = {"[M,K]@[K,N]", "[2,1,M,K]@[1,3,K,N]", "[B,M,K]@[K,N]", "[K]@[B,K,N]",
                                               "[K]@[K]", "[M,K]@[K]", "[M,K]@[B,K,N]", "[K]@[K,N]",
                                               "permute([M,B,K])@[B,K,N]", "expand([1,M,K])@[B,K,N]"};
-enum { E_NONE, E_RELU, E_ADD, E_ADD_RELU };
+/* what follows the product p (main fuses act(p), p + r and act(p) + r into the
+   GEMM's epilogue for f32/f64 when nothing else reads p) */
+enum { E_NONE, E_ACT, E_ADD, E_ADD_ACT, E_ACT_ADD };
+static const char *const g_enames[5] = {"", "act(p)", "p + r", "act(p + r)", "act(p) + r"};
+static genie_tensor *(*const g_acts[6])(genie_ctx *, genie_tensor *) = {genie_relu, genie_gelu, genie_gelu_tanh,
+                                                                          genie_silu, genie_sigmoid, genie_tanh};
+static const char *const g_anames[6] = {"relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh"};
+static const char *const g_rnames[4] = {"r[N]", "r[M,1]", "r full", "r full transposed"};
 
 typedef struct gcase {
     int kind, form, la, lb, bias, epi;
@@ -89,6 +96,10 @@ typedef struct gcase {
        w [O, C/g, kh, kw] (wl: 0 contiguous, 1 permuted view) */
     int64_t C, H, W, O, kh, kw, stride[2], pad[2], dil[2], groups;
     int xl, wl;
+    int act;  /* E_ACT...: index into g_acts (0 relu) */
+    int res;  /* residual r: 0 [N], 1 [M, 1], 2 the product's shape, 3 that shape as a transposed view */
+    int swap; /* r + p instead of p + r */
+    int keep; /* keep a handle on the product, so it is read twice and not fused */
     int lazy; /* inputs drawn by genie_randn in each context (see randn below) */
     uint64_t seed;
 } gcase;
@@ -198,12 +209,22 @@ static void mm_shapes(const gcase *c, int *an, int64_t *as, int *bn, int64_t *bs
     }
 }
 
-/* Build case c in ctx: ins[0..2] get the operands as passed (ins[2]: bias or
-   added tensor, or NULL); returns the result. */
+/* handles kept past build's inner pool; released by unhold() after the case */
+static genie_tensor *g_held[4];
+static int g_nheld;
+static void hold(genie_tensor *t) {
+    if (t && g_nheld < 4) { genie_retain(t); g_held[g_nheld++] = t; }
+}
+static void unhold(void) {
+    while (g_nheld > 0) genie_release(g_held[--g_nheld]);
+}
+
+/* Build case c in ctx: ins[0..1] get the operands as passed, ins[2] the bias
+   (or NULL), ins[3] the residual of an epilogue (or NULL); returns the result. */
 static genie_tensor *build(genie_ctx *ctx, const gcase *c, genie_tensor **ins, int perturb) {
     genie_tensor *r = NULL;
     genie_dtype dt = c->dt;
-    ins[2] = NULL;
+    ins[2] = ins[3] = NULL;
     if (c->kind == K_MATMUL) {
         int an, bn;
         int64_t as[4], bs[4];
@@ -219,14 +240,8 @@ static genie_tensor *build(genie_ctx *ctx, const gcase *c, genie_tensor **ins, i
         }
         ins[1] = operand(ctx, dt, bn, bs, c->lb, c->seed + 1);
         if (perturb) ins[0] = genie_mul_scalar(ctx, ins[0], 1.0625);
+        genie_pool_push(ctx);
         r = genie_matmul(ctx, ins[0], ins[1]);
-        if (c->epi == E_ADD || c->epi == E_ADD_RELU) { /* c: [N] row vector or [M, 1] column, broadcast */
-            int nd = genie_ndim(r);
-            int64_t cs[2];
-            if (c->bias == 2 && nd >= 2) { cs[0] = genie_shape(r)[nd - 2]; cs[1] = 1; ins[2] = randn(ctx, dt, 2, cs, c->seed + 2); }
-            else { cs[0] = nd ? genie_shape(r)[nd - 1] : 1; ins[2] = randn(ctx, dt, nd ? 1 : 0, cs, c->seed + 2); }
-            r = genie_add(ctx, r, ins[2]);
-        }
     } else if (c->kind == K_LINEAR) {
         /* x [B, M, K] (B = 0: [M, K]; M = 0: [K]), w [N, K] in layout lb, bias
            0 none, 1 [N], 2 [M, 1] broadcast, 3 [N] stepped */
@@ -241,6 +256,7 @@ static genie_tensor *build(genie_ctx *ctx, const gcase *c, genie_tensor **ins, i
         if (c->bias == 2) { bs[0] = c->M; bs[1] = 1; ins[2] = randn(ctx, dt, 2, bs, c->seed + 2); }
         if (c->bias == 3) { bs[0] = 2 * c->N; ins[2] = genie_slice(ctx, randn(ctx, dt, 1, bs, c->seed + 2), 0, 1, 2 * c->N, 2); }
         if (perturb) ins[0] = genie_mul_scalar(ctx, ins[0], 1.0625);
+        genie_pool_push(ctx);
         r = genie_linear(ctx, ins[0], ins[1], ins[2]);
     } else {
         int64_t xs[4], ws[4], bs[1] = {c->O}, cg = c->C / c->groups;
@@ -268,9 +284,41 @@ static genie_tensor *build(genie_ctx *ctx, const gcase *c, genie_tensor **ins, i
         }
         if (c->bias) ins[2] = randn(ctx, dt, 1, bs, c->seed + 2);
         if (perturb) ins[0] = genie_mul_scalar(ctx, ins[0], 1.0625);
+        genie_pool_push(ctx);
         r = genie_conv2d(ctx, ins[0], ins[1], ins[2], c->stride, c->pad, c->dil, c->groups);
     }
-    if (c->epi == E_RELU || c->epi == E_ADD_RELU) r = genie_relu(ctx, r);
+    /* The product and what follows it live in an inner pool, so that at the
+       pop no handle is left on the product: only then may the executor fuse
+       the epilogue. The result (and r, the product with keep) are held. */
+    if (r && c->epi != E_NONE) {
+        genie_tensor *p = r, *(*act)(genie_ctx *, genie_tensor *) = g_acts[c->act];
+        if (c->keep) hold(p);
+        if (c->epi >= E_ADD) {
+            int nd = genie_ndim(p), i;
+            int64_t rs[8];
+            const int64_t *ps = genie_shape(p);
+            if (c->res == 1 && nd >= 2) { rs[0] = ps[nd - 2]; rs[1] = 1; ins[3] = randn(ctx, dt, 2, rs, c->seed + 3); }
+            else if (c->res >= 2 && nd >= 2) {
+                memcpy(rs, ps, (size_t)nd * 8);
+                if (c->res == 3) { rs[nd - 2] = ps[nd - 1]; rs[nd - 1] = ps[nd - 2]; }
+                ins[3] = randn(ctx, dt, nd, rs, c->seed + 3);
+                if (c->res == 3) ins[3] = genie_transpose(ctx, ins[3], nd - 2, nd - 1);
+            } else {
+                for (i = 0; i < nd; i++) rs[i] = ps[i];
+                if (c->res != 2 && nd) { rs[0] = ps[nd - 1]; nd = 1; }
+                ins[3] = randn(ctx, dt, nd, rs, c->seed + 3);
+            }
+            hold(ins[3]);
+        }
+        switch (c->epi) {
+        case E_ACT: r = act(ctx, p); break;
+        case E_ADD: r = c->swap ? genie_add(ctx, ins[3], p) : genie_add(ctx, p, ins[3]); break;
+        case E_ADD_ACT: r = act(ctx, genie_add(ctx, p, ins[3])); break;
+        default: r = c->swap ? genie_add(ctx, ins[3], act(ctx, p)) : genie_add(ctx, act(ctx, p), ins[3]); break;
+        }
+    }
+    hold(r);
+    genie_pool_pop(ctx);
     return r;
 }
 
@@ -370,6 +418,14 @@ static double *host_abs_sum(genie_ctx *ctx, const gcase *c, genie_tensor *const 
         }
         *Kp += 1;
     }
+    if (ins[3]) { /* the residual of an epilogue: one more term */
+        double *R = read64(ctx, ins[3]);
+        int rn = genie_ndim(r), qn = genie_ndim(ins[3]);
+        if (!R) { free(S); S = NULL; goto done; }
+        for (i = 0; i < nout; i++) S[i] += fabs(R[bidx(qn, genie_shape(ins[3]), rn, genie_shape(r), i)]);
+        free(R);
+        *Kp += 1;
+    }
 done:
     free(A);
     free(Bv);
@@ -378,25 +434,29 @@ done:
 }
 
 /* the bound for one element (see the top of the file) */
-static double bound(genie_dtype dt, int64_t Kp, double S, double ref, int added) {
+enum { B_ADDED = 1, B_ACT = 2 };
+static double bound(genie_dtype dt, int64_t Kp, double S, double ref, int fl) {
     static const double u22 = 1.0 / 4194304.0, u51 = u22 / 536870912.0, u10 = 1.0 / 1024.0, u7 = 1.0 / 128.0, u24 = u10 / 16384.0;
-    double f32 = (double)Kp * u22 * S + 7.2e-43; /* 7.2e-43 ~ 2^-140 */
+    double L = fl & B_ACT ? 1.2 : 1.0, a = fabs(ref);
+    double f32 = L * (double)Kp * u22 * S + 7.2e-43; /* 7.2e-43 ~ 2^-140 */
     switch (dt) {
-    case GENIE_F64: return (double)Kp * u51 * S + 1e-322; /* ~ 2^-1070 */
-    case GENIE_F16: return f32 + u10 * fabs(ref) + u24 + (added ? u10 * S : 0);
-    case GENIE_BF16: return f32 + u7 * fabs(ref) + 9.2e-41 + (added ? u7 * S : 0); /* 9.2e-41 ~ 2^-133 */
-    default: return f32;
+    case GENIE_F64: return L * (double)Kp * u51 * S + 1e-322 + (fl & B_ACT ? u51 * 2 * (a + 1) : 0); /* 1e-322 ~ 2^-1070 */
+    case GENIE_F16: return f32 + u10 * a + u24 + (fl & B_ADDED ? u10 * S : 0) + (fl & B_ACT ? L * u10 * S + u10 * (S + 1) : 0);
+    case GENIE_BF16: /* 9.2e-41 ~ 2^-133 */
+        return f32 + u7 * a + 9.2e-41 + (fl & B_ADDED ? u7 * S : 0) + (fl & B_ACT ? L * u7 * S + u7 * (S + 1) : 0);
+    default: return f32 + (fl & B_ACT ? u22 * 2 * (a + 1) : 0);
     }
 }
 
 /* Compare fast values v with reference values ref: 1 when every element is in
    its bound. Prints the worst element otherwise. */
+static int g_epi_runs, g_epi_fused; /* f32/f64 epilogue cases run on fast contexts, and those that ran a fused group */
 static double g_ratio[4]; /* the largest |fast - ref| / bound seen per dtype (f32, f64, f16, bf16) */
-static int within(genie_dtype dt, int64_t n, const double *v, const double *ref, const double *S, int64_t Kp, int added) {
+static int within(genie_dtype dt, int64_t n, const double *v, const double *ref, const double *S, int64_t Kp, int fl) {
     int64_t i, worst = -1;
     double wr = 0, *gr = dt < 4 ? &g_ratio[dt] : NULL;
     for (i = 0; i < n; i++) {
-        double b = bound(dt, Kp, S[i], ref[i], added), d = fabs(v[i] - ref[i]);
+        double b = bound(dt, Kp, S[i], ref[i], fl), d = fabs(v[i] - ref[i]);
         if (gr && !g_quiet && d / b > *gr) *gr = d / b;
         if (!(d <= b)) { /* NaN fails too */
             double rr = d != d ? INFINITY : d / b;
@@ -406,7 +466,7 @@ static int within(genie_dtype dt, int64_t n, const double *v, const double *ref,
     if (worst >= 0 && !g_quiet)
         printf("  mismatch at element %lld of %lld: fast %.17g, reference %.17g, |diff| %.3g > bound %.3g (S %.6g, K' %lld)\n",
                (long long)worst, (long long)n, v[worst], ref[worst], fabs(v[worst] - ref[worst]),
-               bound(dt, Kp, S[worst], ref[worst], added), S[worst], (long long)Kp);
+               bound(dt, Kp, S[worst], ref[worst], fl), S[worst], (long long)Kp);
     return worst < 0;
 }
 
@@ -419,21 +479,27 @@ static int same_layout(const genie_tensor *a, const genie_tensor *b) {
 
 static void describe(char *s, size_t cap, const gcase *c) {
     const char *dn = genie_dtype_name(c->dt);
+    char e[96] = "";
+    int n;
+    if (c->epi != E_NONE)
+        snprintf(e, sizeof e, "; %s%s%s%s%s%s%s", g_enames[c->epi], c->epi == E_ADD ? "" : ", act ",
+                 c->epi == E_ADD ? "" : g_anames[c->act], c->epi >= E_ADD ? ", " : "", c->epi >= E_ADD ? g_rnames[c->res] : "",
+                 c->swap ? ", r first" : "", c->keep ? ", product kept" : "");
     if (c->kind == K_MATMUL)
-        snprintf(s, cap, "matmul %s %s M=%lld N=%lld K=%lld B=%lld a:%s b:%s%s%s", dn, g_fnames[c->form], (long long)c->M,
-                 (long long)c->N, (long long)c->K, (long long)c->B, g_lnames[c->la], g_lnames[c->lb],
-                 c->epi >= E_ADD ? (c->bias == 2 ? " +c[M,1]" : " +c[N]") : "", c->epi == E_RELU || c->epi == E_ADD_RELU ? " relu" : "");
+        n = snprintf(s, cap, "matmul %s %s M=%lld N=%lld K=%lld B=%lld a:%s b:%s", dn, g_fnames[c->form], (long long)c->M,
+                     (long long)c->N, (long long)c->K, (long long)c->B, g_lnames[c->la], g_lnames[c->lb]);
     else if (c->kind == K_LINEAR)
-        snprintf(s, cap, "linear %s x[%lld,%lld,%lld] w[N=%lld,K] x:%s w:%s bias:%s%s", dn, (long long)c->B, (long long)c->M,
-                 (long long)c->K, (long long)c->N, g_lnames[c->la], g_lnames[c->lb],
-                 c->bias == 0 ? "none" : c->bias == 1 ? "[N]" : c->bias == 2 ? "[M,1]" : "[N]step2", c->epi == E_RELU ? " relu" : "");
+        n = snprintf(s, cap, "linear %s x[%lld,%lld,%lld] w[N=%lld,K] x:%s w:%s bias:%s", dn, (long long)c->B, (long long)c->M,
+                     (long long)c->K, (long long)c->N, g_lnames[c->la], g_lnames[c->lb],
+                     c->bias == 0 ? "none" : c->bias == 1 ? "[N]" : c->bias == 2 ? "[M,1]" : "[N]step2");
     else
-        snprintf(s, cap, "conv2d %s x[%lld,%lld,%lld,%lld]%s w[%lld,C/%lld,%lld,%lld]%s stride %lld,%lld pad %lld,%lld dil %lld,%lld%s%s",
-                 dn, (long long)c->B, (long long)c->C, (long long)c->H, (long long)c->W,
-                 c->xl == 1 ? " channels-last" : c->xl == 2 ? " W-step2" : c->xl == 3 ? " unbatched" : "", (long long)c->O,
-                 (long long)c->groups, (long long)c->kh, (long long)c->kw, c->wl ? " permuted" : "", (long long)c->stride[0],
-                 (long long)c->stride[1], (long long)c->pad[0], (long long)c->pad[1], (long long)c->dil[0], (long long)c->dil[1],
-                 c->bias ? " bias" : "", c->epi == E_RELU ? " relu" : "");
+        n = snprintf(s, cap, "conv2d %s x[%lld,%lld,%lld,%lld]%s w[%lld,C/%lld,%lld,%lld]%s stride %lld,%lld pad %lld,%lld dil %lld,%lld%s",
+                     dn, (long long)c->B, (long long)c->C, (long long)c->H, (long long)c->W,
+                     c->xl == 1 ? " channels-last" : c->xl == 2 ? " W-step2" : c->xl == 3 ? " unbatched" : "", (long long)c->O,
+                     (long long)c->groups, (long long)c->kh, (long long)c->kw, c->wl ? " permuted" : "", (long long)c->stride[0],
+                     (long long)c->stride[1], (long long)c->pad[0], (long long)c->pad[1], (long long)c->dil[0], (long long)c->dil[1],
+                     c->bias ? " bias" : "");
+    if (n > 0 && (size_t)n < cap) snprintf(s + n, cap - (size_t)n, "%s", e);
 }
 
 static double macs(const gcase *c) {
@@ -448,11 +514,11 @@ static double macs(const gcase *c) {
 
 /* Run one case: reference once, then every fast context. */
 static void run_case(const gcase *c) {
-    genie_tensor *ins[3], *r;
+    genie_tensor *ins[4], *r, *ref_held[4];
     double *ref = NULL, *S = NULL, *first = NULL;
     int64_t n = 0, Kp = 0;
-    char desc[200];
-    int f, added = c->kind == K_MATMUL && c->epi >= E_ADD;
+    char desc[256];
+    int f, nref_held, fl = (c->epi >= E_ADD ? B_ADDED : 0) | (c->epi != E_NONE && c->epi != E_ADD && c->act != 0 ? B_ACT : 0);
     describe(desc, sizeof desc, c);
     g_ref_macs += macs(c);
     g_lazy = c->lazy;
@@ -467,9 +533,13 @@ static void run_case(const gcase *c) {
         S = host_abs_sum(g_ref, c, ins, r, &Kp);
         GCHECK(S != NULL);
     }
+    memcpy(ref_held, g_held, sizeof g_held); /* kept until the fast results are compared with r */
+    nref_held = g_nheld;
+    g_nheld = 0;
     if (!ref || !S) {
         if (genie_status(g_ref)) printf("  %s\n", genie_last_error(g_ref));
         genie_clear_error(g_ref);
+        while (nref_held > 0) genie_release(ref_held[--nref_held]);
         genie_pool_pop(g_ref);
         free(ref);
         free(S);
@@ -478,29 +548,37 @@ static void run_case(const gcase *c) {
     }
     for (f = 0; f < g_nfc; f++) {
         genie_ctx *ctx = g_fc[f].ctx;
-        genie_tensor *fr, *fins[3];
+        genie_tensor *fr, *fins[4];
         double *v;
+        uint64_t fused0;
         snprintf(g_where, sizeof g_where, "%s; path %s, %d thread%s", desc, genie_cpu_name(g_fc[f].path), g_fc[f].nt,
                  g_fc[f].nt > 1 ? "s" : "");
         genie_pool_push(ctx);
+        fused0 = genie_get_stats(ctx).fused_groups;
         fr = build(ctx, c, fins, g_perturb && g_fc[f].nt == 2);
         v = fr ? read64(ctx, fr) : NULL;
+        if (c->epi != E_NONE && (c->dt == GENIE_F32 || c->dt == GENIE_F64) && c->kind != K_CONV && !c->keep) {
+            g_epi_runs++;
+            g_epi_fused += genie_get_stats(ctx).fused_groups > fused0;
+        }
         GCHECK(fr != NULL && v != NULL && genie_status(ctx) == GENIE_OK);
         if (genie_status(ctx)) printf("  %s\n", genie_last_error(ctx));
         if (v) {
             GCHECK(same_layout(fr, r));
-            GCHECK(within(c->dt, n, v, ref, S, Kp, added));
+            GCHECK(within(c->dt, n, v, ref, S, Kp, fl));
             if (g_fc[f].nt == 1) { free(first); first = v; v = NULL; }
             else if (first) GCHECK(memcmp(first, v, (size_t)n * sizeof(double)) == 0); /* bitwise: 1 thread == 2 threads */
         }
         free(v);
         genie_clear_error(ctx);
+        unhold();
         genie_pool_pop(ctx);
         if (g_fc[f].nt == 2) { free(first); first = NULL; }
     }
     free(first);
     free(ref);
     free(S);
+    while (nref_held > 0) genie_release(ref_held[--nref_held]);
     genie_pool_pop(g_ref);
     draws_clear();
 }
@@ -518,10 +596,10 @@ static const genie_dtype g_dts[4] = {GENIE_F32, GENIE_F64, GENIE_F16, GENIE_BF16
 static uint64_t g_seed = 100;
 static int g_lazy_cases; /* cases made now draw their inputs lazily in each context */
 
-static gcase mm(genie_dtype dt, int form, int64_t M, int64_t N, int64_t K, int64_t B, int la, int lb, int epi, int bias) {
+static gcase mm(genie_dtype dt, int form, int64_t M, int64_t N, int64_t K, int64_t B, int la, int lb, int epi, int res) {
     gcase c;
     memset(&c, 0, sizeof c);
-    c.kind = K_MATMUL; c.dt = dt; c.form = form; c.M = M; c.N = N; c.K = K; c.B = B; c.la = la; c.lb = lb; c.epi = epi; c.bias = bias;
+    c.kind = K_MATMUL; c.dt = dt; c.form = form; c.M = M; c.N = N; c.K = K; c.B = B; c.la = la; c.lb = lb; c.epi = epi; c.res = res;
     c.lazy = g_lazy_cases;
     c.seed = g_seed += 10;
     return c;
@@ -536,7 +614,7 @@ static void sweep_sizes(void) {
     static const int64_t big[][3] = {
         {1000, 1000, 1}, {1, 1000, 1000}, {1000, 1, 1000}, {1000, 33, 127}, {33, 1000, 255}, {255, 255, 255},
         {1000, 1000, 17}, {17, 31, 1000}, {1000, 127, 300}, {33, 4200, 260}, {17, 2100, 260}};
-    double cap = g_quick ? 3e4 : 4e6, total = g_quick ? 2e5 : 8e7, spent = 0;
+    double cap = g_quick ? 3e4 : 3e6, total = g_quick ? 2e5 : 5e7, spent = 0;
     int d, i, tries;
     for (d = 0; d < 4; d++) {
         for (i = 0; i < (int)(sizeof big / sizeof big[0]); i++) {
@@ -584,8 +662,9 @@ static void layouts(void) {
             c = mm(dt, F_PERMB, 5, 600, 129, 3, L_CONTIG, L_T, E_NONE, 0); run_case(&c);     /* dot per batch */
             c = mm(dt, F_PERMB, 5, 600, 129, 3, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c); /* axpy per batch */
             c = mm(dt, F_1D_B3, 1, 700, 129, 3, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
-            c = mm(dt, F_2D, 16, 1000, 33, 0, L_CONTIG, L_T, E_ADD_RELU, 2); run_case(&c);
-            c = mm(dt, F_2D, 1000, 16, 33, 0, L_T, L_CONTIG, E_ADD_RELU, 1); run_case(&c);
+            c = mm(dt, F_2D, 16, 1000, 33, 0, L_CONTIG, L_T, E_ACT_ADD, 1); run_case(&c);
+            c = mm(dt, F_2D, 1000, 16, 33, 0, L_T, L_CONTIG, E_ADD_ACT, 0); run_case(&c);
+            c = mm(dt, F_2D, 1000, 16, 33, 0, L_CONTIG, L_T, E_ACT_ADD, 3); c.act = 1; run_case(&c);
         }
         if (g_quick) { c = mm(dt, F_2D, 49, 41, 131, 0, L_T, L_STEP, E_NONE, 0); run_case(&c); }
         for (f = 0; f < F_COUNT; f++) { /* 3 batches: threads share each product; 5: they deal out products */
@@ -599,10 +678,19 @@ static void layouts(void) {
         c = mm(dt, F_2D, 0, 5, 4, 0, L_T, L_CONTIG, E_NONE, 0); run_case(&c);
         c = mm(dt, F_2D_B3, 3, 5, 4, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
         c = mm(dt, F_1D_1D, 0, 0, 0, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
-        for (e = E_RELU; e <= E_ADD_RELU; e++) {
-            c = mm(dt, F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, e, 1); run_case(&c);
-            c = mm(dt, F_B3_2D, M, N, K, 3, L_T, L_CONTIG, e, 2); run_case(&c);
-            c = mm(dt, F_2D, 16, 17, 65, 0, L_CONTIG, L_T, e, 2); run_case(&c);
+        /* epilogues: each form and residual layout (main fuses act(p), p + r and act(p) + r for f32/f64
+           when nothing else reads p; kept products are not fused) */
+        for (e = E_ACT; e <= E_ACT_ADD; e++) {
+            c = mm(dt, F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, e, 0); run_case(&c);
+            c = mm(dt, F_B3_2D, M, N, K, 3, L_T, L_CONTIG, e, 1); run_case(&c);
+            c = mm(dt, F_2D, 16, 17, 65, 0, L_CONTIG, L_T, e, 1); run_case(&c);
+            c = mm(dt, F_2D, M, N, K, 0, L_T, L_STEP, e, 3); c.swap = 1; run_case(&c);
+            c = mm(dt, F_PERMB, M, N, K, 3, L_CONTIG, L_CONTIG, e, 2); run_case(&c);
+            c = mm(dt, F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, e, 2); c.keep = 1; run_case(&c);
+        }
+        for (e = 1; e < 6; e++) { /* every other activation, alone and with a residual */
+            c = mm(dt, F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, E_ACT, 0); c.act = e; run_case(&c);
+            c = mm(dt, F_B3_2D, M, N, K, 3, L_CONTIG, L_T, E_ACT_ADD, 2); c.act = e; c.swap = e & 1; run_case(&c);
         }
     }
 }
@@ -624,16 +712,21 @@ static void linears(void) {
         for (b = 0; b <= 3; b++) {
             c = lin(dt, 0, M, N, K, L_CONTIG, L_CONTIG, b, E_NONE); run_case(&c);      /* w stored [N, K] */
             c = lin(dt, 2, M, N, K, L_CONTIG, L_T, b, E_NONE); run_case(&c);           /* w = t(stored [K, N]) */
-            c = lin(dt, 0, M, N, K, L_STEP, L_STEP, b, E_RELU); run_case(&c);          /* sliced w, relu after */
+            c = lin(dt, 0, M, N, K, L_STEP, L_STEP, b, E_ACT); run_case(&c);           /* sliced w, relu after */
+            c = lin(dt, 2, M, N, K, L_CONTIG, L_CONTIG, b, E_ADD); c.res = b; run_case(&c); /* linear + residual */
+            c = lin(dt, 0, M, N, K, L_CONTIG, L_T, b, E_ACT_ADD); c.act = b + 1; c.res = 3 - b; run_case(&c);
             c = lin(dt, 0, 1, N, K, L_CONTIG, L_OFFSET, b, E_NONE); run_case(&c);      /* one row */
             c = lin(dt, 0, M, 3, K, L_T, L_FLIP, b, E_NONE); run_case(&c);             /* skinny N */
         }
         c = lin(dt, 0, 0, N, K, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);          /* 1-D x */
-        c = lin(dt, 0, 0, N, K, L_STEP, L_TSTEP, 0, E_RELU); run_case(&c);
+        c = lin(dt, 0, 0, N, K, L_STEP, L_TSTEP, 0, E_ACT); run_case(&c);
+        c = lin(dt, 0, 0, N, K, L_CONTIG, L_CONTIG, 1, E_ACT); c.act = 2; run_case(&c);
         c = lin(dt, 3, M, N, K, L_OFFSET, L_EXPROW, 1, E_NONE); run_case(&c);          /* stride-0 w */
         c = lin(dt, 0, M, N, 0, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);          /* K = 0: the bias alone */
         if (!g_quick) {
-            c = lin(dt, 0, 1000, 33, 255, L_CONTIG, L_CONTIG, 1, E_RELU); run_case(&c);
+            c = lin(dt, 0, 1000, 33, 255, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);
+            c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_CONTIG, 1, E_ACT_ADD); c.act = 5; run_case(&c);  /* skinny + epilogue */
+            c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_T, 1, E_ACT_ADD); c.act = 3; c.res = 2; run_case(&c);
             /* skinny (M <= 16), over 2^18 multiply-adds: 2 threads split the columns */
             for (b = 0; b <= 3; b++) {
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_CONTIG, b, E_NONE); run_case(&c);  /* dot: w rows as stored */
@@ -664,13 +757,13 @@ static void convs(void) {
         genie_dtype dt = g_dts[d];
         c = conv(dt, 2, 3, 9, 9, 4, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, E_NONE); run_case(&c);
         c = conv(dt, 1, 4, 8, 11, 6, 3, 2, 2, 1, 1, 2, 1, 1, 2, 0, 1, 0, E_NONE); run_case(&c);   /* groups, channels-last */
-        c = conv(dt, 2, 6, 10, 10, 6, 3, 3, 1, 1, 2, 2, 2, 2, 3, 1, 1, 1, E_RELU); run_case(&c);  /* dilation, permuted w */
+        c = conv(dt, 2, 6, 10, 10, 6, 3, 3, 1, 1, 2, 2, 2, 2, 3, 1, 1, 1, E_ACT); run_case(&c);  /* dilation, permuted w */
         c = conv(dt, 1, 8, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 8, 1, 2, 0, E_NONE); run_case(&c);    /* depthwise, W stepped */
         c = conv(dt, 2, 16, 7, 7, 32, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, E_NONE); run_case(&c);  /* 1x1: a plain GEMM */
         c = conv(dt, 0, 5, 7, 6, 7, 2, 3, 1, 2, 1, 0, 1, 2, 1, 0, 3, 0, E_NONE); run_case(&c);    /* unbatched */
         c = conv(dt, 1, 3, 5, 5, 2, 5, 5, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1, E_NONE); run_case(&c);    /* kernel = input */
         if (!g_quick) {
-            c = conv(dt, 2, 16, 15, 15, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, E_RELU); run_case(&c);
+            c = conv(dt, 2, 16, 15, 15, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, E_ACT); run_case(&c);
             c = conv(dt, 1, 33, 20, 17, 17, 3, 3, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, E_NONE); run_case(&c);
             /* depth 64*3*3 = 576 > KC: the im2col packing resumes mid (c, ky, kx); wide rows (W 40 > NR) */
             c = conv(dt, 1, 64, 9, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, E_NONE); run_case(&c);
@@ -732,6 +825,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     char names[64] = "";
     g_pass = g_fail = g_skip = g_nfc = 0;
     g_ref_macs = 0;
+    g_epi_runs = g_epi_fused = 0;
     memset(g_ratio, 0, sizeof g_ratio);
     clock_gettime(CLOCK_MONOTONIC, &w0);
     g_quick = getenv("GENIE_GEMM_QUICK") && atoi(getenv("GENIE_GEMM_QUICK")) != 0;
@@ -772,8 +866,8 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     printf("  gemm paths (%s; 1 and 2 threads; %s): %d passed, %d failed, %d skipped; reference %.0f M MAC; %.1f s (%.1f s CPU)\n",
            names, g_quick ? "quick" : "full", g_pass, g_fail, g_skip, g_ref_macs / 1e6,
            (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec), (double)(clock() - c0) / CLOCKS_PER_SEC);
-    printf("  gemm paths: largest |fast - reference| / bound: f32 %.3g, f64 %.3g, f16 %.3g, bf16 %.3g\n", g_ratio[0], g_ratio[1],
-           g_ratio[2], g_ratio[3]);
+    printf("  gemm paths: largest |fast - reference| / bound: f32 %.3g, f64 %.3g, f16 %.3g, bf16 %.3g; "
+           "f32/f64 product epilogues run fused: %d of %d\n", g_ratio[0], g_ratio[1], g_ratio[2], g_ratio[3], g_epi_fused, g_epi_runs);
     *passed += g_pass;
     *failed += g_fail;
     *skipped += g_skip;
