@@ -3,7 +3,8 @@
    (GENIE_CPU_REFERENCE, which accumulates in double): matmul, linear and conv2d
    over sizes around the micro-kernel and cache-block edges, the four float
    dtypes, strided / transposed / offset / stride-0 / negative-stride / broadcast
-   operands, biases and an activation after the product.
+   operands, biases, activations and residual adds after the product (main's
+   GEMM epilogue), conv2d's strides, paddings, dilations, groups and layouts.
 
    Each case is built twice from the same recipe (genie_randn with the same seed,
    then the same views): once in a reference context, once in each fast context.
@@ -12,9 +13,9 @@
    threads, the result is bitwise the 1-thread result of the same path (the
    accumulation order of the GEMM must not depend on the thread count).
 
-   ERROR BOUND, per output element, with S = sum_k |a_ik||b_kj| (+ |bias|) summed
-   in double on the host from the operands read back as f64 (not through genie),
-   and K' = K (+ 1 when a bias or an added tensor is summed in):
+   ERROR BOUND, per output element, with S = sum_k |a_ik||b_kj| (+ |bias|)
+   (+ |r|) summed in double on the host from the operands read back as f64 (not
+   through genie), and K' = K (+ 1 for a bias, + 1 for a residual r):
      f32:  |fast - ref| <= K' * 2^-22 * S + 2^-140
            (the fast path's f32 sum is within ~K*2^-24*S of the exact value, the
            reference's double sum rounded once to f32 within 2^-24*S + K*2^-53*S:
@@ -29,10 +30,14 @@
            apart, so the output term is one ulp, not half: 2^-10 (f16), 2^-7 (bf16)
            relative to |ref| is at least one ulp at |ref|; 2^-24 is f16's
            smallest subnormal, its ulp near zero.)
-   An add after the product (matmul + c, which a fused epilogue may compute
-   before rounding, while the reference rounds the product first) adds one more
-   output ulp of the product: 2^-10*S (f16), 2^-7*S (bf16).
-   relu after the product changes nothing: it is exact and 1-Lipschitz.
+   A residual add after the product (p + r, which a fused epilogue computes
+   before rounding p, while the reference rounds p first) adds one more ulp of
+   the product: 2^-10*S (f16), 2^-7*S (bf16); K' covers it in f32/f64.
+   relu changes nothing: it is exact and 1-Lipschitz. Other activations (gelu,
+   gelu_tanh, silu, sigmoid, tanh: slopes below 1.2) scale the product's bound
+   by 1.2 and add two ulps of their own rounding: 2^-22*(|ref| + 1) (f32),
+   2^-51*(|ref| + 1) (f64); f16/bf16 add 1.2 ulp of p and one of act(p) (at
+   most max(S, 1)), as the reference rounds both.
 
    ENVIRONMENT
      GENIE_GEMM_QUICK=1     a small budget (make valgrind sets it)
