@@ -35,8 +35,9 @@
    the product: 2^-10*S (f16), 2^-7*S (bf16); K' covers it in f32/f64.
    relu changes nothing: it is exact and 1-Lipschitz. Other activations (gelu,
    gelu_tanh, silu, sigmoid, tanh: slopes below 1.2) scale the product's bound
-   by 1.2 and add two ulps of their own rounding: 2^-22*(|ref| + 1) (f32),
-   2^-51*(|ref| + 1) (f64); f16/bf16 add 1.2 ulp of p and one of act(p) (at
+   by 1.2 and add four ulps for their own rounding and evaluation (a fused
+   epilogue may use a vector math routine): 2^-21*(|ref| + 1) (f32),
+   2^-50*(|ref| + 1) (f64); f16/bf16 add 1.2 ulp of p and one of act(p) (at
    most max(S, 1)), as the reference rounds both.
 
    ENVIRONMENT
