@@ -17,6 +17,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
     else { failed++; printf("FAIL %s:%d: %s\n", file, line, what); }
 }
 int cxx_smoke(void); /* cxx_part.cpp */
+void test_planner(int *passed, int *failed); /* test_planner.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
     int64_t s = n;
@@ -530,6 +531,7 @@ int main(int argc, char **argv) {
     test_inplace_versions();
     test_view_rules();
     CHECK(cxx_smoke() == 0);
+    test_planner(&passed, &failed);
     test_chain(chain);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     run_data_files();
