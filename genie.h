@@ -1622,8 +1622,11 @@ static int genie__can_reuse(const genie__node *n) {
    arena to pin: a buffer that outlives the tape is an ordinary block that goes
    back to the cache whenever its last reference goes, and a temporary goes back
    during the tape and serves a later node of its size class at once. Recycled
-   memory holds old values: genie__exec still zeroes a fresh output unless the
-   kernel writes every element (genie__writes_all), whatever the block's origin.
+   memory holds old values: genie__exec zeroes every new output, whatever the
+   block's origin, unless its kernel writes every element: the products
+   (genie__writes_all) and elementwise kernels over a dense view of the whole
+   buffer (genie__eltwise_whole; tests/test_planner.c runs 24 operations in a
+   context full of dirty recycled blocks against a fresh one).
    Statistics: tape_bound_bytes is the most bytes that must be live at one step
    of the tape: the buffers of earlier tape nodes still to be read at or after
    the step or that outlive the tape, plus the step's output unless it takes
@@ -1633,18 +1636,25 @@ static int genie__can_reuse(const genie__node *n) {
    run held at most in buffers it allocated, in block sizes (>= the bound; equal
    when every size is a class size and every in-place write reused its base). */
 
+/* An elementwise kernel (one output element from the same element of each
+   input, every element of its view written) over a dense view of its whole
+   buffer, not an in-place write: it needs no zeroed buffer, and may write into
+   a dying input read through the same view. */
+static int genie__eltwise_whole(const genie__node *n) {
+    const genie__vspec *o = n->out;
+    int kind = genie__op_kinds[n->op];
+    if (n->base || (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY && kind != GENIE__K_WHERE &&
+                    kind != GENIE__K_MASKED_FILL && kind != GENIE__K_TRI && kind != GENIE__K_COPY &&
+                    kind != GENIE__K_FULL && kind != GENIE__K_ARANGE && kind != GENIE__K_RAND)) return 0;
+    return o->off == 0 && genie__numel(o->ndim, o->shape) == n->numel && genie__is_dense(o->ndim, o->shape, o->strides);
+}
 /* May n write its output in the buffer of input k (when k dies at n)? */
 static int genie__can_take(const genie__node *n, int k) {
     const genie__node *x = n->in[k].n;
-    const genie__vspec *o = n->out;
-    int kind = genie__op_kinds[n->op], i;
-    if (n->base || !x || x->dtype != n->dtype || x->numel != n->numel || n->numel == 0) return 0;
-    if (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY && kind != GENIE__K_WHERE &&
-        kind != GENIE__K_MASKED_FILL && kind != GENIE__K_TRI && kind != GENIE__K_COPY) return 0;
-    if (o->off != 0 || genie__numel(o->ndim, o->shape) != n->numel || !genie__is_dense(o->ndim, o->shape, o->strides))
-        return 0;
+    int i;
+    if (!x || x->dtype != n->dtype || x->numel != n->numel || n->numel == 0 || !genie__eltwise_whole(n)) return 0;
     for (i = 0; i < n->nin; i++)
-        if (n->in[i].n == x && !genie__vspec_equal(n->in[i].v, o)) return 0;
+        if (n->in[i].n == x && !genie__vspec_equal(n->in[i].v, n->out)) return 0;
     return 1;
 }
 /* When n runs: does input k die here, its buffer ours and unshared? */
@@ -1749,7 +1759,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
             } else if (n->base) {
                 memcpy(n->buf->data, n->base->buf->data, (size_t)n->numel * esz);
                 ctx->stats.inplace_copied++;
-            } else if (!genie__writes_all(n->op)) {
+            } else if (!genie__writes_all(n->op) && !genie__eltwise_whole(n)) {
                 memset(n->buf->data, 0, (size_t)n->numel * esz);
             }
         }
