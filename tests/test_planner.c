@@ -284,6 +284,105 @@ static void test_inplace_views(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* Random elementwise programs on [6,6] values (views through t(), the same value
+   read twice through equal or different views, dtype round trips, in-place
+   writes), captured twice: in a no_pool context that releases every handle
+   after its last use (so temporaries die in the tape and outputs take their
+   blocks) and in a pooled one that keeps every handle (nothing is taken). The
+   kept values must agree bit for bit. */
+enum { RP_OPS = 14 };
+typedef struct { int op, a, b, t, kept; } rp_ins;
+#define RP_RND(n) ((int)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33) % (n))
+/* the result of one instruction; rel: release the handles made on the way (no_pool) */
+static genie_tensor *rp_apply(genie_ctx *ctx, const rp_ins *in, genie_tensor **v, int rel) {
+    static const int64_t id[2] = {0, 1};
+    genie_tensor *a = v[in->a], *b = v[in->b], *r = NULL, *bt, *t1 = NULL, *t2 = NULL;
+    bt = in->t ? genie_t(ctx, b) : genie_permute(ctx, b, 2, id); /* b's view, or b transposed */
+    switch (in->op) {
+    case 0: r = genie_neg(ctx, a); break;
+    case 1: r = genie_tanh(ctx, a); break;
+    case 2: r = genie_add(ctx, a, bt); break;
+    case 3: r = genie_mul(ctx, a, bt); break;
+    case 4: t1 = genie_gt(ctx, a, bt); r = genie_where(ctx, t1, a, bt); break;
+    case 5: r = genie_tril(ctx, a, in->t - 1); break;
+    case 6: t1 = genie_lt(ctx, bt, a); r = genie_masked_fill(ctx, a, t1, 0.25); break;
+    case 7: t1 = genie_to_dtype(ctx, a, GENIE_F64); t2 = genie_sigmoid(ctx, t1); r = genie_to_dtype(ctx, t2, GENIE_F32); break;
+    case 8: r = genie_clone(ctx, a); genie_sub_(ctx, r, bt); break;
+    case 9: r = genie_maximum(ctx, a, a); break;
+    default: t1 = genie_add_scalar(ctx, a, -0.25); r = genie_relu(ctx, t1); break;
+    }
+    if (rel) {
+        genie_release(bt);
+        genie_release(t1);
+        genie_release(t2);
+    }
+    return r;
+}
+static void test_random_programs(void) {
+    uint64_t seed = 12345;
+    int prog, bad = 0, takes = 0;
+    for (prog = 0; prog < 300; prog++) {
+        rp_ins ins[RP_OPS];
+        int last[RP_OPS + 2], i, k;
+        float out[2][36];
+        int64_t s66[2] = {6, 6};
+        for (i = 0; i < RP_OPS; i++) {
+            ins[i].op = RP_RND(11);
+            ins[i].a = RP_RND(i + 2);
+            ins[i].b = RP_RND(4) == 0 ? ins[i].a : RP_RND(i + 2);
+            ins[i].t = RP_RND(2);
+            ins[i].kept = RP_RND(6) == 0 || i == RP_OPS - 1;
+        }
+        for (i = 0; i < RP_OPS + 2; i++) last[i] = -1;
+        for (i = 0; i < RP_OPS; i++) last[ins[i].a] = last[ins[i].b] = i;
+        for (k = 0; k < 2; k++) { /* k 0: no_pool, releasing; k 1: pooled, keeping */
+            genie_ctx *ctx = make_ctx(k == 0);
+            genie_tensor *v[RP_OPS + 2], *base;
+            v[0] = genie_randn(ctx, GENIE_F32, 2, s66, (uint64_t)prog);
+            base = genie_randn(ctx, GENIE_F32, 2, s66, (uint64_t)prog + 7);
+            v[1] = genie_t(ctx, base); /* strides (1, 6): results take that layout */
+            if (k == 0) {
+                genie_release(base);
+                genie_realize(ctx, 2, v);
+            }
+            for (i = 0; i < RP_OPS; i++) {
+                v[i + 2] = rp_apply(ctx, &ins[i], v, k == 0);
+                if (k == 0) {
+                    int j;
+                    for (j = 0; j < i + 2; j++)
+                        if (last[j] == i && (j < 2 || !ins[j - 2].kept)) { genie_release(v[j]); v[j] = NULL; }
+                    if (RP_RND(5) == 0) genie_realize(ctx, 1, &v[i + 2]); /* several tapes */
+                    if (last[i + 2] < 0 && !ins[i].kept) { genie_release(v[i + 2]); v[i + 2] = NULL; } /* never read */
+                }
+            }
+            memset(out[k], 0, sizeof out[k]);
+            for (i = 0; i < RP_OPS; i++)
+                if (ins[i].kept && v[i + 2]) {
+                    float o[36];
+                    int j;
+                    if (genie_read(ctx, v[i + 2], GENIE_F32, o, sizeof o) != GENIE_OK) { bad++; printf("read %d %s\n", k, genie_last_error(ctx)); }
+                    for (j = 0; j < 36; j++) out[k][j] += o[j] * (float)(i + 1);
+                }
+            if (k == 0) {
+                takes += (int)genie_get_stats(ctx).tape_inplace;
+                for (i = 0; i < RP_OPS + 2; i++)
+                    if (v[i] && last[i] >= 0 && !(i >= 2 && ins[i - 2].kept)) { bad++; printf("unreleased %d\n", i); } /* all released */
+                for (i = 0; i < RP_OPS; i++)
+                    if (ins[i].kept) genie_release(v[i + 2]);
+                for (i = 0; i < 2; i++) if (last[i] < 0) genie_release(v[i]);
+                if (genie_get_stats(ctx).bytes_live != 0) { bad++; printf("live %d %llu\n", prog, (unsigned long long)genie_get_stats(ctx).bytes_live); }
+            }
+            genie_ctx_destroy(ctx);
+        }
+        if (memcmp(out[0], out[1], sizeof out[0]) != 0) {
+            bad++;
+            printf("FAIL tests/test_planner.c: random program %d differs with planned buffers\n", prog);
+        }
+    }
+    CHECK(bad == 0);
+    CHECK(takes > 300); /* the programs do exercise writing into dying inputs */
+}
+
 void test_planner(int *passed, int *failed) {
     np = passed;
     nf = failed;
@@ -291,4 +390,5 @@ void test_planner(int *passed, int *failed) {
     test_bound();
     test_no_stale_values();
     test_inplace_views();
+    test_random_programs();
 }
