@@ -18,6 +18,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
 }
 int cxx_smoke(void); /* cxx_part.cpp */
 void test_planner(int *passed, int *failed); /* test_planner.c */
+void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
     int64_t s = n;
@@ -533,6 +534,7 @@ int main(int argc, char **argv) {
     CHECK(cxx_smoke() == 0);
     test_planner(&passed, &failed);
     test_chain(chain);
+    fuse_tests(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     run_data_files();
     run_fresh_random();
