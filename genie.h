@@ -1646,7 +1646,10 @@ static int genie__can_reuse(const genie__node *n) {
        read only through exactly the output's view, a dense view of the whole
        buffer: every element is read before the same element is written, and
        every element is written, so no zeroing is needed (genie__can_take).
-   Nothing else is in place: a value that outlives the tape keeps its buffer.
+   Nothing else is in place: a value that outlives the tape keeps its buffer,
+   and fused groups and product epilogues (>>fuse) take fresh blocks for the
+   nodes they write (their inner nodes that nothing can read get none at all;
+   the plan counts them where their group runs).
    Where the memory comes from: every buffer, temporary or not, comes from the
    context's cache of freed blocks by size class (>>memory), so there is no
    arena to pin: a buffer that outlives the tape is an ordinary block that goes
