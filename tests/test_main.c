@@ -18,6 +18,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
 }
 int cxx_smoke(void); /* cxx_part.cpp */
 void test_planner(int *passed, int *failed); /* test_planner.c */
+void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every CPU kernel path against the reference */
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
@@ -536,6 +537,7 @@ int main(int argc, char **argv) {
     test_chain(chain);
     fuse_tests(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
+    gemm_tests(&passed, &failed, &skipped);
     run_data_files();
     run_fresh_random();
     if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
