@@ -2357,9 +2357,10 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
        LOGICAL_NOT  out is bool (u8)
      binary, three forms: X (a f32[n] op b f32[n]), X_VS (a f32[n] op *(const double *)b),
        X_SV (*(const double *)b op a f32[n]); EQ..LOGICAL_OR write bool (u8)
-     conversions    H2F, BF2F: f16/bf16[n] -> f32[n]; F2H, F2BF: f32[n] -> f16/bf16[n]
+     conversions    H2F, BF2F: f16/bf16[n] -> f32[n] (a NaN made quiet, as the reference's
+                    copy through double); F2H, F2BF: f32[n] -> f16/bf16[n]
    Every kernel returns what the reference gives (genie__unary_f / genie__binary_f
-   in double, rounded to f32; genie__h2f / f2h / bf2f / f2bf), bit for bit for
+   in double, rounded to f32; genie__f2h / f2bf), bit for bit for
    the exact operations (everything but the list below; NaN as NaN, its payload
    aside), and within a stated bound for the transcendental ones:
      GENERIC  every kernel is a plain C loop over the reference's own formula:
@@ -2447,10 +2448,12 @@ static int genie__v_f32_exact(double s) {
 GENIE__VU_LIST(GENIE__VG_U, _)
 GENIE__VB_LIST(GENIE__VG_B, GENIE__VG_STF)
 GENIE__VC_LIST(GENIE__VG_B, GENIE__VG_STB)
+/* f16/bf16 -> f32 as the reference copies them (through double): a NaN comes out quiet */
+static float genie__v_quiet(float f) { return f == f ? f : genie__bits_f(genie__f_bits(f) | 0x400000u); }
 static void genie__vg_H2F(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     (void)b;
-    for (i = 0; i < n; i++) ((float *)out)[i] = genie__h2f(((const uint16_t *)a)[i]);
+    for (i = 0; i < n; i++) ((float *)out)[i] = genie__v_quiet(genie__h2f(((const uint16_t *)a)[i]));
 }
 static void genie__vg_F2H(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
@@ -2460,7 +2463,7 @@ static void genie__vg_F2H(void *out, const void *a, const void *b, int64_t n) {
 static void genie__vg_BF2F(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     (void)b;
-    for (i = 0; i < n; i++) ((float *)out)[i] = genie__bf2f(((const uint16_t *)a)[i]);
+    for (i = 0; i < n; i++) ((float *)out)[i] = genie__v_quiet(genie__bf2f(((const uint16_t *)a)[i]));
 }
 static void genie__vg_F2BF(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
@@ -3004,9 +3007,10 @@ GENIE__VS_ALL(y)
 #undef GENIE__ISHR
 
 /* f16 / bf16 <-> f32 in registers, bit for bit as genie__h2f / f2h / bf2f / f2bf.
+   f16/bf16 -> f32 makes a NaN quiet, as the reference's copy through double does.
    AVX-512: vcvtph2ps / vcvtps2ph (F16C's instructions, part of AVX-512F) round
-   to nearest even; NaN lanes (rare) are redone by the scalar functions, which
-   keep genie's NaN bits. AVX2: the same in integer vectors, since F16C is not
+   to nearest even; f32 -> f16 NaN lanes (rare) are redone by genie__f2h, which
+   drops the payload. AVX2: the same in integer vectors, since F16C is not
    implied by AVX2 and __builtin_cpu_supports("f16c") is unknown to clang 14.
    bf16 by integer shifts, NaN made quiet. */
 static GENIE__AVX2 void genie__vy_H2F(void *out, const void *a, const void *b, int64_t n) {
@@ -3023,9 +3027,10 @@ static GENIE__AVX2 void genie__vy_H2F(void *out, const void *a, const void *b, i
         r = _mm256_blendv_epi8(r, big, _mm256_cmpeq_epi32(e, _mm256_set1_epi32(0x7c00)));
         r = _mm256_blendv_epi8(r, _mm256_castps_si256(sub), _mm256_cmpeq_epi32(e, _mm256_setzero_si256()));
         r = _mm256_or_si256(r, _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16));
+        r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x7c00)), _mm256_set1_epi32(0x400000)));
         _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
     }
-    for (; i < n; i++) y[i] = genie__h2f(h[i]);
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(h[i]));
 }
 static GENIE__AVX2 void genie__vy_F2H(void *out, const void *a, const void *b, int64_t n) {
     const float *x = (const float *)a;
@@ -3055,10 +3060,11 @@ static GENIE__AVX2 void genie__vy_BF2F(void *out, const void *a, const void *b, 
     int64_t i = 0;
     (void)b;
     for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(h + i)));
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm256_slli_epi32(v, 16));
+        __m256i v = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(h + i))), 16);
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm256_or_si256(v, _mm256_and_si256(nan, _mm256_set1_epi32(0x400000))));
     }
-    for (; i < n; i++) y[i] = genie__bf2f(h[i]);
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(h[i]));
 }
 static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, int64_t n) {
     const float *x = (const float *)a;
@@ -3081,16 +3087,11 @@ static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, 
 static GENIE__AVX512 void genie__vz_H2F(void *out, const void *a, const void *b, int64_t n) {
     const uint16_t *h = (const uint16_t *)a;
     float *y = (float *)out;
-    int64_t i = 0, j;
+    int64_t i = 0;
     (void)b;
-    for (; i + 16 <= n; i += 16) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(h + i));
-        __m256i e = _mm256_and_si256(v, _mm256_set1_epi16(0x7fff));
-        _mm512_storeu_ps(y + i, _mm512_cvtph_ps(v));
-        if (_mm256_movemask_epi8(_mm256_cmpgt_epi16(e, _mm256_set1_epi16(0x7c00))))
-            for (j = i; j < i + 16; j++) y[j] = genie__h2f(h[j]);
-    }
-    for (; i < n; i++) y[i] = genie__h2f(h[i]);
+    for (; i + 16 <= n; i += 16) /* vcvtph2ps keeps NaN payloads and makes them quiet, as the reference */
+        _mm512_storeu_ps(y + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(h + i))));
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(h[i]));
 }
 static GENIE__AVX512 void genie__vz_F2H(void *out, const void *a, const void *b, int64_t n) {
     const float *x = (const float *)a;
@@ -3111,10 +3112,11 @@ static GENIE__AVX512 void genie__vz_BF2F(void *out, const void *a, const void *b
     int64_t i = 0;
     (void)b;
     for (; i + 16 <= n; i += 16) {
-        __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(h + i)));
-        _mm512_storeu_si512((void *)(y + i), _mm512_slli_epi32(v, 16));
+        __m512i v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(h + i))), 16);
+        __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+        _mm512_storeu_si512((void *)(y + i), _mm512_mask_or_epi32(v, nan, v, _mm512_set1_epi32(0x400000)));
     }
-    for (; i < n; i++) y[i] = genie__bf2f(h[i]);
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(h[i]));
 }
 static GENIE__AVX512 void genie__vz_F2BF(void *out, const void *a, const void *b, int64_t n) {
     const float *x = (const float *)a;
