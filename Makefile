@@ -9,7 +9,7 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c tests/test_vmath.c
+TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean
 
@@ -33,8 +33,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_fuse.c -o $(BUILD)/test_fuse.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_vmath.c -o $(BUILD)/test_vmath.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_vmath.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -46,6 +47,7 @@ compile-checks: | $(BUILD)
 	  $$c -std=c99 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $$c -std=c99 ok"; fi; done
 	@for c in g++ clang++; do if command -v $$c >/dev/null; then \
 	  $$c -std=c++11 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.cpp && echo "  compile: $$c -std=c++11 ok"; fi; done
+	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \

@@ -34,6 +34,7 @@
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
  *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
  *     >>threads ......... the thread pool: persistent workers, barrier
+ *     >>fuse ............ fusion groups as data, run in one pass over tiles
  *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
@@ -45,7 +46,11 @@
  *     GENIE_FREE(p)        /  goes through them (a failure is GENIE_ERR_OOM)
  *     GENIE_ASSERT(x)      internal invariants only (default assert)
  *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
- *     GENIE_NO_THREADS     reserved: this version runs kernels on the calling thread
+ *     GENIE_NO_THREADS     no thread pool: every kernel runs on the calling thread
+ *                          (otherwise link with -pthread; Win32 threads on Windows)
+ *
+ * RUN TIME
+ *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -167,6 +172,8 @@ typedef struct genie_stats {
     uint64_t inplace_reused;   /* ... executed in the old version's buffer */
     uint64_t inplace_copied;   /* ... executed on a copy (the old version was still needed) */
     uint64_t bytes_live, bytes_peak, bytes_total; /* data buffers */
+    uint64_t fused_groups;     /* fused elementwise groups run (one pass each) */
+    uint64_t fused_nodes;      /* nodes computed inside them (only each group's root is written) */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -1034,6 +1041,7 @@ typedef struct genie__node {
     uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
+    uint32_t tix;            /* index in the tape being run */
     int64_t numel;
     genie__buf *buf;         /* set once computed */
     struct genie__node *base;
@@ -1453,9 +1461,20 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
    ith of nth does its share; this version's executor runs (0, 1). */
 struct genie__tpool;
 struct genie__mm_plan;
+struct genie__fgroup;
+/* A product fused into a later node through the GEMM's epilogue: n = [res +]
+   act(prod) with prod a matmul/linear read by nothing else. */
+typedef struct genie__epi_src {
+    struct genie__node *prod;      /* the product (its inputs are read) */
+    int act;                       /* 0 or the unary op applied */
+    struct genie__node *res;       /* the residual added, or NULL */
+    const struct genie__vspec *res_v;
+} genie__epi_src;
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
+    const struct genie__fgroup *fg;    /* fused elementwise groups */
+    const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
@@ -1469,13 +1488,24 @@ static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth);
 static int genie__tpool_size(const struct genie__tpool *pool);
 static void genie__barrier(struct genie__tpool *pool, int nth);
 static int genie__ctx_threads(const genie_ctx *ctx);
+static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
+static int genie__fusable(const genie__node *n);
+static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, which inputs are produced inside the
    tape (lazy) and which were materialized before it ran (constants). */
 typedef struct genie__tape_op {
     genie__node *n;
     int nlazy, nconst;
+    int inner;                 /* computed inside a fused group (written only if readable later) */
+    int uses;                  /* references from later nodes of this tape */
+    struct genie__fgroup *fg;  /* the group this node is the root of */
+    genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
 } genie__tape_op;
+static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
+static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
+static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
@@ -1585,10 +1615,17 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 int j;
                 if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
                 tape[ntape].n = top;
-                tape[ntape].nlazy = tape[ntape].nconst = 0;
+                tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
+                tape[ntape].fg = NULL;
+                memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
+                top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
-                    if (genie__node_input(top, j)->state == GENIE__PENDING) tape[ntape].nlazy++;
-                    else tape[ntape].nconst++;
+                    if (genie__node_input(top, j)->state == GENIE__PENDING) {
+                        tape[ntape].nlazy++;
+                        tape[genie__node_input(top, j)->tix].uses++;
+                    } else {
+                        tape[ntape].nconst++;
+                    }
                 }
                 ntape++;
                 sp--;
@@ -1602,8 +1639,20 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
             ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
         }
+        for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
+            if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
+            if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
+            genie__fgroup_mark(tape[i].fg, tape);
+        }
         for (i = 0; i < ntape; i++) {
-            genie__exec(ctx, tape[i].n);
+            if (tape[i].fg) {
+                genie__exec_group(ctx, tape[i].fg);
+                GENIE_FREE(tape[i].fg);
+            } else if (tape[i].epi.prod) {
+                genie__exec_epi(ctx, &tape[i]);
+            } else if (!tape[i].inner) {
+                genie__exec(ctx, tape[i].n);
+            }
             genie__node_release(ctx, tape[i].n);
         }
     }
@@ -3336,6 +3385,10 @@ static genie_cpu genie__cpu_pick(genie_cpu want) {
 }
 
 #define GENIE__MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Element i of a packed operand as float/double: bf16 and f16 without the general switch. */
+#define GENIE__LD_CVT(p, i, dt)                                                       \
+    ((dt) == GENIE_BF16 ? (double)genie__bf2f(((const uint16_t *)(p))[i])             \
+     : (dt) == GENIE_F16 ? (double)genie__h2f(((const uint16_t *)(p))[i]) : genie__ldf(p, i, dt))
 static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 /* ---- micro-kernels ----
@@ -3639,6 +3692,16 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
+/* A short copy (im2col runs) without a call into memcpy. */
+static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t n) {
+    float *d = (float *)dp;
+    const float *s = (const float *)sp;
+    for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+    if (n > 0) {
+        const __mmask16 m = (__mmask16)((1u << n) - 1u);
+        _mm512_mask_storeu_ps(d, m, _mm512_maskz_loadu_ps(m, s));
+    }
+}
 #endif /* GENIE__X86 */
 
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
@@ -3648,26 +3711,29 @@ typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h;  /* MR rows, and MR/2 rows for a short last panel of A (or NULL) */
     genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
+    void (*copy)(void *dst, const void *src, int64_t n); /* short copies (NULL: memcpy) */
     genie__dot_fn dot;    /* skinny products */
     genie__axpy_fn axpy;
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
-     {genie__uk_d_generic, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
+    {{genie__uk_s_generic, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
+     {genie__uk_d_generic, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 96, 2048},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
 #define GENIE__MAX_MR 12
+/* One block of A holds all of M: B is packed panel by panel just before use. */
+#define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
 /* Rows of a packed panel of A holding m rows: MR, or MR/2 when a half kernel fits. */
 #define GENIE__PANEL_ROWS(kr, m) ((kr)->uk_h && 2 * (m) <= (kr)->mr ? (kr)->mr / 2 : (kr)->mr)
 #define GENIE__MAX_NR 32
@@ -3722,7 +3788,7 @@ static void genie__pack_a_##sfx(const genie__gemm *g, int64_t i0, int64_t mc, in
         } else {                                                                                    \
             for (i = 0; i < m; i++)                                                                 \
                 for (k = 0; k < kc; k++)                                                            \
-                    dst[k * w + i] = (T)genie__ldf(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
+                    dst[k * w + i] = (T)GENIE__LD_CVT(g->a, (i0 + p + i) * g->rsa + (k0 + k) * g->csa, g->adt); \
         }                                                                                           \
         for (i = m; i < w; i++)                                                                    \
             for (k = 0; k < kc; k++) dst[k * w + i] = 0;                                           \
@@ -3736,12 +3802,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
     if (g->cb) { /* im2col: per k, runs of output pixels along x, each a strided row segment */  \
         const genie__conv_b *cb = g->cb;                                                            \
         const int64_t KW = cb->KW, khw = cb->KH * KW, Wo = cb->Wo, sx = cb->sx, s3 = cb->s3;        \
+        const int64_t y0 = j0 / Wo, x0 = j0 % Wo; /* the panel's first output pixel */              \
         int64_t ch = k0 / khw, ky = k0 % khw / KW, kx = k0 % KW; /* k0 as (c, ky, kx), then counted */ \
         for (k = 0; k < kc; k++) {                                                                  \
             const int64_t ix0 = kx * cb->dx - cb->px, iy0 = ky * cb->dy - cb->py;                   \
             const int64_t xlo = ix0 >= 0 ? 0 : sx == 1 ? -ix0 : (sx - 1 - ix0) / sx; /* ix >= 0 */ \
             const int64_t xhi = cb->W - 1 - ix0 < 0 ? 0 : sx == 1 ? cb->W - ix0 : (cb->W - 1 - ix0) / sx + 1; /* ix < W */ \
-            int64_t y = j0 / Wo, x = j0 % Wo;                                                       \
+            int64_t y = y0, x = x0;                                                                 \
             T *d = dst + k * nr;                                                                    \
             for (j = 0; j < n;) {                                                                   \
                 const int64_t run = GENIE__MIN(n - j, Wo - x), iy = y * cb->sy + iy0;               \
@@ -3751,7 +3818,8 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
                 if (cb->dt == DT) {                                                                 \
                     const T *src = (const T *)cb->x;                                                \
                     const int64_t base = ch * cb->s1 + iy * cb->s2 + ix0 * s3;                      \
-                    if (sx * s3 == 1) memcpy(d + j + vlo - x, src + base + vlo, (size_t)(vhi - vlo) * sizeof(T)); \
+                    if (sx * s3 == 1 && kr->copy) kr->copy(d + j + vlo - x, src + base + vlo, vhi - vlo); \
+                    else if (sx * s3 == 1) memcpy(d + j + vlo - x, src + base + vlo, (size_t)(vhi - vlo) * sizeof(T)); \
                     else for (e = vlo; e < vhi; e++) d[j + e - x] = src[base + e * sx * s3];        \
                 } else {                                                                            \
                     for (e = vlo; e < vhi; e++)                                                     \
@@ -3767,9 +3835,13 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
         }                                                                                           \
         return;                                                                                     \
     }                                                                                               \
-    if (g->bdt == DT && g->csb == 1) {                                                              \
+    if (g->csb == 1 && (g->bdt == DT || g->bdt == GENIE_BF16 || g->bdt == GENIE_F16)) {             \
         for (k = 0; k < kc; k++) {                                                                  \
-            memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T));  \
+            if (g->bdt == DT) {                                                                     \
+                memcpy(dst + k * nr, (const T *)g->b + (k0 + k) * g->rsb + j0, (size_t)n * sizeof(T)); \
+            } else {                                                                                \
+                for (j = 0; j < n; j++) dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + j0 + j, g->bdt); \
+            }                                                                                       \
             for (j = n; j < nr; j++) dst[k * nr + j] = 0;                                           \
         }                                                                                           \
         return;                                                                                     \
@@ -3786,7 +3858,7 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
             for (k = 0; k < kc; k++) dst[k * nr + j] = s[k];                                        \
         } else {                                                                                    \
             for (k = 0; k < kc; k++)                                                                \
-                dst[k * nr + j] = (T)genie__ldf(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
+                dst[k * nr + j] = (T)GENIE__LD_CVT(g->b, (k0 + k) * g->rsb + (j0 + j) * g->csb, g->bdt); \
         }                                                                                           \
     }                                                                                               \
     for (; j < nr; j++)                                                                             \
@@ -3801,8 +3873,11 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
         if (e->bias) {                                                                              \
             int64_t bo = (i0 + i) * e->bias_rs + j0 * e->bias_cs;                                   \
             if (e->bias_cs == 0) {                                                                  \
-                T bv = (T)genie__ldf(e->bias, bo, e->bias_dt);                                      \
-                for (j = 0; j < n; j++) row[j * csc] += bv;                                         \
+                const T bv = (T)genie__ldf(e->bias, bo, e->bias_dt);                                \
+                if (csc == 1)                                                                       \
+                    for (j = 0; j < n; j++) row[j] += bv;                                           \
+                else                                                                                \
+                    for (j = 0; j < n; j++) row[j * csc] += bv;                                     \
             } else if (e->bias_dt == DT && e->bias_cs == 1 && csc == 1) {                           \
                 const T *bp = (const T *)e->bias + bo;                                              \
                 for (j = 0; j < n; j++) row[j] += bp[j];                                            \
@@ -3820,12 +3895,16 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
 /* Thread ith of nth computes its share of one product. The threads pack each    \
    kc x nc block of B together (by NR panels) and wait; then each packs its own   \
    rows of A and runs the micro-kernel over them, or, when M is short, over its   \
-   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread. */    \
+   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread.       \
+   When all of M is one block of A (M <= MC), B's panels are used once each:      \
+   then every thread packs A whole and each panel of B just before its use, while \
+   it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits. */      \
 static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, T *bbuf, T *abuf,   \
                               struct genie__tpool *pool, int ith, int nth) {                         \
     const int mr = kr->mr, nr = kr->nr;                                                             \
     const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
-    const int split_m = npm >= 2 * nth, epi = g->epi.bias || g->epi.act || g->epi.res;              \
+    const int jit = GENIE__GEMM_JIT(kr, M), split_m = !jit && npm >= 2 * nth;                       \
+    const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? (K + nkb - 1) / nkb : 1;            \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
@@ -3842,24 +3921,26 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             const int64_t kc = GENIE__MIN(K - pc, kcb);                                             \
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
-            for (jr = plo; jr < phi; jr++)                                                          \
+            for (jr = plo; jr < phi && !jit; jr++)                                                  \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
-            genie__barrier(pool, nth);                                                              \
+            if (!jit) genie__barrier(pool, nth);                                                    \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
+                    const T *bp = jit ? bbuf + (int64_t)ith * nr * kcb : bbuf + jr * nr * kc;       \
+                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (T *)bp);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir;                    \
                         const genie__ukr uk = GENIE__PANEL_ROWS(kr, m) == mr ? kr->uk : kr->uk_h;   \
                         T *cp = (T *)g->c + i0 * g->rsc + j0 * g->csc;                              \
                         if (m == GENIE__PANEL_ROWS(kr, m) && n == nr && g->csc == 1) {              \
-                            uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, cp, g->rsc, !first);        \
+                            uk(kc, abuf + ir * kc, bp, cp, g->rsc, !first);                         \
                         } else {                                                                    \
                             int64_t i, j;                                                           \
-                            uk(kc, abuf + ir * kc, bbuf + jr * nr * kc, tile, nr, 0);               \
+                            uk(kc, abuf + ir * kc, bp, tile, nr, 0);                                \
                             for (i = 0; i < m; i++)                                                 \
                                 for (j = 0; j < n; j++)                                             \
                                     cp[i * g->rsc + j * g->csc] = (first ? 0 : cp[i * g->rsc + j * g->csc]) + tile[i * nr + j]; \
@@ -3868,7 +3949,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */             \
+            if (!jit) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */   \
         }                                                                                           \
     }                                                                                               \
 }
@@ -3887,7 +3968,7 @@ typedef struct genie__mm_plan {
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16) */
-    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, -, bias, out */
+    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
     int odt;
     int64_t ors, ocs;
@@ -3920,11 +4001,12 @@ static void genie__gemm_transpose(genie__gemm *g) {
 #define GENIE__VDATA(n, i) \
     ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
 
-static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
+static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
+    const genie__vspec *rv = es && es->res ? es->res_v : NULL;
     int nb = ov->ndim - 2, i, fold = 1;
     genie__gemm *g = &pl->g;
-    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0;
+    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0, rr = 0;
     g->M = ov->shape[nb]; g->N = ov->shape[nb + 1]; g->K = av->shape[nb + 1];
     g->a = GENIE__VDATA(n, 0); g->adt = n->in[0].n->dtype; g->rsa = av->strides[nb]; g->csa = av->strides[nb + 1];
     g->b = GENIE__VDATA(n, 1); g->bdt = n->in[1].n->dtype; g->rsb = bv->strides[nb]; g->csb = bv->strides[nb + 1];
@@ -3936,11 +4018,19 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
         g->epi.bias_rs = cv->strides[nb];
         g->epi.bias_cs = cv->strides[nb + 1];
     }
+    if (rv) { /* the residual: an input of the consumer, read through its view of [B.., M, N] */
+        g->epi.res = (const char *)es->res->buf->data + rv->off * (int64_t)genie__dt_size[es->res->dtype];
+        g->epi.res_dt = es->res->dtype;
+        g->epi.res_rs = rv->strides[nb];
+        g->epi.res_cs = rv->strides[nb + 1];
+    }
+    g->epi.act = es ? es->act : 0;
     pl->nb = nb;
     for (i = 0; i < nb; i++) {
         pl->bshape[i] = ov->shape[i];
         pl->bst[0][i] = av->strides[i];
         pl->bst[1][i] = bv->strides[i];
+        pl->bst[2][i] = rv ? rv->strides[i] : 0;
         pl->bst[3][i] = cv ? cv->strides[i] : 0;
         pl->bst[4][i] = ov->strides[i];
     }
@@ -3961,11 +4051,14 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
     fold = fold && genie__merges(nb, sh, st, &ro);
     memcpy(st, pl->bst[3], (size_t)nb * 8); st[nb] = g->epi.bias_rs;
     fold = fold && (!cv || genie__merges(nb, sh, st, &rc));
+    memcpy(st, pl->bst[2], (size_t)nb * 8); st[nb] = g->epi.res_rs;
+    fold = fold && (!rv || genie__merges(nb, sh, st, &rr));
     if (fold) { /* B broadcast over the batches: one product of M * batches rows */
         g->M *= genie__numel(nb, pl->bshape);
         g->rsa = ra;
         pl->ors = ro;
         g->epi.bias_rs = rc;
+        g->epi.res_rs = rr;
         pl->nb = 0;
     }
 }
@@ -4029,7 +4122,8 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
 }
 /* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
-static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_cpu cpu, int nth) {
+static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
+                               const genie__epi_src *es, genie_cpu cpu, int nth) {
     const genie__gemm_kern *kr;
     int64_t kc, nc, mc;
     size_t esz;
@@ -4040,11 +4134,11 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     if (!kr->uk) return 0;
     pl->half = !pl->f64 && n->dtype != GENIE_F32;
     pl->odt = n->dtype;
-    pl->out = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[n->dtype];
+    pl->out = (char *)GENIE__OUT(o) + o->out->off * (int64_t)genie__dt_size[n->dtype];
     if (genie__op_kinds[n->op] == GENIE__K_CONV2D) {
-        if (!genie__mm_plan_conv(pl, n)) return 0;
+        if (es || !genie__mm_plan_conv(pl, n)) return 0;
     } else {
-        genie__mm_plan_matmul(pl, n);
+        genie__mm_plan_matmul(pl, n, es);
     }
     pl->batches = genie__numel(pl->nb, pl->bshape);
     if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
@@ -4062,7 +4156,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
     nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
-    pl->bsz = (size_t)genie__round_up(kc * nc * (int64_t)esz, 64);
+    pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
     return 1;
@@ -4090,6 +4184,7 @@ static void genie__mm_setup(const genie__mm_plan *pl, int64_t bi, genie__gemm *g
         g->b += off[1] * (int64_t)genie__dt_size[g->bdt];
     }
     if (g->epi.bias) g->epi.bias += off[3] * (int64_t)genie__dt_size[g->epi.bias_dt];
+    if (g->epi.res) g->epi.res += off[2] * (int64_t)genie__dt_size[g->epi.res_dt];
     *out = pl->out + off[4] * (int64_t)genie__dt_size[pl->odt];
     if (!pl->half) g->c = *out;
 }
@@ -4162,12 +4257,22 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
    (small work stays on the caller) and the workspace. NULL: the reference.
    Out of memory for the workspace leaves a message in p->msg. */
 #define GENIE__MIN_SHARED_WORK (1 << 18) /* multiply-adds below which a product runs on the caller */
+#define GENIE__MIN_SHARED_ELEMS (1 << 16) /* elements below which an elementwise pass runs on the caller */
+/* The kernel workspace holds at least bytes (64-byte aligned); 0: out of memory. */
+static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
+    char *raw;
+    if (bytes <= ctx->ws_size) return 1;
+    if (!(raw = (char *)GENIE_MALLOC(bytes + 64))) return 0;
+    GENIE_FREE(ctx->ws_raw);
+    ctx->ws_raw = raw;
+    ctx->ws = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    ctx->ws_size = bytes;
+    return 1;
+}
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    const genie__node *n = p->n;
+    const genie__node *n = p->epi ? p->epi->prod : p->n; /* the product; p->n receives it */
     int kind = genie__op_kinds[n->op];
     int64_t depth;
-    size_t need;
-    char *raw;
     *nth = 1;
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY) return genie__v_fast_kernel(ctx, p, nth);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
@@ -4175,19 +4280,12 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
     p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
-    if (!genie__mm_plan_node(ctx->mm_plan, n, ctx->cpu, *nth)) {
+    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, *nth)) {
         *nth = 1;
         p->pool = NULL;
         return NULL;
     }
-    need = genie__mm_ws_bytes(ctx->mm_plan, *nth);
-    if (need > ctx->ws_size) { /* grow the workspace, 64-byte aligned */
-        if (!(raw = (char *)GENIE_MALLOC(need + 64))) goto oom;
-        GENIE_FREE(ctx->ws_raw);
-        ctx->ws_raw = raw;
-        ctx->ws = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-        ctx->ws_size = need;
-    }
+    if (!genie__ws_reserve(ctx, genie__mm_ws_bytes(ctx->mm_plan, *nth))) goto oom;
     p->plan = ctx->mm_plan;
     p->ws = ctx->ws;
     return genie__k_gemm;
@@ -4432,6 +4530,363 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
     return r;
 }
 #endif /* GENIE_NO_THREADS */
+
+/* >>fuse ------------------------------------------------------------------ */
+/* Fusion groups as data. A group is a tree of elementwise f32 nodes over one
+   iteration space, each inner node read in this tape only by its consumer in
+   the group: it runs as one pass over tiles. The root is written, and so is an
+   inner node that a live handle or a later realize can still read (references
+   beyond the tape's); one that nothing can read is never written. The IR is
+   plain data: inputs (a buffer read through a view over the space), ops (each
+   fills a tile register from its operands), and the outputs' views; the CPU
+   executes it tile by tile, and another backend can generate a kernel from
+   the same struct. */
+#define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
+#define GENIE__FMAX_IN 16    /* distinct inputs of a group */
+#define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
+#define GENIE__FSCALAR INT16_MIN
+typedef struct genie__fin {  /* element i of the space at data[off + sum_d idx_d * st[d]] */
+    const char *data;
+    int dt, contig;          /* contig: st are the space's row-major strides */
+    int64_t off, st[GENIE__MAXD];
+} genie__fin;
+typedef struct genie__fop {
+    uint16_t op;
+    int16_t x, y;            /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR */
+    genie__args a;           /* the scalar (f[0]) and clamp's bounds */
+} genie__fop;
+typedef struct genie__fgroup {
+    int nd, nin, nops, cdt;  /* cdt: the nodes' dtype; registers hold f32 */
+    int64_t shape[GENIE__MAXD], total;
+    genie__fin in[GENIE__FMAX_IN];
+    genie__fop ops[GENIE__FMAX_OPS];
+    genie__fin out[GENIE__FMAX_OPS]; /* where op j's value is written (buffer set when it runs) */
+    uint8_t written[GENIE__FMAX_OPS]; /* 1: op j's node is readable after the tape */
+    genie__node *root;
+    genie__node *nodes[GENIE__FMAX_OPS]; /* ops[j] computes nodes[j] */
+    genie__node *src[GENIE__FMAX_IN];    /* in[k] reads src[k]'s value */
+} genie__fgroup;
+
+/* May n be computed inside a group? A float unary/binary computed in its own
+   dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place. */
+static int genie__fusable(const genie__node *n) {
+    int k = genie__op_kinds[n->op];
+    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
+           (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
+}
+/* Does producer p join consumer c's group: fusable, read by c through its own
+   output view, and read by no other node of this tape? */
+static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
+    int i, uses = 0;
+    if (!genie__fusable(p) || p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
+    for (i = 0; i < c->nin; i++)
+        if (c->in[i].n == p) {
+            if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
+            uses++;
+        }
+    return uses > 0 && tape[p->tix].uses == uses;
+}
+/* Where element idx of the space lives in a view laid over it (dims permuted by perm). */
+static void genie__fin_set(genie__fin *f, const genie__fgroup *g, const int *perm, const void *data, int dt,
+                           const genie__vspec *v) {
+    int d;
+    int64_t run = 1;
+    f->data = (const char *)data;
+    f->dt = dt;
+    f->off = v->off;
+    f->contig = 1;
+    for (d = g->nd - 1; d >= 0; d--) {
+        f->st[d] = v->strides[perm[d]];
+        if (g->shape[d] != 1 && f->st[d] != run) f->contig = 0;
+        run *= g->shape[d];
+    }
+}
+/* The input slot of (node, view), added if new; -1 when the group is full. */
+static int genie__fgroup_input(genie__fgroup *g, const int *perm, genie__node *n, const genie__vspec *v,
+                               const genie__vspec **views, genie__node **srcs) {
+    int k;
+    for (k = 0; k < g->nin; k++)
+        if (srcs[k] == n && genie__vspec_equal(views[k], v)) return k;
+    if (g->nin == GENIE__FMAX_IN) return -1;
+    srcs[k] = n;
+    views[k] = v;
+    genie__fin_set(&g->in[k], g, perm, NULL, n->dtype, v);
+    return g->nin++;
+}
+/* Build the group rooted at r over its inner producers (breadth first from the
+   root; reversed, producers come before consumers). NULL: r has no inner
+   producer (it runs alone) or out of memory. */
+static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
+    genie__fgroup *g;
+    genie__node *q[GENIE__FMAX_OPS];
+    const genie__vspec *views[GENIE__FMAX_IN];
+    int perm[GENIE__MAXD], nq = 1, head, j, i, d;
+    q[0] = r;
+    for (head = 0; head < nq; head++)
+        for (i = 0; i < q[head]->nin && nq < GENIE__FMAX_OPS; i++) {
+            genie__node *pn = q[head]->in[i].n;
+            int seen = 0;
+            for (j = 0; j < nq; j++) seen |= q[j] == pn;
+            if (!seen && genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
+        }
+    if (nq < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
+    memset(g, 0, sizeof *g);
+    g->root = r;
+    g->cdt = r->dtype;
+    g->nd = r->out->ndim;
+    for (d = 0; d < g->nd; d++) perm[d] = d;
+    for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
+        int x = perm[d], e = d;
+        for (; e > 0 && r->out->strides[perm[e - 1]] < r->out->strides[x]; e--) perm[e] = perm[e - 1];
+        perm[e] = x;
+    }
+    for (d = 0; d < g->nd; d++) g->shape[d] = r->out->shape[perm[d]];
+    g->total = genie__numel(g->nd, g->shape);
+    g->nops = nq;
+    for (j = 0; j < nq; j++) g->nodes[j] = q[nq - 1 - j];
+    for (j = 0; j < nq; j++) {
+        genie__node *n = g->nodes[j];
+        genie__fop *o = &g->ops[j];
+        int16_t opnd[2];
+        int k;
+        o->op = n->op;
+        o->a = n->a;
+        for (i = 0; i < n->nin && i < 2; i++) {
+            int reg = -1;
+            for (k = 0; k < j; k++)
+                if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) reg = k;
+            if (reg < 0) {
+                int slot = genie__fgroup_input(g, perm, n->in[i].n, n->in[i].v, views, g->src);
+                if (slot < 0) { GENIE_FREE(g); return NULL; }
+                opnd[i] = (int16_t)(-1 - slot);
+            } else {
+                opnd[i] = (int16_t)reg;
+            }
+        }
+        o->x = opnd[0];
+        o->y = genie__op_kinds[n->op] == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : opnd[1]) : opnd[0];
+    }
+    for (j = 0; j < nq; j++) { /* the root, and inner nodes still readable after the tape */
+        genie__node *n = g->nodes[j];
+        g->written[j] = j == nq - 1 || n->refs > 1 + tape[n->tix].uses;
+        if (g->written[j]) genie__fin_set(&g->out[j], g, perm, NULL, n->dtype, n->out);
+    }
+    return g;
+}
+/* Every node of the group but its root is inner: never run on its own. */
+static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
+    int j;
+    for (j = 0; j + 1 < g->nops; j++) tape[g->nodes[j]->tix].inner = 1;
+}
+/* Tile [start, start + n) of the space: load an input as f32 (as the reference
+   loads it: rounded to the compute dtype), store the root. */
+static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
+    int64_t e;
+    if (f->contig && f->dt == GENIE_F32) {
+        memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
+    } else if (f->contig) {
+        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
+    } else {
+        genie__mi m;
+        const int64_t *st[1];
+        st[0] = f->st;
+        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
+    }
+}
+static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
+    char *data = (char *)f->data;
+    int64_t e;
+    if (f->contig && f->dt == GENIE_F32) {
+        memcpy((float *)data + f->off + start, src, (size_t)n * 4);
+    } else if (f->contig) {
+        for (e = 0; e < n; e++) genie__stf(data, f->off + start + e, f->dt, src[e]);
+    } else {
+        genie__mi m;
+        const int64_t *st[1];
+        st[0] = f->st;
+        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
+    }
+}
+/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt. */
+static void genie__fop_run(const genie__fop *o, int cdt, float *out, const float *x, const float *y, int64_t n) {
+    int64_t e;
+    if (genie__op_kinds[o->op] == GENIE__K_UNARY)
+        for (e = 0; e < n; e++) out[e] = (float)genie__unary_f(o->op, x[e], &o->a);
+    else if (y)
+        for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
+    else
+        for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
+    if (cdt == GENIE_F16)
+        for (e = 0; e < n; e++) out[e] = genie__h2f(genie__f2h(out[e]));
+    else if (cdt == GENIE_BF16)
+        for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
+}
+static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) { return (size_t)(g->nin + g->nops) * GENIE__FTILE * 4; }
+/* The fused kernel: threads take whole tiles; registers live in the workspace. */
+static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
+    const genie__fgroup *g = p->fg;
+    float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *ops = regs + (size_t)g->nin * GENIE__FTILE;
+    int64_t lo, hi, t;
+    int j, k;
+    genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        const int64_t start = t * GENIE__FTILE, n = GENIE__MIN(GENIE__FTILE, g->total - start);
+        for (k = 0; k < g->nin; k++) genie__fin_load(&g->in[k], g, start, n, regs + (size_t)k * GENIE__FTILE);
+        for (j = 0; j < g->nops; j++) {
+            const genie__fop *o = &g->ops[j];
+            const float *x = o->x >= 0 ? ops + (size_t)o->x * GENIE__FTILE : regs + (size_t)(-1 - o->x) * GENIE__FTILE;
+            const float *y = o->y == GENIE__FSCALAR ? NULL
+                             : o->y >= 0 ? ops + (size_t)o->y * GENIE__FTILE : regs + (size_t)(-1 - o->y) * GENIE__FTILE;
+            genie__fop_run(o, g->cdt, ops + (size_t)j * GENIE__FTILE, x, y, n);
+        }
+        for (j = 0; j < g->nops; j++)
+            if (g->written[j]) genie__fout_store(&g->out[j], g, start, n, ops + (size_t)j * GENIE__FTILE);
+    }
+    return GENIE_OK;
+}
+/* Run a group at its root's place in the tape: buffers for the written nodes,
+   the kernel over the threads; then each written node is done and drops its
+   inputs, and the inner nodes nothing can read, never written, are freed with
+   them. A failed input fails every written node. */
+static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
+    genie__kparams p;
+    int k, j, nth;
+    uint8_t err = 0;
+    for (k = 0; k < g->nin && !err; k++)
+        if (g->src[k]->state == GENIE__FAILED) err = g->src[k]->err_code;
+    memset(&p, 0, sizeof p);
+    p.n = g->root;
+    p.fg = g;
+    p.pool = genie__tpool_get(ctx, g->total >= GENIE__MIN_SHARED_ELEMS ? genie__ctx_threads(ctx) : 1);
+    nth = genie__tpool_size(p.pool);
+    for (j = 0; j < g->nops && !err; j++) {
+        genie__node *n = g->nodes[j];
+        size_t bytes = (size_t)n->numel * genie__dt_size[n->dtype];
+        if (!g->written[j]) continue;
+        if (!(n->buf = genie__buf_new(ctx, bytes))) {
+            genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[n->op], (long long)n->numel);
+            err = (uint8_t)-GENIE_ERR_OOM;
+            break;
+        }
+        if (!g->out[j].contig || g->total != n->numel) memset(n->buf->data, 0, bytes);
+        g->out[j].data = (const char *)n->buf->data;
+    }
+    if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for a fused pass", genie__op_names[g->root->op]);
+        err = (uint8_t)-GENIE_ERR_OOM;
+    }
+    if (!err) {
+        for (k = 0; k < g->nin; k++) g->in[k].data = (const char *)g->src[k]->buf->data;
+        p.ws = ctx->ws;
+        genie__tpool_run(p.pool, genie__k_fused, &p, nth);
+        ctx->stats.nodes_executed += (uint64_t)g->nops;
+        ctx->stats.fused_groups++;
+        ctx->stats.fused_nodes += (uint64_t)g->nops;
+    }
+    for (j = g->nops - 1; j >= 0; j--) { /* consumers first: a written producer outlives its drop */
+        genie__node *n = g->nodes[j];
+        if (!g->written[j]) continue;
+        n->state = (uint8_t)(err ? GENIE__FAILED : GENIE__DONE);
+        if (err) {
+            n->err_code = err;
+            genie__buf_release(ctx, n->buf);
+            n->buf = NULL;
+            ctx->stats.nodes_failed++;
+        }
+        genie__node_drop_inputs(ctx, n);
+    }
+}
+
+/* ---- products with an epilogue ----
+   x = act(p), x = p + r, x = act(p) + r, with p a matmul/linear (f32 or f64)
+   that nothing else reads (no handle, no other node) and x read through p's own
+   layout: x is computed by the GEMM, act and the residual applied to each
+   finished tile; p and act(p) are never written. */
+static int genie__epi_act(int op) {
+    return op == GENIE__OP_RELU || op == GENIE__OP_GELU || op == GENIE__OP_GELU_TANH || op == GENIE__OP_SILU ||
+           op == GENIE__OP_SIGMOID || op == GENIE__OP_TANH;
+}
+/* May consumer c take producer p (read as c's input i) into its epilogue? */
+static int genie__epi_takes(const genie__tape_op *tape, const genie__node *p, const genie__node *c, int i) {
+    return p->state == GENIE__PENDING && !p->base && tape[p->tix].uses == 1 && p->refs == 2 &&
+           (p->dtype == GENIE_F32 || p->dtype == GENIE_F64) && c->dtype == p->dtype && c->cdt == p->dtype &&
+           !c->base && genie__vspec_equal(c->in[i].v, p->out) && genie__vspec_equal(c->out, p->out);
+}
+/* Match x against the forms above; on a match, x's tape entry gets the
+   epilogue and the nodes it absorbs become inner. */
+static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
+    genie__epi_src *e = &tape[x->tix].epi;
+    int s;
+    if (genie__epi_act(x->op) && x->nin == 1) {
+        genie__node *p = x->in[0].n;
+        if (genie__op_kinds[p->op] != GENIE__K_MATMUL || !genie__epi_takes(tape, p, x, 0)) return 0;
+        e->prod = p;
+        e->act = x->op;
+        tape[p->tix].inner = 1;
+        return 1;
+    }
+    if (x->op != GENIE__OP_ADD || x->nin != 2 || x->has_scalar || x->in[0].n == x->in[1].n) return 0;
+    for (s = 0; s < 2; s++) {
+        genie__node *p = x->in[s].n, *r = x->in[1 - s].n;
+        if (!genie__epi_takes(tape, p, x, s)) continue;
+        if (genie__op_kinds[p->op] == GENIE__K_MATMUL) {
+            e->prod = p;
+        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__op_kinds[p->in[0].n->op] == GENIE__K_MATMUL &&
+                   genie__epi_takes(tape, p->in[0].n, p, 0)) {
+            e->prod = p->in[0].n;
+            e->act = p->op;
+            tape[p->tix].inner = 1;
+        } else {
+            continue;
+        }
+        e->res = r;
+        e->res_v = x->in[1 - s].v;
+        tape[e->prod->tix].inner = 1;
+        return 1;
+    }
+    return 0;
+}
+/* Run x = epilogue(product) at x's place in the tape. */
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t) {
+    genie__node *x = t->n, *prod = t->epi.prod;
+    genie__kparams p;
+    genie__kernel fn;
+    int i, nth = 1;
+    uint8_t err = 0;
+    for (i = 0; i < prod->nin && !err; i++)
+        if (prod->in[i].n->state == GENIE__FAILED) err = prod->in[i].n->err_code;
+    if (!err && t->epi.res && t->epi.res->state == GENIE__FAILED) err = t->epi.res->err_code;
+    if (!err && !(x->buf = genie__buf_new(ctx, (size_t)x->numel * genie__dt_size[x->dtype]))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[x->op], (long long)x->numel);
+        err = (uint8_t)-GENIE_ERR_OOM;
+    }
+    if (!err) {
+        memset(&p, 0, sizeof p);
+        p.n = x;
+        p.epi = &t->epi;
+        fn = genie__fast_kernel(ctx, &p, &nth);
+        if (!fn) {
+            genie__fail(ctx, GENIE_ERR_OOM, "%s", p.msg[0] ? p.msg : "genie: no kernel for a fused product");
+            err = (uint8_t)-GENIE_ERR_OOM;
+        } else {
+            genie__tpool_run(p.pool, fn, &p, nth);
+            i = 2 + (t->epi.act && t->epi.res);
+            ctx->stats.nodes_executed += (uint64_t)i;
+            ctx->stats.fused_groups++;
+            ctx->stats.fused_nodes += (uint64_t)i;
+        }
+    }
+    x->state = (uint8_t)(err ? GENIE__FAILED : GENIE__DONE);
+    if (err) {
+        x->err_code = err;
+        genie__buf_release(ctx, x->buf);
+        x->buf = NULL;
+        ctx->stats.nodes_failed++;
+    }
+    genie__node_drop_inputs(ctx, x);
+}
 
 /* >>dump ------------------------------------------------------------------ */
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
