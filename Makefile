@@ -96,6 +96,7 @@ bench: | $(BUILD)
 	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
 	else $(BUILD)/bench_views; fi
+	$(CC) $(STD) -O2 $(WARN) -I. bench/eltwise.c -o $(BUILD)/bench_eltwise -lm -pthread && $(BUILD)/bench_eltwise
 
 # ---- install: the header and a pkg-config file ----
 install:
