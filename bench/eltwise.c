@@ -22,6 +22,7 @@ static genie_tensor *run_op(genie_ctx *ctx, const bench_op *o, genie_tensor *x, 
     if (strcmp(o->name, "gelu") == 0) return genie_gelu(ctx, x);
     if (strcmp(o->name, "sigmoid") == 0) return genie_sigmoid(ctx, x);
     if (strcmp(o->name, "relu") == 0) return genie_relu(ctx, x);
+    if (strcmp(o->name, "sin") == 0) return genie_sin(ctx, x);
     if (strcmp(o->name, "add") == 0) return genie_add(ctx, x, y);
     if (strcmp(o->name, "mul_scalar") == 0) return genie_mul_scalar(ctx, x, 0.125);
     if (strcmp(o->name, "gt") == 0) return genie_gt(ctx, x, y);
@@ -57,7 +58,7 @@ static double time_op(genie_cpu cpu, int threads, const bench_op *o, int64_t n, 
 }
 
 int main(int argc, char **argv) {
-    static const bench_op ops[] = {{"exp", 0}, {"tanh", 0}, {"gelu", 0}, {"sigmoid", 0}, {"relu", 0},
+    static const bench_op ops[] = {{"exp", 0}, {"tanh", 0}, {"gelu", 0}, {"sigmoid", 0}, {"sin", 0}, {"relu", 0},
                                    {"add", 1}, {"mul_scalar", 1}, {"gt", 1}, {"to_bf16", 2}};
     static const genie_cpu paths[] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
     int64_t sizes[2] = {1 << 20, 1 << 24}, i;
