@@ -2451,13 +2451,6 @@ enum genie__vop {
     GENIE__V_COUNT
 };
 
-/* Can s be used as an f32 operand (the result is then the same as in double)? */
-static int genie__v_f32_exact(double s) {
-    if (s != s) return 0;
-    if (s == INFINITY || s == -INFINITY) return 1;
-    return fabs(s) <= FLT_MAX && (double)(float)s == s;
-}
-
 /* ---- GENERIC: the reference's formulas over contiguous arrays ---- */
 #define GENIE__VG_U(P, o)                                                                \
     static void genie__vg_##o(void *out, const void *a, const void *b, int64_t n) {     \
@@ -2522,6 +2515,13 @@ static void genie__vg_F2BF(void *out, const void *a, const void *b, int64_t n) {
 }
 
 #ifdef GENIE__X86
+/* Can s be used as an f32 operand (the result is then the same as in double)? */
+static int genie__v_f32_exact(double s) {
+    if (s != s) return 0;
+    if (s == INFINITY || s == -INFINITY) return 1;
+    return fabs(s) <= FLT_MAX && (double)(float)s == s;
+}
+
 /* ---- SIMD paths: one body, two instantiations ----
    GENIE__F is an f32 vector of GENIE__FL lanes, GENIE__M its compare mask,
    GENIE__D an f64 vector of GENIE__DL lanes (GENIE__DM its mask); the macros
