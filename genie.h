@@ -2894,7 +2894,9 @@ static int genie__v_f32_exact(double s) {
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
     GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_SCALAR3(P, POW) GENIE__VS_LNOT(P)
 
-/* AVX-512: f32 x 16 (masks __mmask16), f64 x 8 */
+/* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
+   for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
+   which GCC 12 reports as used uninitialized when C++ is compiled with -O2 -Wall. */
 #define GENIE__VATTR GENIE__AVX512
 #define GENIE__F __m512
 #define GENIE__FL 16
@@ -2906,14 +2908,14 @@ static int genie__v_f32_exact(double s) {
 #define GENIE__FSUB(a, b) _mm512_sub_ps(a, b)
 #define GENIE__FMUL(a, b) _mm512_mul_ps(a, b)
 #define GENIE__FDIV(a, b) _mm512_div_ps(a, b)
-#define GENIE__FSQRT(a) _mm512_sqrt_ps(a)
+#define GENIE__FSQRT(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
 #define GENIE__FXOR(a, b) _mm512_xor_ps(a, b)
 #define GENIE__FANDN(a, b) _mm512_andnot_ps(a, b)
-#define GENIE__FMAXV(a, b) _mm512_max_ps(a, b) /* a > b ? a : b */
-#define GENIE__FMINV(a, b) _mm512_min_ps(a, b) /* a < b ? a : b */
+#define GENIE__FMAXV(a, b) _mm512_mask_max_ps(a, (__mmask16)-1, a, b) /* a > b ? a : b */
+#define GENIE__FMINV(a, b) _mm512_mask_min_ps(a, (__mmask16)-1, a, b) /* a < b ? a : b */
 #define GENIE__FCMP(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
 #define GENIE__FSEL(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
-#define GENIE__FRND(a, mode) _mm512_roundscale_ps(a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FRND(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
 #define GENIE__MAND(a, b) ((__mmask16)((a) & (b)))
 #define GENIE__MOR(a, b) ((__mmask16)((a) | (b)))
 #define GENIE__MST(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
@@ -2921,33 +2923,33 @@ static int genie__v_f32_exact(double s) {
 #define GENIE__DM __mmask8
 #define GENIE__I __m512i
 #define GENIE__DL 8
-#define GENIE__DLD(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
-#define GENIE__DST(p, v) _mm256_storeu_ps(p, _mm512_cvtpd_ps(v))
+#define GENIE__DLD(p) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm256_loadu_ps(p))
+#define GENIE__DST(p, v) _mm256_storeu_ps(p, _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v))
 #define GENIE__D1(c) _mm512_set1_pd(c)
 #define GENIE__DADD(a, b) _mm512_add_pd(a, b)
 #define GENIE__DSUB(a, b) _mm512_sub_pd(a, b)
 #define GENIE__DMUL(a, b) _mm512_mul_pd(a, b)
 #define GENIE__DDIV(a, b) _mm512_div_pd(a, b)
-#define GENIE__DSQRT(a) _mm512_sqrt_pd(a)
+#define GENIE__DSQRT(a) _mm512_mask_sqrt_pd(a, (__mmask8)-1, a)
 #define GENIE__DFMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define GENIE__DFNMA(a, b, c) _mm512_fnmadd_pd(a, b, c) /* c - a b */
-#define GENIE__DMIN(a, b) _mm512_min_pd(a, b)
-#define GENIE__DMAX(a, b) _mm512_max_pd(a, b)
+#define GENIE__DMIN(a, b) _mm512_mask_min_pd(a, (__mmask8)-1, a, b)
+#define GENIE__DMAX(a, b) _mm512_mask_max_pd(a, (__mmask8)-1, a, b)
 #define GENIE__DAND(a, b) _mm512_and_pd(a, b)
 #define GENIE__DOR(a, b) _mm512_or_pd(a, b)
 #define GENIE__DXOR(a, b) _mm512_xor_pd(a, b)
 #define GENIE__DABS(a) _mm512_andnot_pd(_mm512_set1_pd(-0.0), a)
 #define GENIE__DCMP(a, b, pr) _mm512_cmp_pd_mask(a, b, pr)
 #define GENIE__DSEL(m, a, b) _mm512_mask_blend_pd(m, b, a)
-#define GENIE__DRINT(a) _mm512_roundscale_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define GENIE__DRINT(a) _mm512_mask_roundscale_pd(a, (__mmask8)-1, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define GENIE__D2I(a) _mm512_castpd_si512(a)
 #define GENIE__I2D(a) _mm512_castsi512_pd(a)
 #define GENIE__I1(c) _mm512_set1_epi64(c)
 #define GENIE__IADD(a, b) _mm512_add_epi64(a, b)
 #define GENIE__IAND(a, b) _mm512_and_si512(a, b)
 #define GENIE__IOR(a, b) _mm512_or_si512(a, b)
-#define GENIE__ISHL(a, k) _mm512_slli_epi64(a, k)
-#define GENIE__ISHR(a, k) _mm512_srli_epi64(a, k)
+#define GENIE__ISHL(a, k) _mm512_mask_slli_epi64(a, (__mmask8)-1, a, k)
+#define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
 #define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
 #define GENIE__DANY(m) ((m) != 0)
 GENIE__VS_ALL(z)
@@ -3200,13 +3202,17 @@ static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
+/* The masked forms (all lanes) name their pass-through operand; the plain ones fill it
+   with _mm512_undefined_*(), which GCC 12 reports as uninitialized in C++ at -O2. */
+#define GENIE__Z_SLLI32(a, k) _mm512_mask_slli_epi32(a, (__mmask16)-1, a, k)
+#define GENIE__Z_SRLI32(a, k) _mm512_mask_srli_epi32(a, (__mmask16)-1, a, k)
 static GENIE__AVX512 void genie__vz_H2F(void *out, const void *a, const void *b, int64_t n) {
     const uint16_t *h = (const uint16_t *)a;
     float *y = (float *)out;
     int64_t i = 0;
     (void)b;
     for (; i + 16 <= n; i += 16) /* vcvtph2ps keeps NaN payloads and makes them quiet, as the reference */
-        _mm512_storeu_ps(y + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(h + i))));
+        _mm512_storeu_ps(y + i, _mm512_mask_cvtph_ps(_mm512_setzero_ps(), (__mmask16)-1, _mm256_loadu_si256((const __m256i *)(const void *)(h + i))));
     for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(h[i]));
 }
 static GENIE__AVX512 void genie__vz_F2H(void *out, const void *a, const void *b, int64_t n) {
@@ -3216,7 +3222,7 @@ static GENIE__AVX512 void genie__vz_F2H(void *out, const void *a, const void *b,
     (void)b;
     for (; i + 16 <= n; i += 16) {
         __m512 v = _mm512_loadu_ps(x + i);
-        _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_mask_cvtps_ph(_mm256_setzero_si256(), (__mmask16)-1, v, _MM_FROUND_TO_NEAREST_INT));
         if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q))
             for (j = i; j < i + 16; j++) h[j] = genie__f2h(x[j]);
     }
@@ -3228,7 +3234,7 @@ static GENIE__AVX512 void genie__vz_BF2F(void *out, const void *a, const void *b
     int64_t i = 0;
     (void)b;
     for (; i + 16 <= n; i += 16) {
-        __m512i v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(h + i))), 16);
+        __m512i v = GENIE__Z_SLLI32(_mm512_maskz_cvtepu16_epi32((__mmask16)-1, _mm256_loadu_si256((const __m256i *)(const void *)(h + i))), 16);
         __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
         _mm512_storeu_si512((void *)(y + i), _mm512_mask_or_epi32(v, nan, v, _mm512_set1_epi32(0x400000)));
     }
@@ -3242,14 +3248,16 @@ static GENIE__AVX512 void genie__vz_F2BF(void *out, const void *a, const void *b
     for (; i + 16 <= n; i += 16) {
         __m512 v = _mm512_loadu_ps(x + i);
         __m512i u = _mm512_castps_si512(v);
-        __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-        __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
-        __m512i q = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+        __m512i odd = _mm512_and_si512(GENIE__Z_SRLI32(u, 16), _mm512_set1_epi32(1));
+        __m512i r = GENIE__Z_SRLI32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+        __m512i q = _mm512_or_si512(GENIE__Z_SRLI32(u, 16), _mm512_set1_epi32(0x40));
         r = _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), r, q);
-        _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_cvtepi32_epi16(r));
+        _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_mask_cvtepi32_epi16(_mm256_setzero_si256(), (__mmask16)-1, r));
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
+#undef GENIE__Z_SLLI32
+#undef GENIE__Z_SRLI32
 #endif /* GENIE__X86 */
 
 /* The table: [path][operation], NULL where a path has no kernel. */
