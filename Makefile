@@ -91,6 +91,7 @@ cases:
 # genie beside PyTorch eager (ATen from C++, Debian's libtorch-dev) in the same run, one thread
 bench: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
+	$(CC) $(STD) -O2 $(WARN) -I. bench/rowwise.c -o $(BUILD)/bench_rowwise -lm -pthread && $(BUILD)/bench_rowwise
 	@if [ -f /usr/include/ATen/ATen.h ]; then \
 	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
