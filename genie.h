@@ -34,6 +34,7 @@
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
  *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
  *     >>threads ......... the thread pool: persistent workers, barrier
+ *     >>fuse ............ fusion groups as data, run in one pass over tiles
  *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
@@ -171,6 +172,8 @@ typedef struct genie_stats {
     uint64_t inplace_reused;   /* ... executed in the old version's buffer */
     uint64_t inplace_copied;   /* ... executed on a copy (the old version was still needed) */
     uint64_t bytes_live, bytes_peak, bytes_total; /* data buffers */
+    uint64_t fused_groups;     /* fused elementwise groups run (one pass each) */
+    uint64_t fused_nodes;      /* nodes computed inside them (only each group's root is written) */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -1036,6 +1039,7 @@ typedef struct genie__node {
     uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
+    uint32_t tix;            /* index in the tape being run */
     int64_t numel;
     genie__buf *buf;         /* set once computed */
     struct genie__node *base;
@@ -1455,9 +1459,20 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
    ith of nth does its share; this version's executor runs (0, 1). */
 struct genie__tpool;
 struct genie__mm_plan;
+struct genie__fgroup;
+/* A product fused into a later node through the GEMM's epilogue: n = [res +]
+   act(prod) with prod a matmul/linear read by nothing else. */
+typedef struct genie__epi_src {
+    struct genie__node *prod;      /* the product (its inputs are read) */
+    int act;                       /* 0 or the unary op applied */
+    struct genie__node *res;       /* the residual added, or NULL */
+    const struct genie__vspec *res_v;
+} genie__epi_src;
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
+    const struct genie__fgroup *fg;    /* fused elementwise groups */
+    const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
@@ -1471,13 +1486,24 @@ static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth);
 static int genie__tpool_size(const struct genie__tpool *pool);
 static void genie__barrier(struct genie__tpool *pool, int nth);
 static int genie__ctx_threads(const genie_ctx *ctx);
+static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
+static int genie__fusable(const genie__node *n);
+static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, which inputs are produced inside the
    tape (lazy) and which were materialized before it ran (constants). */
 typedef struct genie__tape_op {
     genie__node *n;
     int nlazy, nconst;
+    int inner;                 /* computed inside a fused group (written only if readable later) */
+    int uses;                  /* references from later nodes of this tape */
+    struct genie__fgroup *fg;  /* the group this node is the root of */
+    genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
 } genie__tape_op;
+static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
+static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
+static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
@@ -1587,10 +1613,17 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 int j;
                 if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
                 tape[ntape].n = top;
-                tape[ntape].nlazy = tape[ntape].nconst = 0;
+                tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
+                tape[ntape].fg = NULL;
+                memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
+                top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
-                    if (genie__node_input(top, j)->state == GENIE__PENDING) tape[ntape].nlazy++;
-                    else tape[ntape].nconst++;
+                    if (genie__node_input(top, j)->state == GENIE__PENDING) {
+                        tape[ntape].nlazy++;
+                        tape[genie__node_input(top, j)->tix].uses++;
+                    } else {
+                        tape[ntape].nconst++;
+                    }
                 }
                 ntape++;
                 sp--;
@@ -1604,8 +1637,20 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
             ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
         }
+        for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
+            if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
+            if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
+            genie__fgroup_mark(tape[i].fg, tape);
+        }
         for (i = 0; i < ntape; i++) {
-            genie__exec(ctx, tape[i].n);
+            if (tape[i].fg) {
+                genie__exec_group(ctx, tape[i].fg);
+                GENIE_FREE(tape[i].fg);
+            } else if (tape[i].epi.prod) {
+                genie__exec_epi(ctx, &tape[i]);
+            } else if (!tape[i].inner) {
+                genie__exec(ctx, tape[i].n);
+            }
             genie__node_release(ctx, tape[i].n);
         }
     }
@@ -2861,7 +2906,7 @@ static genie_result genie__k_rows_avx512(genie__kparams *p, int ith, int nth) {
 static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int *nth) {
     genie__kernel fn = genie__k_rows_c;
     int64_t rows, len;
-    if (ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
+    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
         !genie__rows_plan(p->n, &rows, &len)) return NULL;
 #ifdef GENIE__X86
     if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_rows_avx2;
@@ -3495,7 +3540,7 @@ typedef struct genie__mm_plan {
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16) */
-    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, -, bias, out */
+    int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
     int odt;
     int64_t ors, ocs;
@@ -3528,11 +3573,12 @@ static void genie__gemm_transpose(genie__gemm *g) {
 #define GENIE__VDATA(n, i) \
     ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
 
-static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
+static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
+    const genie__vspec *rv = es && es->res ? es->res_v : NULL;
     int nb = ov->ndim - 2, i, fold = 1;
     genie__gemm *g = &pl->g;
-    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0;
+    int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0, rr = 0;
     g->M = ov->shape[nb]; g->N = ov->shape[nb + 1]; g->K = av->shape[nb + 1];
     g->a = GENIE__VDATA(n, 0); g->adt = n->in[0].n->dtype; g->rsa = av->strides[nb]; g->csa = av->strides[nb + 1];
     g->b = GENIE__VDATA(n, 1); g->bdt = n->in[1].n->dtype; g->rsb = bv->strides[nb]; g->csb = bv->strides[nb + 1];
@@ -3544,11 +3590,19 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
         g->epi.bias_rs = cv->strides[nb];
         g->epi.bias_cs = cv->strides[nb + 1];
     }
+    if (rv) { /* the residual: an input of the consumer, read through its view of [B.., M, N] */
+        g->epi.res = (const char *)es->res->buf->data + rv->off * (int64_t)genie__dt_size[es->res->dtype];
+        g->epi.res_dt = es->res->dtype;
+        g->epi.res_rs = rv->strides[nb];
+        g->epi.res_cs = rv->strides[nb + 1];
+    }
+    g->epi.act = es ? es->act : 0;
     pl->nb = nb;
     for (i = 0; i < nb; i++) {
         pl->bshape[i] = ov->shape[i];
         pl->bst[0][i] = av->strides[i];
         pl->bst[1][i] = bv->strides[i];
+        pl->bst[2][i] = rv ? rv->strides[i] : 0;
         pl->bst[3][i] = cv ? cv->strides[i] : 0;
         pl->bst[4][i] = ov->strides[i];
     }
@@ -3569,11 +3623,14 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n) {
     fold = fold && genie__merges(nb, sh, st, &ro);
     memcpy(st, pl->bst[3], (size_t)nb * 8); st[nb] = g->epi.bias_rs;
     fold = fold && (!cv || genie__merges(nb, sh, st, &rc));
+    memcpy(st, pl->bst[2], (size_t)nb * 8); st[nb] = g->epi.res_rs;
+    fold = fold && (!rv || genie__merges(nb, sh, st, &rr));
     if (fold) { /* B broadcast over the batches: one product of M * batches rows */
         g->M *= genie__numel(nb, pl->bshape);
         g->rsa = ra;
         pl->ors = ro;
         g->epi.bias_rs = rc;
+        g->epi.res_rs = rr;
         pl->nb = 0;
     }
 }
@@ -3637,7 +3694,8 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
 }
 /* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
-static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_cpu cpu, int nth) {
+static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
+                               const genie__epi_src *es, genie_cpu cpu, int nth) {
     const genie__gemm_kern *kr;
     int64_t kc, nc, mc;
     size_t esz;
@@ -3648,11 +3706,11 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, genie_c
     if (!kr->uk) return 0;
     pl->half = !pl->f64 && n->dtype != GENIE_F32;
     pl->odt = n->dtype;
-    pl->out = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[n->dtype];
+    pl->out = (char *)GENIE__OUT(o) + o->out->off * (int64_t)genie__dt_size[n->dtype];
     if (genie__op_kinds[n->op] == GENIE__K_CONV2D) {
-        if (!genie__mm_plan_conv(pl, n)) return 0;
+        if (es || !genie__mm_plan_conv(pl, n)) return 0;
     } else {
-        genie__mm_plan_matmul(pl, n);
+        genie__mm_plan_matmul(pl, n, es);
     }
     pl->batches = genie__numel(pl->nb, pl->bshape);
     if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
@@ -3698,6 +3756,7 @@ static void genie__mm_setup(const genie__mm_plan *pl, int64_t bi, genie__gemm *g
         g->b += off[1] * (int64_t)genie__dt_size[g->bdt];
     }
     if (g->epi.bias) g->epi.bias += off[3] * (int64_t)genie__dt_size[g->epi.bias_dt];
+    if (g->epi.res) g->epi.res += off[2] * (int64_t)genie__dt_size[g->epi.res_dt];
     *out = pl->out + off[4] * (int64_t)genie__dt_size[pl->odt];
     if (!pl->half) g->c = *out;
 }
@@ -3770,12 +3829,22 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
    (small work stays on the caller) and the workspace. NULL: the reference.
    Out of memory for the workspace leaves a message in p->msg. */
 #define GENIE__MIN_SHARED_WORK (1 << 18) /* multiply-adds below which a product runs on the caller */
+#define GENIE__MIN_SHARED_ELEMS (1 << 16) /* elements below which an elementwise pass runs on the caller */
+/* The kernel workspace holds at least bytes (64-byte aligned); 0: out of memory. */
+static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
+    char *raw;
+    if (bytes <= ctx->ws_size) return 1;
+    if (!(raw = (char *)GENIE_MALLOC(bytes + 64))) return 0;
+    GENIE_FREE(ctx->ws_raw);
+    ctx->ws_raw = raw;
+    ctx->ws = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    ctx->ws_size = bytes;
+    return 1;
+}
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    const genie__node *n = p->n;
+    const genie__node *n = p->epi ? p->epi->prod : p->n; /* the product; p->n receives it */
     int kind = genie__op_kinds[n->op];
     int64_t depth;
-    size_t need;
-    char *raw;
     genie__kernel fn;
     *nth = 1;
     if ((fn = genie__fast_rowwise(ctx, p, nth)) != NULL) return fn;
@@ -3784,19 +3853,12 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
     p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
-    if (!genie__mm_plan_node(ctx->mm_plan, n, ctx->cpu, *nth)) {
+    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, *nth)) {
         *nth = 1;
         p->pool = NULL;
         return NULL;
     }
-    need = genie__mm_ws_bytes(ctx->mm_plan, *nth);
-    if (need > ctx->ws_size) { /* grow the workspace, 64-byte aligned */
-        if (!(raw = (char *)GENIE_MALLOC(need + 64))) goto oom;
-        GENIE_FREE(ctx->ws_raw);
-        ctx->ws_raw = raw;
-        ctx->ws = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-        ctx->ws_size = need;
-    }
+    if (!genie__ws_reserve(ctx, genie__mm_ws_bytes(ctx->mm_plan, *nth))) goto oom;
     p->plan = ctx->mm_plan;
     p->ws = ctx->ws;
     return genie__k_gemm;
@@ -4041,6 +4103,363 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
     return r;
 }
 #endif /* GENIE_NO_THREADS */
+
+/* >>fuse ------------------------------------------------------------------ */
+/* Fusion groups as data. A group is a tree of elementwise f32 nodes over one
+   iteration space, each inner node read in this tape only by its consumer in
+   the group: it runs as one pass over tiles. The root is written, and so is an
+   inner node that a live handle or a later realize can still read (references
+   beyond the tape's); one that nothing can read is never written. The IR is
+   plain data: inputs (a buffer read through a view over the space), ops (each
+   fills a tile register from its operands), and the outputs' views; the CPU
+   executes it tile by tile, and another backend can generate a kernel from
+   the same struct. */
+#define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
+#define GENIE__FMAX_IN 16    /* distinct inputs of a group */
+#define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
+#define GENIE__FSCALAR INT16_MIN
+typedef struct genie__fin {  /* element i of the space at data[off + sum_d idx_d * st[d]] */
+    const char *data;
+    int dt, contig;          /* contig: st are the space's row-major strides */
+    int64_t off, st[GENIE__MAXD];
+} genie__fin;
+typedef struct genie__fop {
+    uint16_t op;
+    int16_t x, y;            /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR */
+    genie__args a;           /* the scalar (f[0]) and clamp's bounds */
+} genie__fop;
+typedef struct genie__fgroup {
+    int nd, nin, nops, cdt;  /* cdt: the nodes' dtype; registers hold f32 */
+    int64_t shape[GENIE__MAXD], total;
+    genie__fin in[GENIE__FMAX_IN];
+    genie__fop ops[GENIE__FMAX_OPS];
+    genie__fin out[GENIE__FMAX_OPS]; /* where op j's value is written (buffer set when it runs) */
+    uint8_t written[GENIE__FMAX_OPS]; /* 1: op j's node is readable after the tape */
+    genie__node *root;
+    genie__node *nodes[GENIE__FMAX_OPS]; /* ops[j] computes nodes[j] */
+    genie__node *src[GENIE__FMAX_IN];    /* in[k] reads src[k]'s value */
+} genie__fgroup;
+
+/* May n be computed inside a group? A float unary/binary computed in its own
+   dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place. */
+static int genie__fusable(const genie__node *n) {
+    int k = genie__op_kinds[n->op];
+    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
+           (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
+}
+/* Does producer p join consumer c's group: fusable, read by c through its own
+   output view, and read by no other node of this tape? */
+static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
+    int i, uses = 0;
+    if (!genie__fusable(p) || p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
+    for (i = 0; i < c->nin; i++)
+        if (c->in[i].n == p) {
+            if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
+            uses++;
+        }
+    return uses > 0 && tape[p->tix].uses == uses;
+}
+/* Where element idx of the space lives in a view laid over it (dims permuted by perm). */
+static void genie__fin_set(genie__fin *f, const genie__fgroup *g, const int *perm, const void *data, int dt,
+                           const genie__vspec *v) {
+    int d;
+    int64_t run = 1;
+    f->data = (const char *)data;
+    f->dt = dt;
+    f->off = v->off;
+    f->contig = 1;
+    for (d = g->nd - 1; d >= 0; d--) {
+        f->st[d] = v->strides[perm[d]];
+        if (g->shape[d] != 1 && f->st[d] != run) f->contig = 0;
+        run *= g->shape[d];
+    }
+}
+/* The input slot of (node, view), added if new; -1 when the group is full. */
+static int genie__fgroup_input(genie__fgroup *g, const int *perm, genie__node *n, const genie__vspec *v,
+                               const genie__vspec **views, genie__node **srcs) {
+    int k;
+    for (k = 0; k < g->nin; k++)
+        if (srcs[k] == n && genie__vspec_equal(views[k], v)) return k;
+    if (g->nin == GENIE__FMAX_IN) return -1;
+    srcs[k] = n;
+    views[k] = v;
+    genie__fin_set(&g->in[k], g, perm, NULL, n->dtype, v);
+    return g->nin++;
+}
+/* Build the group rooted at r over its inner producers (breadth first from the
+   root; reversed, producers come before consumers). NULL: r has no inner
+   producer (it runs alone) or out of memory. */
+static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
+    genie__fgroup *g;
+    genie__node *q[GENIE__FMAX_OPS];
+    const genie__vspec *views[GENIE__FMAX_IN];
+    int perm[GENIE__MAXD], nq = 1, head, j, i, d;
+    q[0] = r;
+    for (head = 0; head < nq; head++)
+        for (i = 0; i < q[head]->nin && nq < GENIE__FMAX_OPS; i++) {
+            genie__node *pn = q[head]->in[i].n;
+            int seen = 0;
+            for (j = 0; j < nq; j++) seen |= q[j] == pn;
+            if (!seen && genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
+        }
+    if (nq < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
+    memset(g, 0, sizeof *g);
+    g->root = r;
+    g->cdt = r->dtype;
+    g->nd = r->out->ndim;
+    for (d = 0; d < g->nd; d++) perm[d] = d;
+    for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
+        int x = perm[d], e = d;
+        for (; e > 0 && r->out->strides[perm[e - 1]] < r->out->strides[x]; e--) perm[e] = perm[e - 1];
+        perm[e] = x;
+    }
+    for (d = 0; d < g->nd; d++) g->shape[d] = r->out->shape[perm[d]];
+    g->total = genie__numel(g->nd, g->shape);
+    g->nops = nq;
+    for (j = 0; j < nq; j++) g->nodes[j] = q[nq - 1 - j];
+    for (j = 0; j < nq; j++) {
+        genie__node *n = g->nodes[j];
+        genie__fop *o = &g->ops[j];
+        int16_t opnd[2];
+        int k;
+        o->op = n->op;
+        o->a = n->a;
+        for (i = 0; i < n->nin && i < 2; i++) {
+            int reg = -1;
+            for (k = 0; k < j; k++)
+                if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) reg = k;
+            if (reg < 0) {
+                int slot = genie__fgroup_input(g, perm, n->in[i].n, n->in[i].v, views, g->src);
+                if (slot < 0) { GENIE_FREE(g); return NULL; }
+                opnd[i] = (int16_t)(-1 - slot);
+            } else {
+                opnd[i] = (int16_t)reg;
+            }
+        }
+        o->x = opnd[0];
+        o->y = genie__op_kinds[n->op] == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : opnd[1]) : opnd[0];
+    }
+    for (j = 0; j < nq; j++) { /* the root, and inner nodes still readable after the tape */
+        genie__node *n = g->nodes[j];
+        g->written[j] = j == nq - 1 || n->refs > 1 + tape[n->tix].uses;
+        if (g->written[j]) genie__fin_set(&g->out[j], g, perm, NULL, n->dtype, n->out);
+    }
+    return g;
+}
+/* Every node of the group but its root is inner: never run on its own. */
+static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
+    int j;
+    for (j = 0; j + 1 < g->nops; j++) tape[g->nodes[j]->tix].inner = 1;
+}
+/* Tile [start, start + n) of the space: load an input as f32 (as the reference
+   loads it: rounded to the compute dtype), store the root. */
+static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
+    int64_t e;
+    if (f->contig && f->dt == GENIE_F32) {
+        memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
+    } else if (f->contig) {
+        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
+    } else {
+        genie__mi m;
+        const int64_t *st[1];
+        st[0] = f->st;
+        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
+    }
+}
+static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
+    char *data = (char *)f->data;
+    int64_t e;
+    if (f->contig && f->dt == GENIE_F32) {
+        memcpy((float *)data + f->off + start, src, (size_t)n * 4);
+    } else if (f->contig) {
+        for (e = 0; e < n; e++) genie__stf(data, f->off + start + e, f->dt, src[e]);
+    } else {
+        genie__mi m;
+        const int64_t *st[1];
+        st[0] = f->st;
+        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
+    }
+}
+/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt. */
+static void genie__fop_run(const genie__fop *o, int cdt, float *out, const float *x, const float *y, int64_t n) {
+    int64_t e;
+    if (genie__op_kinds[o->op] == GENIE__K_UNARY)
+        for (e = 0; e < n; e++) out[e] = (float)genie__unary_f(o->op, x[e], &o->a);
+    else if (y)
+        for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
+    else
+        for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
+    if (cdt == GENIE_F16)
+        for (e = 0; e < n; e++) out[e] = genie__h2f(genie__f2h(out[e]));
+    else if (cdt == GENIE_BF16)
+        for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
+}
+static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) { return (size_t)(g->nin + g->nops) * GENIE__FTILE * 4; }
+/* The fused kernel: threads take whole tiles; registers live in the workspace. */
+static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
+    const genie__fgroup *g = p->fg;
+    float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *ops = regs + (size_t)g->nin * GENIE__FTILE;
+    int64_t lo, hi, t;
+    int j, k;
+    genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        const int64_t start = t * GENIE__FTILE, n = GENIE__MIN(GENIE__FTILE, g->total - start);
+        for (k = 0; k < g->nin; k++) genie__fin_load(&g->in[k], g, start, n, regs + (size_t)k * GENIE__FTILE);
+        for (j = 0; j < g->nops; j++) {
+            const genie__fop *o = &g->ops[j];
+            const float *x = o->x >= 0 ? ops + (size_t)o->x * GENIE__FTILE : regs + (size_t)(-1 - o->x) * GENIE__FTILE;
+            const float *y = o->y == GENIE__FSCALAR ? NULL
+                             : o->y >= 0 ? ops + (size_t)o->y * GENIE__FTILE : regs + (size_t)(-1 - o->y) * GENIE__FTILE;
+            genie__fop_run(o, g->cdt, ops + (size_t)j * GENIE__FTILE, x, y, n);
+        }
+        for (j = 0; j < g->nops; j++)
+            if (g->written[j]) genie__fout_store(&g->out[j], g, start, n, ops + (size_t)j * GENIE__FTILE);
+    }
+    return GENIE_OK;
+}
+/* Run a group at its root's place in the tape: buffers for the written nodes,
+   the kernel over the threads; then each written node is done and drops its
+   inputs, and the inner nodes nothing can read, never written, are freed with
+   them. A failed input fails every written node. */
+static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
+    genie__kparams p;
+    int k, j, nth;
+    uint8_t err = 0;
+    for (k = 0; k < g->nin && !err; k++)
+        if (g->src[k]->state == GENIE__FAILED) err = g->src[k]->err_code;
+    memset(&p, 0, sizeof p);
+    p.n = g->root;
+    p.fg = g;
+    p.pool = genie__tpool_get(ctx, g->total >= GENIE__MIN_SHARED_ELEMS ? genie__ctx_threads(ctx) : 1);
+    nth = genie__tpool_size(p.pool);
+    for (j = 0; j < g->nops && !err; j++) {
+        genie__node *n = g->nodes[j];
+        size_t bytes = (size_t)n->numel * genie__dt_size[n->dtype];
+        if (!g->written[j]) continue;
+        if (!(n->buf = genie__buf_new(ctx, bytes))) {
+            genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[n->op], (long long)n->numel);
+            err = (uint8_t)-GENIE_ERR_OOM;
+            break;
+        }
+        if (!g->out[j].contig || g->total != n->numel) memset(n->buf->data, 0, bytes);
+        g->out[j].data = (const char *)n->buf->data;
+    }
+    if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for a fused pass", genie__op_names[g->root->op]);
+        err = (uint8_t)-GENIE_ERR_OOM;
+    }
+    if (!err) {
+        for (k = 0; k < g->nin; k++) g->in[k].data = (const char *)g->src[k]->buf->data;
+        p.ws = ctx->ws;
+        genie__tpool_run(p.pool, genie__k_fused, &p, nth);
+        ctx->stats.nodes_executed += (uint64_t)g->nops;
+        ctx->stats.fused_groups++;
+        ctx->stats.fused_nodes += (uint64_t)g->nops;
+    }
+    for (j = g->nops - 1; j >= 0; j--) { /* consumers first: a written producer outlives its drop */
+        genie__node *n = g->nodes[j];
+        if (!g->written[j]) continue;
+        n->state = (uint8_t)(err ? GENIE__FAILED : GENIE__DONE);
+        if (err) {
+            n->err_code = err;
+            genie__buf_release(ctx, n->buf);
+            n->buf = NULL;
+            ctx->stats.nodes_failed++;
+        }
+        genie__node_drop_inputs(ctx, n);
+    }
+}
+
+/* ---- products with an epilogue ----
+   x = act(p), x = p + r, x = act(p) + r, with p a matmul/linear (f32 or f64)
+   that nothing else reads (no handle, no other node) and x read through p's own
+   layout: x is computed by the GEMM, act and the residual applied to each
+   finished tile; p and act(p) are never written. */
+static int genie__epi_act(int op) {
+    return op == GENIE__OP_RELU || op == GENIE__OP_GELU || op == GENIE__OP_GELU_TANH || op == GENIE__OP_SILU ||
+           op == GENIE__OP_SIGMOID || op == GENIE__OP_TANH;
+}
+/* May consumer c take producer p (read as c's input i) into its epilogue? */
+static int genie__epi_takes(const genie__tape_op *tape, const genie__node *p, const genie__node *c, int i) {
+    return p->state == GENIE__PENDING && !p->base && tape[p->tix].uses == 1 && p->refs == 2 &&
+           (p->dtype == GENIE_F32 || p->dtype == GENIE_F64) && c->dtype == p->dtype && c->cdt == p->dtype &&
+           !c->base && genie__vspec_equal(c->in[i].v, p->out) && genie__vspec_equal(c->out, p->out);
+}
+/* Match x against the forms above; on a match, x's tape entry gets the
+   epilogue and the nodes it absorbs become inner. */
+static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
+    genie__epi_src *e = &tape[x->tix].epi;
+    int s;
+    if (genie__epi_act(x->op) && x->nin == 1) {
+        genie__node *p = x->in[0].n;
+        if (genie__op_kinds[p->op] != GENIE__K_MATMUL || !genie__epi_takes(tape, p, x, 0)) return 0;
+        e->prod = p;
+        e->act = x->op;
+        tape[p->tix].inner = 1;
+        return 1;
+    }
+    if (x->op != GENIE__OP_ADD || x->nin != 2 || x->has_scalar || x->in[0].n == x->in[1].n) return 0;
+    for (s = 0; s < 2; s++) {
+        genie__node *p = x->in[s].n, *r = x->in[1 - s].n;
+        if (!genie__epi_takes(tape, p, x, s)) continue;
+        if (genie__op_kinds[p->op] == GENIE__K_MATMUL) {
+            e->prod = p;
+        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__op_kinds[p->in[0].n->op] == GENIE__K_MATMUL &&
+                   genie__epi_takes(tape, p->in[0].n, p, 0)) {
+            e->prod = p->in[0].n;
+            e->act = p->op;
+            tape[p->tix].inner = 1;
+        } else {
+            continue;
+        }
+        e->res = r;
+        e->res_v = x->in[1 - s].v;
+        tape[e->prod->tix].inner = 1;
+        return 1;
+    }
+    return 0;
+}
+/* Run x = epilogue(product) at x's place in the tape. */
+static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t) {
+    genie__node *x = t->n, *prod = t->epi.prod;
+    genie__kparams p;
+    genie__kernel fn;
+    int i, nth = 1;
+    uint8_t err = 0;
+    for (i = 0; i < prod->nin && !err; i++)
+        if (prod->in[i].n->state == GENIE__FAILED) err = prod->in[i].n->err_code;
+    if (!err && t->epi.res && t->epi.res->state == GENIE__FAILED) err = t->epi.res->err_code;
+    if (!err && !(x->buf = genie__buf_new(ctx, (size_t)x->numel * genie__dt_size[x->dtype]))) {
+        genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[x->op], (long long)x->numel);
+        err = (uint8_t)-GENIE_ERR_OOM;
+    }
+    if (!err) {
+        memset(&p, 0, sizeof p);
+        p.n = x;
+        p.epi = &t->epi;
+        fn = genie__fast_kernel(ctx, &p, &nth);
+        if (!fn) {
+            genie__fail(ctx, GENIE_ERR_OOM, "%s", p.msg[0] ? p.msg : "genie: no kernel for a fused product");
+            err = (uint8_t)-GENIE_ERR_OOM;
+        } else {
+            genie__tpool_run(p.pool, fn, &p, nth);
+            i = 2 + (t->epi.act && t->epi.res);
+            ctx->stats.nodes_executed += (uint64_t)i;
+            ctx->stats.fused_groups++;
+            ctx->stats.fused_nodes += (uint64_t)i;
+        }
+    }
+    x->state = (uint8_t)(err ? GENIE__FAILED : GENIE__DONE);
+    if (err) {
+        x->err_code = err;
+        genie__buf_release(ctx, x->buf);
+        x->buf = NULL;
+        ctx->stats.nodes_failed++;
+    }
+    genie__node_drop_inputs(ctx, x);
+}
 
 /* >>dump ------------------------------------------------------------------ */
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {

@@ -17,6 +17,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
     else { failed++; printf("FAIL %s:%d: %s\n", file, line, what); }
 }
 int cxx_smoke(void); /* cxx_part.cpp */
+void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
@@ -532,6 +533,7 @@ int main(int argc, char **argv) {
     test_view_rules();
     CHECK(cxx_smoke() == 0);
     test_chain(chain);
+    fuse_tests(&passed, &failed);
     test_reduce_run(&passed, &failed, &skipped);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     run_data_files();

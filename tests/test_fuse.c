@@ -1,0 +1,208 @@
+/* test_fuse.c - the planned tape against the reference kernels: random trees
+   of elementwise operations over odd shapes and views (transposed, broadcast,
+   sliced inputs; some intermediates still held, some released; in-place writes
+   between realizes), and products with epilogues, each built twice: in a
+   context that fuses and in one on GENIE_CPU_REFERENCE (every node on its own
+   reference kernel). Fused f32 elementwise groups compute exactly what the
+   reference does (f32 operands, each op in double rounded to f32), so they
+   must match bit for bit; products with an epilogue accumulate in f32, so they
+   match within the GEMM's bound. */
+#include "../genie.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int *P, *F;
+#define FCHECK(cond, ...) do { if (cond) (*P)++; else { (*F)++; printf("FAIL test_fuse: " __VA_ARGS__); printf("\n"); } } while (0)
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33) % n;
+}
+
+/* One random program, replayed identically in each context from the same seed:
+   leaves x [R, C] and y [C] (broadcast), then depth ops, each on the previous
+   value and a random operand; some intermediates are kept (retained), the rest
+   released before the realize. Returns the handles to read. */
+#define NKEEP 4
+static int build(genie_ctx *c, uint64_t seed, genie_dtype dt, int64_t R, int64_t C, genie_tensor **out) {
+    int64_t s2[2] = {R, C}, s2t[2] = {C, R}, s1 = C;
+    genie_tensor *x, *xt, *y, *t;
+    int depth, i, nout = 0;
+    rng_state = seed;
+    depth = 2 + (int)rnd(12);
+    x = genie_randn(c, dt, 2, s2, seed);
+    xt = genie_t(c, genie_randn(c, dt, 2, s2t, seed + 1)); /* a transposed [R, C] view */
+    y = genie_randn(c, dt, 1, &s1, seed + 2);
+    genie_realize(c, 1, &x);
+    genie_realize(c, 1, &xt);
+    genie_realize(c, 1, &y);
+    genie_pool_push(c);
+    t = rnd(2) ? x : xt;
+    for (i = 0; i < depth; i++) {
+        genie_tensor *o = rnd(3) == 0 ? y : rnd(2) ? x : xt;
+        switch (rnd(14)) {
+        case 0: t = genie_add(c, t, o); break;
+        case 1: t = genie_mul(c, t, o); break;
+        case 2: t = genie_sub(c, o, t); break;
+        case 3: t = genie_maximum(c, t, o); break;
+        case 4: t = genie_add_scalar(c, t, 0.1 * (double)rnd(20) - 1.0); break;
+        case 5: t = genie_mul_scalar(c, t, 0.37); break;
+        case 6: t = genie_relu(c, t); break;
+        case 7: t = genie_gelu(c, t); break;
+        case 8: t = genie_silu(c, t); break;
+        case 9: t = genie_tanh(c, t); break;
+        case 10: t = genie_sigmoid(c, t); break;
+        case 11: t = genie_clamp(c, t, -0.5, NAN); break;
+        case 12: t = genie_square(c, t); break;
+        default: t = genie_div(c, t, genie_add_scalar(c, genie_abs(c, o), 1.0)); break;
+        }
+        if (nout < NKEEP - 1 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; } /* a value read later */
+    }
+    genie_retain(t);
+    out[nout++] = t;
+    genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
+    return nout;
+}
+
+static void compare(genie_ctx *c, genie_tensor *a, genie_ctx *r, genie_tensor *b, const char *what, uint64_t seed, double tol) {
+    int64_t n = genie_numel(a), i, bad = 0;
+    float *x = (float *)malloc((size_t)n * 4 + 4), *y = (float *)malloc((size_t)n * 4 + 4);
+    genie_result e1 = genie_read(c, a, GENIE_F32, x, (size_t)n * 4), e2 = genie_read(r, b, GENIE_F32, y, (size_t)n * 4);
+    FCHECK(e1 == GENIE_OK && e2 == GENIE_OK, "%s seed %llu: read failed: %s / %s", what, (unsigned long long)seed,
+           genie_last_error(c), genie_last_error(r));
+    for (i = 0; i < n && e1 == GENIE_OK && e2 == GENIE_OK; i++) {
+        int same = tol == 0 ? memcmp(&x[i], &y[i], 4) == 0 || (x[i] != x[i] && y[i] != y[i])
+                            : fabs((double)x[i] - y[i]) <= tol * (1 + fabs((double)y[i]));
+        if (!same && bad++ == 0)
+            printf("  %s seed %llu: element %lld: fused %.9g, reference %.9g\n", what, (unsigned long long)seed, (long long)i,
+                   (double)x[i], (double)y[i]);
+    }
+    FCHECK(bad == 0, "%s seed %llu: %lld of %lld elements differ", what, (unsigned long long)seed, (long long)bad, (long long)n);
+    free(x);
+    free(y);
+}
+
+/* In-place writes between realizes: a fused chain over a value written through a view. */
+static void inplace_case(genie_ctx *c, genie_ctx *r, int th) {
+    genie_ctx *cs[2];
+    genie_tensor *res[2];
+    int k;
+    cs[0] = c;
+    cs[1] = r;
+    for (k = 0; k < 2; k++) {
+        int64_t s[2] = {37, 70};
+        genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 9), *col;
+        genie_realize(cs[k], 1, &x);
+        genie_pool_push(cs[k]);
+        col = genie_narrow(cs[k], genie_t(cs[k], x), 0, 3, 20); /* [20, 37] columns of x */
+        genie_mul_(cs[k], col, genie_full(cs[k], GENIE_F32, 0, NULL, 2.0));
+        res[k] = genie_silu(cs[k], genie_add(cs[k], genie_gelu(cs[k], x), genie_relu(cs[k], x)));
+        genie_retain(res[k]);
+        genie_pool_pop(cs[k]);
+    }
+    compare(c, res[0], r, res[1], th == 1 ? "in-place then fused (1 thread)" : "in-place then fused (2 threads)", 9, 0);
+    genie_release(res[0]);
+    genie_release(res[1]);
+}
+
+/* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
+   act(matmul) (+ a broadcast residual) over batches; f32 and f64. */
+static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s) {
+    int64_t xs[3] = {s[0], s[1], s[2]}, ws[2] = {s[3], s[2]}, bs[1] = {s[3]}, rs[3] = {s[0], s[1], s[3]}, w2s[2] = {s[2], s[3]};
+    genie_tensor *x = genie_randn(c, dt, 3, xs, 1), *w = genie_randn(c, dt, 2, ws, 2), *b = genie_randn(c, dt, 1, bs, 3);
+    genie_tensor *r = genie_randn(c, dt, 3, rs, 4), *w2 = genie_randn(c, dt, 2, w2s, 5), *y;
+    genie_tensor *all[5];
+    all[0] = x; all[1] = w; all[2] = b; all[3] = r; all[4] = w2;
+    genie_realize(c, 5, all);
+    genie_pool_push(c);
+    switch (form) {
+    case 0: y = genie_gelu(c, genie_linear(c, x, w, b)); break;
+    case 1: y = genie_add(c, genie_linear(c, x, w, b), r); break;
+    case 2: y = genie_add(c, r, genie_silu(c, genie_linear(c, x, w, NULL))); break;
+    case 3: y = genie_relu(c, genie_matmul(c, x, w2)); break;
+    case 4: y = genie_add(c, genie_tanh(c, genie_matmul(c, x, w2)), genie_expand(c, b, 3, rs)); break;
+    default: y = genie_add(c, genie_linear(c, x, w, b), genie_transpose(c, genie_contiguous(c, genie_transpose(c, r, 1, 2)), 1, 2)); break;
+    }
+    genie_retain(y);
+    genie_pool_pop(c); /* the product is read by nothing else: it takes the epilogue */
+    return y;
+}
+static void epilogue_cases(int th) {
+    static const int64_t shapes[][4] = {{1, 7, 13, 5}, {2, 33, 70, 40}, {3, 1, 64, 300}, {1, 128, 64, 128}, {4, 5, 3, 2}};
+    int form, dt, si;
+    for (dt = 0; dt < 2; dt++)
+        for (form = 0; form < 6; form++)
+            for (si = 0; si < 5; si++) {
+                genie_ctx_desc dc, dr;
+                genie_ctx *c, *r;
+                genie_tensor *y, *yr;
+                const int64_t *s = shapes[si];
+                int64_t n = s[0] * s[1] * s[3], i, bad = 0;
+                double *a = (double *)malloc((size_t)n * 8), *b = (double *)malloc((size_t)n * 8);
+                /* |err| <= K 2^-22 sum|a||b| with unit-normal data, |sum| ~ sqrt(K): a relative 2^-15 covers it */
+                double tol = dt ? 1e-12 : 3e-5;
+                memset(&dc, 0, sizeof dc);
+                memset(&dr, 0, sizeof dr);
+                dc.n_threads = th;
+                dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
+                dr.cpu = GENIE_CPU_REFERENCE;
+                c = genie_ctx_create(&dc);
+                r = genie_ctx_create(&dr);
+                y = epi_build(c, form, dt ? GENIE_F64 : GENIE_F32, s);
+                yr = epi_build(r, form, dt ? GENIE_F64 : GENIE_F32, s);
+                FCHECK(genie_read(c, y, GENIE_F64, a, (size_t)n * 8) == GENIE_OK && genie_read(r, yr, GENIE_F64, b, (size_t)n * 8) == GENIE_OK,
+                       "epilogue form %d: read failed", form);
+                for (i = 0; i < n; i++)
+                    if (!(fabs(a[i] - b[i]) <= tol * (1 + fabs(b[i])) * sqrt((double)s[2]))) bad++;
+                FCHECK(bad == 0, "epilogue form %d %s shape %d, %d threads: %lld elements differ", form, dt ? "f64" : "f32", si, th, (long long)bad);
+                FCHECK(genie_get_stats(c).fused_groups == 1 || genie_cpu_path(c) == GENIE_CPU_REFERENCE,
+                       "epilogue form %d did not fuse", form);
+                free(a);
+                free(b);
+                genie_ctx_destroy(c);
+                genie_ctx_destroy(r);
+            }
+}
+
+void fuse_tests(int *passed, int *failed) {
+    int th, i, p0 = *passed, f0 = *failed;
+    uint64_t groups = 0;
+    P = passed;
+    F = failed;
+    for (th = 1; th <= 2; th++) {
+        genie_ctx_desc dc, dr;
+        genie_ctx *c, *r;
+        memset(&dc, 0, sizeof dc);
+        memset(&dr, 0, sizeof dr);
+        dc.n_threads = th;
+        dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1); /* the best path this CPU runs, whatever GENIE_CPU says */
+        dr.cpu = GENIE_CPU_REFERENCE;
+        c = genie_ctx_create(&dc);
+        r = genie_ctx_create(&dr);
+        for (i = 0; i < 60; i++) {
+            uint64_t seed = 1000u * (uint64_t)th + (uint64_t)i;
+            int64_t R = i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300, C = i % 2 ? 17 : 700;
+            genie_dtype dt = i % 5 == 3 ? GENIE_F16 : i % 5 == 4 ? GENIE_BF16 : GENIE_F32; /* f16/bf16 rounded after every op */
+            genie_tensor *a[NKEEP], *b[NKEEP];
+            int na = build(c, seed, dt, R, C, a), nb = build(r, seed, dt, R, C, b), k;
+            FCHECK(na == nb, "seed %llu: programs differ", (unsigned long long)seed);
+            for (k = 0; k < na && k < nb; k++) {
+                compare(c, a[k], r, b[k], "random elementwise tree", seed, 0);
+                genie_release(a[k]);
+                genie_release(b[k]);
+            }
+        }
+        inplace_case(c, r, th);
+        epilogue_cases(th);
+        groups += genie_get_stats(c).fused_groups;
+        FCHECK(genie_get_stats(r).fused_groups == 0, "the reference path fused");
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(r);
+    }
+    FCHECK(groups > 60, "fusion ran on too few programs (%llu groups)", (unsigned long long)groups);
+    printf("  fused tape vs reference kernels: %d passed, %d failed (%llu fused groups)\n", *passed - p0, *failed - f0,
+           (unsigned long long)groups);
+}
