@@ -2416,9 +2416,14 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
    - layer_norm: (x - mean) * rstd in f64, rounded, then t * w + b in one f32
      FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
+   Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
+   AVX-512) are written with streaming stores: no read for ownership of lines
+   that will not be read again soon; softmax then computes exp twice rather
+   than storing and rescaling.
    The exp functions are self-contained per ISA so they can later be merged with
    the SIMD elementwise table (vmath). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
+#define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which softmax and layer_norm stream their stores */
 
 typedef struct genie__rowk {
     double (*sum)(const float *x, int64_t n);                  /* sum x, in f64 */
@@ -2427,8 +2432,10 @@ typedef struct genie__rowk {
     int64_t (*find)(const float *x, int64_t n, float v);       /* first x == v (first NaN if v is NaN) */
     double (*sumexp)(const float *x, float *y, int64_t n, float mx); /* sum exp(x - mx); y = exp(x - mx) unless NULL */
     void (*scale)(float *y, int64_t n, float s);               /* y *= s */
-    void (*subsub)(const float *x, float *y, int64_t n, float a, float b); /* y = (x - a) - b */
-    void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b);
+    /* nt: the output is large (GENIE__ROWS_NT_BYTES), store it past the caches where the path can */
+    void (*subsub)(const float *x, float *y, int64_t n, float a, float b, int nt); /* y = (x - a) - b */
+    void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b, int nt);
+    void (*expscale_nt)(const float *x, float *y, int64_t n, float mx, float s); /* y = exp(x - mx) s, streamed; or NULL */
 } genie__rowk;
 
 /* GENERIC: plain C, the same arithmetic as the SIMD paths. */
@@ -2479,13 +2486,16 @@ static void genie__rscale_c(float *y, int64_t n, float s) {
     int64_t j;
     for (j = 0; j < n; j++) y[j] *= s;
 }
-static void genie__rsubsub_c(const float *x, float *y, int64_t n, float a, float b) {
+static void genie__rsubsub_c(const float *x, float *y, int64_t n, float a, float b, int nt) {
     int64_t j;
+    (void)nt;
     for (j = 0; j < n; j++) y[j] = (x[j] - a) - b;
 }
 /* t = (x - mean) * rstd rounded to f32, then t * w + b rounded once. */
-static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b) {
+static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b,
+                           int nt) {
     int64_t j;
+    (void)nt;
     for (j = 0; j < n; j++) {
         double t = (float)((x[j] - mean) * rstd);
         if (w) t *= w[j];
@@ -2634,29 +2644,45 @@ static GENIE__AVX512 void genie__rscale_avx512(float *y, int64_t n, float s) {
         _mm512_mask_storeu_ps(y + j, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + j), sv));
     }
 }
-static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b) {
-    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        _mm512_mask_storeu_ps(y + j, t, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), av), bv));
+/* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
+   vectors with movntps (no read for ownership of the output's lines), a masked
+   tail, then sfence so the stores are visible before the job ends. */
+static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
+    int64_t h = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    return h < n ? h : n;
+}
+#define GENIE__NT_LOOP(VALUE)                                                                      \
+    {                                                                                              \
+        int64_t j = 0, h = nt ? genie__nt_head(y, n) : 0;                                          \
+        for (; j < n; j += 16) {                                                                   \
+            __mmask16 t = j == 0 && h ? (__mmask16)((1u << h) - 1u) : genie__tail16(n - j);        \
+            __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;                                        \
+            VALUE                                                                                  \
+            if (nt && t == 0xFFFF) _mm512_stream_ps(y + j, v);                                     \
+            else _mm512_mask_storeu_ps(y + j, t, v);                                               \
+            if (j == 0 && h) j = h - 16;                                                           \
+        }                                                                                          \
+        if (nt) _mm_sfence();                                                                      \
     }
+static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
+    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
+    GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
+}
+static GENIE__AVX512 void genie__rexpscale_nt_avx512(const float *x, float *y, int64_t n, float mx, float s) {
+    const __m512 m = _mm512_set1_ps(mx), sv = _mm512_set1_ps(s);
+    const int nt = 1;
+    GENIE__NT_LOOP(v = _mm512_mul_ps(genie__exp16_avx512(_mm512_sub_ps(xv, m)), sv);)
 }
 static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
-                                             const float *w, const float *b) {
+                                             const float *w, const float *b, int nt) {
     const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;
+    GENIE__NT_LOOP(
         __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
         __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
         v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
         if (w && b) v = _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w + j), _mm512_maskz_loadu_ps(t, b + j));
         else if (w) v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w + j));
-        else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b + j));
-        _mm512_mask_storeu_ps(y + j, t, v);
-    }
+        else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b + j));)
 }
 
 /* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
@@ -2755,16 +2781,18 @@ static GENIE__AVX2 void genie__rscale_avx2(float *y, int64_t n, float s) {
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(y + j), sv));
     for (; j < n; j++) y[j] *= s;
 }
-static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b) {
+static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
     const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
     int64_t j = 0;
+    (void)nt;
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), av), bv));
     for (; j < n; j++) y[j] = (x[j] - a) - b;
 }
 static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
-                                         const float *w, const float *b) {
+                                         const float *w, const float *b, int nt) {
     const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
     int64_t j = 0;
+    (void)nt;
     for (; j + 8 <= n; j += 8) {
         __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
         __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
@@ -2774,19 +2802,19 @@ static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, d
         else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
         _mm256_storeu_ps(y + j, v);
     }
-    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL);
+    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
 }
 #endif /* GENIE__X86 */
 
-#define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
-                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s}
+#define GENIE__ROWK(s, expscale_nt) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
+                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s, expscale_nt}
 static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
-    {0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
-    {0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
-    GENIE__ROWK(c),
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
+    GENIE__ROWK(c, 0),
 #ifdef GENIE__X86
-    GENIE__ROWK(avx2),
-    GENIE__ROWK(avx512),
+    GENIE__ROWK(avx2, 0),
+    GENIE__ROWK(avx512, genie__rexpscale_nt_avx512),
 #endif
 };
 
@@ -2832,7 +2860,9 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int 
     int64_t rows = 0, len = 0, lo, hi, o, j;
     const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off;
     char *out = (char *)GENIE__OUT(n);
+    int nt;
     genie__rows_plan(n, &rows, &len);
+    nt = rows * len >= GENIE__ROWS_NT_BYTES / 4; /* softmax and layer_norm: the output as large as the input */
     genie__share(rows, ith, nth, &lo, &hi);
     for (o = lo; o < hi; o++) {
         const float *x = x0 + o * len;
@@ -2874,8 +2904,10 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int 
             break;
         case GENIE__K_SOFTMAX:
             m = rk->maxmin(x, len, 1);
-            if (op == GENIE__OP_SOFTMAX) rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
-            else rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)));
+            if (op == GENIE__OP_LOG_SOFTMAX) rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
+            else if (nt && rk->expscale_nt) /* exp again rather than a read for ownership of y */
+                rk->expscale_nt(x, y, len, m, (float)(1.0 / rk->sumexp(x, NULL, len, m)));
+            else rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
             break;
         default: { /* layer_norm */
             int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
@@ -2883,7 +2915,7 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int 
             const float *b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
             mean = rk->sum(x, len) / (double)len;
             r = rk->sqdev(x, len, mean) / (double)len;
-            rk->norm(x, y, len, mean, 1.0 / sqrt(r + n->a.f[0]), w, b);
+            rk->norm(x, y, len, mean, 1.0 / sqrt(r + n->a.f[0]), w, b, nt);
             break;
         }
         }
