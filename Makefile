@@ -9,9 +9,9 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_reduce.c
+TESTSRC  = tests/test_main.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_reduce.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean
+.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -34,8 +34,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_fuse.c -o $(BUILD)/test_fuse.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_reduce.c -o $(BUILD)/test_reduce.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -50,10 +51,47 @@ compile-checks: | $(BUILD)
 	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+	@$(MAKE) --no-print-directory torch-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
-	$(BUILD)/test_main
+	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
+	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
+
+
+# ---- the PyTorch device (genie_torch_bridge.c is C++ by necessity: ATen is C++) ----
+# Built against the installed libtorch (Debian's 1.13 here; TORCH_VERSION_MAJOR guards keep
+# torch 2.x building). Torch's headers are -isystem so only the bridge's own warnings show.
+TORCH_INC ?= /usr/include
+TORCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -isystem $(TORCH_INC)/torch/csrc/api/include $(if $(filter /usr/include,$(TORCH_INC)),,-isystem $(TORCH_INC))
+TORCH_LIBS = -ltorch -ltorch_cpu -lc10
+torch: $(BUILD)/libgenie_torch.so
+$(BUILD)/libgenie_torch.so: genie_torch_bridge.c genie.h | $(BUILD)
+	$(CXX) -x c++ $(TORCH_CXXFLAGS) -I. genie_torch_bridge.c -o $@ $(TORCH_LIBS)
+
+HAVE_TORCH = $(PYTHON) -c "import torch" 2>/dev/null && [ -f $(TORCH_INC)/ATen/ATen.h ]
+# the bridge suite inside `make test`: writes its counts for the closing summary line (a
+# failure to build or run counts as a failure; no PyTorch here: one clear skip line)
+torch-suite: | $(BUILD)
+	@rm -f $(BUILD)/torch_counts
+	@if $(HAVE_TORCH); then \
+	  if $(MAKE) --no-print-directory torch; then \
+	    $(PYTHON) tests/torch/test_bridge.py --counts $(BUILD)/torch_counts || true; fi; \
+	  [ -s $(BUILD)/torch_counts ] || { echo "FAIL PyTorch bridge suite did not run"; echo "0 1 0" > $(BUILD)/torch_counts; }; \
+	else echo "skip: PyTorch bridge tests ($(PYTHON) cannot import torch, or libtorch-dev is missing)"; \
+	  echo "0 0 1" > $(BUILD)/torch_counts; fi
+# the bridge suite alone (fails on any failure); --quick leaves out the operator database
+test-torch: torch
+	$(PYTHON) tests/torch/test_bridge.py
+# PyTorch's operator database on the device, every float32 operator and sample (~30 s)
+test-torch-opdb: torch
+	$(PYTHON) tests/torch/opdb.py --all
+# the tutorial: an MLP and a TransformerEncoderLayer on the device, compared with CPU
+example-torch: torch
+	$(PYTHON) examples/torch/tutorial.py
+# per-operation overhead seen from Python: x + y on the device vs CPU eager
+bench-torch: torch
+	$(PYTHON) bench/torch_overhead.py
 
 # ---- sanitizers and valgrind ----
 asan: | $(BUILD)
@@ -68,7 +106,7 @@ valgrind: examples $(BUILD)/test_main
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	GENIE_NO_TORCH=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
+	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 
