@@ -1,0 +1,296 @@
+/* test_reduce.c - the fast row kernels of issue 7 (reductions over the last
+   dims, softmax, log_softmax, layer_norm of contiguous f32) against a
+   GENIE_CPU_REFERENCE context, on every CPU path this machine runs, on 1 and
+   2 threads. Tolerances are the ones genie.h states at "fast reductions,
+   softmax, layer_norm" (u = 2^-24, n = the row's length):
+     sum, mean          |f - r| <= 2u |r| + n 2^-50 sum|x|   (mean: / n)
+     var, std           |f - r| <= 4u |r|
+     amax, amin, prod, argmax, argmin, max/min values: exact (sign of zero included)
+     logsumexp          |f - r| <= 2u |r| + 16u
+     softmax            |f - r| <= u (24 + |x - max|) |r| + 1e-44
+     log_softmax        |f - r| <= 4u |r| + 16u
+     layer_norm         |f - r| <= 2u (|r| + |t w|) + n 2^-48 |mean| rstd |w| + 1e-30, t = (x - mean) rstd
+   and NaN where the reference has NaN, the same infinity where it has one.
+   Views that are not contiguous fall back to the reference: exact there. */
+#include "../genie.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+static int *r_pass, *r_fail, r_shown;
+#define U24 (1.0 / 16777216.0)
+
+enum { T_SUM, T_SUM_KEEP, T_SUM_ALL, T_MEAN, T_MEAN_ALL, T_AMAX, T_AMIN, T_PROD, T_VAR0, T_VAR1, T_STD1_KEEP,
+       T_STD0, T_LSE, T_ARGMAX, T_ARGMIN, T_ARGMAX_ALL, T_MAXV, T_MINI, T_SOFTMAX, T_LOGSOFTMAX,
+       T_LN, T_LN_W, T_LN_B, T_LN_WB, T_LN2_WB, T_COUNT };
+static const char *const t_names[T_COUNT] = {
+    "sum", "sum keepdim", "sum all", "mean", "mean all", "amax", "amin", "prod", "var c=0", "var c=1",
+    "std c=1 keepdim", "std c=0", "logsumexp", "argmax", "argmin", "argmax all", "max values", "min indices",
+    "softmax", "log_softmax", "layer_norm", "layer_norm w", "layer_norm b", "layer_norm w b", "layer_norm 2 dims w b"};
+
+static genie_tensor *apply(genie_ctx *c, int op, genie_tensor *x, genie_tensor *w, genie_tensor *b,
+                           genie_tensor *w2, genie_tensor *b2) {
+    int64_t last = -1, ns[2];
+    genie_tuple *tu;
+    genie_tensor *r;
+    ns[0] = genie_shape(x)[0];
+    ns[1] = genie_shape(x)[1];
+    switch (op) {
+    case T_SUM: return genie_sum(c, x, 1, &last, 0);
+    case T_SUM_KEEP: return genie_sum(c, x, 1, &last, 1);
+    case T_SUM_ALL: return genie_sum(c, x, 0, NULL, 0);
+    case T_MEAN: return genie_mean(c, x, 1, &last, 0);
+    case T_MEAN_ALL: return genie_mean(c, x, 0, NULL, 1);
+    case T_AMAX: return genie_amax(c, x, 1, &last, 0);
+    case T_AMIN: return genie_amin(c, x, 1, &last, 1);
+    case T_PROD: return genie_prod(c, x, 1, &last, 0);
+    case T_VAR0: return genie_var(c, x, 1, &last, 0, 0);
+    case T_VAR1: return genie_var(c, x, 1, &last, 1, 0);
+    case T_STD1_KEEP: return genie_std(c, x, 1, &last, 1, 1);
+    case T_STD0: return genie_std(c, x, 1, &last, 0, 0);
+    case T_LSE: return genie_logsumexp(c, x, 1, &last, 0);
+    case T_ARGMAX: return genie_argmax(c, x, -1, 0);
+    case T_ARGMIN: return genie_argmin(c, x, -1, 1);
+    case T_ARGMAX_ALL: return genie_argmax(c, x, GENIE_DIM_NONE, 0);
+    case T_MAXV: case T_MINI:
+        tu = op == T_MAXV ? genie_max_dim(c, x, -1, 0) : genie_min_dim(c, x, -1, 1);
+        r = genie_tuple_get(tu, op == T_MAXV ? 0 : 1);
+        genie_retain(r);
+        genie_tuple_release(tu);
+        return r;
+    case T_SOFTMAX: return genie_softmax(c, x, -1);
+    case T_LOGSOFTMAX: return genie_log_softmax(c, x, -1);
+    case T_LN: return genie_layer_norm(c, x, 1, ns + 1, NULL, NULL, 1e-5);
+    case T_LN_W: return genie_layer_norm(c, x, 1, ns + 1, w, NULL, 1e-5);
+    case T_LN_B: return genie_layer_norm(c, x, 1, ns + 1, NULL, b, 1e-5);
+    case T_LN_WB: return genie_layer_norm(c, x, 1, ns + 1, w, b, 1e-3);
+    default: return genie_layer_norm(c, x, 2, ns, w2, b2, 1e-5);
+    }
+}
+
+/* The row an output element e of op reads, its length, and for row-shaped
+   outputs (softmax, layer_norm) the element's position j in it. */
+static int rowwise_out(int op) { return op >= T_SOFTMAX; }
+static void row_of(int op, int64_t R, int64_t L, int64_t e, int64_t *r0, int64_t *n, int64_t *j) {
+    if (op == T_SUM_ALL || op == T_MEAN_ALL || op == T_ARGMAX_ALL || op == T_LN2_WB) { *r0 = 0; *n = R * L; *j = e; return; }
+    *n = L;
+    *r0 = rowwise_out(op) ? e / L : e;
+    *j = rowwise_out(op) ? e % L : 0;
+}
+static double tol_of(int op, const float *x, int64_t R, int64_t L, int64_t e, double ref, const float *w, const float *w2) {
+    static const float *c_x; /* the row statistics, computed once per row */
+    static int64_t c_r0 = -1, c_n;
+    static double c_mean, c_var, c_mx;
+    int64_t r0, n, j, k;
+    const float *row;
+    double s = 0, mean, var, mx, t, wj;
+    row_of(op, R, L, e, &r0, &n, &j);
+    row = x + r0 * L;
+    if (e == 0 || c_x != row || c_r0 != r0 || c_n != n || !rowwise_out(op)) {
+        c_x = row; c_r0 = r0; c_n = n; c_mean = 0; c_var = 0; c_mx = -INFINITY;
+        for (k = 0; k < n; k++) c_mean += row[k];
+        c_mean /= (double)n;
+        for (k = 0; k < n; k++) c_var += (row[k] - c_mean) * (row[k] - c_mean);
+        c_var /= (double)n;
+        for (k = 0; k < n; k++) if (row[k] > c_mx) c_mx = row[k];
+    }
+    mean = c_mean;
+    var = c_var;
+    mx = c_mx;
+    switch (op) {
+    case T_SUM: case T_SUM_KEEP: case T_SUM_ALL: case T_MEAN: case T_MEAN_ALL:
+        for (k = 0; k < n; k++) if (isfinite(row[k])) s += fabs(row[k]);
+        if (op == T_MEAN || op == T_MEAN_ALL) s /= (double)n;
+        return 2 * U24 * fabs(ref) + (double)n * ldexp(1, -50) * s;
+    case T_VAR0: case T_VAR1: case T_STD1_KEEP: case T_STD0: return 4 * U24 * fabs(ref);
+    case T_LSE: return 2 * U24 * fabs(ref) + 16 * U24;
+    case T_SOFTMAX:
+        t = fabs(row[j] - mx); /* inf or NaN where the output is 0 or NaN */
+        return U24 * (24 + (t < 1e30 ? t : 0)) * fabs(ref) + 1e-44;
+    case T_LOGSOFTMAX: return 4 * U24 * fabs(ref) + 16 * U24;
+    case T_LN: case T_LN_W: case T_LN_B: case T_LN_WB: case T_LN2_WB:
+        var = 1.0 / sqrt(var + (op == T_LN_WB ? 1e-3 : 1e-5)); /* rstd */
+        t = (row[j] - mean) * var;
+        wj = op == T_LN2_WB ? w2[j] : (op == T_LN_W || op == T_LN_WB) ? w[j] : 1.0;
+        return 2 * U24 * (fabs(ref) + fabs(t * wj)) + (double)n * ldexp(1, -48) * fabs(mean) * var * fabs(wj) + 1e-30;
+    default: return 0; /* exact */
+    }
+}
+static int agree(double f, double r, double tol) {
+    if (r != r) return f != f;
+    if (isinf(r) || tol == 0) return f == r && signbit(f) == signbit(r);
+    return fabs(f - r) <= tol;
+}
+
+static uint64_t rng_state;
+static double urand(void) { /* [0, 1) */
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 40) / 16777216.0;
+}
+/* Patterns: 0 uniform, 1 large magnitudes, 2 +-inf and NaN in rows, 3 all-equal
+   rows (-0, 1.5, -1e30, -inf), 4 a large mean (cancellation), 5 many ties. */
+static void fill(float *x, int64_t R, int64_t L, int pat) {
+    int64_t r, j;
+    for (r = 0; r < R; r++)
+        for (j = 0; j < L; j++) {
+            double u = urand();
+            float v;
+            switch (pat) {
+            case 0: v = (float)(8 * u - 4); break;
+            case 1:
+                v = (float)((2 * u - 1) * 1e37);
+                if (u < 0.01) v = 3.4028234e38f;
+                if (u > 0.99) v = -3.4028234e38f;
+                if (u > 0.5 && u < 0.51) v = 1e-30f;
+                break;
+            case 2: v = (float)(40 * u - 20); break;
+            case 3: { static const float c[4] = {-0.0f, 1.5f, -1e30f, -INFINITY}; v = c[r % 4]; break; }
+            case 4: v = (float)(1000 + 0.02 * u - 0.01); break;
+            default: { static const float c[5] = {-1, 0, -0.0f, 1, 2}; v = c[(int)(u * 5)]; break; }
+            }
+            x[r * L + j] = v;
+        }
+    if (pat == 2)
+        for (r = 0; r < R; r++) {
+            int64_t p = (int64_t)(urand() * (double)L), q = (int64_t)(urand() * (double)L);
+            if (r % 5 == 0) x[r * L + p] = NAN;
+            if (r % 5 == 1 || r % 5 == 3) x[r * L + p] = INFINITY;
+            if (r % 5 == 2 || r % 5 == 3) x[r * L + q] = -INFINITY;
+        }
+}
+
+/* Run every op on x [R, L] (variant 0: as is; 1: rows 1.. of it, a view with
+   an offset; 2: the transpose of an [L, R] tensor, not contiguous) in context
+   c; outputs read as doubles into out[op] (allocated here). */
+static void run_all(genie_ctx *c, const float *x, const float *wd, const float *bd, int64_t R, int64_t L, int variant,
+                    unsigned long ops, double **out, int64_t *numel) {
+    int64_t sh[2], nsh[2];
+    genie_tensor *X, *w, *b, *w2, *b2;
+    int op;
+    genie_pool_push(c);
+    if (variant == 2) {
+        sh[0] = L; sh[1] = R;
+        X = genie_t(c, genie_from_data(c, GENIE_F32, 2, sh, x));
+    } else {
+        sh[0] = R + (variant == 1); sh[1] = L;
+        X = genie_from_data(c, GENIE_F32, 2, sh, x);
+        if (variant == 1) X = genie_narrow(c, X, 0, 1, R);
+    }
+    nsh[0] = R; nsh[1] = L;
+    w = genie_from_data(c, GENIE_F32, 1, &L, wd);
+    b = genie_from_data(c, GENIE_F32, 1, &L, bd);
+    w2 = genie_from_data(c, GENIE_F32, 2, nsh, wd);
+    b2 = genie_from_data(c, GENIE_F32, 2, nsh, bd);
+    for (op = 0; op < T_COUNT; op++) {
+        genie_tensor *r = (ops >> op) & 1 ? apply(c, op, X, w, b, w2, b2) : NULL;
+        numel[op] = r ? genie_numel(r) : -1;
+        out[op] = (double *)malloc((size_t)(numel[op] > 0 ? numel[op] : 1) * sizeof(double));
+        if (!r || genie_read(c, r, GENIE_F64, out[op], (size_t)numel[op] * sizeof(double)) != GENIE_OK) numel[op] = -1;
+        if (op == T_MAXV || op == T_MINI) genie_release(r);
+    }
+    genie_pool_pop(c);
+}
+
+static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int64_t R, int64_t L, int pat,
+                       int variant, unsigned long ops) {
+    int64_t rows = R + (variant == 1), total = rows * L, n_ref[T_COUNT], n_f[T_COUNT], e;
+    float *x = (float *)malloc((size_t)total * sizeof(float));
+    float *wd = (float *)malloc((size_t)(R * L) * sizeof(float)), *bd = (float *)malloc((size_t)(R * L) * sizeof(float));
+    double *o_ref[T_COUNT], *o_f[T_COUNT];
+    const float *xr = variant == 1 ? x + L : x; /* the rows the ops see (variant 2: tolerances unused) */
+    int op, k, strided = variant == 2 && R > 1 && L > 1; /* else the transpose is contiguous: the fast path */
+    rng_state = (uint64_t)(R * 1000003 + L * 7919 + pat * 31 + variant);
+    fill(x, rows, L, pat);
+    for (e = 0; e < R * L; e++) { wd[e] = (float)(4 * urand() - 2); bd[e] = (float)(4 * urand() - 2); }
+    run_all(ref, x, wd, bd, R, L, variant, ops, o_ref, n_ref);
+    for (k = 0; k < nfast; k++) {
+        run_all(fast[k], x, wd, bd, R, L, variant, ops, o_f, n_f);
+        for (op = 0; op < T_COUNT; op++) {
+            int ok = n_ref[op] >= 0 && n_f[op] == n_ref[op];
+            if (!((ops >> op) & 1)) { free(o_f[op]); continue; }
+            int64_t bad = -1;
+            for (e = 0; ok && e < n_ref[op]; e++) {
+                double tol = strided ? 0 : tol_of(op, xr, R, L, e, o_ref[op][e], wd, wd);
+                if (!agree(o_f[op][e], o_ref[op][e], tol)) { ok = 0; bad = e; }
+            }
+            if (ok) (*r_pass)++;
+            else {
+                (*r_fail)++;
+                if (r_shown++ < 20)
+                    printf("FAIL reduce %s [%lld, %lld] pattern %d variant %d on %s: element %lld: %.9g, reference %.9g\n",
+                           t_names[op], (long long)R, (long long)L, pat, variant, fname[k], (long long)bad,
+                           bad >= 0 ? o_f[op][bad] : 0.0, bad >= 0 ? o_ref[op][bad] : 0.0);
+            }
+            free(o_f[op]);
+        }
+    }
+    for (op = 0; op < T_COUNT; op++) free(o_ref[op]);
+    free(x);
+    free(wd);
+    free(bd);
+}
+
+void test_reduce_run(int *passed, int *failed, int *skipped);
+void test_reduce_run(int *passed, int *failed, int *skipped) {
+    static const int64_t shapes[][2] = {{1, 1}, {3, 3}, {300, 1}, {2, 15}, {5, 16}, {7, 17}, {300, 17}, {1, 1000},
+                                        {70, 1000}, {1, 4097}, {17, 4097}};
+    static const genie_cpu paths[3] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
+    genie_ctx *fast[6], *ref;
+    const char *fname[6];
+    static char names[6][32];
+    genie_ctx_desc d;
+    int nfast = 0, i, t, pat, v, p0 = *passed, f0 = *failed;
+    size_t s;
+    r_pass = passed;
+    r_fail = failed;
+    memset(&d, 0, sizeof d);
+    d.cpu = GENIE_CPU_REFERENCE;
+    d.n_threads = 1;
+    ref = genie_ctx_create(&d);
+    for (i = 0; i < 3; i++) {
+        if (!genie_cpu_supported(paths[i])) {
+            printf("  skip: reduce fast kernels on %s (this CPU does not run it)\n", genie_cpu_name(paths[i]));
+            (*skipped)++;
+            continue;
+        }
+        for (t = 1; t <= 2; t++) {
+            d.cpu = paths[i];
+            d.n_threads = t;
+            fast[nfast] = genie_ctx_create(&d);
+            if (genie_cpu_path(fast[nfast]) != paths[i]) { (*failed)++; genie_ctx_destroy(fast[nfast]); continue; }
+            snprintf(names[nfast], sizeof names[nfast], "%s x%d", genie_cpu_name(paths[i]), t);
+            fname[nfast] = names[nfast];
+            nfast++;
+        }
+    }
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (pat = 0; pat < 6; pat++)
+            for (v = 0; v < 3; v++) {
+                if (v == 1 && shapes[s][0] < 2) continue;
+                if (shapes[s][0] * shapes[s][1] > 20000 && (pat == 1 || pat == 3 || pat == 5) && v) continue; /* keep it short */
+                check_case(ref, fast, fname, nfast, shapes[s][0] - (v == 1), shapes[s][1], pat, v, ~0ul);
+            }
+    /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
+    check_case(ref, fast, fname, nfast, 520, 4097, 2, 1,
+               1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN | 1ul << T_LN_WB | 1ul << T_SUM);
+    /* errors stay errors: the fast paths change no message */
+    for (i = 0; i < nfast; i++) {
+        int64_t sh[2] = {2, 0}, last = -1;
+        genie_tensor *z = genie_zeros(fast[i], GENIE_F32, 2, sh);
+        genie_tensor *r = genie_amax(fast[i], z, 1, &last, 0);
+        (*passed) += r == NULL && genie_status(fast[i]) == GENIE_ERR_SHAPE;
+        (*failed) += !(r == NULL && genie_status(fast[i]) == GENIE_ERR_SHAPE);
+        genie_clear_error(fast[i]);
+        r = genie_sum(fast[i], z, 1, &last, 0); /* empty rows: the reference's 0 */
+        {
+            double out[2] = {1, 1};
+            int ok = r && genie_read(fast[i], r, GENIE_F64, out, sizeof out) == GENIE_OK && out[0] == 0 && out[1] == 0;
+            (*passed) += ok;
+            (*failed) += !ok;
+        }
+    }
+    for (i = 0; i < nfast; i++) genie_ctx_destroy(fast[i]);
+    genie_ctx_destroy(ref);
+    printf("  reduce fast kernels (%d configurations): %d passed, %d failed\n", nfast, *passed - p0, *failed - f0);
+}
