@@ -88,6 +88,8 @@ cases:
 	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
+# OpenBLAS 0.3.21 misdetects these CPUs and the environment picks a slow kernel: name the right one
+BENCH_ENV = env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=$(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX || echo Haswell)
 # genie beside PyTorch eager (ATen from C++, Debian's libtorch-dev) in the same run, one thread
 bench: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
@@ -95,6 +97,13 @@ bench: | $(BUILD)
 	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
 	else $(BUILD)/bench_views; fi
+	@echo
+	$(CC) $(STD) -O2 $(WARN) -I. bench/tape.c -o $(BUILD)/bench_tape -lm -pthread
+	@if [ -f /usr/include/ATen/ATen.h ]; then \
+	  $(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include bench/tape_aten.cpp -o $(BUILD)/bench_tape_aten \
+	    -ltorch -ltorch_cpu -lc10 -lopenblas && \
+	  $(BENCH_ENV) $(BUILD)/bench_tape $$($(BENCH_ENV) $(BUILD)/bench_tape_aten $(BUILD)/tape_block.bin); \
+	else echo "skip: PyTorch eager peer of bench/tape.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_tape; fi
 
 # ---- install: the header and a pkg-config file ----
 install:
