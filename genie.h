@@ -3603,7 +3603,7 @@ typedef struct genie__fop {
     genie__args a;           /* the scalar (f[0]) and clamp's bounds */
 } genie__fop;
 typedef struct genie__fgroup {
-    int nd, nin, nops;
+    int nd, nin, nops, cdt;  /* cdt: the nodes' dtype; registers hold f32 */
     int64_t shape[GENIE__MAXD], total;
     genie__fin in[GENIE__FMAX_IN];
     genie__fop ops[GENIE__FMAX_OPS];
@@ -3614,17 +3614,18 @@ typedef struct genie__fgroup {
     genie__node *src[GENIE__FMAX_IN];    /* in[k] reads src[k]'s value */
 } genie__fgroup;
 
-/* May n be computed inside a group? f32 unary/binary, out of place. */
+/* May n be computed inside a group? A float unary/binary computed in its own
+   dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place. */
 static int genie__fusable(const genie__node *n) {
     int k = genie__op_kinds[n->op];
-    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == GENIE_F32 && n->dtype == GENIE_F32 &&
-           !n->base && n->numel > 0;
+    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
+           (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
 }
 /* Does producer p join consumer c's group: fusable, read by c through its own
    output view, and read by no other node of this tape? */
 static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     int i, uses = 0;
-    if (!genie__fusable(p) || p->state != GENIE__PENDING) return 0;
+    if (!genie__fusable(p) || p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
     for (i = 0; i < c->nin; i++)
         if (c->in[i].n == p) {
             if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
@@ -3678,6 +3679,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     if (nq < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;
+    g->cdt = r->dtype;
     g->nd = r->out->ndim;
     for (d = 0; d < g->nd; d++) perm[d] = d;
     for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
@@ -3730,13 +3732,13 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
     } else if (f->contig) {
-        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, GENIE_F32);
+        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
     } else {
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
         genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
-        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, GENIE_F32);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
     }
 }
 static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
@@ -3754,8 +3756,8 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
-/* One op over a tile: out = op(x, y) (y NULL: the scalar). */
-static void genie__fop_run(const genie__fop *o, float *out, const float *x, const float *y, int64_t n) {
+/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt. */
+static void genie__fop_run(const genie__fop *o, int cdt, float *out, const float *x, const float *y, int64_t n) {
     int64_t e;
     if (genie__op_kinds[o->op] == GENIE__K_UNARY)
         for (e = 0; e < n; e++) out[e] = (float)genie__unary_f(o->op, x[e], &o->a);
@@ -3763,6 +3765,10 @@ static void genie__fop_run(const genie__fop *o, float *out, const float *x, cons
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
     else
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
+    if (cdt == GENIE_F16)
+        for (e = 0; e < n; e++) out[e] = genie__h2f(genie__f2h(out[e]));
+    else if (cdt == GENIE_BF16)
+        for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
 }
 static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) { return (size_t)(g->nin + g->nops) * GENIE__FTILE * 4; }
 /* The fused kernel: threads take whole tiles; registers live in the workspace. */
@@ -3780,7 +3786,7 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
             const float *x = o->x >= 0 ? ops + (size_t)o->x * GENIE__FTILE : regs + (size_t)(-1 - o->x) * GENIE__FTILE;
             const float *y = o->y == GENIE__FSCALAR ? NULL
                              : o->y >= 0 ? ops + (size_t)o->y * GENIE__FTILE : regs + (size_t)(-1 - o->y) * GENIE__FTILE;
-            genie__fop_run(o, ops + (size_t)j * GENIE__FTILE, x, y, n);
+            genie__fop_run(o, g->cdt, ops + (size_t)j * GENIE__FTILE, x, y, n);
         }
         for (j = 0; j < g->nops; j++)
             if (g->written[j]) genie__fout_store(&g->out[j], g, start, n, ops + (size_t)j * GENIE__FTILE);

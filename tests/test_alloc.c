@@ -66,6 +66,20 @@ static int program(genie_ctx *ctx) {
         if (dev) fclose(dev);
         genie_read(ctx, genie_narrow(ctx, r, 0, 0, 16), GENIE_F32, out, sizeof out);
     }
+    {   /* a product on the thread pool with an epilogue, a fused chain, a transposed product */
+        int64_t s2[2] = {96, 96};
+        float o2[16];
+        genie_tensor *x = genie_randn(ctx, GENIE_F32, 2, s2, 3), *w = genie_randn(ctx, GENIE_F32, 2, s2, 4), *y, *z;
+        genie_pool_push(ctx);
+        y = genie_gelu(ctx, genie_linear(ctx, x, w, NULL));
+        z = genie_silu(ctx, genie_mul_scalar(ctx, genie_add(ctx, y, genie_matmul(ctx, genie_t(ctx, x), w)), 0.5));
+        if (z) genie_retain(z);
+        genie_pool_pop(ctx);
+        if (z) {
+            genie_read(ctx, genie_narrow(ctx, genie_reshape(ctx, z, 1, (int64_t[]){96 * 96}), 0, 0, 16), GENIE_F32, o2, sizeof o2);
+            genie_release(z);
+        }
+    }
     genie_scope_pop(ctx);
     genie_pool_pop(ctx);
     return genie_status(ctx);

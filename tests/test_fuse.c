@@ -27,15 +27,15 @@ static uint32_t rnd(uint32_t n) {
    value and a random operand; some intermediates are kept (retained), the rest
    released before the realize. Returns the handles to read. */
 #define NKEEP 4
-static int build(genie_ctx *c, uint64_t seed, int64_t R, int64_t C, genie_tensor **out) {
+static int build(genie_ctx *c, uint64_t seed, genie_dtype dt, int64_t R, int64_t C, genie_tensor **out) {
     int64_t s2[2] = {R, C}, s2t[2] = {C, R}, s1 = C;
     genie_tensor *x, *xt, *y, *t;
     int depth, i, nout = 0;
     rng_state = seed;
     depth = 2 + (int)rnd(12);
-    x = genie_randn(c, GENIE_F32, 2, s2, seed);
-    xt = genie_t(c, genie_randn(c, GENIE_F32, 2, s2t, seed + 1)); /* a transposed [R, C] view */
-    y = genie_randn(c, GENIE_F32, 1, &s1, seed + 2);
+    x = genie_randn(c, dt, 2, s2, seed);
+    xt = genie_t(c, genie_randn(c, dt, 2, s2t, seed + 1)); /* a transposed [R, C] view */
+    y = genie_randn(c, dt, 1, &s1, seed + 2);
     genie_realize(c, 1, &x);
     genie_realize(c, 1, &xt);
     genie_realize(c, 1, &y);
@@ -95,6 +95,7 @@ static void inplace_case(genie_ctx *c, genie_ctx *r, int th) {
     for (k = 0; k < 2; k++) {
         int64_t s[2] = {37, 70};
         genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 9), *col;
+        genie_realize(cs[k], 1, &x);
         genie_pool_push(cs[k]);
         col = genie_narrow(cs[k], genie_t(cs[k], x), 0, 3, 20); /* [20, 37] columns of x */
         genie_mul_(cs[k], col, genie_full(cs[k], GENIE_F32, 0, NULL, 2.0));
@@ -146,6 +147,7 @@ static void epilogue_cases(int th) {
                 memset(&dc, 0, sizeof dc);
                 memset(&dr, 0, sizeof dr);
                 dc.n_threads = th;
+                dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
                 dr.cpu = GENIE_CPU_REFERENCE;
                 c = genie_ctx_create(&dc);
                 r = genie_ctx_create(&dr);
@@ -176,15 +178,16 @@ void fuse_tests(int *passed, int *failed) {
         memset(&dc, 0, sizeof dc);
         memset(&dr, 0, sizeof dr);
         dc.n_threads = th;
-        dc.cpu = GENIE_CPU_AUTO;
+        dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1); /* the best path this CPU runs, whatever GENIE_CPU says */
         dr.cpu = GENIE_CPU_REFERENCE;
         c = genie_ctx_create(&dc);
         r = genie_ctx_create(&dr);
         for (i = 0; i < 60; i++) {
             uint64_t seed = 1000u * (uint64_t)th + (uint64_t)i;
             int64_t R = i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300, C = i % 2 ? 17 : 700;
+            genie_dtype dt = i % 5 == 3 ? GENIE_F16 : i % 5 == 4 ? GENIE_BF16 : GENIE_F32; /* f16/bf16 rounded after every op */
             genie_tensor *a[NKEEP], *b[NKEEP];
-            int na = build(c, seed, R, C, a), nb = build(r, seed, R, C, b), k;
+            int na = build(c, seed, dt, R, C, a), nb = build(r, seed, dt, R, C, b), k;
             FCHECK(na == nb, "seed %llu: programs differ", (unsigned long long)seed);
             for (k = 0; k < na && k < nb; k++) {
                 compare(c, a[k], r, b[k], "random elementwise tree", seed, 0);
