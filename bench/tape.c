@@ -319,7 +319,7 @@ static void row(const char *name, int thr, double g, double p, double b, const c
     snprintf(gs, sizeof gs, "%.3g %s", g * scale, unit);
     if (p > 0) snprintf(ps, sizeof ps, "%.3g %s", p * scale, unit), snprintf(r1, sizeof r1, "%.2fx", p / g);
     else snprintf(ps, sizeof ps, "-"), snprintf(r1, sizeof r1, "-");
-    if (b > 0) snprintf(bs, sizeof bs, "%.3g %s", b * scale, unit), snprintf(r2, sizeof r2, "%.2f", b / g);
+    if (b > 0) snprintf(bs, sizeof bs, "%.3g %s", b * scale, unit), snprintf(r2, sizeof r2, "%.2g", b / g);
     else snprintf(bs, sizeof bs, "-"), snprintf(r2, sizeof r2, "-");
     printf("%-28s %3d %12s %13s %11s %10s %8s  %s\n", name, thr, gs, ps, bs, r1, r2, note ? note : "");
 }
