@@ -27,6 +27,9 @@
    Timing: wall clock, warm-up runs first, then the median of R runs: chain8 R = 7 (1 warm-up),
    block R = 21 (3), tiny R = 5 (1), capture R = 3 (cold: a fresh context each). BENCH_QUICK=1:
    chain8 on 1M, block R = 5, tiny 10,000 nodes, capture 100,000 ops.
+   Notes column: genie_get_stats differences over one more run of the case: nodes executed,
+   fused groups (and nodes inside them), MB written (bytes_total: data buffers allocated, i.e.
+   the values that were written; released chain8 writes only its result).
    Threads: genie_set_num_threads(ctx, 1 or 2). PyTorch: at::set_num_threads and
    openblas_set_num_threads both pinned; at 2 threads its best split (torch/BLAS threads) counts.
 
@@ -313,6 +316,17 @@ static double capture_ns(int n, int warm, double *bytes) {
     return dt * 1e9 / n;
 }
 
+/* one more run of f, described by the statistics it moved */
+static void stat_note(char *buf, size_t size, genie_ctx *ctx, void (*f)(void *), void *arg) {
+    genie_stats s0 = genie_get_stats(ctx), s1;
+    f(arg);
+    s1 = genie_get_stats(ctx);
+    snprintf(buf, size, "%llu nodes run, %llu fused groups (%llu nodes), %.3g MB written",
+             (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
+             (unsigned long long)(s1.fused_groups - s0.fused_groups),
+             (unsigned long long)(s1.fused_nodes - s0.fused_nodes), (double)(s1.bytes_total - s0.bytes_total) / 1e6);
+}
+
 /* ---- the table ---- */
 static void row(const char *name, int thr, double g, double p, double b, const char *unit, double scale, const char *note) {
     char gs[32], ps[32], bs[32], r1[16], r2[16];
@@ -358,7 +372,6 @@ int main(int argc, char **argv) {
               *bo = (float *)malloc((size_t)n_chain * 4);
         chain_arg ca;
         bound_arg ba;
-        genie_stats s0, s1;
         sh[0] = n_chain;
         x = genie_randn(ctx, GENIE_F32, 1, sh, 11);
         y = genie_randn(ctx, GENIE_F32, 1, sh, 12);
@@ -377,25 +390,14 @@ int main(int argc, char **argv) {
             ba.nt = th;
             tb = median_s(1, chain_reps, bound_pass, &ba);
             ca.held = 0;
-            s0 = genie_get_stats(ctx);
-            chain_run(&ca);
-            s1 = genie_get_stats(ctx);
             tr = median_s(1, chain_reps, chain_run, &ca);
+            stat_note(note, sizeof note, ctx, chain_run, &ca);
             ca.held = 1;
             th_ = median_s(1, chain_reps, chain_run, &ca);
+            stat_note(note2, sizeof note2, ctx, chain_run, &ca);
             check(ctx, "chain8");
-            s0 = genie_get_stats(ctx);
-            chain_run(&ca);
-            s1 = genie_get_stats(ctx);
-            snprintf(note2, sizeof note2, "%llu nodes run, %llu fused groups (%llu nodes); every value written",
-                     (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
-                     (unsigned long long)(s1.fused_groups - s0.fused_groups),
-                     (unsigned long long)(s1.fused_nodes - s0.fused_nodes));
             snprintf(name, sizeof name, "chain8 %lldM released", (long long)(n_chain >> 20));
-            snprintf(note, sizeof note, "%llu nodes run, %llu fused groups (%llu nodes); eager split %s",
-                     (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
-                     (unsigned long long)(s1.fused_groups - s0.fused_groups),
-                     (unsigned long long)(s1.fused_nodes - s0.fused_nodes), split ? split : "-");
+            snprintf(note + strlen(note), sizeof note - strlen(note), "; eager split %s", split ? split : "-");
             row(name, th, tr, pe, tb, "ms", 1e3, note);
             snprintf(name, sizeof name, "chain8 %lldM held", (long long)(n_chain >> 20));
             row(name, th, th_, pe, tb, "ms", 1e3, note2);
@@ -457,7 +459,6 @@ int main(int argc, char **argv) {
     {
         int64_t s16 = 16;
         tiny_arg ta;
-        genie_stats s0, s1;
         ta.ctx = ctx, ta.n = n_tiny;
         ta.t0 = genie_zeros(ctx, GENIE_F32, 1, &s16);
         genie_realize(ctx, 1, &ta.t0);
@@ -466,24 +467,16 @@ int main(int argc, char **argv) {
             double pe = peer_d(th == 1 ? "tiny1" : "tiny2") * 1e-9, tr, th_;
             genie_set_num_threads(ctx, th);
             ta.held = 0, ta.runs = 0;
-            s0 = genie_get_stats(ctx);
-            tiny_run(&ta);
-            s1 = genie_get_stats(ctx);
             tr = median_s(1, tiny_reps, tiny_run, &ta) / n_tiny;
-            snprintf(note, sizeof note, "capture %.0f ns/node (median); %llu nodes run, %llu fused groups (%llu nodes)",
-                     tiny_capture_ns(&ta), (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
-                     (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes));
+            snprintf(note, sizeof note, "capture %.0f ns/node (median); ", tiny_capture_ns(&ta));
+            stat_note(note + strlen(note), sizeof note - strlen(note), ctx, tiny_run, &ta);
             snprintf(name, sizeof name, "tiny %dk x [16] released", n_tiny / 1000);
             row(name, th, tr, pe, 0, "ns", 1e9, note);
             ta.held = 1, ta.runs = 0;
-            s0 = genie_get_stats(ctx);
-            tiny_run(&ta);
-            s1 = genie_get_stats(ctx);
             th_ = median_s(1, tiny_reps, tiny_run, &ta) / n_tiny;
             check(ctx, "tiny");
-            snprintf(note, sizeof note, "capture %.0f ns/node (median); %llu nodes run, %llu fused groups (%llu nodes)",
-                     tiny_capture_ns(&ta), (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
-                     (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes));
+            snprintf(note, sizeof note, "capture %.0f ns/node (median); ", tiny_capture_ns(&ta));
+            stat_note(note + strlen(note), sizeof note - strlen(note), ctx, tiny_run, &ta);
             snprintf(name, sizeof name, "tiny %dk x [16] held", n_tiny / 1000);
             row(name, th, th_, pe, 0, "ns", 1e9, note);
         }
