@@ -492,7 +492,7 @@ int main(int argc, char **argv) {
         qsort(warm, (size_t)cap_reps, sizeof warm[0], cmp_d);
         printf("\n");
         snprintf(name, sizeof name, "capture %dk cold", n_cap / 1000);
-        snprintf(note, sizeof note, "%.0f bytes/node allocated; eager column computes a [64,64] add", bc);
+        snprintf(note, sizeof note, "%.0f bytes/node allocated (GENIE_MALLOC hooks); eager computes a [64,64] add", bc);
         row(name, 1, cold[cap_reps / 2] * 1e-9, pe, 0, "ns", 1e9, note);
         snprintf(name, sizeof name, "capture %dk warm", n_cap / 1000);
         snprintf(note, sizeof note, "%.0f bytes/node allocated (slabs reused after a pool pop)", bw);
