@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c tests/test_fuse.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean
+.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -49,10 +49,47 @@ compile-checks: | $(BUILD)
 	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+	@$(MAKE) --no-print-directory torch-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
-	$(BUILD)/test_main
+	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
+	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
+
+
+# ---- the PyTorch device (genie_torch_bridge.c is C++ by necessity: ATen is C++) ----
+# Built against the installed libtorch (Debian's 1.13 here; TORCH_VERSION_MAJOR guards keep
+# torch 2.x building). Torch's headers are -isystem so only the bridge's own warnings show.
+TORCH_INC ?= /usr/include
+TORCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -isystem $(TORCH_INC)/torch/csrc/api/include $(if $(filter /usr/include,$(TORCH_INC)),,-isystem $(TORCH_INC))
+TORCH_LIBS = -ltorch -ltorch_cpu -lc10
+torch: $(BUILD)/libgenie_torch.so
+$(BUILD)/libgenie_torch.so: genie_torch_bridge.c genie.h | $(BUILD)
+	$(CXX) -x c++ $(TORCH_CXXFLAGS) -I. genie_torch_bridge.c -o $@ $(TORCH_LIBS)
+
+HAVE_TORCH = $(PYTHON) -c "import torch" 2>/dev/null && [ -f $(TORCH_INC)/ATen/ATen.h ]
+# the bridge suite inside `make test`: writes its counts for the closing summary line (a
+# failure to build or run counts as a failure; no PyTorch here: one clear skip line)
+torch-suite: | $(BUILD)
+	@rm -f $(BUILD)/torch_counts
+	@if $(HAVE_TORCH); then \
+	  if $(MAKE) --no-print-directory torch; then \
+	    $(PYTHON) tests/torch/test_bridge.py --counts $(BUILD)/torch_counts || true; fi; \
+	  [ -s $(BUILD)/torch_counts ] || { echo "FAIL PyTorch bridge suite did not run"; echo "0 1 0" > $(BUILD)/torch_counts; }; \
+	else echo "skip: PyTorch bridge tests ($(PYTHON) cannot import torch, or libtorch-dev is missing)"; \
+	  echo "0 0 1" > $(BUILD)/torch_counts; fi
+# the bridge suite alone (fails on any failure); --quick leaves out the operator database
+test-torch: torch
+	$(PYTHON) tests/torch/test_bridge.py
+# PyTorch's operator database on the device, every float32 operator and sample (~30 s)
+test-torch-opdb: torch
+	$(PYTHON) tests/torch/opdb.py --all
+# the tutorial: an MLP and a TransformerEncoderLayer on the device, compared with CPU
+example-torch: torch
+	$(PYTHON) examples/torch/tutorial.py
+# per-operation overhead seen from Python: x + y on the device vs CPU eager
+bench-torch: torch
+	$(PYTHON) bench/torch_overhead.py
 
 # ---- sanitizers and valgrind ----
 asan: | $(BUILD)
