@@ -9,7 +9,7 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/prog.c tests/impl.c tests/test_fuse.c
+TESTSRC  = tests/test_main.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
@@ -34,7 +34,8 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_fuse.c -o $(BUILD)/test_fuse.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -104,7 +105,7 @@ valgrind: examples $(BUILD)/test_main
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	GENIE_NO_TORCH=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
+	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 

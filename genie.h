@@ -3281,8 +3281,9 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         for (bi = 0; bi < pl->batches; bi++) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
             if (pl->half) g.c = cw;
-            genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth); /* ends with a barrier */
-            if (pl->half) {
+            genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth);
+            if (pl->half) { /* every thread's columns are in the workspace before rows are converted */
+                genie__barrier(p->pool, nth);
                 genie__share(g.M, ith, nth, &lo, &hi);
                 genie__mm_store_half(pl, &g, out, lo, hi);
                 genie__barrier(p->pool, nth);

@@ -17,6 +17,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
     else { failed++; printf("FAIL %s:%d: %s\n", file, line, what); }
 }
 int cxx_smoke(void); /* cxx_part.cpp */
+void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every CPU kernel path against the reference */
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
@@ -534,6 +535,7 @@ int main(int argc, char **argv) {
     test_chain(chain);
     fuse_tests(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
+    gemm_tests(&passed, &failed, &skipped);
     run_data_files();
     run_fresh_random();
     if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
