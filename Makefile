@@ -9,7 +9,7 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c
+TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
@@ -33,9 +33,10 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_planner.c -o $(BUILD)/test_planner.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_fuse.c -o $(BUILD)/test_fuse.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -135,6 +136,8 @@ bench: | $(BUILD)
 	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
 	else $(BUILD)/bench_views; fi
+	$(CC) $(STD) -O2 $(WARN) -I. bench/mlp_step.c -o $(BUILD)/bench_mlp_step -lm -pthread
+	$(BUILD)/bench_mlp_step
 	@echo
 	$(CC) $(STD) -O2 $(WARN) -I. bench/tape.c -o $(BUILD)/bench_tape -lm -pthread
 	@if [ -f /usr/include/ATen/ATen.h ]; then \

@@ -48,6 +48,8 @@
  *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
  *     GENIE_NO_THREADS     no thread pool: every kernel runs on the calling thread
  *                          (otherwise link with -pthread; Win32 threads on Windows)
+ *     GENIE_CACHE_MAX_BYTES  freed data blocks a context keeps for reuse, at most
+ *                          (default 256 MiB; 0 frees every block at once)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
@@ -171,9 +173,20 @@ typedef struct genie_stats {
     uint64_t inplace_writes;   /* in-place operations captured */
     uint64_t inplace_reused;   /* ... executed in the old version's buffer */
     uint64_t inplace_copied;   /* ... executed on a copy (the old version was still needed) */
-    uint64_t bytes_live, bytes_peak, bytes_total; /* data buffers */
+    uint64_t bytes_live, bytes_peak, bytes_total; /* data buffers genie allocated (not from_blob
+                                 memory), in bytes asked for: held by values now, the most ever
+                                 held at once, and handed out in all (fresh or from the cache) */
     uint64_t fused_groups;     /* fused elementwise groups run (one pass each) */
     uint64_t fused_nodes;      /* nodes computed inside them (only each group's root is written) */
+    /* the buffer planner and cache (see ">>tape" in the implementation) */
+    uint64_t tape_peak_bytes;  /* last tape: most bytes held at once by the buffers its nodes
+                                  allocated, in block sizes (size classes), as planned */
+    uint64_t tape_bound_bytes; /* last tape: its liveness lower bound, the most bytes that must be
+                                  live at one step (exact sizes; see genie__plan) */
+    uint64_t tape_inplace;     /* outputs written into the buffer of an input that died there */
+    uint64_t cache_bytes;      /* freed data blocks the context keeps for reuse, now */
+    uint64_t cache_hits;       /* buffers served from those blocks */
+    uint64_t bytes_fresh;      /* bytes of data blocks obtained from GENIE_MALLOC (fresh memory) */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -549,11 +562,39 @@ typedef struct genie__buf {
     int32_t refs;
     int32_t external;
     void *data;
-    size_t bytes;
+    size_t bytes;                   /* asked for */
+    size_t cap;                     /* the block's size (its size class); 0 if external */
+    uint32_t born;                  /* the tape that allocated it (its epoch), 0 outside tapes */
     void (*deleter)(void *, void *);
     void *user;
-    struct genie__buf *prev, *next; /* every live buffer, freed at destroy */
+    struct genie__buf *prev, *next; /* live: every live buffer, freed at destroy;
+                                       cached: next links its size class's free list */
 } genie__buf;
+
+/* The buffer cache. A context keeps freed data blocks (with their genie__buf)
+   in free lists by size class instead of returning them to GENIE_FREE, and
+   genie__buf_new takes from them first: a steady-state loop allocates the same
+   sizes every step and so touches no fresh pages. Classes: 64 bytes, then four
+   per doubling (2^k * 1.25, 1.5, 1.75, 2), so a block is at most 25% larger
+   than asked and the tail is never touched. The cache holds at most
+   GENIE_CACHE_MAX_BYTES (a block that does not fit is freed), is emptied when
+   an allocation fails (then retried once), and is freed at genie_ctx_destroy. */
+#ifndef GENIE_CACHE_MAX_BYTES
+#define GENIE_CACHE_MAX_BYTES ((size_t)256 << 20)
+#endif
+#define GENIE__NCLASS 240
+/* The class of a block of `bytes` (-1: too large to cache) and its size. */
+static int genie__size_class(size_t bytes, size_t *cap) {
+    int k = 6, sub;
+    size_t q;
+    if (bytes <= 64) { *cap = 64; return 0; }
+    if (bytes > (SIZE_MAX >> 2)) { *cap = bytes; return -1; }
+    while (((size_t)1 << (k + 1)) < bytes) k++; /* 2^k < bytes <= 2^(k+1) */
+    q = (size_t)1 << (k - 2);
+    sub = (int)((bytes - ((size_t)1 << k) + q - 1) / q); /* 1..4 */
+    *cap = ((size_t)1 << k) + (size_t)sub * q;
+    return (k - 6) * 4 + sub;
+}
 
 /* >>dtype ----------------------------------------------------------------- */
 static const size_t genie__dt_size[] = {
@@ -1089,6 +1130,9 @@ struct genie_ctx {
     struct genie__mm_plan *mm_plan;
     genie__slab nodes, handles, storages, vspecs;
     genie__buf *bufs;
+    genie__buf *cache[GENIE__NCLASS]; /* freed blocks by size class (>>memory) */
+    uint32_t tape_ep;                 /* the tape running now (its epoch), 0 if none */
+    uint64_t tape_held;               /* bytes held by buffers it allocated */
     genie_tuple *tuples;
     genie__pool_entry *pool;
     int64_t npool, cappool;
@@ -1131,32 +1175,85 @@ static int genie__grow(void **p, int64_t *cap, int64_t need, size_t elem) {
     return 1;
 }
 
+static void genie__cache_flush(genie_ctx *ctx) {
+    int c;
+    for (c = 0; c < GENIE__NCLASS; c++)
+        while (ctx->cache[c]) {
+            genie__buf *b = ctx->cache[c];
+            ctx->cache[c] = b->next;
+            GENIE_FREE(b->data);
+            GENIE_FREE(b);
+        }
+    ctx->stats.cache_bytes = 0;
+}
+/* GENIE_MALLOC, and once more after emptying the cache if it fails. */
+static void *genie__malloc_or_flush(genie_ctx *ctx, size_t bytes) {
+    void *p = GENIE_MALLOC(bytes);
+    if (!p && ctx->stats.cache_bytes) {
+        genie__cache_flush(ctx);
+        p = GENIE_MALLOC(bytes);
+    }
+    return p;
+}
+/* A data buffer of `bytes` (uninitialized), refs 1: a cached block of its size
+   class if there is one, else a fresh one. */
 static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
-    genie__buf *b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
-    if (!b) return NULL;
-    memset(b, 0, sizeof *b);
-    b->data = GENIE_MALLOC(bytes ? bytes : 1);
-    if (!b->data) { GENIE_FREE(b); return NULL; }
+    size_t cap;
+    int c = genie__size_class(bytes, &cap);
+    genie__buf *b = c >= 0 ? ctx->cache[c] : NULL;
+    if (b) {
+        ctx->cache[c] = b->next;
+        ctx->stats.cache_bytes -= cap;
+        ctx->stats.cache_hits++;
+    } else {
+        b = (genie__buf *)genie__malloc_or_flush(ctx, sizeof(genie__buf));
+        if (!b) return NULL;
+        b->data = genie__malloc_or_flush(ctx, cap);
+        if (!b->data) { GENIE_FREE(b); return NULL; }
+        ctx->stats.bytes_fresh += cap;
+    }
     b->refs = 1;
+    b->external = 0;
     b->bytes = bytes;
+    b->cap = cap;
+    b->born = ctx->tape_ep;
+    b->deleter = NULL;
+    b->user = NULL;
+    b->prev = NULL;
     b->next = ctx->bufs;
     if (ctx->bufs) ctx->bufs->prev = b;
     ctx->bufs = b;
     ctx->stats.bytes_live += bytes;
     ctx->stats.bytes_total += bytes;
     if (ctx->stats.bytes_live > ctx->stats.bytes_peak) ctx->stats.bytes_peak = ctx->stats.bytes_live;
+    if (ctx->tape_ep) {
+        ctx->tape_held += cap;
+        if (ctx->tape_held > ctx->stats.tape_peak_bytes) ctx->stats.tape_peak_bytes = ctx->tape_held;
+    }
     return b;
 }
+/* Back to the cache (or GENIE_FREE when it is full or the block too large). */
 static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
+    size_t cap;
+    int c;
     if (b->prev) b->prev->next = b->next;
     else ctx->bufs = b->next;
     if (b->next) b->next->prev = b->prev;
     if (b->external) {
         if (b->deleter) b->deleter(b->data, b->user);
-    } else {
-        ctx->stats.bytes_live -= b->bytes;
-        GENIE_FREE(b->data);
+        GENIE_FREE(b);
+        return;
     }
+    ctx->stats.bytes_live -= b->bytes;
+    if (ctx->tape_ep && b->born == ctx->tape_ep) ctx->tape_held -= b->cap;
+    c = genie__size_class(b->bytes, &cap);
+    if (c >= 0 && cap <= GENIE_CACHE_MAX_BYTES && ctx->stats.cache_bytes <= GENIE_CACHE_MAX_BYTES - cap) {
+        b->next = ctx->cache[c];
+        ctx->cache[c] = b;
+        ctx->stats.cache_bytes += cap;
+        return;
+    }
+    GENIE_FREE(b->data);
     GENIE_FREE(b);
 }
 static void genie__buf_release(genie_ctx *ctx, genie__buf *b) {
@@ -1499,6 +1596,10 @@ typedef struct genie__tape_op {
     int uses;                  /* references from later nodes of this tape */
     struct genie__fgroup *fg;  /* the group this node is the root of */
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
+    int take;                  /* planner: the input whose dying buffer n's output takes, -1 */
+    int64_t last, xpos;        /* planner: the last position reading n; where n runs (a group's root's) */
+    int64_t die_head, die_next; /* planner: temporaries whose last reader runs here; the next of them */
+    uint64_t counted, alloc_at; /* planner: bytes of n's buffer in the bound; inner buffers made here */
 } genie__tape_op;
 static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
 static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
@@ -1527,7 +1628,157 @@ static int genie__can_reuse(const genie__node *n) {
     return b->refs == own;
 }
 
-static void genie__exec(genie_ctx *ctx, genie__node *n) {
+/* The buffer planner (issue 7, part 4).
+   Which buffers may be recycled inside a tape: a value outlives the tape when
+   anything outside it can still read it: a handle (its storage's version is the
+   node: genie_data borrowers read through their handle, so they count here), a
+   pending node outside the tape, or a root. All of these hold node references,
+   so before the tape runs (the tape holding one reference on each of its nodes)
+   a tape node is a temporary exactly when refs == 1 + the edges (inputs and
+   base) from later tape nodes; its last reader is the last of those, and
+   reference counting frees its buffer right after that reader ran
+   (genie__node_drop_inputs). genie__plan finds them and, for each node, whether
+   its output can be written into the buffer of an input that dies there:
+     - an in-place write (node with a base): genie__can_reuse, decided when it
+       runs, as before (the base's buffer when the old version dies there);
+     - an elementwise kernel (unary, binary, where, masked_fill, tril/triu, a
+       same-dtype copy) whose dying input has the output's dtype and size and is
+       read only through exactly the output's view, a dense view of the whole
+       buffer: every element is read before the same element is written, and
+       every element is written, so no zeroing is needed (genie__can_take).
+   Nothing else is in place: a value that outlives the tape keeps its buffer,
+   and fused groups and product epilogues (>>fuse) take fresh blocks for the
+   nodes they write (their inner nodes that nothing can read get none at all;
+   the plan counts them where their group runs).
+   Where the memory comes from: every buffer, temporary or not, comes from the
+   context's cache of freed blocks by size class (>>memory), so there is no
+   arena to pin: a buffer that outlives the tape is an ordinary block that goes
+   back to the cache whenever its last reference goes, and a temporary goes back
+   during the tape and serves a later node of its size class at once. Recycled
+   memory holds old values: genie__exec zeroes every new output, whatever the
+   block's origin, unless its kernel writes every element: the products
+   (genie__writes_all) and elementwise kernels over a dense view of the whole
+   buffer (genie__eltwise_whole; tests/test_planner.c runs 24 operations in a
+   context full of dirty recycled blocks against a fresh one).
+   Statistics: tape_bound_bytes is the most bytes that must be live at one step
+   of the tape: the buffers of earlier tape nodes still to be read at or after
+   the step or that outlive the tape, plus the step's output unless it takes
+   the buffer of an input dying there (or of a base that was computed before the
+   tape: counted as reusable, so the bound stays a lower bound). Buffers of
+   values computed before the tape are not counted. tape_peak_bytes is what the
+   run held at most in buffers it allocated, in block sizes (>= the bound; equal
+   when every size is a class size and every in-place write reused its base). */
+
+/* An elementwise kernel (one output element from the same element of each
+   input, every element of its view written) over a dense view of its whole
+   buffer, not an in-place write: it needs no zeroed buffer, and may write into
+   a dying input read through the same view. */
+static int genie__eltwise_whole(const genie__node *n) {
+    const genie__vspec *o = n->out;
+    int kind = genie__op_kinds[n->op];
+    if (n->base || (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY && kind != GENIE__K_WHERE &&
+                    kind != GENIE__K_MASKED_FILL && kind != GENIE__K_TRI && kind != GENIE__K_COPY &&
+                    kind != GENIE__K_FULL && kind != GENIE__K_ARANGE && kind != GENIE__K_RAND)) return 0;
+    return o->off == 0 && genie__numel(o->ndim, o->shape) == n->numel && genie__is_dense(o->ndim, o->shape, o->strides);
+}
+/* May n write its output in the buffer of input k (when k dies at n)? */
+static int genie__can_take(const genie__node *n, int k) {
+    const genie__node *x = n->in[k].n;
+    int i;
+    if (!x || x->dtype != n->dtype || x->numel != n->numel || n->numel == 0 || !genie__eltwise_whole(n)) return 0;
+    for (i = 0; i < n->nin; i++)
+        if (n->in[i].n == x && !genie__vspec_equal(n->in[i].v, n->out)) return 0;
+    return 1;
+}
+/* When n runs: does input k die here, its buffer ours and unshared? */
+static int genie__take_ok(const genie__node *n, int k) {
+    const genie__node *x = n->in[k].n;
+    int i, own = 0;
+    if (x->state != GENIE__DONE || !x->buf || x->buf->external || x->buf->refs != 1) return 0;
+    for (i = 0; i < n->nin; i++) own += n->in[i].n == x;
+    return x->refs == own;
+}
+
+/* Plan the tape (its nodes marked ep and numbered by tix, each held once by the
+   tape, fusion decided): where each node runs (an inner node of a fused group or
+   product epilogue runs with its consumer, and has a buffer only when it
+   outlives the tape), its last reader, its in-place take, and the liveness
+   bound, stepping through the places where something runs. */
+static void genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint32_t ep) {
+    uint64_t live = 0, bound = 0;
+    int64_t i, c;
+    int j, k;
+#define GENIE__IN_TAPE(c) ((c) && (c)->mark == ep && (c)->state == GENIE__PENDING)
+#define GENIE__TEMP(t) ((t)->n->refs == (t)->uses + 1)
+    for (i = 0; i < ntape; i++) {
+        tape[i].take = -1;
+        tape[i].last = tape[i].die_head = tape[i].die_next = -1;
+        tape[i].xpos = i;
+        tape[i].counted = tape[i].alloc_at = 0;
+    }
+    for (i = ntape - 1; i >= 0; i--) /* an inner node runs where its (only) consumer runs */
+        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
+            genie__node *x = genie__node_input(tape[i].n, j);
+            if (GENIE__IN_TAPE(x) && tape[x->tix].inner) tape[x->tix].xpos = tape[i].xpos;
+        }
+    for (i = 0; i < ntape; i++)
+        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
+            genie__node *x = genie__node_input(tape[i].n, j);
+            if (GENIE__IN_TAPE(x) && tape[i].xpos > tape[x->tix].last) tape[x->tix].last = tape[i].xpos;
+        }
+    for (i = ntape - 1; i >= 0; i--) { /* temporaries by the place of their last reader */
+        genie__tape_op *t = &tape[i];
+        if (t->last >= 0 && GENIE__TEMP(t)) {
+            t->die_next = tape[t->last].die_head;
+            tape[t->last].die_head = i;
+        }
+        if (t->inner && !GENIE__TEMP(t)) { /* a written inner node: made where its group runs */
+            t->counted = (uint64_t)t->n->numel * genie__dt_size[t->n->dtype];
+            tape[t->xpos].alloc_at += t->counted;
+        }
+    }
+    for (i = 0; i < ntape; i++) {
+        genie__node *n = tape[i].n, *donor = NULL;
+        uint64_t bytes = (uint64_t)n->numel * genie__dt_size[n->dtype];
+        if (tape[i].inner) continue;
+        if (n->base) {
+            genie__node *b = n->base;
+            if (!GENIE__IN_TAPE(b)) bytes = 0; /* computed before: assumed reusable (a lower bound) */
+            else if (GENIE__TEMP(&tape[b->tix]) && tape[b->tix].last == i && !tape[b->tix].inner) {
+                for (k = 0; k < n->nin; k++)
+                    if (n->in[k].n == b && !genie__vspec_equal(n->in[k].v, n->out)) break;
+                if (k == n->nin) donor = b;
+            }
+        } else if (!tape[i].fg && !tape[i].epi.prod) { /* genie__exec runs it */
+            for (k = 0; k < n->nin && !donor; k++) {
+                genie__node *x = n->in[k].n;
+                if (GENIE__IN_TAPE(x) && !tape[x->tix].inner && GENIE__TEMP(&tape[x->tix]) && tape[x->tix].last == i &&
+                    genie__can_take(n, k)) {
+                    donor = x;
+                    tape[i].take = k;
+                }
+            }
+        }
+        if (donor) {
+            tape[i].counted = tape[donor->tix].counted;
+            tape[donor->tix].counted = 0;
+        } else {
+            tape[i].counted = bytes;
+            live += bytes;
+        }
+        live += tape[i].alloc_at;
+        if (live > bound) bound = live;
+        for (c = tape[i].die_head; c >= 0; c = tape[c].die_next) { /* buffers freed after this place */
+            live -= tape[c].counted;
+            tape[c].counted = 0;
+        }
+    }
+#undef GENIE__IN_TAPE
+#undef GENIE__TEMP
+    ctx->stats.tape_bound_bytes = bound;
+}
+
+static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
     genie__kparams p;
     size_t esz = genie__dt_size[n->dtype];
     int i, failed = 0;
@@ -1542,6 +1793,10 @@ static void genie__exec(genie_ctx *ctx, genie__node *n) {
             n->buf = n->base->buf;
             n->buf->refs++;
             ctx->stats.inplace_reused++;
+        } else if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
+            n->buf = n->in[take].n->buf;
+            n->buf->refs++;
+            ctx->stats.tape_inplace++;
         } else {
             n->buf = genie__buf_new(ctx, (size_t)n->numel * esz);
             if (!n->buf) {
@@ -1552,7 +1807,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n) {
             } else if (n->base) {
                 memcpy(n->buf->data, n->base->buf->data, (size_t)n->numel * esz);
                 ctx->stats.inplace_copied++;
-            } else if (!genie__writes_all(n->op)) {
+            } else if (!genie__writes_all(n->op) && !genie__eltwise_whole(n)) {
                 memset(n->buf->data, 0, (size_t)n->numel * esz);
             }
         }
@@ -1642,6 +1897,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
             genie__fgroup_mark(tape[i].fg, tape);
         }
+        genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
+        ctx->tape_ep = ep;
+        ctx->tape_held = 0;
+        ctx->stats.tape_peak_bytes = 0;
         for (i = 0; i < ntape; i++) {
             if (tape[i].fg) {
                 genie__exec_group(ctx, tape[i].fg);
@@ -1649,10 +1908,11 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
-                genie__exec(ctx, tape[i].n);
+                genie__exec(ctx, tape[i].n, tape[i].take);
             }
             genie__node_release(ctx, tape[i].n);
         }
+        ctx->tape_ep = 0;
     }
     for (k = 0; k < nroots && res == GENIE_OK; k++)
         if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
@@ -4052,6 +4312,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
+    genie__cache_flush(ctx);
     for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
         char *c = (char *)ctx->nodes.chunks[i];
         int j;

@@ -80,6 +80,21 @@ static int program(genie_ctx *ctx) {
             genie_release(z);
         }
     }
+    {   /* steps of a loop: later steps take their buffers from the context's
+           cache; a new size misses it while it holds blocks (emptied and
+           retried when that allocation fails) */
+        int step;
+        for (step = 0; step < 3; step++) {
+            int64_t n = (int64_t)64 << step;
+            genie_tensor *h;
+            genie_pool_push(ctx);
+            h = genie_relu(ctx, genie_add_scalar(ctx, genie_matmul(ctx, a, a), 1.0));
+            genie_read(ctx, h, GENIE_F32, out, sizeof out);
+            h = genie_full(ctx, GENIE_F32, 1, &n, 1.0);
+            genie_realize(ctx, 1, &h);
+            genie_pool_pop(ctx);
+        }
+    }
     genie_scope_pop(ctx);
     genie_pool_pop(ctx);
     return genie_status(ctx);

@@ -17,6 +17,7 @@ static void check_(int ok, const char *what, const char *file, int line) {
     else { failed++; printf("FAIL %s:%d: %s\n", file, line, what); }
 }
 int cxx_smoke(void); /* cxx_part.cpp */
+void test_planner(int *passed, int *failed); /* test_planner.c */
 void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every CPU kernel path against the reference */
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 
@@ -532,6 +533,7 @@ int main(int argc, char **argv) {
     test_inplace_versions();
     test_view_rules();
     CHECK(cxx_smoke() == 0);
+    test_planner(&passed, &failed);
     test_chain(chain);
     fuse_tests(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);

@@ -1,0 +1,88 @@
+/* mlp_step.c - repeated steps inside genie_pool_push/pop: an MLP forward
+   (examples/03_mlp.c style) at three sizes and an elementwise chain on 2 MiB
+   tensors. Prints the median and best time per step and the page faults per
+   step (a first touch of a 4 KiB page costs ~2 us here), to measure the buffer
+   planner and cache (issue 7 part 4) against an older genie.h:
+     cc -std=c99 -O2 -I<dir with genie.h> bench/mlp_step.c -lm -pthread && ./a.out [steps] */
+#define GENIE_IMPLEMENTATION
+#include "genie.h"
+#include <stdlib.h>
+#include <time.h>
+#include <sys/resource.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static long minflt(double *sys) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    return ru.ru_minflt;
+}
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* kind 0: MLP [B,D] -> linear(D,H) -> gelu -> linear(H,O) -> softmax -> sum of squares;
+   kind 1: chain relu((1 - x*0.5) + x) -> amax over [B,D] */
+static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps) {
+    genie_ctx_desc desc = {1, 0, GENIE_CPU_AUTO};
+    genie_ctx *ctx = genie_ctx_create(&desc);
+    int64_t xs[2] = {B, D}, w1s[2] = {H, D}, w2s[2] = {O, H}, b1s = H, b2s = O;
+    genie_tensor *all[5];
+    double *t = (double *)malloc((size_t)steps * sizeof(double));
+    long f0, f1;
+    double sys0, sys1;
+    float first = 0, v = 0;
+    int s;
+    all[0] = genie_randn(ctx, GENIE_F32, 2, xs, 1);
+    all[1] = genie_randn(ctx, GENIE_F32, 2, w1s, 2);
+    all[2] = genie_randn(ctx, GENIE_F32, 1, &b1s, 3);
+    all[3] = genie_randn(ctx, GENIE_F32, 2, w2s, 4);
+    all[4] = genie_randn(ctx, GENIE_F32, 1, &b2s, 5);
+    genie_realize(ctx, 5, all);
+    f0 = minflt(&sys0);
+    for (s = 0; s < steps; s++) {
+        double a = now();
+        genie_tensor *y;
+        genie_pool_push(ctx);
+        if (kind == 0) {
+            y = genie_softmax(ctx, genie_linear(ctx, genie_gelu(ctx, genie_linear(ctx, all[0], all[1], all[2])),
+                                                all[3], all[4]), -1);
+            y = genie_sum(ctx, genie_mul(ctx, y, y), 0, NULL, 0);
+        } else {
+            y = genie_add_scalar(ctx, genie_neg(ctx, genie_mul_scalar(ctx, all[0], 0.5)), 1.0);
+            y = genie_amax(ctx, genie_relu(ctx, genie_add(ctx, y, all[0])), 0, NULL, 0);
+        }
+        genie_read(ctx, y, GENIE_F32, &v, sizeof v);
+        genie_pool_pop(ctx);
+        t[s] = now() - a;
+        if (s == 0) first = v;
+        else if (v != first) printf("value changed at step %d\n", s);
+    }
+    f1 = minflt(&sys1);
+    qsort(t, (size_t)steps, sizeof(double), cmp);
+    if (kind == 0)
+        printf("MLP   B=%-3lld D=%-4lld H=%-4lld O=%-4lld  median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)\n",
+               (long long)B, (long long)D, (long long)H, (long long)O, 1e6 * t[steps / 2], 1e6 * t[0],
+               (double)(f1 - f0) / steps, 1e6 * (sys1 - sys0) / steps, steps);
+    else
+        printf("chain [%lld,%lld] f32, 5 ops + amax    median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)\n",
+               (long long)B, (long long)D, 1e6 * t[steps / 2], 1e6 * t[0], (double)(f1 - f0) / steps,
+               1e6 * (sys1 - sys0) / steps, steps);
+    free(t);
+    genie_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+    int steps = argc > 1 ? atoi(argv[1]) : 400;
+    if (steps < 2) steps = 2;
+    run(0, 4, 8, 16, 3, steps * 10);
+    run(0, 32, 128, 512, 128, steps);
+    run(0, 64, 512, 2048, 512, steps / 4 > 2 ? steps / 4 : 2);
+    run(1, 512, 1024, 0, 0, steps);
+    return 0;
+}
