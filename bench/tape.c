@@ -469,6 +469,8 @@ int main(int argc, char **argv) {
                (unsigned long long)(s1.nodes_created - s0.nodes_created), (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
                (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes),
                (double)(s1.bytes_peak - s0.bytes_live) / 1e6, (double)s0.bytes_live / 1e6);
+        printf("  the block's tape as planned: %.2f MB peak (its liveness bound %.2f MB), %llu outputs written in place\n",
+               (double)s1.tape_peak_bytes / 1e6, (double)s1.tape_bound_bytes / 1e6, (unsigned long long)(s1.tape_inplace - s0.tape_inplace));
         if (diff >= 0)
             printf("  genie vs the block's math in ATen, same weights: max abs diff %.3g (ATen's nn module vs the same math %s,\n"
                    "  its fast path %s); about 0.84 GFLOP: genie %.1f GFLOP/s on 1 thread, %.1f on 2\n",
