@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-gemm bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -127,27 +127,52 @@ cases:
 	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
-# OpenBLAS 0.3.21 misdetects these CPUs and the environment picks a slow kernel: name the right one
-BENCH_ENV = env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=$(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX || echo Haswell)
-# genie beside PyTorch eager (ATen from C++, Debian's libtorch-dev) in the same run, one thread
-bench: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm
-	@if [ -f /usr/include/ATen/ATen.h ]; then \
-	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten -ltorch -ltorch_cpu -lc10 && \
+# genie beside its peers in the same run: PyTorch eager (ATen from C++, Debian's libtorch-dev) and,
+# for matrix products, OpenBLAS (libopenblas-dev); a peer that is not installed is skipped.
+# The environment's OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE pick a slow kernel: the benchmark
+# processes run without them. OpenBLAS 0.3.21 does not know the newest CPUs either (Emerald
+# Rapids, model 0xCF, falls back to its SSE3 "Prescott" kernel, 5x slower), so OPENBLAS_CORE
+# names its best kernel this CPU runs (`make bench OPENBLAS_CORE=` leaves the choice to OpenBLAS).
+# `make bench-gemm BENCH_CASES="sq conv"` picks cases by name; BENCH_QUICK=1 runs fewer, shorter.
+ATEN_H     = $(wildcard /usr/include/ATen/ATen.h)
+ATEN_LIBS  = -ltorch -ltorch_cpu -lc10
+OPENBLAS_H = $(firstword $(wildcard /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h /usr/include/openblas/cblas.h))
+OPENBLAS   = $(if $(OPENBLAS_H),-DGB_OPENBLAS -I$(dir $(OPENBLAS_H)) -lopenblas)
+OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX || \
+                   { grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo Haswell; })
+BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
+BENCH_CASES ?=
+
+bench: bench-views bench-mlp bench-gemm bench-tape
+
+bench-views: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
+	@if [ -n "$(ATEN_H)" ]; then \
+	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten $(ATEN_LIBS) && \
 	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
 	else $(BUILD)/bench_views; fi
+
+bench-mlp: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/mlp_step.c -o $(BUILD)/bench_mlp_step -lm -pthread
 	$(BUILD)/bench_mlp_step
-	@echo
+
+bench-tape: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/tape.c -o $(BUILD)/bench_tape -lm -pthread
-	@if [ -f /usr/include/ATen/ATen.h ]; then \
+	@if [ -n "$(ATEN_H)" ]; then \
 	  $(MAKE) --no-print-directory $(BUILD)/bench_tape_aten && \
 	  $(BENCH_ENV) $(BUILD)/bench_tape $$($(BENCH_ENV) $(BUILD)/bench_tape_aten $(BUILD)/tape_block.bin); \
 	else echo "skip: PyTorch eager peer of bench/tape.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_tape; fi
 
 # the ATen peer of bench/tape.c (about a minute to compile: built only when changed)
 $(BUILD)/bench_tape_aten: bench/tape_aten.cpp | $(BUILD)
-	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ -ltorch -ltorch_cpu -lc10 -lopenblas
+	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) -lopenblas
+
+bench-gemm: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/gemm.c -o $(BUILD)/bench_gemm -lm -pthread $(OPENBLAS)
+	@if [ -n "$(ATEN_H)" ]; then \
+	  $(CXX) -std=c++17 -O2 bench/gemm_aten.cpp -o $(BUILD)/bench_gemm_aten $(ATEN_LIBS) && \
+	  $(BENCH_ENV) $(BUILD)/bench_gemm $$($(BENCH_ENV) $(BUILD)/bench_gemm_aten $(BENCH_CASES)) $(BENCH_CASES); \
+	else $(BENCH_ENV) $(BUILD)/bench_gemm $(BENCH_CASES); fi
 
 # ---- install: the header and a pkg-config file ----
 install:

@@ -33,7 +33,7 @@
    Threads: genie_set_num_threads(ctx, 1 or 2). PyTorch: at::set_num_threads and
    openblas_set_num_threads both pinned; at 2 threads its best split (torch/BLAS threads) counts.
 
-   Run: make bench (builds bench/tape_aten.cpp where libtorch-dev is installed and passes its
+   Run: make bench-tape, or make bench (builds bench/tape_aten.cpp where libtorch-dev is installed and passes its
    output line and block file here); alone: build/bench_tape [key=value ...] prints genie only. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
