@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -145,7 +145,7 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape
 
 bench-views: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
@@ -157,6 +157,17 @@ bench-views: | $(BUILD)
 bench-mlp: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/mlp_step.c -o $(BUILD)/bench_mlp_step -lm -pthread
 	$(BUILD)/bench_mlp_step
+
+bench-tape: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/tape.c -o $(BUILD)/bench_tape -lm -pthread
+	@if [ -n "$(ATEN_H)" ]; then \
+	  $(MAKE) --no-print-directory $(BUILD)/bench_tape_aten && \
+	  $(BENCH_ENV) $(BUILD)/bench_tape $$($(BENCH_ENV) $(BUILD)/bench_tape_aten $(BUILD)/tape_block.bin); \
+	else echo "skip: PyTorch eager peer of bench/tape.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_tape; fi
+
+# the ATen peer of bench/tape.c (about a minute to compile: built only when changed)
+$(BUILD)/bench_tape_aten: bench/tape_aten.cpp | $(BUILD)
+	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) -lopenblas
 
 bench-eltwise: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/eltwise.c -o $(BUILD)/bench_eltwise -lm -pthread && $(BUILD)/bench_eltwise
