@@ -51,6 +51,7 @@ compile-checks: | $(BUILD)
 	@for c in g++ clang++; do if command -v $$c >/dev/null; then \
 	  $$c -std=c++11 $(WARN) -I. -fsyntax-only $(BUILD)/cc_check.cpp && echo "  compile: $$c -std=c++11 ok"; fi; done
 	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
+	@$(CXX) -std=c++11 -O2 $(WARN) -I. -c $(BUILD)/cc_check.cpp -o $(BUILD)/cc_check_cxx.o && echo "  compile: $(CXX) -std=c++11 -O2 (the implementation as C++, optimized) ok"
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
 	@$(MAKE) --no-print-directory torch-suite

@@ -380,6 +380,14 @@ GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
 #endif
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define GENIE__X86 1
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC 12's AVX-512 headers warn falsely (their _mm512_undefined_* operands) when inlined
+   into code compiled as C++ at -O2; the kernels below never read undefined lanes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#define GENIE__DIAG_PUSHED 1
+#endif
 #include <immintrin.h>
 #define GENIE__AVX2 __attribute__((target("avx2,fma")))
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
@@ -7835,4 +7843,7 @@ GENIEDEF const char *genie_op_name(const genie_tensor *t) {
 }
 
 #endif /* GENIE__IMPLEMENTED */
+#ifdef GENIE__DIAG_PUSHED
+#pragma GCC diagnostic pop
+#endif
 #endif /* GENIE_IMPLEMENTATION */
