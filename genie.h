@@ -4795,10 +4795,11 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
                 row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
     }                                                                                               \
 }                                                                                                   \
-/* Thread ith of nth computes its share of one product. The threads pack each    \
-   kc x nc block of B together (by NR panels) and wait; then each packs its own   \
-   rows of A and runs the micro-kernel over them, or, when M is short, over its   \
-   share of B's panels. bbuf: KC x NC shared; abuf: MC x KC of this thread.       \
+/* Thread ith of nth computes its share of one product. With N wide enough, each \
+   thread takes its own NR panels of B (packs and reads only those: no waiting,   \
+   nothing shared) and all rows of A; else the threads pack each kc x nc block of \
+   B together, wait, and each packs its own rows of A and runs the micro-kernel   \
+   over them. bbuf: KC x NC shared; abuf: MC x KC of this thread.                 \
    When all of M is one block of A (M <= MC), B's panels are used once each:      \
    then every thread packs A whole and each panel of B just before its use, while \
    it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits. */      \
@@ -4806,7 +4807,10 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                               struct genie__tpool *pool, int ith, int nth) {                         \
     const int mr = kr->mr, nr = kr->nr;                                                             \
     const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
-    const int jit = GENIE__GEMM_JIT(kr, M), split_m = !jit && npm >= 2 * nth;                       \
+    const int jit = GENIE__GEMM_JIT(kr, M);                                                         \
+    /* threads split N when it has panels enough (each packs and reads only its own panels of B:   \
+       no barrier, nothing shared between cores' caches), else M (sharing each block of B) */     \
+    const int split_m = !jit && npm >= 2 * nth && (N + nr - 1) / nr < 8 * nth;                      \
     const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? (K + nkb - 1) / nkb : 1;            \
@@ -4826,7 +4830,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             genie__share(npn, ith, nth, &plo, &phi);                                                \
             for (jr = plo; jr < phi && !jit; jr++)                                                  \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
-            if (!jit) genie__barrier(pool, nth);                                                    \
+            if (split_m) genie__barrier(pool, nth);                                                 \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
@@ -4852,7 +4856,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            if (!jit) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */   \
+            if (split_m) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
         }                                                                                           \
     }                                                                                               \
 }
