@@ -4498,6 +4498,9 @@ GENIE__SKINNY_GENERIC(double, d)
 #ifdef GENIE__X86
 /* dot: four columns at a time, one vector accumulator each, the k tail masked
    (AVX-512) or scalar (AVX2); axpy: 4 vectors of a row of C at a time. */
+#ifndef GENIE__PF_AHEAD
+#define GENIE__PF_AHEAD 512 /* floats ahead of the dot kernel's weight rows: 2 KiB */
+#endif
 static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
                                              void *cp, int64_t csc) {
     const float *a = (const float *)ap, *b = (const float *)bp;
@@ -4509,6 +4512,12 @@ static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, in
         __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
         for (k = 0; k + 16 <= K; k += 16) {
             __m512 x = _mm512_loadu_ps(a + k);
+            if (k + GENIE__PF_AHEAD < K) { /* the weight streams from memory: ask ahead */
+                _mm_prefetch((const char *)(b0 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
+                _mm_prefetch((const char *)(b1 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
+                _mm_prefetch((const char *)(b2 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
+                _mm_prefetch((const char *)(b3 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
+            }
             s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b0 + k), s0);
             s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b1 + k), s1);
             s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b2 + k), s2);
