@@ -50,9 +50,12 @@
  *                          (otherwise link with -pthread; Win32 threads on Windows)
  *     GENIE_CACHE_MAX_BYTES  freed data blocks a context keeps for reuse, at most
  *                          (default 256 MiB; 0 frees every block at once)
+ *     GENIE_TAPE_CACHE_BYTES planned tapes a context keeps by structure, at most
+ *                          (default 16 MiB; a bigger plan is not kept)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
+ *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
