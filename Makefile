@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c tests/test_llmops.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -152,7 +152,7 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention
 
 bench-views: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
@@ -178,6 +178,16 @@ $(BUILD)/bench_tape_aten: bench/tape_aten.cpp | $(BUILD)
 
 bench-eltwise: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/eltwise.c -o $(BUILD)/bench_eltwise -lm -pthread && $(BUILD)/bench_eltwise
+
+# fused scaled_dot_product_attention vs the unfused composition in genie and in ATen (if installed)
+bench-attention: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/attention.c -o $(BUILD)/bench_attention -lm -pthread
+	@if [ -n "$(ATEN_H)" ]; then \
+	  $(MAKE) --no-print-directory $(BUILD)/bench_attention_aten && \
+	  $(BENCH_ENV) $(BUILD)/bench_attention $$($(BENCH_ENV) $(BUILD)/bench_attention_aten); \
+	else echo "skip: PyTorch eager peer of bench/attention.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_attention; fi
+$(BUILD)/bench_attention_aten: bench/attention_aten.cpp | $(BUILD)
+	$(CXX) -std=c++17 -O2 $< -o $@ $(ATEN_LIBS)
 
 bench-rowwise: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/rowwise.c -o $(BUILD)/bench_rowwise -lm -pthread && $(BUILD)/bench_rowwise
