@@ -5506,7 +5506,10 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
    V in place. exp, max and rescaling are the row kernels' (genie__rowks), so
    compute is f32 (f16/bf16 inputs converted while packing), sums of exp in
    f64. Causal tiles stop at the tile's last position. Tasks are dealt
-   round-robin (causal tiles grow along L). Against the double-precision
+   round-robin (causal tiles grow along L); with fewer tasks than threads (a
+   decode step of few batch x key/value heads) the keys of a task are split
+   into whole tiles over the threads and each row combines its splits'
+   (m, l, O) after a barrier (flash-decoding). Against the double-precision
    reference (tests/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
    E <= 128, S <= 1000 (asserted: 4e-6). */
 #define GENIE__ATT_BC 128 /* keys per tile: a multiple of every path's NR */
@@ -5518,6 +5521,7 @@ typedef struct genie__attplan {
     int dot;                      /* 1: rows one at a time on the dot/axpy kernels */
     int64_t lt, nlt, ntask, R, Rp, EvP; /* positions per task, tasks along L, tasks; rows (padded to MR); Ev padded to NR */
     size_t o_qp, o_kp, o_vp, o_sc, o_pp, o_o, o_tmp, o_m, o_l, per_thread; /* workspace of a thread (bytes) */
+    size_t p_m, p_l, part;        /* a split's partial rows: O at 0, m at p_m, l at p_l; part bytes in all */
 } genie__attplan;
 static void genie__att_plan(genie__attplan *pl, const genie__node *n, genie_cpu cpu) {
     const genie__gemm_kern *kr = &genie__gemm_kerns[cpu][0];
@@ -5547,8 +5551,11 @@ static void genie__att_plan(genie__attplan *pl, const genie__node *n, genie_cpu 
     GENIE__ATT_BUF(o_tmp, pl->EvP)
     GENIE__ATT_BUF(o_m, pl->Rp)
     GENIE__ATT_BUF(o_l, 2 * pl->Rp)
-#undef GENIE__ATT_BUF
     pl->per_thread = (size_t)sz;
+#undef GENIE__ATT_BUF
+    pl->p_m = (size_t)genie__round_up(pl->Rp * pl->EvP * 4, 64);
+    pl->p_l = pl->p_m + (size_t)genie__round_up(pl->Rp * 4, 64);
+    pl->part = pl->p_l + (size_t)genie__round_up(pl->Rp * 8, 64);
 }
 /* One row's scores s[0..bc) for keys j0.. (position i, mask row at moff):
    mask them, then p = exp(s - m_new) in place; O's row and l scale by
@@ -5584,7 +5591,22 @@ static void genie__att_row(const genie__attplan *pl, float *s, int64_t bc, int64
 }
 /* Task t: batch b, key/value head hk, positions [i0, i0 + lt); row r is query
    head hk*G + r/lt at position i0 + r%lt. ws: this thread's workspace. */
-static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t) {
+/* Row r of task t, its output scaled by 1/l (0 when no key took part), in the output's dtype. */
+static void genie__att_store(const genie__attplan *pl, int64_t t, int64_t r, const float *orow, double l) {
+    const genie__attn *a = &pl->a;
+    const int64_t it = t % pl->nlt, hk = t / pl->nlt % a->Hkv, b = t / (pl->nlt * a->Hkv), i0 = it * pl->lt;
+    const int64_t lt = GENIE__MIN(pl->lt, a->L - i0), h = hk * a->G + r / lt, i = i0 + r % lt;
+    const int64_t oo = ((b * a->Hq + h) * a->L + i) * a->Ev;
+    const float inv = l == 0 ? 0.0f : (float)(1.0 / l);
+    int64_t e;
+    if (a->odt == GENIE_F32)
+        for (e = 0; e < a->Ev; e++) ((float *)(void *)a->o)[oo + e] = orow[e] * inv;
+    else
+        for (e = 0; e < a->Ev; e++) genie__stf(a->o, oo + e, a->odt, orow[e] * inv);
+}
+/* Keys [jlo, jhi) of task t. part NULL: the rows are final and stored; else
+   their O (unscaled), m and l go to part (a split of the keys, combined later). */
+static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64_t jlo, int64_t jhi, char *part) {
     const genie__attn *a = &pl->a;
     const genie__gemm_kern *kr = pl->kr;
     const genie__vspec *qv = a->v[0], *kv = a->v[1], *vv = a->v[2], *mv = a->v[3];
@@ -5615,8 +5637,8 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t) {
         l[r] = 0;
     }
     memset(o, 0, (size_t)pl->Rp * (size_t)EvP * sizeof(float));
-    send = a->causal ? GENIE__MIN(a->S, i0 + lt) : a->S; /* keys past the last position are masked for every row */
-    for (j0 = 0; j0 < send; j0 += BC) {
+    send = a->causal ? GENIE__MIN(jhi, i0 + lt) : jhi; /* keys past the last position are masked for every row */
+    for (j0 = jlo; j0 < send; j0 += BC) {
         const int64_t bc = GENIE__MIN(BC, send - j0);
         if (pl->dot) {
             const float *kt = kp, *vt = vp;
@@ -5688,21 +5710,61 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t) {
         for (r = 0; r < R; r += mr)
             for (c = 0; c * nr < Ev; c++) kr->uk(bc, pp + r / mr * bc * mr, vp + c * bc * nr, o + r * EvP + c * nr, EvP, 1);
     }
-    for (r = 0; r < R; r++) { /* O / l, in the output's dtype */
-        const int64_t h = hk * a->G + r / lt, i = i0 + r % lt, oo = ((b * a->Hq + h) * a->L + i) * Ev;
-        const float inv = l[r] == 0 ? 0.0f : (float)(1.0 / l[r]);
-        const float *orow = o + r * EvP;
-        if (a->odt == GENIE_F32)
-            for (e = 0; e < Ev; e++) ((float *)(void *)a->o)[oo + e] = orow[e] * inv;
-        else
-            for (e = 0; e < Ev; e++) genie__stf(a->o, oo + e, a->odt, orow[e] * inv);
+    if (part) { /* the split's partial rows: O [Rp][EvP], m [Rp], l [Rp] */
+        memcpy(part, o, (size_t)R * (size_t)EvP * sizeof(float));
+        memcpy(part + pl->p_m, m, (size_t)R * sizeof(float));
+        memcpy(part + pl->p_l, l, (size_t)R * sizeof(double));
+        return;
     }
+    for (r = 0; r < R; r++) genie__att_store(pl, t, r, o + r * EvP, l[r]);
+}
+/* Splits of the keys when there are fewer tasks than threads (a decode step with
+   few batch x key/value heads): each split a whole number of key tiles. */
+static int64_t genie__att_splits(const genie__attplan *pl, int nth) {
+    int64_t s = pl->ntask > 0 ? (nth + pl->ntask - 1) / pl->ntask : 1, tiles = (pl->a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC;
+    if (pl->ntask >= nth || tiles < 2) return 1;
+    return s < tiles ? s : tiles;
 }
 static genie_result genie__k_att(genie__kparams *p, int ith, int nth, genie_cpu cpu) {
     genie__attplan pl;
-    int64_t t;
+    int64_t t, ns, chunk, lo, hi, x;
+    char *ws, *parts;
     genie__att_plan(&pl, p->n, cpu);
-    for (t = ith; t < pl.ntask; t += nth) genie__att_task(&pl, p->ws + (size_t)ith * pl.per_thread, t);
+    ws = p->ws + (size_t)ith * pl.per_thread;
+    ns = genie__att_splits(&pl, nth);
+    if (ns <= 1) {
+        for (t = ith; t < pl.ntask; t += nth) genie__att_task(&pl, ws, t, 0, pl.a.S, NULL);
+        return GENIE_OK;
+    }
+    /* flash-decoding: (task, split) items, then each row combines its splits:
+       M = max m_s, O = sum exp(m_s - M) O_s / sum exp(m_s - M) l_s */
+    parts = p->ws + (size_t)nth * pl.per_thread;
+    chunk = ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC + ns - 1) / ns * GENIE__ATT_BC;
+    for (x = ith; x < pl.ntask * ns; x += nth)
+        genie__att_task(&pl, ws, x / ns, x % ns * chunk, GENIE__MIN(pl.a.S, (x % ns + 1) * chunk), parts + (size_t)x * pl.part);
+    genie__barrier(p->pool, nth);
+    genie__share(pl.ntask * pl.R, ith, nth, &lo, &hi);
+    for (x = lo; x < hi; x++) {
+        const int64_t r = x % pl.R, t0 = x / pl.R, i0 = t0 % pl.nlt * pl.lt;
+        float *acc = (float *)(void *)(ws + pl.o_o), mx = -INFINITY;
+        double l = 0;
+        int64_t sp, e;
+        if (r >= pl.a.G * GENIE__MIN(pl.lt, pl.a.L - i0)) continue; /* a short last tile */
+        for (sp = 0; sp < ns; sp++) {
+            float ms = *(const float *)(const void *)(parts + (size_t)(t0 * ns + sp) * pl.part + pl.p_m + (size_t)r * sizeof(float));
+            if (ms != ms || ms > mx) mx = mx != mx ? mx : ms;
+        }
+        for (e = 0; e < pl.a.Ev; e++) acc[e] = 0;
+        for (sp = 0; sp < ns && mx != -INFINITY; sp++) {
+            const char *q = parts + (size_t)(t0 * ns + sp) * pl.part;
+            const float ms = *(const float *)(const void *)(q + pl.p_m + (size_t)r * sizeof(float));
+            const float w = ms == -INFINITY ? 0.0f : expf(ms - mx);
+            const float *os = (const float *)(const void *)q + r * pl.EvP;
+            l += w * *(const double *)(const void *)(q + pl.p_l + (size_t)r * sizeof(double));
+            for (e = 0; e < pl.a.Ev; e++) acc[e] += w * os[e];
+        }
+        genie__att_store(&pl, t0, r, acc, l);
+    }
     return GENIE_OK;
 }
 static genie_result genie__k_att_c(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_GENERIC); }
@@ -5824,8 +5886,10 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
         work = pl.a.B * pl.a.Hq * pl.a.L * pl.a.S * (pl.a.E + pl.a.Ev);
         p->pool = genie__tpool_get(ctx, work >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
         *nth = genie__tpool_size(p->pool);
-        if (*nth > pl.ntask) *nth = (int)pl.ntask;
-        if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth)) goto oom;
+        if (*nth > pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) /* at most a task per key tile */
+            *nth = (int)(pl.ntask > 0 && pl.a.S > 0 ? GENIE__MIN(*nth, pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) : 1);
+        if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth + (size_t)(pl.ntask * genie__att_splits(&pl, *nth)) * pl.part))
+            goto oom;
         p->ws = ctx->ws;
 #ifdef GENIE__X86
         if (cpu == GENIE_CPU_AVX512) return genie__k_att_avx512;

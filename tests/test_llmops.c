@@ -6,7 +6,8 @@
       threads; values within the case's atol + rtol |expected|, the dtype and
       shape exact; errors with their genie_result, at the call or at the read.
    2. The fast kernels against the reference on larger random inputs (multi-tile
-      attention with GQA, masks, causal, decode; rope; rms_norm).
+      attention with GQA, masks, causal, decode, keys split over threads when
+      there are fewer tasks than threads; rope; rms_norm).
    3. index_copy_ as a KV cache: versions and aliasing, the write done in the old
       buffer, a data-dependent error that stays, a decode loop equal to the
       causal prefill. */
@@ -260,6 +261,8 @@ static void fast_vs_reference_sdpa(void) {
         {"decode gqa 8/2 S=1000", 4, {1, 8, 1, 64}, {1, 2, 1000, 64}, {1, 2, 1000, 64}, 0, 0, GENIE_F32},
         {"decode mha 2x4 S=777", 4, {2, 4, 1, 64}, {2, 4, 777, 64}, {2, 4, 777, 64}, 0, 0, GENIE_F32},
         {"decode mqa 16/1 S=500", 4, {1, 16, 1, 64}, {1, 1, 500, 64}, {1, 1, 500, 64}, 0, 0, GENIE_F32},
+        {"mqa causal, keys split", 4, {1, 8, 2, 64}, {1, 1, 600, 64}, {1, 1, 600, 64}, 1, 0, GENIE_F32},
+        {"mqa float mask, keys split", 4, {1, 4, 3, 64}, {1, 1, 700, 64}, {1, 1, 700, 64}, 0, 1, GENIE_F32},
         {"f16 gqa", 4, {1, 4, 64, 64}, {1, 2, 200, 64}, {1, 2, 200, 64}, 1, 0, GENIE_F16},
         {"bf16 decode", 4, {1, 4, 1, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}, 0, 0, GENIE_BF16},
     };
