@@ -267,7 +267,7 @@ static void fast_vs_reference_sdpa(void) {
         {"bf16 decode", 4, {1, 4, 1, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}, 0, 0, GENIE_BF16},
     };
     size_t si;
-    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+    for (si = getenv("GENIE_GEMM_QUICK") ? 2 : 0; si < sizeof shapes / sizeof shapes[0]; si++) { /* quick (valgrind): no prefill */
         const sdpa_shape *s = &shapes[si];
         genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
         double *ref = read_all(rc, sdpa_build(rc, s));
@@ -309,7 +309,7 @@ static genie_tensor *rms_build(genie_ctx *ctx, int which) {
 static void fast_vs_reference_rows(void) {
     int which, cpu, nth, op;
     for (op = 0; op < 2; op++)
-        for (which = 0; which < 3; which++) {
+        for (which = 0; which < (getenv("GENIE_GEMM_QUICK") ? 1 : 3); which++) {
             genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
             double *ref = read_all(rc, op ? rms_build(rc, which) : rope_build(rc, which));
             for (cpu = GENIE_CPU_GENERIC; cpu < GENIE_CPU_COUNT && ref; cpu++)
