@@ -11,7 +11,9 @@
                       neither copied nor repeated)
    Columns: milliseconds per call (inputs materialized first; each call captures and realizes
    anew inside genie_pool_push/pop; one warm-up, then the median of enough calls for ~0.5 s,
-   at least 3); GFLOP/s counting 2 L S (E + Ev) per head (causal: about half that many), and
+   at least 3); the median CPU time of the process per call (all threads, workers' spinning
+   included: on a shared machine wall time also counts waiting for a core, CPU time does not);
+   GFLOP/s of the wall time counting 2 L S (E + Ev) per head (causal: about half that many), and
    extra memory: the most bytes genie's heap held during one call beyond what it held before
    (every GENIE_MALLOC counted: data buffers, the kernel workspace, the graph), measured on a
    fresh context for each variant, and genie's own statistic tape_peak_bytes (data buffers of
@@ -106,9 +108,14 @@ static genie_tensor *attention(genie_ctx *ctx, const acase *c, const inputs *in,
     if (c->causal) s = genie_masked_fill(ctx, s, in->mask, -INFINITY);
     return genie_view(ctx, genie_matmul(ctx, genie_softmax(ctx, s, -1), in->v), 4, o4);
 }
-/* Median seconds per call. */
-static double time_calls(genie_ctx *ctx, const acase *c, const inputs *in, int fused) {
-    double t[200], t0, total = 0;
+static double cpu_now(void) { /* the process's CPU time: all threads, spinning included */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+/* Median seconds per call; *cpu: the median CPU seconds per call. */
+static double time_calls(genie_ctx *ctx, const acase *c, const inputs *in, int fused, double *cpu) {
+    double t[200], u[200], t0, c0, total = 0;
     int n = 0;
     genie_tensor *r;
     genie_pool_push(ctx); /* warm-up */
@@ -118,13 +125,17 @@ static double time_calls(genie_ctx *ctx, const acase *c, const inputs *in, int f
     while (n < 200 && (n < 3 || total < 0.5)) {
         genie_pool_push(ctx);
         t0 = now();
+        c0 = cpu_now();
         r = attention(ctx, c, in, fused);
         genie_realize(ctx, 1, &r);
+        u[n] = cpu_now() - c0;
         t[n] = now() - t0;
         total += t[n++];
         genie_pool_pop(ctx);
     }
     qsort(t, (size_t)n, sizeof t[0], cmp_d);
+    qsort(u, (size_t)n, sizeof u[0], cmp_d);
+    *cpu = u[n / 2];
     return t[n / 2];
 }
 /* Extra heap bytes of one call on a fresh context, and tape_peak_bytes. */
@@ -165,28 +176,28 @@ int main(int argc, char **argv) {
     printf("scaled_dot_product_attention, f32, B=1, E=Ev=64 (genie path %s%s)\n", genie_cpu_name(genie_cpu_path(probe)),
            argc > 1 ? "; ATen: the same composition from C++" : "; no ATen peer given");
     genie_ctx_destroy(probe);
-    printf("%-15s %3s | %9s %7s %9s %9s | %9s %7s %9s %9s | %9s %7s | %7s %7s\n", "case", "thr", "fused ms", "GF/s", "heap MiB",
-           "tape MiB", "unfused", "GF/s", "heap MiB", "tape MiB", "ATen ms", "GF/s", "vs unf", "vs ATen");
+    printf("%-15s %3s | %9s %9s %7s %8s %8s | %9s %9s %7s %8s %8s | %9s %7s | %7s %7s\n", "case", "thr", "fused ms", "cpu ms", "GF/s",
+           "heap MiB", "tape MiB", "unfused", "cpu ms", "GF/s", "heap MiB", "tape MiB", "ATen ms", "GF/s", "vs unf", "vs ATen");
     for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (t = 1; t <= 2; t++) {
             const acase *c = &cases[ci];
             genie_ctx_desc d;
             genie_ctx *ctx;
             inputs in;
-            double flop = 2.0 * (double)c->H * (double)c->L * (double)c->S * (double)(2 * c->E), tf, tu, ta, hf, pf, hu, pu;
+            double flop = 2.0 * (double)c->H * (double)c->L * (double)c->S * (double)(2 * c->E), tf, tu, ta, hf, pf, hu, pu, cf, cu;
             if (c->causal) flop *= 0.5 * (1.0 + 1.0 / (double)c->S);
             memset(&d, 0, sizeof d);
             d.n_threads = t;
             ctx = genie_ctx_create(&d);
             in = make_inputs(ctx, c);
-            tf = time_calls(ctx, c, &in, 1);
-            tu = time_calls(ctx, c, &in, 0);
+            tf = time_calls(ctx, c, &in, 1, &cf);
+            tu = time_calls(ctx, c, &in, 0, &cu);
             genie_ctx_destroy(ctx);
             memory_of(c, 1, t, &hf, &pf);
             memory_of(c, 0, t, &hu, &pu);
             ta = aten_time(argc, argv, c->name, t);
-            printf("%-15s %3d | %9.3f %7.1f %9.2f %9.2f | %9.3f %7.1f %9.2f %9.2f | ", c->name, t, tf * 1e3, flop / tf * 1e-9, hf, pf,
-                   tu * 1e3, flop / tu * 1e-9, hu, pu);
+            printf("%-15s %3d | %9.3f %9.3f %7.1f %8.2f %8.2f | %9.3f %9.3f %7.1f %8.2f %8.2f | ", c->name, t, tf * 1e3, cf * 1e3,
+                   flop / tf * 1e-9, hf, pf, tu * 1e3, cu * 1e3, flop / tu * 1e-9, hu, pu);
             if (ta > 0) printf("%9.3f %7.1f | %6.2fx %6.2fx\n", ta * 1e3, flop / ta * 1e-9, tu / tf, ta / tf);
             else printf("%9s %7s | %6.2fx %7s\n", "-", "-", tu / tf, "-");
             fflush(stdout);
