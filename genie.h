@@ -5879,7 +5879,7 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
     }
     if (kind == GENIE__K_ATTENTION) {
         genie__attplan pl;
-        int64_t work;
+        int64_t work, splits;
         if (n->dtype != GENIE_F32 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) return NULL;
         genie__att_plan(&pl, n, cpu);
         if (!pl.kr->uk || !pl.vadd || pl.ntask <= 0) return NULL;
@@ -5888,8 +5888,8 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
         *nth = genie__tpool_size(p->pool);
         if (*nth > pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) /* at most a task per key tile */
             *nth = (int)(pl.ntask > 0 && pl.a.S > 0 ? GENIE__MIN(*nth, pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) : 1);
-        if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth + (size_t)(pl.ntask * genie__att_splits(&pl, *nth)) * pl.part))
-            goto oom;
+        splits = genie__att_splits(&pl, *nth);
+        if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth + (splits > 1 ? (size_t)(pl.ntask * splits) * pl.part : 0))) goto oom;
         p->ws = ctx->ws;
 #ifdef GENIE__X86
         if (cpu == GENIE_CPU_AVX512) return genie__k_att_avx512;
