@@ -8774,7 +8774,7 @@ GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_
                                            genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)ni);
     for (i = 0, k = 0; i < nd && src->v->ndim == nd; i++) /* equal slices, and one slice of src per index */
         if (i == d ? src->v->shape[i] != ni : src->v->shape[i] != t->v->shape[i]) k = 1;
-    if (src->v->ndim == 1 && nd == 0 && src->v->shape[0] != ni) k = 1;
+    if ((src->v->ndim == 1 && nd == 0 && src->v->shape[0] != ni) || (src->v->ndim == 0 && nd > 1)) k = 1;
     if (k)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source %s does not fit destination %s along dim %lld with %lld indices", fn,
                                            genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)d,

@@ -342,6 +342,9 @@ index_copy('index_copy_err_idx_dtype', (4, 3), 0, [1], (1, 3), idt=torch.int32, 
 index_copy('index_copy_err_slice', (4, 3), 0, [1], (1, 2), err=('err', 'SHAPE'))
 index_copy('index_copy_err_count', (4, 3), 0, [1, 2], (3, 3), err=('err', 'SHAPE'))
 index_copy('index_copy_err_idx2d', (4, 3), 0, [[1]], (1, 3), err=('err', 'SHAPE'))
+index_copy('index_copy_scalar_src', (3,), 0, [1], ())
+index_copy('index_copy_0d_self', (), 0, [0], (1,))
+index_copy('index_copy_err_scalar_src', (3, 2), 0, [1], (), err=('err', 'SHAPE'))
 case('index_copy_err_src_dtype', 'index_copy', [0], [(rnd((4, 3)), 'c'), (torch.tensor([0]), 'c'), (rnd((1, 3), F64), 'c')],
      ('err', 'DTYPE'))
 
