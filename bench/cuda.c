@@ -12,7 +12,9 @@
       d_model 512, 8 heads, MLP 2048, f32) at batch 1 and 32, built from genie's ops each
       iteration (capture included), vs nn.TransformerEncoderLayer in eval under no_grad
       (PyTorch's fast path). Target: genie faster.
-   Timing: wall clock around each run with cudaDeviceSynchronize, warm-up first (which
+   Each run captures the graph inside genie_pool_push/pop, keeps only the result and then
+   realizes it (intermediates are dead, so fused groups write only their roots), as PyTorch
+   code that keeps no intermediates. Timing: wall clock around each run with cudaDeviceSynchronize, warm-up first (which
    compiles genie's kernels), median of R runs. PyTorch's numbers come as key=value
    arguments from bench/cuda_torch.py (run by `make bench-cuda` with TORCH_PY). */
 #define _POSIX_C_SOURCE 200809L
@@ -105,8 +107,10 @@ static void chain_genie(void *p) {
     t = genie_mul_scalar(ctx, t, 0.5);
     t = genie_square(ctx, t);
     t = genie_silu(ctx, t);
+    genie_retain(t);
+    genie_pool_pop(ctx); /* the intermediates are dead: the fused kernel writes only t */
     genie_realize(ctx, 1, &t);
-    genie_pool_pop(ctx);
+    genie_release(t);
 }
 static void chain_copy(void *p) {
     chain_arg *c = (chain_arg *)p;
@@ -139,8 +143,10 @@ static void block_run(void *p) {
     genie_tensor *y;
     genie_pool_push(a->ctx);
     y = block(a->ctx, a);
+    genie_retain(y);
+    genie_pool_pop(a->ctx); /* only the result is readable: the planner recycles the rest */
     genie_realize(a->ctx, 1, &y);
-    genie_pool_pop(a->ctx);
+    genie_release(y);
 }
 static void block_load(block_arg *w) {
     int64_t shp[13][3] = {{w->B, S, D}, {3 * D, D}, {3 * D}, {D, D}, {D}, {D}, {D}, {FF, D}, {FF}, {D, FF}, {D}, {D}, {D}};
