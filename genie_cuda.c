@@ -130,13 +130,26 @@ typedef struct gc_state {
     cublasHandle_t blas;
     gc_kernel *kern;
     int nkern, capkern;
-    uint64_t *seen;           /* compile_only: hashes already compiled */
-    int nseen, capseen;
+    struct gc_memo *memo;     /* structural key -> kernel: no source is generated on a hit */
+    int nmemo, capmemo;
+    cudaMemPool_t pool;       /* the device's default pool (cudaMallocAsync) */
     char cache_dir[1024];     /* "" : no disk cache */
 } gc_state;
 
+/* A kernel found by the structure it was generated from (the key: ops, operands, dtypes,
+   rank, contiguity; never shapes, strides or scalars), compared whole behind its hash. */
+typedef struct gc_memo {
+    uint64_t h, src_hash;
+    int nkey;
+    uint64_t *key;
+    cudaKernel_t fn;
+} gc_memo;
+#define GC_MAXKEY 256
+
 /* What the compile-only backend did, over the process (the tests read it). */
 typedef struct gc_check_stats {
+    uint64_t memo_hits;    /* kernels found by structural key (their source regenerated and compared) */
+    uint64_t memo_mismatch; /* ... whose source differed from the first one's: a key that misses structure */
     uint64_t sources;      /* distinct kernel sources generated */
     uint64_t compiled;     /* successful NVRTC compilations (sources x archs) */
     uint64_t failed;       /* failed ones; the last log is kept */
@@ -602,21 +615,54 @@ static int gc_mm_plan(const genie__node *n, gc_mm *m) {
     return 1;
 }
 
-/* ---- NVRTC: compile (once per structure), load, cache ---- */
-static int gc_seen(gc_state *st, uint64_t h) {
-    int i;
-    for (i = 0; i < st->nseen; i++)
-        if (st->seen[i] == h) return 1;
-    if (st->nseen == st->capseen) {
-        int nc = st->capseen ? st->capseen * 2 : 64;
-        uint64_t *q = (uint64_t *)GENIE_REALLOC(st->seen, (size_t)nc * sizeof *q);
-        if (!q) return 0;
-        st->seen = q;
-        st->capseen = nc;
+/* ---- structural keys ---- */
+static int gc_key_group(const genie__fgroup *g, uint64_t *k) {
+    int n = 0, i, j;
+    k[n++] = 1; /* an elementwise group */
+    k[n++] = (uint64_t)g->nd | (uint64_t)g->nin << 8 | (uint64_t)g->nops << 16 | (uint64_t)g->cdt << 24;
+    for (i = 0; i < g->nin; i++) k[n++] = (uint64_t)g->in[i].dt | (uint64_t)g->in[i].contig << 8;
+    for (j = 0; j < g->nops; j++) {
+        const genie__fop *o = &g->ops[j];
+        k[n++] = (uint64_t)o->op | (uint64_t)(uint16_t)o->x << 16 | (uint64_t)(uint16_t)o->y << 32 | (uint64_t)g->written[j] << 48;
+        if (g->written[j]) k[n++] = (uint64_t)g->out[j].dt | (uint64_t)g->out[j].contig << 8;
     }
-    st->seen[st->nseen++] = h;
-    return 0;
+    return n;
 }
+static int gc_key_row(const genie__node *n, uint64_t *k) {
+    int i, c = 0;
+    k[c++] = 2; /* a row kernel: the op, its dtypes, its weight and bias */
+    k[c++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->nin << 32 |
+             (uint64_t)(genie__op_kinds[n->op] == GENIE__K_LAYER_NORM ? (n->a.i[1] | n->a.i[2] << 1) : 0) << 40;
+    for (i = 0; i < n->nin && i < 3; i++) k[c++] = (uint64_t)n->in[i].n->dtype;
+    return c;
+}
+static gc_memo *gc_memo_find(gc_state *st, const uint64_t *key, int nkey, uint64_t h) {
+    int i;
+    for (i = 0; i < st->nmemo; i++)
+        if (st->memo[i].h == h && st->memo[i].nkey == nkey && memcmp(st->memo[i].key, key, (size_t)nkey * 8) == 0) return &st->memo[i];
+    return NULL;
+}
+static gc_memo *gc_memo_add(gc_state *st, const uint64_t *key, int nkey, uint64_t h) {
+    gc_memo *m;
+    if (st->nmemo == st->capmemo) {
+        int nc = st->capmemo ? st->capmemo * 2 : 64;
+        gc_memo *q = (gc_memo *)GENIE_REALLOC(st->memo, (size_t)nc * sizeof *q);
+        if (!q) return NULL;
+        st->memo = q;
+        st->capmemo = nc;
+    }
+    m = &st->memo[st->nmemo];
+    if (!(m->key = (uint64_t *)GENIE_MALLOC((size_t)nkey * 8))) return NULL;
+    memcpy(m->key, key, (size_t)nkey * 8);
+    m->nkey = nkey;
+    m->h = h;
+    m->src_hash = 0;
+    m->fn = NULL;
+    st->nmemo++;
+    return m;
+}
+
+/* ---- NVRTC: compile (once per structure), load, cache ---- */
 /* Compile src for arch (sm_XY when real: a CUBIN; else compute_XY: PTX) into a
    fresh image (the caller frees it). */
 static genie_result gc_compile(const char *src, int arch, int real, char **image, size_t *size, char *msg) {
@@ -728,11 +774,24 @@ static genie_result gc_kernel_get(gc_state *st, const char *src, size_t len, cud
     st->nkern++;
     return GENIE_OK;
 }
-/* Compile-only: src for every check arch, once per distinct source. */
-static void gc_check_source(gc_state *st, const gc_sb *b) {
+/* Compile-only: b (the source for key) for every check arch, once per structure; a
+   structure seen before must give the same source (the key is complete). */
+static void gc_check_source(gc_state *st, const uint64_t *key, int nkey, const gc_sb *b) {
     char msg[GENIE_BACKEND_MSG];
+    uint64_t h = gc_hash((const char *)key, (size_t)nkey * 8, 0xcbf29ce484222325ull), sh;
+    gc_memo *m;
     int a;
-    if (b->oom || gc_seen(st, gc_hash(b->s, b->n, 0xcbf29ce484222325ull))) return;
+    if (b->oom) return;
+    sh = gc_hash(b->s, b->n, 0xcbf29ce484222325ull);
+    if ((m = gc_memo_find(st, key, nkey, h)) != NULL) {
+        gc_check.memo_hits++;
+        if (m->src_hash != sh) {
+            gc_check.memo_mismatch++;
+            snprintf(gc_check.last_failure, sizeof gc_check.last_failure, "one key, two sources; the second:\n%.3500s", b->s);
+        }
+        return;
+    }
+    if ((m = gc_memo_add(st, key, nkey, h)) != NULL) m->src_hash = sh;
     gc_check.sources++;
     for (a = 0; a < st->narchs; a++) {
         char *image = NULL;
@@ -756,13 +815,26 @@ static genie_result gc_launch(gc_state *st, cudaKernel_t fn, int64_t blocks, int
     GC_CU(cudaLaunchKernel((const void *)fn, grid, block, args, 0, st->stream), "cudaLaunchKernel(genie_k)");
     return GENIE_OK;
 }
+/* The kernel of a structure: by key; on a miss b (its source) is generated by gen, then
+   loaded or compiled (gc_kernel_get) and remembered under the key. */
+static genie_result gc_kernel_by_key(gc_state *st, const uint64_t *key, int nkey, gc_sb *b, cudaKernel_t *fn, char *msg) {
+    uint64_t h = gc_hash((const char *)key, (size_t)nkey * 8, 0xcbf29ce484222325ull);
+    gc_memo *m = gc_memo_find(st, key, nkey, h);
+    genie_result r;
+    if (m) { *fn = m->fn; return GENIE_OK; }
+    if (b->oom || !b->s) { snprintf(msg, GENIE_BACKEND_MSG, "cuda: out of host memory generating a kernel"); return GENIE_ERR_OOM; }
+    if ((r = gc_kernel_get(st, b->s, b->n, fn, msg)) != GENIE_OK) return r;
+    if ((m = gc_memo_add(st, key, nkey, h)) != NULL) m->fn = *fn;
+    return GENIE_OK;
+}
 /* An elementwise group (fused, or one node) whose buffers are on the device. */
 static genie_result gc_run_group(gc_state *st, const genie__fgroup *g, char *msg) {
     void *ptrs[GENIE__FMAX_IN + GENIE__FMAX_OPS];
     struct { int64_t v[1 + GENIE__MAXD + (GENIE__FMAX_IN + GENIE__FMAX_OPS) * (2 + GENIE__MAXD)]; double s[2 * GENIE__FMAX_OPS]; } pv;
     char params[sizeof pv];
+    uint64_t key[GC_MAXKEY];
     gc_sb b;
-    int k, j, nv, ns, nop = 0;
+    int k, j, nv, ns, nop = 0, nkey;
     int64_t blocks;
     cudaKernel_t fn;
     genie_result r;
@@ -776,9 +848,11 @@ static genie_result gc_run_group(gc_state *st, const genie__fgroup *g, char *msg
     }
     if (g->total == 0) return GENIE_OK;
     memset(&b, 0, sizeof b);
-    gc_group_kernel(g, &b, pv.v, pv.s, ptrs, &nv, &ns);
-    if (b.oom) { GENIE_FREE(b.s); snprintf(msg, GENIE_BACKEND_MSG, "cuda: out of host memory generating a kernel"); return GENIE_ERR_OOM; }
-    r = gc_kernel_get(st, b.s, b.n, &fn, msg);
+    nkey = gc_key_group(g, key);
+    /* the parameters always; the source only when the structure is new */
+    gc_group_kernel(g, gc_memo_find(st, key, nkey, gc_hash((const char *)key, (size_t)nkey * 8, 0xcbf29ce484222325ull)) ? NULL : &b,
+                    pv.v, pv.s, ptrs, &nv, &ns);
+    r = gc_kernel_by_key(st, key, nkey, &b, &fn, msg);
     GENIE_FREE(b.s);
     if (r != GENIE_OK) return r;
     memcpy(params, pv.v, (size_t)nv * 8); /* the kernel's P: v[nv] then s[max(ns, 1)] */
@@ -790,16 +864,16 @@ static genie_result gc_run_group(gc_state *st, const genie__fgroup *g, char *msg
 static genie_result gc_run_row(gc_state *st, genie__node *n, char *msg) {
     gc_rowp p;
     gc_sb b;
+    uint64_t key[8];
     int64_t rows;
-    int threads = 32;
+    int threads = 32, nkey = gc_key_row(n, key);
     cudaKernel_t fn;
     genie_result r;
     if (!genie__rowwise_whole(n)) GC_CU(cudaMemsetAsync(n->buf->dev, 0, n->buf->bytes, st->stream), "cudaMemsetAsync");
     memset(&b, 0, sizeof b);
-    rows = gc_row_kernel(n, &b, &p);
-    if (b.oom) { GENIE_FREE(b.s); snprintf(msg, GENIE_BACKEND_MSG, "cuda: out of host memory generating a kernel"); return GENIE_ERR_OOM; }
+    rows = gc_row_kernel(n, gc_memo_find(st, key, nkey, gc_hash((const char *)key, (size_t)nkey * 8, 0xcbf29ce484222325ull)) ? NULL : &b, &p);
     if (rows == 0) { GENIE_FREE(b.s); return GENIE_OK; }
-    r = gc_kernel_get(st, b.s, b.n, &fn, msg);
+    r = gc_kernel_by_key(st, key, nkey, &b, &fn, msg);
     GENIE_FREE(b.s);
     if (r != GENIE_OK) return r;
     while (threads < 256 && threads < p.inner) threads *= 2;
@@ -880,12 +954,14 @@ static int gc_supports(void *state, const genie__node *n, const genie__fgroup *g
         genie__fgroup one;
         gc_rowp p;
         gc_mm m;
-        int nv, ns;
+        uint64_t key[GC_MAXKEY];
+        int nv, ns, nkey = 0;
         memset(&b, 0, sizeof b);
         if (g) {
             if (!gc_group_ok(g)) return 0;
             gc_check.groups++;
             gc_group_kernel(g, &b, NULL, NULL, NULL, &nv, &ns);
+            nkey = gc_key_group(g, key);
         } else if (genie__op_kinds[n->op] == GENIE__K_MATMUL) {
             if (gc_mm_plan(n, &m)) {
                 gc_check.gemms++;
@@ -894,17 +970,22 @@ static int gc_supports(void *state, const genie__node *n, const genie__fgroup *g
                     bias.op = GENIE__OP_CLONE;
                     bias.nin = 1;
                     bias.in = ((genie__node *)n)->in + 2;
-                    if (gc_node_group(&bias, &one)) gc_group_kernel(&one, &b, NULL, NULL, NULL, &nv, &ns);
+                    if (gc_node_group(&bias, &one)) {
+                        gc_group_kernel(&one, &b, NULL, NULL, NULL, &nv, &ns);
+                        nkey = gc_key_group(&one, key);
+                    }
                 }
             }
         } else if (gc_row_node(n)) {
             gc_check.nodes++;
             gc_row_kernel(n, &b, &p);
+            nkey = gc_key_row(n, key);
         } else if (gc_node_group(n, &one)) {
             gc_check.nodes++;
             gc_group_kernel(&one, &b, NULL, NULL, NULL, &nv, &ns);
+            nkey = gc_key_group(&one, key);
         }
-        if (b.n) gc_check_source(st, &b);
+        if (b.n) gc_check_source(st, key, nkey, &b);
         GENIE_FREE(b.s);
         return 0;
     }
@@ -929,6 +1010,12 @@ static genie_result gc_alloc(void *state, genie__buf *b, char *msg) {
     cudaError_t e;
     if (st->compile_only) { snprintf(msg, GENIE_BACKEND_MSG, "cuda-compile has no device"); return GENIE_ERR_BACKEND; }
     e = cudaMallocAsync(&b->dev, bytes ? bytes : 1, st->stream);
+    if (e == cudaErrorMemoryAllocation && st->pool) { /* the pool's free blocks back to the device, once more */
+        (void)cudaGetLastError();
+        cudaStreamSynchronize(st->stream);
+        cudaMemPoolTrimTo(st->pool, 0);
+        e = cudaMallocAsync(&b->dev, bytes ? bytes : 1, st->stream);
+    }
     if (e != cudaSuccess) {
         b->dev = NULL;
         snprintf(what, sizeof what, "cudaMallocAsync(%llu bytes)", (unsigned long long)bytes);
@@ -966,8 +1053,9 @@ static void gc_destroy(void *state) {
         if (st->blas) cublasDestroy(st->blas);
         if (st->stream) cudaStreamDestroy(st->stream);
     }
+    for (i = 0; i < st->nmemo; i++) GENIE_FREE(st->memo[i].key);
+    GENIE_FREE(st->memo);
     GENIE_FREE(st->kern);
-    GENIE_FREE(st->seen);
     GENIE_FREE(st);
 }
 static void gc_cache_dir(gc_state *st) {
@@ -1019,6 +1107,15 @@ static genie_result gc_init(void **state, char *msg) {
         r = gc_cuda_err(msg, e, "cudaSetDevice/cudaGetDeviceProperties/cudaStreamCreateWithFlags");
         gc_destroy(st); *state = NULL;
         return r == GENIE_ERR_OOM ? r : GENIE_ERR_BACKEND;
+    }
+    /* freed blocks stay in the pool (not back to the driver at every synchronization): a
+       buffer too large for genie's cache is then still cheap to get again */
+    if (cudaDeviceGetDefaultMemPool(&st->pool, st->dev) == cudaSuccess) {
+        uint64_t keep = UINT64_MAX;
+        if (cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) (void)cudaGetLastError();
+    } else {
+        (void)cudaGetLastError();
+        st->pool = NULL;
     }
     maj = prop.major;
     mnr = prop.minor;

@@ -310,10 +310,14 @@ int main(int argc, char **argv) {
         run_props(&d, "tests/data");
         CHECK(gc_check.failed == 0, "%llu NVRTC compilations failed; last:\n%s", (unsigned long long)gc_check.failed, gc_check.last_failure);
         CHECK(gc_check.sources >= 20, "only %llu kernel sources generated", (unsigned long long)gc_check.sources);
-        printf("  NVRTC: %llu distinct kernels (%llu fused groups, %llu single nodes, %llu cuBLAS products seen), "
-               "%llu compilations to PTX for sm_80 and sm_90, %llu failed\n",
+        /* the structural key finds kernels without generating them on the GPU: here every hit's
+           source is generated anyway and must be the one compiled for its key */
+        CHECK(gc_check.memo_hits > 100 && gc_check.memo_mismatch == 0, "structural keys: %llu hits, %llu with another source:\n%s",
+              (unsigned long long)gc_check.memo_hits, (unsigned long long)gc_check.memo_mismatch, gc_check.last_failure);
+        printf("  NVRTC: %llu distinct kernels (%llu fused groups, %llu single nodes, %llu cuBLAS products seen; %llu found "
+               "by structural key), %llu compilations to PTX for sm_80 and sm_90, %llu failed\n",
                (unsigned long long)gc_check.sources, (unsigned long long)gc_check.groups, (unsigned long long)gc_check.nodes,
-               (unsigned long long)gc_check.gemms, (unsigned long long)gc_check.compiled, (unsigned long long)gc_check.failed);
+               (unsigned long long)gc_check.gemms, (unsigned long long)gc_check.memo_hits, (unsigned long long)gc_check.compiled, (unsigned long long)gc_check.failed);
     } else {
         genie_stats s;
         genie_tensor *t, *v;
