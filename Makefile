@@ -42,6 +42,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_reduce.c -o $(BUILD)/test_reduce.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_tcache.c -o $(BUILD)/test_tcache.o
 	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/test_tcache.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+# the backend table (>>backend) through a fake device: no GPU, no toolkit
+$(BUILD)/test_backend: tests/test_backend.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -60,12 +63,13 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend examples
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
+	$(BUILD)/test_backend
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
