@@ -119,6 +119,7 @@ static genie_result gc_nvrtc_err(char *msg, nvrtcResult r, const char *call, con
 /* ---- the backend's state (one per context) ---- */
 typedef struct gc_kernel {
     uint64_t hash;
+    char *image;              /* the CUBIN, kept while its library is loaded */
     cudaLibrary_t lib;
     cudaKernel_t fn;
 } gc_kernel;
@@ -756,18 +757,24 @@ static genie_result gc_kernel_get(gc_state *st, const char *src, size_t len, cud
             }
         }
     }
-    GENIE_FREE(image);
     if ((e = cudaLibraryGetKernel(fn, lib, "genie_k")) != cudaSuccess) {
         cudaLibraryUnload(lib);
+        GENIE_FREE(image);
         return gc_cuda_err(msg, e, "cudaLibraryGetKernel(genie_k)");
     }
     if (st->nkern == st->capkern) {
         int nc = st->capkern ? st->capkern * 2 : 64;
         gc_kernel *q = (gc_kernel *)GENIE_REALLOC(st->kern, (size_t)nc * sizeof *q);
-        if (!q) { cudaLibraryUnload(lib); snprintf(msg, GENIE_BACKEND_MSG, "cuda: out of host memory for the kernel cache"); return GENIE_ERR_OOM; }
+        if (!q) {
+            cudaLibraryUnload(lib);
+            GENIE_FREE(image);
+            snprintf(msg, GENIE_BACKEND_MSG, "cuda: out of host memory for the kernel cache");
+            return GENIE_ERR_OOM;
+        }
         st->kern = q;
         st->capkern = nc;
     }
+    st->kern[st->nkern].image = image;
     st->kern[st->nkern].hash = h;
     st->kern[st->nkern].lib = lib;
     st->kern[st->nkern].fn = *fn;
@@ -1053,6 +1060,7 @@ static void gc_destroy(void *state) {
         if (st->blas) cublasDestroy(st->blas);
         if (st->stream) cudaStreamDestroy(st->stream);
     }
+    for (i = 0; i < st->nkern; i++) GENIE_FREE(st->kern[i].image);
     for (i = 0; i < st->nmemo; i++) GENIE_FREE(st->memo[i].key);
     GENIE_FREE(st->memo);
     GENIE_FREE(st->kern);
