@@ -5779,25 +5779,38 @@ static void genie__fop_run(const genie__fop *o, int cdt, genie_cpu cpu, float *o
     else if (cdt == GENIE_BF16)
         for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
 }
-/* Operand v's tile: an input's register, an op's, or (v == row) rowv. */
-static const float *genie__freg(const genie__fgroup *g, int v, const float *regs, const float *opr, const float *rowv) {
-    return v < 0 ? regs + (size_t)(-1 - v) * GENIE__FTILE : v == g->row ? rowv : opr + (size_t)v * GENIE__FTILE;
-}
 /* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
-   GENIE__FTILE): the space's inputs loaded, each op into its register, the
-   written ones stored; rowv: the row op's values there (operand g->row). */
+   GENIE__FTILE). Contiguous f32 inputs are read in place and a written op with
+   a contiguous f32 output computes into it; other inputs are loaded into their
+   registers, other ops computed into theirs (op jx into xdst) and the written
+   ones stored. rowv: the row op's values there (operand g->row). */
 static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *regs, float *opr, const float *rowv,
-                         int64_t start, int64_t n) {
+                         int64_t start, int64_t n, int jx, float *xdst) {
+    const float *ip[GENIE__FMAX_IN];
+    float *op[GENIE__FMAX_OPS];
     int j, k;
-    for (k = 0; k < g->nin; k++)
-        if (g->in[k].sp == sp) genie__fin_load(&g->in[k], g, start, n, regs + (size_t)k * GENIE__FTILE);
+    for (k = 0; k < g->nin; k++) {
+        const genie__fin *f = &g->in[k];
+        if (f->sp != sp) continue;
+        if (f->contig && f->dt == GENIE_F32) {
+            ip[k] = (const float *)f->data + f->off + start;
+        } else {
+            genie__fin_load(f, g, start, n, regs + (size_t)k * GENIE__FTILE);
+            ip[k] = regs + (size_t)k * GENIE__FTILE;
+        }
+    }
     for (j = j0; j < j1; j++) {
         const genie__fop *o = &g->ops[j];
-        genie__fop_run(o, g->cdt, g->cpu, opr + (size_t)j * GENIE__FTILE, genie__freg(g, o->x, regs, opr, rowv),
-                       o->y == GENIE__FSCALAR ? NULL : genie__freg(g, o->y, regs, opr, rowv), n);
+        const genie__fin *f = &g->out[j];
+        const float *x, *y;
+        op[j] = j == jx ? xdst : g->written[j] && f->contig && f->dt == GENIE_F32 ? (float *)f->data + f->off + start
+                                                                                 : opr + (size_t)j * GENIE__FTILE;
+        x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
+        y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
+        genie__fop_run(o, g->cdt, g->cpu, op[j], x, y, n);
     }
     for (j = j0; j < j1; j++)
-        if (g->written[j]) genie__fout_store(&g->out[j], g, start, n, opr + (size_t)j * GENIE__FTILE);
+        if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);
 }
 /* A row group's row registers (input rows, output rows): a block's worth, 64-byte multiples. */
 static int64_t genie__frow_cap(const genie__fgroup *g) {
@@ -5815,7 +5828,7 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
     genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         const int64_t start = t * GENIE__FTILE;
-        genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start));
+        genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
     }
     return GENIE_OK;
 }
@@ -5833,8 +5846,7 @@ static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *
     }
     for (c = s0; c < s1; c += n) {
         n = GENIE__MIN(GENIE__FTILE, s1 - c);
-        genie__fpass(g, 0, 0, g->row, regs, opr, NULL, c, n);
-        memcpy(xrow + (c - s0), opr + (size_t)ro->x * GENIE__FTILE, (size_t)n * 4);
+        genie__fpass(g, 0, 0, g->row, regs, opr, NULL, c, n, ro->x, xrow + (c - s0));
     }
     return xrow;
 }
@@ -5881,7 +5893,7 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
         if (rout && !direct && kind != GENIE__K_ARGREDUCE) genie__fout_store(rout, g, r0 * olen, (r1 - r0) * olen, yrow);
         for (c = r0 * olen; c < r1 * olen; c += n) {
             n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
-            genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n);
+            genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n, -1, NULL);
         }
     }
     return GENIE_OK;
