@@ -299,6 +299,52 @@ static void empty_cases(void) {
     for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
 }
 
+/* The tape cache keeps row groups as templates: the same structure realized
+   again with other scalars (the prologue's scale, layer_norm's eps) takes the
+   kept plan, rebound to the new nodes and scalars. */
+static void cache_cases(void) {
+    genie_ctx *cs[2];
+    int k, it;
+    uint64_t hits;
+    for (k = 0; k < 2; k++) {
+        genie_ctx_desc d;
+        memset(&d, 0, sizeof d);
+        d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+        cs[k] = genie_ctx_create(&d);
+    }
+    hits = genie_get_stats(cs[0]).tape_cache_hits;
+    for (it = 0; it < 3; it++) {
+        genie_tensor *res[2][2];
+        char what[80];
+        uint64_t g0 = genie_get_stats(cs[0]).fused_groups, n0 = genie_get_stats(cs[0]).fused_nodes;
+        for (k = 0; k < 2; k++) {
+            int64_t s[2] = {9, 130}, L = 130;
+            genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 20), *m = genie_randn(cs[k], GENIE_F32, 2, s, 21);
+            genie_tensor *w = genie_randn(cs[k], GENIE_F32, 1, &L, 22), *all[3];
+            all[0] = x; all[1] = m; all[2] = w;
+            genie_realize(cs[k], 3, all);
+            genie_pool_push(cs[k]);
+            res[k][0] = genie_mul(cs[k], genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), -1), w);
+            res[k][1] = genie_add_scalar(cs[k], genie_layer_norm(cs[k], genie_add(cs[k], x, m), 1, &L, w, NULL, 1e-5 + 0.5 * it), (double)it);
+            genie_retain(res[k][0]);
+            genie_retain(res[k][1]);
+            genie_pool_pop(cs[k]);
+            genie_realize(cs[k], 2, res[k]);
+            genie_release(x); genie_release(m); genie_release(w);
+        }
+        snprintf(what, sizeof what, "tape cache, iteration %d", it);
+        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 2 && genie_get_stats(cs[0]).fused_nodes - n0 == 7,
+               "%s: %llu groups of %llu nodes, expected 2 of 7", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
+               (unsigned long long)(genie_get_stats(cs[0]).fused_nodes - n0));
+        compare(cs[0], res[0][0], cs[1], res[1][0], what, 1e-4);
+        compare(cs[0], res[0][1], cs[1], res[1][1], what, 1e-4);
+        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); }
+    }
+    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for a repeated row group",
+           (unsigned long long)(genie_get_stats(cs[0]).tape_cache_hits - hits));
+    for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+}
+
 void rfuse_tests(int *passed, int *failed) {
     int th, p0 = *passed, f0 = *failed;
     P = passed;
@@ -308,5 +354,6 @@ void rfuse_tests(int *passed, int *failed) {
         inplace_cases(th);
     }
     empty_cases();
+    cache_cases();
     printf("  row groups (fused against the reference kernels): %d checks, %d failed\n", *passed - p0, *failed - f0);
 }
