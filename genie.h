@@ -5763,6 +5763,7 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
 #define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
 #define GENIE__FSCALAR INT16_MIN
 #define GENIE__FNONE INT16_MAX /* no operand */
+#define GENIE__FROW_MAX (1 << 16) /* longest row of a row group (two row registers a thread: 512 KiB) */
 typedef struct genie__fin {  /* element i of its space at data[off + sum_d idx_d * st[d]] */
     const char *data;
     int dt, contig;          /* contig: st are the space's row-major strides */
@@ -5796,10 +5797,14 @@ static int genie__fusable(const genie__node *n) {
     return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
            (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
 }
+/* May n be the centre of a row group: a row op whose rows fit the row registers? */
+static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) {
+    return genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
+}
 /* May n root a group: elementwise, or a row op (the centre of a row group)? */
 static int genie__groupable(const genie__node *n) {
     int64_t rows, len;
-    return genie__fusable(n) || genie__row_centre(n, &rows, &len);
+    return genie__fusable(n) || genie__row_groupable(n, &rows, &len);
 }
 /* Is pending p read by c through its own output view, of c's dtype, and by no
    other node of this tape? */
@@ -5886,7 +5891,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     int64_t rows = 0, len = 0;
     q[0] = r;
     if (!genie__fusable(r)) {
-        if (!genie__row_centre(r, &rows, &len)) return NULL;
+        if (!genie__row_groupable(r, &rows, &len)) return NULL;
         c = r;
     }
     for (head = 0; head < nq; head++) {
@@ -5897,7 +5902,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             for (j = 0; j < nq; j++) seen |= q[j] == pn;
             if (seen) continue;
             if (genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
-            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__row_centre(pn, &rows, &len) &&
+            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__row_groupable(pn, &rows, &len) &&
                      genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn;
         }
     }

@@ -115,9 +115,11 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
 
 /* One random program around row op `op`, replayed identically from the seed:
    np prologue steps, the row op, ne epilogue steps; some values held. Returns
-   the handles to read; *nodes: the nodes of its one group (0: none). */
+   the handles to read; *groups, *nodes: the groups it fuses into and their
+   nodes (one group around the row op; rows over 64K elements are no centre:
+   the prologue and epilogue chains are groups of their own). */
 #define NKEEP 4
-static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *nodes) {
+static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     genie_tensor *pro[4], *epi[3], *t, *u;
     int np, ne, i, nout = 0, trans, noe = 0;
     rng_state = seed;
@@ -145,7 +147,12 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
     if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
+    *groups = np + ne > 0;
     *nodes = np + ne > 0 ? np + ne + 1 : 0;
+    if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
+        *groups = (np >= 2) + (ne >= 2);
+        *nodes = (np >= 2 ? np : 0) + (ne >= 2 ? ne : 0);
+    }
     return nout;
 }
 
@@ -190,21 +197,21 @@ static void random_programs(int th) {
                 leaves lc, lr;
                 genie_stats s0, s1;
                 char what[200];
-                int na, nb, k, nodes = 0, nodes_r = 0;
+                int na, nb, k, nodes = 0, nodes_r = 0, groups = 0, groups_r = 0;
                 make_leaves(c, seed, s[0], s[1], s[2], &lc);
                 make_leaves(r, seed, s[0], s[1], s[2], &lr);
-                na = build(c, seed, op, &lc, a, &nodes);
-                nb = build(r, seed, op, &lr, b, &nodes_r);
+                na = build(c, seed, op, &lc, a, &groups, &nodes);
+                nb = build(r, seed, op, &lr, b, &groups_r, &nodes_r);
                 s0 = genie_get_stats(c);
                 genie_realize(c, na, a);
                 s1 = genie_get_stats(c);
                 snprintf(what, sizeof what, "%s [%lld, %lld, %lld] seed %llu, %d thread%s", r_names[op], (long long)s[0],
                          (long long)s[1], (long long)s[2], (unsigned long long)seed, th, th > 1 ? "s" : "");
                 RCHECK(na == nb, "%s: programs differ", what);
-                RCHECK(s1.fused_groups - s0.fused_groups == (nodes > 0) && s1.fused_nodes - s0.fused_nodes == (uint64_t)nodes,
+                RCHECK(s1.fused_groups - s0.fused_groups == (uint64_t)groups && s1.fused_nodes - s0.fused_nodes == (uint64_t)nodes,
                        "%s: %llu groups of %llu nodes, expected %d of %d", what,
                        (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes),
-                       nodes > 0, nodes);
+                       groups, nodes);
                 for (k = 0; k < na && k < nb; k++) {
                     char w2[260];
                     snprintf(w2, sizeof w2, "%s, value %d of %d", what, k + 1, na);
