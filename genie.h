@@ -6064,16 +6064,32 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
 /* Elements [start, start + n) of f's space: load an input as f32 (as the
    reference loads it: rounded to the compute dtype), store an output. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
+    const int nd = f->sp ? g->ond : g->nd;
+    const int64_t *shape = f->sp ? g->oshape : g->shape;
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
+    } else if (f->dt == GENIE_F32 && g->cdt == GENIE_F32 && nd >= 1 && (f->st[nd - 1] == 1 || f->st[nd - 1] == 0)) {
+        /* runs along the last dim, copied or (stride 0: a broadcast row) filled */
+        const float *x = (const float *)f->data;
+        for (e = 0; e < n;) {
+            int64_t pos = start + e, j = pos % shape[nd - 1], run = GENIE__MIN(shape[nd - 1] - j, n - e), off = f->off, r;
+            int d;
+            for (d = nd - 1; d >= 0; d--) {
+                off += (pos % shape[d]) * f->st[d];
+                pos /= shape[d];
+            }
+            if (f->st[nd - 1]) memcpy(dst + e, x + off, (size_t)run * 4);
+            else for (r = 0; r < run; r++) dst[e + r] = x[off];
+            e += run;
+        }
     } else if (f->contig) {
         for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
     } else {
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
-        genie__mi_init(&m, f->sp ? g->ond : g->nd, f->sp ? g->oshape : g->shape, 1, st, &f->off, start);
+        genie__mi_init(&m, nd, shape, 1, st, &f->off, start);
         for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
     }
 }

@@ -113,9 +113,9 @@ static double node_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_
 /* Row groups: the prologue, row op and epilogue of case k; fused: one realize,
    else each stage realized on its own (its value written, then read). Only
    the result is held when it runs (a value a handle holds is always written). */
-enum { G_SOFTMAX, G_LN, G_LN_RELU, G_DOT, G_LSE, NGROUPS };
+enum { G_SOFTMAX, G_LN, G_LN_RELU, G_LN_EPI, G_DOT, G_LSE, NGROUPS };
 static const char *const gnames[NGROUPS] = {"softmax(x * 0.125 + m)", "layer_norm(x + m, w, b)", "relu(layer_norm(x + m, w, b))",
-                                           "sum(x * m, -1)", "logsumexp(x * 0.5, -1) + 1"};
+                                           "layer_norm(x + m) * w + b", "sum(x * m, -1)", "logsumexp(x * 0.5, -1) + 1"};
 static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_tensor *x, genie_tensor *m, genie_tensor *w,
                            genie_tensor *b) {
     int64_t last = -1, ln = N;
@@ -133,8 +133,11 @@ static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_
         case G_SOFTMAX: y = genie_softmax(ctx, t, -1); break;
         case G_DOT: y = genie_sum(ctx, t, 1, &last, 0); break;
         case G_LSE: y = genie_logsumexp(ctx, t, 1, &last, 0); break;
+        case G_LN_EPI: y = genie_layer_norm(ctx, t, 1, &ln, NULL, NULL, 1e-5); break;
         default: y = genie_layer_norm(ctx, t, 1, &ln, w, b, 1e-5); break;
         }
+    } else if (k == G_LN_EPI) {
+        y = genie_add(ctx, genie_mul(ctx, t, w), b);
     } else {
         y = k == G_LSE ? genie_add_scalar(ctx, t, 1.0) : k == G_LN_RELU ? genie_relu(ctx, t) : t;
     }
