@@ -5906,7 +5906,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
                      genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn;
         }
     }
-    if (c && genie__prologue_into(c->in[0].n, c, tape)) {
+    if (c && nq < GENIE__FMAX_OPS && genie__prologue_into(c->in[0].n, c, tape)) {
         pq[np++] = c->in[0].n;
         for (head = 0; head < np; head++)
             for (i = 0; i < pq[head]->nin && nq + np < GENIE__FMAX_OPS; i++) {

@@ -306,6 +306,39 @@ static void empty_cases(void) {
     for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
 }
 
+/* Chains longer than a group (32 ops) around a row op, and more distinct
+   inputs than a group takes (16): split into several groups, still equal. */
+static void long_cases(int th) {
+    genie_ctx *cs[2];
+    genie_tensor *res[2][2];
+    int k, i;
+    for (k = 0; k < 2; k++) {
+        genie_ctx_desc d;
+        int64_t s[2] = {20, 33}, last = -1;
+        genie_tensor *x, *t, *u;
+        memset(&d, 0, sizeof d);
+        d.n_threads = th;
+        d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+        cs[k] = genie_ctx_create(&d);
+        x = genie_randn(cs[k], GENIE_F32, 2, s, 5);
+        genie_realize(cs[k], 1, &x);
+        genie_pool_push(cs[k]);
+        for (t = x, i = 0; i < 40; i++) t = genie_add_scalar(cs[k], genie_mul_scalar(cs[k], t, 0.9), 0.01 * i);
+        t = genie_softmax(cs[k], t, -1);
+        for (i = 0; i < 40; i++) t = genie_mul_scalar(cs[k], genie_add_scalar(cs[k], t, 0.5), 1.1);
+        res[k][0] = t;
+        for (u = x, i = 0; i < 20; i++) u = genie_add(cs[k], u, genie_randn(cs[k], GENIE_F32, 2, s, 100 + (uint64_t)i));
+        res[k][1] = genie_add(cs[k], genie_sum(cs[k], u, 1, &last, 0), genie_randn(cs[k], GENIE_F32, 1, s, 99));
+        genie_retain(res[k][0]);
+        genie_retain(res[k][1]);
+        genie_pool_pop(cs[k]);
+    }
+    compare(cs[0], res[0][0], cs[1], res[1][0], "a 161-op chain around softmax", 1e-4);
+    compare(cs[0], res[0][1], cs[1], res[1][1], "sum over 20 distinct inputs", 1e-4);
+    RCHECK(genie_get_stats(cs[0]).fused_groups >= 6, "long chains: %llu groups", (unsigned long long)genie_get_stats(cs[0]).fused_groups);
+    for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+}
+
 /* The tape cache keeps row groups as templates: the same structure realized
    again with other scalars (the prologue's scale, layer_norm's eps) takes the
    kept plan, rebound to the new nodes and scalars. */
@@ -359,6 +392,7 @@ void rfuse_tests(int *passed, int *failed) {
     for (th = 1; th <= 2; th++) {
         random_programs(th);
         inplace_cases(th);
+        long_cases(th);
     }
     empty_cases();
     cache_cases();
