@@ -844,6 +844,17 @@ static void genie__contig_strides(int nd, const int64_t *shape, int64_t *st) {
         s *= shape[i] > 1 ? shape[i] : 1;
     }
 }
+/* Exactly the row-major strides of a non-empty shape (size-1 dims too): what an
+   elementwise result over this view alone is laid out as (capture's fast path). */
+static int genie__std_layout(const genie__vspec *v) {
+    int64_t s = 1;
+    int i;
+    for (i = v->ndim - 1; i >= 0; i--) {
+        if (v->shape[i] <= 0 || v->strides[i] != s) return 0;
+        s *= v->shape[i];
+    }
+    return 1;
+}
 /* PyTorch's is_contiguous: size-1 dims ignored, true when numel is 0. */
 static int genie__is_contig(int nd, const int64_t *shape, const int64_t *st) {
     int64_t expect = 1;
@@ -6665,24 +6676,28 @@ static genie__vspec *genie__bcast_view(genie_ctx *ctx, const genie_tensor *t, in
     }
     return genie__vspec_new(ctx, nd, shape, st, t->v->off);
 }
+/* A pending node writing the whole of view v (whose reference it takes). */
+static genie__node *genie__begin_v(genie_ctx *ctx, int op, int dt, genie__vspec *v, int nin, genie__vspec **outv) {
+    genie__node *n;
+    *outv = NULL;
+    if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
+    n = genie__node_new(ctx, op, dt, genie__numel(v->ndim, v->shape), nin);
+    if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
+    n->out = genie__vspec_retain(v);
+    *outv = v;
+    return n;
+}
 /* A pending node and its output view (strides NULL: contiguous); like (may be
    NULL) is an input's view, shared as the output's when they are equal. */
 static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape,
                                       const int64_t *strides, int nin, genie__vspec *like, genie__vspec **outv) {
     genie__vspec *v;
-    genie__node *n;
-    *outv = NULL;
     if (like && strides && like->off == 0 && like->ndim == nd && memcmp(like->shape, shape, (size_t)nd * 8) == 0 &&
         memcmp(like->strides, strides, (size_t)nd * 8) == 0)
         v = genie__vspec_retain(like);
     else
         v = genie__vspec_new(ctx, nd, shape, strides, 0);
-    if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
-    n = genie__node_new(ctx, op, dt, genie__numel(nd, shape), nin);
-    if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
-    n->out = genie__vspec_retain(v);
-    *outv = v;
-    return n;
+    return genie__begin_v(ctx, op, dt, v, nin, outv);
 }
 /* A pending node and its output view (strides NULL: contiguous). */
 static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
@@ -7027,14 +7042,32 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
     if (!genie__need(ctx, fn, a) || (!scalar && !genie__need(ctx, fn, b))) return NULL;
     ts[0] = a;
     ts[1] = scalar ? NULL : b;
-    if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
     pt = genie__result_type(2, ts, scalar);
     if (!genie__binary_types(ctx, op, fn, a->st->dtype, scalar ? GENIE_F64 : b->st->dtype, pt, &cdt, &odt)) return NULL;
-    vs[0] = a->v;
-    vs[1] = scalar ? NULL : b->v;
-    /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
-       iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
-    genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
+    if (genie__std_layout(a->v) && (scalar || (b->v->ndim == a->v->ndim && genie__std_layout(b->v) &&
+                                              memcmp(a->v->shape, b->v->shape, (size_t)a->v->ndim * 8) == 0))) {
+        /* operands laid out alike, row-major: so is the result (no broadcast, no layout), and
+           each operand is read through its own view */
+        genie__vspec *av = a->v;
+        n = genie__begin_v(ctx, op, odt, av->off == 0 ? genie__vspec_retain(av) : genie__vspec_new(ctx, av->ndim, av->shape, av->strides, 0),
+                           scalar ? 1 : 2, &v);
+        if (!n) return NULL;
+        n->cdt = (uint8_t)cdt;
+        if (scalar) {
+            n->has_scalar = 1;
+            n->a.f[0] = GENIE__IS_FLOAT(cdt) ? genie__round_to(s, cdt == GENIE_F64 ? GENIE_F64 : GENIE_F32) : s;
+        }
+        genie__node_set_in(n, 0, a->st->ver, genie__vspec_retain(av));
+        if (!scalar) genie__node_set_in(n, 1, b->st->ver, genie__vspec_retain(b->v));
+        return genie__result(ctx, n, v);
+    } else {
+        if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
+        vs[0] = a->v;
+        vs[1] = scalar ? NULL : b->v;
+        /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
+           iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
+        genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
+    }
     n = genie__begin_like(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, a->v, &v);
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
@@ -7098,9 +7131,13 @@ static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, t) || !genie__unary_types(ctx, op, fn, t->st->dtype, &cdt, &odt)) return NULL;
-    vs[0] = t->v;
-    genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
-    n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
+    if (genie__std_layout(t->v) && t->v->off == 0) { /* row-major in: the same layout out (no layout work) */
+        n = genie__begin_v(ctx, op, odt, genie__vspec_retain(t->v), 1, &v);
+    } else {
+        vs[0] = t->v;
+        genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
+        n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
+    }
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
