@@ -9,9 +9,9 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
+TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c tests/test_safetensors.c tests/test_safetensors_nommap.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -38,7 +38,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_vmath.c -o $(BUILD)/test_vmath.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_reduce.c -o $(BUILD)/test_reduce.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_safetensors.c -o $(BUILD)/test_safetensors.o
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_safetensors_nommap.c -o $(BUILD)/test_safetensors_nommap.o
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/test_safetensors.o $(BUILD)/test_safetensors_nommap.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -197,3 +199,30 @@ uninstall:
 
 clean:
 	rm -rf build build-asan
+
+# ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
+$(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE -DGENIE_IMPLEMENTATION $< -o $@ -lm -pthread
+$(BUILD)/test_safetensors_nommap: tests/test_safetensors_nommap.c tests/test_safetensors.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE $< -o $@ -lm -pthread
+test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+	$(BUILD)/test_safetensors
+	$(BUILD)/test_safetensors_nommap
+asan-safetensors:
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-safetensors
+valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors_nommap
+
+# ---- fuzzing the safetensors reader (libFuzzer: clang with libclang-rt, e.g. Debian's clang) ----
+# Runs for FUZZ_SECONDS on the seed corpus (new inputs go to build/fuzz_corpus_safetensors); a
+# crash is written to build/ as crash-*; make it a case in tests/test_safetensors.c.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+$(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
+	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
+fuzz-safetensors: $(BUILD)/fuzz_safetensors
+	@mkdir -p $(BUILD)/fuzz_corpus_safetensors
+	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 fuzz_corpus_safetensors ../tests/fuzz/corpus_safetensors

@@ -6509,13 +6509,13 @@ static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st
     }
     if (st->n > INT_MAX) { genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: too many tensors", fn, st->path); return 0; }
     /* unique keys */
-    qsort(st->e, (size_t)st->n, sizeof st->e[0], genie__st_cmp_name);
+    if (st->n > 1) qsort(st->e, (size_t)st->n, sizeof st->e[0], genie__st_cmp_name); /* (qsort on NULL is undefined) */
     for (i = 1; i < st->n; i++)
         if (strcmp(st->e[i - 1].name, st->e[i].name) == 0) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate tensor \"%.80s\"", fn, st->path, st->e[i].name);
             return 0;
         }
-    qsort(st->meta, (size_t)st->nmeta, 2 * sizeof(char *), genie__st_cmp_meta);
+    if (st->nmeta > 1) qsort(st->meta, (size_t)st->nmeta, 2 * sizeof(char *), genie__st_cmp_meta);
     for (i = 1; i < st->nmeta; i++)
         if (strcmp(st->meta[2 * i - 2], st->meta[2 * i]) == 0) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate __metadata__ key \"%.80s\"", fn, st->path, st->meta[2 * i]);
@@ -6549,7 +6549,7 @@ static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st
     ord = (genie__st_entry **)GENIE_MALLOC((size_t)(st->n ? st->n : 1) * sizeof(*ord));
     if (!ord) { GENIE__OOM(ctx, fn); return 0; }
     for (i = 0; i < st->n; i++) ord[i] = &st->e[i];
-    qsort(ord, (size_t)st->n, sizeof *ord, genie__st_cmp_offsets);
+    if (st->n > 1) qsort(ord, (size_t)st->n, sizeof *ord, genie__st_cmp_offsets);
     for (cur = 0, i = 0; i < st->n; i++) {
         if (ord[i]->begin != cur) {
             if (ord[i]->begin < cur)
@@ -6687,8 +6687,8 @@ static int genie__st_check_names(genie_ctx *ctx, const char *fn, const char *pat
     }
     sorted = (const char **)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(char *));
     if (!sorted) { GENIE__OOM(ctx, fn); return 0; }
-    memcpy(sorted, names, (size_t)n * sizeof(char *));
-    qsort(sorted, (size_t)n, sizeof(char *), genie__st_cmp_meta);
+    if (n > 0) memcpy(sorted, names, (size_t)n * sizeof(char *));
+    if (n > 1) qsort(sorted, (size_t)n, sizeof(char *), genie__st_cmp_meta);
     for (i = 1; i < n; i++)
         if (strcmp(sorted[i - 1], sorted[i]) == 0) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate %s \"%.80s\"", fn, path, what, sorted[i]);
