@@ -6081,7 +6081,11 @@ static genie__stmap *genie__stmap_load(genie_ctx *ctx, const char *fn, const cha
 #if GENIE__MMAP == 1
     {
         struct stat sb;
+#if defined(O_NONBLOCK) && defined(O_CLOEXEC)
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block: it is refused below */
+#else
         int fd = open(path, O_RDONLY);
+#endif
         if (fd < 0) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: cannot open: %s", fn, path, strerror(errno));
             GENIE_FREE(m);
@@ -6546,7 +6550,7 @@ static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st
         }
     }
     /* the data covered exactly: no overlap, no hole, nothing after the last */
-    ord = (genie__st_entry **)GENIE_MALLOC((size_t)(st->n ? st->n : 1) * sizeof(*ord));
+    ord = (genie__st_entry **)GENIE_MALLOC((size_t)(st->n > 0 ? st->n : 1) * sizeof(*ord));
     if (!ord) { GENIE__OOM(ctx, fn); return 0; }
     for (i = 0; i < st->n; i++) ord[i] = &st->e[i];
     if (st->n > 1) qsort(ord, (size_t)st->n, sizeof *ord, genie__st_cmp_offsets);
@@ -6685,7 +6689,7 @@ static int genie__st_check_names(genie_ctx *ctx, const char *fn, const char *pat
             return 0;
         }
     }
-    sorted = (const char **)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(char *));
+    sorted = (const char **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(char *));
     if (!sorted) { GENIE__OOM(ctx, fn); return 0; }
     if (n > 0) memcpy(sorted, names, (size_t)n * sizeof(char *));
     if (n > 1) qsort(sorted, (size_t)n, sizeof(char *), genie__st_cmp_meta);
@@ -6759,7 +6763,7 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
             return GENIE_ERR_INVALID_ARG;
         }
     /* data in order of element size (8, 4, 2, 1), then as given: every tensor aligned */
-    offs = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(int64_t));
+    offs = (int64_t *)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     if (!offs) { GENIE__OOM(ctx, fn); return GENIE_ERR_OOM; }
     for (pass = 8; pass >= 1; pass /= 2)
         for (i = 0; i < n; i++) {

@@ -10,6 +10,7 @@ integers, (7 i) mod 23 for u8, i mod 3 == 0 for bool: exact in every dtype, and
 test_safetensors.c recomputes them.
 
 usage: gen_safetensors.py [out_dir] [corpus_dir]
+       gen_safetensors.py --check FILE   (a file genie wrote: valid, and holding v(i); prints its metadata)
 """
 import json
 import os
@@ -63,7 +64,51 @@ ALL = [("w.f64", "F64", [3]), ("w.f32", "F32", [2, 3]), ("w.f16", "F16", [2, 2, 
        ("u.u8", "U8", [2, 0, 3]), ("m.bool", "BOOL", [4]), ("emb.\U0001F600 caf\u00e9", "F32", [2, 1, 1, 3])]
 
 
+def check(path):
+    """Check a file as huggingface/safetensors' reader does (and a little more: alignment), and that
+    every tensor holds the values v(i) above. Exit status 0 if so, else 1 with the reason."""
+    def no_dups(pairs):
+        keys = [k for k, _ in pairs]
+        if len(set(keys)) != len(keys):
+            raise ValueError("duplicate key")
+        return dict(pairs)
+    blob = open(path, "rb").read()
+    n = struct.unpack("<Q", blob[:8])[0]
+    assert n % 8 == 0 and 8 + n <= len(blob), "header length %d" % n
+    raw = blob[8:8 + n]
+    assert raw[:1] == b"{", "header start"
+    header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_dups)
+    meta = header.pop("__metadata__", {})
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in meta.items()), "metadata"
+    data = blob[8 + n:]
+    spans = []
+    for name, info in header.items():
+        assert set(info) == {"dtype", "shape", "data_offsets"}, name
+        b, e = info["data_offsets"]
+        code, size, kind = DT[info["dtype"]]
+        numel = 1
+        for s in info["shape"]:
+            numel *= s
+        assert e - b == numel * size and (8 + n + b) % size == 0, name
+        assert data[b:e] == tensor_bytes(info["dtype"], info["shape"]), "values of " + name
+        spans.append((b, e))
+    cur = 0
+    for b, e in sorted(spans):
+        assert b == cur, "hole or overlap at %d" % b
+        cur = e
+    assert cur == len(data), "trailing data"
+    return meta
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        try:
+            meta = check(sys.argv[2])
+        except Exception as e:  # noqa: BLE001 - any failure is the answer
+            print("gen_safetensors.py --check: %s: %r" % (sys.argv[2], e))
+            sys.exit(1)
+        print(json.dumps(meta, sort_keys=True))
+        return
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "data", "safetensors")
     corpus = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "fuzz", "corpus_safetensors")
     os.makedirs(out, exist_ok=True)

@@ -254,6 +254,45 @@ static void s_roundtrip(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* ---- a file genie writes, checked by an independent reader (tests/gen_safetensors.py --check:
+   huggingface's rules, alignment, and the values v(i) in row-major order) ---- */
+static void s_python_check(void) {
+    char pathbuf[512], cmd[1200];
+    const char *path = s_path(pathbuf, "pycheck.safetensors");
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    genie_tensor *ts[3 * GENIE_DTYPE_COUNT];
+    char names[3 * GENIE_DTYPE_COUNT][32];
+    const char *np[3 * GENIE_DTYPE_COUNT];
+    const char *keys[1] = {"format"}, *vals[1] = {"pt"};
+    static const int64_t s53[2] = {5, 3}, s02[2] = {0, 2};
+    double v[15];
+    int dt, i, n = 0, rc;
+    if (system("/usr/bin/python3 -c pass >/dev/null 2>&1") != 0) {
+        printf("  skip: safetensors files checked by Python (/usr/bin/python3 not found)\n");
+        genie_ctx_destroy(ctx);
+        return;
+    }
+    for (dt = 0; dt < GENIE_DTYPE_COUNT; dt++) {
+        for (i = 0; i < 15; i++) v[i] = s_ref_value((genie_dtype)dt, (i % 3) * 5 + i / 3); /* [5,3] holding the transpose */
+        ts[n] = genie_t(ctx, genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, s53, v), (genie_dtype)dt));
+        snprintf(names[n], sizeof names[n], "%s.t", genie_dtype_name((genie_dtype)dt));
+        n++;
+        ts[n] = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 0, NULL, v), (genie_dtype)dt);
+        snprintf(names[n], sizeof names[n], "%s.s", genie_dtype_name((genie_dtype)dt));
+        n++;
+        ts[n] = genie_zeros(ctx, (genie_dtype)dt, 2, s02);
+        snprintf(names[n], sizeof names[n], "%s.e", genie_dtype_name((genie_dtype)dt));
+        n++;
+    }
+    for (i = 0; i < n; i++) np[i] = names[i];
+    SCHECK(genie_safetensors_save_metadata(ctx, path, n, np, ts, 1, keys, vals) == GENIE_OK);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/gen_safetensors.py --check %s > /dev/null", path);
+    rc = system(cmd);
+    SCHECK(rc == 0);
+    remove(path);
+    genie_ctx_destroy(ctx);
+}
+
 /* ---- lifetimes: the mapping outlives close, the context, and a save over the file ---- */
 static void s_lifetimes(void) {
     char pathbuf[512];
@@ -578,6 +617,7 @@ void ST_RUN(int *passed, int *failed) {
     snprintf(s_dir, sizeof s_dir, "%s", tmp && *tmp ? tmp : "/tmp");
     s_reference();
     s_roundtrip();
+    s_python_check();
     s_lifetimes();
     s_save_errors();
     s_malformed();
