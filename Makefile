@@ -225,4 +225,5 @@ $(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
 fuzz-safetensors: $(BUILD)/fuzz_safetensors
 	@mkdir -p $(BUILD)/fuzz_corpus_safetensors
 	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -dict=../tests/fuzz/safetensors.dict \
 	  -print_final_stats=1 fuzz_corpus_safetensors ../tests/fuzz/corpus_safetensors

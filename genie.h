@@ -6075,7 +6075,7 @@ static void genie__stmap_deleter(void *data, void *user) {
    context's error on failure. */
 static genie__stmap *genie__stmap_load(genie_ctx *ctx, const char *fn, const char *path) {
     genie__stmap *m = (genie__stmap *)GENIE_MALLOC(sizeof(genie__stmap));
-    if (!m) return (genie__stmap *)GENIE__OOM(ctx, fn);
+    if (!m) return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
     memset(m, 0, sizeof *m);
     m->refs = 1;
 #if GENIE__MMAP == 1
@@ -6153,7 +6153,20 @@ static genie__stmap *genie__stmap_load(genie_ctx *ctx, const char *fn, const cha
             GENIE_FREE(m);
             return NULL;
         }
-        for (;;) { /* read to the end, doubling the buffer */
+        if (fseek(f, 0, SEEK_END) == 0) { /* the size, when the stream tells it: one buffer, one more byte to see the end */
+            long end = ftell(f);
+            if (end >= 0 && (unsigned long)end < (unsigned long)(SIZE_MAX / 2)) cap = (size_t)end + 1;
+            if (fseek(f, 0, SEEK_SET) != 0) cap = 0;
+        }
+        if (cap) {
+            m->base = (unsigned char *)GENIE_MALLOC(cap);
+            if (!m->base) {
+                fclose(f);
+                genie__stmap_unref(m);
+                return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
+            }
+        }
+        for (;;) { /* read to the end, doubling the buffer if the file grew */
             size_t got;
             if (m->size == cap) {
                 size_t nc = cap ? cap * 2 : 65536;
@@ -6161,7 +6174,7 @@ static genie__stmap *genie__stmap_load(genie_ctx *ctx, const char *fn, const cha
                 if (!q) {
                     fclose(f);
                     genie__stmap_unref(m);
-                    return (genie__stmap *)GENIE__OOM(ctx, fn);
+                    return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
                 }
                 m->base = q;
                 cap = nc;
@@ -6453,6 +6466,7 @@ static const char *genie__st_fmt_shape(char *buf, const genie__st_entry *e) {
 /* Parse the header of the mapped file and check the layout; 0 and the
    context's error (naming path and tensor) on failure. */
 static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st) {
+    const char *path = st->path;
     const unsigned char *b = st->map->base;
     uint64_t hlen = 0;
     int64_t i, cur;
@@ -6474,7 +6488,7 @@ static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st
     st->data = b + 8 + hlen;
     st->data_len = (int64_t)(st->map->size - 8 - hlen);
     st->arena = (char *)GENIE_MALLOC((size_t)hlen + 1);
-    if (!st->arena) { GENIE__OOM(ctx, fn); return 0; }
+    if (!st->arena) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
     memset(&r, 0, sizeof r);
     r.start = r.p = b + 8;
     r.end = b + 8 + hlen;
@@ -6551,7 +6565,7 @@ static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st
     }
     /* the data covered exactly: no overlap, no hole, nothing after the last */
     ord = (genie__st_entry **)GENIE_MALLOC((size_t)(st->n > 0 ? st->n : 1) * sizeof(*ord));
-    if (!ord) { GENIE__OOM(ctx, fn); return 0; }
+    if (!ord) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
     for (i = 0; i < st->n; i++) ord[i] = &st->e[i];
     if (st->n > 1) qsort(ord, (size_t)st->n, sizeof *ord, genie__st_cmp_offsets);
     for (cur = 0, i = 0; i < st->n; i++) {
@@ -6603,11 +6617,11 @@ GENIEDEF genie_result genie_safetensors_open(genie_ctx *ctx, const char *path, g
         return GENIE_ERR_UNSUPPORTED;
     }
     st = (genie_safetensors *)GENIE_MALLOC(sizeof *st);
-    if (!st) { GENIE__OOM(ctx, fn); return GENIE_ERR_OOM; }
+    if (!st) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
     memset(st, 0, sizeof *st);
     st->ctx = ctx;
     st->path = (char *)GENIE_MALLOC(strlen(path) + 1);
-    if (!st->path) { genie_safetensors_close(st); GENIE__OOM(ctx, fn); return GENIE_ERR_OOM; }
+    if (!st->path) { genie_safetensors_close(st); genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
     strcpy(st->path, path);
     st->map = genie__stmap_load(ctx, fn, path);
     if (!st->map || !genie__st_parse(ctx, fn, st)) {
@@ -6690,7 +6704,7 @@ static int genie__st_check_names(genie_ctx *ctx, const char *fn, const char *pat
         }
     }
     sorted = (const char **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(char *));
-    if (!sorted) { GENIE__OOM(ctx, fn); return 0; }
+    if (!sorted) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
     if (n > 0) memcpy(sorted, names, (size_t)n * sizeof(char *));
     if (n > 1) qsort(sorted, (size_t)n, sizeof(char *), genie__st_cmp_meta);
     for (i = 1; i < n; i++)
@@ -6716,7 +6730,7 @@ static int genie__st_write_tensor(genie_ctx *ctx, genie_tensor *t, FILE *f, int 
         w = fwrite(p, 1, bytes, f);
     } else {
         tmp = GENIE_MALLOC(bytes);
-        if (!tmp) { GENIE__OOM(ctx, "genie_safetensors_save"); return 0; }
+        if (!tmp) { genie__fail(ctx, GENIE_ERR_OOM, "genie_safetensors_save: out of memory"); return 0; }
         if (genie_read(ctx, t, dt, tmp, bytes) != GENIE_OK) { GENIE_FREE(tmp); return 0; }
         w = fwrite(tmp, 1, bytes, f);
         GENIE_FREE(tmp);
@@ -6764,7 +6778,7 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
         }
     /* data in order of element size (8, 4, 2, 1), then as given: every tensor aligned */
     offs = (int64_t *)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    if (!offs) { GENIE__OOM(ctx, fn); return GENIE_ERR_OOM; }
+    if (!offs) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
     for (pass = 8; pass >= 1; pass /= 2)
         for (i = 0; i < n; i++) {
             int64_t bytes;
@@ -6809,11 +6823,11 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
         genie__sbuf_str(&h, num);
     }
     genie__sbuf_str(&h, "}");
-    while (h.n % 8) genie__sbuf_str(&h, " "); /* the data starts 8-aligned */
+    while (!h.oom && h.n % 8) genie__sbuf_str(&h, " "); /* the data starts 8-aligned */
     if (h.oom || h.n > GENIE__ST_MAX_HEADER) {
         GENIE_FREE(h.p);
         GENIE_FREE(offs);
-        if (h.oom) { GENIE__OOM(ctx, fn); return GENIE_ERR_OOM; }
+        if (h.oom) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
         genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: the header would exceed 100000000 bytes", fn, path);
         return GENIE_ERR_UNSUPPORTED;
     }
@@ -6822,7 +6836,7 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
     /* written to "<path>.genie.tmp", then renamed over path: readers of the old
        file (a mapping) keep it, and a failure leaves path as it was */
     tmp = (char *)GENIE_MALLOC(strlen(path) + 11);
-    if (!tmp) { GENIE__OOM(ctx, fn); goto fail; }
+    if (!tmp) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); goto fail; }
     sprintf(tmp, "%s.genie.tmp", path);
     f = fopen(tmp, "wb");
     if (!f) {
