@@ -604,6 +604,16 @@ static void s_unusual(void) {
     genie_safetensors_close(st);
     SCHECK(s_make(path, h1, strlen(h1), ~0ull, 6));
     s_expect_bad(ctx, path, GENIE_ERR_INVALID_ARG, "does not start with '{'", "leading space");
+    /* fuzzer crash-12c13bc1 (make fuzz-safetensors, first seconds): no tensors and no metadata
+       sorted NULL arrays with qsort (undefined behaviour); now they are not sorted */
+    SCHECK(s_write(path, "\x08\0\0\0\0\0\0\0{}      ", 16));
+    SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK && genie_safetensors_count(st) == 0 &&
+           genie_safetensors_metadata(st, "format") == NULL);
+    genie_safetensors_close(st);
+    SCHECK(s_make(path, "{\"__metadata__\":{}}", 19, ~0ull, 0));
+    SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK && genie_safetensors_count(st) == 0 &&
+           genie_safetensors_metadata(st, "") == NULL);
+    genie_safetensors_close(st);
     remove(path);
     genie_ctx_destroy(ctx);
 }
