@@ -322,6 +322,18 @@ static void s_lifetimes(void) {
     SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK);
     SCHECK(genie_read(ctx, genie_safetensors_get(st, "w"), GENIE_F32, v, sizeof v) == GENIE_OK && memcmp(v, other, sizeof v) == 0);
     genie_release(t); /* the old mapping goes here (ASan / valgrind: nothing leaks) */
+    {   /* the file's own tensors saved back over it (with a new one): read from the old mapping while it is replaced */
+        const char *nn[2] = {"w", "w2"};
+        genie_tensor *tt[2];
+        genie_safetensors *st2 = NULL;
+        tt[0] = genie_safetensors_get(st, "w");
+        tt[1] = genie_mul_scalar(ctx, tt[0], 2.0);
+        SCHECK(genie_safetensors_save(ctx, path, 2, nn, tt) == GENIE_OK);
+        SCHECK(genie_safetensors_open(ctx, path, &st2) == GENIE_OK && genie_safetensors_count(st2) == 2);
+        SCHECK(genie_read(ctx, genie_safetensors_get(st2, "w"), GENIE_F32, v, sizeof v) == GENIE_OK && memcmp(v, other, sizeof v) == 0);
+        SCHECK(genie_read(ctx, genie_safetensors_get(st2, "w2"), GENIE_F32, v, sizeof v) == GENIE_OK && v[4] == 28.0f);
+        genie_safetensors_close(st2);
+    }
     /* in place on a file's tensor: a new version, the file's bytes untouched */
     t = genie_safetensors_get(st, "w");
     genie_add_(ctx, t, genie_full(ctx, GENIE_F32, 0, NULL, 1.0));
