@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks test-vmath-all clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -29,7 +29,7 @@ run: $(BUILD)/03_mlp
 # ---- tests ----
 $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUILD)
+$(BUILD)/test_main: $(TESTSRC) tests/prog.h tests/vmath_bounds.h genie.h $(BUILD)/cxx_part.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
@@ -41,6 +41,12 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# every f32 input through the SIMD paths' transcendental kernels against the reference (optional:
+# about half an hour of CPU per path; make test runs the dense sweep of tests/test_vmath.c)
+$(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
+test-vmath-all: $(BUILD)/vmath_all
+	$(BUILD)/vmath_all
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)

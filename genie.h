@@ -3450,9 +3450,10 @@ static const float genie__vm_gelu_tab[10][8] = {
     /* n sigmoid(w) = n / (1 + exp(-w)), w = wh + wl (|wl| <= ulp(wh)). With e = exp(-|w|) =       \
        (1 + p) 2^k, k <= 0: n / (1 + e) for w >= 0, and n (1 + p) / (1 + e) 2^k for w < 0, the     \
        power of two applied last (subnormal results rounded once); 1 + e = p 2^k + (1 + 2^k)       \
-       (exact 1 + 2^k for k >= -24). |w| is clamped to 110 (k >= -159) and the results of          \
-       w < -110, below f32's least subnormal for |n| < 2^40, are n times 0 (NaN for an             \
-       infinite n, as the reference's inf / inf). lo: wl is not 0. */                              \
+       (exact 1 + 2^k for k >= -24). |w| is clamped to 110 (k >= -159); beyond, the result         \
+       is n for w > 110 and n times 0 for w < -110 (below f32's least subnormal for                \
+       |n| < 2^40; NaN for an infinite n, as the reference's inf / inf), so the quotient           \
+       only sees finite n. lo: wl is not 0. */                                                     \
     static ATTR GENIE__VINL GENIE__F genie__##P##_flogistic(GENIE__F n, GENIE__F wh, GENIE__F wl, int lo) { \
         GENIE__FM neg = GENIE__FCMP(wh, GENIE__F1(0.0f), _CMP_LT_OQ);                              \
         GENIE__F h = GENIE__FOR(wh, GENIE__F1(-0.0f)); /* -|wh| */                                 \
@@ -3463,7 +3464,7 @@ static const float genie__vm_gelu_tab[10][8] = {
         s = GENIE__FSCALE(GENIE__F1(1.0f), k);                                                     \
         q = GENIE__FDIVF(GENIE__FSEL(neg, GENIE__FFMA(n, p, n), n), GENIE__FFMA(p, s, GENIE__FADD(s, GENIE__F1(1.0f)))); \
         q = GENIE__FSEL(neg, GENIE__FSCALE(q, k), q);                                              \
-        return GENIE__FSEL(GENIE__FCMP(wh, GENIE__F1(-110.0f), _CMP_LT_OQ), GENIE__FMUL(n, GENIE__F1(0.0f)), q); \
+        return GENIE__FSEL(GENIE__FCMP(h, GENIE__F1(-110.0f), _CMP_LT_OQ), GENIE__FSEL(neg, GENIE__FMUL(n, GENIE__F1(0.0f)), n), q); \
     }                                                                                              \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fsigmoid(GENIE__F x) {                           \
         return genie__##P##_flogistic(GENIE__F1(1.0f), x, x, 0);                                   \
@@ -3532,7 +3533,7 @@ static const float genie__vm_gelu_tab[10][8] = {
         q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 1, idx));                             \
         q = GENIE__FMUL(GENIE__FFMA(q, p, q), GENIE__F1(0.5f)); /* E / 2^k */                      \
         q = GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(0.0f), _CMP_LT_OQ), GENIE__FSCALE(GENIE__FMUL(x, q), k), \
-                        GENIE__FFNMA(x, GENIE__FSCALE(q, k), x));                                  \
+                        GENIE__FMUL(x, GENIE__FSUB(GENIE__F1(1.0f), GENIE__FSCALE(q, k))));        \
         return GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(-14.75f), _CMP_LT_OQ), GENIE__FMUL(x, GENIE__F1(0.0f)), q); \
     }                                                                                              \
     /* log(u) + c for u > 0 finite (subnormal u scaled by 2^23 first): u = 2^k m, m in             \
@@ -3864,8 +3865,8 @@ static const float genie__vm_gelu_tab[10][8] = {
 #define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
 #define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
 #define GENIE__DANY(m) ((m) != 0)
-/* a / b for finite b != 0 (where a / b is finite): rcp14 and a Newton step (2^-28), then the
-   quotient corrected by its residual: within a hair of the rounded quotient, without vdivps */
+/* a / b for finite a and normal b: rcp14 and a Newton step (2^-28), then the quotient
+   corrected by its residual (within a hair of the rounded quotient), without vdivps */
 static GENIE__AVX512 GENIE__VINL __m512 genie__z_fdiv(__m512 a, __m512 b) {
     __m512 r = _mm512_maskz_rcp14_ps((__mmask16)-1, b), q;
     r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(b, r, _mm512_set1_ps(1.0f)), r);
