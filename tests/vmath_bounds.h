@@ -9,7 +9,7 @@
 #define VMATH_BOUNDS_H
 #define VM_TRANSCENDENTALS(X)                                                              \
     X(exp, genie_exp, 1) X(log, genie_log, 1) X(log1p, genie_log1p, 1) X(expm1, genie_expm1, 1) \
-    X(tanh, genie_tanh, 2) X(sigmoid, genie_sigmoid, 2) X(silu, genie_silu, 2)             \
+    X(tanh, genie_tanh, 2) X(sigmoid, genie_sigmoid, 2) X(silu, genie_silu, 3)             \
     X(erf, genie_erf, 1) X(gelu, genie_gelu, 4) X(gelu_tanh, genie_gelu_tanh, 4)
 /* sin and cos keep f64 kernels: <= 1 ulp */
 #define VM_ULP_TRIG 1
