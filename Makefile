@@ -13,7 +13,7 @@ TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -41,6 +41,9 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
+$(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)
@@ -57,11 +60,12 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust examples
 	@$(MAKE) --no-print-directory torch-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
+	$(BUILD)/test_robust
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -106,6 +110,7 @@ asan: | $(BUILD)
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main

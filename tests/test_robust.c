@@ -1,0 +1,386 @@
+/* test_robust.c - valid-but-odd input: huge, empty and degenerate shapes, extreme
+   arguments, NULLs and dead handles. Every case is a bug an outside fuzzer found
+   (the "unbreakable" issue) or one tests/fuzz/fuzz_api.c found since. genie must
+   answer each with a result or a sticky error of the right code, never a crash, a
+   hang, undefined behaviour (run it under ASan + UBSan: `make asan`) or a wrong
+   value. `build/test_robust NAME` runs one case. */
+#define GENIE_IMPLEMENTATION
+#include "../genie.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failures, checks;
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);             \
+            printf(__VA_ARGS__);                                               \
+            printf("\n");                                                      \
+        }                                                                      \
+    } while (0)
+#define P62 ((int64_t)1 << 62)
+#define P32 ((int64_t)1 << 32)
+#define P40 ((int64_t)1 << 40)
+
+/* The status is `code` with a non-empty message naming fn, and t is NULL. */
+static void expect_err(genie_ctx *ctx, const void *t, genie_result code, const char *fn, const char *what) {
+    CHECK(t == NULL, "%s: expected NULL", what);
+    CHECK(genie_status(ctx) == code, "%s: status %s, expected %s (%s)", what, genie_result_string(genie_status(ctx)),
+          genie_result_string(code), genie_last_error(ctx));
+    CHECK(strstr(genie_last_error(ctx), fn) != NULL, "%s: message '%s' does not name %s", what, genie_last_error(ctx), fn);
+    genie_clear_error(ctx);
+}
+/* t is a live handle of this shape and the context is fine. */
+static void expect_shape(genie_ctx *ctx, genie_tensor *t, int nd, const int64_t *shape, const char *what) {
+    CHECK(t != NULL && genie_status(ctx) == GENIE_OK, "%s: failed: %s", what, genie_last_error(ctx));
+    if (!t) { genie_clear_error(ctx); return; }
+    CHECK(genie_ndim(t) == nd && memcmp(genie_shape(t), shape, (size_t)nd * 8) == 0, "%s: wrong shape", what);
+}
+
+static void t_chunk_split_huge(genie_ctx *ctx) {
+    int64_t s5 = 5;
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 1, &s5);
+    genie_tuple *tp = genie_chunk(ctx, z, INT64_MAX, 0);
+    CHECK(tp && genie_tuple_size(tp) == 5, "chunk(INT64_MAX): %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    tp = genie_split(ctx, z, INT64_MAX, 0);
+    CHECK(tp && genie_tuple_size(tp) == 1 && genie_shape(genie_tuple_get(tp, 0))[0] == 5, "split(INT64_MAX): %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    tp = genie_chunk(ctx, z, 0, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "chunk", "chunk(0)");
+    tp = genie_split(ctx, z, -1, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "split", "split(-1)");
+    tp = genie_chunk(ctx, z, INT64_MIN, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "chunk", "chunk(INT64_MIN)");
+    tp = genie_chunk(ctx, z, 2, INT64_MIN);
+    expect_err(ctx, tp, GENIE_ERR_INDEX, "chunk", "chunk dim INT64_MIN");
+}
+static void t_zeros_empty_huge_strides(genie_ctx *ctx) {
+    int64_t s[3] = {0, P32, P32};
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 3, s);
+    expect_err(ctx, z, GENIE_ERR_OVERFLOW, "genie_zeros", "zeros [0,2^32,2^32]");
+    s[1] = P32 - 1; s[2] = 4; /* representable strides: fine, and realizes at once */
+    z = genie_zeros(ctx, GENIE_F32, 3, s);
+    expect_shape(ctx, z, 3, s, "zeros [0,2^32-1,4]");
+    CHECK(genie_realize(ctx, 1, &z) == GENIE_OK, "realize empty: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+static void t_broadcast_numel_overflow(genie_ctx *ctx) {
+    int64_t sa[2] = {P32, 1}, sb[2] = {1, P32};
+    genie_tensor *a = genie_zeros(ctx, GENIE_U8, 2, sa), *b = genie_zeros(ctx, GENIE_U8, 2, sb);
+    CHECK(a && b, "inputs: %s", genie_last_error(ctx));
+    expect_err(ctx, genie_add(ctx, a, b), GENIE_ERR_OVERFLOW, "add", "add [2^32,1]+[1,2^32]");
+    expect_err(ctx, genie_where(ctx, genie_gt(ctx, a, a), a, b), GENIE_ERR_OVERFLOW, "where", "where");
+    expect_err(ctx, genie_expand(ctx, a, 2, (int64_t[]){P32, P32}), GENIE_ERR_OVERFLOW, "expand", "expand");
+}
+static void t_byte_count_overflow(genie_ctx *ctx) {
+    int64_t s = P62;
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 1, &s); /* 2^64 bytes */
+    expect_err(ctx, a, GENIE_ERR_OVERFLOW, "genie_zeros", "zeros f32 [2^62]");
+    a = genie_zeros(ctx, GENIE_U8, 1, &s); /* 2^62 bytes: representable, cannot be allocated */
+    expect_shape(ctx, a, 1, &s, "zeros u8 [2^62]");
+    if (a) {
+        CHECK(genie_realize(ctx, 1, &a) == GENIE_ERR_OOM, "realize 2^62 bytes: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        expect_err(ctx, genie_to_dtype(ctx, a, GENIE_F64), GENIE_ERR_OVERFLOW, "to", "to f64 of [2^62]");
+    }
+}
+static void t_cat_overflow(genie_ctx *ctx) {
+    int64_t s = P62;
+    genie_tensor *two[2];
+    two[0] = two[1] = genie_zeros(ctx, GENIE_U8, 1, &s);
+    expect_err(ctx, genie_cat(ctx, 2, two, 0), GENIE_ERR_OVERFLOW, "cat", "cat two [2^62]");
+    two[1] = genie_zeros(ctx, GENIE_U8, 1, (int64_t[]){P62 - 1}); /* 2^63 - 1 bytes: fine until realized */
+    {
+        genie_tensor *c = genie_cat(ctx, 2, two, 0);
+        CHECK(c && genie_numel(c) == INT64_MAX, "cat [2^62] [2^62-1]: %s", genie_last_error(ctx));
+        CHECK(c && genie_realize(ctx, 1, &c) == GENIE_ERR_OOM, "realize 2^63-1 bytes: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        two[1] = genie_zeros(ctx, GENIE_U8, 1, (int64_t[]){1});
+        c = genie_cat(ctx, 2, two, 0);
+        CHECK(c && genie_numel(c) == P62 + 1, "cat [2^62] [1]: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        two[1] = genie_zeros(ctx, GENIE_I16, 1, (int64_t[]){1}); /* promoted to i16: 2^63 + 2 bytes */
+        expect_err(ctx, genie_cat(ctx, 2, two, 0), GENIE_ERR_OVERFLOW, "cat", "cat promoted to i16");
+    }
+    expect_err(ctx, genie_stack(ctx, 2, (genie_tensor *[]){two[0], two[0]}, 0), GENIE_ERR_OVERFLOW, "stack",
+               "stack two [2^62]");
+}
+static void t_slice_step_max(genie_ctx *ctx) {
+    int64_t s[2] = {5, 3}, one[2] = {1, 3};
+    genie_tensor *z = genie_arange(ctx, GENIE_F32, 0, 15, 1), *v, *w;
+    double x;
+    z = genie_view(ctx, z, 2, s);
+    v = genie_slice(ctx, z, 0, 0, 5, INT64_MAX);
+    expect_shape(ctx, v, 2, one, "slice step INT64_MAX");
+    w = genie_slice(ctx, z, 0, INT64_MIN, INT64_MAX, INT64_MAX);
+    expect_shape(ctx, w, 2, one, "slice [MIN:MAX:MAX]");
+    w = genie_slice(ctx, z, 1, 2, INT64_MAX, 1);
+    CHECK(w && genie_shape(w)[1] == 1, "slice dim 1 [2:MAX]: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, genie_select(ctx, genie_select(ctx, v, 0, 0), 0, 2), &x) == GENIE_OK && x == 2.0,
+          "value through the slice: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, 0), GENIE_ERR_INVALID_ARG, "slice", "slice step 0");
+    expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, -1), GENIE_ERR_INVALID_ARG, "slice", "slice step -1");
+    expect_err(ctx, genie_narrow(ctx, z, 0, INT64_MAX, 2), GENIE_ERR_INDEX, "narrow", "narrow start MAX");
+    expect_err(ctx, genie_narrow(ctx, z, 0, 1, INT64_MAX), GENIE_ERR_INDEX, "narrow", "narrow length MAX");
+    expect_err(ctx, genie_select(ctx, z, 0, INT64_MIN), GENIE_ERR_INDEX, "select", "select INT64_MIN");
+    w = genie_diagonal(ctx, z, INT64_MIN, 0, 1);
+    CHECK(w && genie_shape(w)[0] == 0, "diagonal offset INT64_MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_diagonal(ctx, z, INT64_MAX, 0, 1);
+    CHECK(w && genie_shape(w)[0] == 0, "diagonal offset INT64_MAX: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_sum(ctx, genie_add(ctx, genie_tril(ctx, z, INT64_MIN), genie_triu(ctx, z, INT64_MAX)), 0, NULL, 0);
+    CHECK(genie_item(ctx, w, &x) == GENIE_OK && x == 0, "tril MIN + triu MAX: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_sum(ctx, genie_add(ctx, genie_tril(ctx, z, INT64_MAX), genie_triu(ctx, z, INT64_MIN)), 0, NULL, 0);
+    CHECK(genie_item(ctx, w, &x) == GENIE_OK && x == 210, "tril MAX + triu MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+static void t_from_blob_strides(genie_ctx *ctx) {
+    static float buf[4];
+    int64_t s2 = 2, s1 = 1, big = INT64_MAX;
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 1, &s2, &big, buf, NULL, NULL);
+    expect_err(ctx, t, GENIE_ERR_OVERFLOW, "genie_from_blob", "from_blob stride INT64_MAX");
+    t = genie_from_blob(ctx, GENIE_F32, 1, &s1, &big, buf, NULL, NULL); /* one element: any stride */
+    expect_shape(ctx, t, 1, &s1, "from_blob [1] stride INT64_MAX");
+    t = genie_from_blob(ctx, GENIE_F32, 2, (int64_t[]){2, 2}, (int64_t[]){P62, 1}, buf, NULL, NULL);
+    expect_err(ctx, t, GENIE_ERR_OVERFLOW, "genie_from_blob", "from_blob byte extent overflows");
+}
+static void t_from_blob_null_empty(genie_ctx *ctx) {
+    int64_t s0 = 0, s3[2] = {3, 0};
+    float out[1];
+    const void *p;
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 1, &s0, NULL, NULL, NULL, NULL), *u;
+    expect_shape(ctx, t, 1, &s0, "from_blob NULL empty");
+    if (!t) return;
+    CHECK(genie_read(ctx, t, GENIE_F32, out, 0) == GENIE_OK, "read: %s", genie_last_error(ctx));
+    CHECK(genie_read(ctx, t, GENIE_F32, NULL, 0) == GENIE_OK, "read NULL dst: %s", genie_last_error(ctx));
+    CHECK(genie_data(ctx, t, &p) == GENIE_OK, "data: %s", genie_last_error(ctx));
+    u = genie_cat(ctx, 2, (genie_tensor *[]){t, t}, 0);
+    CHECK(genie_realize(ctx, 1, &u) == GENIE_OK, "cat of empties: %s", genie_last_error(ctx));
+    u = genie_add_scalar(ctx, genie_from_blob(ctx, GENIE_F32, 2, s3, NULL, NULL, NULL, NULL), 1);
+    CHECK(genie_read(ctx, u, GENIE_F32, out, 0) == GENIE_OK, "add on NULL [3,0]: %s", genie_last_error(ctx));
+    genie_copy_(ctx, genie_from_blob(ctx, GENIE_F32, 1, &s0, NULL, NULL, NULL, NULL), genie_zeros(ctx, GENIE_F32, 1, &s0));
+    CHECK(genie_status(ctx) == GENIE_OK, "copy_ into a NULL blob: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+static void t_conv_padding_huge(genie_ctx *ctx) {
+    int64_t sx[4] = {1, 1, 3, 3}, sw[4] = {1, 1, 2, 2};
+    int64_t st[2] = {1, 1}, pad[2] = {P62, P62}, dil[2] = {1, 1};
+    genie_tensor *x = genie_zeros(ctx, GENIE_F32, 4, sx), *w = genie_zeros(ctx, GENIE_F32, 4, sw);
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1), GENIE_ERR_OVERFLOW, "conv2d", "conv2d padding 2^62");
+    pad[0] = pad[1] = 0;
+    dil[0] = INT64_MAX;
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1), GENIE_ERR_OVERFLOW, "conv2d", "conv2d dilation MAX");
+    dil[0] = 1;
+    st[0] = INT64_MAX; /* one output row */
+    {
+        genie_tensor *y = genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1);
+        CHECK(y && genie_shape(y)[2] == 1, "conv2d stride MAX: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
+    st[0] = 1;
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, INT64_MAX), GENIE_ERR_SHAPE, "conv2d", "conv2d groups MAX");
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, INT64_MIN), GENIE_ERR_INVALID_ARG, "conv2d", "conv2d groups MIN");
+}
+static void t_as_strided_huge(genie_ctx *ctx) {
+    int64_t s = 16;
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 1, &s);
+    expect_err(ctx, genie_as_strided(ctx, a, 2, (int64_t[]){P62, P62}, (int64_t[]){0, 0}, 0), GENIE_ERR_OVERFLOW,
+               "as_strided", "as_strided numel overflows");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){P40}, (int64_t[]){P40}, 0), GENIE_ERR_OVERFLOW, "as_strided",
+               "as_strided extent overflows");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){2}, (int64_t[]){1}, INT64_MAX), GENIE_ERR_OVERFLOW,
+               "as_strided", "as_strided offset MAX");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){4}, (int64_t[]){4}, 8), GENIE_ERR_INDEX, "as_strided",
+               "as_strided out of the storage");
+    {
+        genie_tensor *v = genie_as_strided(ctx, a, 3, (int64_t[]){P62, P62, 0}, (int64_t[]){1, 1, 1}, 0);
+        CHECK(v == NULL || genie_numel(v) == 0, "as_strided empty huge");
+        genie_clear_error(ctx);
+        v = genie_as_strided(ctx, a, 2, (int64_t[]){P62 / 4, 4}, (int64_t[]){0, 1}, 0); /* a huge broadcast window */
+        CHECK(v && genie_numel(v) == P62, "as_strided stride-0 window: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        if (v) {
+            genie_tensor *c = genie_contiguous(ctx, v); /* 2^64 floats: overflow at capture */
+            expect_err(ctx, c, GENIE_ERR_OVERFLOW, "contiguous", "contiguous of a 2^64-element window");
+            c = genie_sum(ctx, v, 0, NULL, 0); /* a sum over 2^64 elements: fine to capture */
+            CHECK(c != NULL, "sum of a huge window: %s", genie_last_error(ctx));
+            genie_clear_error(ctx);
+            expect_err(ctx, genie_add_(ctx, v, v), GENIE_ERR_UNSUPPORTED, "add_", "add_ into an expanded window");
+            expect_err(ctx, genie_reshape(ctx, v, 1, (int64_t[]){-1}), GENIE_ERR_OVERFLOW, "reshape",
+                       "reshape of a 2^64-element window");
+        }
+    }
+}
+static void t_empty_kernels_do_not_loop(genie_ctx *ctx) {
+    int64_t s1[4] = {0, 3, P32, 3}, s2[2] = {P40, 0}, s3[4] = {P32, 2, 0, 0};
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 4, s1), *b = genie_zeros(ctx, GENIE_F32, 2, s2);
+    genie_tensor *c = genie_zeros(ctx, GENIE_F32, 4, s3), *r[12];
+    int64_t d0 = 0, d1 = 1;
+    int i, n = 0;
+    r[n++] = genie_log_softmax(ctx, a, 0);
+    r[n++] = genie_softmax(ctx, a, 2);
+    r[n++] = genie_layer_norm(ctx, b, 1, &s2[1], NULL, NULL, 1e-5);
+    r[n++] = genie_matmul(ctx, c, c);
+    r[n++] = genie_sum(ctx, a, 1, &d1, 0);
+    r[n++] = genie_amax(ctx, b, 1, &d0, 0);
+    r[n++] = genie_var(ctx, b, 1, &d0, 1, 0);
+    r[n++] = genie_argmax(ctx, a, 2, 0);
+    r[n++] = genie_tril(ctx, c, 0);
+    r[n++] = genie_flip(ctx, a, 1, &d1);
+    r[n++] = genie_contiguous(ctx, genie_transpose(ctx, c, 0, 3));
+    r[n++] = genie_topk(ctx, b, 0, 0, 1, 1) ? genie_tuple_get(genie_topk(ctx, b, 0, 0, 1, 1), 0) : NULL;
+    for (i = 0; i < n; i++) {
+        CHECK(r[i] != NULL, "capture %d: %s", i, genie_last_error(ctx));
+        genie_clear_error(ctx);
+        if (r[i]) CHECK(genie_realize(ctx, 1, &r[i]) == GENIE_OK, "realize %d (%s): %s", i, genie_op_name(r[i]),
+                        genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
+}
+/* A handle used after its pool was popped or its last reference released. */
+static void t_dead_handles(genie_ctx *ctx) {
+    int64_t s = 4;
+    float out[4];
+    genie_tensor *a, *b, *c;
+    genie_pool_push(ctx);
+    a = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_pool_pop(ctx);
+    expect_err(ctx, genie_add(ctx, a, a), GENIE_ERR_INVALID_ARG, "genie_add", "add of a dead handle");
+    CHECK(genie_read(ctx, a, GENIE_F32, out, sizeof out) == GENIE_ERR_INVALID_ARG, "read of a dead handle");
+    CHECK(strstr(genie_last_error(ctx), "genie_read") != NULL, "message: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    CHECK(genie_realize(ctx, 1, &a) == GENIE_ERR_INVALID_ARG, "realize of a dead handle");
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_view(ctx, a, 1, &s), GENIE_ERR_INVALID_ARG, "genie_view", "view of a dead handle");
+    CHECK(genie_ndim(a) == 0 && genie_shape(a) == NULL && genie_numel(a) == 0, "inspection of a dead handle");
+    genie_release(a); /* a no-op */
+    genie_retain(a);  /* a no-op */
+    genie_pool_push(ctx);
+    b = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_retain(b);
+    genie_pool_pop(ctx); /* b lives on: the caller's reference */
+    CHECK(genie_numel(b) == 4, "retained handle");
+    genie_release(b); /* b is dead now */
+    c = genie_zeros(ctx, GENIE_F32, 1, &s);
+    if (c != b) { /* its slot was not handed out again (always so with GENIE_DEBUG / ASan) */
+        expect_err(ctx, genie_neg(ctx, b), GENIE_ERR_INVALID_ARG, "genie_neg", "neg of a released handle");
+    }
+    CHECK(genie_read(ctx, c, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 0, "the context works on: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* NULL everywhere: no crash, an error (or nothing) and the context works on. */
+static void t_nulls(genie_ctx *ctx) {
+    int64_t s = 3, d = 0;
+    float out[3];
+    const void *p;
+    double x;
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 1, &s);
+    CHECK(genie_add(NULL, a, a) == NULL, "NULL ctx");
+    CHECK(genie_realize(NULL, 1, &a) != GENIE_OK, "realize NULL ctx");
+    CHECK(genie_read(NULL, a, GENIE_F32, out, sizeof out) != GENIE_OK, "read NULL ctx");
+    CHECK(genie_realize(ctx, 1, NULL) != GENIE_OK, "realize NULL list");
+    genie_clear_error(ctx);
+    CHECK(genie_realize(ctx, -1, &a) != GENIE_OK, "realize n -1");
+    genie_clear_error(ctx);
+    CHECK(genie_read(ctx, a, GENIE_F32, NULL, 12) != GENIE_OK, "read into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, a, &x) != GENIE_OK, "item of 3 elements");
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, genie_sum(ctx, a, 0, NULL, 0), NULL) != GENIE_OK, "item into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_data(ctx, a, NULL) != GENIE_OK, "data into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_data(ctx, NULL, &p) != GENIE_OK, "data of NULL");
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_sum(ctx, a, 1, NULL, 0), GENIE_ERR_INVALID_ARG, "sum", "sum dims NULL");
+    expect_err(ctx, genie_sum(ctx, a, -1, &d, 0), GENIE_ERR_INVALID_ARG, "sum", "sum ndims -1");
+    expect_err(ctx, genie_cat(ctx, 2, NULL, 0), GENIE_ERR_INVALID_ARG, "cat", "cat NULL list");
+    expect_err(ctx, genie_cat(ctx, -1, &a, 0), GENIE_ERR_INVALID_ARG, "cat", "cat n -1");
+    expect_err(ctx, genie_permute(ctx, a, 1, NULL), GENIE_ERR_SHAPE, "permute", "permute NULL");
+    expect_err(ctx, genie_conv2d(ctx, a, a, NULL, NULL, NULL, NULL, 1), GENIE_ERR_INVALID_ARG, "conv2d", "conv2d NULLs");
+    CHECK(genie_tuple_get(NULL, 0) == NULL && genie_tuple_size(NULL) == 0, "tuple NULL");
+    genie_tuple_release(NULL);
+    genie_release(NULL);
+    genie_retain(NULL);
+    genie_pool_pop(ctx); /* unbalanced: nothing happens */
+    genie_scope_pop(ctx);
+    genie_scope_push(ctx, NULL);
+    genie_scope_pop(ctx);
+    genie_set_phase(ctx, NULL);
+    CHECK(genie_dump_dot(ctx, 1, &a, NULL) != GENIE_OK, "dump to NULL file");
+    genie_clear_error(ctx);
+    CHECK(genie_read(ctx, a, GENIE_F32, out, sizeof out) == GENIE_OK && out[2] == 1, "works on: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* Dims and indices: negative, out of range, extreme. */
+static void t_dims(genie_ctx *ctx) {
+    int64_t s[2] = {2, 3}, bad = INT64_MIN, idx[2] = {0, 5};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s), *i5 = genie_from_data(ctx, GENIE_I64, 1, &s[0], idx), *r;
+    expect_err(ctx, genie_sum(ctx, a, 1, &bad, 0), GENIE_ERR_INDEX, "sum", "sum dim MIN");
+    expect_err(ctx, genie_softmax(ctx, a, INT64_MAX), GENIE_ERR_INDEX, "softmax", "softmax dim MAX");
+    expect_err(ctx, genie_transpose(ctx, a, 0, INT64_MIN), GENIE_ERR_INDEX, "transpose", "transpose MIN");
+    expect_err(ctx, genie_unsqueeze(ctx, a, INT64_MIN), GENIE_ERR_INDEX, "unsqueeze", "unsqueeze MIN");
+    expect_err(ctx, genie_argmax(ctx, a, INT64_MIN + 1, 0), GENIE_ERR_INDEX, "argmax", "argmax MIN+1");
+    expect_err(ctx, genie_flip(ctx, a, 1, &bad), GENIE_ERR_INDEX, "flip", "flip MIN");
+    expect_err(ctx, genie_topk(ctx, a, INT64_MAX, 1, 1, 1), GENIE_ERR_INDEX, "topk", "topk k MAX");
+    expect_err(ctx, genie_topk(ctx, a, -1, 1, 1, 1), GENIE_ERR_INDEX, "topk", "topk k -1");
+    r = genie_index_select(ctx, a, 1, i5); /* index 5 of 3: data-dependent, at realize */
+    CHECK(r == NULL || genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "index_select out of range: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    r = genie_embedding(ctx, a, genie_from_data(ctx, GENIE_I64, 1, (int64_t[]){1}, (int64_t[]){INT64_MIN}));
+    CHECK(r == NULL || genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "embedding INT64_MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, -1, s), GENIE_ERR_INVALID_ARG, "genie_zeros", "ndim -1");
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, 9, s), GENIE_ERR_INVALID_ARG, "genie_zeros", "ndim 9");
+    expect_err(ctx, genie_zeros(ctx, (genie_dtype)77, 1, s), GENIE_ERR_DTYPE, "genie_zeros", "dtype 77");
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, 1, &bad), GENIE_ERR_SHAPE, "genie_zeros", "negative size");
+    expect_err(ctx, genie_view(ctx, a, 2, (int64_t[]){-1, -1}), GENIE_ERR_SHAPE, "view", "view -1 -1");
+    expect_err(ctx, genie_view(ctx, a, 1, &bad), GENIE_ERR_SHAPE, "view", "view MIN");
+    expect_err(ctx, genie_arange(ctx, GENIE_F32, 0, 1e300, 1e-300), GENIE_ERR_OVERFLOW, "arange", "arange huge");
+}
+
+typedef struct { const char *name; void (*fn)(genie_ctx *); } tcase;
+static const tcase cases[] = {
+    {"chunk_split_huge", t_chunk_split_huge},
+    {"zeros_empty_huge_strides", t_zeros_empty_huge_strides},
+    {"broadcast_numel_overflow", t_broadcast_numel_overflow},
+    {"byte_count_overflow", t_byte_count_overflow},
+    {"cat_overflow", t_cat_overflow},
+    {"slice_step_max", t_slice_step_max},
+    {"from_blob_strides", t_from_blob_strides},
+    {"from_blob_null_empty", t_from_blob_null_empty},
+    {"conv_padding_huge", t_conv_padding_huge},
+    {"as_strided_huge", t_as_strided_huge},
+    {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
+    {"dead_handles", t_dead_handles},
+    {"nulls", t_nulls},
+    {"dims", t_dims},
+};
+
+int main(int argc, char **argv) {
+    size_t i;
+    int ran = 0;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        genie_ctx *ctx;
+        int before = failures;
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0) continue;
+        ctx = genie_ctx_create(NULL);
+        cases[i].fn(ctx);
+        CHECK(genie_status(ctx) == GENIE_OK, "%s left an error: %s", cases[i].name, genie_last_error(ctx));
+        genie_ctx_destroy(ctx);
+        if (failures != before) printf("  case %s: %d failures\n", cases[i].name, failures - before);
+        ran++;
+    }
+    printf("test_robust: %d cases, %d checks, %d failed\n", ran, checks, failures);
+    return failures != 0;
+}
