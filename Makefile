@@ -11,9 +11,9 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan fuzz valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -44,6 +44,26 @@ $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
 $(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
+$(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
+FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
+
+# ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
+# `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
+# tests/fuzz/corpus; a crash stops it, leaves its input in build-fuzz/ and fails the target
+# (add the input to tests/fuzz/regressions and a case to tests/test_robust.c).
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_ENV      = ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+build-fuzz/fuzz_api: tests/fuzz/fuzz_api.c genie.h
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -I. $< -o $@ -lm -pthread
+fuzz: build-fuzz/fuzz_api
+	@mkdir -p build-fuzz/corpus
+	$(FUZZ_ENV) build-fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 \
+	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)
@@ -60,12 +80,13 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
 	@$(MAKE) --no-print-directory torch-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
 	$(BUILD)/test_robust
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -111,6 +132,7 @@ asan: | $(BUILD)
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
@@ -201,4 +223,4 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/genie.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

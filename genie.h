@@ -1123,10 +1123,9 @@ static int64_t genie__extent_ck(int nd, const int64_t *shape, const int64_t *st,
 static int64_t genie__view_extent(const genie__vspec *v) {
     int64_t e = v->off;
     int i;
-    for (i = 0; i < v->ndim; i++) {
-        if (v->shape[i] == 0) return 0;
-        e += (v->shape[i] - 1) * v->strides[i];
-    }
+    for (i = 0; i < v->ndim; i++)
+        if (v->shape[i] == 0) return 0; /* before any product: an empty view's strides may be anything */
+    for (i = 0; i < v->ndim; i++) e += (v->shape[i] - 1) * v->strides[i];
     return e + 1;
 }
 

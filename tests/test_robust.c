@@ -170,6 +170,16 @@ static void t_from_blob_null_empty(genie_ctx *ctx) {
     CHECK(genie_status(ctx) == GENIE_OK, "copy_ into a NULL blob: %s", genie_last_error(ctx));
     genie_clear_error(ctx);
 }
+/* fuzz_api: an empty blob's strides may be anything (the extent must not multiply them). */
+static void t_fuzz_empty_blob_huge_strides(genie_ctx *ctx) {
+    static float buf[1];
+    int64_t s[3] = {3, 2, 0}, st[3] = {INT64_MAX, INT64_MAX, 1};
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 3, s, st, buf, NULL, NULL), *c;
+    expect_shape(ctx, t, 3, s, "empty blob with strides INT64_MAX");
+    c = genie_contiguous(ctx, genie_transpose(ctx, t, 0, 2));
+    CHECK(c && genie_realize(ctx, 1, &c) == GENIE_OK, "a copy of it: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
 static void t_conv_padding_huge(genie_ctx *ctx) {
     int64_t sx[4] = {1, 1, 3, 3}, sw[4] = {1, 1, 2, 2};
     int64_t st[2] = {1, 1}, pad[2] = {P62, P62}, dil[2] = {1, 1};
@@ -360,6 +370,7 @@ static const tcase cases[] = {
     {"from_blob_strides", t_from_blob_strides},
     {"from_blob_null_empty", t_from_blob_null_empty},
     {"conv_padding_huge", t_conv_padding_huge},
+    {"fuzz_empty_blob_huge_strides", t_fuzz_empty_blob_huge_strides},
     {"as_strided_huge", t_as_strided_huge},
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
     {"dead_handles", t_dead_handles},
