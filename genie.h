@@ -1542,8 +1542,10 @@ static int genie__cmp_i64(const void *a, const void *b) {
 /* Every element offset of v, sorted (exact overlap checks where ATen gives up). */
 static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
     int64_t n = genie__numel(v->ndim, v->shape), k, idx[GENIE__MAXD] = {0}, off = v->off;
-    int64_t *o = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * 8);
+    int64_t *o;
     int d;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / 8 || (uint64_t)n > (uint64_t)INT64_MAX / 8) return NULL; /* cannot be allocated */
+    o = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * 8);
     if (!o) return NULL;
     for (k = 0; k < n; k++) {
         o[k] = off;
@@ -7314,7 +7316,7 @@ GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t 
     for (i = 0; i <= nd; i++) {
         if (i == d) {
             shape[k] = 1;
-            st[k++] = d >= nd ? 1 : t->v->shape[d] * t->v->strides[d];
+            st[k++] = d >= nd ? 1 : GENIE__WMUL(t->v->shape[d], t->v->strides[d]);
         }
         if (i < nd) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
     }

@@ -180,6 +180,21 @@ static void t_fuzz_empty_blob_huge_strides(genie_ctx *ctx) {
     CHECK(c && genie_realize(ctx, 1, &c) == GENIE_OK, "a copy of it: %s", genie_last_error(ctx));
     genie_clear_error(ctx);
 }
+/* An in-place write into a huge self-overlapping window: the exact overlap check needs
+   8 bytes per element, which cannot be allocated (its size must not wrap around). */
+static void t_self_overlap_check_huge(genie_ctx *ctx) {
+    int64_t big = (int64_t)1 << 33;
+    genie_tensor *s = genie_zeros(ctx, GENIE_U8, 1, &big), *v, *r;
+    v = genie_as_strided(ctx, s, 2, (int64_t[]){(int64_t)1 << 31, (int64_t)1 << 31}, (int64_t[]){1, 1}, 0);
+    CHECK(v && genie_numel(v) == (int64_t)1 << 62, "the window: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    r = genie_add_(ctx, v, genie_ones(ctx, GENIE_U8, 0, NULL));
+    CHECK(r == NULL && (genie_status(ctx) == GENIE_ERR_OOM || genie_status(ctx) == GENIE_ERR_UNSUPPORTED),
+          "add_ into it: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    v = genie_as_strided(ctx, s, 2, (int64_t[]){3, 3}, (int64_t[]){1, 1}, 0); /* small: checked exactly */
+    expect_err(ctx, genie_mul_(ctx, v, v), GENIE_ERR_UNSUPPORTED, "mul_", "mul_ into an overlapping window");
+}
 static void t_conv_padding_huge(genie_ctx *ctx) {
     int64_t sx[4] = {1, 1, 3, 3}, sw[4] = {1, 1, 2, 2};
     int64_t st[2] = {1, 1}, pad[2] = {P62, P62}, dil[2] = {1, 1};
@@ -370,6 +385,7 @@ static const tcase cases[] = {
     {"from_blob_strides", t_from_blob_strides},
     {"from_blob_null_empty", t_from_blob_null_empty},
     {"conv_padding_huge", t_conv_padding_huge},
+    {"self_overlap_check_huge", t_self_overlap_check_huge},
     {"fuzz_empty_blob_huge_strides", t_fuzz_empty_blob_huge_strides},
     {"as_strided_huge", t_as_strided_huge},
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
