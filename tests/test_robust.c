@@ -346,6 +346,100 @@ static void t_nulls(genie_ctx *ctx) {
     CHECK(genie_read(ctx, a, GENIE_F32, out, sizeof out) == GENIE_OK && out[2] == 1, "works on: %s", genie_last_error(ctx));
     genie_clear_error(ctx);
 }
+/* Every public function with a NULL context, and with NULL tensors: no crash, NULL or an error. */
+static void every_call(genie_ctx *c, genie_tensor *t, genie_tensor *u) {
+    int64_t s[2] = {2, 2}, d = 0, one[2] = {1, 1}, zero[2] = {0, 0};
+    float buf[4];
+    double x;
+    int64_t xi;
+    const void *p;
+    genie_tensor *ts[2];
+    ts[0] = t;
+    ts[1] = u;
+    genie_set_num_threads(c, 1);
+    (void)genie_cpu_path(c);
+    (void)genie_status(c);
+    (void)genie_last_error(c);
+    genie_pool_push(c);
+    genie_pool_pop(c);
+    (void)genie_from_data(c, GENIE_F32, 2, s, buf);
+    (void)genie_from_blob(c, GENIE_F32, 2, s, NULL, buf, NULL, NULL);
+    (void)genie_empty(c, GENIE_F32, 2, s);
+    (void)genie_zeros(c, GENIE_F32, 2, s);
+    (void)genie_ones(c, GENIE_F32, 2, s);
+    (void)genie_full(c, GENIE_F32, 2, s, 1);
+    (void)genie_arange(c, GENIE_F32, 0, 4, 1);
+    (void)genie_rand(c, GENIE_F32, 2, s, 1);
+    (void)genie_randn(c, GENIE_F32, 2, s, 1);
+    (void)genie_ndim(t); (void)genie_shape(t); (void)genie_strides(t); (void)genie_storage_offset(t);
+    (void)genie_numel(t); (void)genie_dtype_of(t); (void)genie_is_contiguous(t); (void)genie_is_materialized(t);
+    (void)genie_shares_storage(t, u);
+    (void)genie_realize(c, 2, ts);
+    (void)genie_read(c, t, GENIE_F32, buf, sizeof buf);
+    (void)genie_item(c, t, &x);
+    (void)genie_item_i64(c, t, &xi);
+    (void)genie_data(c, t, &p);
+    (void)genie_add(c, t, u); (void)genie_sub(c, t, u); (void)genie_mul(c, t, u); (void)genie_div(c, t, u);
+    (void)genie_pow(c, t, u); (void)genie_maximum(c, t, u); (void)genie_eq(c, t, u); (void)genie_logical_or(c, t, u);
+    (void)genie_add_scalar(c, t, 1); (void)genie_pow_scalar(c, t, 2);
+    (void)genie_neg(c, t); (void)genie_exp(c, t); (void)genie_gelu(c, t); (void)genie_logical_not(c, t);
+    (void)genie_where(c, t, t, u);
+    (void)genie_clamp(c, t, 0, 1);
+    (void)genie_sum(c, t, 1, &d, 0); (void)genie_mean(c, t, 0, NULL, 1); (void)genie_logsumexp(c, t, 1, &d, 0);
+    (void)genie_argmax(c, t, 0, 0); (void)genie_argmin(c, t, GENIE_DIM_NONE, 0);
+    (void)genie_var(c, t, 1, &d, 1, 0); (void)genie_std(c, t, 1, &d, 1, 0);
+    (void)genie_softmax(c, t, 0); (void)genie_log_softmax(c, t, 0);
+    (void)genie_layer_norm(c, t, 1, s, u, u, 1e-5);
+    (void)genie_matmul(c, t, u); (void)genie_linear(c, t, u, u);
+    (void)genie_conv2d(c, t, u, u, one, zero, one, 1);
+    (void)genie_to_dtype(c, t, GENIE_F64); (void)genie_contiguous(c, t); (void)genie_clone(c, t);
+    (void)genie_view(c, t, 2, s); (void)genie_reshape(c, t, 2, s); (void)genie_permute(c, t, 2, one);
+    (void)genie_transpose(c, t, 0, 1); (void)genie_t(c, t); (void)genie_expand(c, t, 2, s);
+    (void)genie_squeeze(c, t, 0); (void)genie_unsqueeze(c, t, 0); (void)genie_slice(c, t, 0, 0, 1, 1);
+    (void)genie_select(c, t, 0, 0); (void)genie_narrow(c, t, 0, 0, 1); (void)genie_diagonal(c, t, 0, 0, 1);
+    (void)genie_as_strided(c, t, 2, s, one, 0); (void)genie_flip(c, t, 1, &d);
+    (void)genie_cat(c, 2, ts, 0); (void)genie_stack(c, 2, ts, 0);
+    (void)genie_index_select(c, t, 0, u); (void)genie_gather(c, t, 0, u); (void)genie_embedding(c, t, u);
+    (void)genie_masked_fill(c, t, u, 1); (void)genie_tril(c, t, 0); (void)genie_triu(c, t, 0);
+    genie_tuple_release(genie_split(c, t, 1, 0)); genie_tuple_release(genie_chunk(c, t, 2, 0));
+    genie_tuple_release(genie_unbind(c, t, 0)); genie_tuple_release(genie_topk(c, t, 1, 0, 1, 1));
+    genie_tuple_release(genie_sort(c, t, 0, 0)); genie_tuple_release(genie_max_dim(c, t, 0, 0));
+    genie_tuple_release(genie_min_dim(c, t, 0, 0));
+    (void)genie_add_(c, t, u); (void)genie_sub_(c, t, u); (void)genie_mul_(c, t, u); (void)genie_div_(c, t, u);
+    (void)genie_fill_(c, t, 1); (void)genie_zero_(c, t); (void)genie_copy_(c, t, u); (void)genie_relu_(c, t);
+    (void)genie_masked_fill_(c, t, u, 1);
+    genie_scope_push(c, "s");
+    genie_scope_pop(c);
+    genie_set_phase(c, "p");
+    (void)genie_module_path(t); (void)genie_phase(t); (void)genie_op_name(t);
+    (void)genie_dump_dot(c, 2, ts, stdout == NULL ? stdout : NULL);
+    (void)genie_get_stats(c);
+    genie_clear_error(c);
+}
+static void t_null_everywhere(genie_ctx *ctx) {
+    int64_t s[2] = {2, 2};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s);
+    every_call(NULL, NULL, NULL);
+    every_call(NULL, a, a);
+    every_call(ctx, NULL, NULL);
+    every_call(ctx, a, NULL);
+    every_call(ctx, NULL, a);
+    { /* dead handles and another context's handles everywhere */
+        genie_ctx *other = genie_ctx_create(NULL);
+        genie_tensor *dead, *foreign = genie_ones(other, GENIE_F32, 2, s);
+        genie_pool_push(ctx);
+        dead = genie_zeros(ctx, GENIE_F32, 2, s);
+        genie_pool_pop(ctx);
+        every_call(ctx, dead, a);
+        every_call(ctx, a, dead);
+        every_call(ctx, foreign, a);
+        every_call(ctx, a, foreign);
+        genie_ctx_destroy(other);
+    }
+    genie_ctx_destroy(NULL);
+    CHECK(genie_status(NULL) != GENIE_OK && genie_last_error(NULL) != NULL, "NULL context status");
+    CHECK(genie_numel(a) == 4, "a lives on");
+}
 /* Dims and indices: negative, out of range, extreme. */
 static void t_dims(genie_ctx *ctx) {
     int64_t s[2] = {2, 3}, bad = INT64_MIN, idx[2] = {0, 5};
@@ -391,6 +485,7 @@ static const tcase cases[] = {
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
     {"dead_handles", t_dead_handles},
     {"nulls", t_nulls},
+    {"null_everywhere", t_null_everywhere},
     {"dims", t_dims},
 };
 

@@ -549,7 +549,7 @@ static void fz_step(fz_in *in) {
     case OP_EXPAND:
         a = fz_arg(in, &work, &dead);
         fz_shape(in, &nd, shape);
-        for (i = 0; i < nd && a && !dead; i++) { /* mostly the input's sizes, right aligned */
+        for (i = 0; i < nd && i < GENIE_MAX_DIMS && a && !dead; i++) { /* mostly the input's sizes, right aligned */
             int src = i - (nd - genie_ndim(a));
             if (src >= 0 && (u8(in) & 3)) shape[i] = genie_shape(a)[src] == 1 ? shape[i] : genie_shape(a)[src];
         }
