@@ -576,27 +576,41 @@ static void genie__slab_destroy(genie__slab *s) {
 }
 
 /* Overflow-checked size arithmetic: results are -1 on overflow. */
+#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
+#define GENIE__MUL_OVF(a, b, r) __builtin_mul_overflow(a, b, r) /* no division: capture stays cheap */
+#endif
 static int64_t genie__mul_ck(int64_t a, int64_t b) {
     if (a < 0 || b < 0) return -1;
+#ifdef GENIE__MUL_OVF
+    {
+        int64_t r;
+        return GENIE__MUL_OVF(a, b, &r) ? -1 : r;
+    }
+#else
     if (a != 0 && b > INT64_MAX / a) return -1;
     return a * b;
+#endif
 }
 static int64_t genie__add_ck(int64_t a, int64_t b) {
     if (a < 0 || b < 0 || a > INT64_MAX - b) return -1;
     return a + b;
 }
-/* Signed a + b and a * b into *r: 0 when the result is not representable (*r unset). */
+/* Signed a + b and a * b into *r: 0 when the result is not representable (*r then unspecified). */
 static int genie__sadd(int64_t a, int64_t b, int64_t *r) {
     if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
     *r = a + b;
     return 1;
 }
 static int genie__smul(int64_t a, int64_t b, int64_t *r) {
+#ifdef GENIE__MUL_OVF
+    return !GENIE__MUL_OVF(a, b, r);
+#else
     uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
     uint64_t lim = (a < 0) != (b < 0) ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     if (ua != 0 && ub > lim / ua) return 0;
     *r = (int64_t)((a < 0) != (b < 0) ? 0 - ua * ub : ua * ub); /* two's complement, no signed overflow */
     return 1;
+#endif
 }
 /* Products in layout helpers whose shapes were checked (genie__layout_ok) or whose
    result is thrown away: wrapping, never undefined. */
@@ -868,16 +882,18 @@ static int64_t genie__numel(int nd, const int64_t *shape) {
 /* Can a tensor of this shape exist: its contiguous strides, element count and
    bytes (esz per element) representable in int64? (Every output passes it at
    capture, so layouts and kernels on it never overflow.) */
-static int genie__layout_ok(int nd, const int64_t *shape, size_t esz) {
-    int64_t dense = 1, numel = 1;
-    int i;
+static int64_t genie__layout_numel(int nd, const int64_t *shape, size_t esz) { /* numel, or -1 if not */
+    int64_t dense = 1, bytes;
+    int i, empty = 0;
     for (i = 0; i < nd; i++) {
-        if (shape[i] < 0) return 0;
-        if (shape[i] > 1 && !genie__smul(dense, shape[i], &dense)) return 0;
-        numel = GENIE__WMUL(numel, shape[i]);
+        if (shape[i] < 0) return -1;
+        if (shape[i] > 1 && !genie__smul(dense, shape[i], &dense)) return -1;
+        empty |= shape[i] == 0;
     }
-    return numel == 0 || (uint64_t)numel <= (uint64_t)INT64_MAX / (esz ? esz : 1);
+    if (empty) return 0; /* else numel is the dense size */
+    return genie__smul(dense, (int64_t)(esz ? esz : 1), &bytes) ? dense : -1;
 }
+static int genie__layout_ok(int nd, const int64_t *shape, size_t esz) { return genie__layout_numel(nd, shape, esz) >= 0; }
 static void genie__contig_strides(int nd, const int64_t *shape, int64_t *st) {
     int64_t s = 1;
     int i;
@@ -6191,8 +6207,9 @@ static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, co
                                       const int64_t *strides, int nin, genie__vspec *like, genie__vspec **outv) {
     genie__vspec *v;
     genie__node *n;
+    int64_t numel = genie__layout_numel(nd, shape, genie__dt_size[dt]);
     *outv = NULL;
-    if (!genie__layout_ok(nd, shape, genie__dt_size[dt])) {
+    if (numel < 0) {
         char sb[200];
         return (genie__node *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: a %s result of shape %s: its size overflows int64",
                                           genie__op_names[op], genie__dt_names[dt], genie__fmt_shape(sb, nd, shape));
@@ -6203,7 +6220,7 @@ static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, co
     else
         v = genie__vspec_new(ctx, nd, shape, strides, 0);
     if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
-    n = genie__node_new(ctx, op, dt, genie__numel(nd, shape), nin);
+    n = genie__node_new(ctx, op, dt, numel, nin);
     if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
     n->out = genie__vspec_retain(v);
     *outv = v;

@@ -530,7 +530,7 @@ static void fz_step(fz_in *in) {
     case OP_VIEW:
         a = fz_arg(in, &work, &dead);
         fz_shape(in, &nd, shape);
-        if (nd > 0 && u8(in) & 1) shape[u8(in) % nd] = -1;
+        if (nd > 0 && nd <= GENIE_MAX_DIMS && u8(in) & 1) shape[u8(in) % nd] = -1;
         r = u8(in) & 1 ? genie_view(ctx, a, nd, shape) : genie_reshape(ctx, a, nd, shape);
         fz_put(out, r, work, -1, "view");
         break;
