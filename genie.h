@@ -5359,12 +5359,13 @@ static int genie__ncpu(void) {
 #endif
 }
 /* The threads a context runs with: n_threads, 0 = all cores. */
+#define GENIE__MAX_THREADS 256 /* more asked for (genie_set_num_threads(ctx, INT_MAX)) is this many */
 static int genie__ctx_threads(const genie_ctx *ctx) {
     int n = ctx->n_threads ? ctx->n_threads : genie__ncpu();
 #ifdef GENIE_NO_THREADS
     n = 1;
 #endif
-    return n < 1 ? 1 : n;
+    return n < 1 ? 1 : n > GENIE__MAX_THREADS ? GENIE__MAX_THREADS : n;
 }
 
 #ifdef GENIE_NO_THREADS

@@ -440,6 +440,19 @@ static void t_null_everywhere(genie_ctx *ctx) {
     CHECK(genie_status(NULL) != GENIE_OK && genie_last_error(NULL) != NULL, "NULL context status");
     CHECK(genie_numel(a) == 4, "a lives on");
 }
+/* A thread count nobody can have: capped, and the products still right. */
+static void t_threads_huge(genie_ctx *ctx) {
+    int64_t s[2] = {96, 96};
+    float out[4];
+    genie_tensor *a, *m;
+    CHECK(genie_set_num_threads(ctx, 0x7fffffff) == GENIE_OK, "set_num_threads(INT_MAX)");
+    a = genie_ones(ctx, GENIE_F32, 2, s);
+    m = genie_narrow(ctx, genie_view(ctx, genie_matmul(ctx, a, a), 1, (int64_t[]){96 * 96}), 0, 96 * 96 - 4, 4);
+    CHECK(genie_read(ctx, m, GENIE_F32, out, sizeof out) == GENIE_OK && out[3] == 96.0f, "matmul on many threads: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    genie_set_num_threads(ctx, 1);
+}
 /* Dims and indices: negative, out of range, extreme. */
 static void t_dims(genie_ctx *ctx) {
     int64_t s[2] = {2, 3}, bad = INT64_MIN, idx[2] = {0, 5};
@@ -486,6 +499,7 @@ static const tcase cases[] = {
     {"dead_handles", t_dead_handles},
     {"nulls", t_nulls},
     {"null_everywhere", t_null_everywhere},
+    {"threads_huge", t_threads_huge},
     {"dims", t_dims},
 };
 
