@@ -1098,7 +1098,7 @@ static int genie__view_strides(int ond, const int64_t *oshape, const int64_t *os
     }
     if (numel == 0) {
         for (i = nnd - 1; i >= 0; i--)
-            nstride[i] = i == nnd - 1 ? 1 : (nshape[i + 1] > 1 ? nshape[i + 1] : 1) * nstride[i + 1];
+            nstride[i] = i == nnd - 1 ? 1 : GENIE__WMUL(nshape[i + 1] > 1 ? nshape[i + 1] : 1, nstride[i + 1]);
         return 1;
     }
     chunk_base = ostride[ond - 1];
@@ -7207,6 +7207,10 @@ static int genie__infer_size(genie_ctx *ctx, const char *fn, int nd, const int64
                 return 0;
             }
             out[infer] = numel / newsize;
+        }
+        if (!genie__layout_ok(nd, out, 1)) { /* an empty result whose strides overflow */
+            genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: shape %s: its strides overflow int64", fn, genie__fmt_shape(sb, nd, out));
+            return 0;
         }
         return 1;
     }

@@ -170,6 +170,14 @@ static void t_from_blob_null_empty(genie_ctx *ctx) {
     CHECK(genie_status(ctx) == GENIE_OK, "copy_ into a NULL blob: %s", genie_last_error(ctx));
     genie_clear_error(ctx);
 }
+/* fuzz_api: viewing an empty tensor as a shape whose strides overflow. */
+static void t_fuzz_view_empty_huge(genie_ctx *ctx) {
+    int64_t s0 = 0, big[3] = {0, ((int64_t)1 << 32) - 1, ((int64_t)1 << 32) - 1}, ok[3] = {0, 5, ((int64_t)1 << 40)};
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 1, &s0);
+    expect_err(ctx, genie_view(ctx, z, 3, big), GENIE_ERR_OVERFLOW, "genie_view", "view [0] as [0,2^32-1,2^32-1]");
+    expect_err(ctx, genie_reshape(ctx, z, 3, big), GENIE_ERR_OVERFLOW, "genie_reshape", "reshape of it");
+    expect_shape(ctx, genie_view(ctx, z, 3, ok), 3, ok, "view [0] as [0,5,2^40]");
+}
 /* fuzz_api: an empty blob's strides may be anything (the extent must not multiply them). */
 static void t_fuzz_empty_blob_huge_strides(genie_ctx *ctx) {
     static float buf[1];
@@ -494,6 +502,7 @@ static const tcase cases[] = {
     {"conv_padding_huge", t_conv_padding_huge},
     {"self_overlap_check_huge", t_self_overlap_check_huge},
     {"fuzz_empty_blob_huge_strides", t_fuzz_empty_blob_huge_strides},
+    {"fuzz_view_empty_huge", t_fuzz_view_empty_huge},
     {"as_strided_huge", t_as_strided_huge},
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
     {"dead_handles", t_dead_handles},
