@@ -50,6 +50,9 @@
  *                          (otherwise link with -pthread; Win32 threads on Windows)
  *     GENIE_CACHE_MAX_BYTES  freed data blocks a context keeps for reuse, at most
  *                          (default 256 MiB; 0 frees every block at once)
+ *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
+ *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
+ *                          which also poisons them (see "Dead handles" in README.md)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
@@ -60,6 +63,10 @@
  *     in-place write makes a new version of the storage that differs from the old
  *     one only at the written view's elements, so every alias sees it, and values
  *     captured before the write keep the old numbers.
+ *     A handle is dead once its pool was popped (unretained) or its last reference
+ *     released: passing it is GENIE_ERR_INVALID_ARG until its slot serves a newer
+ *     tensor (never, with GENIE_DEBUG or ASan). Sizes, strides, offsets and byte
+ *     counts that int64 cannot hold are GENIE_ERR_OVERFLOW at capture.
  */
 #ifndef GENIE_H
 #define GENIE_H
