@@ -6536,7 +6536,8 @@ GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **p
     if (!genie__mine(ctx, "genie_data", t)) return GENIE_ERR_INVALID_ARG;
     r = genie__materialize(ctx, "genie_data", 1, &t, GENIE_MAT_DATA);
     if (r != GENIE_OK) return r;
-    *ptr = (const char *)t->st->ver->buf->data + (size_t)t->v->off * genie__dt_size[t->st->dtype];
+    *ptr = (const char *)t->st->ver->buf->data; /* an empty view's offset may lie past its buffer */
+    if (genie__numel(t->v->ndim, t->v->shape) > 0) *ptr = (const char *)*ptr + (size_t)t->v->off * genie__dt_size[t->st->dtype];
     return GENIE_OK;
 }
 
@@ -7353,7 +7354,7 @@ GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t 
 }
 static genie_tensor *genie__slice(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d, int64_t start,
                                   int64_t end, int64_t step) {
-    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d], len;
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d], len, off;
     int nd = t->v->ndim;
     if (step <= 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: slice step must be positive, got %lld", fn, (long long)step);
     if (start < 0) start += size;
@@ -7367,7 +7368,10 @@ static genie_tensor *genie__slice(genie_ctx *ctx, int op, const char *fn, genie_
     memcpy(st, t->v->strides, (size_t)nd * 8);
     shape[d] = len;
     if (!genie__smul(t->v->strides[d], step, &st[d])) st[d] = t->v->strides[d]; /* len <= 1: any stride */
-    return genie__view_of(ctx, t, op, nd, shape, st, len ? t->v->off + start * t->v->strides[d] : t->v->off);
+    /* the offset moves by start strides, as in ATen, even when the slice is empty (where an
+       odd stride could overflow it: then it stays) */
+    if (!genie__smul(start, t->v->strides[d], &off) || !genie__sadd(off, t->v->off, &off)) off = t->v->off;
+    return genie__view_of(ctx, t, op, nd, shape, st, off);
 }
 GENIEDEF genie_tensor *genie_slice(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step) {
     int64_t d;

@@ -124,6 +124,19 @@ static void t_slice_step_max(genie_ctx *ctx) {
     CHECK(genie_item(ctx, genie_select(ctx, genie_select(ctx, v, 0, 0), 0, 2), &x) == GENIE_OK && x == 2.0,
           "value through the slice: %s", genie_last_error(ctx));
     genie_clear_error(ctx);
+    { /* an empty slice moves the offset as ATen does; past a huge stride it stays readable */
+        static float one[1] = {3};
+        int64_t s1 = 1, big = INT64_MAX;
+        const void *p;
+        genie_tensor *b = genie_from_blob(ctx, GENIE_F32, 1, &s1, &big, one, NULL, NULL), *e;
+        e = genie_slice(ctx, z, 0, 5, 5, 1);
+        CHECK(e && genie_storage_offset(e) == 15 && genie_numel(e) == 0, "empty slice offset: %s", genie_last_error(ctx));
+        e = genie_slice(ctx, b, 0, 1, 1, 1);
+        CHECK(e && genie_numel(e) == 0, "empty slice of a huge stride: %s", genie_last_error(ctx));
+        CHECK(e && genie_data(ctx, e, &p) == GENIE_OK, "its data: %s", genie_last_error(ctx));
+        CHECK(genie_item(ctx, genie_sum(ctx, e, 0, NULL, 0), &x) == GENIE_OK && x == 0, "its sum: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
     expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, 0), GENIE_ERR_INVALID_ARG, "slice", "slice step 0");
     expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, -1), GENIE_ERR_INVALID_ARG, "slice", "slice step -1");
     expect_err(ctx, genie_narrow(ctx, z, 0, INT64_MAX, 2), GENIE_ERR_INDEX, "narrow", "narrow start MAX");
