@@ -371,7 +371,7 @@ static void fz_step(fz_in *in) {
     case OP_FROM_BLOB: {
         genie_dtype dt = (genie_dtype)(u8(in) % GENIE_DTYPE_COUNT);
         int strided = u8(in) & 1;
-        fz_i128 ext = 0, lo = 0;
+        fz_i128 ext = 0, lo = 0, term, big = (fz_i128)1 << 80;
         int empty = 0, null_data = u8(in) % 4 == 0;
         fz_shape(in, &nd, shape);
         if (nd < 0 || nd > GENIE_MAX_DIMS) break;
@@ -384,7 +384,8 @@ static void fz_step(fz_in *in) {
             if (shape[i] == 0) empty = 1;
             if (shape[i] < 0) empty = 2;
             if (st[i] < 0) lo = -1;
-            ext += (fz_i128)(shape[i] > 0 ? shape[i] - 1 : 0) * st[i];
+            term = (fz_i128)(shape[i] > 0 ? shape[i] - 1 : 0) * st[i];
+            ext += term > big ? big : term < -big ? -big : term; /* clamped: 8 terms never overflow */
         }
         /* only windows inside the blob (or ones genie must refuse: overflowing or negative) */
         if (empty == 0 && lo == 0 && (ext + 1) * (fz_i128)genie_dtype_size(dt) > (fz_i128)sizeof fz.blob &&
