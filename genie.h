@@ -1572,10 +1572,10 @@ static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
     if (!o) return NULL;
     for (k = 0; k < n; k++) {
         o[k] = off;
-        for (d = v->ndim - 1; d >= 0; d--) {
-            off += v->strides[d];
+        for (d = v->ndim - 1; d >= 0; d--) { /* wrapping: past the last element it may leave int64 */
+            off = (int64_t)((uint64_t)off + (uint64_t)v->strides[d]);
             if (++idx[d] < v->shape[d]) break;
-            off -= v->strides[d] * v->shape[d];
+            off = (int64_t)((uint64_t)off - (uint64_t)GENIE__WMUL(v->strides[d], v->shape[d]));
             idx[d] = 0;
         }
     }
@@ -2093,12 +2093,12 @@ static void genie__mi_init(genie__mi *m, int nd, const int64_t *sh, int k, const
         }
     }
 }
-static void genie__mi_next(genie__mi *m) {
+static void genie__mi_next(genie__mi *m) { /* wrapping: one step past a dim's end may leave int64 */
     int d, j;
     for (d = m->nd - 1; d >= 0; d--) {
-        for (j = 0; j < m->k; j++) m->off[j] += m->st[j][d];
+        for (j = 0; j < m->k; j++) m->off[j] = (int64_t)((uint64_t)m->off[j] + (uint64_t)m->st[j][d]);
         if (++m->ix[d] < m->sh[d]) return;
-        for (j = 0; j < m->k; j++) m->off[j] -= m->st[j][d] * m->sh[d];
+        for (j = 0; j < m->k; j++) m->off[j] = (int64_t)((uint64_t)m->off[j] - (uint64_t)GENIE__WMUL(m->st[j][d], m->sh[d]));
         m->ix[d] = 0;
     }
 }
@@ -2674,19 +2674,19 @@ static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
             for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->shape[0];
-            so += idx * tv->strides[0] + m.ix[ov->ndim - 1] * tv->strides[1];
+            so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(idx, tv->strides[0]) + (uint64_t)(m.ix[ov->ndim - 1] * tv->strides[1]));
         } else if (n->op == GENIE__OP_INDEX_SELECT) {
             if (xv->ndim) xo += m.ix[d] * xv->strides[0];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->ndim ? tv->shape[d] : 1;
-            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+            for (k = 0; k < tv->ndim; k++) so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(k == d ? idx : m.ix[k], tv->strides[k]));
         } else {
             for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->ndim ? tv->shape[d] : 1;
-            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+            for (k = 0; k < tv->ndim; k++) so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(k == d ? idx : m.ix[k], tv->strides[k]));
         }
-        if (idx < 0 || idx >= size) {
+        if (idx < 0 || idx >= size) { /* (so wrapped for such an index: it is never used) */
             snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of range for dimension %d with size %lld",
                      genie__op_names[n->op] + 6, (long long)idx, n->op == GENIE__OP_EMBEDDING ? 0 : d, (long long)size);
             return GENIE_ERR_INDEX;

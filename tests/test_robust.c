@@ -191,6 +191,25 @@ static void t_fuzz_view_empty_huge(genie_ctx *ctx) {
     expect_err(ctx, genie_reshape(ctx, z, 3, big), GENIE_ERR_OVERFLOW, "genie_reshape", "reshape of it");
     expect_shape(ctx, genie_view(ctx, z, 3, ok), 3, ok, "view [0] as [0,5,2^40]");
 }
+/* fuzz_api: gather's offset of an out-of-range index overflowed before the range check. */
+static void t_fuzz_gather_huge_index(genie_ctx *ctx) {
+    int64_t s[2] = {2, 3}, is[2] = {1, 1}, idx[1] = {(int64_t)1 << 62};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s), *r;
+    r = genie_gather(ctx, a, 0, genie_from_data(ctx, GENIE_I64, 2, is, idx));
+    CHECK(r && genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "gather index 2^62: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* fuzz_api: the exact self-overlap walk stepped one stride past a huge-strided size-1 dim. */
+static void t_fuzz_self_overlap_huge_stride(genie_ctx *ctx) {
+    static float buf[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int64_t s[2] = {1, 4}, st[2] = {INT64_MAX - 1, 2};
+    float out[3];
+    genie_tensor *b = genie_narrow(ctx, genie_from_blob(ctx, GENIE_F32, 2, s, st, buf, NULL, NULL), 1, 1, 3), *r;
+    r = genie_add_(ctx, b, genie_ones(ctx, GENIE_F32, 0, NULL)); /* not dense: checked exactly, no overlap */
+    CHECK(r && genie_read(ctx, b, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 3 && out[1] == 5 && out[2] == 7,
+          "add_ through a huge-strided size-1 dim: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
 /* fuzz_api: an empty blob's strides may be anything (the extent must not multiply them). */
 static void t_fuzz_empty_blob_huge_strides(genie_ctx *ctx) {
     static float buf[1];
@@ -516,6 +535,8 @@ static const tcase cases[] = {
     {"self_overlap_check_huge", t_self_overlap_check_huge},
     {"fuzz_empty_blob_huge_strides", t_fuzz_empty_blob_huge_strides},
     {"fuzz_view_empty_huge", t_fuzz_view_empty_huge},
+    {"fuzz_gather_huge_index", t_fuzz_gather_huge_index},
+    {"fuzz_self_overlap_huge_stride", t_fuzz_self_overlap_huge_stride},
     {"as_strided_huge", t_as_strided_huge},
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
     {"dead_handles", t_dead_handles},
