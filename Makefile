@@ -18,8 +18,9 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
+.PHONY: fuzz
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -51,6 +52,30 @@ $(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
 test-vmath-all: $(BUILD)/vmath_all
 	$(BUILD)/vmath_all
+# odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
+$(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
+$(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
+FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
+
+# ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
+# `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
+# tests/fuzz/corpus; a crash stops it, leaves its input in build-fuzz/ and fails the target
+# (add the input to tests/fuzz/regressions and a case to tests/test_robust.c).
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_ENV      = ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+build-fuzz/fuzz_api: tests/fuzz/fuzz_api.c genie.h
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -I. $< -o $@ -lm -pthread
+fuzz: build-fuzz/fuzz_api
+	@mkdir -p build-fuzz/corpus
+	$(FUZZ_ENV) build-fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 \
+	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus
+	@$(MAKE) --no-print-directory fuzz-safetensors
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)
@@ -67,13 +92,15 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
+	$(BUILD)/test_robust
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -147,6 +174,8 @@ asan: | $(BUILD)
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
@@ -248,7 +277,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/genie.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 # ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
 $(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)

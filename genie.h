@@ -56,6 +56,9 @@
  *                          (default 256 MiB; 0 frees every block at once)
  *     GENIE_TAPE_CACHE_BYTES planned tapes a context keeps by structure, at most
  *                          (default 16 MiB; a bigger plan is not kept)
+ *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
+ *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
+ *                          which also poisons them (see "Dead handles" in README.md)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
@@ -67,6 +70,10 @@
  *     in-place write makes a new version of the storage that differs from the old
  *     one only at the written view's elements, so every alias sees it, and values
  *     captured before the write keep the old numbers.
+ *     A handle is dead once its pool was popped (unretained) or its last reference
+ *     released: passing it is GENIE_ERR_INVALID_ARG until its slot serves a newer
+ *     tensor (never, with GENIE_DEBUG or ASan). Sizes, strides, offsets and byte
+ *     counts that int64 cannot hold are GENIE_ERR_OVERFLOW at capture.
  */
 #ifndef GENIE_H
 #define GENIE_H
@@ -510,6 +517,27 @@ GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const cha
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 #endif
 
+/* Sanitizer builds and GENIE_DEBUG quarantine dead handles (>>graph): their slots
+   are never reused, and ASan builds poison them. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GENIE__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GENIE__ASAN 1
+#endif
+#endif
+#ifndef GENIE__ASAN
+#define GENIE__ASAN 0
+#endif
+#if GENIE__ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+#if GENIE__ASAN || defined(GENIE_DEBUG)
+#define GENIE__QUARANTINE 1
+#else
+#define GENIE__QUARANTINE 0
+#endif
+
 #if defined(GENIE_MALLOC) && defined(GENIE_REALLOC) && defined(GENIE_FREE)
 #elif !defined(GENIE_MALLOC) && !defined(GENIE_REALLOC) && !defined(GENIE_FREE)
 #define GENIE_MALLOC(sz) malloc(sz)
@@ -677,15 +705,45 @@ static void genie__slab_destroy(genie__slab *s) {
 }
 
 /* Overflow-checked size arithmetic: results are -1 on overflow. */
+#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
+#define GENIE__MUL_OVF(a, b, r) __builtin_mul_overflow(a, b, r) /* no division: capture stays cheap */
+#endif
 static int64_t genie__mul_ck(int64_t a, int64_t b) {
     if (a < 0 || b < 0) return -1;
+#ifdef GENIE__MUL_OVF
+    {
+        int64_t r;
+        return GENIE__MUL_OVF(a, b, &r) ? -1 : r;
+    }
+#else
     if (a != 0 && b > INT64_MAX / a) return -1;
     return a * b;
+#endif
 }
 static int64_t genie__add_ck(int64_t a, int64_t b) {
     if (a < 0 || b < 0 || a > INT64_MAX - b) return -1;
     return a + b;
 }
+/* Signed a + b and a * b into *r: 0 when the result is not representable (*r then unspecified). */
+static int genie__sadd(int64_t a, int64_t b, int64_t *r) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+static int genie__smul(int64_t a, int64_t b, int64_t *r) {
+#ifdef GENIE__MUL_OVF
+    return !GENIE__MUL_OVF(a, b, r);
+#else
+    uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+    uint64_t lim = (a < 0) != (b < 0) ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    if (ua != 0 && ub > lim / ua) return 0;
+    *r = (int64_t)((a < 0) != (b < 0) ? 0 - ua * ub : ua * ub); /* two's complement, no signed overflow */
+    return 1;
+#endif
+}
+/* Products in layout helpers whose shapes were checked (genie__layout_ok) or whose
+   result is thrown away: wrapping, never undefined. */
+#define GENIE__WMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
 
 /* A data buffer, reference counted: a value node holds one; zero-copy readers
    (genie_data) borrow through their handle. External buffers (from_blob) keep
@@ -705,6 +763,8 @@ typedef struct genie__buf {
     uint32_t loc;                   /* GENIE__ON_HOST | GENIE__ON_DEV: which copies are current */
 } genie__buf;
 enum { GENIE__ON_HOST = 1, GENIE__ON_DEV = 2 };
+
+static double genie__no_data[1]; /* the data of empty external buffers given as NULL (never read) */
 
 /* The buffer cache. A context keeps freed data blocks (with their genie__buf)
    in free lists by size class instead of returning them to GENIE_FREE, and
@@ -951,12 +1011,27 @@ static int64_t genie__numel(int nd, const int64_t *shape) {
     for (i = 0; i < nd; i++) n = genie__mul_ck(n, shape[i]);
     return n;
 }
+/* Can a tensor of this shape exist: its contiguous strides, element count and
+   bytes (esz per element) representable in int64? (Every output passes it at
+   capture, so layouts and kernels on it never overflow.) */
+static int64_t genie__layout_numel(int nd, const int64_t *shape, size_t esz) { /* numel, or -1 if not */
+    int64_t dense = 1, bytes;
+    int i, empty = 0;
+    for (i = 0; i < nd; i++) {
+        if (shape[i] < 0) return -1;
+        if (shape[i] > 1 && !genie__smul(dense, shape[i], &dense)) return -1;
+        empty |= shape[i] == 0;
+    }
+    if (empty) return 0; /* else numel is the dense size */
+    return genie__smul(dense, (int64_t)(esz ? esz : 1), &bytes) ? dense : -1;
+}
+static int genie__layout_ok(int nd, const int64_t *shape, size_t esz) { return genie__layout_numel(nd, shape, esz) >= 0; }
 static void genie__contig_strides(int nd, const int64_t *shape, int64_t *st) {
     int64_t s = 1;
     int i;
     for (i = nd - 1; i >= 0; i--) {
         st[i] = s;
-        s *= shape[i] > 1 ? shape[i] : 1;
+        s = GENIE__WMUL(s, shape[i] > 1 ? shape[i] : 1);
     }
 }
 /* Exactly the row-major strides of a non-empty shape (size-1 dims too): what an
@@ -979,7 +1054,7 @@ static int genie__is_contig(int nd, const int64_t *shape, const int64_t *st) {
     for (i = nd - 1; i >= 0; i--) {
         if (shape[i] == 1) continue;
         if (st[i] != expect) return 0;
-        expect *= shape[i];
+        expect = GENIE__WMUL(expect, shape[i]);
     }
     return 1;
 }
@@ -991,7 +1066,7 @@ static int genie__dense_in_order(const int64_t *shape, const int64_t *st, int n,
         int d = order[i];
         if (shape[d] != 1) {
             if (st[d] != expect) return 0;
-            expect *= shape[d];
+            expect = GENIE__WMUL(expect, shape[d]);
         }
     }
     return 1;
@@ -1003,8 +1078,8 @@ static int genie__is_channels_last(int nd, const int64_t *shape, const int64_t *
 static void genie__channels_last_strides(const int64_t *shape, int64_t *st) {
     st[1] = 1;
     st[3] = shape[1];
-    st[2] = st[3] * shape[3];
-    st[0] = st[2] * shape[2];
+    st[2] = GENIE__WMUL(st[3], shape[3]);
+    st[0] = GENIE__WMUL(st[2], shape[2]);
 }
 static int genie__is_channels_last_3d(int nd, const int64_t *shape, const int64_t *st) {
     static const int order[5] = {1, 4, 3, 2, 0};
@@ -1033,7 +1108,7 @@ static int genie__is_dense(int nd, const int64_t *shape, const int64_t *st) {
         int64_t sz = shape[perm[i]];
         if (sz < 2) return 1;
         if (st[perm[i]] != req) return 0;
-        req *= sz;
+        req = GENIE__WMUL(req, sz);
     }
     return 1;
 }
@@ -1121,7 +1196,7 @@ static void genie__ti_layout(int nin, const genie__vspec *const *ins, int has_sc
     next = 1;
     for (i = 0; i < nd; i++) {
         out[perm[i]] = next;
-        next *= shape[perm[i]];
+        next = GENIE__WMUL(next, shape[perm[i]]);
     }
 }
 /* Memory format "preserve" (clone, to, flip, sort): dense inputs keep their
@@ -1136,7 +1211,7 @@ static void genie__preserve_layout(const genie__vspec *v, int64_t *out) {
     genie__sort_dims(nd, v->shape, 1, st, perm);
     for (i = 0; i < nd; i++) {
         out[perm[i]] = cur;
-        if (v->shape[perm[i]] > 1) cur *= v->shape[perm[i]];
+        if (v->shape[perm[i]] > 1) cur = GENIE__WMUL(cur, v->shape[perm[i]]);
     }
 }
 
@@ -1166,7 +1241,7 @@ static int genie__view_strides(int ond, const int64_t *oshape, const int64_t *os
     }
     if (numel == 0) {
         for (i = nnd - 1; i >= 0; i--)
-            nstride[i] = i == nnd - 1 ? 1 : (nshape[i + 1] > 1 ? nshape[i + 1] : 1) * nstride[i + 1];
+            nstride[i] = i == nnd - 1 ? 1 : GENIE__WMUL(nshape[i + 1] > 1 ? nshape[i + 1] : 1, nstride[i + 1]);
         return 1;
     }
     chunk_base = ostride[ond - 1];
@@ -1188,14 +1263,28 @@ static int genie__view_strides(int ond, const int64_t *oshape, const int64_t *os
     }
     return vd == -1;
 }
+/* The same for view arguments (any signs): -1 when an element's offset is below 0
+   or the extent overflows int64; the element count must fit as well. */
+static int64_t genie__extent_ck(int nd, const int64_t *shape, const int64_t *st, int64_t off) {
+    int64_t lo = off, hi = off, t;
+    int i;
+    if (genie__numel(nd, shape) < 0) return -1;
+    for (i = 0; i < nd; i++)
+        if (shape[i] == 0) return 0;
+    for (i = 0; i < nd; i++) {
+        if (!genie__smul(shape[i] - 1, st[i], &t)) return -1;
+        if (!genie__sadd(t < 0 ? lo : hi, t, t < 0 ? &lo : &hi)) return -1;
+    }
+    if (lo < 0 || hi == INT64_MAX) return -1;
+    return hi + 1;
+}
 /* Storage elements a view needs: offset + sum((size-1)*stride) + 1, or 0 if empty. */
 static int64_t genie__view_extent(const genie__vspec *v) {
     int64_t e = v->off;
     int i;
-    for (i = 0; i < v->ndim; i++) {
-        if (v->shape[i] == 0) return 0;
-        e += (v->shape[i] - 1) * v->strides[i];
-    }
+    for (i = 0; i < v->ndim; i++)
+        if (v->shape[i] == 0) return 0; /* before any product: an empty view's strides may be anything */
+    for (i = 0; i < v->ndim; i++) e += (v->shape[i] - 1) * v->strides[i];
     return e + 1;
 }
 
@@ -1245,8 +1334,11 @@ typedef struct genie__storage {
     genie__node *ver;
 } genie__storage;
 
-/* A handle: what genie_tensor * points to. */
+/* A handle: what genie_tensor * points to. A dead handle (its last reference
+   released) keeps refs 0 and its ctx: its slot is only reused by a later handle
+   (never with GENIE__QUARANTINE), so genie__dead catches every use until then. */
 struct genie_tensor {
+    void *slab_link;         /* the slab's free list (ctx stays readable while dead) */
     genie_ctx *ctx;
     int32_t refs;
     uint16_t op;
@@ -1402,7 +1494,7 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
     if (b->next) b->next->prev = b->prev;
     if (b->external) {
         genie__dev_free(ctx, b);
-        if (b->deleter) b->deleter(b->data, b->user);
+        if (b->deleter) b->deleter(b->data == (void *)genie__no_data ? NULL : b->data, b->user);
         GENIE_FREE(b);
         return;
     }
@@ -1565,13 +1657,31 @@ static genie_tensor *genie__result(genie_ctx *ctx, genie__node *n, genie__vspec 
     if (!t) { genie__node_release(ctx, n); genie__slab_free(&ctx->storages, st); return NULL; }
     return t;
 }
+/* Is t dead (used after its pool was popped or its last reference released)? */
+static int genie__dead(const genie_tensor *t) {
+#if GENIE__ASAN
+    if (__asan_address_is_poisoned(t)) return 1;
+#endif
+    return t->refs <= 0;
+}
+#define GENIE__LIVE(t) ((t) && !genie__dead(t))
+static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t); /* >>api: live and ours */
 static void genie__handle_release(genie_tensor *t) {
     genie_ctx *ctx;
-    if (!t || --t->refs > 0) return;
+    if (!t || genie__dead(t) || --t->refs > 0) return;
     ctx = t->ctx;
     genie__storage_release(ctx, t->st);
     genie__vspec_release(ctx, t->v);
+    t->st = NULL;
+    t->v = NULL;
+#if GENIE__QUARANTINE /* never handed out again: every later use is caught */
+    ctx->handles.live--;
+#if GENIE__ASAN
+    ASAN_POISON_MEMORY_REGION(t, sizeof *t);
+#endif
+#else
     genie__slab_free(&ctx->handles, t);
+#endif
 }
 
 /* >>overlap --------------------------------------------------------------- */
@@ -1608,15 +1718,17 @@ static int genie__cmp_i64(const void *a, const void *b) {
 /* Every element offset of v, sorted (exact overlap checks where ATen gives up). */
 static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
     int64_t n = genie__numel(v->ndim, v->shape), k, idx[GENIE__MAXD] = {0}, off = v->off;
-    int64_t *o = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * 8);
+    int64_t *o;
     int d;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / 8 || (uint64_t)n > (uint64_t)INT64_MAX / 8) return NULL; /* cannot be allocated */
+    o = (int64_t *)GENIE_MALLOC((size_t)(n ? n : 1) * 8);
     if (!o) return NULL;
     for (k = 0; k < n; k++) {
         o[k] = off;
-        for (d = v->ndim - 1; d >= 0; d--) {
-            off += v->strides[d];
+        for (d = v->ndim - 1; d >= 0; d--) { /* wrapping: past the last element it may leave int64 */
+            off = (int64_t)((uint64_t)off + (uint64_t)v->strides[d]);
             if (++idx[d] < v->shape[d]) break;
-            off -= v->strides[d] * v->shape[d];
+            off = (int64_t)((uint64_t)off - (uint64_t)GENIE__WMUL(v->strides[d], v->shape[d]));
             idx[d] = 0;
         }
     }
@@ -1996,9 +2108,13 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         GENIE_ASSERT(n->buf && n->out && genie__view_extent(n->out) <= n->numel); /* writes stay in the buffer */
         memset(&p, 0, sizeof p);
         p.n = n;
-        fn = genie__fast_kernel(ctx, &p, &nth);
-        if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
-        r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
+        if (genie__numel(n->out->ndim, n->out->shape) == 0) { /* nothing to write: no kernel loops */
+            r = GENIE_OK;                                       /* over the other dims, however large */
+        } else {
+            fn = genie__fast_kernel(ctx, &p, &nth);
+            if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
+            r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
+        }
         ctx->stats.nodes_executed++;
         n->buf->loc = GENIE__ON_HOST; /* a device copy of a reused buffer is stale now */
         if (r != GENIE_OK) {
@@ -2384,12 +2500,12 @@ static void genie__mi_init(genie__mi *m, int nd, const int64_t *sh, int k, const
         }
     }
 }
-static void genie__mi_next(genie__mi *m) {
+static void genie__mi_next(genie__mi *m) { /* wrapping: one step past a dim's end may leave int64 */
     int d, j;
     for (d = m->nd - 1; d >= 0; d--) {
-        for (j = 0; j < m->k; j++) m->off[j] += m->st[j][d];
+        for (j = 0; j < m->k; j++) m->off[j] = (int64_t)((uint64_t)m->off[j] + (uint64_t)m->st[j][d]);
         if (++m->ix[d] < m->sh[d]) return;
-        for (j = 0; j < m->k; j++) m->off[j] -= m->st[j][d] * m->sh[d];
+        for (j = 0; j < m->k; j++) m->off[j] = (int64_t)((uint64_t)m->off[j] - (uint64_t)GENIE__WMUL(m->st[j][d], m->sh[d]));
         m->ix[d] = 0;
     }
 }
@@ -2967,19 +3083,19 @@ static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
             for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->shape[0];
-            so += idx * tv->strides[0] + m.ix[ov->ndim - 1] * tv->strides[1];
+            so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(idx, tv->strides[0]) + (uint64_t)(m.ix[ov->ndim - 1] * tv->strides[1]));
         } else if (n->op == GENIE__OP_INDEX_SELECT) {
             if (xv->ndim) xo += m.ix[d] * xv->strides[0];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->ndim ? tv->shape[d] : 1;
-            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+            for (k = 0; k < tv->ndim; k++) so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(k == d ? idx : m.ix[k], tv->strides[k]));
         } else {
             for (k = 0; k < xv->ndim; k++) xo += m.ix[k] * xv->strides[k];
             idx = genie__ldi(GENIE__IN(n, 1), xo, xdt);
             size = tv->ndim ? tv->shape[d] : 1;
-            for (k = 0; k < tv->ndim; k++) so += (k == d ? idx : m.ix[k]) * tv->strides[k];
+            for (k = 0; k < tv->ndim; k++) so = (int64_t)((uint64_t)so + (uint64_t)GENIE__WMUL(k == d ? idx : m.ix[k], tv->strides[k]));
         }
-        if (idx < 0 || idx >= size) {
+        if (idx < 0 || idx >= size) { /* (so wrapped for such an index: it is never used) */
             snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of range for dimension %d with size %lld",
                      genie__op_names[n->op] + 6, (long long)idx, n->op == GENIE__OP_EMBEDDING ? 0 : d, (long long)size);
             return GENIE_ERR_INDEX;
@@ -6502,12 +6618,13 @@ static int genie__ncpu(void) {
 #endif
 }
 /* The threads a context runs with: n_threads, 0 = all cores. */
+#define GENIE__MAX_THREADS 256 /* more asked for (genie_set_num_threads(ctx, INT_MAX)) is this many */
 static int genie__ctx_threads(const genie_ctx *ctx) {
     int n = ctx->n_threads ? ctx->n_threads : genie__ncpu();
 #ifdef GENIE_NO_THREADS
     n = 1;
 #endif
-    return n < 1 ? 1 : n;
+    return n < 1 ? 1 : n > GENIE__MAX_THREADS ? GENIE__MAX_THREADS : n;
 }
 
 #ifdef GENIE_NO_THREADS
@@ -7348,7 +7465,7 @@ static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t) {
         genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[x->op], (long long)x->numel);
         err = (uint8_t)-GENIE_ERR_OOM;
     }
-    if (!err) {
+    if (!err && genie__numel(x->out->ndim, x->out->shape) > 0) { /* an empty result runs no kernel */
         memset(&p, 0, sizeof p);
         p.n = x;
         p.epi = &t->epi;
@@ -7602,6 +7719,7 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
     for (k = 0; k < n; k++) {
         genie__node *r;
         if (!roots[k]) continue;
+        if (!genie__mine(ctx, "genie_dump_dot", roots[k])) { GENIE_FREE(stack); GENIE_FREE(list); return GENIE_ERR_INVALID_ARG; }
         r = roots[k]->st->ver;
         if (r->mark == ep) continue;
         r->mark = ep;
@@ -8712,13 +8830,18 @@ GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
         else genie__handle_release((genie_tensor *)e.p);
     }
 }
-GENIEDEF void genie_retain(genie_tensor *t) { if (t) t->refs++; }
+GENIEDEF void genie_retain(genie_tensor *t) { if (GENIE__LIVE(t)) t->refs++; }
 GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
 
 /* ---- helpers shared by the operations ---- */
 #define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
 /* An optional input (NULL is fine) must belong to this context. */
 static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
+    if (t && genie__dead(t)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a dead tensor handle was passed (used after its pool was popped "
+                    "or its last reference released)", fn);
+        return 0;
+    }
     if (t && t->ctx != ctx) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor of another context was passed", fn);
         return 0;
@@ -8739,7 +8862,9 @@ static int genie__wrap_dim(genie_ctx *ctx, const char *fn, int64_t dim, int nd, 
     *out = dim < 0 ? dim + r : dim;
     return 1;
 }
-static int genie__check_shape(genie_ctx *ctx, const char *fn, int nd, const int64_t *shape) {
+/* A shape argument: ndim in range, sizes >= 0, and (dt >= 0) a tensor of dtype dt
+   with this shape representable (genie__layout_ok), else its element count. */
+static int genie__check_shape(genie_ctx *ctx, const char *fn, int nd, const int64_t *shape, int dt) {
     int i;
     if (nd < 0 || nd > GENIE__MAXD || (nd > 0 && !shape)) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: ndim %d out of range [0, %d] (or NULL shape)", fn, nd, GENIE__MAXD);
@@ -8750,8 +8875,10 @@ static int genie__check_shape(genie_ctx *ctx, const char *fn, int nd, const int6
             genie__fail(ctx, GENIE_ERR_SHAPE, "%s: negative dimension %lld", fn, (long long)shape[i]);
             return 0;
         }
-    if (genie__numel(nd, shape) < 0) {
-        genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the number of elements overflows int64", fn);
+    if (genie__numel(nd, shape) < 0 || (dt >= 0 && !genie__layout_ok(nd, shape, genie__dt_size[dt]))) {
+        char sb[200];
+        genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: shape %s: the number of elements, strides or bytes overflow int64", fn,
+                    genie__fmt_shape(sb, nd, shape));
         return 0;
     }
     return 1;
@@ -8788,12 +8915,13 @@ static genie__vspec *genie__bcast_view(genie_ctx *ctx, const genie_tensor *t, in
     }
     return genie__vspec_new(ctx, nd, shape, st, t->v->off);
 }
-/* A pending node writing the whole of view v (whose reference it takes). */
-static genie__node *genie__begin_v(genie_ctx *ctx, int op, int dt, genie__vspec *v, int nin, genie__vspec **outv) {
+/* A pending node of numel elements (checked) writing the whole of view v (whose reference it takes). */
+static genie__node *genie__begin_v(genie_ctx *ctx, int op, int dt, genie__vspec *v, int64_t numel, int nin,
+                                   genie__vspec **outv) {
     genie__node *n;
     *outv = NULL;
     if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
-    n = genie__node_new(ctx, op, dt, genie__numel(v->ndim, v->shape), nin);
+    n = genie__node_new(ctx, op, dt, numel, nin);
     if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
     n->out = genie__vspec_retain(v);
     *outv = v;
@@ -8804,12 +8932,19 @@ static genie__node *genie__begin_v(genie_ctx *ctx, int op, int dt, genie__vspec 
 static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape,
                                       const int64_t *strides, int nin, genie__vspec *like, genie__vspec **outv) {
     genie__vspec *v;
+    int64_t numel = genie__layout_numel(nd, shape, genie__dt_size[dt]);
+    *outv = NULL;
+    if (numel < 0) {
+        char sb[200];
+        return (genie__node *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: a %s result of shape %s: its size overflows int64",
+                                          genie__op_names[op], genie__dt_names[dt], genie__fmt_shape(sb, nd, shape));
+    }
     if (like && strides && like->off == 0 && like->ndim == nd && memcmp(like->shape, shape, (size_t)nd * 8) == 0 &&
         memcmp(like->strides, strides, (size_t)nd * 8) == 0)
         v = genie__vspec_retain(like);
     else
         v = genie__vspec_new(ctx, nd, shape, strides, 0);
-    return genie__begin_v(ctx, op, dt, v, nin, outv);
+    return genie__begin_v(ctx, op, dt, v, numel, nin, outv);
 }
 /* A pending node and its output view (strides NULL: contiguous). */
 static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
@@ -8829,7 +8964,13 @@ static genie_tensor *genie__abort(genie_ctx *ctx, genie__node *n, genie__vspec *
 }
 static genie_tensor *genie__view_of(genie_ctx *ctx, genie_tensor *t, int op, int nd, const int64_t *shape,
                                     const int64_t *st, int64_t off) {
-    genie__vspec *v = genie__vspec_new(ctx, nd, shape, st, off);
+    genie__vspec *v;
+    if (genie__numel(nd, shape) < 0) {
+        char sb[200];
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: a view of shape %s: its number of elements overflows int64",
+                                           genie__op_names[op], genie__fmt_shape(sb, nd, shape));
+    }
+    v = genie__vspec_new(ctx, nd, shape, st, off);
     if (!v) return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]);
     ctx->stats.views_created++;
     return genie__handle_new(ctx, t->st, v, op);
@@ -8846,7 +8987,7 @@ GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim,
     genie__node *n;
     int64_t numel;
     GENIE__ENTER(ctx);
-    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape, dt)) return NULL;
     numel = genie__numel(ndim, shape);
     if (numel > 0 && !data) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn);
     if ((uint64_t)numel > SIZE_MAX / genie__dt_size[dt])
@@ -8870,14 +9011,20 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
     int64_t ext;
     int i;
     GENIE__ENTER(ctx);
-    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape, dt)) return NULL;
     if (strides)
         for (i = 0; i < ndim; i++)
             if (strides[i] < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: negative stride %lld", fn, (long long)strides[i]);
+    if (strides) {
+        ext = genie__extent_ck(ndim, shape, strides, 0);
+        if (ext < 0 || (uint64_t)ext > (uint64_t)INT64_MAX / genie__dt_size[dt])
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the memory these strides span overflows int64", fn);
+    }
     v = genie__vspec_new(ctx, ndim, shape, strides, 0);
     if (!v) return (genie_tensor *)GENIE__OOM(ctx, fn);
     ext = genie__view_extent(v);
     if (ext > 0 && !data) { genie__vspec_release(ctx, v); return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn); }
+    if (!data) data = genie__no_data; /* empty: never read, but pointer arithmetic on it is defined */
     n = genie__node_new(ctx, GENIE__OP_LEAF, dt, ext, 0);
     b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
     if (!n || !b) {
@@ -8909,7 +9056,7 @@ static genie_tensor *genie__full(genie_ctx *ctx, const char *fn, genie_dtype dt,
     genie__vspec *v;
     genie__node *n;
     GENIE__ENTER(ctx);
-    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape, dt)) return NULL;
     if (!genie__fits(val, dt))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: value %g cannot be converted to type %s without overflow",
                                            fn, val, genie__dt_names[dt]);
@@ -8973,7 +9120,7 @@ static genie_tensor *genie__random(genie_ctx *ctx, int op, genie_dtype dt, int n
     genie__vspec *v;
     genie__node *n;
     GENIE__ENTER(ctx);
-    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape)) return NULL;
+    if (!genie__check_dtype(ctx, fn, dt) || !genie__check_shape(ctx, fn, ndim, shape, dt)) return NULL;
     if (!GENIE__IS_FLOAT(dt))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[dt]);
     n = genie__begin(ctx, op, dt, ndim, shape, NULL, 0, &v);
@@ -8989,15 +9136,15 @@ GENIEDEF genie_tensor *genie_randn(genie_ctx *ctx, genie_dtype dt, int ndim, con
 }
 
 /* ---- looking at a tensor ---- */
-GENIEDEF int genie_ndim(const genie_tensor *t) { return t ? t->v->ndim : 0; }
-GENIEDEF const int64_t *genie_shape(const genie_tensor *t) { return t ? t->v->shape : NULL; }
-GENIEDEF const int64_t *genie_strides(const genie_tensor *t) { return t ? t->v->strides : NULL; }
-GENIEDEF int64_t genie_storage_offset(const genie_tensor *t) { return t ? t->v->off : 0; }
-GENIEDEF int64_t genie_numel(const genie_tensor *t) { return t ? genie__numel(t->v->ndim, t->v->shape) : 0; }
-GENIEDEF genie_dtype genie_dtype_of(const genie_tensor *t) { return t ? (genie_dtype)t->st->dtype : GENIE_F32; }
-GENIEDEF int genie_is_contiguous(const genie_tensor *t) { return t ? genie__is_contig(t->v->ndim, t->v->shape, t->v->strides) : 0; }
-GENIEDEF int genie_is_materialized(const genie_tensor *t) { return t ? t->st->ver->state == GENIE__DONE : 0; }
-GENIEDEF int genie_shares_storage(const genie_tensor *a, const genie_tensor *b) { return a && b && a->st == b->st; }
+GENIEDEF int genie_ndim(const genie_tensor *t) { return GENIE__LIVE(t) ? t->v->ndim : 0; }
+GENIEDEF const int64_t *genie_shape(const genie_tensor *t) { return GENIE__LIVE(t) ? t->v->shape : NULL; }
+GENIEDEF const int64_t *genie_strides(const genie_tensor *t) { return GENIE__LIVE(t) ? t->v->strides : NULL; }
+GENIEDEF int64_t genie_storage_offset(const genie_tensor *t) { return GENIE__LIVE(t) ? t->v->off : 0; }
+GENIEDEF int64_t genie_numel(const genie_tensor *t) { return GENIE__LIVE(t) ? genie__numel(t->v->ndim, t->v->shape) : 0; }
+GENIEDEF genie_dtype genie_dtype_of(const genie_tensor *t) { return GENIE__LIVE(t) ? (genie_dtype)t->st->dtype : GENIE_F32; }
+GENIEDEF int genie_is_contiguous(const genie_tensor *t) { return GENIE__LIVE(t) ? genie__is_contig(t->v->ndim, t->v->shape, t->v->strides) : 0; }
+GENIEDEF int genie_is_materialized(const genie_tensor *t) { return GENIE__LIVE(t) ? t->st->ver->state == GENIE__DONE : 0; }
+GENIEDEF int genie_shares_storage(const genie_tensor *a, const genie_tensor *b) { return GENIE__LIVE(a) && GENIE__LIVE(b) && a->st == b->st; }
 
 /* ---- materializing ---- */
 static genie_result genie__materialize(genie_ctx *ctx, const char *fn, int n, genie_tensor *const *ts, int reason) {
@@ -9020,9 +9167,8 @@ static genie_result genie__materialize(genie_ctx *ctx, const char *fn, int n, ge
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: tensor %d is NULL", fn, i);
             return GENIE_ERR_INVALID_ARG;
         }
-        if (ts[i]->ctx != ctx) {
+        if (!genie__mine(ctx, fn, ts[i])) {
             if (nodes != small) GENIE_FREE(nodes);
-            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: tensor %d belongs to another context", fn, i);
             return GENIE_ERR_INVALID_ARG;
         }
         nodes[i] = ts[i]->st->ver;
@@ -9055,6 +9201,7 @@ GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL tensor or destination, or invalid dtype", fn);
         return GENIE_ERR_INVALID_ARG;
     }
+    if (!genie__mine(ctx, fn, t)) return GENIE_ERR_INVALID_ARG;
     numel = genie__numel(t->v->ndim, t->v->shape);
     if ((uint64_t)numel > dst_bytes / genie__dt_size[as]) {
         char sb[200];
@@ -9080,6 +9227,7 @@ static genie_result genie__item(genie_ctx *ctx, const char *fn, genie_tensor *t,
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL tensor or output", fn);
         return GENIE_ERR_INVALID_ARG;
     }
+    if (!genie__mine(ctx, fn, t)) return GENIE_ERR_INVALID_ARG;
     if (genie__numel(t->v->ndim, t->v->shape) != 1) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor with %lld elements cannot be converted to a scalar", fn,
                     (long long)genie__numel(t->v->ndim, t->v->shape));
@@ -9104,10 +9252,12 @@ GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **p
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_data: NULL tensor or output");
         return GENIE_ERR_INVALID_ARG;
     }
+    if (!genie__mine(ctx, "genie_data", t)) return GENIE_ERR_INVALID_ARG;
     r = genie__materialize(ctx, "genie_data", 1, &t, GENIE_MAT_DATA);
     if (r == GENIE_OK) r = genie__be_to_host(ctx, t->st->ver->buf, 0, t->st->ver->buf->bytes, "genie_data");
     if (r != GENIE_OK) return r;
-    *ptr = (const char *)t->st->ver->buf->data + (size_t)t->v->off * genie__dt_size[t->st->dtype];
+    *ptr = (const char *)t->st->ver->buf->data; /* an empty view's offset may lie past its buffer */
+    if (genie__numel(t->v->ndim, t->v->shape) > 0) *ptr = (const char *)*ptr + (size_t)t->v->off * genie__dt_size[t->st->dtype];
     return GENIE_OK;
 }
 
@@ -9170,7 +9320,7 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
            each operand is read through its own view */
         genie__vspec *av = a->v;
         n = genie__begin_v(ctx, op, odt, av->off == 0 ? genie__vspec_retain(av) : genie__vspec_new(ctx, av->ndim, av->shape, av->strides, 0),
-                           scalar ? 1 : 2, &v);
+                           genie__numel(av->ndim, av->shape), scalar ? 1 : 2, &v); /* sizes > 0, a's: no overflow */
         if (!n) return NULL;
         n->cdt = (uint8_t)cdt;
         if (scalar) {
@@ -9252,7 +9402,7 @@ static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, t) || !genie__unary_types(ctx, op, fn, t->st->dtype, &cdt, &odt)) return NULL;
     if (genie__std_layout(t->v) && t->v->off == 0) { /* row-major in: the same layout out (no layout work) */
-        n = genie__begin_v(ctx, op, odt, genie__vspec_retain(t->v), 1, &v);
+        n = genie__begin_v(ctx, op, odt, genie__vspec_retain(t->v), genie__numel(t->v->ndim, t->v->shape), 1, &v);
     } else {
         vs[0] = t->v;
         genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
@@ -9704,24 +9854,28 @@ GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tenso
     }
     C = xs[1];
     O = w->v->shape[0];
-    if (w->v->shape[1] * groups != C || O % groups != 0)
+    if (w->v->shape[1] != C / groups || C % groups != 0 || O % groups != 0)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: given groups=%lld, weight of size %s, expected input %s to have %lld channels, but got %lld channels instead",
                                            fn, (long long)groups, genie__fmt_shape(s1, 4, w->v->shape), genie__fmt_shape(s2, xn, x->v->shape),
-                                           (long long)(w->v->shape[1] * groups), (long long)C);
+                                           (long long)GENIE__WMUL(w->v->shape[1], groups), (long long)C);
     if (b && (b->v->ndim != 1 || b->v->shape[0] != O))
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected bias of shape [%lld], got %s", fn, (long long)O,
                                            genie__fmt_shape(s1, b->v->ndim, b->v->shape));
-    for (i = 0; i < 2; i++) {
-        eff[i] = dilation[i] * (w->v->shape[2 + i] - 1) + 1;
-        pad_in[i] = xs[2 + i] + 2 * padding[i];
-    }
+    for (i = 0; i < 2; i++)
+        if (!genie__smul(dilation[i], w->v->shape[2 + i] - 1, &eff[i]) || !genie__sadd(eff[i], 1, &eff[i]) ||
+            !genie__smul(2, padding[i], &pad_in[i]) || !genie__sadd(pad_in[i], xs[2 + i], &pad_in[i]))
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the padded input or the dilated kernel overflows int64 "
+                                               "(padding %lld, dilation %lld)", fn, (long long)padding[i], (long long)dilation[i]);
     if (eff[0] > pad_in[0] || eff[1] > pad_in[1])
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
                                            fn, (long long)pad_in[0], (long long)pad_in[1], (long long)eff[0], (long long)eff[1]);
     os[0] = xs[0];
     os[1] = O;
-    os[2] = (pad_in[0] - eff[0]) / stride[0] + 1;
-    os[3] = (pad_in[1] - eff[1]) / stride[1] + 1;
+    for (i = 0; i < 2; i++) /* eff may be below 1 (an empty kernel): the difference is checked */
+        if (!genie__sadd(pad_in[i], -eff[i], &os[2 + i]))
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the output size overflows int64", fn);
+    os[2] = os[2] / stride[0] + 1;
+    os[3] = os[3] / stride[1] + 1;
     n = genie__begin(ctx, GENIE__OP_CONV2D, x->st->dtype, 4, os, NULL, b ? 3 : 2, &v);
     if (!n) return NULL;
     for (i = 0; i < 2; i++) {
@@ -9803,6 +9957,10 @@ static int genie__infer_size(genie_ctx *ctx, const char *fn, int nd, const int64
                 return 0;
             }
             out[infer] = numel / newsize;
+        }
+        if (!genie__layout_ok(nd, out, 1)) { /* an empty result whose strides overflow */
+            genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: shape %s: its strides overflow int64", fn, genie__fmt_shape(sb, nd, out));
+            return 0;
         }
         return 1;
     }
@@ -9893,7 +10051,7 @@ GENIEDEF genie_tensor *genie_expand(genie_ctx *ctx, genie_tensor *t, int ndim, c
             if (shape[i] < 0)
                 return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: the expanded size of the tensor (%lld) isn't allowed in a leading, non-existing dimension %d", fn, (long long)shape[i], i);
             ns[i] = shape[i]; /* a new dim of size 1 strides like inferExpandGeometry's */
-            st[i] = shape[i] != 1 ? 0 : i + 1 < ndim ? ns[i + 1] * st[i + 1] : 0;
+            st[i] = shape[i] != 1 ? 0 : i + 1 < ndim ? GENIE__WMUL(ns[i + 1], st[i + 1]) : 0;
         } else {
             int64_t have = t->v->shape[src], want = shape[i] == -1 ? have : shape[i];
             if (want < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: invalid size %lld", fn, (long long)shape[i]);
@@ -9930,7 +10088,7 @@ GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t 
     for (i = 0; i <= nd; i++) {
         if (i == d) {
             shape[k] = 1;
-            st[k++] = d >= nd ? 1 : t->v->shape[d] * t->v->strides[d];
+            st[k++] = d >= nd ? 1 : GENIE__WMUL(t->v->shape[d], t->v->strides[d]);
         }
         if (i < nd) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
     }
@@ -9938,7 +10096,7 @@ GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t 
 }
 static genie_tensor *genie__slice(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t d, int64_t start,
                                   int64_t end, int64_t step) {
-    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d], len;
+    int64_t shape[GENIE__MAXD], st[GENIE__MAXD], size = t->v->shape[d], len, off;
     int nd = t->v->ndim;
     if (step <= 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: slice step must be positive, got %lld", fn, (long long)step);
     if (start < 0) start += size;
@@ -9951,8 +10109,11 @@ static genie_tensor *genie__slice(genie_ctx *ctx, int op, const char *fn, genie_
     memcpy(shape, t->v->shape, (size_t)nd * 8);
     memcpy(st, t->v->strides, (size_t)nd * 8);
     shape[d] = len;
-    st[d] = t->v->strides[d] * step;
-    return genie__view_of(ctx, t, op, nd, shape, st, t->v->off + start * t->v->strides[d]);
+    if (!genie__smul(t->v->strides[d], step, &st[d])) st[d] = t->v->strides[d]; /* len <= 1: any stride */
+    /* the offset moves by start strides, as in ATen, even when the slice is empty (where an
+       odd stride could overflow it: then it stays) */
+    if (!genie__smul(start, t->v->strides[d], &off) || !genie__sadd(off, t->v->off, &off)) off = t->v->off;
+    return genie__view_of(ctx, t, op, nd, shape, st, off);
 }
 GENIEDEF genie_tensor *genie_slice(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step) {
     int64_t d;
@@ -10022,7 +10183,7 @@ GENIEDEF genie_tensor *genie_diagonal(genie_ctx *ctx, genie_tensor *t, int64_t o
     for (i = 0; i < nd; i++)
         if (i != a && i != b) { shape[k] = t->v->shape[i]; st[k++] = t->v->strides[i]; }
     shape[k] = size;
-    st[k++] = t->v->strides[a] + t->v->strides[b];
+    st[k++] = (int64_t)((uint64_t)t->v->strides[a] + (uint64_t)t->v->strides[b]); /* huge only where size <= 1 */
     return genie__view_of(ctx, t, GENIE__OP_DIAGONAL, k, shape, st, off);
 }
 GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *size,
@@ -10032,7 +10193,7 @@ GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndi
     genie__vspec tmp;
     int i;
     GENIE__ENTER(ctx);
-    if (!genie__need(ctx, fn, t) || !genie__check_shape(ctx, fn, ndim, size)) return NULL;
+    if (!genie__need(ctx, fn, t) || !genie__check_shape(ctx, fn, ndim, size, -1)) return NULL;
     if (ndim > 0 && !stride) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: stride is NULL", fn);
     for (i = 0; i < ndim; i++)
         if (stride[i] < 0)
@@ -10056,7 +10217,8 @@ GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndi
         }
         if (span < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the strided window overflows", fn);
         need = empty ? storage_offset : genie__add_ck(storage_offset, genie__add_ck(span, 1));
-        if (need < 0 || need > t->st->numel)
+        if (need < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the strided window overflows", fn);
+        if (need > t->st->numel)
             return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: sizes %s, strides %s and storage offset %lld need a storage of %lld elements, out of bounds for a storage of %lld",
                                                fn, genie__fmt_shape(s1, ndim, size), genie__fmt_shape(s2, ndim, stride), (long long)storage_offset,
                                                (long long)need, (long long)t->st->numel);
@@ -10129,7 +10291,11 @@ static genie_tensor *genie__cat(genie_ctx *ctx, int op, const char *fn, int coun
                 if (k != d && tv->shape[k] != shape[k])
                     return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: sizes of tensors must match except in dimension %lld: expected size %lld but got size %lld for tensor number %d in the list",
                                                        fn, (long long)d, (long long)shape[k], (long long)tv->shape[k], i);
-            total += tv->shape[d];
+            if (!genie__sadd(total, tv->shape[d], &total)) {
+                char sb[200];
+                return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the result's size at dimension %lld overflows int64 (%s at entry %d)",
+                                                   fn, (long long)d, genie__fmt_shape(sb, nd, tv->shape), i);
+            }
         }
         shape[d] = total;
     }
@@ -10303,7 +10469,7 @@ GENIEDEF genie_tuple *genie_split(genie_ctx *ctx, genie_tensor *t, int64_t split
     if (split_size < 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: split expects split_size be non-negative, but got split_size=%lld", fn, (long long)split_size);
     if (split_size == 0 && size != 0)
         return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: split_size can only be 0 if dimension size is 0, but got dimension size of %lld", fn, (long long)size);
-    num = split_size == 0 ? 1 : (size + split_size - 1) / split_size;
+    num = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1; /* ceil, without overflow */
     if (num < 1) num = 1;
     return genie__split_sizes(ctx, GENIE__OP_SPLIT, fn, t, d, split_size, num, size - (num - 1) * split_size);
 }
@@ -10316,9 +10482,9 @@ GENIEDEF genie_tuple *genie_chunk(genie_ctx *ctx, genie_tensor *t, int64_t chunk
     if (chunks <= 0) return (genie_tuple *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: chunk expects `chunks` to be greater than 0, got: %lld", fn, (long long)chunks);
     if (!genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
     size = t->v->shape[d];
-    ss = (size + chunks - 1) / chunks;
+    ss = size == 0 ? 0 : (size - 1) / chunks + 1; /* ceil, without overflow */
     if (ss == 0 && size == 0) return genie__split_sizes(ctx, GENIE__OP_CHUNK, fn, t, d, 0, chunks, 0);
-    num = (size + ss - 1) / ss;
+    num = (size - 1) / ss + 1;
     if (num < 1) num = 1;
     return genie__split_sizes(ctx, GENIE__OP_CHUNK, fn, t, d, ss, num, size - (num - 1) * ss);
 }
@@ -10840,10 +11006,10 @@ GENIEDEF void genie_scope_pop(genie_ctx *ctx) {
 GENIEDEF void genie_set_phase(genie_ctx *ctx, const char *phase) {
     if (ctx) ctx->phase = genie__intern(ctx, phase);
 }
-GENIEDEF const char *genie_module_path(const genie_tensor *t) { return t ? t->module : ""; }
-GENIEDEF const char *genie_phase(const genie_tensor *t) { return t && t->phase ? t->phase : ""; }
+GENIEDEF const char *genie_module_path(const genie_tensor *t) { return GENIE__LIVE(t) ? t->module : ""; }
+GENIEDEF const char *genie_phase(const genie_tensor *t) { return GENIE__LIVE(t) && t->phase ? t->phase : ""; }
 GENIEDEF const char *genie_op_name(const genie_tensor *t) {
-    if (!t) return "";
+    if (!GENIE__LIVE(t)) return "";
     return t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op];
 }
 

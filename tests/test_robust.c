@@ -1,0 +1,565 @@
+/* test_robust.c - valid-but-odd input: huge, empty and degenerate shapes, extreme
+   arguments, NULLs and dead handles. Every case is a bug an outside fuzzer found
+   (the "unbreakable" issue) or one tests/fuzz/fuzz_api.c found since. genie must
+   answer each with a result or a sticky error of the right code, never a crash, a
+   hang, undefined behaviour (run it under ASan + UBSan: `make asan`) or a wrong
+   value. `build/test_robust NAME` runs one case. */
+#define GENIE_IMPLEMENTATION
+#include "../genie.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failures, checks;
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);             \
+            printf(__VA_ARGS__);                                               \
+            printf("\n");                                                      \
+        }                                                                      \
+    } while (0)
+#define P62 ((int64_t)1 << 62)
+#define P32 ((int64_t)1 << 32)
+#define P40 ((int64_t)1 << 40)
+
+/* The status is `code` with a non-empty message naming fn, and t is NULL. */
+static void expect_err(genie_ctx *ctx, const void *t, genie_result code, const char *fn, const char *what) {
+    CHECK(t == NULL, "%s: expected NULL", what);
+    CHECK(genie_status(ctx) == code, "%s: status %s, expected %s (%s)", what, genie_result_string(genie_status(ctx)),
+          genie_result_string(code), genie_last_error(ctx));
+    CHECK(strstr(genie_last_error(ctx), fn) != NULL, "%s: message '%s' does not name %s", what, genie_last_error(ctx), fn);
+    genie_clear_error(ctx);
+}
+/* t is a live handle of this shape and the context is fine. */
+static void expect_shape(genie_ctx *ctx, genie_tensor *t, int nd, const int64_t *shape, const char *what) {
+    CHECK(t != NULL && genie_status(ctx) == GENIE_OK, "%s: failed: %s", what, genie_last_error(ctx));
+    if (!t) { genie_clear_error(ctx); return; }
+    CHECK(genie_ndim(t) == nd && memcmp(genie_shape(t), shape, (size_t)nd * 8) == 0, "%s: wrong shape", what);
+}
+
+static void t_chunk_split_huge(genie_ctx *ctx) {
+    int64_t s5 = 5;
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 1, &s5);
+    genie_tuple *tp = genie_chunk(ctx, z, INT64_MAX, 0);
+    CHECK(tp && genie_tuple_size(tp) == 5, "chunk(INT64_MAX): %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    tp = genie_split(ctx, z, INT64_MAX, 0);
+    CHECK(tp && genie_tuple_size(tp) == 1 && genie_shape(genie_tuple_get(tp, 0))[0] == 5, "split(INT64_MAX): %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    tp = genie_chunk(ctx, z, 0, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "chunk", "chunk(0)");
+    tp = genie_split(ctx, z, -1, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "split", "split(-1)");
+    tp = genie_chunk(ctx, z, INT64_MIN, 0);
+    expect_err(ctx, tp, GENIE_ERR_INVALID_ARG, "chunk", "chunk(INT64_MIN)");
+    tp = genie_chunk(ctx, z, 2, INT64_MIN);
+    expect_err(ctx, tp, GENIE_ERR_INDEX, "chunk", "chunk dim INT64_MIN");
+}
+static void t_zeros_empty_huge_strides(genie_ctx *ctx) {
+    int64_t s[3] = {0, P32, P32};
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 3, s);
+    expect_err(ctx, z, GENIE_ERR_OVERFLOW, "genie_zeros", "zeros [0,2^32,2^32]");
+    s[1] = P32 - 1; s[2] = 4; /* representable strides: fine, and realizes at once */
+    z = genie_zeros(ctx, GENIE_F32, 3, s);
+    expect_shape(ctx, z, 3, s, "zeros [0,2^32-1,4]");
+    CHECK(genie_realize(ctx, 1, &z) == GENIE_OK, "realize empty: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+static void t_broadcast_numel_overflow(genie_ctx *ctx) {
+    int64_t sa[2] = {P32, 1}, sb[2] = {1, P32};
+    genie_tensor *a = genie_zeros(ctx, GENIE_U8, 2, sa), *b = genie_zeros(ctx, GENIE_U8, 2, sb);
+    CHECK(a && b, "inputs: %s", genie_last_error(ctx));
+    expect_err(ctx, genie_add(ctx, a, b), GENIE_ERR_OVERFLOW, "add", "add [2^32,1]+[1,2^32]");
+    expect_err(ctx, genie_where(ctx, genie_gt(ctx, a, a), a, b), GENIE_ERR_OVERFLOW, "where", "where");
+    expect_err(ctx, genie_expand(ctx, a, 2, (int64_t[]){P32, P32}), GENIE_ERR_OVERFLOW, "expand", "expand");
+}
+static void t_byte_count_overflow(genie_ctx *ctx) {
+    int64_t s = P62;
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 1, &s); /* 2^64 bytes */
+    expect_err(ctx, a, GENIE_ERR_OVERFLOW, "genie_zeros", "zeros f32 [2^62]");
+    a = genie_zeros(ctx, GENIE_U8, 1, &s); /* 2^62 bytes: representable, cannot be allocated */
+    expect_shape(ctx, a, 1, &s, "zeros u8 [2^62]");
+    if (a) {
+        CHECK(genie_realize(ctx, 1, &a) == GENIE_ERR_OOM, "realize 2^62 bytes: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        expect_err(ctx, genie_to_dtype(ctx, a, GENIE_F64), GENIE_ERR_OVERFLOW, "to", "to f64 of [2^62]");
+    }
+}
+static void t_cat_overflow(genie_ctx *ctx) {
+    int64_t s = P62;
+    genie_tensor *two[2];
+    two[0] = two[1] = genie_zeros(ctx, GENIE_U8, 1, &s);
+    expect_err(ctx, genie_cat(ctx, 2, two, 0), GENIE_ERR_OVERFLOW, "cat", "cat two [2^62]");
+    two[1] = genie_zeros(ctx, GENIE_U8, 1, (int64_t[]){P62 - 1}); /* 2^63 - 1 bytes: fine until realized */
+    {
+        genie_tensor *c = genie_cat(ctx, 2, two, 0);
+        CHECK(c && genie_numel(c) == INT64_MAX, "cat [2^62] [2^62-1]: %s", genie_last_error(ctx));
+        CHECK(c && genie_realize(ctx, 1, &c) == GENIE_ERR_OOM, "realize 2^63-1 bytes: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        two[1] = genie_zeros(ctx, GENIE_U8, 1, (int64_t[]){1});
+        c = genie_cat(ctx, 2, two, 0);
+        CHECK(c && genie_numel(c) == P62 + 1, "cat [2^62] [1]: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        two[1] = genie_zeros(ctx, GENIE_I16, 1, (int64_t[]){1}); /* promoted to i16: 2^63 + 2 bytes */
+        expect_err(ctx, genie_cat(ctx, 2, two, 0), GENIE_ERR_OVERFLOW, "cat", "cat promoted to i16");
+    }
+    expect_err(ctx, genie_stack(ctx, 2, (genie_tensor *[]){two[0], two[0]}, 0), GENIE_ERR_OVERFLOW, "stack",
+               "stack two [2^62]");
+}
+static void t_slice_step_max(genie_ctx *ctx) {
+    int64_t s[2] = {5, 3}, one[2] = {1, 3};
+    genie_tensor *z = genie_arange(ctx, GENIE_F32, 0, 15, 1), *v, *w;
+    double x;
+    z = genie_view(ctx, z, 2, s);
+    v = genie_slice(ctx, z, 0, 0, 5, INT64_MAX);
+    expect_shape(ctx, v, 2, one, "slice step INT64_MAX");
+    w = genie_slice(ctx, z, 0, INT64_MIN, INT64_MAX, INT64_MAX);
+    expect_shape(ctx, w, 2, one, "slice [MIN:MAX:MAX]");
+    w = genie_slice(ctx, z, 1, 2, INT64_MAX, 1);
+    CHECK(w && genie_shape(w)[1] == 1, "slice dim 1 [2:MAX]: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, genie_select(ctx, genie_select(ctx, v, 0, 0), 0, 2), &x) == GENIE_OK && x == 2.0,
+          "value through the slice: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    { /* an empty slice moves the offset as ATen does; past a huge stride it stays readable */
+        static float one[1] = {3};
+        int64_t s1 = 1, big = INT64_MAX;
+        const void *p;
+        genie_tensor *b = genie_from_blob(ctx, GENIE_F32, 1, &s1, &big, one, NULL, NULL), *e;
+        e = genie_slice(ctx, z, 0, 5, 5, 1);
+        CHECK(e && genie_storage_offset(e) == 15 && genie_numel(e) == 0, "empty slice offset: %s", genie_last_error(ctx));
+        e = genie_slice(ctx, b, 0, 1, 1, 1);
+        CHECK(e && genie_numel(e) == 0, "empty slice of a huge stride: %s", genie_last_error(ctx));
+        CHECK(e && genie_data(ctx, e, &p) == GENIE_OK, "its data: %s", genie_last_error(ctx));
+        CHECK(genie_item(ctx, genie_sum(ctx, e, 0, NULL, 0), &x) == GENIE_OK && x == 0, "its sum: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
+    expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, 0), GENIE_ERR_INVALID_ARG, "slice", "slice step 0");
+    expect_err(ctx, genie_slice(ctx, z, 0, 0, 5, -1), GENIE_ERR_INVALID_ARG, "slice", "slice step -1");
+    expect_err(ctx, genie_narrow(ctx, z, 0, INT64_MAX, 2), GENIE_ERR_INDEX, "narrow", "narrow start MAX");
+    expect_err(ctx, genie_narrow(ctx, z, 0, 1, INT64_MAX), GENIE_ERR_INDEX, "narrow", "narrow length MAX");
+    expect_err(ctx, genie_select(ctx, z, 0, INT64_MIN), GENIE_ERR_INDEX, "select", "select INT64_MIN");
+    w = genie_diagonal(ctx, z, INT64_MIN, 0, 1);
+    CHECK(w && genie_shape(w)[0] == 0, "diagonal offset INT64_MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_diagonal(ctx, z, INT64_MAX, 0, 1);
+    CHECK(w && genie_shape(w)[0] == 0, "diagonal offset INT64_MAX: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_sum(ctx, genie_add(ctx, genie_tril(ctx, z, INT64_MIN), genie_triu(ctx, z, INT64_MAX)), 0, NULL, 0);
+    CHECK(genie_item(ctx, w, &x) == GENIE_OK && x == 0, "tril MIN + triu MAX: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    w = genie_sum(ctx, genie_add(ctx, genie_tril(ctx, z, INT64_MAX), genie_triu(ctx, z, INT64_MIN)), 0, NULL, 0);
+    CHECK(genie_item(ctx, w, &x) == GENIE_OK && x == 210, "tril MAX + triu MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+static void t_from_blob_strides(genie_ctx *ctx) {
+    static float buf[4];
+    int64_t s2 = 2, s1 = 1, big = INT64_MAX;
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 1, &s2, &big, buf, NULL, NULL);
+    expect_err(ctx, t, GENIE_ERR_OVERFLOW, "genie_from_blob", "from_blob stride INT64_MAX");
+    t = genie_from_blob(ctx, GENIE_F32, 1, &s1, &big, buf, NULL, NULL); /* one element: any stride */
+    expect_shape(ctx, t, 1, &s1, "from_blob [1] stride INT64_MAX");
+    t = genie_from_blob(ctx, GENIE_F32, 2, (int64_t[]){2, 2}, (int64_t[]){P62, 1}, buf, NULL, NULL);
+    expect_err(ctx, t, GENIE_ERR_OVERFLOW, "genie_from_blob", "from_blob byte extent overflows");
+}
+static void t_from_blob_null_empty(genie_ctx *ctx) {
+    int64_t s0 = 0, s3[2] = {3, 0};
+    float out[1];
+    const void *p;
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 1, &s0, NULL, NULL, NULL, NULL), *u;
+    expect_shape(ctx, t, 1, &s0, "from_blob NULL empty");
+    if (!t) return;
+    CHECK(genie_read(ctx, t, GENIE_F32, out, 0) == GENIE_OK, "read: %s", genie_last_error(ctx));
+    CHECK(genie_read(ctx, t, GENIE_F32, NULL, 0) == GENIE_OK, "read NULL dst: %s", genie_last_error(ctx));
+    CHECK(genie_data(ctx, t, &p) == GENIE_OK, "data: %s", genie_last_error(ctx));
+    u = genie_cat(ctx, 2, (genie_tensor *[]){t, t}, 0);
+    CHECK(genie_realize(ctx, 1, &u) == GENIE_OK, "cat of empties: %s", genie_last_error(ctx));
+    u = genie_add_scalar(ctx, genie_from_blob(ctx, GENIE_F32, 2, s3, NULL, NULL, NULL, NULL), 1);
+    CHECK(genie_read(ctx, u, GENIE_F32, out, 0) == GENIE_OK, "add on NULL [3,0]: %s", genie_last_error(ctx));
+    genie_copy_(ctx, genie_from_blob(ctx, GENIE_F32, 1, &s0, NULL, NULL, NULL, NULL), genie_zeros(ctx, GENIE_F32, 1, &s0));
+    CHECK(genie_status(ctx) == GENIE_OK, "copy_ into a NULL blob: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* fuzz_api: viewing an empty tensor as a shape whose strides overflow. */
+static void t_fuzz_view_empty_huge(genie_ctx *ctx) {
+    int64_t s0 = 0, big[3] = {0, ((int64_t)1 << 32) - 1, ((int64_t)1 << 32) - 1}, ok[3] = {0, 5, ((int64_t)1 << 40)};
+    genie_tensor *z = genie_zeros(ctx, GENIE_F32, 1, &s0);
+    expect_err(ctx, genie_view(ctx, z, 3, big), GENIE_ERR_OVERFLOW, "genie_view", "view [0] as [0,2^32-1,2^32-1]");
+    expect_err(ctx, genie_reshape(ctx, z, 3, big), GENIE_ERR_OVERFLOW, "genie_reshape", "reshape of it");
+    expect_shape(ctx, genie_view(ctx, z, 3, ok), 3, ok, "view [0] as [0,5,2^40]");
+}
+/* fuzz_api: gather's offset of an out-of-range index overflowed before the range check. */
+static void t_fuzz_gather_huge_index(genie_ctx *ctx) {
+    int64_t s[2] = {2, 3}, is[2] = {1, 1}, idx[1] = {(int64_t)1 << 62};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s), *r;
+    r = genie_gather(ctx, a, 0, genie_from_data(ctx, GENIE_I64, 2, is, idx));
+    CHECK(r && genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "gather index 2^62: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* fuzz_api: the exact self-overlap walk stepped one stride past a huge-strided size-1 dim. */
+static void t_fuzz_self_overlap_huge_stride(genie_ctx *ctx) {
+    static float buf[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int64_t s[2] = {1, 4}, st[2] = {INT64_MAX - 1, 2};
+    float out[3];
+    genie_tensor *b = genie_narrow(ctx, genie_from_blob(ctx, GENIE_F32, 2, s, st, buf, NULL, NULL), 1, 1, 3), *r;
+    r = genie_add_(ctx, b, genie_ones(ctx, GENIE_F32, 0, NULL)); /* not dense: checked exactly, no overlap */
+    CHECK(r && genie_read(ctx, b, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 3 && out[1] == 5 && out[2] == 7,
+          "add_ through a huge-strided size-1 dim: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* fuzz_api: an empty blob's strides may be anything (the extent must not multiply them). */
+static void t_fuzz_empty_blob_huge_strides(genie_ctx *ctx) {
+    static float buf[1];
+    int64_t s[3] = {3, 2, 0}, st[3] = {INT64_MAX, INT64_MAX, 1};
+    genie_tensor *t = genie_from_blob(ctx, GENIE_F32, 3, s, st, buf, NULL, NULL), *c;
+    expect_shape(ctx, t, 3, s, "empty blob with strides INT64_MAX");
+    c = genie_contiguous(ctx, genie_transpose(ctx, t, 0, 2));
+    CHECK(c && genie_realize(ctx, 1, &c) == GENIE_OK, "a copy of it: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* An in-place write into a huge self-overlapping window: the exact overlap check needs
+   8 bytes per element, which cannot be allocated (its size must not wrap around). */
+static void t_self_overlap_check_huge(genie_ctx *ctx) {
+    int64_t big = (int64_t)1 << 33;
+    genie_tensor *s = genie_zeros(ctx, GENIE_U8, 1, &big), *v, *r;
+    v = genie_as_strided(ctx, s, 2, (int64_t[]){(int64_t)1 << 31, (int64_t)1 << 31}, (int64_t[]){1, 1}, 0);
+    CHECK(v && genie_numel(v) == (int64_t)1 << 62, "the window: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    r = genie_add_(ctx, v, genie_ones(ctx, GENIE_U8, 0, NULL));
+    CHECK(r == NULL && (genie_status(ctx) == GENIE_ERR_OOM || genie_status(ctx) == GENIE_ERR_UNSUPPORTED),
+          "add_ into it: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    v = genie_as_strided(ctx, s, 2, (int64_t[]){3, 3}, (int64_t[]){1, 1}, 0); /* small: checked exactly */
+    expect_err(ctx, genie_mul_(ctx, v, v), GENIE_ERR_UNSUPPORTED, "mul_", "mul_ into an overlapping window");
+}
+static void t_conv_padding_huge(genie_ctx *ctx) {
+    int64_t sx[4] = {1, 1, 3, 3}, sw[4] = {1, 1, 2, 2};
+    int64_t st[2] = {1, 1}, pad[2] = {P62, P62}, dil[2] = {1, 1};
+    genie_tensor *x = genie_zeros(ctx, GENIE_F32, 4, sx), *w = genie_zeros(ctx, GENIE_F32, 4, sw);
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1), GENIE_ERR_OVERFLOW, "conv2d", "conv2d padding 2^62");
+    pad[0] = pad[1] = 0;
+    dil[0] = INT64_MAX;
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1), GENIE_ERR_OVERFLOW, "conv2d", "conv2d dilation MAX");
+    dil[0] = 1;
+    st[0] = INT64_MAX; /* one output row */
+    {
+        genie_tensor *y = genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1);
+        CHECK(y && genie_shape(y)[2] == 1, "conv2d stride MAX: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
+    st[0] = 1;
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, INT64_MAX), GENIE_ERR_SHAPE, "conv2d", "conv2d groups MAX");
+    expect_err(ctx, genie_conv2d(ctx, x, w, NULL, st, pad, dil, INT64_MIN), GENIE_ERR_INVALID_ARG, "conv2d", "conv2d groups MIN");
+}
+static void t_as_strided_huge(genie_ctx *ctx) {
+    int64_t s = 16;
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 1, &s);
+    expect_err(ctx, genie_as_strided(ctx, a, 2, (int64_t[]){P62, P62}, (int64_t[]){0, 0}, 0), GENIE_ERR_OVERFLOW,
+               "as_strided", "as_strided numel overflows");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){P40}, (int64_t[]){P40}, 0), GENIE_ERR_OVERFLOW, "as_strided",
+               "as_strided extent overflows");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){2}, (int64_t[]){1}, INT64_MAX), GENIE_ERR_OVERFLOW,
+               "as_strided", "as_strided offset MAX");
+    expect_err(ctx, genie_as_strided(ctx, a, 1, (int64_t[]){4}, (int64_t[]){4}, 8), GENIE_ERR_INDEX, "as_strided",
+               "as_strided out of the storage");
+    {
+        genie_tensor *v = genie_as_strided(ctx, a, 3, (int64_t[]){P62, P62, 0}, (int64_t[]){1, 1, 1}, 0);
+        CHECK(v == NULL || genie_numel(v) == 0, "as_strided empty huge");
+        genie_clear_error(ctx);
+        v = genie_as_strided(ctx, a, 2, (int64_t[]){P62 / 4, 4}, (int64_t[]){0, 1}, 0); /* a huge broadcast window */
+        CHECK(v && genie_numel(v) == P62, "as_strided stride-0 window: %s", genie_last_error(ctx));
+        genie_clear_error(ctx);
+        if (v) {
+            genie_tensor *c = genie_contiguous(ctx, v); /* 2^64 floats: overflow at capture */
+            expect_err(ctx, c, GENIE_ERR_OVERFLOW, "contiguous", "contiguous of a 2^64-element window");
+            c = genie_sum(ctx, v, 0, NULL, 0); /* a sum over 2^64 elements: fine to capture */
+            CHECK(c != NULL, "sum of a huge window: %s", genie_last_error(ctx));
+            genie_clear_error(ctx);
+            expect_err(ctx, genie_add_(ctx, v, v), GENIE_ERR_UNSUPPORTED, "add_", "add_ into an expanded window");
+            expect_err(ctx, genie_reshape(ctx, v, 1, (int64_t[]){-1}), GENIE_ERR_OVERFLOW, "reshape",
+                       "reshape of a 2^64-element window");
+        }
+    }
+}
+static void t_empty_kernels_do_not_loop(genie_ctx *ctx) {
+    int64_t s1[4] = {0, 3, P32, 3}, s2[2] = {P40, 0}, s3[4] = {P32, 2, 0, 0};
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 4, s1), *b = genie_zeros(ctx, GENIE_F32, 2, s2);
+    genie_tensor *c = genie_zeros(ctx, GENIE_F32, 4, s3), *r[12];
+    int64_t d0 = 0, d1 = 1;
+    int i, n = 0;
+    r[n++] = genie_log_softmax(ctx, a, 0);
+    r[n++] = genie_softmax(ctx, a, 2);
+    r[n++] = genie_layer_norm(ctx, b, 1, &s2[1], NULL, NULL, 1e-5);
+    r[n++] = genie_matmul(ctx, c, c);
+    r[n++] = genie_sum(ctx, a, 1, &d1, 0);
+    r[n++] = genie_amax(ctx, b, 1, &d0, 0);
+    r[n++] = genie_var(ctx, b, 1, &d0, 1, 0);
+    r[n++] = genie_argmax(ctx, a, 2, 0);
+    r[n++] = genie_tril(ctx, c, 0);
+    r[n++] = genie_flip(ctx, a, 1, &d1);
+    r[n++] = genie_contiguous(ctx, genie_transpose(ctx, c, 0, 3));
+    r[n++] = genie_topk(ctx, b, 0, 0, 1, 1) ? genie_tuple_get(genie_topk(ctx, b, 0, 0, 1, 1), 0) : NULL;
+    for (i = 0; i < n; i++) {
+        CHECK(r[i] != NULL, "capture %d: %s", i, genie_last_error(ctx));
+        genie_clear_error(ctx);
+        if (r[i]) CHECK(genie_realize(ctx, 1, &r[i]) == GENIE_OK, "realize %d (%s): %s", i, genie_op_name(r[i]),
+                        genie_last_error(ctx));
+        genie_clear_error(ctx);
+    }
+}
+/* A handle used after its pool was popped or its last reference released. */
+static void t_dead_handles(genie_ctx *ctx) {
+    int64_t s = 4;
+    float out[4];
+    genie_tensor *a, *b, *c;
+    genie_pool_push(ctx);
+    a = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_pool_pop(ctx);
+    expect_err(ctx, genie_add(ctx, a, a), GENIE_ERR_INVALID_ARG, "genie_add", "add of a dead handle");
+    CHECK(genie_read(ctx, a, GENIE_F32, out, sizeof out) == GENIE_ERR_INVALID_ARG, "read of a dead handle");
+    CHECK(strstr(genie_last_error(ctx), "genie_read") != NULL, "message: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    CHECK(genie_realize(ctx, 1, &a) == GENIE_ERR_INVALID_ARG, "realize of a dead handle");
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_view(ctx, a, 1, &s), GENIE_ERR_INVALID_ARG, "genie_view", "view of a dead handle");
+    CHECK(genie_ndim(a) == 0 && genie_shape(a) == NULL && genie_numel(a) == 0, "inspection of a dead handle");
+    genie_release(a); /* a no-op */
+    genie_retain(a);  /* a no-op */
+    genie_pool_push(ctx);
+    b = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_retain(b);
+    genie_pool_pop(ctx); /* b lives on: the caller's reference */
+    CHECK(genie_numel(b) == 4, "retained handle");
+    genie_release(b); /* b is dead now */
+    c = genie_zeros(ctx, GENIE_F32, 1, &s);
+    if (c != b) { /* its slot was not handed out again (always so with GENIE_DEBUG / ASan) */
+        expect_err(ctx, genie_neg(ctx, b), GENIE_ERR_INVALID_ARG, "genie_neg", "neg of a released handle");
+    }
+    CHECK(genie_read(ctx, c, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 0, "the context works on: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* NULL everywhere: no crash, an error (or nothing) and the context works on. */
+static void t_nulls(genie_ctx *ctx) {
+    int64_t s = 3, d = 0;
+    float out[3];
+    const void *p;
+    double x;
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 1, &s);
+    CHECK(genie_add(NULL, a, a) == NULL, "NULL ctx");
+    CHECK(genie_realize(NULL, 1, &a) != GENIE_OK, "realize NULL ctx");
+    CHECK(genie_read(NULL, a, GENIE_F32, out, sizeof out) != GENIE_OK, "read NULL ctx");
+    CHECK(genie_realize(ctx, 1, NULL) != GENIE_OK, "realize NULL list");
+    genie_clear_error(ctx);
+    CHECK(genie_realize(ctx, -1, &a) != GENIE_OK, "realize n -1");
+    genie_clear_error(ctx);
+    CHECK(genie_read(ctx, a, GENIE_F32, NULL, 12) != GENIE_OK, "read into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, a, &x) != GENIE_OK, "item of 3 elements");
+    genie_clear_error(ctx);
+    CHECK(genie_item(ctx, genie_sum(ctx, a, 0, NULL, 0), NULL) != GENIE_OK, "item into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_data(ctx, a, NULL) != GENIE_OK, "data into NULL");
+    genie_clear_error(ctx);
+    CHECK(genie_data(ctx, NULL, &p) != GENIE_OK, "data of NULL");
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_sum(ctx, a, 1, NULL, 0), GENIE_ERR_INVALID_ARG, "sum", "sum dims NULL");
+    expect_err(ctx, genie_sum(ctx, a, -1, &d, 0), GENIE_ERR_INVALID_ARG, "sum", "sum ndims -1");
+    expect_err(ctx, genie_cat(ctx, 2, NULL, 0), GENIE_ERR_INVALID_ARG, "cat", "cat NULL list");
+    expect_err(ctx, genie_cat(ctx, -1, &a, 0), GENIE_ERR_INVALID_ARG, "cat", "cat n -1");
+    expect_err(ctx, genie_permute(ctx, a, 1, NULL), GENIE_ERR_SHAPE, "permute", "permute NULL");
+    expect_err(ctx, genie_conv2d(ctx, a, a, NULL, NULL, NULL, NULL, 1), GENIE_ERR_INVALID_ARG, "conv2d", "conv2d NULLs");
+    CHECK(genie_tuple_get(NULL, 0) == NULL && genie_tuple_size(NULL) == 0, "tuple NULL");
+    genie_tuple_release(NULL);
+    genie_release(NULL);
+    genie_retain(NULL);
+    genie_pool_pop(ctx); /* unbalanced: nothing happens */
+    genie_scope_pop(ctx);
+    genie_scope_push(ctx, NULL);
+    genie_scope_pop(ctx);
+    genie_set_phase(ctx, NULL);
+    CHECK(genie_dump_dot(ctx, 1, &a, NULL) != GENIE_OK, "dump to NULL file");
+    genie_clear_error(ctx);
+    CHECK(genie_read(ctx, a, GENIE_F32, out, sizeof out) == GENIE_OK && out[2] == 1, "works on: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+}
+/* Every public function with a NULL context, and with NULL tensors: no crash, NULL or an error. */
+static void every_call(genie_ctx *c, genie_tensor *t, genie_tensor *u) {
+    int64_t s[2] = {2, 2}, d = 0, one[2] = {1, 1}, zero[2] = {0, 0};
+    float buf[4];
+    double x;
+    int64_t xi;
+    const void *p;
+    genie_tensor *ts[2];
+    ts[0] = t;
+    ts[1] = u;
+    genie_set_num_threads(c, 1);
+    (void)genie_cpu_path(c);
+    (void)genie_status(c);
+    (void)genie_last_error(c);
+    genie_pool_push(c);
+    genie_pool_pop(c);
+    (void)genie_from_data(c, GENIE_F32, 2, s, buf);
+    (void)genie_from_blob(c, GENIE_F32, 2, s, NULL, buf, NULL, NULL);
+    (void)genie_empty(c, GENIE_F32, 2, s);
+    (void)genie_zeros(c, GENIE_F32, 2, s);
+    (void)genie_ones(c, GENIE_F32, 2, s);
+    (void)genie_full(c, GENIE_F32, 2, s, 1);
+    (void)genie_arange(c, GENIE_F32, 0, 4, 1);
+    (void)genie_rand(c, GENIE_F32, 2, s, 1);
+    (void)genie_randn(c, GENIE_F32, 2, s, 1);
+    (void)genie_ndim(t); (void)genie_shape(t); (void)genie_strides(t); (void)genie_storage_offset(t);
+    (void)genie_numel(t); (void)genie_dtype_of(t); (void)genie_is_contiguous(t); (void)genie_is_materialized(t);
+    (void)genie_shares_storage(t, u);
+    (void)genie_realize(c, 2, ts);
+    (void)genie_read(c, t, GENIE_F32, buf, sizeof buf);
+    (void)genie_item(c, t, &x);
+    (void)genie_item_i64(c, t, &xi);
+    (void)genie_data(c, t, &p);
+    (void)genie_add(c, t, u); (void)genie_sub(c, t, u); (void)genie_mul(c, t, u); (void)genie_div(c, t, u);
+    (void)genie_pow(c, t, u); (void)genie_maximum(c, t, u); (void)genie_eq(c, t, u); (void)genie_logical_or(c, t, u);
+    (void)genie_add_scalar(c, t, 1); (void)genie_pow_scalar(c, t, 2);
+    (void)genie_neg(c, t); (void)genie_exp(c, t); (void)genie_gelu(c, t); (void)genie_logical_not(c, t);
+    (void)genie_where(c, t, t, u);
+    (void)genie_clamp(c, t, 0, 1);
+    (void)genie_sum(c, t, 1, &d, 0); (void)genie_mean(c, t, 0, NULL, 1); (void)genie_logsumexp(c, t, 1, &d, 0);
+    (void)genie_argmax(c, t, 0, 0); (void)genie_argmin(c, t, GENIE_DIM_NONE, 0);
+    (void)genie_var(c, t, 1, &d, 1, 0); (void)genie_std(c, t, 1, &d, 1, 0);
+    (void)genie_softmax(c, t, 0); (void)genie_log_softmax(c, t, 0);
+    (void)genie_layer_norm(c, t, 1, s, u, u, 1e-5);
+    (void)genie_matmul(c, t, u); (void)genie_linear(c, t, u, u);
+    (void)genie_conv2d(c, t, u, u, one, zero, one, 1);
+    (void)genie_to_dtype(c, t, GENIE_F64); (void)genie_contiguous(c, t); (void)genie_clone(c, t);
+    (void)genie_view(c, t, 2, s); (void)genie_reshape(c, t, 2, s); (void)genie_permute(c, t, 2, one);
+    (void)genie_transpose(c, t, 0, 1); (void)genie_t(c, t); (void)genie_expand(c, t, 2, s);
+    (void)genie_squeeze(c, t, 0); (void)genie_unsqueeze(c, t, 0); (void)genie_slice(c, t, 0, 0, 1, 1);
+    (void)genie_select(c, t, 0, 0); (void)genie_narrow(c, t, 0, 0, 1); (void)genie_diagonal(c, t, 0, 0, 1);
+    (void)genie_as_strided(c, t, 2, s, one, 0); (void)genie_flip(c, t, 1, &d);
+    (void)genie_cat(c, 2, ts, 0); (void)genie_stack(c, 2, ts, 0);
+    (void)genie_index_select(c, t, 0, u); (void)genie_gather(c, t, 0, u); (void)genie_embedding(c, t, u);
+    (void)genie_masked_fill(c, t, u, 1); (void)genie_tril(c, t, 0); (void)genie_triu(c, t, 0);
+    genie_tuple_release(genie_split(c, t, 1, 0)); genie_tuple_release(genie_chunk(c, t, 2, 0));
+    genie_tuple_release(genie_unbind(c, t, 0)); genie_tuple_release(genie_topk(c, t, 1, 0, 1, 1));
+    genie_tuple_release(genie_sort(c, t, 0, 0)); genie_tuple_release(genie_max_dim(c, t, 0, 0));
+    genie_tuple_release(genie_min_dim(c, t, 0, 0));
+    (void)genie_add_(c, t, u); (void)genie_sub_(c, t, u); (void)genie_mul_(c, t, u); (void)genie_div_(c, t, u);
+    (void)genie_fill_(c, t, 1); (void)genie_zero_(c, t); (void)genie_copy_(c, t, u); (void)genie_relu_(c, t);
+    (void)genie_masked_fill_(c, t, u, 1);
+    genie_scope_push(c, "s");
+    genie_scope_pop(c);
+    genie_set_phase(c, "p");
+    (void)genie_module_path(t); (void)genie_phase(t); (void)genie_op_name(t);
+    (void)genie_dump_dot(c, 2, ts, stdout == NULL ? stdout : NULL);
+    (void)genie_get_stats(c);
+    genie_clear_error(c);
+}
+static void t_null_everywhere(genie_ctx *ctx) {
+    int64_t s[2] = {2, 2};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s);
+    every_call(NULL, NULL, NULL);
+    every_call(NULL, a, a);
+    every_call(ctx, NULL, NULL);
+    every_call(ctx, a, NULL);
+    every_call(ctx, NULL, a);
+    { /* dead handles and another context's handles everywhere */
+        genie_ctx *other = genie_ctx_create(NULL);
+        genie_tensor *dead, *foreign = genie_ones(other, GENIE_F32, 2, s);
+        genie_pool_push(ctx);
+        dead = genie_zeros(ctx, GENIE_F32, 2, s);
+        genie_pool_pop(ctx);
+        every_call(ctx, dead, a);
+        every_call(ctx, a, dead);
+        every_call(ctx, foreign, a);
+        every_call(ctx, a, foreign);
+        genie_ctx_destroy(other);
+    }
+    genie_ctx_destroy(NULL);
+    CHECK(genie_status(NULL) != GENIE_OK && genie_last_error(NULL) != NULL, "NULL context status");
+    CHECK(genie_numel(a) == 4, "a lives on");
+}
+/* A thread count nobody can have: capped, and the products still right. */
+static void t_threads_huge(genie_ctx *ctx) {
+    int64_t s[2] = {96, 96};
+    float out[4];
+    genie_tensor *a, *m;
+    CHECK(genie_set_num_threads(ctx, 0x7fffffff) == GENIE_OK, "set_num_threads(INT_MAX)");
+    a = genie_ones(ctx, GENIE_F32, 2, s);
+    m = genie_narrow(ctx, genie_view(ctx, genie_matmul(ctx, a, a), 1, (int64_t[]){96 * 96}), 0, 96 * 96 - 4, 4);
+    CHECK(genie_read(ctx, m, GENIE_F32, out, sizeof out) == GENIE_OK && out[3] == 96.0f, "matmul on many threads: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    genie_set_num_threads(ctx, 1);
+}
+/* Dims and indices: negative, out of range, extreme. */
+static void t_dims(genie_ctx *ctx) {
+    int64_t s[2] = {2, 3}, bad = INT64_MIN, idx[2] = {0, 5};
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 2, s), *i5 = genie_from_data(ctx, GENIE_I64, 1, &s[0], idx), *r;
+    expect_err(ctx, genie_sum(ctx, a, 1, &bad, 0), GENIE_ERR_INDEX, "sum", "sum dim MIN");
+    expect_err(ctx, genie_softmax(ctx, a, INT64_MAX), GENIE_ERR_INDEX, "softmax", "softmax dim MAX");
+    expect_err(ctx, genie_transpose(ctx, a, 0, INT64_MIN), GENIE_ERR_INDEX, "transpose", "transpose MIN");
+    expect_err(ctx, genie_unsqueeze(ctx, a, INT64_MIN), GENIE_ERR_INDEX, "unsqueeze", "unsqueeze MIN");
+    expect_err(ctx, genie_argmax(ctx, a, INT64_MIN + 1, 0), GENIE_ERR_INDEX, "argmax", "argmax MIN+1");
+    expect_err(ctx, genie_flip(ctx, a, 1, &bad), GENIE_ERR_INDEX, "flip", "flip MIN");
+    expect_err(ctx, genie_topk(ctx, a, INT64_MAX, 1, 1, 1), GENIE_ERR_INDEX, "topk", "topk k MAX");
+    expect_err(ctx, genie_topk(ctx, a, -1, 1, 1, 1), GENIE_ERR_INDEX, "topk", "topk k -1");
+    r = genie_index_select(ctx, a, 1, i5); /* index 5 of 3: data-dependent, at realize */
+    CHECK(r == NULL || genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "index_select out of range: %s",
+          genie_last_error(ctx));
+    genie_clear_error(ctx);
+    r = genie_embedding(ctx, a, genie_from_data(ctx, GENIE_I64, 1, (int64_t[]){1}, (int64_t[]){INT64_MIN}));
+    CHECK(r == NULL || genie_realize(ctx, 1, &r) == GENIE_ERR_INDEX, "embedding INT64_MIN: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, -1, s), GENIE_ERR_INVALID_ARG, "genie_zeros", "ndim -1");
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, 9, s), GENIE_ERR_INVALID_ARG, "genie_zeros", "ndim 9");
+    expect_err(ctx, genie_zeros(ctx, (genie_dtype)77, 1, s), GENIE_ERR_DTYPE, "genie_zeros", "dtype 77");
+    expect_err(ctx, genie_zeros(ctx, GENIE_F32, 1, &bad), GENIE_ERR_SHAPE, "genie_zeros", "negative size");
+    expect_err(ctx, genie_view(ctx, a, 2, (int64_t[]){-1, -1}), GENIE_ERR_SHAPE, "view", "view -1 -1");
+    expect_err(ctx, genie_view(ctx, a, 1, &bad), GENIE_ERR_SHAPE, "view", "view MIN");
+    expect_err(ctx, genie_arange(ctx, GENIE_F32, 0, 1e300, 1e-300), GENIE_ERR_OVERFLOW, "arange", "arange huge");
+}
+
+typedef struct { const char *name; void (*fn)(genie_ctx *); } tcase;
+static const tcase cases[] = {
+    {"chunk_split_huge", t_chunk_split_huge},
+    {"zeros_empty_huge_strides", t_zeros_empty_huge_strides},
+    {"broadcast_numel_overflow", t_broadcast_numel_overflow},
+    {"byte_count_overflow", t_byte_count_overflow},
+    {"cat_overflow", t_cat_overflow},
+    {"slice_step_max", t_slice_step_max},
+    {"from_blob_strides", t_from_blob_strides},
+    {"from_blob_null_empty", t_from_blob_null_empty},
+    {"conv_padding_huge", t_conv_padding_huge},
+    {"self_overlap_check_huge", t_self_overlap_check_huge},
+    {"fuzz_empty_blob_huge_strides", t_fuzz_empty_blob_huge_strides},
+    {"fuzz_view_empty_huge", t_fuzz_view_empty_huge},
+    {"fuzz_gather_huge_index", t_fuzz_gather_huge_index},
+    {"fuzz_self_overlap_huge_stride", t_fuzz_self_overlap_huge_stride},
+    {"as_strided_huge", t_as_strided_huge},
+    {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
+    {"dead_handles", t_dead_handles},
+    {"nulls", t_nulls},
+    {"null_everywhere", t_null_everywhere},
+    {"threads_huge", t_threads_huge},
+    {"dims", t_dims},
+};
+
+int main(int argc, char **argv) {
+    size_t i;
+    int ran = 0;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        genie_ctx *ctx;
+        int before = failures;
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0) continue;
+        ctx = genie_ctx_create(NULL);
+        cases[i].fn(ctx);
+        CHECK(genie_status(ctx) == GENIE_OK, "%s left an error: %s", cases[i].name, genie_last_error(ctx));
+        genie_ctx_destroy(ctx);
+        if (failures != before) printf("  case %s: %d failures\n", cases[i].name, failures - before);
+        ran++;
+    }
+    printf("test_robust: %d cases, %d checks, %d failed\n", ran, checks, failures);
+    return failures != 0;
+}
