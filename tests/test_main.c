@@ -22,6 +22,7 @@ void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every C
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
+void test_roles(int *passed, int *failed); /* test_roles.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
     int64_t s = n;
@@ -540,6 +541,7 @@ int main(int argc, char **argv) {
     fuse_tests(&passed, &failed);
     test_vmath(&passed, &failed, &skipped);
     test_reduce_run(&passed, &failed, &skipped);
+    test_roles(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     gemm_tests(&passed, &failed, &skipped);
     run_data_files();
