@@ -179,7 +179,8 @@ typedef enum genie_role_id {
 /* Work done by computed nodes: how many, their floating-point operations, the bytes they
    read and wrote (each node as if it ran alone: distinct input elements and its output),
    and the wall time of the kernels that ran them (a fused group's or a product epilogue's
-   time goes to the node that ends it; the nodes inside it count 0 ns). */
+   time goes to the node that ends it; the nodes inside it count 0 ns; ns stay 0 where the
+   build has no monotonic clock, as tape_plan_ns). */
 typedef struct genie_work {
     uint64_t nodes, flops, bytes, ns;
 } genie_work;
@@ -211,6 +212,12 @@ typedef struct genie_stats {
     uint64_t cache_bytes;      /* freed data blocks the context keeps for reuse, now */
     uint64_t cache_hits;       /* buffers served from those blocks */
     uint64_t bytes_fresh;      /* bytes of data blocks obtained from GENIE_MALLOC (fresh memory) */
+    /* the tape cache: plans kept under a structural hash (see ">>tape") */
+    uint64_t tape_cache_hits;   /* realizations whose tape was planned before: nothing planned */
+    uint64_t tape_cache_misses; /* realizations planned afresh (and then kept) */
+    uint64_t tape_plan_ns;      /* last tape: time spent planning it (fusion and buffers on a miss;
+                                   key, lookup and rebinding on a hit); 0 where the build has no
+                                   monotonic clock (POSIX clock_gettime or Windows) */
     genie_work work_by_role[GENIE_ROLE_COUNT]; /* computed nodes by role (genie_work_of: by phase too) */
 } genie_stats;
 
@@ -400,6 +407,7 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
 #include <math.h>
 #include <float.h>
 #include <limits.h>
+#include <time.h>
 #ifndef GENIE_NO_THREADS
 #ifdef _WIN32
 #ifndef WIN32_LEAN_AND_MEAN
@@ -411,14 +419,6 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
 #include <sched.h>
 #include <unistd.h>
 #endif
-#endif
-#ifdef _WIN32 /* the wall clock of the work statistics */
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <sys/time.h>
 #endif
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define GENIE__X86 1
@@ -1200,6 +1200,10 @@ struct genie_ctx {
     int64_t nrel, caprel;
     int releasing;
     uint32_t epoch;
+    struct genie__tc_entry *tcache;   /* the tape cache (>>tape), most recently used first */
+    uint64_t tc_bytes, tc_mask;       /* its bytes; the hash mask (GENIE_TAPE_HASH_BITS: tests) */
+    uint64_t *tkey;                   /* the key of the tape being planned */
+    int64_t captkey;
     genie_stats stats;
     struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
     int64_t npwork, cappwork;
@@ -1927,18 +1931,6 @@ struct genie__phase_work {
     const char *phase;
     genie_work w[GENIE_ROLE_COUNT];
 };
-static uint64_t genie__now_ns(void) {
-#ifdef _WIN32
-    LARGE_INTEGER c, f;
-    QueryPerformanceCounter(&c);
-    QueryPerformanceFrequency(&f);
-    return (uint64_t)((double)c.QuadPart * 1e9 / (double)f.QuadPart);
-#else
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
-#endif
-}
 /* Floating-point operations of a node, as usually counted: 2 per multiply-add
    of a product, about one per element of elementwise work, a few per element
    of softmax and normalizations; 0 for copies, indexing and data. */
@@ -2077,6 +2069,7 @@ typedef struct genie__tape_op {
     int inner;                 /* computed inside a fused group (written only if readable later) */
     int uses;                  /* references from later nodes of this tape */
     struct genie__fgroup *fg;  /* the group this node is the root of */
+    int fg_tmp;                /* fg was built for this tape (freed after it ran), not a kept plan's */
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
     int take;                  /* planner: the input whose dying buffer n's output takes, -1 */
     int64_t last, xpos;        /* planner: the last position reading n; where n runs (a group's root's) */
@@ -2325,6 +2318,225 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
     genie__node_drop_inputs(ctx, n);
 }
 
+/* ---- the tape cache (issue 7, part 5) ----
+   A realize walks the graph into a tape, then plans it: fusion groups, product
+   epilogues, in-place takes, the liveness bound. The plan depends only on the
+   tape's structure, so it is kept under a key that spells that structure out
+   (genie__tkey_build) and a 64-bit hash of it; a later tape with an equal key
+   (compared in full, behind the hash) takes the plan and plans nothing.
+   The key, per tape node: operation, dtypes, whether it has a scalar operand,
+   whether anything beyond the tape can read it (a handle, a later realize: it
+   decides what a group writes), its buffer size and output view, integer
+   arguments of non-elementwise operations (dims, sizes), and each input as
+   "node t of this tape" or "constant c" (numbered by first use, so the same
+   constant read twice is told from two constants) with its dtype and view.
+   Never scalar values (a decode step's position, a learning rate: rebound from
+   the nodes when the plan is applied), never data or addresses. The context's
+   CPU path is part of the key (the reference path fuses nothing).
+   Groups are kept as templates: the group struct with its node pointers
+   replaced on each use by tape positions (nodes[j]) and input slots (src[k] is
+   input src_i of nodes[src_j]); scalar arguments are copied from the nodes.
+   Memory: at most GENIE_TAPE_CACHE_BYTES (default 16 MiB) per context, least
+   recently used entries evicted; a tape whose plan is bigger is not kept. */
+#ifndef GENIE_TAPE_CACHE_BYTES
+#define GENIE_TAPE_CACHE_BYTES (16u << 20)
+#endif
+struct genie__tc_fg;
+typedef struct genie__tc_op {
+    int32_t take, fg, prod, res; /* planned take; template index or -1; epilogue product (tape
+                                    position) or -1 and the residual's input slot or -1 */
+    int16_t act;
+    uint8_t inner, pad;
+} genie__tc_op;
+typedef struct genie__tc_entry {
+    struct genie__tc_entry *next;
+    uint64_t hash, bound, bytes;
+    int64_t nkey, ntape;
+    int nfg;
+    uint64_t *key;
+    genie__tc_op *ops;
+    struct genie__tc_fg *fgs;
+} genie__tc_entry;
+static size_t genie__tc_fg_size(void);
+static void genie__tc_fg_save(struct genie__tc_fg *dst, const struct genie__fgroup *g);
+static struct genie__fgroup *genie__tc_fg_bind(struct genie__tc_fg *t, const genie__tape_op *tape);
+
+/* Monotonic nanoseconds for the statistics; 0 without a clock. */
+static uint64_t genie__now_ns(void) {
+#if defined(_WIN32) && !defined(GENIE_NO_THREADS)
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (uint64_t)((double)c.QuadPart * (1e9 / (double)f.QuadPart));
+#elif defined(CLOCK_MONOTONIC)
+    struct timespec t;
+    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+static void genie__tc_entry_free(genie__tc_entry *e) {
+    if (!e) return;
+    GENIE_FREE(e->key);
+    GENIE_FREE(e->ops);
+    GENIE_FREE(e->fgs);
+    GENIE_FREE(e);
+}
+static void genie__tc_flush(genie_ctx *ctx) {
+    while (ctx->tcache) {
+        genie__tc_entry *e = ctx->tcache;
+        ctx->tcache = e->next;
+        genie__tc_entry_free(e);
+    }
+    ctx->tc_bytes = 0;
+}
+/* Append a view: ndim, offset, then (size, stride) per dim. */
+#define GENIE__TK_VIEW(k, w, v)                                                           \
+    do {                                                                                  \
+        int d_;                                                                           \
+        (k)[(w)++] = (uint64_t)(v)->ndim;                                                 \
+        (k)[(w)++] = (uint64_t)(v)->off;                                                  \
+        for (d_ = 0; d_ < (v)->ndim; d_++) {                                              \
+            (k)[(w)++] = (uint64_t)(v)->shape[d_];                                        \
+            (k)[(w)++] = (uint64_t)(v)->strides[d_];                                      \
+        }                                                                                 \
+    } while (0)
+/* The tape's key into ctx->tkey; its length in words, -1 out of memory.
+   Constants get numbers through a fresh epoch (their mark; tix holds the number). */
+static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int64_t ntape, uint32_t ep) {
+    uint32_t cep = ++ctx->epoch;
+    int64_t i, w = 0, nconst = 0;
+    uint64_t *k = ctx->tkey;
+    if (!k && !genie__grow((void **)&ctx->tkey, &ctx->captkey, 4096, sizeof(uint64_t))) return -1;
+    k = ctx->tkey;
+    k[w++] = (uint64_t)ctx->cpu;
+    k[w++] = (uint64_t)ntape;
+    for (i = 0; i < ntape; i++) {
+        const genie__node *n = tape[i].n;
+        int j, nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
+        int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__MAXD + 2;
+        if (need > ctx->captkey) {
+            if (!genie__grow((void **)&ctx->tkey, &ctx->captkey, need, sizeof(uint64_t))) return -1;
+            k = ctx->tkey;
+        }
+        k[w++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->has_scalar << 32 |
+                 (uint64_t)(n->refs != tape[i].uses + 1) << 33 | (uint64_t)(n->base != NULL) << 34 |
+                 (uint64_t)(uint32_t)nin << 40;
+        k[w++] = (uint64_t)n->numel;
+        GENIE__TK_VIEW(k, w, n->out);
+        if (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY) {
+            memcpy(k + w, n->a.i, sizeof n->a.i);
+            w += (int64_t)(sizeof n->a.i / sizeof(uint64_t));
+        }
+        for (j = 0; j < nin; j++) {
+            genie__node *x = genie__node_input(n, j);
+            if (x->mark == ep && x->state == GENIE__PENDING) {
+                k[w++] = (uint64_t)x->tix;
+            } else {
+                if (x->mark != cep) { x->mark = cep; x->tix = (uint32_t)nconst++; }
+                k[w++] = (uint64_t)1 << 63 | (uint64_t)x->dtype << 32 | x->tix;
+            }
+            if (j < n->nin) GENIE__TK_VIEW(k, w, n->in[j].v);
+        }
+    }
+    return w;
+}
+#undef GENIE__TK_VIEW
+static uint64_t genie__tkey_hash(const uint64_t *k, int64_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 0xff51afd7ed558ccdull;
+    }
+    return h ^ (h >> 33);
+}
+/* The entry with this key (moved to the front), or NULL. */
+static genie__tc_entry *genie__tc_find(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey) {
+    genie__tc_entry **pp;
+    for (pp = &ctx->tcache; *pp; pp = &(*pp)->next) {
+        genie__tc_entry *e = *pp;
+        if (e->hash != hash || e->nkey != nkey || memcmp(e->key, key, (size_t)nkey * sizeof(uint64_t)) != 0) continue;
+        *pp = e->next;
+        e->next = ctx->tcache;
+        ctx->tcache = e;
+        return e;
+    }
+    return NULL;
+}
+/* Apply a kept plan to this tape: groups rebound in place (the tape runs them
+   without freeing), epilogues and takes copied. */
+static void genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *tape, int64_t ntape) {
+    int64_t i;
+    for (i = 0; i < ntape; i++) {
+        const genie__tc_op *o = &e->ops[i];
+        genie__tape_op *t = &tape[i];
+        t->inner = o->inner;
+        t->take = o->take;
+        t->fg = o->fg >= 0 ? genie__tc_fg_bind((struct genie__tc_fg *)((char *)e->fgs + (size_t)o->fg * genie__tc_fg_size()), tape)
+                           : NULL;
+        t->fg_tmp = 0;
+        if (o->prod >= 0) {
+            t->epi.prod = tape[o->prod].n;
+            t->epi.act = o->act;
+            t->epi.res = o->res >= 0 ? t->n->in[o->res].n : NULL;
+            t->epi.res_v = o->res >= 0 ? t->n->in[o->res].v : NULL;
+        }
+    }
+    ctx->stats.tape_bound_bytes = e->bound;
+}
+/* Keep this tape's plan (after fusion and genie__plan); nothing on failure. */
+static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey,
+                            const genie__tape_op *tape, int64_t ntape) {
+    genie__tc_entry *e, **pp;
+    int64_t i;
+    int nfg = 0;
+    uint64_t bytes;
+    for (i = 0; i < ntape; i++) nfg += tape[i].fg != NULL;
+    bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) +
+            (uint64_t)nfg * genie__tc_fg_size();
+    if (bytes > GENIE_TAPE_CACHE_BYTES) return;
+    while (ctx->tcache && ctx->tc_bytes + bytes > GENIE_TAPE_CACHE_BYTES) { /* evict the least recent */
+        for (pp = &ctx->tcache; (*pp)->next; pp = &(*pp)->next) {}
+        ctx->tc_bytes -= (*pp)->bytes;
+        genie__tc_entry_free(*pp);
+        *pp = NULL;
+    }
+    if (!(e = (genie__tc_entry *)GENIE_MALLOC(sizeof *e))) return;
+    memset(e, 0, sizeof *e);
+    e->key = (uint64_t *)GENIE_MALLOC((size_t)nkey * 8);
+    e->ops = (genie__tc_op *)GENIE_MALLOC((size_t)ntape * sizeof(genie__tc_op));
+    e->fgs = nfg ? (struct genie__tc_fg *)GENIE_MALLOC((size_t)nfg * genie__tc_fg_size()) : NULL;
+    if (!e->key || !e->ops || (nfg && !e->fgs)) { genie__tc_entry_free(e); return; }
+    memcpy(e->key, key, (size_t)nkey * 8);
+    e->hash = hash, e->nkey = nkey, e->ntape = ntape, e->bytes = bytes, e->nfg = nfg;
+    e->bound = ctx->stats.tape_bound_bytes;
+    for (i = 0, nfg = 0; i < ntape; i++) {
+        const genie__tape_op *t = &tape[i];
+        genie__tc_op *o = &e->ops[i];
+        int s;
+        memset(o, 0, sizeof *o);
+        o->inner = (uint8_t)t->inner;
+        o->take = t->take;
+        o->fg = o->prod = o->res = -1;
+        if (t->fg) {
+            genie__tc_fg_save((struct genie__tc_fg *)((char *)e->fgs + (size_t)nfg * genie__tc_fg_size()), t->fg);
+            o->fg = nfg++;
+        }
+        if (t->epi.prod) {
+            o->prod = (int32_t)t->epi.prod->tix;
+            o->act = (int16_t)t->epi.act;
+            for (s = 0; t->epi.res && s < t->n->nin; s++)
+                if (t->n->in[s].n == t->epi.res && t->n->in[s].v == t->epi.res_v) o->res = s;
+        }
+    }
+    e->next = ctx->tcache;
+    ctx->tcache = e;
+    ctx->tc_bytes += bytes;
+}
+
 /* Realize nodes: walk back iteratively (explicit stack, no recursion) over
    what is not yet computed, in post order (a topological tape), then run it.
    Returns the first failure among the roots. */
@@ -2360,6 +2572,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 tape[ntape].n = top;
                 tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
                 tape[ntape].fg = NULL;
+                tape[ntape].fg_tmp = 0;
                 memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
@@ -2383,12 +2596,30 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
             ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
         }
-        for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
-            if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
-            if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
-            genie__fgroup_mark(tape[i].fg, tape);
+        { /* plan the tape, or take the plan kept for its structure */
+            uint64_t t0 = genie__now_ns(), hash = 0;
+            int64_t nkey = genie__tkey_build(ctx, tape, ntape, ep);
+            genie__tc_entry *hit = NULL;
+            if (nkey > 0) {
+                hash = genie__tkey_hash(ctx->tkey, nkey) & ctx->tc_mask;
+                hit = genie__tc_find(ctx, hash, ctx->tkey, nkey);
+            }
+            if (hit) {
+                genie__tc_apply(ctx, hit, tape, ntape);
+                ctx->stats.tape_cache_hits++;
+            } else {
+                for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
+                    if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
+                    if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
+                    tape[i].fg_tmp = 1;
+                    genie__fgroup_mark(tape[i].fg, tape);
+                }
+                genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
+                if (nkey > 0) genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape);
+                ctx->stats.tape_cache_misses++;
+            }
+            ctx->stats.tape_plan_ns = genie__now_ns() - t0;
         }
-        genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
         ctx->tape_ep = ep;
         ctx->tape_held = 0;
         ctx->stats.tape_peak_bytes = 0;
@@ -2397,7 +2628,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             uint64_t flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
             if (tape[i].fg) {
                 genie__exec_group(ctx, tape[i].fg);
-                GENIE_FREE(tape[i].fg);
+                if (tape[i].fg_tmp) GENIE_FREE(tape[i].fg);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
@@ -6075,6 +6306,36 @@ static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
     int j;
     for (j = 0; j + 1 < g->nops; j++) tape[g->nodes[j]->tix].inner = 1;
 }
+/* A group kept by the tape cache: node pointers stale, rebound from the tape. */
+typedef struct genie__tc_fg {
+    genie__fgroup g;
+    int32_t node[GENIE__FMAX_OPS];                   /* nodes[j] = tape[node[j]].n */
+    int16_t src_j[GENIE__FMAX_IN], src_i[GENIE__FMAX_IN]; /* src[k] = nodes[src_j[k]]->in[src_i[k]].n */
+} genie__tc_fg;
+static size_t genie__tc_fg_size(void) { return sizeof(genie__tc_fg); }
+static void genie__tc_fg_save(genie__tc_fg *t, const genie__fgroup *g) {
+    int j, k, i;
+    memcpy(&t->g, g, sizeof *g);
+    for (j = 0; j < g->nops; j++) t->node[j] = (int32_t)g->nodes[j]->tix;
+    for (k = 0; k < g->nin; k++) {
+        t->src_j[k] = t->src_i[k] = -1;
+        for (j = 0; j < g->nops && t->src_j[k] < 0; j++)
+            for (i = 0; i < g->nodes[j]->nin; i++)
+                if (g->nodes[j]->in[i].n == g->src[k]) { t->src_j[k] = (int16_t)j, t->src_i[k] = (int16_t)i; break; }
+        GENIE_ASSERT(t->src_j[k] >= 0);
+    }
+}
+static genie__fgroup *genie__tc_fg_bind(genie__tc_fg *t, const genie__tape_op *tape) {
+    genie__fgroup *g = &t->g;
+    int j, k;
+    for (j = 0; j < g->nops; j++) {
+        g->nodes[j] = tape[t->node[j]].n;
+        g->ops[j].a = g->nodes[j]->a; /* scalars are not in the key */
+    }
+    g->root = g->nodes[g->nops - 1];
+    for (k = 0; k < g->nin; k++) g->src[k] = g->nodes[t->src_j[k]]->in[t->src_i[k]].n;
+    return g;
+}
 /* Tile [start, start + n) of the space: load an input as f32 (as the reference
    loads it: rounded to the compute dtype), store the root. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
@@ -6460,6 +6721,11 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
     ctx->storages.size = sizeof(genie__storage);
     ctx->vspecs.size = sizeof(genie__vspec);
     ctx->phase = "";
+    ctx->tc_mask = ~(uint64_t)0;
+    { /* tests force tape-cache hash collisions: GENIE_TAPE_HASH_BITS=0 makes every hash equal */
+        const char *hb = getenv("GENIE_TAPE_HASH_BITS");
+        if (hb && *hb >= '0' && *hb <= '9' && atoi(hb) < 64) ctx->tc_mask = ((uint64_t)1 << atoi(hb)) - 1;
+    }
     return ctx;
 }
 GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
@@ -6472,6 +6738,8 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
         GENIE_FREE(t);
     }
     genie__tpool_destroy(ctx->tpool);
+    genie__tc_flush(ctx);
+    GENIE_FREE(ctx->tkey);
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);

@@ -321,10 +321,11 @@ static void stat_note(char *buf, size_t size, genie_ctx *ctx, void (*f)(void *),
     genie_stats s0 = genie_get_stats(ctx), s1;
     f(arg);
     s1 = genie_get_stats(ctx);
-    snprintf(buf, size, "%llu nodes run, %llu fused groups (%llu nodes), %.3g MB written",
+    snprintf(buf, size, "%llu nodes run, %llu fused groups (%llu nodes), %.3g MB written; plan %.3g us (%s)",
              (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
              (unsigned long long)(s1.fused_groups - s0.fused_groups),
-             (unsigned long long)(s1.fused_nodes - s0.fused_nodes), (double)(s1.bytes_total - s0.bytes_total) / 1e6);
+             (unsigned long long)(s1.fused_nodes - s0.fused_nodes), (double)(s1.bytes_total - s0.bytes_total) / 1e6,
+             (double)s1.tape_plan_ns / 1e3, s1.tape_cache_hits > s0.tape_cache_hits ? "cache hit" : "planned");
 }
 
 /* ---- the table ---- */
@@ -436,7 +437,8 @@ int main(int argc, char **argv) {
         block_arg a;
         float *ref, *out = (float *)malloc((size_t)S * D * sizeof(float));
         genie_stats s0, s1;
-        double diff = -1, tg[3];
+        double diff = -1, tg[3], plan_miss, plan_hit;
+        uint64_t plan_hits;
         genie_tensor *y;
         block_load(bctx, &w, &ref);
         /* statistics and the check: one block in a context holding only the weights */
@@ -446,6 +448,16 @@ int main(int argc, char **argv) {
         genie_read(bctx, y, GENIE_F32, out, (size_t)S * D * sizeof(float));
         genie_pool_pop(bctx);
         s1 = genie_get_stats(bctx);
+        { /* the same structure again: the tape cache's hit against the first plan */
+            genie_stats s2;
+            genie_pool_push(bctx);
+            y = block(bctx, &w);
+            genie_realize(bctx, 1, &y);
+            genie_pool_pop(bctx);
+            s2 = genie_get_stats(bctx);
+            plan_miss = (double)s1.tape_plan_ns, plan_hit = (double)s2.tape_plan_ns;
+            plan_hits = s2.tape_cache_hits - s1.tape_cache_hits;
+        }
         check(bctx, "block");
         if (ref) {
             diff = 0;
@@ -471,6 +483,9 @@ int main(int argc, char **argv) {
                (double)(s1.bytes_peak - s0.bytes_live) / 1e6, (double)s0.bytes_live / 1e6);
         printf("  the block's tape as planned: %.2f MB peak (its liveness bound %.2f MB), %llu outputs written in place\n",
                (double)s1.tape_peak_bytes / 1e6, (double)s1.tape_bound_bytes / 1e6, (unsigned long long)(s1.tape_inplace - s0.tape_inplace));
+        printf("  planning the block's tape: %.1f us the first time, %.1f us for the same structure again (%s: %.0f%%)\n",
+               plan_miss / 1e3, plan_hit / 1e3, plan_hits == 1 ? "a tape-cache hit" : "NOT a tape-cache hit",
+               plan_miss > 0 ? 100.0 * plan_hit / plan_miss : 0.0);
         if (diff >= 0)
             printf("  genie vs the block's math in ATen, same weights: max abs diff %.3g (ATen's nn module vs the same math %s,\n"
                    "  its fast path %s); about 0.84 GFLOP: genie %.1f GFLOP/s on 1 thread, %.1f on 2\n",
