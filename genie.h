@@ -1206,7 +1206,7 @@ struct genie_ctx {
     int64_t captkey;
     genie_stats stats;
     struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
-    int64_t npwork, cappwork;
+    int64_t npwork, cappwork, lastpw;
 };
 
 static void *genie__fail(genie_ctx *ctx, genie_result code, const char *fmt, ...) {
@@ -1899,10 +1899,10 @@ static int genie__rl_embedding(genie__node *n) {
 static int genie__rl_residual(genie__node *n) {
     int s;
     if (n->op != GENIE__OP_ADD || n->nin != 2 || n->has_scalar) return 0;
-    if (genie__rl_distinct(n->in[0].v) != n->numel || genie__rl_distinct(n->in[1].v) != n->numel) return 0;
     for (s = 0; s < 2; s++) {
         genie__node *f = genie__rl_in(n, s);
-        if (f && genie__rl_prod(f) && (f->role == GENIE_ROLE_ATTENTION || f->role == GENIE_ROLE_MLP)) {
+        if (f && (f->role == GENIE_ROLE_ATTENTION || f->role == GENIE_ROLE_MLP) && genie__rl_prod(f) &&
+            genie__rl_distinct(n->in[0].v) == n->numel && genie__rl_distinct(n->in[1].v) == n->numel) {
             n->role = GENIE_ROLE_RESIDUAL;
             return 1;
         }
@@ -1913,15 +1913,17 @@ static int genie__rl_residual(genie__node *n) {
 static int genie__rl_attn_out(genie__node *n) {
     genie__node *x = genie__rl_in(n, 0);
     if (!x || x->role != GENIE_ROLE_ATTENTION || !genie__rl_attn_core(x)) return 0;
+    genie__rl_mark(n->in[0].n, GENIE_ROLE_ATTENTION); /* the head merge between (a copy) */
     n->role = GENIE_ROLE_ATTENTION;
     return 1;
 }
 
 /* Find roles over nodes in topological order (inputs before the nodes reading them). */
 static void genie__role_find(genie__node *n) {
+    int kind = genie__op_kinds[n->op];
     if (n->role) return;
-    if (genie__op_kinds[n->op] == GENIE__K_MATMUL && n->nin >= 2 &&
-        (genie__rl_attention(n) || genie__rl_attn_out(n) || genie__rl_mlp(n))) return;
+    if (n->nin < 2 ? kind != GENIE__K_LAYER_NORM : n->has_scalar) return; /* ends no pattern: most nodes */
+    if (kind == GENIE__K_MATMUL && (genie__rl_attention(n) || genie__rl_attn_out(n) || genie__rl_mlp(n))) return;
     if (genie__rl_norm(n) || genie__rl_embedding(n)) return;
     genie__rl_residual(n);
 }
@@ -1965,25 +1967,30 @@ static uint64_t genie__node_bytes(const genie__node *n) {
         if (n->in[i].n && n->in[i].v) b += (uint64_t)genie__rl_distinct(n->in[i].v) * genie__dt_size[n->in[i].n->dtype];
     return b;
 }
-/* The work row of a phase ("" for none); NULL when out of memory. */
+/* The work row of a phase ("" for none); NULL when out of memory. The row of
+   the last phase seen is tried first (a tape mostly runs in one phase). */
 static struct genie__phase_work *genie__phase_row(genie_ctx *ctx, const char *phase) {
     int64_t i;
+    if (ctx->npwork && ctx->pwork[ctx->lastpw].phase == phase) return &ctx->pwork[ctx->lastpw];
     for (i = ctx->npwork - 1; i >= 0; i--)
-        if (ctx->pwork[i].phase == phase || strcmp(ctx->pwork[i].phase, phase) == 0) return &ctx->pwork[i];
-    if (!genie__grow((void **)&ctx->pwork, &ctx->cappwork, ctx->npwork + 1, sizeof(struct genie__phase_work))) return NULL;
-    memset(&ctx->pwork[ctx->npwork], 0, sizeof(struct genie__phase_work));
-    ctx->pwork[ctx->npwork].phase = phase;
-    return &ctx->pwork[ctx->npwork++];
+        if (ctx->pwork[i].phase == phase || strcmp(ctx->pwork[i].phase, phase) == 0) break;
+    if (i < 0) {
+        if (!genie__grow((void **)&ctx->pwork, &ctx->cappwork, ctx->npwork + 1, sizeof(struct genie__phase_work))) return NULL;
+        i = ctx->npwork++;
+        memset(&ctx->pwork[i], 0, sizeof(struct genie__phase_work));
+        ctx->pwork[i].phase = phase;
+    }
+    ctx->lastpw = i;
+    return &ctx->pwork[i];
 }
-/* Count n (before it runs: its inputs are still attached) and the time it took. */
+/* Count a computed node (measured before it runs: its inputs are still attached)
+   in its phase's row; genie_get_stats sums the rows by role. */
 static void genie__work_add(genie_ctx *ctx, const genie__node *n, uint64_t flops, uint64_t bytes, uint64_t ns) {
     struct genie__phase_work *row = genie__phase_row(ctx, n->phase ? n->phase : "");
-    genie_work *w = &ctx->stats.work_by_role[n->role < GENIE_ROLE_COUNT ? n->role : 0];
+    genie_work *w;
+    if (!row) return;
+    w = &row->w[n->role < GENIE_ROLE_COUNT ? n->role : 0];
     w->nodes++, w->flops += flops, w->bytes += bytes, w->ns += ns;
-    if (row) {
-        w = &row->w[n->role < GENIE_ROLE_COUNT ? n->role : 0];
-        w->nodes++, w->flops += flops, w->bytes += bytes, w->ns += ns;
-    }
 }
 
 /* Roles of the pending subgraph behind n roots (done ones are leaves), walked
@@ -6700,8 +6707,17 @@ oom:
 
 GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
     genie_stats s;
+    int64_t i;
+    int r;
     memset(&s, 0, sizeof s);
-    if (ctx) s = ctx->stats;
+    if (!ctx) return s;
+    s = ctx->stats;
+    for (i = 0; i < ctx->npwork; i++) /* work by role: the phases' rows summed */
+        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+            const genie_work *x = &ctx->pwork[i].w[r];
+            s.work_by_role[r].nodes += x->nodes, s.work_by_role[r].flops += x->flops;
+            s.work_by_role[r].bytes += x->bytes, s.work_by_role[r].ns += x->ns;
+        }
     return s;
 }
 
