@@ -1938,14 +1938,15 @@ struct genie__phase_work {
    of softmax and normalizations; 0 for copies, indexing and data. */
 static uint64_t genie__node_flops(const genie__node *n) {
     int kind = genie__op_kinds[n->op], i;
-    uint64_t out = (uint64_t)(n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel), in0;
-    if (n->nin < 1 || !n->in[0].v) return 0;
-    in0 = (uint64_t)genie__numel(n->in[0].v->ndim, n->in[0].v->shape);
+    const genie__vspec *a;
+    uint64_t out;
+    if (kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D && kind != GENIE__K_UNARY && kind != GENIE__K_BINARY &&
+        kind != GENIE__K_WHERE && kind != GENIE__K_REDUCE && kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM)
+        return 0;
+    if (n->nin < 1 || !(a = n->in[0].v)) return 0;
+    out = (uint64_t)(n->base && n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel);
     switch (kind) {
-    case GENIE__K_MATMUL: {
-        const genie__vspec *a = n->in[0].v;
-        return 2 * out * (uint64_t)a->shape[a->ndim - 1] + (n->nin > 2 ? out : 0);
-    }
+    case GENIE__K_MATMUL: return 2 * out * (uint64_t)a->shape[a->ndim - 1] + (n->nin > 2 ? out : 0);
     case GENIE__K_CONV2D: {
         const genie__vspec *w = n->nin > 1 ? n->in[1].v : NULL;
         uint64_t k = 1;
@@ -1953,15 +1954,14 @@ static uint64_t genie__node_flops(const genie__node *n) {
         return 2 * out * k;
     }
     case GENIE__K_UNARY: case GENIE__K_BINARY: case GENIE__K_WHERE: return out;
-    case GENIE__K_REDUCE: return in0;
-    case GENIE__K_SOFTMAX: return 5 * in0;
-    case GENIE__K_LAYER_NORM: return 8 * in0;
-    default: return 0;
+    case GENIE__K_REDUCE: return (uint64_t)genie__numel(a->ndim, a->shape);
+    case GENIE__K_SOFTMAX: return 5 * (uint64_t)genie__numel(a->ndim, a->shape);
+    default: return 8 * (uint64_t)genie__numel(a->ndim, a->shape); /* layer_norm, rms_norm */
     }
 }
 /* Bytes a node moves as if it ran alone: the distinct elements of its inputs, its output. */
 static uint64_t genie__node_bytes(const genie__node *n) {
-    uint64_t b = (uint64_t)(n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel) * genie__dt_size[n->dtype];
+    uint64_t b = (uint64_t)(n->base && n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel) * genie__dt_size[n->dtype];
     int i;
     for (i = 0; i < n->nin; i++)
         if (n->in[i].n && n->in[i].v) b += (uint64_t)genie__rl_distinct(n->in[i].v) * genie__dt_size[n->in[i].n->dtype];

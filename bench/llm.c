@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
             genie_work w;
             static const char *const roles[] = {"attention", "mlp", "norm", "embedding", "residual", ""};
             int k;
-            printf("         time by role (decode): ");
+            printf("         decode time by role (all reps): ");
             for (k = 0; k < 6; k++) {
                 w = genie_work_of(m.ctx, "decode", roles[k]);
                 printf("%s %.0f ms  ", *roles[k] ? roles[k] : "other", (double)w.ns / 1e6);
