@@ -50,9 +50,12 @@
  *                          (otherwise link with -pthread; Win32 threads on Windows)
  *     GENIE_CACHE_MAX_BYTES  freed data blocks a context keeps for reuse, at most
  *                          (default 256 MiB; 0 frees every block at once)
+ *     GENIE_TAPE_CACHE_BYTES planned tapes a context keeps by structure, at most
+ *                          (default 16 MiB; a bigger plan is not kept)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
+ *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -876,6 +879,17 @@ static void genie__contig_strides(int nd, const int64_t *shape, int64_t *st) {
         s *= shape[i] > 1 ? shape[i] : 1;
     }
 }
+/* Exactly the row-major strides of a non-empty shape (size-1 dims too): what an
+   elementwise result over this view alone is laid out as (capture's fast path). */
+static int genie__std_layout(const genie__vspec *v) {
+    int64_t s = 1;
+    int i;
+    for (i = v->ndim - 1; i >= 0; i--) {
+        if (v->shape[i] <= 0 || v->strides[i] != s) return 0;
+        s *= v->shape[i];
+    }
+    return 1;
+}
 /* PyTorch's is_contiguous: size-1 dims ignored, true when numel is 0. */
 static int genie__is_contig(int nd, const int64_t *shape, const int64_t *st) {
     int64_t expect = 1;
@@ -1203,6 +1217,7 @@ struct genie_ctx {
     struct genie__tc_entry *tcache;   /* the tape cache (>>tape), most recently used first */
     uint64_t tc_bytes, tc_mask;       /* its bytes; the hash mask (GENIE_TAPE_HASH_BITS: tests) */
     uint64_t *tkey;                   /* the key of the tape being planned */
+    struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
     genie_stats stats;
     struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
@@ -2076,7 +2091,7 @@ typedef struct genie__tape_op {
     int inner;                 /* computed inside a fused group (written only if readable later) */
     int uses;                  /* references from later nodes of this tape */
     struct genie__fgroup *fg;  /* the group this node is the root of */
-    int fg_tmp;                /* fg was built for this tape (freed after it ran), not a kept plan's */
+    const char *tfg;           /* or: the group as kept by the tape cache (bound when it runs) */
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
     int take;                  /* planner: the input whose dying buffer n's output takes, -1 */
     int64_t last, xpos;        /* planner: the last position reading n; where n runs (a group's root's) */
@@ -2348,10 +2363,9 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
 #ifndef GENIE_TAPE_CACHE_BYTES
 #define GENIE_TAPE_CACHE_BYTES (16u << 20)
 #endif
-struct genie__tc_fg;
 typedef struct genie__tc_op {
-    int32_t take, fg, prod, res; /* planned take; template index or -1; epilogue product (tape
-                                    position) or -1 and the residual's input slot or -1 */
+    int32_t take, fg, prod, res; /* planned take; the group's record (byte offset) or -1; epilogue
+                                    product (tape position) or -1 and the residual's input slot or -1 */
     int16_t act;
     uint8_t inner, pad;
 } genie__tc_op;
@@ -2359,14 +2373,14 @@ typedef struct genie__tc_entry {
     struct genie__tc_entry *next;
     uint64_t hash, bound, bytes;
     int64_t nkey, ntape;
-    int nfg;
     uint64_t *key;
     genie__tc_op *ops;
-    struct genie__tc_fg *fgs;
+    char *fgs;                 /* the groups' compact records (ops[i].fg: a byte offset) */
 } genie__tc_entry;
-static size_t genie__tc_fg_size(void);
-static void genie__tc_fg_save(struct genie__tc_fg *dst, const struct genie__fgroup *g);
-static struct genie__fgroup *genie__tc_fg_bind(struct genie__tc_fg *t, const genie__tape_op *tape);
+static size_t genie__tc_fg_bytes(const struct genie__fgroup *g);
+static void genie__tc_fg_save(char *rec, const struct genie__fgroup *g);
+static struct genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *tape, struct genie__fgroup *g);
+static size_t genie__fgroup_size(void);
 
 /* Monotonic nanoseconds for the statistics; 0 without a clock. */
 static uint64_t genie__now_ns(void) {
@@ -2451,14 +2465,20 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
     return w;
 }
 #undef GENIE__TK_VIEW
+/* Four independent multiply-xor lanes (about a word per cycle), then mixed. */
 static uint64_t genie__tkey_hash(const uint64_t *k, int64_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
+    uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull}, r;
     int64_t i;
-    for (i = 0; i < n; i++) {
-        h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 0xff51afd7ed558ccdull;
+    for (i = 0; i + 4 <= n; i += 4) {
+        h[0] = (h[0] ^ k[i]) * 0xff51afd7ed558ccdull;
+        h[1] = (h[1] ^ k[i + 1]) * 0xc4ceb9fe1a85ec53ull;
+        h[2] = (h[2] ^ k[i + 2]) * 0xff51afd7ed558ccdull;
+        h[3] = (h[3] ^ k[i + 3]) * 0xc4ceb9fe1a85ec53ull;
     }
-    return h ^ (h >> 33);
+    for (; i < n; i++) h[i & 3] = (h[i & 3] ^ k[i]) * 0xff51afd7ed558ccdull;
+    r = h[0] ^ (h[1] >> 29 | h[1] << 35) ^ (h[2] >> 17 | h[2] << 47) ^ (h[3] >> 41 | h[3] << 23) ^ (uint64_t)n;
+    r = (r ^ (r >> 33)) * 0xff51afd7ed558ccdull;
+    return r ^ (r >> 33);
 }
 /* The entry with this key (moved to the front), or NULL. */
 static genie__tc_entry *genie__tc_find(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey) {
@@ -2473,18 +2493,19 @@ static genie__tc_entry *genie__tc_find(genie_ctx *ctx, uint64_t hash, const uint
     }
     return NULL;
 }
-/* Apply a kept plan to this tape: groups rebound in place (the tape runs them
-   without freeing), epilogues and takes copied. */
-static void genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *tape, int64_t ntape) {
+/* Apply a kept plan to this tape: groups as records, bound when they run (into
+   the context's one scratch group), epilogues and takes copied. 0: no memory
+   for the scratch group (the tape is then planned as usual). */
+static int genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *tape, int64_t ntape) {
     int64_t i;
+    if (e->fgs && !ctx->fg_scratch && !(ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size())))
+        return 0;
     for (i = 0; i < ntape; i++) {
         const genie__tc_op *o = &e->ops[i];
         genie__tape_op *t = &tape[i];
         t->inner = o->inner;
         t->take = o->take;
-        t->fg = o->fg >= 0 ? genie__tc_fg_bind((struct genie__tc_fg *)((char *)e->fgs + (size_t)o->fg * genie__tc_fg_size()), tape)
-                           : NULL;
-        t->fg_tmp = 0;
+        t->tfg = o->fg >= 0 ? e->fgs + o->fg : NULL;
         if (o->prod >= 0) {
             t->epi.prod = tape[o->prod].n;
             t->epi.act = o->act;
@@ -2493,17 +2514,17 @@ static void genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *
         }
     }
     ctx->stats.tape_bound_bytes = e->bound;
+    return 1;
 }
 /* Keep this tape's plan (after fusion and genie__plan); nothing on failure. */
 static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey,
                             const genie__tape_op *tape, int64_t ntape) {
     genie__tc_entry *e, **pp;
     int64_t i;
-    int nfg = 0;
+    size_t nfgb = 0, at = 0;
     uint64_t bytes;
-    for (i = 0; i < ntape; i++) nfg += tape[i].fg != NULL;
-    bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) +
-            (uint64_t)nfg * genie__tc_fg_size();
+    for (i = 0; i < ntape; i++) nfgb += tape[i].fg ? genie__tc_fg_bytes(tape[i].fg) : 0;
+    bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) + nfgb;
     if (bytes > GENIE_TAPE_CACHE_BYTES) return;
     while (ctx->tcache && ctx->tc_bytes + bytes > GENIE_TAPE_CACHE_BYTES) { /* evict the least recent */
         for (pp = &ctx->tcache; (*pp)->next; pp = &(*pp)->next) {}
@@ -2515,12 +2536,12 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     memset(e, 0, sizeof *e);
     e->key = (uint64_t *)GENIE_MALLOC((size_t)nkey * 8);
     e->ops = (genie__tc_op *)GENIE_MALLOC((size_t)ntape * sizeof(genie__tc_op));
-    e->fgs = nfg ? (struct genie__tc_fg *)GENIE_MALLOC((size_t)nfg * genie__tc_fg_size()) : NULL;
-    if (!e->key || !e->ops || (nfg && !e->fgs)) { genie__tc_entry_free(e); return; }
+    e->fgs = nfgb ? (char *)GENIE_MALLOC(nfgb) : NULL;
+    if (!e->key || !e->ops || (nfgb && !e->fgs)) { genie__tc_entry_free(e); return; }
     memcpy(e->key, key, (size_t)nkey * 8);
-    e->hash = hash, e->nkey = nkey, e->ntape = ntape, e->bytes = bytes, e->nfg = nfg;
+    e->hash = hash, e->nkey = nkey, e->ntape = ntape, e->bytes = bytes;
     e->bound = ctx->stats.tape_bound_bytes;
-    for (i = 0, nfg = 0; i < ntape; i++) {
+    for (i = 0; i < ntape; i++) {
         const genie__tape_op *t = &tape[i];
         genie__tc_op *o = &e->ops[i];
         int s;
@@ -2529,8 +2550,9 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
         o->take = t->take;
         o->fg = o->prod = o->res = -1;
         if (t->fg) {
-            genie__tc_fg_save((struct genie__tc_fg *)((char *)e->fgs + (size_t)nfg * genie__tc_fg_size()), t->fg);
-            o->fg = nfg++;
+            genie__tc_fg_save(e->fgs + at, t->fg);
+            o->fg = (int32_t)at;
+            at += genie__tc_fg_bytes(t->fg);
         }
         if (t->epi.prod) {
             o->prod = (int32_t)t->epi.prod->tix;
@@ -2579,7 +2601,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 tape[ntape].n = top;
                 tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
                 tape[ntape].fg = NULL;
-                tape[ntape].fg_tmp = 0;
+                tape[ntape].tfg = NULL;
                 memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
@@ -2611,14 +2633,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 hash = genie__tkey_hash(ctx->tkey, nkey) & ctx->tc_mask;
                 hit = genie__tc_find(ctx, hash, ctx->tkey, nkey);
             }
-            if (hit) {
-                genie__tc_apply(ctx, hit, tape, ntape);
+            if (hit && genie__tc_apply(ctx, hit, tape, ntape)) {
                 ctx->stats.tape_cache_hits++;
             } else {
                 for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
                     if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
                     if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
-                    tape[i].fg_tmp = 1;
                     genie__fgroup_mark(tape[i].fg, tape);
                 }
                 genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
@@ -2633,9 +2653,11 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         for (i = 0; i < ntape; i++) {
             genie__node *n = tape[i].n;
             uint64_t flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
-            if (tape[i].fg) {
+            if (tape[i].tfg) {
+                genie__exec_group(ctx, genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch));
+            } else if (tape[i].fg) {
                 genie__exec_group(ctx, tape[i].fg);
-                if (tape[i].fg_tmp) GENIE_FREE(tape[i].fg);
+                GENIE_FREE(tape[i].fg);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
@@ -6313,36 +6335,80 @@ static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
     int j;
     for (j = 0; j + 1 < g->nops; j++) tape[g->nodes[j]->tix].inner = 1;
 }
-/* A group kept by the tape cache: node pointers stale, rebound from the tape. */
-typedef struct genie__tc_fg {
-    genie__fgroup g;
-    int32_t node[GENIE__FMAX_OPS];                   /* nodes[j] = tape[node[j]].n */
-    int16_t src_j[GENIE__FMAX_IN], src_i[GENIE__FMAX_IN]; /* src[k] = nodes[src_j[k]]->in[src_i[k]].n */
-} genie__tc_fg;
-static size_t genie__tc_fg_size(void) { return sizeof(genie__tc_fg); }
-static void genie__tc_fg_save(genie__tc_fg *t, const genie__fgroup *g) {
-    int j, k, i;
-    memcpy(&t->g, g, sizeof *g);
-    for (j = 0; j < g->nops; j++) t->node[j] = (int32_t)g->nodes[j]->tix;
+/* A group kept by the tape cache, compact (a 32-op group in about 0.5 KB, not
+   the struct's 8): a header, the inputs' views, per op (op, operands, written,
+   tape position of its node), the written ops' views, and where each input
+   comes from: src[k] is input src_i[k] of nodes[src_j[k]]. genie__tc_fg_bind
+   rebuilds the group around this tape's nodes (and their scalars). */
+typedef struct genie__tc_fgh {
+    int32_t nd, nin, nops, cdt;
+    int64_t shape[GENIE__MAXD], total;
+} genie__tc_fgh;
+typedef struct genie__tc_fop {
+    uint16_t op;
+    int16_t x, y;
+    uint8_t written, pad;
+    int32_t node;
+} genie__tc_fop;
+#define GENIE__AL8(b) (((b) + 7) & ~(size_t)7)
+static size_t genie__tc_fg_bytes(const genie__fgroup *g) {
+    int j, nw = 0;
+    for (j = 0; j < g->nops; j++) nw += g->written[j];
+    return sizeof(genie__tc_fgh) + (size_t)g->nin * sizeof(genie__fin) + GENIE__AL8((size_t)g->nops * sizeof(genie__tc_fop)) +
+           (size_t)nw * sizeof(genie__fin) + GENIE__AL8((size_t)g->nin * 4);
+}
+static void genie__tc_fg_save(char *rec, const genie__fgroup *g) {
+    genie__tc_fgh *h = (genie__tc_fgh *)(void *)rec;
+    genie__fin *in = (genie__fin *)(void *)(h + 1), *out;
+    genie__tc_fop *op = (genie__tc_fop *)(void *)(in + g->nin);
+    int16_t *src;
+    int j, k, i, nw = 0;
+    h->nd = g->nd, h->nin = g->nin, h->nops = g->nops, h->cdt = g->cdt;
+    memcpy(h->shape, g->shape, sizeof h->shape);
+    h->total = g->total;
+    memcpy(in, g->in, (size_t)g->nin * sizeof(genie__fin));
+    out = (genie__fin *)(void *)((char *)op + GENIE__AL8((size_t)g->nops * sizeof(genie__tc_fop)));
+    for (j = 0; j < g->nops; j++) {
+        op[j].op = g->ops[j].op, op[j].x = g->ops[j].x, op[j].y = g->ops[j].y;
+        op[j].written = g->written[j], op[j].pad = 0;
+        op[j].node = (int32_t)g->nodes[j]->tix;
+        if (g->written[j]) out[nw++] = g->out[j];
+    }
+    src = (int16_t *)(void *)(out + nw);
     for (k = 0; k < g->nin; k++) {
-        t->src_j[k] = t->src_i[k] = -1;
-        for (j = 0; j < g->nops && t->src_j[k] < 0; j++)
+        src[2 * k] = src[2 * k + 1] = -1;
+        for (j = 0; j < g->nops && src[2 * k] < 0; j++)
             for (i = 0; i < g->nodes[j]->nin; i++)
-                if (g->nodes[j]->in[i].n == g->src[k]) { t->src_j[k] = (int16_t)j, t->src_i[k] = (int16_t)i; break; }
-        GENIE_ASSERT(t->src_j[k] >= 0);
+                if (g->nodes[j]->in[i].n == g->src[k]) { src[2 * k] = (int16_t)j, src[2 * k + 1] = (int16_t)i; break; }
+        GENIE_ASSERT(src[2 * k] >= 0);
     }
 }
-static genie__fgroup *genie__tc_fg_bind(genie__tc_fg *t, const genie__tape_op *tape) {
-    genie__fgroup *g = &t->g;
-    int j, k;
-    for (j = 0; j < g->nops; j++) {
-        g->nodes[j] = tape[t->node[j]].n;
-        g->ops[j].a = g->nodes[j]->a; /* scalars are not in the key */
+static size_t genie__fgroup_size(void) { return sizeof(genie__fgroup); }
+static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *tape, genie__fgroup *g) {
+    const genie__tc_fgh *h = (const genie__tc_fgh *)(const void *)rec;
+    const genie__fin *in = (const genie__fin *)(const void *)(h + 1), *out;
+    const genie__tc_fop *op = (const genie__tc_fop *)(const void *)(in + h->nin);
+    const int16_t *src;
+    int j, k, nw = 0;
+    g->nd = h->nd, g->nin = h->nin, g->nops = h->nops, g->cdt = h->cdt;
+    memcpy(g->shape, h->shape, sizeof g->shape);
+    g->total = h->total;
+    memcpy(g->in, in, (size_t)h->nin * sizeof(genie__fin));
+    out = (const genie__fin *)(const void *)((const char *)op + GENIE__AL8((size_t)h->nops * sizeof(genie__tc_fop)));
+    for (j = 0; j < h->nops; j++) {
+        genie__node *n = tape[op[j].node].n;
+        g->nodes[j] = n;
+        g->ops[j].op = op[j].op, g->ops[j].x = op[j].x, g->ops[j].y = op[j].y;
+        g->ops[j].a = n->a; /* scalars are not in the key */
+        g->written[j] = op[j].written;
+        if (op[j].written) g->out[j] = out[nw++];
     }
-    g->root = g->nodes[g->nops - 1];
-    for (k = 0; k < g->nin; k++) g->src[k] = g->nodes[t->src_j[k]]->in[t->src_i[k]].n;
+    g->root = g->nodes[h->nops - 1];
+    src = (const int16_t *)(const void *)(out + nw);
+    for (k = 0; k < h->nin; k++) g->src[k] = g->nodes[src[2 * k]]->in[src[2 * k + 1]].n;
     return g;
 }
+#undef GENIE__AL8
 /* Tile [start, start + n) of the space: load an input as f32 (as the reference
    loads it: rounded to the compute dtype), store the root. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
@@ -6756,6 +6822,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     genie__tpool_destroy(ctx->tpool);
     genie__tc_flush(ctx);
     GENIE_FREE(ctx->tkey);
+    GENIE_FREE(ctx->fg_scratch);
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
@@ -6901,24 +6968,28 @@ static genie__vspec *genie__bcast_view(genie_ctx *ctx, const genie_tensor *t, in
     }
     return genie__vspec_new(ctx, nd, shape, st, t->v->off);
 }
+/* A pending node writing the whole of view v (whose reference it takes). */
+static genie__node *genie__begin_v(genie_ctx *ctx, int op, int dt, genie__vspec *v, int nin, genie__vspec **outv) {
+    genie__node *n;
+    *outv = NULL;
+    if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
+    n = genie__node_new(ctx, op, dt, genie__numel(v->ndim, v->shape), nin);
+    if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
+    n->out = genie__vspec_retain(v);
+    *outv = v;
+    return n;
+}
 /* A pending node and its output view (strides NULL: contiguous); like (may be
    NULL) is an input's view, shared as the output's when they are equal. */
 static genie__node *genie__begin_like(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape,
                                       const int64_t *strides, int nin, genie__vspec *like, genie__vspec **outv) {
     genie__vspec *v;
-    genie__node *n;
-    *outv = NULL;
     if (like && strides && like->off == 0 && like->ndim == nd && memcmp(like->shape, shape, (size_t)nd * 8) == 0 &&
         memcmp(like->strides, strides, (size_t)nd * 8) == 0)
         v = genie__vspec_retain(like);
     else
         v = genie__vspec_new(ctx, nd, shape, strides, 0);
-    if (!v) return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]);
-    n = genie__node_new(ctx, op, dt, genie__numel(nd, shape), nin);
-    if (!n) { genie__vspec_release(ctx, v); return (genie__node *)GENIE__OOM(ctx, genie__op_names[op]); }
-    n->out = genie__vspec_retain(v);
-    *outv = v;
-    return n;
+    return genie__begin_v(ctx, op, dt, v, nin, outv);
 }
 /* A pending node and its output view (strides NULL: contiguous). */
 static genie__node *genie__begin(genie_ctx *ctx, int op, int dt, int nd, const int64_t *shape, const int64_t *strides,
@@ -7263,14 +7334,32 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
     if (!genie__need(ctx, fn, a) || (!scalar && !genie__need(ctx, fn, b))) return NULL;
     ts[0] = a;
     ts[1] = scalar ? NULL : b;
-    if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
     pt = genie__result_type(2, ts, scalar);
     if (!genie__binary_types(ctx, op, fn, a->st->dtype, scalar ? GENIE_F64 : b->st->dtype, pt, &cdt, &odt)) return NULL;
-    vs[0] = a->v;
-    vs[1] = scalar ? NULL : b->v;
-    /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
-       iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
-    genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
+    if (genie__std_layout(a->v) && (scalar || (b->v->ndim == a->v->ndim && genie__std_layout(b->v) &&
+                                              memcmp(a->v->shape, b->v->shape, (size_t)a->v->ndim * 8) == 0))) {
+        /* operands laid out alike, row-major: so is the result (no broadcast, no layout), and
+           each operand is read through its own view */
+        genie__vspec *av = a->v;
+        n = genie__begin_v(ctx, op, odt, av->off == 0 ? genie__vspec_retain(av) : genie__vspec_new(ctx, av->ndim, av->shape, av->strides, 0),
+                           scalar ? 1 : 2, &v);
+        if (!n) return NULL;
+        n->cdt = (uint8_t)cdt;
+        if (scalar) {
+            n->has_scalar = 1;
+            n->a.f[0] = GENIE__IS_FLOAT(cdt) ? genie__round_to(s, cdt == GENIE_F64 ? GENIE_F64 : GENIE_F32) : s;
+        }
+        genie__node_set_in(n, 0, a->st->ver, genie__vspec_retain(av));
+        if (!scalar) genie__node_set_in(n, 1, b->st->ver, genie__vspec_retain(b->v));
+        return genie__result(ctx, n, v);
+    } else {
+        if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
+        vs[0] = a->v;
+        vs[1] = scalar ? NULL : b->v;
+        /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
+           iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
+        genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
+    }
     n = genie__begin_like(ctx, op, odt, nd, shape, st, scalar ? 1 : 2, a->v, &v);
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
@@ -7334,9 +7423,13 @@ static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, t) || !genie__unary_types(ctx, op, fn, t->st->dtype, &cdt, &odt)) return NULL;
-    vs[0] = t->v;
-    genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
-    n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
+    if (genie__std_layout(t->v) && t->v->off == 0) { /* row-major in: the same layout out (no layout work) */
+        n = genie__begin_v(ctx, op, odt, genie__vspec_retain(t->v), 1, &v);
+    } else {
+        vs[0] = t->v;
+        genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
+        n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
+    }
     if (!n) return NULL;
     n->cdt = (uint8_t)cdt;
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);

@@ -349,6 +349,9 @@ static void gathered_check(genie_ctx *ctx, runstate *rs, slot *idx, slot *src, i
     free(b);
 }
 
+genie_cpu prog_cpu = GENIE_CPU_AUTO;
+int prog_threads = 0;
+
 int prog_run_file(const char *path, int *passed, int *failed) {
     FILE *f = fopen(path, "r");
     static char line[1 << 20];
@@ -359,7 +362,13 @@ int prog_run_file(const char *path, int *passed, int *failed) {
     memset(&rs, 0, sizeof rs);
     rs.file = path;
     if (!f) return -1;
-    ctx = genie_ctx_create(NULL);
+    {
+        genie_ctx_desc d;
+        memset(&d, 0, sizeof d);
+        d.cpu = prog_cpu;
+        d.n_threads = prog_threads;
+        ctx = genie_ctx_create(&d);
+    }
     while (fgets(line, sizeof line, f)) {
         int ntok = 0;
         char *p = strtok(line, " \t\r\n");

@@ -468,17 +468,27 @@ static void test_view_rules(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* Every program file against PyTorch's values, run both ways: on the default path (fused
+   groups, product epilogues, the tape cache shared by all programs of a file) with every core,
+   and unfused on the reference kernels with one thread; the property files also fused on one. */
 static void run_data_files(void) {
     const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt",
                            "tests/data/props_ops.txt"};
-    int i;
-    for (i = 0; i < 4; i++) {
-        int p = 0, f = 0;
-        if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
-        printf("  %-30s %d passed, %d failed\n", files[i], p, f);
-        passed += p;
-        failed += f;
-    }
+    static const struct { genie_cpu cpu; int threads; const char *name; } modes[3] = {
+        {GENIE_CPU_AUTO, 0, "fused"}, {GENIE_CPU_REFERENCE, 1, "reference"}, {GENIE_CPU_AUTO, 1, "fused, 1 thread"}};
+    int i, m;
+    for (m = 0; m < 3; m++)
+        for (i = m == 2 ? 1 : 0; i < 4; i++) {
+            int p = 0, f = 0;
+            prog_cpu = modes[m].cpu;
+            prog_threads = modes[m].threads;
+            if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
+            printf("  %-30s %-16s %d passed, %d failed\n", files[i], modes[m].name, p, f);
+            passed += p;
+            failed += f;
+        }
+    prog_cpu = GENIE_CPU_AUTO;
+    prog_threads = 0;
 }
 
 static void run_fresh_random(void) {
