@@ -231,16 +231,20 @@ int main(int argc, char **argv) {
         if (th == 2 && pe[1].split[0]) printf("         (torch on 2 cores: best split torch threads x OpenBLAS threads = %s)\n", pe[1].split);
         printf("         copy bandwidth %.1f GB/s on %d thread%s, weights read per token %.1f MB\n", bw / 1e9, th,
                th > 1 ? "s" : "", (double)m.weight_bytes / 1e6);
-        {
-            genie_work w;
+        { /* where the time went: kernel time by role, summed over the repetitions */
             static const char *const roles[] = {"attention", "mlp", "norm", "embedding", "residual", ""};
-            int k;
-            printf("         decode time by role (all reps): ");
-            for (k = 0; k < 6; k++) {
-                w = genie_work_of(m.ctx, "decode", roles[k]);
-                printf("%s %.0f ms  ", *roles[k] ? roles[k] : "other", (double)w.ns / 1e6);
+            static const char *const phases[] = {"prefill", "decode"};
+            int k, ph;
+            for (ph = 0; ph < 2; ph++) {
+                genie_work all = genie_work_of(m.ctx, phases[ph], NULL);
+                printf("         %s kernel time by role (%d reps, %.0f ms, %.1f GFLOP/s):", phases[ph], reps,
+                       (double)all.ns / 1e6, all.ns ? (double)all.flops / (double)all.ns : 0.0);
+                for (k = 0; k < 6; k++) {
+                    genie_work w = genie_work_of(m.ctx, phases[ph], roles[k]);
+                    printf(" %s %.0f%%", *roles[k] ? roles[k] : "other", all.ns ? 100.0 * (double)w.ns / (double)all.ns : 0.0);
+                }
+                printf("\n");
             }
-            printf("\n");
         }
         genie_ctx_destroy(m.ctx);
     }
