@@ -9,9 +9,11 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c tests/test_tcache.c tests/test_roles.c
+TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
+           tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_roles.c
+TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -29,18 +31,10 @@ run: $(BUILD)/03_mlp
 # ---- tests ----
 $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/impl.c -o $(BUILD)/impl.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/prog.c -o $(BUILD)/prog.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_main.c -o $(BUILD)/test_main.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_planner.c -o $(BUILD)/test_planner.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_fuse.c -o $(BUILD)/test_fuse.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_vmath.c -o $(BUILD)/test_vmath.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_reduce.c -o $(BUILD)/test_reduce.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_tcache.c -o $(BUILD)/test_tcache.o
-	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_roles.c -o $(BUILD)/test_roles.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/test_tcache.o $(BUILD)/test_roles.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+$(BUILD)/%.o: tests/%.c tests/prog.h genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
+$(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
+	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -115,7 +109,7 @@ valgrind: examples $(BUILD)/test_main
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
+	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 
@@ -131,6 +125,7 @@ props: $(BUILD)/test_main
 # regenerate the checked-in expectations from PyTorch
 cases:
 	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
+	$(PYTHON) tests/gen_llmops.py tests/data/llmops.txt
 	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
 	$(PYTHON) tests/gen_props.py graphs 300 1 tests/data/props_graphs.txt
 	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
@@ -152,7 +147,7 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-llm
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm
 
 bench-views: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
@@ -178,6 +173,16 @@ $(BUILD)/bench_tape_aten: bench/tape_aten.cpp | $(BUILD)
 
 bench-eltwise: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/eltwise.c -o $(BUILD)/bench_eltwise -lm -pthread && $(BUILD)/bench_eltwise
+
+# fused scaled_dot_product_attention vs the unfused composition in genie and in ATen (if installed)
+bench-attention: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/attention.c -o $(BUILD)/bench_attention -lm -pthread
+	@if [ -n "$(ATEN_H)" ]; then \
+	  $(MAKE) --no-print-directory $(BUILD)/bench_attention_aten && \
+	  $(BENCH_ENV) $(BUILD)/bench_attention $$($(BENCH_ENV) $(BUILD)/bench_attention_aten); \
+	else echo "skip: PyTorch eager peer of bench/attention.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_attention; fi
+$(BUILD)/bench_attention_aten: bench/attention_aten.cpp | $(BUILD)
+	$(CXX) -std=c++17 -O2 $< -o $@ $(ATEN_LIBS)
 
 bench-rowwise: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/rowwise.c -o $(BUILD)/bench_rowwise -lm -pthread && $(BUILD)/bench_rowwise

@@ -372,6 +372,35 @@ GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tens
 GENIEDEF genie_tensor *genie_relu_(genie_ctx *ctx, genie_tensor *t);
 GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double v);
 
+/* ---- transformer operations (v1) ---- */
+/* x / sqrt(mean(x^2 over the last nnorm dims) + eps) * weight; weight (NULL: none) has
+   normalized_shape and x's dtype; eps NAN: the epsilon of the compute type (f32's for
+   f32/f16/bf16, f64's for f64) */
+GENIEDEF genie_tensor *genie_rms_norm(genie_ctx *ctx, genie_tensor *x, int nnorm, const int64_t *normalized_shape,
+                                      genie_tensor *weight, double eps);
+/* rotary embedding of x [..., T, D] at integer positions pos [T]: the first rotary_dim
+   features (0: all D; even, <= D) turn by pos * theta^(-2i/rotary_dim); pairs (i, i + rd/2)
+   (interleaved 0, Hugging Face Llama) or (2i, 2i+1) (interleaved 1, GPT-J); result contiguous */
+GENIEDEF genie_tensor *genie_rope(genie_ctx *ctx, genie_tensor *x, genie_tensor *pos, int64_t rotary_dim,
+                                  double theta, int interleaved);
+/* softmax(q k^T scale + mask) v: q [..., Hq, L, E], k [..., Hkv, S, E], v [..., Hkv, S, Ev],
+   Hq a multiple of Hkv (grouped-query); attn_mask NULL, bool (true takes part) or float
+   (added), broadcast to [..., Hq, L, S]; is_causal: top-left causal mask (not with a mask);
+   scale NAN: 1/sqrt(E); result [..., Hq, L, Ev]; computed fused (no [L, S] scores) */
+GENIEDEF genie_tensor *genie_scaled_dot_product_attention(genie_ctx *ctx, genie_tensor *q, genie_tensor *k,
+                                                          genie_tensor *v, genie_tensor *attn_mask, int is_causal,
+                                                          double scale);
+/* cumulative sum along dim; integer and bool inputs give i64 */
+GENIEDEF genie_tensor *genie_cumsum(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+/* out-of-place torch.scatter: t with t[.., index[p], ..] = src[p] along dim (index i64;
+   src t's dtype); an index out of range fails when computed */
+GENIEDEF genie_tensor *genie_scatter(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src);
+/* out-of-place torch.scatter_add: as scatter, adding src into t */
+GENIEDEF genie_tensor *genie_scatter_add(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src);
+/* in place: slice k of src along dim goes to slice index[k] of t (index i64, <= 1-D);
+   returns t; an index out of range fails when computed */
+GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src);
+
 /* ---- semantic capture and inspection ---- */
 GENIEDEF void         genie_scope_push(genie_ctx *ctx, const char *name);
 GENIEDEF void         genie_scope_pop(genie_ctx *ctx);
@@ -490,6 +519,10 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
     X(CAT, "cat", CAT) X(STACK, "stack", CAT)                                    \
     X(INDEX_SELECT, "index_select", INDEX) X(GATHER, "gather", INDEX) X(EMBEDDING, "embedding", INDEX) \
     X(TOPK, "topk", SORT) X(SORT, "sort", SORT)                                  \
+    X(RMS_NORM, "rms_norm", LAYER_NORM) X(ROPE, "rope", ROPE)                    \
+    X(SDPA, "scaled_dot_product_attention", ATTENTION) X(CUMSUM, "cumsum", CUMSUM) \
+    X(SCATTER, "scatter", SCATTER) X(SCATTER_ADD, "scatter_add", SCATTER)        \
+    X(INDEX_COPY, "index_copy", INDEX_COPY)                                      \
     X(VIEW, "view", VIEW) X(RESHAPE, "reshape", VIEW) X(PERMUTE, "permute", VIEW) \
     X(TRANSPOSE, "transpose", VIEW) X(T, "t", VIEW) X(EXPAND, "expand", VIEW)    \
     X(SQUEEZE, "squeeze", VIEW) X(UNSQUEEZE, "unsqueeze", VIEW) X(SLICE, "slice", VIEW) \
@@ -500,7 +533,8 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
 enum genie__kind { GENIE__K_SRC, GENIE__K_FULL, GENIE__K_ARANGE, GENIE__K_RAND, GENIE__K_COPY,
     GENIE__K_UNARY, GENIE__K_BINARY, GENIE__K_WHERE, GENIE__K_MASKED_FILL, GENIE__K_TRI,
     GENIE__K_REDUCE, GENIE__K_ARGREDUCE, GENIE__K_SOFTMAX, GENIE__K_LAYER_NORM, GENIE__K_MATMUL,
-    GENIE__K_CONV2D, GENIE__K_CAT, GENIE__K_INDEX, GENIE__K_SORT, GENIE__K_VIEW, GENIE__K_COUNT };
+    GENIE__K_CONV2D, GENIE__K_CAT, GENIE__K_INDEX, GENIE__K_SORT, GENIE__K_ROPE, GENIE__K_ATTENTION,
+    GENIE__K_CUMSUM, GENIE__K_SCATTER, GENIE__K_INDEX_COPY, GENIE__K_VIEW, GENIE__K_COUNT };
 
 enum genie__op {
 #define GENIE__X(id, name, kind) GENIE__OP_##id,
@@ -1632,15 +1666,15 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
    they have one already (the first pattern found wins). Nodes that only copy or
    convert (contiguous, clone, to, reshape copies) are looked through; views are
    no nodes at all (they are the ViewSpecs on the edges). The patterns:
-     attention  softmax(scores) @ v, the scores q @ k^T through scaling (mul/div),
+     attention  scaled_dot_product_attention; softmax(scores) @ v, the scores q @ k^T through scaling (mul/div),
                 masks (add, masked_fill, where) and conversions; then the products
-                that make q, k and v (through rope-like arithmetic: neg, mul, add of
-                two products, cat, copies, cache writes) and the product that reads
+                that make q, k and v (through rope and rope-like arithmetic: neg, mul,
+                add of two products, cat, copies, cache writes) and the product that reads
                 the result (the output projection)
      mlp        prod(act(prod(x))) with act relu/gelu/silu/sigmoid/tanh or x*sigmoid(x);
                 prod(act(prod(x)) * prod(x)) (SwiGLU, GeGLU); prod = matmul or linear,
                 with a bias added or not
-     norm       layer_norm; x * rsqrt(mean(x^2) + eps) and x / sqrt(...) (RMSNorm, and
+     norm       layer_norm, rms_norm; x * rsqrt(mean(x^2) + eps) and x / sqrt(...) (RMSNorm, and
                 LayerNorm's (x - mean) * rsqrt(var + eps)); the weight and bias applied
      embedding  embedding, index_select of rows of a 2-D table, and the sum of two
      residual   a + f where f ends an attention or MLP block (shapes equal, no broadcast) */
@@ -1790,6 +1824,7 @@ static void genie__rl_attn_inputs(genie__node *src) {
         if (!x || (x->role && x->role != GENIE_ROLE_ATTENTION)) continue;
         if (genie__rl_prod(genie__rl_skip(x))) { genie__rl_mark_prod(x, GENIE_ROLE_ATTENTION); continue; }
         pass = genie__rl_copyish(x) || x->op == GENIE__OP_NEG || x->op == GENIE__OP_CAT || x->op == GENIE__OP_COPY ||
+               x->op == GENIE__OP_ROPE || x->op == GENIE__OP_INDEX_COPY ||
                genie__rl_scaled(x) || x->op == GENIE__OP_MUL ||
                ((x->op == GENIE__OP_ADD || x->op == GENIE__OP_SUB) && x->nin == 2 && !x->has_scalar &&
                 genie__rl_in(x, 0) && genie__rl_in(x, 1) && genie__rl_in(x, 0)->op == GENIE__OP_MUL &&
@@ -1800,8 +1835,15 @@ static void genie__rl_attn_inputs(genie__node *src) {
     }
 }
 static int genie__rl_attention(genie__node *n) {
-    genie__node *qk = genie__rl_attn_core(n), *x;
+    genie__node *qk, *x;
     int e, steps;
+    if (n->op == GENIE__OP_SDPA) { /* the fused operation */
+        n->role = GENIE_ROLE_ATTENTION;
+        for (e = 0; e < 3 && e < n->nin; e++) genie__rl_attn_inputs(n->in[e].n);
+        if (n->nin > 3) genie__rl_mark(n->in[3].n, GENIE_ROLE_ATTENTION); /* a mask */
+        return 1;
+    }
+    qk = genie__rl_attn_core(n);
     if (!qk) return 0;
     genie__rl_mark(n, GENIE_ROLE_ATTENTION);
     genie__rl_mark(n->in[0].n, GENIE_ROLE_ATTENTION);
@@ -1862,7 +1904,7 @@ static int genie__rl_invstd(genie__node *raw, int is_div) {
 }
 static int genie__rl_norm(genie__node *n) {
     int s;
-    if (n->op == GENIE__OP_LAYER_NORM) { n->role = GENIE_ROLE_NORM; return 1; }
+    if (genie__op_kinds[n->op] == GENIE__K_LAYER_NORM) { n->role = GENIE_ROLE_NORM; return 1; } /* layer_norm, rms_norm */
     if (n->nin != 2 || n->has_scalar) return 0;
     if (n->op == GENIE__OP_MUL || n->op == GENIE__OP_ADD) /* the weight or bias applied to a norm */
         for (s = 0; s < 2; s++) {
@@ -1927,7 +1969,7 @@ static int genie__rl_residual(genie__node *n) {
 /* The output projection: a product reading an attention result. */
 static int genie__rl_attn_out(genie__node *n) {
     genie__node *x = genie__rl_in(n, 0);
-    if (!x || x->role != GENIE_ROLE_ATTENTION || !genie__rl_attn_core(x)) return 0;
+    if (!x || x->role != GENIE_ROLE_ATTENTION || (x->op != GENIE__OP_SDPA && !genie__rl_attn_core(x))) return 0;
     genie__rl_mark(n->in[0].n, GENIE_ROLE_ATTENTION); /* the head merge between (a copy) */
     n->role = GENIE_ROLE_ATTENTION;
     return 1;
@@ -1938,6 +1980,7 @@ static void genie__role_find(genie__node *n) {
     int kind = genie__op_kinds[n->op];
     if (n->role) return;
     if (n->nin < 2 ? kind != GENIE__K_LAYER_NORM : n->has_scalar) return; /* ends no pattern: most nodes */
+    if (n->op == GENIE__OP_SDPA && genie__rl_attention(n)) return;
     if (kind == GENIE__K_MATMUL && (genie__rl_attention(n) || genie__rl_attn_out(n) || genie__rl_mlp(n))) return;
     if (genie__rl_norm(n) || genie__rl_embedding(n)) return;
     genie__rl_residual(n);
@@ -2105,7 +2148,9 @@ static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
-    return genie__op_kinds[op] == GENIE__K_MATMUL || genie__op_kinds[op] == GENIE__K_CONV2D;
+    int k = genie__op_kinds[op];
+    return k == GENIE__K_MATMUL || k == GENIE__K_CONV2D || k == GENIE__K_ROPE || k == GENIE__K_ATTENTION ||
+           k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER;
 }
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
 static genie__node *genie__node_input(const genie__node *n, int i) { return i < n->nin ? n->in[i].n : n->base; }
@@ -3112,12 +3157,13 @@ static genie_result genie__k_softmax(genie__kparams *p, int ith, int nth) {
 }
 
 /* layer_norm: x viewed as [outer..., normalized...] (a.i[0] outer dims);
-   optional weight in[1], bias in[2] (nin says which; a.i[1]: has weight). */
+   optional weight in[1], bias in[2] (nin says which; a.i[1]: has weight).
+   rms_norm (no bias) is the same with mean 0: x rstd rounded to the dtype, then * weight. */
 static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v;
     int nk = (int)n->a.i[0], nr = xv->ndim - nk, xdt = n->in[0].n->dtype;
-    int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
+    int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2], rms = n->op == GENIE__OP_RMS_NORM;
     int64_t outer = genie__numel(nk, xv->shape), inner = genie__numel(nr, xv->shape + nk), lo, hi, o, j;
     const int64_t *st0[2], *st1[4];
     int64_t offs0[2], offs1[4];
@@ -3133,7 +3179,7 @@ static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
         st1[2] = has_w ? n->in[1].v->strides : xv->strides + nk; offs1[2] = has_w ? n->in[1].v->off : 0;
         st1[3] = has_b ? n->in[1 + has_w].v->strides : xv->strides + nk; offs1[3] = has_b ? n->in[1 + has_w].v->off : 0;
         genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
-        for (j = 0; j < inner; j++, genie__mi_next(&ri)) mean += genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt);
+        for (j = 0; j < inner && !rms; j++, genie__mi_next(&ri)) mean += genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt);
         mean /= (double)inner;
         genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
         for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
@@ -3145,6 +3191,7 @@ static genie_result genie__k_layer_norm(genie__kparams *p, int ith, int nth) {
         genie__mi_init(&ri, nr, xv->shape + nk, 4, st1, offs1, 0);
         for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
             double y = (genie__ldf(GENIE__IN(n, 0), ri.off[0], xdt) - mean) * rstd;
+            if (rms) y = genie__round_to(y, n->dtype); /* x * rstd rounded, then * weight (as PyTorch) */
             if (has_w) y *= genie__ldf(GENIE__IN(n, 1), ri.off[2], n->in[1].n->dtype);
             if (has_b) y += genie__ldf(GENIE__IN(n, 1 + has_w), ri.off[3], n->in[1 + has_w].n->dtype);
             genie__stf(GENIE__OUT(n), ri.off[1], n->dtype, y);
@@ -3379,6 +3426,266 @@ static genie_result genie__k_sort(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 
+/* ---- transformer operations (v1): reference kernels ---- */
+/* rope: x [..., T, D] (in[0]), integer positions [T] (in[1]); out contiguous, x's
+   shape. a.i[0] rotary dims rd (even, <= D), a.i[1] interleaved, a.f[0] theta.
+   Pair j < rd/2 turns by pos * theta^(-2j/rd): (j, j + rd/2), or (2j, 2j+1)
+   when interleaved; features from rd on pass through. */
+static genie_result genie__k_rope(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *pv = n->in[1].v, *ov = n->out;
+    int nd = xv->ndim, xdt = n->in[0].n->dtype, il = (int)n->a.i[1];
+    int64_t D = xv->shape[nd - 1], rd = n->a.i[0], h = rd / 2, xs = xv->strides[nd - 1], os = ov->strides[nd - 1];
+    int64_t shape[GENIE__MAXD], rows, lo, hi, r, j, offs[2];
+    const int64_t *sts[2];
+    genie__mi m;
+    memcpy(shape, xv->shape, (size_t)nd * 8);
+    shape[nd - 1] = 1;
+    rows = genie__numel(nd, shape);
+    sts[0] = xv->strides; sts[1] = ov->strides;
+    offs[0] = xv->off; offs[1] = ov->off;
+    genie__share(rows, ith, nth, &lo, &hi);
+    genie__mi_init(&m, nd, shape, 2, sts, offs, lo);
+    for (r = lo; r < hi; r++, genie__mi_next(&m)) {
+        double pos = (double)genie__ldi(GENIE__IN(n, 1), pv->off + m.ix[nd - 2] * pv->strides[0], n->in[1].n->dtype);
+        for (j = 0; j < h; j++) {
+            double ang = pos * pow(n->a.f[0], -2.0 * (double)j / (double)rd), c = cos(ang), s = sin(ang);
+            int64_t a = il ? 2 * j : j, b = il ? 2 * j + 1 : j + h;
+            double x0 = genie__ldf(GENIE__IN(n, 0), m.off[0] + a * xs, xdt), x1 = genie__ldf(GENIE__IN(n, 0), m.off[0] + b * xs, xdt);
+            genie__stf(GENIE__OUT(n), m.off[1] + a * os, n->dtype, x0 * c - x1 * s);
+            genie__stf(GENIE__OUT(n), m.off[1] + b * os, n->dtype, x1 * c + x0 * s);
+        }
+        for (j = rd; j < D; j++)
+            genie__copy_elem(GENIE__OUT(n), m.off[1] + j * os, n->dtype, GENIE__IN(n, 0), m.off[0] + j * xs, xdt);
+    }
+    return GENIE_OK;
+}
+
+/* scaled_dot_product_attention: in[0] q [B.., Hq, L, E], in[1] k [B.., Hkv, S, E],
+   in[2] v [B.., Hkv, S, Ev], optional in[3] mask [B.., Hq, L, S] (bool: true takes
+   part; float: added), all views broadcast to these shapes at capture; a.i[0]
+   the number of batch dims, a.i[1] causal (top-left: key j > row i is masked),
+   a.f[0] the scale. out [B.., Hq, L, Ev] contiguous. Query head h reads
+   key/value head h / (Hq / Hkv). A row that no key takes part in is 0 (as
+   PyTorch's CPU kernels, not the NaN of a literal softmax). */
+typedef struct genie__attn {
+    int nb, qdt, kdt, vdt, mdt, odt, causal, has_mask;
+    int64_t B, Hq, Hkv, G, L, S, E, Ev;
+    const genie__vspec *v[4];
+    const char *d[4];    /* the inputs' buffers (element 0) */
+    char *o;
+    double scale;
+} genie__attn;
+static void genie__attn_init(genie__attn *a, const genie__node *n) {
+    int k, nb = (int)n->a.i[0];
+    memset(a, 0, sizeof *a);
+    a->nb = nb;
+    a->has_mask = n->nin > 3;
+    for (k = 0; k < n->nin && k < 4; k++) {
+        a->v[k] = n->in[k].v;
+        a->d[k] = (const char *)GENIE__IN(n, k);
+    }
+    a->qdt = n->in[0].n->dtype; a->kdt = n->in[1].n->dtype; a->vdt = n->in[2].n->dtype;
+    a->mdt = a->has_mask ? (int)n->in[3].n->dtype : (int)GENIE_F32;
+    a->odt = n->dtype;
+    a->o = (char *)GENIE__OUT(n);
+    a->B = genie__numel(nb, a->v[0]->shape);
+    a->Hq = a->v[0]->shape[nb]; a->L = a->v[0]->shape[nb + 1]; a->E = a->v[0]->shape[nb + 2];
+    a->Hkv = a->v[1]->shape[nb]; a->S = a->v[1]->shape[nb + 1]; a->Ev = a->v[2]->shape[nb + 2];
+    a->G = a->Hkv > 0 ? a->Hq / a->Hkv : 1;
+    a->causal = (int)n->a.i[1];
+    a->scale = n->a.f[0];
+}
+/* Element offsets of batch b (row-major over the batch dims) in q, k, v, mask. */
+static void genie__attn_batch(const genie__attn *a, int64_t b, int64_t off[4]) {
+    int d, k;
+    for (k = 0; k < 4; k++) off[k] = a->v[k] ? a->v[k]->off : 0;
+    for (d = a->nb - 1; d >= 0; d--) {
+        int64_t sz = a->v[0]->shape[d], ix = b % sz;
+        b /= sz;
+        for (k = 0; k < 4; k++)
+            if (a->v[k]) off[k] += ix * a->v[k]->strides[d];
+    }
+}
+/* Rows (b, h, i) in double: every score, its max, then the weighted sum of v. */
+static genie_result genie__k_attention(genie__kparams *p, int ith, int nth) {
+    genie__attn a;
+    const genie__vspec *qv, *kv, *vv, *mv;
+    int64_t rows, lo, hi, r, j, e, off[4], nb;
+    double *sc, *acc;
+    genie__attn_init(&a, p->n);
+    qv = a.v[0]; kv = a.v[1]; vv = a.v[2]; mv = a.v[3];
+    nb = a.nb;
+    rows = a.B * a.Hq * a.L;
+    sc = (double *)GENIE_MALLOC((size_t)(a.S + a.Ev + 1) * sizeof(double));
+    if (!sc) { snprintf(p->msg, sizeof p->msg, "genie_scaled_dot_product_attention: out of memory"); return GENIE_ERR_OOM; }
+    acc = sc + a.S;
+    genie__share(rows, ith, nth, &lo, &hi);
+    for (r = lo; r < hi; r++) {
+        int64_t i = r % a.L, h = r / a.L % a.Hq, b = r / (a.L * a.Hq), qo, ko, vo, mo = 0, oo;
+        double mx = -INFINITY, l = 0;
+        genie__attn_batch(&a, b, off);
+        qo = off[0] + h * qv->strides[nb] + i * qv->strides[nb + 1];
+        ko = off[1] + h / a.G * kv->strides[nb];
+        vo = off[2] + h / a.G * vv->strides[nb];
+        if (a.has_mask) mo = off[3] + h * mv->strides[nb] + i * mv->strides[nb + 1];
+        for (j = 0; j < a.S; j++) {
+            double s = 0;
+            if (a.causal && j > i) s = -INFINITY;
+            else {
+                for (e = 0; e < a.E; e++)
+                    s += genie__ldf(a.d[0], qo + e * qv->strides[nb + 2], a.qdt) *
+                         genie__ldf(a.d[1], ko + j * kv->strides[nb + 1] + e * kv->strides[nb + 2], a.kdt);
+                s *= a.scale;
+                if (a.has_mask) {
+                    double mval = genie__ldf(a.d[3], mo + j * mv->strides[nb + 2], a.mdt);
+                    if (a.mdt == GENIE_BOOL) s = mval != 0 ? s : -INFINITY;
+                    else s += mval;
+                }
+            }
+            sc[j] = s;
+            if (s != s || s > mx) mx = mx != mx ? mx : s;
+        }
+        for (e = 0; e < a.Ev; e++) acc[e] = 0;
+        if (mx != -INFINITY)
+            for (j = 0; j < a.S; j++) {
+                double w = exp(sc[j] - mx);
+                l += w;
+                for (e = 0; e < a.Ev; e++) acc[e] += w * genie__ldf(a.d[2], vo + j * vv->strides[nb + 1] + e * vv->strides[nb + 2], a.vdt);
+            }
+        oo = ((b * a.Hq + h) * a.L + i) * a.Ev;
+        for (e = 0; e < a.Ev; e++) genie__stf(a.o, oo + e, a.odt, l == 0 ? 0.0 : acc[e] / l);
+    }
+    GENIE_FREE(sc);
+    return GENIE_OK;
+}
+
+/* cumsum along a.i[0]: out contiguous, t's shape; floats summed in double and
+   rounded at each output, integers and bool in i64 (wrapping). */
+static genie_result genie__k_cumsum(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    int d = (int)n->a.i[0], idt = n->in[0].n->dtype, fl = GENIE__IS_FLOAT(n->dtype);
+    int64_t shape[GENIE__MAXD], outer, len = iv->ndim ? iv->shape[d] : 1, lo, hi, o, j, offs[2];
+    int64_t ist = iv->ndim ? iv->strides[d] : 0, ost = ov->ndim ? ov->strides[d] : 0;
+    const int64_t *sts[2];
+    genie__mi m;
+    if (iv->ndim) genie__outer_of(iv, d, shape);
+    outer = genie__numel(iv->ndim, shape);
+    sts[0] = iv->strides; sts[1] = ov->strides;
+    offs[0] = iv->off; offs[1] = ov->off;
+    genie__share(outer, ith, nth, &lo, &hi);
+    genie__mi_init(&m, iv->ndim, shape, 2, sts, offs, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&m)) {
+        double acc = 0;
+        uint64_t iacc = 0;
+        for (j = 0; j < len; j++) {
+            if (fl) {
+                acc += genie__ldf(GENIE__IN(n, 0), m.off[0] + j * ist, idt);
+                genie__stf(GENIE__OUT(n), m.off[1] + j * ost, n->dtype, acc);
+            } else {
+                iacc += (uint64_t)genie__ldi(GENIE__IN(n, 0), m.off[0] + j * ist, idt);
+                genie__sti(GENIE__OUT(n), m.off[1] + j * ost, n->dtype, (int64_t)iacc);
+            }
+        }
+    }
+    return GENIE_OK;
+}
+
+/* Element k of a dims-long stride list of view v, 0 past its dims (a 0-dim
+   view read as one element of any rank). */
+static int64_t genie__st_or0(const genie__vspec *v, int k) { return k < v->ndim ? v->strides[k] : 0; }
+/* scatter / scatter_add: in[0] self, in[1] index (i64), in[2] src, a.i[0] dim d;
+   out contiguous, self's shape: self, then for every index position (row-major)
+   out[pos with dim d = index[pos]] = src[pos] (or += src[pos]). One thread, in
+   order: the last write wins (PyTorch leaves duplicates unspecified). */
+static genie_result genie__k_scatter(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *sv = n->in[0].v, *xv = n->in[1].v, *cv = n->in[2].v, *ov = n->out;
+    int d = (int)n->a.i[0], odt = n->dtype, xdt = n->in[1].n->dtype, cdt = n->in[2].n->dtype, nd, k;
+    int64_t total = genie__numel(sv->ndim, sv->shape), ni = genie__numel(xv->ndim, xv->shape), i, offs[2], sts[2][GENIE__MAXD];
+    int64_t size = ov->ndim ? ov->shape[d] : 1;
+    const int64_t *stp[2];
+    genie__mi m;
+    (void)nth;
+    if (ith != 0) return GENIE_OK;
+    stp[0] = sv->strides; stp[1] = ov->strides;
+    offs[0] = sv->off; offs[1] = ov->off;
+    genie__mi_init(&m, sv->ndim, sv->shape, 2, stp, offs, 0);
+    for (i = 0; i < total; i++, genie__mi_next(&m))
+        genie__copy_elem(GENIE__OUT(n), m.off[1], odt, GENIE__IN(n, 0), m.off[0], n->in[0].n->dtype);
+    nd = xv->ndim;
+    for (k = 0; k < nd; k++) { sts[0][k] = xv->strides[k]; sts[1][k] = genie__st_or0(cv, k); }
+    stp[0] = sts[0]; stp[1] = sts[1];
+    offs[0] = xv->off; offs[1] = cv->off;
+    genie__mi_init(&m, nd, xv->shape, 2, stp, offs, 0);
+    for (i = 0; i < ni; i++, genie__mi_next(&m)) {
+        int64_t idx = genie__ldi(GENIE__IN(n, 1), m.off[0], xdt), to = ov->off;
+        if (idx < 0 || idx >= size) {
+            snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of bounds for dimension %d with size %lld",
+                     genie__op_names[n->op] + 6, (long long)idx, d, (long long)size);
+            return GENIE_ERR_INDEX;
+        }
+        for (k = 0; k < (ov->ndim > nd ? ov->ndim : nd); k++)
+            to += (k == d ? idx : k < nd ? m.ix[k] : 0) * genie__st_or0(ov, k);
+        if (n->op == GENIE__OP_SCATTER)
+            genie__copy_elem(GENIE__OUT(n), to, odt, GENIE__IN(n, 2), m.off[1], cdt);
+        else if (GENIE__IS_FLOAT(odt))
+            genie__stf(GENIE__OUT(n), to, odt, genie__ldf(GENIE__OUT(n), to, odt) + genie__ldf(GENIE__IN(n, 2), m.off[1], cdt));
+        else
+            genie__sti(GENIE__OUT(n), to, odt, (int64_t)((uint64_t)genie__ldi(GENIE__OUT(n), to, odt) +
+                                                         (uint64_t)genie__ldi(GENIE__IN(n, 2), m.off[1], cdt)));
+    }
+    return GENIE_OK;
+}
+
+/* index_copy_ (in place): in[0] index (i64, <= 1-D), in[1] src, a.i[0] dim d;
+   out is the destination's view over a copy of the old version: slice k of
+   src along d goes to slice index[k]. Every index is checked first. */
+static genie_result genie__ic_check(genie__kparams *p, int64_t size) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v;
+    int64_t ni = genie__numel(xv->ndim, xv->shape), k;
+    for (k = 0; k < ni; k++) {
+        int64_t idx = genie__ldi(GENIE__IN(n, 0), xv->off + (xv->ndim ? k * xv->strides[0] : 0), n->in[0].n->dtype);
+        if (idx < 0 || idx >= size) {
+            snprintf(p->msg, sizeof p->msg, "genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld",
+                     (long long)idx, (int)n->a.i[0], (long long)size);
+            return GENIE_ERR_INDEX;
+        }
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_index_copy(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *cv = n->in[1].v, *ov = n->out;
+    int d = (int)n->a.i[0], nd = ov->ndim > cv->ndim ? ov->ndim : cv->ndim, k;
+    int64_t size = ov->ndim ? ov->shape[d] : 1, ni = genie__numel(xv->ndim, xv->shape), shape[GENIE__MAXD], sts[2][GENIE__MAXD];
+    int64_t slice, i, j, offs[2];
+    const int64_t *stp[2];
+    genie__mi m;
+    genie_result r;
+    (void)nth;
+    if (ith != 0) return GENIE_OK;
+    if ((r = genie__ic_check(p, size)) != GENIE_OK) return r;
+    for (k = 0; k < nd; k++) { /* the slice: the larger view's shape with dim d of size 1 */
+        shape[k] = k == d ? 1 : (ov->ndim > cv->ndim ? ov->shape[k] : cv->shape[k]);
+        sts[0][k] = genie__st_or0(ov, k);
+        sts[1][k] = genie__st_or0(cv, k);
+    }
+    slice = genie__numel(nd, shape);
+    stp[0] = sts[0]; stp[1] = sts[1];
+    for (j = 0; j < ni; j++) {
+        int64_t idx = genie__ldi(GENIE__IN(n, 0), xv->off + (xv->ndim ? j * xv->strides[0] : 0), n->in[0].n->dtype);
+        offs[0] = ov->off + idx * genie__st_or0(ov, d);
+        offs[1] = cv->off + j * genie__st_or0(cv, d);
+        genie__mi_init(&m, nd, shape, 2, stp, offs, 0);
+        for (i = 0; i < slice; i++, genie__mi_next(&m))
+            genie__copy_elem(GENIE__OUT(n), m.off[0], n->dtype, GENIE__IN(n, 1), m.off[1], n->in[1].n->dtype);
+    }
+    return GENIE_OK;
+}
+
 static genie_result genie__k_none(genie__kparams *p, int ith, int nth) {
     (void)ith; (void)nth;
     snprintf(p->msg, sizeof p->msg, "%s: no kernel", genie__op_names[p->n->op]);
@@ -3405,6 +3712,11 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
     genie__k_cat,        /* CAT */
     genie__k_index,      /* INDEX */
     genie__k_sort,       /* SORT */
+    genie__k_rope,       /* ROPE */
+    genie__k_attention,  /* ATTENTION */
+    genie__k_cumsum,     /* CUMSUM */
+    genie__k_scatter,    /* SCATTER */
+    genie__k_index_copy, /* INDEX_COPY */
     genie__k_none,       /* VIEW: never a node */
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
@@ -3413,7 +3725,8 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
    Row kernels for a contiguous f32 tensor viewed as [rows, len], the reduced
    or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
    logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over
-   the last dim, layer_norm over the trailing normalized dims. Anything else
+   the last dim, layer_norm and rms_norm (mean 0, no bias) over the trailing
+   normalized dims. Anything else
    (other dtypes, strided views, empty rows) runs the reference kernels above.
    Threads take whole rows; a node under GENIE__ROWS_MIN_SHARED elements runs
    on the caller. Results do not depend on the thread count.
@@ -3920,7 +4233,7 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int 
             int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
             const float *w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
             const float *b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
-            mean = rk->sum(x, len) / (double)len;
+            mean = op == GENIE__OP_RMS_NORM ? 0.0 : rk->sum(x, len) / (double)len;
             r = rk->sqdev(x, len, mean) / (double)len;
             rk->norm(x, y, len, mean, 1.0 / sqrt(r + n->a.f[0]), w, b, nt);
             break;
@@ -5923,6 +6236,419 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
     ctx->ws_size = bytes;
     return 1;
 }
+/* ---- transformer operations (v1): fast kernels ----
+   scaled_dot_product_attention, fused (flash-attention style): a task is one
+   batch, one key/value head and a tile of query positions, its rows the G =
+   Hq/Hkv query heads that share the head times lt positions (so K and V are
+   read once for the group: grouped-query decode reads them once per step).
+   For each tile of GENIE__ATT_BC keys it computes the scores of its rows, masks
+   them, and folds them into a running max m, sum l and output O per row (online
+   softmax: O and l are rescaled by exp(m_old - m_new)); the [L, S] scores are
+   never formed. Extra memory per thread: O(rows x (BC + E + Ev)), ~200 KiB at
+   E = Ev = 64 on AVX-512 (96 rows). Rows of more than four: the GEMM micro-kernel on
+   packed tiles (Q scaled once per task, K^T and V per key tile, P = exp(S - m)
+   per tile); four or fewer (decode): the skinny dot/axpy kernels reading K and
+   V in place. exp, max and rescaling are the row kernels' (genie__rowks), so
+   compute is f32 (f16/bf16 inputs converted while packing), sums of exp in
+   f64. Causal tiles stop at the tile's last position. Tasks are dealt
+   round-robin (causal tiles grow along L); with fewer tasks than threads (a
+   decode step of few batch x key/value heads) the keys of a task are split
+   into whole tiles over the threads and each row combines its splits'
+   (m, l, O) after a barrier (flash-decoding). Against the double-precision
+   reference (tests/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
+   E <= 128, S <= 1000 (asserted: 4e-6). */
+#define GENIE__ATT_BC 128 /* keys per tile: a multiple of every path's NR */
+typedef struct genie__attplan {
+    genie__attn a;
+    const genie__gemm_kern *kr;
+    const genie__rowk *rk;
+    genie__vfn vadd;
+    int dot;                      /* 1: rows one at a time on the dot/axpy kernels */
+    int64_t lt, nlt, ntask, R, Rp, EvP; /* positions per task, tasks along L, tasks; rows (padded to MR); Ev padded to NR */
+    size_t o_qp, o_kp, o_vp, o_sc, o_pp, o_o, o_tmp, o_m, o_l, per_thread; /* workspace of a thread (bytes) */
+    size_t p_m, p_l, part;        /* a split's partial rows: O at 0, m at p_m, l at p_l; part bytes in all */
+} genie__attplan;
+static void genie__att_plan(genie__attplan *pl, const genie__node *n, genie_cpu cpu) {
+    const genie__gemm_kern *kr = &genie__gemm_kerns[cpu][0];
+    const int64_t br = 8 * (int64_t)kr->mr, BC = GENIE__ATT_BC;
+    int64_t E, sz = 0;
+    memset(pl, 0, sizeof *pl);
+    genie__attn_init(&pl->a, n);
+    pl->kr = kr;
+    pl->rk = &genie__rowks[cpu];
+    pl->vadd = genie__vops[cpu][GENIE__V_ADD];
+    pl->lt = pl->a.G >= br ? 1 : br / pl->a.G;
+    if (pl->lt > pl->a.L) pl->lt = pl->a.L > 0 ? pl->a.L : 1;
+    pl->nlt = (pl->a.L + pl->lt - 1) / pl->lt;
+    pl->ntask = pl->a.B * pl->a.Hkv * pl->nlt;
+    pl->R = pl->a.G * pl->lt;
+    pl->dot = pl->R <= 4;
+    pl->Rp = genie__round_up(pl->R, kr->mr);
+    pl->EvP = genie__round_up(pl->a.Ev > 0 ? pl->a.Ev : 1, kr->nr);
+    E = pl->a.E > 0 ? pl->a.E : 1;
+#define GENIE__ATT_BUF(field, floats) pl->field = (size_t)sz; sz += genie__round_up((floats) * 4, 64);
+    GENIE__ATT_BUF(o_qp, pl->Rp * E)
+    GENIE__ATT_BUF(o_kp, BC * E)
+    GENIE__ATT_BUF(o_vp, BC * pl->EvP)
+    GENIE__ATT_BUF(o_sc, pl->Rp * BC)
+    GENIE__ATT_BUF(o_pp, pl->Rp * BC)
+    GENIE__ATT_BUF(o_o, pl->Rp * pl->EvP)
+    GENIE__ATT_BUF(o_tmp, pl->EvP)
+    GENIE__ATT_BUF(o_m, pl->Rp)
+    GENIE__ATT_BUF(o_l, 2 * pl->Rp)
+    pl->per_thread = (size_t)sz;
+#undef GENIE__ATT_BUF
+    pl->p_m = (size_t)genie__round_up(pl->Rp * pl->EvP * 4, 64);
+    pl->p_l = pl->p_m + (size_t)genie__round_up(pl->Rp * 4, 64);
+    pl->part = pl->p_l + (size_t)genie__round_up(pl->Rp * 8, 64);
+}
+/* One row's scores s[0..bc) for keys j0.. (position i, mask row at moff):
+   mask them, then p = exp(s - m_new) in place; O's row and l scale by
+   exp(m_old - m_new). A row with no key taking part yet keeps p = 0. */
+static void genie__att_row(const genie__attplan *pl, float *s, int64_t bc, int64_t j0, int64_t i, int64_t moff,
+                           float *m, double *l, float *orow) {
+    const genie__attn *a = &pl->a;
+    const genie__rowk *rk = pl->rk;
+    float mt, mold = *m, mnew, alpha;
+    int64_t j;
+    if (a->causal && i + 1 - j0 < bc)
+        for (j = i + 1 - j0 > 0 ? i + 1 - j0 : 0; j < bc; j++) s[j] = -INFINITY;
+    if (a->has_mask) {
+        int64_t ms = a->v[3]->strides[a->nb + 2], mo = moff + j0 * ms;
+        if (a->mdt == GENIE_BOOL) {
+            const uint8_t *mb = (const uint8_t *)a->d[3] + mo;
+            for (j = 0; j < bc; j++)
+                if (!mb[j * ms]) s[j] = -INFINITY;
+        } else if (a->mdt == GENIE_F32) {
+            const float *mf = (const float *)a->d[3] + mo;
+            for (j = 0; j < bc; j++) s[j] += mf[j * ms];
+        } else {
+            for (j = 0; j < bc; j++) s[j] += (float)genie__ldf(a->d[3], mo + j * ms, a->mdt);
+        }
+    }
+    mt = rk->maxmin(s, bc, 1); /* NaN if the tile has one */
+    mnew = (mold != mold || mt < mold) ? mold : mt;
+    if (mnew == -INFINITY) { memset(s, 0, (size_t)bc * sizeof(float)); return; }
+    alpha = mold == -INFINITY ? 0.0f : expf(mold - mnew);
+    *l = *l * (double)alpha + rk->sumexp(s, s, bc, mnew);
+    if (alpha != 1.0f) rk->scale(orow, a->Ev, alpha);
+    *m = mnew;
+}
+/* Task t: batch b, key/value head hk, positions [i0, i0 + lt); row r is query
+   head hk*G + r/lt at position i0 + r%lt. ws: this thread's workspace. */
+/* Row r of task t, its output scaled by 1/l (0 when no key took part), in the output's dtype. */
+static void genie__att_store(const genie__attplan *pl, int64_t t, int64_t r, const float *orow, double l) {
+    const genie__attn *a = &pl->a;
+    const int64_t it = t % pl->nlt, hk = t / pl->nlt % a->Hkv, b = t / (pl->nlt * a->Hkv), i0 = it * pl->lt;
+    const int64_t lt = GENIE__MIN(pl->lt, a->L - i0), h = hk * a->G + r / lt, i = i0 + r % lt;
+    const int64_t oo = ((b * a->Hq + h) * a->L + i) * a->Ev;
+    const float inv = l == 0 ? 0.0f : (float)(1.0 / l);
+    int64_t e;
+    if (a->odt == GENIE_F32)
+        for (e = 0; e < a->Ev; e++) ((float *)(void *)a->o)[oo + e] = orow[e] * inv;
+    else
+        for (e = 0; e < a->Ev; e++) genie__stf(a->o, oo + e, a->odt, orow[e] * inv);
+}
+/* Keys [jlo, jhi) of task t. part NULL: the rows are final and stored; else
+   their O (unscaled), m and l go to part (a split of the keys, combined later). */
+static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64_t jlo, int64_t jhi, char *part) {
+    const genie__attn *a = &pl->a;
+    const genie__gemm_kern *kr = pl->kr;
+    const genie__vspec *qv = a->v[0], *kv = a->v[1], *vv = a->v[2], *mv = a->v[3];
+    const int mr = kr->mr, nr = kr->nr, nb = a->nb;
+    const int64_t BC = GENIE__ATT_BC, E = a->E, Ev = a->Ev, EvP = pl->EvP;
+    float *qp = (float *)(ws + pl->o_qp), *kp = (float *)(ws + pl->o_kp), *vp = (float *)(ws + pl->o_vp);
+    float *sc = (float *)(ws + pl->o_sc), *pp = (float *)(ws + pl->o_pp), *o = (float *)(ws + pl->o_o);
+    float *tmp = (float *)(ws + pl->o_tmp), *m = (float *)(ws + pl->o_m);
+    double *l = (double *)(void *)(ws + pl->o_l);
+    const int64_t it = t % pl->nlt, hk = t / pl->nlt % a->Hkv, b = t / (pl->nlt * a->Hkv), i0 = it * pl->lt;
+    const int64_t lt = GENIE__MIN(pl->lt, a->L - i0), R = a->G * lt;
+    const int64_t ks = kv->strides[nb + 1], kc = kv->strides[nb + 2], vs = vv->strides[nb + 1], vc = vv->strides[nb + 2];
+    const int kf32 = a->kdt == GENIE_F32 && kc == 1, vf32 = a->vdt == GENIE_F32 && vc == 1;
+    int64_t off[4], kb, vb, send, j0, r, e, c, k;
+    genie__attn_batch(a, b, off);
+    kb = off[1] + hk * kv->strides[nb];
+    vb = off[2] + hk * vv->strides[nb];
+    for (r = 0; r < (pl->dot ? R : pl->Rp); r++) { /* Q scaled: rows (dot) or MR-row panels [E][MR] */
+        float *dst = pl->dot ? qp + r * E : qp + r / mr * E * mr + r % mr;
+        const int64_t step = pl->dot ? 1 : mr;
+        if (r < R) {
+            int64_t qo = off[0] + (hk * a->G + r / lt) * qv->strides[nb] + (i0 + r % lt) * qv->strides[nb + 1];
+            for (e = 0; e < E; e++) dst[e * step] = (float)(a->scale * genie__ldf(a->d[0], qo + e * qv->strides[nb + 2], a->qdt));
+        } else {
+            for (e = 0; e < E; e++) dst[e * step] = 0;
+        }
+        m[r] = -INFINITY;
+        l[r] = 0;
+    }
+    memset(o, 0, (size_t)pl->Rp * (size_t)EvP * sizeof(float));
+    send = a->causal ? GENIE__MIN(jhi, i0 + lt) : jhi; /* keys past the last position are masked for every row */
+    for (j0 = jlo; j0 < send; j0 += BC) {
+        const int64_t bc = GENIE__MIN(BC, send - j0);
+        if (pl->dot) {
+            const float *kt = kp, *vt = vp;
+            int64_t ldk = E, ldv = Ev;
+            if (kf32) {
+                kt = (const float *)(const void *)a->d[1] + kb + j0 * ks;
+                ldk = ks;
+            } else { /* K tile converted to f32 rows [bc][E] */ /* K tile converted to f32 rows [bc][E] */
+                for (k = 0; k < bc; k++)
+                    for (e = 0; e < E; e++) kp[k * E + e] = (float)genie__ldf(a->d[1], kb + (j0 + k) * ks + e * kc, a->kdt);
+            }
+            for (r = 0; r < R; r++) kr->dot(qp + r * E, kt, ldk, bc, E, sc + r * BC, 1);
+            for (r = 0; r < R; r++) {
+                int64_t h = hk * a->G + r / lt, i = i0 + r % lt;
+                genie__att_row(pl, sc + r * BC, bc, j0, i, a->has_mask ? off[3] + h * mv->strides[nb] + i * mv->strides[nb + 1] : 0,
+                               m + r, l + r, o + r * EvP);
+            }
+            if (vf32) {
+                vt = (const float *)(const void *)a->d[2] + vb + j0 * vs;
+                ldv = vs;
+            } else {
+                for (k = 0; k < bc; k++)
+                    for (e = 0; e < Ev; e++) vp[k * Ev + e] = (float)genie__ldf(a->d[2], vb + (j0 + k) * vs + e * vc, a->vdt);
+            }
+            for (r = 0; r < R; r++) {
+                kr->axpy(sc + r * BC, 1, vt, ldv, Ev, bc, tmp);
+                pl->vadd(o + r * EvP, o + r * EvP, tmp, Ev);
+            }
+            continue;
+        }
+        for (c = 0; c * nr < bc; c++) { /* K^T panels [E][NR] */
+            const int64_t nn = GENIE__MIN(nr, bc - c * nr), row0 = kb + (j0 + c * nr) * ks;
+            float *dst = kp + c * E * nr;
+            if (kf32 && kr->pack_t) kr->pack_t((const float *)(const void *)a->d[1] + row0, ks, nn, E, nr, dst);
+            else
+                for (k = 0; k < nn; k++)
+                    for (e = 0; e < E; e++) dst[e * nr + k] = (float)genie__ldf(a->d[1], row0 + k * ks + e * kc, a->kdt);
+            for (k = nn; k < nr; k++)
+                for (e = 0; e < E; e++) dst[e * nr + k] = 0;
+        }
+        for (r = 0; r < R; r += mr)
+            for (c = 0; c * nr < bc; c++) kr->uk(E, qp + r / mr * E * mr, kp + c * E * nr, sc + r * BC + c * nr, BC, 0);
+        for (r = 0; r < R; r++) {
+            int64_t h = hk * a->G + r / lt, i = i0 + r % lt;
+            genie__att_row(pl, sc + r * BC, bc, j0, i, a->has_mask ? off[3] + h * mv->strides[nb] + i * mv->strides[nb + 1] : 0,
+                           m + r, l + r, o + r * EvP);
+        }
+        for (r = 0; r < R; r += mr) { /* P panels [bc][MR] */
+            const int64_t rows = GENIE__MIN(mr, R - r);
+            float *dst = pp + r / mr * bc * mr;
+            if (kr->pack_t) kr->pack_t(sc + r * BC, BC, rows, bc, mr, dst);
+            else
+                for (k = 0; k < bc; k++)
+                    for (e = 0; e < rows; e++) dst[k * mr + e] = sc[(r + e) * BC + k];
+            for (k = 0; k < bc; k++)
+                for (e = rows; e < mr; e++) dst[k * mr + e] = 0;
+        }
+        for (c = 0; c * nr < Ev; c++) { /* V panels [bc][NR] */
+            const int64_t cols = GENIE__MIN(nr, Ev - c * nr);
+            float *dst = vp + c * bc * nr;
+            for (k = 0; k < bc; k++) {
+                const int64_t row = vb + (j0 + k) * vs + c * nr * vc;
+                if (vf32) memcpy(dst + k * nr, (const float *)(const void *)a->d[2] + row, (size_t)cols * sizeof(float));
+                else
+                    for (e = 0; e < cols; e++) dst[k * nr + e] = (float)genie__ldf(a->d[2], row + e * vc, a->vdt);
+                for (e = cols; e < nr; e++) dst[k * nr + e] = 0;
+            }
+        }
+        for (r = 0; r < R; r += mr)
+            for (c = 0; c * nr < Ev; c++) kr->uk(bc, pp + r / mr * bc * mr, vp + c * bc * nr, o + r * EvP + c * nr, EvP, 1);
+    }
+    if (part) { /* the split's partial rows: O [Rp][EvP], m [Rp], l [Rp] */
+        memcpy(part, o, (size_t)R * (size_t)EvP * sizeof(float));
+        memcpy(part + pl->p_m, m, (size_t)R * sizeof(float));
+        memcpy(part + pl->p_l, l, (size_t)R * sizeof(double));
+        return;
+    }
+    for (r = 0; r < R; r++) genie__att_store(pl, t, r, o + r * EvP, l[r]);
+}
+/* Splits of the keys when there are fewer tasks than threads (a decode step with
+   few batch x key/value heads): each split a whole number of key tiles. */
+static int64_t genie__att_splits(const genie__attplan *pl, int nth) {
+    int64_t s = pl->ntask > 0 ? (nth + pl->ntask - 1) / pl->ntask : 1, tiles = (pl->a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC;
+    if (pl->ntask >= nth || tiles < 2) return 1;
+    return s < tiles ? s : tiles;
+}
+static genie_result genie__k_att(genie__kparams *p, int ith, int nth, genie_cpu cpu) {
+    genie__attplan pl;
+    int64_t t, ns, chunk, lo, hi, x;
+    char *ws, *parts;
+    genie__att_plan(&pl, p->n, cpu);
+    ws = p->ws + (size_t)ith * pl.per_thread;
+    ns = genie__att_splits(&pl, nth);
+    if (ns <= 1) {
+        for (t = ith; t < pl.ntask; t += nth) genie__att_task(&pl, ws, t, 0, pl.a.S, NULL);
+        return GENIE_OK;
+    }
+    /* flash-decoding: (task, split) items, then each row combines its splits:
+       M = max m_s, O = sum exp(m_s - M) O_s / sum exp(m_s - M) l_s */
+    parts = p->ws + (size_t)nth * pl.per_thread;
+    chunk = ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC + ns - 1) / ns * GENIE__ATT_BC;
+    for (x = ith; x < pl.ntask * ns; x += nth)
+        genie__att_task(&pl, ws, x / ns, x % ns * chunk, GENIE__MIN(pl.a.S, (x % ns + 1) * chunk), parts + (size_t)x * pl.part);
+    genie__barrier(p->pool, nth);
+    genie__share(pl.ntask * pl.R, ith, nth, &lo, &hi);
+    for (x = lo; x < hi; x++) {
+        const int64_t r = x % pl.R, t0 = x / pl.R, i0 = t0 % pl.nlt * pl.lt;
+        float *acc = (float *)(void *)(ws + pl.o_o), mx = -INFINITY;
+        double l = 0;
+        int64_t sp, e;
+        if (r >= pl.a.G * GENIE__MIN(pl.lt, pl.a.L - i0)) continue; /* a short last tile */
+        for (sp = 0; sp < ns; sp++) {
+            float ms = *(const float *)(const void *)(parts + (size_t)(t0 * ns + sp) * pl.part + pl.p_m + (size_t)r * sizeof(float));
+            if (ms != ms || ms > mx) mx = mx != mx ? mx : ms;
+        }
+        for (e = 0; e < pl.a.Ev; e++) acc[e] = 0;
+        for (sp = 0; sp < ns && mx != -INFINITY; sp++) {
+            const char *q = parts + (size_t)(t0 * ns + sp) * pl.part;
+            const float ms = *(const float *)(const void *)(q + pl.p_m + (size_t)r * sizeof(float));
+            const float w = ms == -INFINITY ? 0.0f : expf(ms - mx);
+            const float *os = (const float *)(const void *)q + r * pl.EvP;
+            l += w * *(const double *)(const void *)(q + pl.p_l + (size_t)r * sizeof(double));
+            for (e = 0; e < pl.a.Ev; e++) acc[e] += w * os[e];
+        }
+        genie__att_store(&pl, t0, r, acc, l);
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_att_c(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_GENERIC); }
+static genie_result genie__k_att_avx2(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX2); }
+static genie_result genie__k_att_avx512(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX512); }
+
+/* rope on contiguous f32: a table of cos and sin [T][rd/2] (f32 from double
+   angles; threads share positions, then rows), then each row rotated in f32. */
+static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *pv = n->in[1].v;
+    const int nd = xv->ndim, il = (int)n->a.i[1];
+    const int64_t D = xv->shape[nd - 1], T = xv->shape[nd - 2], rd = n->a.i[0], h = rd / 2;
+    const int64_t rows = genie__numel(nd - 1, xv->shape);
+    float *cs = (float *)(void *)p->ws, *sn = cs + T * h;
+    const float *x = (const float *)GENIE__IN(n, 0) + xv->off;
+    float *y = (float *)GENIE__OUT(n) + n->out->off;
+    int64_t lo, hi, t, j, r;
+    genie__share(T, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        double pos = (double)genie__ldi(GENIE__IN(n, 1), pv->off + t * pv->strides[0], n->in[1].n->dtype);
+        for (j = 0; j < h; j++) {
+            double ang = pos * pow(n->a.f[0], -2.0 * (double)j / (double)rd);
+            cs[t * h + j] = (float)cos(ang);
+            sn[t * h + j] = (float)sin(ang);
+        }
+    }
+    genie__barrier(p->pool, nth);
+    genie__share(rows, ith, nth, &lo, &hi);
+    for (r = lo; r < hi; r++) {
+        const float *xr = x + r * D, *c = cs + r % T * h, *s = sn + r % T * h;
+        float *yr = y + r * D;
+        if (il)
+            for (j = 0; j < h; j++) {
+                const float x0 = xr[2 * j], x1 = xr[2 * j + 1];
+                yr[2 * j] = x0 * c[j] - x1 * s[j];
+                yr[2 * j + 1] = x1 * c[j] + x0 * s[j];
+            }
+        else
+            for (j = 0; j < h; j++) {
+                const float x0 = xr[j], x1 = xr[j + h];
+                yr[j] = x0 * c[j] - x1 * s[j];
+                yr[j + h] = x1 * c[j] + x0 * s[j];
+            }
+        if (rd < D) memcpy(yr + rd, xr + rd, (size_t)(D - rd) * sizeof(float));
+    }
+    return GENIE_OK;
+}
+
+/* index_copy_ where the dims after d are one dense block in both the
+   destination and the source (a KV cache written at positions): one memcpy
+   per (outer position, index). */
+static int genie__ic_inner(const genie__node *n, int64_t *inner) {
+    const genie__vspec *ov = n->out, *cv = n->in[1].v;
+    int d = (int)n->a.i[0], k;
+    int64_t expect = 1;
+    if (ov->ndim == 0 || ov->ndim != cv->ndim || n->dtype != n->in[1].n->dtype) return 0;
+    for (k = ov->ndim - 1; k > d; k--) {
+        if (ov->shape[k] == 1) continue;
+        if (ov->strides[k] != expect || cv->strides[k] != expect) return 0;
+        expect *= ov->shape[k];
+    }
+    *inner = expect;
+    return 1;
+}
+static genie_result genie__k_index_copy_fast(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *cv = n->in[1].v, *ov = n->out;
+    const int d = (int)n->a.i[0];
+    const size_t esz = genie__dt_size[n->dtype];
+    int64_t inner = 1, ni = genie__numel(xv->ndim, xv->shape), outer = genie__numel(d, ov->shape), o, j, offs[2];
+    const int64_t *stp[2];
+    genie__mi m;
+    genie_result r;
+    (void)nth;
+    if (ith != 0) return GENIE_OK;
+    if ((r = genie__ic_check(p, ov->shape[d])) != GENIE_OK) return r;
+    genie__ic_inner(n, &inner);
+    stp[0] = ov->strides; stp[1] = cv->strides;
+    offs[0] = ov->off; offs[1] = cv->off;
+    genie__mi_init(&m, d, ov->shape, 2, stp, offs, 0);
+    for (o = 0; o < outer; o++, genie__mi_next(&m))
+        for (j = 0; j < ni; j++) {
+            int64_t idx = genie__ldi(GENIE__IN(n, 0), xv->off + (xv->ndim ? j * xv->strides[0] : 0), n->in[0].n->dtype);
+            memcpy((char *)GENIE__OUT(n) + (size_t)(m.off[0] + idx * ov->strides[d]) * esz,
+                   (const char *)GENIE__IN(n, 1) + (size_t)(m.off[1] + j * cv->strides[d]) * esz, (size_t)inner * esz);
+        }
+    return GENIE_OK;
+}
+
+/* The fast kernel of a transformer operation on ctx's path, its threads and
+   workspace; NULL: the reference (the reference path, other dtypes, layouts). */
+static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    const genie__node *n = p->n;
+    int kind = genie__op_kinds[n->op];
+    genie_cpu cpu = ctx->cpu;
+    *nth = 1;
+    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !genie__rowks[cpu].sum || n->numel == 0) return NULL;
+    if (kind == GENIE__K_INDEX_COPY) {
+        int64_t inner;
+        return genie__ic_inner(n, &inner) ? genie__k_index_copy_fast : NULL;
+    }
+    if (kind == GENIE__K_ROPE) {
+        const genie__vspec *xv = n->in[0].v;
+        int64_t T = xv->shape[xv->ndim - 2];
+        if (n->dtype != GENIE_F32 || !genie__is_contig(xv->ndim, xv->shape, xv->strides) || xv->off < 0) return NULL;
+        p->pool = genie__tpool_get(ctx, n->numel >= GENIE__MIN_SHARED_ELEMS ? genie__ctx_threads(ctx) : 1);
+        *nth = genie__tpool_size(p->pool);
+        if (!genie__ws_reserve(ctx, (size_t)(T * (n->a.i[0] / 2) + 1) * 2 * sizeof(float))) goto oom;
+        p->ws = ctx->ws;
+        return genie__k_rope_fast;
+    }
+    if (kind == GENIE__K_ATTENTION) {
+        genie__attplan pl;
+        int64_t work, splits;
+        if (n->dtype != GENIE_F32 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) return NULL;
+        genie__att_plan(&pl, n, cpu);
+        if (!pl.kr->uk || !pl.vadd || pl.ntask <= 0) return NULL;
+        work = pl.a.B * pl.a.Hq * pl.a.L * pl.a.S * (pl.a.E + pl.a.Ev);
+        p->pool = genie__tpool_get(ctx, work >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+        *nth = genie__tpool_size(p->pool);
+        if (*nth > pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) /* at most a task per key tile */
+            *nth = (int)(pl.ntask > 0 && pl.a.S > 0 ? GENIE__MIN(*nth, pl.ntask * ((pl.a.S + GENIE__ATT_BC - 1) / GENIE__ATT_BC)) : 1);
+        splits = genie__att_splits(&pl, *nth);
+        if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth + (splits > 1 ? (size_t)(pl.ntask * splits) * pl.part : 0))) goto oom;
+        p->ws = ctx->ws;
+#ifdef GENIE__X86
+        if (cpu == GENIE_CPU_AVX512) return genie__k_att_avx512;
+        if (cpu == GENIE_CPU_AVX2) return genie__k_att_avx2;
+#endif
+        return genie__k_att_c;
+    }
+    return NULL;
+oom:
+    snprintf(p->msg, sizeof p->msg, "%s: out of memory for the kernel's workspace", genie__op_names[n->op]);
+    *nth = 1;
+    return NULL;
+}
+
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->epi ? p->epi->prod : p->n; /* the product; p->n receives it */
     int kind = genie__op_kinds[n->op];
@@ -5930,6 +6656,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     genie__kernel fn;
     *nth = 1;
     if ((fn = genie__fast_rowwise(ctx, p, nth)) != NULL) return fn;
+    if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY) return genie__v_fast_kernel(ctx, p, nth);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
@@ -8736,6 +9463,258 @@ GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie
         return NULL;
     }
     return genie__commit(ctx, t, n, GENIE__OP_MASKED_FILL);
+}
+
+/* ---- transformer operations (v1) ---- */
+GENIEDEF genie_tensor *genie_rms_norm(genie_ctx *ctx, genie_tensor *x, int nnorm, const int64_t *normalized_shape,
+                                      genie_tensor *weight, double eps) {
+    const char *fn = "genie_rms_norm";
+    char a[200], b[200];
+    int nd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, x) || !genie__mine(ctx, fn, weight)) return NULL;
+    nd = x->v->ndim;
+    if (nnorm < 1 || nnorm > GENIE__MAXD || !normalized_shape)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: expected normalized_shape to be at least 1-dimensional", fn);
+    if (nnorm > nd || memcmp(x->v->shape + nd - nnorm, normalized_shape, (size_t)nnorm * 8) != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: given normalized_shape=%s, expected input with shape [*, %s], but got input of size %s",
+                                           fn, genie__fmt_shape(a, nnorm, normalized_shape), genie__fmt_shape(b, nnorm, normalized_shape) + 1,
+                                           genie__fmt_shape(a, nd, x->v->shape));
+    if (!GENIE__IS_FLOAT(x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs a floating dtype, got %s", fn, genie__dt_names[x->st->dtype]);
+    if (weight && (weight->v->ndim != nnorm || memcmp(weight->v->shape, normalized_shape, (size_t)nnorm * 8) != 0))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected weight of shape %s, but got %s", fn,
+                                           genie__fmt_shape(a, nnorm, normalized_shape), genie__fmt_shape(b, weight->v->ndim, weight->v->shape));
+    if (weight && weight->st->dtype != x->st->dtype)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected weight of dtype %s, but got %s", fn,
+                                           genie__dt_names[x->st->dtype], genie__dt_names[weight->st->dtype]);
+    if (eps != eps) eps = x->st->dtype == GENIE_F64 ? DBL_EPSILON : FLT_EPSILON;
+    n = genie__begin(ctx, GENIE__OP_RMS_NORM, x->st->dtype, nd, x->v->shape, NULL, 1 + (weight != NULL), &v);
+    if (!n) return NULL;
+    n->a.i[0] = nd - nnorm;
+    n->a.i[1] = weight != NULL;
+    n->a.f[0] = eps;
+    if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) ||
+        (weight && !genie__in(ctx, n, 1, weight, genie__vspec_retain(weight->v))))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_rope(genie_ctx *ctx, genie_tensor *x, genie_tensor *pos, int64_t rotary_dim, double theta,
+                                  int interleaved) {
+    const char *fn = "genie_rope";
+    char s1[200], s2[200];
+    int nd;
+    int64_t D, rd;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, pos)) return NULL;
+    nd = x->v->ndim;
+    if (!GENIE__IS_FLOAT(x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: x needs a floating dtype, got %s", fn, genie__dt_names[x->st->dtype]);
+    if (GENIE__IS_FLOAT(pos->st->dtype) || pos->st->dtype == GENIE_BOOL)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: positions need an integer dtype, got %s", fn, genie__dt_names[pos->st->dtype]);
+    if (nd < 2)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: x must be [..., T, D], got %s", fn, genie__fmt_shape(s1, nd, x->v->shape));
+    if (pos->v->ndim != 1 || pos->v->shape[0] != x->v->shape[nd - 2])
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: positions must be [T] for x [..., T, D]: x %s, positions %s", fn,
+                                           genie__fmt_shape(s1, nd, x->v->shape), genie__fmt_shape(s2, pos->v->ndim, pos->v->shape));
+    D = x->v->shape[nd - 1];
+    rd = rotary_dim == 0 ? D : rotary_dim;
+    if (rd < 0 || rd > D || rd % 2 != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: rotary_dim %lld must be even and in [0, %lld] for x %s", fn,
+                                           (long long)rotary_dim, (long long)D, genie__fmt_shape(s1, nd, x->v->shape));
+    if (!(theta > 0) || !isfinite(theta))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: theta must be positive and finite, got %g", fn, theta);
+    n = genie__begin(ctx, GENIE__OP_ROPE, x->st->dtype, nd, x->v->shape, NULL, 2, &v);
+    if (!n) return NULL;
+    n->a.i[0] = rd;
+    n->a.i[1] = interleaved != 0;
+    n->a.f[0] = theta;
+    if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) || !genie__in(ctx, n, 1, pos, genie__vspec_retain(pos->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+/* sdpa's shapes: q, k, v padded on the left to nd >= 3 dims; batch dims [0, nd-3)
+   broadcast; canonical shapes [B.., H, L or S, E or Ev] for the kernel's views. */
+GENIEDEF genie_tensor *genie_scaled_dot_product_attention(genie_ctx *ctx, genie_tensor *q, genie_tensor *k,
+                                                          genie_tensor *v, genie_tensor *attn_mask, int is_causal,
+                                                          double scale) {
+    const char *fn = "genie_scaled_dot_product_attention";
+    char s1[200], s2[200], s3[200];
+    genie_tensor *qkv[3];
+    int64_t pad[3][GENIE__MAXD], cq[GENIE__MAXD], ck[GENIE__MAXD], cv[GENIE__MAXD], cm[GENIE__MAXD], bsh[GENIE__MAXD];
+    int64_t Hq, Hk, E, L, S, Ev, out_shape[GENIE__MAXD];
+    int nd = 3, nb, i, j, bnd, ond;
+    genie__vspec *ov;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, q) || !genie__need(ctx, fn, k) || !genie__need(ctx, fn, v) || !genie__mine(ctx, fn, attn_mask)) return NULL;
+    qkv[0] = q; qkv[1] = k; qkv[2] = v;
+    for (i = 0; i < 3; i++) {
+        if (!GENIE__IS_FLOAT(qkv[i]->st->dtype))
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: needs floating query, key and value, got %s", fn,
+                                               genie__dt_names[qkv[i]->st->dtype]);
+        if (qkv[i]->st->dtype != q->st->dtype)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected query, key and value of one dtype, got %s, %s, %s", fn,
+                                               genie__dt_names[q->st->dtype], genie__dt_names[k->st->dtype], genie__dt_names[v->st->dtype]);
+        if (qkv[i]->v->ndim < 2)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: query, key and value need at least 2 dims: %s, %s, %s", fn,
+                                               genie__fmt_shape(s1, q->v->ndim, q->v->shape), genie__fmt_shape(s2, k->v->ndim, k->v->shape),
+                                               genie__fmt_shape(s3, v->v->ndim, v->v->shape));
+        if (qkv[i]->v->ndim > nd) nd = qkv[i]->v->ndim;
+    }
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < nd; j++) {
+            int src = j - (nd - qkv[i]->v->ndim);
+            pad[i][j] = src < 0 ? 1 : qkv[i]->v->shape[src];
+        }
+    nb = nd - 3;
+    Hq = pad[0][nb]; L = pad[0][nb + 1]; E = pad[0][nb + 2];
+    Hk = pad[1][nb]; S = pad[1][nb + 1]; Ev = pad[2][nb + 2];
+    if (pad[1][nb + 2] != E || pad[2][nb + 1] != S || pad[2][nb] != Hk || (Hk == 0 ? Hq != 0 : Hq % Hk != 0) ||
+        !genie__broadcast(nb, pad[0], nb, pad[1], &bnd, bsh) || !genie__broadcast(nb, bsh, nb, pad[2], &bnd, bsh))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected query [..., Hq, L, E], key [..., Hkv, S, E] and value [..., Hkv, S, Ev] "
+                                           "with Hq a multiple of Hkv and broadcastable batch dims, got %s, %s, %s", fn,
+                                           genie__fmt_shape(s1, q->v->ndim, q->v->shape), genie__fmt_shape(s2, k->v->ndim, k->v->shape),
+                                           genie__fmt_shape(s3, v->v->ndim, v->v->shape));
+    memcpy(cq, bsh, (size_t)nb * 8); memcpy(ck, bsh, (size_t)nb * 8); memcpy(cv, bsh, (size_t)nb * 8); memcpy(cm, bsh, (size_t)nb * 8);
+    cq[nb] = Hq; cq[nb + 1] = L; cq[nb + 2] = E;
+    ck[nb] = Hk; ck[nb + 1] = S; ck[nb + 2] = E;
+    cv[nb] = Hk; cv[nb + 1] = S; cv[nb + 2] = Ev;
+    cm[nb] = Hq; cm[nb + 1] = L; cm[nb + 2] = S;
+    if (attn_mask) {
+        int mnd = attn_mask->v->ndim, ok = mnd <= nd;
+        if (is_causal)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: an explicit attn_mask cannot be set together with is_causal", fn);
+        if (attn_mask->st->dtype != GENIE_BOOL && !GENIE__IS_FLOAT(attn_mask->st->dtype))
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: attn_mask must be bool or floating, got %s", fn,
+                                               genie__dt_names[attn_mask->st->dtype]);
+        for (j = 0; j < mnd && ok; j++) {
+            int64_t sz = attn_mask->v->shape[j], want = cm[nd - mnd + j];
+            ok = sz == want || sz == 1;
+        }
+        if (!ok)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: attn_mask of shape %s does not broadcast to the scores' shape %s", fn,
+                                               genie__fmt_shape(s1, mnd, attn_mask->v->shape), genie__fmt_shape(s2, nd, cm));
+    }
+    if (scale != scale) scale = 1.0 / sqrt((double)E);
+    ond = q->v->ndim == 2 && k->v->ndim == 2 && v->v->ndim == 2 ? 2 : nd; /* 2-D inputs: a 2-D result */
+    memcpy(out_shape, cq, (size_t)nd * 8);
+    out_shape[nd - 1] = Ev;
+    n = genie__begin(ctx, GENIE__OP_SDPA, q->st->dtype, ond, out_shape + (nd - ond), NULL, 3 + (attn_mask != NULL), &ov);
+    if (!n) return NULL;
+    n->a.i[0] = nb;
+    n->a.i[1] = is_causal != 0;
+    n->a.f[0] = scale;
+    if (!genie__in(ctx, n, 0, q, genie__bcast_view(ctx, q, nd, cq)) || !genie__in(ctx, n, 1, k, genie__bcast_view(ctx, k, nd, ck)) ||
+        !genie__in(ctx, n, 2, v, genie__bcast_view(ctx, v, nd, cv)) ||
+        (attn_mask && !genie__in(ctx, n, 3, attn_mask, genie__bcast_view(ctx, attn_mask, nd, cm))))
+        return genie__abort(ctx, n, ov);
+    return genie__result(ctx, n, ov);
+}
+GENIEDEF genie_tensor *genie_cumsum(genie_ctx *ctx, genie_tensor *t, int64_t dim) {
+    const char *fn = "genie_cumsum";
+    int64_t d;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    n = genie__begin(ctx, GENIE__OP_CUMSUM, GENIE__IS_FLOAT(t->st->dtype) ? t->st->dtype : GENIE_I64, t->v->ndim, t->v->shape, NULL, 1, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+/* scatter / scatter_add: ATen's checks (scatter_shape_check; a 0-dim tensor counts as [1]). */
+static genie_tensor *genie__scatter(genie_ctx *ctx, int op, const char *fn, genie_tensor *t, int64_t dim, genie_tensor *index,
+                                    genie_tensor *src) {
+    char s1[200], s2[200], s3[200];
+    int64_t d;
+    int nd, i, bad = 0;
+    genie__vspec *v;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, index) || !genie__need(ctx, fn, src) ||
+        !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (index->st->dtype != GENIE_I64)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected dtype i64 for index, got %s", fn, genie__dt_names[index->st->dtype]);
+    if (src->st->dtype != t->st->dtype)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected self.dtype to be equal to src.dtype (%s vs %s)", fn,
+                                           genie__dt_names[t->st->dtype], genie__dt_names[src->st->dtype]);
+    nd = t->v->ndim ? t->v->ndim : 1;
+    if (genie__numel(index->v->ndim, index->v->shape) > 0) {
+        if ((index->v->ndim ? index->v->ndim : 1) != nd || (src->v->ndim ? src->v->ndim : 1) != nd) bad = 1;
+        for (i = 0; i < nd && !bad; i++) {
+            int64_t xs = index->v->ndim ? index->v->shape[i] : 1, ts = t->v->ndim ? t->v->shape[i] : 1, cs = src->v->ndim ? src->v->shape[i] : 1;
+            if ((i != d && xs > ts) || xs > cs) bad = 1;
+        }
+        if (bad)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected index %s to have self's rank and be no larger than self %s "
+                                               "apart from dimension %lld, and no larger than src %s", fn,
+                                               genie__fmt_shape(s1, index->v->ndim, index->v->shape), genie__fmt_shape(s2, t->v->ndim, t->v->shape),
+                                               (long long)d, genie__fmt_shape(s3, src->v->ndim, src->v->shape));
+    }
+    n = genie__begin(ctx, op, t->st->dtype, t->v->ndim, t->v->shape, NULL, 3, &v);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v)) || !genie__in(ctx, n, 1, index, genie__vspec_retain(index->v)) ||
+        !genie__in(ctx, n, 2, src, genie__vspec_retain(src->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+GENIEDEF genie_tensor *genie_scatter(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src) {
+    return genie__scatter(ctx, GENIE__OP_SCATTER, "genie_scatter", t, dim, index, src);
+}
+GENIEDEF genie_tensor *genie_scatter_add(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src) {
+    return genie__scatter(ctx, GENIE__OP_SCATTER_ADD, "genie_scatter_add", t, dim, index, src);
+}
+GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src) {
+    const char *fn = "genie_index_copy_";
+    char s1[200], s2[200];
+    int64_t d, ni;
+    int i, k, nd;
+    genie__node *n;
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, fn, t) || !genie__need(ctx, fn, index) || !genie__need(ctx, fn, src) ||
+        !genie__wrap_dim(ctx, fn, dim, t->v->ndim, &d)) return NULL;
+    if (index->st->dtype != GENIE_I64)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected an i64 index, got %s", fn, genie__dt_names[index->st->dtype]);
+    if (src->st->dtype != t->st->dtype)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: self and source expected to have the same dtype, got %s and %s", fn,
+                                           genie__dt_names[t->st->dtype], genie__dt_names[src->st->dtype]);
+    if (index->v->ndim > 1)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: index should have dimension 1 or 0, got %s", fn,
+                                           genie__fmt_shape(s1, index->v->ndim, index->v->shape));
+    ni = genie__numel(index->v->ndim, index->v->shape);
+    nd = t->v->ndim;
+    if (src->v->ndim == 0 ? ni != 1 : (nd != 0 && src->v->ndim != nd) || (nd == 0 && src->v->ndim != 1))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source %s does not fit destination %s with %lld indices", fn,
+                                           genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)ni);
+    for (i = 0, k = 0; i < nd && src->v->ndim == nd; i++) /* equal slices, and one slice of src per index */
+        if (i == d ? src->v->shape[i] != ni : src->v->shape[i] != t->v->shape[i]) k = 1;
+    if ((src->v->ndim == 1 && nd == 0 && src->v->shape[0] != ni) || (src->v->ndim == 0 && nd > 1)) k = 1;
+    if (k)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source %s does not fit destination %s along dim %lld with %lld indices", fn,
+                                           genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)d,
+                                           (long long)ni);
+    if (genie__internal_overlap(t->v) == GENIE__OV_YES)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.", fn);
+    for (i = 0; i < 2; i++) {
+        int ov = genie__overlap_status(t, i ? src : index);
+        if (ov == GENIE__OV_FULL || ov == GENIE__OV_PARTIAL)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.", fn);
+    }
+    n = genie__inplace_node(ctx, GENIE__OP_INDEX_COPY, t, 2, t->st->dtype);
+    if (!n) return NULL;
+    n->a.i[0] = d;
+    if (!genie__in(ctx, n, 0, index, genie__vspec_retain(index->v)) || !genie__in(ctx, n, 1, src, genie__vspec_retain(src->v))) {
+        genie__node_release(ctx, n);
+        return NULL;
+    }
+    return genie__commit(ctx, t, n, GENIE__OP_INDEX_COPY);
 }
 
 /* ---- semantic capture ---- */

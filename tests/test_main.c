@@ -24,6 +24,7 @@ void tcache_tests(int *passed, int *failed); /* test_tcache.c */
 void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
 void test_roles(int *passed, int *failed); /* test_roles.c */
+void test_llmops_run(int *passed, int *failed, int *skipped); /* test_llmops.c */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
     int64_t s = n;
@@ -476,8 +477,8 @@ static void run_data_files(void) {
                            "tests/data/props_ops.txt"};
     static const struct { genie_cpu cpu; int threads; const char *name; } modes[3] = {
         {GENIE_CPU_AUTO, 0, "fused"}, {GENIE_CPU_REFERENCE, 1, "reference"}, {GENIE_CPU_AUTO, 1, "fused, 1 thread"}};
-    int i, m;
-    for (m = 0; m < 3; m++)
+    int i, m, nmodes = getenv("GENIE_FILES_ONE_MODE") ? 1 : 3; /* valgrind runs the first mode only */
+    for (m = 0; m < nmodes; m++)
         for (i = m == 2 ? 1 : 0; i < 4; i++) {
             int p = 0, f = 0;
             prog_cpu = modes[m].cpu;
@@ -554,6 +555,7 @@ int main(int argc, char **argv) {
     test_vmath(&passed, &failed, &skipped);
     test_reduce_run(&passed, &failed, &skipped);
     test_roles(&passed, &failed);
+    test_llmops_run(&passed, &failed, &skipped);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     gemm_tests(&passed, &failed, &skipped);
     run_data_files();

@@ -163,6 +163,42 @@ static void test_norm_embedding(void) {
     genie_ctx_destroy(c);
 }
 
+/* The transformer operations: rms_norm, rope, a cache written by index_copy_,
+   scaled_dot_product_attention (grouped-query), as examples/05_tiny_llama.c uses them. */
+static void test_fused_ops(void) {
+    genie_ctx *c = genie_ctx_create(NULL);
+    int64_t D = 16, qs[3] = {3, 4, 4}, kvs[3] = {3, 2, 4}, cs[3] = {2, 8, 4}, flat[2] = {3, 16};
+    genie_tensor *x = rnd(c, 2, 3, 16, 0, 1), *w = rnd(c, 1, 16, 0, 0, 2), *wq = rnd(c, 2, 16, 16, 0, 3),
+                 *wk = rnd(c, 2, 8, 16, 0, 4), *wv = rnd(c, 2, 8, 16, 0, 5), *wo = rnd(c, 2, 16, 16, 0, 6),
+                 *kc = genie_zeros(c, GENIE_F32, 3, cs), *vc = genie_zeros(c, GENIE_F32, 3, cs),
+                 *pos = genie_arange(c, GENIE_I64, 0, 3, 1), *h, *q, *k, *v, *a, *o, *r, *s;
+    h = genie_rms_norm(c, x, 1, &D, w, 1e-5);
+    ROLE(h, "norm");
+    q = genie_transpose(c, genie_view(c, genie_linear(c, h, wq, NULL), 3, qs), 0, 1);
+    k = genie_transpose(c, genie_view(c, genie_linear(c, h, wk, NULL), 3, kvs), 0, 1);
+    v = genie_transpose(c, genie_view(c, genie_linear(c, h, wv, NULL), 3, kvs), 0, 1);
+    q = genie_rope(c, q, pos, 0, 10000.0, 0);
+    k = genie_rope(c, k, pos, 0, 10000.0, 0);
+    ROLE(q, ""); /* nothing reads it yet */
+    genie_index_copy_(c, kc, 1, pos, k);
+    genie_index_copy_(c, vc, 1, pos, v);
+    a = genie_scaled_dot_product_attention(c, q, genie_narrow(c, kc, 1, 0, 3), genie_narrow(c, vc, 1, 0, 3), NULL, 1, NAN);
+    ROLE(a, "attention");
+    ROLE(q, "attention"); /* rope, the projections and the cache writes: found from the attention */
+    ROLE(k, "attention");
+    ROLE(kc, "attention");
+    ROLE(v, "attention");
+    o = genie_linear(c, genie_reshape(c, genie_transpose(c, a, 0, 1), 2, flat), wo, NULL);
+    r = genie_add(c, x, o);
+    ROLE(r, "residual");
+    ROLE(o, "attention");
+    s = genie_scaled_dot_product_attention(c, x, x, x, NULL, 0, NAN); /* q, k, v from no product */
+    ROLE(s, "attention");
+    ROLE(x, "");
+    ROLE(genie_rope(c, q, pos, 0, 10000.0, 0), ""); /* rope alone is no attention */
+    genie_ctx_destroy(c);
+}
+
 /* Work by role and phase: exact counts on a graph whose numbers are known. */
 static void test_work(void) {
     genie_ctx *c = genie_ctx_create(NULL);
@@ -245,6 +281,7 @@ void test_roles(int *passed, int *failed) {
     test_attention_negative();
     test_mlp();
     test_norm_embedding();
+    test_fused_ops();
     test_work();
     test_dump();
     printf("  roles: %d passed, %d failed\n", *passed - p0, *failed - f0);
