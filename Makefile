@@ -14,6 +14,7 @@ TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c
 TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: cuda cuda-suite test-cuda bench-cuda
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -35,6 +36,9 @@ $(BUILD)/%.o: tests/%.c tests/prog.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
 	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread
+# the backend table (>>backend) through a fake device: no GPU, no toolkit
+$(BUILD)/test_backend: tests/test_backend.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 
@@ -53,11 +57,13 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend examples
 	@$(MAKE) --no-print-directory torch-suite
+	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
+	$(BUILD)/test_backend
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -95,6 +101,35 @@ example-torch: torch
 # per-operation overhead seen from Python: x + y on the device vs CPU eager
 bench-torch: torch
 	$(PYTHON) bench/torch_overhead.py
+
+# ---- the CUDA backend (genie_cuda.c: plain C against cudart, cuBLAS and NVRTC) ----
+# genie_cuda.c is genie's implementation unit with the backend: link genie_cuda.o instead of
+# defining GENIE_IMPLEMENTATION. `make cuda CUDA=/opt/cuda` points at another toolkit.
+CUDA      ?= /usr/local/cuda
+CUDA_INC   = -isystem $(CUDA)/include
+CUDA_LIBS  = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -lcublas -lnvrtc
+HAVE_CUDA  = [ -f $(CUDA)/include/cuda_runtime_api.h ] && [ -f $(CUDA)/include/nvrtc.h ]
+cuda: $(BUILD)/genie_cuda.o $(BUILD)/test_cuda $(BUILD)/bench_cuda
+$(BUILD)/genie_cuda.o: genie_cuda.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) -c $< -o $@
+$(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie.h tests/prog.c tests/prog.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/test_cuda.c tests/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
+# the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
+$(BUILD)/bench_cuda: bench/cuda.c $(BUILD)/genie_cuda.o | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
+# inside `make test`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
+# without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
+cuda-suite: | $(BUILD)
+	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory cuda && $(BUILD)/test_cuda; \
+	else echo "skip: CUDA backend tests ($(CUDA)/include has no cuda_runtime_api.h or nvrtc.h; set CUDA=)"; fi
+# on a machine with an NVIDIA GPU: every case and the property programs on the GPU vs the CPU
+test-cuda: cuda
+	$(BUILD)/test_cuda --gpu
+# genie on the GPU beside PyTorch on the GPU, in the same run (TORCH_PY: a python with CUDA torch)
+TORCH_PY ?= /opt/torch/.venv/bin/python3
+bench-cuda: cuda
+	@if [ -x $(TORCH_PY) ]; then $(BUILD)/bench_cuda $$($(TORCH_PY) bench/cuda_torch.py); \
+	else echo "skip: PyTorch peer ($(TORCH_PY) missing; TORCH_PY=...)"; $(BUILD)/bench_cuda; fi
 
 # ---- sanitizers and valgrind ----
 asan: | $(BUILD)

@@ -35,6 +35,7 @@
  *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
  *     >>threads ......... the thread pool: persistent workers, barrier
  *     >>fuse ............ fusion groups as data, run in one pass over tiles
+ *     >>backend ......... the backend table: device buffers, per-node offload, CPU fallback
  *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
@@ -161,6 +162,9 @@ typedef struct genie_ctx_desc {
     genie_cpu cpu; /* AUTO (0): the environment variable GENIE_CPU=reference|generic|
                       avx2|avx512 if set, else the best path this CPU runs; a path the
                       CPU cannot run falls back to the best one below it */
+    const char *backend; /* NULL or "cpu": the CPU executor; else a registered backend's name
+                      ("cuda" when genie_cuda.c is linked); one that is missing or has no device
+                      leaves GENIE_ERR_BACKEND in the context, which then runs on the CPU */
 } genie_ctx_desc;
 
 /* Roles found by recognising patterns in the graph (genie_role): X(id, name). */
@@ -221,6 +225,11 @@ typedef struct genie_stats {
     uint64_t tape_plan_ns;      /* last tape: time spent planning it (fusion and buffers on a miss;
                                    key, lookup and rebinding on a hit); 0 where the build has no
                                    monotonic clock (POSIX clock_gettime or Windows) */
+    /* a backend (genie_ctx_desc.backend; all 0 on the CPU) */
+    uint64_t backend_nodes;    /* nodes computed by the backend (each node of a fused group counts) */
+    uint64_t backend_fallbacks; /* nodes it lacks, computed by the CPU executor instead */
+    uint64_t copies_to_device, bytes_to_device; /* host -> device copies the tape needed */
+    uint64_t copies_to_host, bytes_to_host;     /* device -> host: CPU fallbacks and reads */
     genie_work work_by_role[GENIE_ROLE_COUNT]; /* computed nodes by role (genie_work_of: by phase too) */
 } genie_stats;
 
@@ -419,6 +428,35 @@ GENIEDEF const char  *genie_role_name(genie_role_id role);   /* "" for NONE or o
 GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, const char *role);
                       /* work of the nodes computed so far in this phase ("" none, NULL: all)
                          and of this role ("" none, NULL: all); zeros when none */
+
+/* ---- backends (see ">>backend" in the implementation; genie_cuda.c registers "cuda") ----
+   A backend computes the tape nodes and fused groups it supports on its device;
+   the CPU executor computes the rest. It sees the implementation's structs, so
+   it lives in the translation unit that defines GENIE_IMPLEMENTATION. Fallible
+   calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes). */
+#define GENIE_BACKEND_MSG 512
+struct genie__node;
+struct genie__fgroup;
+struct genie__buf;
+typedef struct genie_backend {
+    const char *name; /* what genie_ctx_desc.backend selects */
+    /* per context: *state for the others; GENIE_ERR_BACKEND when there is no device or driver */
+    genie_result (*init)(void **state, char *msg);
+    void (*destroy)(void *state);
+    /* 1 when run takes this node (g NULL) or the fused group g rooted at n */
+    int (*supports)(void *state, const struct genie__node *n, const struct genie__fgroup *g);
+    /* compute n (or the group g): every input buffer holds its bytes in ->dev, every output
+       buffer has its ->dev block; results stay on the device */
+    genie_result (*run)(void *state, struct genie__node *n, const struct genie__fgroup *g, char *msg);
+    genie_result (*alloc)(void *state, struct genie__buf *b, char *msg); /* b->dev: b->cap bytes */
+    void (*free)(void *state, struct genie__buf *b);                     /* b->dev, set to NULL */
+    genie_result (*copy_in)(void *state, struct genie__buf *b, char *msg); /* host -> device, b->bytes */
+    genie_result (*copy_out)(void *state, struct genie__buf *b, size_t lo, size_t hi, char *msg); /* bytes [lo, hi) */
+} genie_backend;
+/* Adds a backend to the process-wide table (at most 8; the same name again replaces it).
+   be must outlive every context that selects it. */
+GENIEDEF genie_result genie_backend_register(const genie_backend *be);
+GENIEDEF const char  *genie_backend_name(const genie_ctx *ctx); /* "cpu" or the backend in use */
 
 #ifdef __cplusplus
 }
@@ -658,7 +696,10 @@ typedef struct genie__buf {
     void *user;
     struct genie__buf *prev, *next; /* live: every live buffer, freed at destroy;
                                        cached: next links its size class's free list */
+    void *dev;                      /* a backend's block of cap bytes (kept while cached), or NULL */
+    uint32_t loc;                   /* GENIE__ON_HOST | GENIE__ON_DEV: which copies are current */
 } genie__buf;
+enum { GENIE__ON_HOST = 1, GENIE__ON_DEV = 2 };
 
 /* The buffer cache. A context keeps freed data blocks (with their genie__buf)
    in free lists by size class instead of returning them to GENIE_FREE, and
@@ -1253,6 +1294,8 @@ struct genie_ctx {
     uint64_t *tkey;                   /* the key of the tape being planned */
     struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
+    const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
+    void *be_state;
     genie_stats stats;
     struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
     int64_t npwork, cappwork, lastpw;
@@ -1283,12 +1326,18 @@ static int genie__grow(void **p, int64_t *cap, int64_t need, size_t elem) {
     return 1;
 }
 
+/* A buffer's device block back to the backend (a no-op on the CPU). */
+static void genie__dev_free(genie_ctx *ctx, genie__buf *b) {
+    if (b->dev && ctx->be) ctx->be->free(ctx->be_state, b);
+    b->dev = NULL;
+}
 static void genie__cache_flush(genie_ctx *ctx) {
     int c;
     for (c = 0; c < GENIE__NCLASS; c++)
         while (ctx->cache[c]) {
             genie__buf *b = ctx->cache[c];
             ctx->cache[c] = b->next;
+            genie__dev_free(ctx, b);
             GENIE_FREE(b->data);
             GENIE_FREE(b);
         }
@@ -1319,7 +1368,9 @@ static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
         b->data = genie__malloc_or_flush(ctx, cap);
         if (!b->data) { GENIE_FREE(b); return NULL; }
         ctx->stats.bytes_fresh += cap;
+        b->dev = NULL;
     }
+    b->loc = GENIE__ON_HOST;
     b->refs = 1;
     b->external = 0;
     b->bytes = bytes;
@@ -1348,6 +1399,7 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
     else ctx->bufs = b->next;
     if (b->next) b->next->prev = b->prev;
     if (b->external) {
+        genie__dev_free(ctx, b);
         if (b->deleter) b->deleter(b->data, b->user);
         GENIE_FREE(b);
         return;
@@ -1361,6 +1413,7 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
         ctx->stats.cache_bytes += cap;
         return;
     }
+    genie__dev_free(ctx, b);
     GENIE_FREE(b->data);
     GENIE_FREE(b);
 }
@@ -2145,6 +2198,8 @@ static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *ta
 static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
 static int genie__epi_match(genie__tape_op *tape, genie__node *x);
+static int genie__be_node(genie_ctx *ctx, genie__node *n, int take);
+static int genie__be_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
@@ -2338,6 +2393,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         GENIE_ASSERT(in->state != GENIE__PENDING); /* the tape is in topological order */
         if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
     }
+    if (!failed && ctx->be && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
     if (!failed) {
         if (n->base && genie__can_reuse(n)) {
             n->buf = n->base->buf;
@@ -2372,6 +2428,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
         r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
         ctx->stats.nodes_executed++;
+        n->buf->loc = GENIE__ON_HOST; /* a device copy of a reused buffer is stale now */
         if (r != GENIE_OK) {
             genie__fail(ctx, r, "%s", p.msg);
             n->err_code = (uint8_t)-r;
@@ -2682,7 +2739,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 ctx->stats.tape_cache_hits++;
             } else {
                 for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
-                    if (tape[i].inner || genie__epi_match(tape, tape[i].n)) continue;
+                    if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
                     if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
                     genie__fgroup_mark(tape[i].fg, tape);
                 }
@@ -2699,9 +2756,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             genie__node *n = tape[i].n;
             uint64_t flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
             if (tape[i].tfg) {
-                genie__exec_group(ctx, genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch));
+                struct genie__fgroup *g = genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch);
+                if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
             } else if (tape[i].fg) {
-                genie__exec_group(ctx, tape[i].fg);
+                if (!ctx->be || !genie__be_group(ctx, tape[i].fg)) genie__exec_group(ctx, tape[i].fg);
                 GENIE_FREE(tape[i].fg);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
@@ -7362,6 +7420,218 @@ static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t) {
     genie__node_drop_inputs(ctx, x);
 }
 
+/* >>backend --------------------------------------------------------------- */
+/* The backend table. A context may select one backend (genie_ctx_desc.backend)
+   besides the built-in CPU executor. The tape stays the same: fusion and the
+   buffer planner decide as for the CPU (product epilogues excepted: they are
+   the CPU GEMM's), and at each step genie__exec asks the backend whether it
+   supports the node (genie__exec_group: the group); when it does, the backend
+   computes it on its device, else the CPU executor does (a fallback, counted).
+   Buffers: a genie__buf keeps its host block and, once a backend touched it, a
+   device block of the same size class (b->dev); b->loc says which copies hold
+   the current bytes. Device blocks ride along with their buffers through the
+   context's cache, so the CPU planner's liveness governs device memory too,
+   and the cache is the device's caching pool. Bytes move only where the tape
+   needs them: host -> device before a backend step reads a buffer whose bytes
+   are on the host, device -> host before a CPU step reads one whose bytes are
+   on the device; a result stays on the device until read, and genie_read and
+   genie_item bring back only the bytes of the view read (genie_data the whole
+   buffer). With no backend every hook is one test of ctx->be. */
+#define GENIE__MAX_BACKENDS 8
+static const genie_backend *genie__backends[GENIE__MAX_BACKENDS];
+
+GENIEDEF genie_result genie_backend_register(const genie_backend *be) {
+    int i;
+    if (!be || !be->name || !be->name[0] || !be->init || !be->destroy || !be->supports || !be->run || !be->alloc ||
+        !be->free || !be->copy_in || !be->copy_out)
+        return GENIE_ERR_INVALID_ARG;
+    for (i = 0; i < GENIE__MAX_BACKENDS; i++)
+        if (!genie__backends[i] || strcmp(genie__backends[i]->name, be->name) == 0) {
+            genie__backends[i] = be;
+            return GENIE_OK;
+        }
+    return GENIE_ERR_OOM;
+}
+GENIEDEF const char *genie_backend_name(const genie_ctx *ctx) { return ctx && ctx->be ? ctx->be->name : "cpu"; }
+
+/* Select desc's backend in a new context: on failure the context keeps
+   GENIE_ERR_BACKEND with the reason and runs on the CPU. */
+static void genie__be_select(genie_ctx *ctx, const char *name) {
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r;
+    int i;
+    if (!name || !name[0] || strcmp(name, "cpu") == 0) return;
+    for (i = 0; i < GENIE__MAX_BACKENDS && genie__backends[i]; i++)
+        if (strcmp(genie__backends[i]->name, name) == 0) break;
+    if (i == GENIE__MAX_BACKENDS || !genie__backends[i]) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_ctx_create: no backend named \"%s\" is registered (is its file linked?); "
+                    "running on the CPU", name);
+        return;
+    }
+    msg[0] = 0;
+    r = genie__backends[i]->init(&ctx->be_state, msg);
+    if (r != GENIE_OK) {
+        genie__fail(ctx, r == GENIE_ERR_OOM ? r : GENIE_ERR_BACKEND, "genie_ctx_create: backend \"%s\": %s; running on the CPU",
+                    name, msg[0] ? msg : genie_result_string(r));
+        ctx->be_state = NULL;
+        return;
+    }
+    ctx->be = genie__backends[i];
+}
+
+/* The device block of b, made if it has none: on failure the cache (host and
+   device blocks) is emptied and the allocation tried once more. */
+static genie_result genie__be_alloc(genie_ctx *ctx, genie__buf *b, const char *what) {
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r;
+    if (b->dev) return GENIE_OK;
+    msg[0] = 0;
+    r = ctx->be->alloc(ctx->be_state, b, msg);
+    if (r != GENIE_OK && ctx->stats.cache_bytes) {
+        genie__cache_flush(ctx);
+        msg[0] = 0;
+        r = ctx->be->alloc(ctx->be_state, b, msg);
+    }
+    if (r != GENIE_OK) genie__fail(ctx, r, "%s: %s", what, msg[0] ? msg : genie_result_string(r));
+    return r;
+}
+/* b's current bytes on the device (a host -> device copy when only the host has them). */
+static genie_result genie__be_to_dev(genie_ctx *ctx, genie__buf *b, const char *what) {
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r;
+    if (b->loc & GENIE__ON_DEV) return GENIE_OK;
+    if ((r = genie__be_alloc(ctx, b, what)) != GENIE_OK) return r;
+    msg[0] = 0;
+    if ((r = ctx->be->copy_in(ctx->be_state, b, msg)) != GENIE_OK) {
+        genie__fail(ctx, r, "%s: %s", what, msg);
+        return r;
+    }
+    b->loc |= GENIE__ON_DEV;
+    ctx->stats.copies_to_device++;
+    ctx->stats.bytes_to_device += b->bytes;
+    return GENIE_OK;
+}
+/* Bytes [lo, hi) of b current on the host; whole: the host copy is current after. */
+static genie_result genie__be_to_host(genie_ctx *ctx, genie__buf *b, size_t lo, size_t hi, const char *what) {
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r;
+    if (!ctx->be || (b->loc & GENIE__ON_HOST) || hi <= lo) return GENIE_OK;
+    msg[0] = 0;
+    if ((r = ctx->be->copy_out(ctx->be_state, b, lo, hi, msg)) != GENIE_OK) {
+        genie__fail(ctx, r, "%s: %s", what, msg);
+        return r;
+    }
+    if (lo == 0 && hi >= b->bytes) b->loc |= GENIE__ON_HOST;
+    ctx->stats.copies_to_host++;
+    ctx->stats.bytes_to_host += hi - lo;
+    return GENIE_OK;
+}
+/* The bytes of view v of a value with buffer b and dtype dt, current on the host. */
+static genie_result genie__be_view_to_host(genie_ctx *ctx, genie__buf *b, int dt, const genie__vspec *v, const char *what) {
+    int64_t ext = genie__view_extent(v);
+    if (!ctx->be || (b->loc & GENIE__ON_HOST) || ext <= v->off) return GENIE_OK;
+    return genie__be_to_host(ctx, b, (size_t)v->off * genie__dt_size[dt], (size_t)ext * genie__dt_size[dt], what);
+}
+/* A node failed at its place in the tape: as genie__exec does. */
+static void genie__be_fail_node(genie_ctx *ctx, genie__node *n, genie_result r) {
+    n->err_code = (uint8_t)-r;
+    genie__buf_release(ctx, n->buf);
+    n->buf = NULL;
+    n->state = GENIE__FAILED;
+    ctx->stats.nodes_failed++;
+    genie__node_drop_inputs(ctx, n);
+}
+/* Run n (its inputs computed, none failed) on the backend: 1 when done there
+   (or failed), 0 when the CPU executor runs it (its inputs now on the host). */
+static int genie__be_node(genie_ctx *ctx, genie__node *n, int take) {
+    const char *fn = genie__op_names[n->op];
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r = GENIE_OK;
+    int i;
+    if (n->base || !ctx->be->supports(ctx->be_state, n, NULL)) {
+        ctx->stats.backend_fallbacks++;
+        for (i = 0; i < genie__node_ninputs(n) && r == GENIE_OK; i++)
+            r = genie__be_to_host(ctx, genie__node_input(n, i)->buf, 0, genie__node_input(n, i)->buf->bytes, fn);
+        if (r == GENIE_OK) return 0;
+        genie__be_fail_node(ctx, n, r);
+        return 1;
+    }
+    for (i = 0; i < n->nin && r == GENIE_OK; i++) r = genie__be_to_dev(ctx, n->in[i].n->buf, fn);
+    if (r == GENIE_OK) {
+        if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
+            n->buf = n->in[take].n->buf;
+            n->buf->refs++;
+            ctx->stats.tape_inplace++;
+        } else if (!(n->buf = genie__buf_new(ctx, (size_t)n->numel * genie__dt_size[n->dtype]))) {
+            r = GENIE_ERR_OOM;
+            genie__fail(ctx, r, "%s: out of memory for %lld elements", fn, (long long)n->numel);
+        }
+    }
+    if (r == GENIE_OK) r = genie__be_alloc(ctx, n->buf, fn);
+    if (r == GENIE_OK) {
+        msg[0] = 0;
+        if ((r = ctx->be->run(ctx->be_state, n, NULL, msg)) != GENIE_OK) genie__fail(ctx, r, "%s: %s", fn, msg);
+    }
+    if (r != GENIE_OK) {
+        genie__be_fail_node(ctx, n, r);
+        return 1;
+    }
+    n->buf->loc = GENIE__ON_DEV;
+    n->state = GENIE__DONE;
+    ctx->stats.nodes_executed++;
+    ctx->stats.backend_nodes++;
+    genie__node_drop_inputs(ctx, n);
+    return 1;
+}
+/* Run the fused group g on the backend: 1 when done there (or failed), 0 when
+   the CPU executor runs it (its inputs now on the host). */
+static int genie__be_group(genie_ctx *ctx, genie__fgroup *g) {
+    const char *fn = genie__op_names[g->root->op];
+    char msg[GENIE_BACKEND_MSG];
+    genie_result r = GENIE_OK;
+    int k, j;
+    for (k = 0; k < g->nin && r == GENIE_OK; k++)
+        if (g->src[k]->state == GENIE__FAILED) return 0; /* the CPU executor fails the group as usual */
+    if (!ctx->be->supports(ctx->be_state, g->root, g)) {
+        ctx->stats.backend_fallbacks += (uint64_t)g->nops;
+        for (k = 0; k < g->nin && r == GENIE_OK; k++) r = genie__be_to_host(ctx, g->src[k]->buf, 0, g->src[k]->buf->bytes, fn);
+        if (r == GENIE_OK) return 0;
+    }
+    for (k = 0; k < g->nin && r == GENIE_OK; k++) r = genie__be_to_dev(ctx, g->src[k]->buf, fn);
+    for (j = 0; j < g->nops && r == GENIE_OK; j++) {
+        genie__node *n = g->nodes[j];
+        if (!g->written[j]) continue;
+        if (!(n->buf = genie__buf_new(ctx, (size_t)n->numel * genie__dt_size[n->dtype]))) {
+            r = GENIE_ERR_OOM;
+            genie__fail(ctx, r, "%s: out of memory for %lld elements", genie__op_names[n->op], (long long)n->numel);
+        } else {
+            r = genie__be_alloc(ctx, n->buf, fn);
+        }
+    }
+    if (r == GENIE_OK) {
+        msg[0] = 0;
+        if ((r = ctx->be->run(ctx->be_state, g->root, g, msg)) != GENIE_OK) genie__fail(ctx, r, "%s (fused): %s", fn, msg);
+    }
+    if (r == GENIE_OK) {
+        ctx->stats.nodes_executed += (uint64_t)g->nops;
+        ctx->stats.fused_groups++;
+        ctx->stats.fused_nodes += (uint64_t)g->nops;
+        ctx->stats.backend_nodes += (uint64_t)g->nops;
+    }
+    for (j = g->nops - 1; j >= 0; j--) { /* as genie__exec_group: consumers first */
+        genie__node *n = g->nodes[j];
+        if (!g->written[j]) continue;
+        if (r != GENIE_OK) {
+            genie__be_fail_node(ctx, n, r);
+            continue;
+        }
+        n->buf->loc = GENIE__ON_DEV;
+        n->state = GENIE__DONE;
+        genie__node_drop_inputs(ctx, n);
+    }
+    return 1;
+}
+
 /* >>dump ------------------------------------------------------------------ */
 static const char *const genie__role_names[] = {
 #define GENIE__X(id, name) name,
@@ -7535,6 +7805,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
         const char *hb = getenv("GENIE_TAPE_HASH_BITS");
         if (hb && *hb >= '0' && *hb <= '9' && atoi(hb) < 64) ctx->tc_mask = ((uint64_t)1 << atoi(hb)) - 1;
     }
+    if (desc) genie__be_select(ctx, desc->backend);
     return ctx;
 }
 GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
@@ -7554,6 +7825,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
     genie__cache_flush(ctx);
+    if (ctx->be) ctx->be->destroy(ctx->be_state); /* after every device block went back */
     for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
         char *c = (char *)ctx->nodes.chunks[i];
         int j;
@@ -7795,6 +8067,7 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
     memset(b, 0, sizeof *b);
     b->refs = 1;
     b->external = 1;
+    b->loc = GENIE__ON_HOST;
     b->data = data;
     b->bytes = (size_t)ext * genie__dt_size[dt];
     b->deleter = deleter;
@@ -7966,6 +8239,7 @@ GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as
         return GENIE_ERR_INVALID_ARG;
     }
     r = genie__materialize(ctx, fn, 1, &t, GENIE_MAT_READ);
+    if (r == GENIE_OK) r = genie__be_view_to_host(ctx, t->st->ver->buf, t->st->dtype, t->v, fn);
     if (r != GENIE_OK) return r;
     st = t->v->strides;
     genie__mi_init(&m, t->v->ndim, t->v->shape, 1, &st, &t->v->off, 0);
@@ -7987,6 +8261,7 @@ static genie_result genie__item(genie_ctx *ctx, const char *fn, genie_tensor *t,
         return GENIE_ERR_INVALID_ARG;
     }
     r = genie__materialize(ctx, fn, 1, &t, GENIE_MAT_ITEM);
+    if (r == GENIE_OK) r = genie__be_view_to_host(ctx, t->st->ver->buf, t->st->dtype, t->v, fn);
     if (r != GENIE_OK) return r;
     if (f) *f = genie__ldf(t->st->ver->buf->data, t->v->off, t->st->dtype);
     if (i) *i = genie__ldi(t->st->ver->buf->data, t->v->off, t->st->dtype);
@@ -8005,6 +8280,7 @@ GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **p
         return GENIE_ERR_INVALID_ARG;
     }
     r = genie__materialize(ctx, "genie_data", 1, &t, GENIE_MAT_DATA);
+    if (r == GENIE_OK) r = genie__be_to_host(ctx, t->st->ver->buf, 0, t->st->ver->buf->bytes, "genie_data");
     if (r != GENIE_OK) return r;
     *ptr = (const char *)t->st->ver->buf->data + (size_t)t->v->off * genie__dt_size[t->st->dtype];
     return GENIE_OK;

@@ -351,6 +351,7 @@ static void gathered_check(genie_ctx *ctx, runstate *rs, slot *idx, slot *src, i
 
 genie_cpu prog_cpu = GENIE_CPU_AUTO;
 int prog_threads = 0;
+const char *prog_backend = NULL;
 
 int prog_run_file(const char *path, int *passed, int *failed) {
     FILE *f = fopen(path, "r");
@@ -367,6 +368,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
         memset(&d, 0, sizeof d);
         d.cpu = prog_cpu;
         d.n_threads = prog_threads;
+        d.backend = prog_backend;
         ctx = genie_ctx_create(&d);
     }
     while (fgets(line, sizeof line, f)) {
