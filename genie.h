@@ -2177,6 +2177,7 @@ static void genie__barrier(struct genie__tpool *pool, int nth);
 static int genie__ctx_threads(const genie_ctx *ctx);
 static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
 static int genie__fusable(const genie__node *n);
+static int genie__groupable(const genie__node *n);
 static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, which inputs are produced inside the
@@ -2740,7 +2741,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else {
                 for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
                     if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
-                    if (!genie__fusable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
+                    if (!genie__groupable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
                     genie__fgroup_mark(tape[i].fg, tape);
                 }
                 genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
@@ -4198,16 +4199,21 @@ static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
 #endif
 };
 
-/* Does node n have a row kernel? Sets [rows, len]: in[0] as rows of len
-   contiguous f32 elements, the output's rows (or elements) contiguous too. */
-static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
+/* May node n be computed by a row kernel, its input read as [rows, len] in
+   row-major order (row o: the values of in[0]'s view from o * len on)? f32
+   reductions over trailing dims (k = a.i[0] leading dims kept), argreduce,
+   softmax/log_softmax over the last dim, layer_norm (weight and bias
+   contiguous f32); a contiguous output (element or row o at out->off + o * olen).
+   Whether in[0] itself is contiguous is the caller's question (a row group
+   computes it in row order: >>fuse). */
+static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v;
     int kind = genie__op_kinds[n->op], k, i;
-    if (n->base || n->nin < 1 || n->numel == 0 || n->in[0].n->dtype != GENIE_F32) return 0;
+    if (n->base || n->nin < 1 || n->numel == 0 || n->in[0].n->dtype != GENIE_F32 ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
     v = n->in[0].v;
-    if (!genie__is_contig(v->ndim, v->shape, v->strides)) return 0;
     switch (kind) {
-    case GENIE__K_REDUCE: /* out: element o at out->off + o (as the reference writes it) */
+    case GENIE__K_REDUCE:
         if (n->nin != 1 || n->dtype != GENIE_F32) return 0;
         k = (int)n->a.i[0];
         break;
@@ -4216,12 +4222,11 @@ static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
         k = (int)n->a.i[0];
         break;
     case GENIE__K_SOFTMAX:
-        if (n->nin != 1 || n->dtype != GENIE_F32 || n->cdt != GENIE_F32 || v->ndim < 1 || n->a.i[0] != v->ndim - 1 ||
-            !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
+        if (n->nin != 1 || n->dtype != GENIE_F32 || n->cdt != GENIE_F32 || v->ndim < 1 || n->a.i[0] != v->ndim - 1) return 0;
         k = v->ndim - 1;
         break;
     case GENIE__K_LAYER_NORM:
-        if (n->dtype != GENIE_F32 || !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
+        if (n->dtype != GENIE_F32) return 0;
         for (i = 1; i < n->nin; i++)
             if (n->in[i].n->dtype != GENIE_F32 || !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides)) return 0;
         k = (int)n->a.i[0];
@@ -4232,70 +4237,83 @@ static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
     *len = genie__numel(v->ndim - k, v->shape + k);
     return *rows > 0 && *len > 0;
 }
+/* Does node n have a row kernel on its own? A row op over a contiguous input. */
+static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
+    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
+    return v && genie__is_contig(v->ndim, v->shape, v->strides) && genie__row_centre(n, rows, len);
+}
+
+/* One row x[len] of row op `op` (arguments a) with the path's primitives: a
+   reduction's value, or an argreduce's index, returned; softmax, log_softmax
+   and layer_norm (weight w, bias b, or NULL) write y[len] (nt: stream it). */
+static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a, const float *x, int64_t len, float *y,
+                             const float *w, const float *b, int nt) {
+    double r = 0, mean, dof;
+    int64_t j;
+    float m;
+    switch (op) {
+    case GENIE__OP_SUM: return rk->sum(x, len);
+    case GENIE__OP_MEAN: return rk->sum(x, len) / (double)len;
+    case GENIE__OP_AMAX: case GENIE__OP_AMIN: /* zeros and NaNs: the first one's bits, as the reference */
+        m = rk->maxmin(x, len, op == GENIE__OP_AMAX);
+        return (m == 0 || m != m) ? x[rk->find(x, len, m)] : m;
+    case GENIE__OP_PROD:
+        r = 1;
+        for (j = 0; j < len; j++) r *= x[j];
+        return r;
+    case GENIE__OP_VAR: case GENIE__OP_STD:
+        mean = rk->sum(x, len) / (double)len;
+        dof = (double)len - (double)a->i[1];
+        r = rk->sqdev(x, len, mean) / (dof > 0 ? dof : 0.0);
+        return op == GENIE__OP_STD ? sqrt(r) : r;
+    case GENIE__OP_LOGSUMEXP:
+        m = rk->maxmin(x, len, 1);
+        if (isinf(m)) m = 0;
+        return log(rk->sumexp(x, NULL, len, m)) + m;
+    case GENIE__OP_SOFTMAX:
+        m = rk->maxmin(x, len, 1);
+        rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
+        return 0;
+    case GENIE__OP_LOG_SOFTMAX:
+        m = rk->maxmin(x, len, 1);
+        rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
+        return 0;
+    case GENIE__OP_LAYER_NORM:
+    case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
+        mean = op == GENIE__OP_RMS_NORM ? 0.0 : rk->sum(x, len) / (double)len;
+        r = rk->sqdev(x, len, mean) / (double)len;
+        rk->norm(x, y, len, mean, 1.0 / sqrt(r + a->f[0]), w, b, nt);
+        return 0;
+    default: /* argmax, argmin, max/min along a dim: the index */
+        m = rk->maxmin(x, len, op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM);
+        return (double)rk->find(x, len, m);
+    }
+}
 
 /* Rows [lo, hi) of this thread's share, row by row with the path's primitives. */
 static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
-    int op = n->op, kind = genie__op_kinds[op];
+    int kind = genie__op_kinds[n->op], has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
     int64_t rows = 0, len = 0, lo, hi, o, j;
-    const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off;
+    const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off, *w = NULL, *b = NULL;
     char *out = (char *)GENIE__OUT(n);
     int nt;
     genie__rows_plan(n, &rows, &len);
     nt = rows * len >= GENIE__ROWS_NT_BYTES / 4; /* log_softmax and layer_norm: the output as large as the input */
+    if (kind == GENIE__K_LAYER_NORM) {
+        w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
+        b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
+    }
     genie__share(rows, ith, nth, &lo, &hi);
     for (o = lo; o < hi; o++) {
         const float *x = x0 + o * len;
-        float *y = (float *)out + n->out->off + o * len;
-        double r = 0, mean, dof;
-        float m;
-        switch (kind) {
-        case GENIE__K_REDUCE:
-            switch (op) {
-            case GENIE__OP_SUM: r = rk->sum(x, len); break;
-            case GENIE__OP_MEAN: r = rk->sum(x, len) / (double)len; break;
-            case GENIE__OP_AMAX: case GENIE__OP_AMIN: /* zeros and NaNs: the first one's bits, as the reference */
-                m = rk->maxmin(x, len, op == GENIE__OP_AMAX);
-                r = (m == 0 || m != m) ? x[rk->find(x, len, m)] : m;
-                break;
-            case GENIE__OP_PROD:
-                r = 1;
-                for (j = 0; j < len; j++) r *= x[j];
-                break;
-            case GENIE__OP_VAR: case GENIE__OP_STD:
-                mean = rk->sum(x, len) / (double)len;
-                dof = (double)len - (double)n->a.i[1];
-                r = rk->sqdev(x, len, mean) / (dof > 0 ? dof : 0.0);
-                if (op == GENIE__OP_STD) r = sqrt(r);
-                break;
-            default: /* logsumexp */
-                m = rk->maxmin(x, len, 1);
-                if (isinf(m)) m = 0;
-                r = log(rk->sumexp(x, NULL, len, m)) + m;
-                break;
-            }
+        double r = genie__row_run(rk, n->op, &n->a, x, len, (float *)out + n->out->off + o * len, w, b, nt);
+        if (kind == GENIE__K_REDUCE) {
             ((float *)out)[n->out->off + o] = (float)r;
-            break;
-        case GENIE__K_ARGREDUCE:
-            m = rk->maxmin(x, len, op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM);
-            j = rk->find(x, len, m);
+        } else if (kind == GENIE__K_ARGREDUCE) {
+            j = (int64_t)r;
             if (n->a.i[1]) ((int64_t *)out)[n->out->off + o] = j;
             else ((float *)out)[n->out->off + o] = x[j];
-            break;
-        case GENIE__K_SOFTMAX:
-            m = rk->maxmin(x, len, 1);
-            if (op == GENIE__OP_LOG_SOFTMAX) rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
-            else rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
-            break;
-        default: { /* layer_norm */
-            int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
-            const float *w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
-            const float *b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
-            mean = op == GENIE__OP_RMS_NORM ? 0.0 : rk->sum(x, len) / (double)len;
-            r = rk->sqdev(x, len, mean) / (double)len;
-            rk->norm(x, y, len, mean, 1.0 / sqrt(r + n->a.f[0]), w, b, nt);
-            break;
-        }
         }
     }
     return GENIE_OK;
@@ -6981,25 +6999,49 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    plain data: inputs (a buffer read through a view over the space), ops (each
    fills a tile register from its operands), and the outputs' views; the CPU
    executes it tile by tile, and another backend can generate a kernel from
-   the same struct. */
+   the same struct.
+   Row groups: a row op (genie__row_centre: an f32 reduction over trailing
+   dims, argreduce, softmax, log_softmax, layer_norm) is the centre of a group
+   of three parts, in ops[] order:
+     ops[0, row)        the prologue: elementwise over space 0 (shape[], the
+                        row op's input, rows of len elements in row-major
+                        order), the last one the row op's input;
+     ops[row]           the row op: x its input (a register of the prologue, or
+                        an input of space 0), y and z layer_norm's weight and
+                        bias (inputs of space 2: len contiguous elements) or
+                        GENIE__FNONE; its value is written like any node's;
+     ops[row + 1, nops) the epilogue: elementwise over space 1 (oshape[], the
+                        row op's output: [rows] for reductions, [rows, len]
+                        otherwise), operand `row` the row op's value.
+   An argreduce (int64 indices) takes a prologue only. The CPU runs a block of
+   rows at a time: the prologue tile by tile into a row register, the row op on
+   each row (the row kernels' primitives), then the epilogue tile by tile over
+   the block's outputs: one pass over memory for the whole group. Node
+   pointers are only in root, nodes[] and src[], scalars only in ops[].a, so a
+   cached group is rebound by rewriting those. */
 #define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
 #define GENIE__FMAX_IN 16    /* distinct inputs of a group */
 #define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
 #define GENIE__FSCALAR INT16_MIN
-typedef struct genie__fin {  /* element i of the space at data[off + sum_d idx_d * st[d]] */
+#define GENIE__FNONE INT16_MAX /* no operand */
+#define GENIE__FROW_MAX (1 << 16) /* longest row of a row group (two row registers a thread: 512 KiB) */
+typedef struct genie__fin {  /* element i of its space at data[off + sum_d idx_d * st[d]] */
     const char *data;
     int dt, contig;          /* contig: st are the space's row-major strides */
+    int sp;                  /* its space: 0, 1 (a row group's output), 2 (a row operand: data[off + j], j < len) */
     int64_t off, st[GENIE__MAXD];
 } genie__fin;
 typedef struct genie__fop {
     uint16_t op;
-    int16_t x, y;            /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR */
-    genie__args a;           /* the scalar (f[0]) and clamp's bounds */
+    int16_t x, y, z;         /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR; z: row ops only */
+    genie__args a;           /* the scalar (f[0]) and clamp's bounds; a row op's arguments */
 } genie__fop;
 typedef struct genie__fgroup {
     int nd, nin, nops, cdt;  /* cdt: the nodes' dtype; registers hold f32 */
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */
-    int64_t shape[GENIE__MAXD], total;
+    int64_t shape[GENIE__MAXD], total; /* space 0 */
+    int row, ond;            /* row groups: ops[row] is the row op (-1: none); space 1 is oshape[ond] */
+    int64_t oshape[GENIE__MAXD], ototal, rows, len; /* row groups: space 0 as [rows, len] */
     genie__fin in[GENIE__FMAX_IN];
     genie__fop ops[GENIE__FMAX_OPS];
     genie__fin out[GENIE__FMAX_OPS]; /* where op j's value is written (buffer set when it runs) */
@@ -7016,11 +7058,20 @@ static int genie__fusable(const genie__node *n) {
     return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
            (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
 }
-/* Does producer p join consumer c's group: fusable, read by c through its own
-   output view, and read by no other node of this tape? */
-static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
+/* May n be the centre of a row group: a row op whose rows fit the row registers? */
+static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) {
+    return genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
+}
+/* May n root a group: elementwise, or a row op (the centre of a row group)? */
+static int genie__groupable(const genie__node *n) {
+    int64_t rows, len;
+    return genie__fusable(n) || genie__row_groupable(n, &rows, &len);
+}
+/* Is pending p read by c through its own output view, of c's dtype, and by no
+   other node of this tape? */
+static int genie__reads_only(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     int i, uses = 0;
-    if (!genie__fusable(p) || p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
+    if (p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
     for (i = 0; i < c->nin; i++)
         if (c->in[i].n == p) {
             if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
@@ -7028,90 +7079,165 @@ static int genie__fuses_into(const genie__node *p, const genie__node *c, const g
         }
     return uses > 0 && tape[p->tix].uses == uses;
 }
-/* Where element idx of the space lives in a view laid over it (dims permuted by perm). */
-static void genie__fin_set(genie__fin *f, const genie__fgroup *g, const int *perm, const void *data, int dt,
+/* Does producer p join consumer c's group: fusable, and read only by c as above? */
+static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
+    return genie__fusable(p) && genie__reads_only(p, c, tape);
+}
+/* Does row op c take its input's producer p as its prologue: f32 elementwise,
+   read once in this tape, by c as in[0] through p's own view? */
+static int genie__prologue_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
+    return genie__fusable(p) && p->dtype == GENIE_F32 && p->state == GENIE__PENDING && c->in[0].n == p &&
+           tape[p->tix].uses == 1 && genie__vspec_equal(c->in[0].v, p->out);
+}
+/* Where element idx of space sp (0 or 1) lives in a view laid over it (dims permuted by perm). */
+static void genie__fin_set(genie__fin *f, const genie__fgroup *g, int sp, const int *perm, const void *data, int dt,
                            const genie__vspec *v) {
+    const int nd = sp ? g->ond : g->nd;
+    const int64_t *shape = sp ? g->oshape : g->shape;
     int d;
     int64_t run = 1;
     f->data = (const char *)data;
     f->dt = dt;
+    f->sp = sp;
     f->off = v->off;
     f->contig = 1;
-    for (d = g->nd - 1; d >= 0; d--) {
+    for (d = nd - 1; d >= 0; d--) {
         f->st[d] = v->strides[perm[d]];
-        if (g->shape[d] != 1 && f->st[d] != run) f->contig = 0;
-        run *= g->shape[d];
+        if (shape[d] != 1 && f->st[d] != run) f->contig = 0;
+        run *= shape[d];
     }
 }
-/* The input slot of (node, view), added if new; -1 when the group is full. */
-static int genie__fgroup_input(genie__fgroup *g, const int *perm, genie__node *n, const genie__vspec *v,
-                               const genie__vspec **views, genie__node **srcs) {
+/* The input slot of (node, view) over space sp, added if new; -1 when the group is full. */
+static int genie__fgroup_input(genie__fgroup *g, int sp, const int *perm, genie__node *n, const genie__vspec *v,
+                               const genie__vspec **views) {
     int k;
     for (k = 0; k < g->nin; k++)
-        if (srcs[k] == n && genie__vspec_equal(views[k], v)) return k;
+        if (g->src[k] == n && g->in[k].sp == sp && genie__vspec_equal(views[k], v)) return k;
     if (g->nin == GENIE__FMAX_IN) return -1;
-    srcs[k] = n;
+    g->src[k] = n;
     views[k] = v;
-    genie__fin_set(&g->in[k], g, perm, NULL, n->dtype, v);
+    if (sp == 2) { /* a row operand: contiguous (genie__row_centre) */
+        g->in[k].dt = n->dtype;
+        g->in[k].sp = 2;
+        g->in[k].contig = 1;
+        g->in[k].off = v->off;
+    } else {
+        genie__fin_set(&g->in[k], g, sp, perm, NULL, n->dtype, v);
+    }
     return g->nin++;
 }
-/* Build the group rooted at r over its inner producers (breadth first from the
-   root; reversed, producers come before consumers). NULL: r has no inner
-   producer (it runs alone) or out of memory. */
+/* The operand of node n's input i, computing op j of space sp: the register
+   of an earlier op of the same space that computes it, else an input slot. */
+static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *perm, const genie__node *n, int i,
+                                 const genie__vspec **views, int16_t *opnd) {
+    int k, first = sp == 1 ? g->row : 0, slot;
+    for (k = j - 1; k >= first && k >= 0; k--)
+        if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) {
+            *opnd = (int16_t)k;
+            return 1;
+        }
+    slot = genie__fgroup_input(g, sp, perm, n->in[i].n, n->in[i].v, views);
+    *opnd = (int16_t)(-1 - slot);
+    return slot >= 0;
+}
+/* Build the group rooted at r: its inner producers breadth first from the
+   root (reversed, producers come before consumers); the first row op met (or
+   r itself) becomes the centre, its input's producers its prologue. NULL: r has
+   no inner producer (it runs alone) or out of memory. */
 static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
     genie__fgroup *g;
-    genie__node *q[GENIE__FMAX_OPS];
+    genie__node *q[GENIE__FMAX_OPS], *pq[GENIE__FMAX_OPS], *c = NULL; /* the root's tree, the prologue, the centre */
     const genie__vspec *views[GENIE__FMAX_IN];
-    int perm[GENIE__MAXD], nq = 1, head, j, i, d;
+    int perm[GENIE__MAXD], nq = 1, np = 0, head, j, i, d;
+    int64_t rows = 0, len = 0;
     q[0] = r;
-    for (head = 0; head < nq; head++)
+    if (!genie__fusable(r)) {
+        if (!genie__row_groupable(r, &rows, &len)) return NULL;
+        c = r;
+    }
+    for (head = 0; head < nq; head++) {
+        if (q[head] == c) continue; /* its input: the prologue */
         for (i = 0; i < q[head]->nin && nq < GENIE__FMAX_OPS; i++) {
             genie__node *pn = q[head]->in[i].n;
             int seen = 0;
             for (j = 0; j < nq; j++) seen |= q[j] == pn;
-            if (!seen && genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
+            if (seen) continue;
+            if (genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
+            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__row_groupable(pn, &rows, &len) &&
+                     genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn;
         }
-    if (nq < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
+    }
+    if (c && nq < GENIE__FMAX_OPS && genie__prologue_into(c->in[0].n, c, tape)) {
+        pq[np++] = c->in[0].n;
+        for (head = 0; head < np; head++)
+            for (i = 0; i < pq[head]->nin && nq + np < GENIE__FMAX_OPS; i++) {
+                genie__node *pn = pq[head]->in[i].n;
+                int seen = 0;
+                for (j = 0; j < np; j++) seen |= pq[j] == pn;
+                if (!seen && genie__fuses_into(pn, pq[head], tape)) pq[np++] = pn;
+            }
+    }
+    if (nq + np < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;
-    g->cdt = r->dtype;
-    g->nd = r->out->ndim;
-    for (d = 0; d < g->nd; d++) perm[d] = d;
-    for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
-        int x = perm[d], e = d;
-        for (; e > 0 && r->out->strides[perm[e - 1]] < r->out->strides[x]; e--) perm[e] = perm[e - 1];
-        perm[e] = x;
+    g->row = -1;
+    if (c) { /* spaces in row-major order: the rows are the centre's */
+        const genie__vspec *v = c->in[0].v;
+        g->cdt = GENIE_F32;
+        g->nd = v->ndim;
+        memcpy(g->shape, v->shape, sizeof g->shape);
+        g->ond = c->out->ndim;
+        memcpy(g->oshape, c->out->shape, sizeof g->oshape);
+        g->ototal = genie__numel(g->ond, g->oshape);
+        g->rows = rows;
+        g->len = len;
+        for (d = 0; d < GENIE__MAXD; d++) perm[d] = d;
+    } else {
+        g->cdt = r->dtype;
+        g->nd = r->out->ndim;
+        for (d = 0; d < g->nd; d++) perm[d] = d;
+        for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
+            int x = perm[d], e = d;
+            for (; e > 0 && r->out->strides[perm[e - 1]] < r->out->strides[x]; e--) perm[e] = perm[e - 1];
+            perm[e] = x;
+        }
+        for (d = 0; d < g->nd; d++) g->shape[d] = r->out->shape[perm[d]];
     }
-    for (d = 0; d < g->nd; d++) g->shape[d] = r->out->shape[perm[d]];
     g->total = genie__numel(g->nd, g->shape);
-    g->nops = nq;
-    for (j = 0; j < nq; j++) g->nodes[j] = q[nq - 1 - j];
-    for (j = 0; j < nq; j++) {
+    g->nops = nq + np;
+    for (j = 0; j < np; j++) g->nodes[j] = pq[np - 1 - j];
+    if (c) {
+        g->row = np;
+        g->nodes[np] = c;
+    }
+    for (i = nq - 1, j = np + (c != NULL); i >= 0; i--)
+        if (q[i] != c) g->nodes[j++] = q[i];
+    for (j = 0; j < g->nops; j++) {
         genie__node *n = g->nodes[j];
         genie__fop *o = &g->ops[j];
-        int16_t opnd[2];
-        int k;
+        int sp = g->row >= 0 && j > g->row, ok = 1;
+        int16_t opnd[2] = {0, 0};
         o->op = n->op;
         o->a = n->a;
-        for (i = 0; i < n->nin && i < 2; i++) {
-            int reg = -1;
-            for (k = 0; k < j; k++)
-                if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) reg = k;
-            if (reg < 0) {
-                int slot = genie__fgroup_input(g, perm, n->in[i].n, n->in[i].v, views, g->src);
-                if (slot < 0) { GENIE_FREE(g); return NULL; }
-                opnd[i] = (int16_t)(-1 - slot);
-            } else {
-                opnd[i] = (int16_t)reg;
-            }
+        o->z = GENIE__FNONE;
+        if (j == g->row) {
+            int hw = genie__op_kinds[n->op] == GENIE__K_LAYER_NORM && n->a.i[1];
+            int hb = genie__op_kinds[n->op] == GENIE__K_LAYER_NORM && n->a.i[2];
+            ok = genie__fgroup_operand(g, j, 0, perm, n, 0, views, &o->x);
+            o->y = o->z = GENIE__FNONE;
+            if (ok && hw) ok = genie__fgroup_operand(g, j, 2, perm, n, 1, views, &o->y);
+            if (ok && hb) ok = genie__fgroup_operand(g, j, 2, perm, n, 1 + hw, views, &o->z);
+        } else {
+            for (i = 0; i < n->nin && i < 2 && ok; i++) ok = genie__fgroup_operand(g, j, sp, perm, n, i, views, &opnd[i]);
+            o->x = opnd[0];
+            o->y = genie__op_kinds[n->op] == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : opnd[1]) : opnd[0];
         }
-        o->x = opnd[0];
-        o->y = genie__op_kinds[n->op] == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : opnd[1]) : opnd[0];
+        if (!ok) { GENIE_FREE(g); return NULL; }
     }
-    for (j = 0; j < nq; j++) { /* the root, and inner nodes still readable after the tape */
+    for (j = 0; j < g->nops; j++) { /* the root, and inner nodes still readable after the tape */
         genie__node *n = g->nodes[j];
-        g->written[j] = j == nq - 1 || n->refs > 1 + tape[n->tix].uses;
-        if (g->written[j]) genie__fin_set(&g->out[j], g, perm, NULL, n->dtype, n->out);
+        g->written[j] = j == g->nops - 1 || n->refs > 1 + tape[n->tix].uses;
+        if (g->written[j]) genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, perm, NULL, n->dtype, n->out);
     }
     return g;
 }
@@ -7126,12 +7252,12 @@ static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
    comes from: src[k] is input src_i[k] of nodes[src_j[k]]. genie__tc_fg_bind
    rebuilds the group around this tape's nodes (and their scalars). */
 typedef struct genie__tc_fgh {
-    int32_t nd, nin, nops, cdt;
-    int64_t shape[GENIE__MAXD], total;
+    int32_t nd, nin, nops, cdt, row, ond;
+    int64_t shape[GENIE__MAXD], total, oshape[GENIE__MAXD], ototal, rows, len;
 } genie__tc_fgh;
 typedef struct genie__tc_fop {
     uint16_t op;
-    int16_t x, y;
+    int16_t x, y, z;
     uint8_t written, pad;
     int32_t node;
 } genie__tc_fop;
@@ -7148,13 +7274,14 @@ static void genie__tc_fg_save(char *rec, const genie__fgroup *g) {
     genie__tc_fop *op = (genie__tc_fop *)(void *)(in + g->nin);
     int16_t *src;
     int j, k, i, nw = 0;
-    h->nd = g->nd, h->nin = g->nin, h->nops = g->nops, h->cdt = g->cdt;
+    h->nd = g->nd, h->nin = g->nin, h->nops = g->nops, h->cdt = g->cdt, h->row = g->row, h->ond = g->ond;
     memcpy(h->shape, g->shape, sizeof h->shape);
-    h->total = g->total;
+    memcpy(h->oshape, g->oshape, sizeof h->oshape);
+    h->total = g->total, h->ototal = g->ototal, h->rows = g->rows, h->len = g->len;
     memcpy(in, g->in, (size_t)g->nin * sizeof(genie__fin));
     out = (genie__fin *)(void *)((char *)op + GENIE__AL8((size_t)g->nops * sizeof(genie__tc_fop)));
     for (j = 0; j < g->nops; j++) {
-        op[j].op = g->ops[j].op, op[j].x = g->ops[j].x, op[j].y = g->ops[j].y;
+        op[j].op = g->ops[j].op, op[j].x = g->ops[j].x, op[j].y = g->ops[j].y, op[j].z = g->ops[j].z;
         op[j].written = g->written[j], op[j].pad = 0;
         op[j].node = (int32_t)g->nodes[j]->tix;
         if (g->written[j]) out[nw++] = g->out[j];
@@ -7175,15 +7302,16 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     const genie__tc_fop *op = (const genie__tc_fop *)(const void *)(in + h->nin);
     const int16_t *src;
     int j, k, nw = 0;
-    g->nd = h->nd, g->nin = h->nin, g->nops = h->nops, g->cdt = h->cdt;
+    g->nd = h->nd, g->nin = h->nin, g->nops = h->nops, g->cdt = h->cdt, g->row = h->row, g->ond = h->ond;
     memcpy(g->shape, h->shape, sizeof g->shape);
-    g->total = h->total;
+    memcpy(g->oshape, h->oshape, sizeof g->oshape);
+    g->total = h->total, g->ototal = h->ototal, g->rows = h->rows, g->len = h->len;
     memcpy(g->in, in, (size_t)h->nin * sizeof(genie__fin));
     out = (const genie__fin *)(const void *)((const char *)op + GENIE__AL8((size_t)h->nops * sizeof(genie__tc_fop)));
     for (j = 0; j < h->nops; j++) {
         genie__node *n = tape[op[j].node].n;
         g->nodes[j] = n;
-        g->ops[j].op = op[j].op, g->ops[j].x = op[j].x, g->ops[j].y = op[j].y;
+        g->ops[j].op = op[j].op, g->ops[j].x = op[j].x, g->ops[j].y = op[j].y, g->ops[j].z = op[j].z;
         g->ops[j].a = n->a; /* scalars are not in the key */
         g->written[j] = op[j].written;
         if (op[j].written) g->out[j] = out[nw++];
@@ -7194,19 +7322,35 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     return g;
 }
 #undef GENIE__AL8
-/* Tile [start, start + n) of the space: load an input as f32 (as the reference
-   loads it: rounded to the compute dtype), store the root. */
+/* Elements [start, start + n) of f's space: load an input as f32 (as the
+   reference loads it: rounded to the compute dtype), store an output. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
+    const int nd = f->sp ? g->ond : g->nd;
+    const int64_t *shape = f->sp ? g->oshape : g->shape;
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
+    } else if (f->dt == GENIE_F32 && g->cdt == GENIE_F32 && nd >= 1 && (f->st[nd - 1] == 1 || f->st[nd - 1] == 0)) {
+        /* runs along the last dim, copied or (stride 0: a broadcast row) filled */
+        const float *x = (const float *)f->data;
+        for (e = 0; e < n;) {
+            int64_t pos = start + e, j = pos % shape[nd - 1], run = GENIE__MIN(shape[nd - 1] - j, n - e), off = f->off, r;
+            int d;
+            for (d = nd - 1; d >= 0; d--) {
+                off += (pos % shape[d]) * f->st[d];
+                pos /= shape[d];
+            }
+            if (f->st[nd - 1]) memcpy(dst + e, x + off, (size_t)run * 4);
+            else for (r = 0; r < run; r++) dst[e + r] = x[off];
+            e += run;
+        }
     } else if (f->contig) {
         for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
     } else {
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
-        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        genie__mi_init(&m, nd, shape, 1, st, &f->off, start);
         for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
     }
 }
@@ -7221,7 +7365,7 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
-        genie__mi_init(&m, g->nd, g->shape, 1, st, &f->off, start);
+        genie__mi_init(&m, f->sp ? g->ond : g->nd, f->sp ? g->oshape : g->shape, 1, st, &f->off, start);
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
@@ -7254,26 +7398,122 @@ static void genie__fop_run(const genie__fop *o, int cdt, genie_cpu cpu, float *o
     else if (cdt == GENIE_BF16)
         for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
 }
-static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) { return (size_t)(g->nin + g->nops) * GENIE__FTILE * 4; }
+/* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
+   GENIE__FTILE). Contiguous f32 inputs are read in place and a written op with
+   a contiguous f32 output computes into it; other inputs are loaded into their
+   registers, other ops computed into theirs (op jx into xdst) and the written
+   ones stored. rowv: the row op's values there (operand g->row). */
+static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *regs, float *opr, const float *rowv,
+                         int64_t start, int64_t n, int jx, float *xdst) {
+    const float *ip[GENIE__FMAX_IN];
+    float *op[GENIE__FMAX_OPS];
+    int j, k;
+    for (k = 0; k < g->nin; k++) {
+        const genie__fin *f = &g->in[k];
+        if (f->sp != sp) continue;
+        if (f->contig && f->dt == GENIE_F32) {
+            ip[k] = (const float *)f->data + f->off + start;
+        } else {
+            genie__fin_load(f, g, start, n, regs + (size_t)k * GENIE__FTILE);
+            ip[k] = regs + (size_t)k * GENIE__FTILE;
+        }
+    }
+    for (j = j0; j < j1; j++) {
+        const genie__fop *o = &g->ops[j];
+        const genie__fin *f = &g->out[j];
+        const float *x, *y;
+        op[j] = j == jx ? xdst : g->written[j] && f->contig && f->dt == GENIE_F32 ? (float *)f->data + f->off + start
+                                                                                 : opr + (size_t)j * GENIE__FTILE;
+        x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
+        y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
+        genie__fop_run(o, g->cdt, g->cpu, op[j], x, y, n);
+    }
+    for (j = j0; j < j1; j++)
+        if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);
+}
+/* A row group's row registers (input rows, output rows): a block's worth, 64-byte multiples. */
+static int64_t genie__frow_cap(const genie__fgroup *g) {
+    int64_t c = g->len > GENIE__FTILE ? g->len : GENIE__FTILE;
+    return (c + 15) & ~(int64_t)15;
+}
+static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) {
+    return ((size_t)(g->nin + g->nops) * GENIE__FTILE + (g->row >= 0 ? 2 * (size_t)genie__frow_cap(g) : 0)) * 4;
+}
 /* The fused kernel: threads take whole tiles; registers live in the workspace. */
 static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *ops = regs + (size_t)g->nin * GENIE__FTILE;
     int64_t lo, hi, t;
-    int j, k;
     genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
-        const int64_t start = t * GENIE__FTILE, n = GENIE__MIN(GENIE__FTILE, g->total - start);
-        for (k = 0; k < g->nin; k++) genie__fin_load(&g->in[k], g, start, n, regs + (size_t)k * GENIE__FTILE);
-        for (j = 0; j < g->nops; j++) {
-            const genie__fop *o = &g->ops[j];
-            const float *x = o->x >= 0 ? ops + (size_t)o->x * GENIE__FTILE : regs + (size_t)(-1 - o->x) * GENIE__FTILE;
-            const float *y = o->y == GENIE__FSCALAR ? NULL
-                             : o->y >= 0 ? ops + (size_t)o->y * GENIE__FTILE : regs + (size_t)(-1 - o->y) * GENIE__FTILE;
-            genie__fop_run(o, g->cdt, g->cpu, ops + (size_t)j * GENIE__FTILE, x, y, n);
+        const int64_t start = t * GENIE__FTILE;
+        genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
+    }
+    return GENIE_OK;
+}
+/* Rows [i0, i1) of the row op's input, row-major: read in place (a contiguous
+   f32 input), loaded, or computed by the prologue tile by tile into xrow. */
+static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *opr, float *xrow, int64_t i0, int64_t i1) {
+    const genie__fop *ro = &g->ops[g->row];
+    const int64_t s0 = i0 * g->len, s1 = i1 * g->len;
+    int64_t c, n;
+    if (ro->x < 0) {
+        const genie__fin *f = &g->in[-1 - ro->x];
+        if (f->contig && f->dt == GENIE_F32) return (const float *)f->data + f->off + s0;
+        genie__fin_load(f, g, s0, s1 - s0, xrow);
+        return xrow;
+    }
+    for (c = s0; c < s1; c += n) {
+        n = GENIE__MIN(GENIE__FTILE, s1 - c);
+        genie__fpass(g, 0, 0, g->row, regs, opr, NULL, c, n, ro->x, xrow + (c - s0));
+    }
+    return xrow;
+}
+/* The row group kernel: threads take blocks of rows (a reduction's block fills
+   a tile of outputs, a row-shaped op's a tile of inputs, or one row); each
+   block: its input rows, the row op row by row into the output rows (the row
+   op's own buffer when it is written contiguously, else a register), the
+   epilogue over the block's outputs. Results do not depend on the threads. */
+static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
+    const genie__fgroup *g = p->fg;
+    const genie__fop *ro = &g->ops[g->row];
+    const int kind = genie__op_kinds[ro->op], scalar = kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE;
+    const genie__rowk *rk = g->cpu > GENIE_CPU_REFERENCE && g->cpu < GENIE_CPU_COUNT && genie__rowks[g->cpu].sum
+                                ? &genie__rowks[g->cpu] : &genie__rowks[GENIE_CPU_GENERIC];
+    const int64_t len = g->len, olen = scalar ? 1 : len, cap = genie__frow_cap(g);
+    const int64_t ib = len >= GENIE__FTILE ? 1 : GENIE__FTILE / len, ob = scalar ? GENIE__FTILE : ib;
+    float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
+    float *xrow = opr + (size_t)g->nops * GENIE__FTILE, *yrow = xrow + cap;
+    const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
+    const int direct = rout && rout->contig && rout->dt == GENIE_F32 && kind != GENIE__K_ARGREDUCE;
+    const int nt = direct && g->nops == g->row + 1 && g->rows * len >= GENIE__ROWS_NT_BYTES / 4;
+    const float *w = ro->y != GENIE__FNONE ? (const float *)g->in[-1 - ro->y].data + g->in[-1 - ro->y].off : NULL;
+    const float *b = ro->z != GENIE__FNONE ? (const float *)g->in[-1 - ro->z].data + g->in[-1 - ro->z].off : NULL;
+    int64_t lo, hi, blk, i0, i1, o, c, n;
+    genie__share((g->rows + ob - 1) / ob, ith, nth, &lo, &hi);
+    for (blk = lo; blk < hi; blk++) {
+        const int64_t r0 = blk * ob, r1 = GENIE__MIN(g->rows, r0 + ob);
+        float *y0 = direct ? (float *)rout->data + rout->off + r0 * olen : yrow;
+        for (i0 = r0; i0 < r1; i0 = i1) {
+            const float *xs;
+            i1 = GENIE__MIN(r1, i0 + ib);
+            xs = genie__frows_in(g, regs, opr, xrow, i0, i1);
+            for (o = i0; o < i1; o++) {
+                const float *x = xs + (o - i0) * len;
+                double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, w, b, nt);
+                if (kind == GENIE__K_REDUCE) {
+                    y0[o - r0] = (float)r;
+                } else if (kind == GENIE__K_ARGREDUCE) { /* the root: written in place */
+                    if (ro->a.i[1]) ((int64_t *)rout->data)[rout->off + o] = (int64_t)r;
+                    else ((float *)rout->data)[rout->off + o] = x[(int64_t)r];
+                }
+            }
         }
-        for (j = 0; j < g->nops; j++)
-            if (g->written[j]) genie__fout_store(&g->out[j], g, start, n, ops + (size_t)j * GENIE__FTILE);
+        if (rout && !direct && kind != GENIE__K_ARGREDUCE) genie__fout_store(rout, g, r0 * olen, (r1 - r0) * olen, yrow);
+        for (c = r0 * olen; c < r1 * olen; c += n) {
+            n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
+            genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n, -1, NULL);
+        }
     }
     return GENIE_OK;
 }
@@ -7283,14 +7523,15 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
    them. A failed input fails every written node. */
 static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     genie__kparams p;
-    int k, j, nth;
+    int k, j, nth, share;
     uint8_t err = 0;
     for (k = 0; k < g->nin && !err; k++)
         if (g->src[k]->state == GENIE__FAILED) err = g->src[k]->err_code;
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    p.pool = genie__tpool_get(ctx, g->total >= GENIE__MIN_SHARED_ELEMS ? genie__ctx_threads(ctx) : 1);
+    share = g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
+    p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
     nth = genie__tpool_size(p.pool);
     for (j = 0; j < g->nops && !err; j++) {
         genie__node *n = g->nodes[j];
@@ -7301,7 +7542,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
             err = (uint8_t)-GENIE_ERR_OOM;
             break;
         }
-        if (!g->out[j].contig || g->total != n->numel) memset(n->buf->data, 0, bytes);
+        if (!g->out[j].contig || (g->out[j].sp ? g->ototal : g->total) != n->numel) memset(n->buf->data, 0, bytes);
         g->out[j].data = (const char *)n->buf->data;
     }
     if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g))) {
@@ -7312,7 +7553,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         for (k = 0; k < g->nin; k++) g->in[k].data = (const char *)g->src[k]->buf->data;
         g->cpu = ctx->cpu;
         p.ws = ctx->ws;
-        genie__tpool_run(p.pool, genie__k_fused, &p, nth);
+        genie__tpool_run(p.pool, g->row >= 0 ? genie__k_rfused : genie__k_fused, &p, nth);
         ctx->stats.nodes_executed += (uint64_t)g->nops;
         ctx->stats.fused_groups++;
         ctx->stats.fused_nodes += (uint64_t)g->nops;

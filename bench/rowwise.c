@@ -6,7 +6,12 @@
    A node's time is what genie_realize takes: the executor's buffer for the
    result (from a cache here, as a host's allocator would: fresh pages cost
    ~2 us each) and its zero fill included; the zero fill of 64 MiB is timed on
-   its own too, for scale. Best of 5 runs after a warm-up. */
+   its own too, for scale. Best of 5 runs after a warm-up.
+   Then row groups (>>fuse): a row op with its elementwise producers and
+   consumers over [4096, 4096] (x, m: two such tensors; w, b: [4096]), fused
+   (one realize: one pass over memory) against the same nodes unfused (the
+   prologue, the row op and the epilogue realized one after the other, each
+   value written and read back: what ran before row groups). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +110,63 @@ static double node_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_
     return best;
 }
 
+/* Row groups: the prologue, row op and epilogue of case k; fused: one realize,
+   else each stage realized on its own (its value written, then read). Only
+   the result is held when it runs (a value a handle holds is always written). */
+enum { G_SOFTMAX, G_LN, G_LN_RELU, G_LN_EPI, G_DOT, G_LSE, NGROUPS };
+static const char *const gnames[NGROUPS] = {"softmax(x * 0.125 + m)", "layer_norm(x + m, w, b)", "relu(layer_norm(x + m, w, b))",
+                                           "layer_norm(x + m) * w + b", "sum(x * m, -1)", "logsumexp(x * 0.5, -1) + 1"};
+static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_tensor *x, genie_tensor *m, genie_tensor *w,
+                           genie_tensor *b) {
+    int64_t last = -1, ln = N;
+    genie_tensor *y;
+    genie_pool_push(ctx);
+    if (s == 0) {
+        switch (k) {
+        case G_SOFTMAX: y = genie_add(ctx, genie_mul_scalar(ctx, x, 0.125), m); break;
+        case G_DOT: y = genie_mul(ctx, x, m); break;
+        case G_LSE: y = genie_mul_scalar(ctx, x, 0.5); break;
+        default: y = genie_add(ctx, x, m); break;
+        }
+    } else if (s == 1) {
+        switch (k) {
+        case G_SOFTMAX: y = genie_softmax(ctx, t, -1); break;
+        case G_DOT: y = genie_sum(ctx, t, 1, &last, 0); break;
+        case G_LSE: y = genie_logsumexp(ctx, t, 1, &last, 0); break;
+        case G_LN_EPI: y = genie_layer_norm(ctx, t, 1, &ln, NULL, NULL, 1e-5); break;
+        default: y = genie_layer_norm(ctx, t, 1, &ln, w, b, 1e-5); break;
+        }
+    } else if (k == G_LN_EPI) {
+        y = genie_add(ctx, genie_mul(ctx, t, w), b);
+    } else {
+        y = k == G_LSE ? genie_add_scalar(ctx, t, 1.0) : k == G_LN_RELU ? genie_relu(ctx, t) : t;
+    }
+    genie_retain(y);
+    genie_pool_pop(ctx);
+    return y;
+}
+static double group_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *m, genie_tensor *w, genie_tensor *b, int k, int fused,
+                         double *mb) {
+    double best = 1e9;
+    int r, s;
+    for (r = 0; r < 6; r++) {
+        genie_tensor *y = NULL, *t;
+        genie_stats s0 = genie_get_stats(ctx);
+        double t0 = now();
+        for (s = 0; s < 3; s++) {
+            t = stage(ctx, y, k, s, x, m, w, b);
+            if (y) genie_release(y);
+            y = t;
+            if (!fused && genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
+        }
+        if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
+        if (r && now() - t0 < best) best = now() - t0;
+        genie_release(y);
+        *mb = (double)(genie_get_stats(ctx).bytes_total - s0.bytes_total) / 1e6;
+    }
+    return best;
+}
+
 int main(void) {
     const size_t bytes = (size_t)N * N * sizeof(float);
     float *data = (float *)malloc(bytes), *wd = (float *)malloc(N * sizeof(float)), *bd = (float *)malloc(N * sizeof(float));
@@ -139,6 +201,31 @@ int main(void) {
             printf("  %-11s %9.2f %9.1f %9.0f%%\n", names[op], t * 1e3, moved / t * 1e-9, 100.0 * (moved / t) / (2.0 * (double)bytes / tc));
         }
         genie_ctx_destroy(ctx);
+    }
+    printf("\nrow groups over [%d, %d] f32: fused (one pass) vs unfused (each stage written and read back): ms, MB written\n", N, N);
+    for (nth = 1; nth <= 2; nth++) {
+        genie_ctx_desc d;
+        genie_ctx *ctx;
+        genie_tensor *x, *m, *w, *b;
+        float *md = (float *)malloc(bytes);
+        int k;
+        if (!md) return 1;
+        for (i = 0; i < (size_t)N * N; i++) md[i] = (float)((i * 40503u) % 997) * 0.002f - 1.0f;
+        memset(&d, 0, sizeof d);
+        d.n_threads = nth;
+        ctx = genie_ctx_create(&d);
+        x = genie_from_data(ctx, GENIE_F32, 2, shape, data);
+        m = genie_from_data(ctx, GENIE_F32, 2, shape, md);
+        w = genie_from_data(ctx, GENIE_F32, 1, &ln, wd);
+        b = genie_from_data(ctx, GENIE_F32, 1, &ln, bd);
+        printf("\n%d thread%s, path %s\n  %-30s %8s %8s %8s %8s %8s\n", nth, nth > 1 ? "s" : "", genie_cpu_name(genie_cpu_path(ctx)),
+               "group", "fused", "unfused", "speedup", "MB fused", "unfused");
+        for (k = 0; k < NGROUPS; k++) {
+            double mf, mu, tf = group_time(ctx, x, m, w, b, k, 1, &mf), tu = group_time(ctx, x, m, w, b, k, 0, &mu);
+            printf("  %-30s %8.2f %8.2f %7.2fx %8.2f %8.2f\n", gnames[k], tf * 1e3, tu * 1e3, tu / tf, mf, mu);
+        }
+        genie_ctx_destroy(ctx);
+        free(md);
     }
     free(data);
     free(dst);

@@ -20,6 +20,7 @@ int cxx_smoke(void); /* cxx_part.cpp */
 void test_planner(int *passed, int *failed); /* test_planner.c */
 void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every CPU kernel path against the reference */
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
+void rfuse_tests(int *passed, int *failed); /* test_rfuse.c: row groups */
 void tcache_tests(int *passed, int *failed); /* test_tcache.c */
 void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
@@ -551,6 +552,7 @@ int main(int argc, char **argv) {
     test_planner(&passed, &failed);
     test_chain(chain);
     fuse_tests(&passed, &failed);
+    rfuse_tests(&passed, &failed);
     tcache_tests(&passed, &failed);
     test_vmath(&passed, &failed, &skipped);
     test_reduce_run(&passed, &failed, &skipped);

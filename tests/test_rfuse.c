@@ -1,0 +1,400 @@
+/* test_rfuse.c - row groups (>>fuse): a reduction, argreduce, softmax,
+   log_softmax or layer_norm with its elementwise producers as a prologue and
+   its elementwise consumers as an epilogue, run in one pass, against a
+   GENIE_CPU_REFERENCE context (which never fuses: every node on its own
+   reference kernel). Random small programs around each row op: prologue chains
+   over plain, transposed and broadcast (row and column) operands and scalars,
+   epilogues with broadcast and strided operands, some intermediates held by
+   handles (they must be written, and equal the reference), odd row lengths (1,
+   3, 17, 64, 1000, 1031) and batch shapes, on 1 and 2 threads; then in-place
+   writes through views inside and around fused chains, and empty tensors.
+   Each program's statistics must show the one group it predicts (fused_groups,
+   fused_nodes): a pass without fusion fails here.
+   Tolerances: a program of exact operations (add, sub, mul, maximum, relu,
+   abs, square, scalars) feeds both contexts the same f32 rows, so amax/amin,
+   prod, argmax/argmin and max values must match bit for bit, and the rest
+   within the row kernels' bounds (genie.h, "fast reductions"); with
+   transcendental operations (gelu, tanh, sigmoid: a few ulp apart in the SIMD
+   paths) everything is compared within |f - r| <= 1e-4 (|r| + 0.05 max|r|) + 1e-6. */
+#include "../genie.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int *P, *F;
+#define RCHECK(cond, ...) do { if (cond) (*P)++; else { (*F)++; printf("FAIL test_rfuse: " __VA_ARGS__); printf("\n"); } } while (0)
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33) % n;
+}
+
+enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
+       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_COUNT };
+static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
+                                             "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
+                                             "layer_norm", "layer_norm w b"};
+static int exact_op(int op) { return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV; }
+static int row_shaped(int op) { return op >= R_SOFTMAX; }
+
+/* The leaves of a program over rows [A, B, L] (A*B rows of L): x, a transposed
+   view xt, a row vector bias [L] and a column [A, B, 1] (both broadcast), an
+   output-space vector ov [A, B] read with stride 2, layer_norm's w and b, a 0-d s0. */
+typedef struct leaves {
+    genie_tensor *x, *xt, *bias, *col, *ov, *w, *b, *s0;
+} leaves;
+static void make_leaves(genie_ctx *c, uint64_t seed, int64_t A, int64_t B, int64_t L, leaves *lv) {
+    int64_t s3[3] = {A, B, L}, s3t[3] = {A, L, B}, sc[3] = {A, B, 1}, so[3] = {A, B, 2};
+    genie_tensor *all[8];
+    lv->x = genie_randn(c, GENIE_F32, 3, s3, seed);
+    lv->xt = genie_transpose(c, genie_randn(c, GENIE_F32, 3, s3t, seed + 1), 1, 2);
+    lv->bias = genie_randn(c, GENIE_F32, 1, &L, seed + 2);
+    lv->col = genie_randn(c, GENIE_F32, 3, sc, seed + 3);
+    lv->ov = genie_select(c, genie_randn(c, GENIE_F32, 3, so, seed + 4), 2, 1);
+    lv->w = genie_randn(c, GENIE_F32, 1, &L, seed + 5);
+    lv->b = genie_randn(c, GENIE_F32, 1, &L, seed + 6);
+    lv->s0 = genie_randn(c, GENIE_F32, 0, NULL, seed + 7);
+    all[0] = lv->x; all[1] = lv->xt; all[2] = lv->bias; all[3] = lv->col; all[4] = lv->ov; all[5] = lv->w; all[6] = lv->b;
+    all[7] = lv->s0;
+    genie_realize(c, 8, all);
+}
+static void drop_leaves(leaves *lv) {
+    genie_release(lv->x); genie_release(lv->xt); genie_release(lv->bias); genie_release(lv->col);
+    genie_release(lv->ov); genie_release(lv->w); genie_release(lv->b); genie_release(lv->s0);
+}
+
+/* One elementwise step on t; o: operands of t's shape (or broadcast to it). Exact unless trans. */
+static genie_tensor *step(genie_ctx *c, genie_tensor *t, genie_tensor *const *o, int no, int trans) {
+    genie_tensor *u = o[rnd((uint32_t)no)];
+    switch (rnd(trans ? 12 : 9)) {
+    case 0: return genie_add(c, t, u);
+    case 1: return genie_mul(c, u, t);
+    case 2: return genie_sub(c, t, u);
+    case 3: return genie_maximum(c, t, u);
+    case 4: return genie_add_scalar(c, t, 0.25 * (double)rnd(9) - 1.0);
+    case 5: return genie_mul_scalar(c, t, 0.75);
+    case 6: return genie_relu(c, t);
+    case 7: return genie_abs(c, t);
+    case 8: return genie_square(c, t);
+    case 9: return genie_gelu(c, t);
+    case 10: return genie_tanh(c, t);
+    default: return genie_sigmoid(c, t);
+    }
+}
+static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leaves *lv) {
+    int64_t last = -1, L = genie_shape(t)[2];
+    genie_tuple *tu;
+    genie_tensor *r;
+    switch (op) {
+    case R_SUM: return genie_sum(c, t, 1, &last, 0);
+    case R_SUM_KEEP: return genie_sum(c, t, 1, &last, 1);
+    case R_SUM_ALL: return genie_sum(c, t, 0, NULL, 0);
+    case R_MEAN: return genie_mean(c, t, 1, &last, 0);
+    case R_AMAX: return genie_amax(c, t, 1, &last, 0);
+    case R_AMIN: return genie_amin(c, t, 1, &last, 1);
+    case R_PROD: return genie_prod(c, t, 1, &last, 0);
+    case R_VAR: return genie_var(c, t, 1, &last, 1, 0);
+    case R_STD: return genie_std(c, t, 1, &last, 0, 1);
+    case R_LSE: return genie_logsumexp(c, t, 1, &last, 0);
+    case R_ARGMAX: return genie_argmax(c, t, -1, 0);
+    case R_ARGMIN: return genie_argmin(c, t, -1, 1);
+    case R_MAXV:
+        tu = genie_max_dim(c, t, -1, 0);
+        r = genie_tuple_get(tu, 0);
+        genie_retain(r);
+        genie_tuple_release(tu);
+        return r;
+    case R_SOFTMAX: return genie_softmax(c, t, -1);
+    case R_LOGSOFTMAX: return genie_log_softmax(c, t, -1);
+    case R_LN: return genie_layer_norm(c, t, 1, &L, NULL, NULL, 1e-5);
+    default: return genie_layer_norm(c, t, 1, &L, lv->w, lv->b, 1e-5);
+    }
+}
+
+/* One random program around row op `op`, replayed identically from the seed:
+   np prologue steps, the row op, ne epilogue steps; some values held. Returns
+   the handles to read; *groups, *nodes: the groups it fuses into and their
+   nodes (one group around the row op; rows over 64K elements are no centre:
+   the prologue and epilogue chains are groups of their own). */
+#define NKEEP 4
+static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
+    genie_tensor *pro[4], *epi[3], *t, *u;
+    int np, ne, i, nout = 0, trans, noe = 0;
+    rng_state = seed;
+    trans = !exact_op(op) && rnd(2);
+    np = (int)rnd(6);
+    ne = op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV ? 0 : (int)rnd(5);
+    pro[0] = lv->x; pro[1] = lv->xt; pro[2] = lv->bias; pro[3] = lv->col;
+    genie_pool_push(c);
+    t = rnd(2) ? lv->x : lv->xt; /* a transposed input with no prologue: the row op reads it through its view */
+    for (i = 0; i < np; i++) {
+        t = step(c, t, pro, 4, trans);
+        if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
+    }
+    t = u = row_apply(c, op, t, lv);
+    if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
+    if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
+    else if (op == R_SUM_KEEP || op == R_STD || op == R_AMIN) epi[noe++] = genie_unsqueeze(c, lv->ov, 2);
+    else if (op != R_SUM_ALL) epi[noe++] = lv->ov;
+    else epi[noe++] = lv->s0;
+    for (i = 0; i < ne; i++) {
+        t = step(c, t, epi, noe, trans);
+        if (nout < NKEEP - 1 && i + 1 < ne && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
+    }
+    genie_retain(t);
+    out[nout++] = t;
+    genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
+    if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
+    *groups = np + ne > 0;
+    *nodes = np + ne > 0 ? np + ne + 1 : 0;
+    if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
+        *groups = (np >= 2) + (ne >= 2);
+        *nodes = (np >= 2 ? np : 0) + (ne >= 2 ? ne : 0);
+    }
+    return nout;
+}
+
+static int compare(genie_ctx *c, genie_tensor *a, genie_ctx *r, genie_tensor *b, const char *what, double tol) {
+    int64_t n = genie_numel(a), i, bad = 0;
+    double *x = (double *)malloc((size_t)n * 8 + 8), *y = (double *)malloc((size_t)n * 8 + 8), big = 0;
+    genie_result e1 = genie_read(c, a, GENIE_F64, x, (size_t)n * 8), e2 = genie_read(r, b, GENIE_F64, y, (size_t)n * 8);
+    RCHECK(e1 == GENIE_OK && e2 == GENIE_OK && n == genie_numel(b), "%s: read failed: %s / %s", what, genie_last_error(c),
+           genie_last_error(r));
+    for (i = 0; i < n && e1 == GENIE_OK && e2 == GENIE_OK; i++)
+        if (isfinite(y[i]) && fabs(y[i]) > big) big = fabs(y[i]);
+    for (i = 0; i < n && e1 == GENIE_OK && e2 == GENIE_OK; i++) {
+        int same = memcmp(&x[i], &y[i], 8) == 0 || (x[i] != x[i] && y[i] != y[i]) ||
+                   (tol > 0 && fabs(x[i] - y[i]) <= tol * (fabs(y[i]) + 0.05 * big) + 1e-6);
+        if (!same && bad++ == 0) printf("  %s: element %lld: fused %.9g, reference %.9g\n", what, (long long)i, x[i], y[i]);
+    }
+    RCHECK(bad == 0, "%s: %lld of %lld elements differ", what, (long long)bad, (long long)n);
+    free(x);
+    free(y);
+    return bad == 0;
+}
+
+static void random_programs(int th) {
+    static const int64_t shapes[][3] = {{1, 1, 1}, {2, 3, 3}, {1, 5, 17}, {3, 7, 64}, {1, 4, 1000}, {2, 35, 1031},
+                                        {1, 300, 3}, {1, 1, 1031}, {70, 1, 1}};
+    genie_ctx_desc dc, dr;
+    genie_ctx *c, *r;
+    int op, si, v, fails = 0;
+    memset(&dc, 0, sizeof dc);
+    memset(&dr, 0, sizeof dr);
+    dc.n_threads = th;
+    dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1); /* the best path this CPU runs, whatever GENIE_CPU says */
+    dr.cpu = GENIE_CPU_REFERENCE;
+    c = genie_ctx_create(&dc);
+    r = genie_ctx_create(&dr);
+    for (op = 0; op < R_COUNT; op++)
+        for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+            for (v = 0; v < (shapes[si][0] * shapes[si][1] * shapes[si][2] > 4096 ? 2 : 3); v++) {
+                const int64_t *s = shapes[si];
+                uint64_t seed = 100000u * (uint64_t)th + 1000u * (uint64_t)op + 10u * (uint64_t)si + (uint64_t)v;
+                genie_tensor *a[NKEEP], *b[NKEEP];
+                leaves lc, lr;
+                genie_stats s0, s1;
+                char what[200];
+                int na, nb, k, nodes = 0, nodes_r = 0, groups = 0, groups_r = 0;
+                make_leaves(c, seed, s[0], s[1], s[2], &lc);
+                make_leaves(r, seed, s[0], s[1], s[2], &lr);
+                na = build(c, seed, op, &lc, a, &groups, &nodes);
+                nb = build(r, seed, op, &lr, b, &groups_r, &nodes_r);
+                s0 = genie_get_stats(c);
+                genie_realize(c, na, a);
+                s1 = genie_get_stats(c);
+                snprintf(what, sizeof what, "%s [%lld, %lld, %lld] seed %llu, %d thread%s", r_names[op], (long long)s[0],
+                         (long long)s[1], (long long)s[2], (unsigned long long)seed, th, th > 1 ? "s" : "");
+                RCHECK(na == nb, "%s: programs differ", what);
+                RCHECK(s1.fused_groups - s0.fused_groups == (uint64_t)groups && s1.fused_nodes - s0.fused_nodes == (uint64_t)nodes,
+                       "%s: %llu groups of %llu nodes, expected %d of %d", what,
+                       (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes),
+                       groups, nodes);
+                for (k = 0; k < na && k < nb; k++) {
+                    char w2[260];
+                    snprintf(w2, sizeof w2, "%s, value %d of %d", what, k + 1, na);
+                    if (!compare(c, a[k], r, b[k], w2, exact_op(op) ? 0 : 1e-4) && ++fails > 10) return;
+                    genie_release(a[k]);
+                    genie_release(b[k]);
+                }
+                drop_leaves(&lc);
+                drop_leaves(&lr);
+            }
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(r);
+}
+
+/* In-place writes through views inside and around fused chains: a column
+   block of a prologue value scaled in place before the row op reads it; a
+   leaf written after a group that reads it was captured (the group reads the
+   old version); softmax(x * s + mask) with mask's rows written in place. */
+static void inplace_cases(int th) {
+    genie_ctx *cs[2];
+    genie_tensor *res[2][4];
+    int k, form;
+    for (form = 0; form < 3; form++) {
+        for (k = 0; k < 2; k++) {
+            genie_ctx_desc d;
+            int64_t s[2] = {37, 70}, L = 70, last = -1;
+            genie_tensor *x, *m, *t, *w, *b, *all[4];
+            memset(&d, 0, sizeof d);
+            d.n_threads = th;
+            d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+            cs[k] = genie_ctx_create(&d);
+            x = genie_randn(cs[k], GENIE_F32, 2, s, 9);
+            m = genie_randn(cs[k], GENIE_F32, 2, s, 10);
+            w = genie_randn(cs[k], GENIE_F32, 1, &L, 11);
+            b = genie_randn(cs[k], GENIE_F32, 1, &L, 12);
+            all[0] = x; all[1] = m; all[2] = w; all[3] = b;
+            genie_realize(cs[k], 4, all);
+            genie_pool_push(cs[k]);
+            if (form == 0) { /* a prologue value written through a transposed narrow view */
+                t = genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5), m);
+                genie_mul_(cs[k], genie_narrow(cs[k], genie_t(cs[k], t), 0, 3, 20), genie_full(cs[k], GENIE_F32, 0, NULL, 2.0));
+                res[k][0] = genie_relu(cs[k], genie_layer_norm(cs[k], genie_sub(cs[k], t, b), 1, &L, w, b, 1e-5));
+                res[k][1] = genie_mul(cs[k], genie_logsumexp(cs[k], genie_add(cs[k], t, x), 0, NULL, 0), genie_sum(cs[k], m, 0, NULL, 0));
+            } else if (form == 1) { /* x written after the groups reading it were captured */
+                res[k][0] = genie_add(cs[k], genie_softmax(cs[k], genie_mul_scalar(cs[k], x, 0.125), -1), b);
+                res[k][1] = genie_sqrt(cs[k], genie_var(cs[k], genie_add(cs[k], x, m), 1, &last, 1, 1));
+                genie_add_(cs[k], genie_narrow(cs[k], x, 1, 5, 30), genie_narrow(cs[k], m, 1, 0, 30));
+            } else { /* the mask's rows written in place, then softmax(x * s + mask) * w; the written rows read again */
+                genie_tensor *rows = genie_narrow(cs[k], m, 0, 2, 10);
+                genie_mul_(cs[k], rows, genie_full(cs[k], GENIE_F32, 0, NULL, -3.0));
+                res[k][0] = genie_mul(cs[k], genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.3), m), -1), w);
+                res[k][1] = genie_gelu(cs[k], genie_amax(cs[k], genie_sub(cs[k], m, x), 1, &last, 0));
+                genie_add_(cs[k], genie_narrow(cs[k], genie_t(cs[k], res[k][0]), 0, 1, 4), genie_full(cs[k], GENIE_F32, 0, NULL, 1.0));
+            }
+            res[k][2] = x;
+            res[k][3] = m;
+            genie_retain(res[k][0]);
+            genie_retain(res[k][1]);
+            genie_pool_pop(cs[k]);
+        }
+        for (k = 0; k < 4; k++) {
+            char what[120];
+            snprintf(what, sizeof what, "in-place form %d, value %d, %d thread%s", form, k, th, th > 1 ? "s" : "");
+            compare(cs[0], res[0][k], cs[1], res[1][k], what, 1e-4);
+        }
+        RCHECK(genie_get_stats(cs[0]).fused_groups >= 2, "in-place form %d: %llu groups", form,
+               (unsigned long long)genie_get_stats(cs[0]).fused_groups);
+        for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+    }
+}
+
+/* Empty tensors and empty rows: nothing is fused (no rows to run), the results agree. */
+static void empty_cases(void) {
+    int64_t s0[3] = {0, 3, 5}, s1[3] = {2, 3, 0}, L = 5;
+    genie_ctx *cs[2];
+    genie_tensor *res[2][3];
+    int k;
+    for (k = 0; k < 2; k++) {
+        genie_ctx_desc d;
+        genie_tensor *x, *e;
+        int64_t last = -1;
+        memset(&d, 0, sizeof d);
+        d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+        cs[k] = genie_ctx_create(&d);
+        x = genie_randn(cs[k], GENIE_F32, 3, s0, 1);
+        e = genie_randn(cs[k], GENIE_F32, 3, s1, 2);
+        res[k][0] = genie_add_scalar(cs[k], genie_softmax(cs[k], genie_mul_scalar(cs[k], x, 2.0), -1), 1.0);
+        res[k][1] = genie_mul_scalar(cs[k], genie_sum(cs[k], genie_add_scalar(cs[k], e, 1.0), 1, &last, 0), 3.0);
+        res[k][2] = genie_relu(cs[k], genie_layer_norm(cs[k], genie_add(cs[k], x, x), 1, &L, NULL, NULL, 1e-5));
+    }
+    for (k = 0; k < 3; k++) compare(cs[0], res[0][k], cs[1], res[1][k], "empty", 0);
+    for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+}
+
+/* Chains longer than a group (32 ops) around a row op, and more distinct
+   inputs than a group takes (16): split into several groups, still equal. */
+static void long_cases(int th) {
+    genie_ctx *cs[2];
+    genie_tensor *res[2][2];
+    int k, i;
+    for (k = 0; k < 2; k++) {
+        genie_ctx_desc d;
+        int64_t s[2] = {20, 33}, last = -1;
+        genie_tensor *x, *t, *u;
+        memset(&d, 0, sizeof d);
+        d.n_threads = th;
+        d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+        cs[k] = genie_ctx_create(&d);
+        x = genie_randn(cs[k], GENIE_F32, 2, s, 5);
+        genie_realize(cs[k], 1, &x);
+        genie_pool_push(cs[k]);
+        for (t = x, i = 0; i < 40; i++) t = genie_add_scalar(cs[k], genie_mul_scalar(cs[k], t, 0.9), 0.01 * i);
+        t = genie_softmax(cs[k], t, -1);
+        for (i = 0; i < 40; i++) t = genie_mul_scalar(cs[k], genie_add_scalar(cs[k], t, 0.5), 1.1);
+        res[k][0] = t;
+        for (u = x, i = 0; i < 20; i++) u = genie_add(cs[k], u, genie_randn(cs[k], GENIE_F32, 2, s, 100 + (uint64_t)i));
+        res[k][1] = genie_add(cs[k], genie_sum(cs[k], u, 1, &last, 0), genie_randn(cs[k], GENIE_F32, 1, s, 99));
+        genie_retain(res[k][0]);
+        genie_retain(res[k][1]);
+        genie_pool_pop(cs[k]);
+    }
+    compare(cs[0], res[0][0], cs[1], res[1][0], "a 161-op chain around softmax", 1e-4);
+    compare(cs[0], res[0][1], cs[1], res[1][1], "sum over 20 distinct inputs", 1e-4);
+    RCHECK(genie_get_stats(cs[0]).fused_groups >= 6, "long chains: %llu groups", (unsigned long long)genie_get_stats(cs[0]).fused_groups);
+    for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+}
+
+/* The tape cache keeps row groups as templates: the same structure realized
+   again with other scalars (the prologue's scale, layer_norm's eps) takes the
+   kept plan, rebound to the new nodes and scalars. */
+static void cache_cases(void) {
+    genie_ctx *cs[2];
+    int k, it;
+    uint64_t hits;
+    for (k = 0; k < 2; k++) {
+        genie_ctx_desc d;
+        memset(&d, 0, sizeof d);
+        d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+        cs[k] = genie_ctx_create(&d);
+    }
+    hits = genie_get_stats(cs[0]).tape_cache_hits;
+    for (it = 0; it < 3; it++) {
+        genie_tensor *res[2][2];
+        char what[80];
+        uint64_t g0 = genie_get_stats(cs[0]).fused_groups, n0 = genie_get_stats(cs[0]).fused_nodes;
+        for (k = 0; k < 2; k++) {
+            int64_t s[2] = {9, 130}, L = 130;
+            genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 20), *m = genie_randn(cs[k], GENIE_F32, 2, s, 21);
+            genie_tensor *w = genie_randn(cs[k], GENIE_F32, 1, &L, 22), *all[3];
+            all[0] = x; all[1] = m; all[2] = w;
+            genie_realize(cs[k], 3, all);
+            genie_pool_push(cs[k]);
+            res[k][0] = genie_mul(cs[k], genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), -1), w);
+            res[k][1] = genie_add_scalar(cs[k], genie_layer_norm(cs[k], genie_add(cs[k], x, m), 1, &L, w, NULL, 1e-5 + 0.5 * it), (double)it);
+            genie_retain(res[k][0]);
+            genie_retain(res[k][1]);
+            genie_pool_pop(cs[k]);
+            genie_realize(cs[k], 2, res[k]);
+            genie_release(x); genie_release(m); genie_release(w);
+        }
+        snprintf(what, sizeof what, "tape cache, iteration %d", it);
+        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 2 && genie_get_stats(cs[0]).fused_nodes - n0 == 7,
+               "%s: %llu groups of %llu nodes, expected 2 of 7", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
+               (unsigned long long)(genie_get_stats(cs[0]).fused_nodes - n0));
+        compare(cs[0], res[0][0], cs[1], res[1][0], what, 1e-4);
+        compare(cs[0], res[0][1], cs[1], res[1][1], what, 1e-4);
+        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); }
+    }
+    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for a repeated row group",
+           (unsigned long long)(genie_get_stats(cs[0]).tape_cache_hits - hits));
+    for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
+}
+
+void rfuse_tests(int *passed, int *failed) {
+    int th, p0 = *passed, f0 = *failed;
+    P = passed;
+    F = failed;
+    for (th = 1; th <= 2; th++) {
+        random_programs(th);
+        inplace_cases(th);
+        long_cases(th);
+    }
+    empty_cases();
+    cache_cases();
+    printf("  row groups (fused against the reference kernels): %d checks, %d failed\n", *passed - p0, *failed - f0);
+}
