@@ -10,11 +10,13 @@ BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
-           tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_roles.c
+           tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
+           tests/test_safetensors_nommap.c tests/test_roles.c
 TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 .PHONY: cuda cuda-suite test-cuda bench-cuda
+.PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -34,6 +36,7 @@ $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/%.o: tests/%.c tests/prog.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
+$(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
 	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread
 # the backend table (>>backend) through a fake device: no GPU, no toolkit
@@ -253,3 +256,31 @@ uninstall:
 
 clean:
 	rm -rf build build-asan
+
+# ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
+$(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE -DGENIE_IMPLEMENTATION $< -o $@ -lm -pthread
+$(BUILD)/test_safetensors_nommap: tests/test_safetensors_nommap.c tests/test_safetensors.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE $< -o $@ -lm -pthread
+test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+	$(BUILD)/test_safetensors
+	$(BUILD)/test_safetensors_nommap
+asan-safetensors:
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-safetensors
+valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors
+	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors_nommap
+
+# ---- fuzzing the safetensors reader (libFuzzer: clang with libclang-rt, e.g. Debian's clang) ----
+# Runs for FUZZ_SECONDS on the seed corpus (new inputs go to build/fuzz_corpus_safetensors); a
+# crash is written to build/ as crash-*; make it a case in tests/test_safetensors.c.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+$(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
+	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
+fuzz-safetensors: $(BUILD)/fuzz_safetensors
+	@mkdir -p $(BUILD)/fuzz_corpus_safetensors
+	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -dict=../tests/fuzz/safetensors.dict \
+	  -print_final_stats=1 fuzz_corpus_safetensors ../tests/fuzz/corpus_safetensors

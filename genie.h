@@ -37,6 +37,7 @@
  *     >>fuse ............ fusion groups as data, run in one pass over tiles
  *     >>backend ......... the backend table: device buffers, per-node offload, CPU fallback
  *     >>dump ............ Graphviz dump and statistics
+ *     >>io .............. safetensors files: a strict header reader, mapping, writer
  *     >>api ............. the public operations: capture and shape inference
  *
  * CONFIGURATION (define before including the implementation)
@@ -49,6 +50,8 @@
  *     GENIE_MAX_DIMS       most dimensions of a tensor (default 8)
  *     GENIE_NO_THREADS     no thread pool: every kernel runs on the calling thread
  *                          (otherwise link with -pthread; Win32 threads on Windows)
+ *     GENIE_NO_MMAP        safetensors files are read into memory instead of mapped
+ *                          (mmap on POSIX, MapViewOfFile on Windows otherwise)
  *     GENIE_CACHE_MAX_BYTES  freed data blocks a context keeps for reuse, at most
  *                          (default 256 MiB; 0 frees every block at once)
  *     GENIE_TAPE_CACHE_BYTES planned tapes a context keeps by structure, at most
@@ -457,6 +460,26 @@ typedef struct genie_backend {
    be must outlive every context that selects it. */
 GENIEDEF genie_result genie_backend_register(const genie_backend *be);
 GENIEDEF const char  *genie_backend_name(const genie_ctx *ctx); /* "cpu" or the backend in use */
+/* ---- weights: safetensors files (see >>io) ---- */
+typedef struct genie_safetensors genie_safetensors;
+/* Maps the file at path read-only (no copy); the file is untrusted: any defect is an error whose message names
+   the path and the tensor. *out is NULL on error; close it with genie_safetensors_close. */
+GENIEDEF genie_result  genie_safetensors_open(genie_ctx *ctx, const char *path, genie_safetensors **out);
+GENIEDEF int           genie_safetensors_count(const genie_safetensors *st);        /* tensors in the file; 0 for NULL */
+GENIEDEF const char   *genie_safetensors_name(const genie_safetensors *st, int i);  /* i-th name in byte order (NULL out of range); st owns it */
+/* A tensor reading the file's bytes without a copy (f16/bf16 as stored; a copy only when another writer left it
+   unaligned), belonging to the innermost pool; NULL and GENIE_ERR_INDEX when name is missing. */
+GENIEDEF genie_tensor *genie_safetensors_get(genie_safetensors *st, const char *name);
+GENIEDEF const char   *genie_safetensors_metadata(const genie_safetensors *st, const char *key); /* a "__metadata__" value or NULL; st owns it */
+GENIEDEF void          genie_safetensors_close(genie_safetensors *st);  /* frees st (NULL is fine); the mapping lives on while any tensor reads it */
+/* Realizes ts and writes them (any layout, written row-major) under names: the header keeps the given order, the data
+   is ordered by element size so every tensor is aligned; written to "<path>.genie.tmp" and renamed over path, so on
+   failure path is unchanged. Names must be unique, valid UTF-8 and not "__metadata__". */
+GENIEDEF genie_result  genie_safetensors_save(genie_ctx *ctx, const char *path, int n, const char *const *names,
+                                              genie_tensor *const *ts);
+GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const char *path, int n, const char *const *names,
+                                                       genie_tensor *const *ts, int nmeta, const char *const *keys,
+                                                       const char *const *values);  /* save, with "__metadata__" key -> value */
 
 #ifdef __cplusplus
 }
@@ -487,6 +510,23 @@ GENIEDEF const char  *genie_backend_name(const genie_ctx *ctx); /* "cpu" or the 
 #else
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
+#endif
+#endif
+#include <errno.h>
+#if !defined(GENIE_NO_MMAP)
+#ifdef _WIN32
+#ifdef GENIE_NO_THREADS /* else included above */
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#endif
+#elif defined(__unix__) || defined(__unix) || defined(__APPLE__)
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 #endif
 #endif
@@ -8025,6 +8065,941 @@ GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
     return s;
 }
 
+/* >>io -------------------------------------------------------------------- */
+/* safetensors files (huggingface/safetensors, its format.md): an 8-byte
+   little-endian u64 N, N bytes of UTF-8 JSON starting with '{' (trailing
+   spaces allowed), then the data. The header maps each tensor name to
+   {"dtype", "shape", "data_offsets": [begin, end]} (bytes from the start of
+   the data, row-major, little-endian); "__metadata__" is a string -> string
+   map. The file is untrusted: N is at most 100,000,000 (as the reference
+   implementation) and no more than the file holds; keys are unique at every
+   level; offsets cover the data exactly (no hole, no overlap, nothing after
+   the last tensor, as the reference's MetadataIncompleteBuffer check); each
+   tensor's byte size is numel * element size without overflow. Only the
+   structure safetensors defines is accepted (a tensor entry with another key
+   is an error), so the reader is not a general JSON parser: it nests at most
+   three levels by construction and recurses nowhere.
+   Tensors are zero-copy views (genie_from_blob) of a reference-counted
+   mapping (mmap, MapViewOfFile, or one GENIE_MALLOC'd copy of the file with
+   GENIE_NO_MMAP or elsewhere); a tensor whose bytes are not aligned to its
+   element size (another writer's layout) is copied instead. */
+
+/* dtypes in files: X(name, genie dtype or -1 when genie has none, bytes). The
+   first rows are genie's dtypes in enum order. */
+#define GENIE__ST_DTYPE_LIST(X)                                                                  \
+    X("F32", GENIE_F32, 4) X("F64", GENIE_F64, 8) X("F16", GENIE_F16, 2) X("BF16", GENIE_BF16, 2) \
+    X("I64", GENIE_I64, 8) X("I32", GENIE_I32, 4) X("I16", GENIE_I16, 2) X("I8", GENIE_I8, 1)     \
+    X("U8", GENIE_U8, 1) X("BOOL", GENIE_BOOL, 1) X("U16", -1, 2) X("U32", -1, 4) X("U64", -1, 8)  \
+    X("F8_E4M3", -1, 1) X("F8_E5M2", -1, 1)
+static const char *const genie__st_dt_names[] = {
+#define GENIE__X(name, dt, size) name,
+    GENIE__ST_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const signed char genie__st_dt_genie[] = {
+#define GENIE__X(name, dt, size) (signed char)(dt),
+    GENIE__ST_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const unsigned char genie__st_dt_size[] = {
+#define GENIE__X(name, dt, size) size,
+    GENIE__ST_DTYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+#define GENIE__ST_NDT ((int)sizeof(genie__st_dt_size))
+GENIE__STATIC_ASSERT(st_dtypes, GENIE__ST_NDT >= GENIE_DTYPE_COUNT);
+#define GENIE__ST_MAX_HEADER 100000000
+
+static int genie__little_endian(void) {
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* The length (1-4) of the valid UTF-8 sequence (RFC 3629: no overlong forms,
+   no surrogates, at most U+10FFFF) at p, or 0. */
+static int genie__utf8_seq(const unsigned char *p, const unsigned char *end) {
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else return 0;
+    if (end - p < n) return 0;
+    for (i = 1; i < n; i++) {
+        if (p[i] < lo || p[i] > hi) return 0;
+        lo = 0x80;
+        hi = 0xBF;
+    }
+    return n;
+}
+static int genie__utf8_valid(const char *s) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        int n = genie__utf8_seq(p, end);
+        if (!n) return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* ---- the mapping: shared by the open file and every tensor reading it ---- */
+typedef struct genie__stmap {
+    int32_t refs;          /* the open file's own, plus one per tensor reading it */
+    int mapped;            /* 1: a file mapping; 0: GENIE_MALLOC'd (or NULL) */
+    unsigned char *base;
+    size_t size;
+} genie__stmap;
+
+#if defined(GENIE_NO_MMAP)
+#define GENIE__MMAP 0
+#elif defined(_WIN32)
+#define GENIE__MMAP 2
+#elif defined(__unix__) || defined(__unix) || defined(__APPLE__)
+#define GENIE__MMAP 1
+#else
+#define GENIE__MMAP 0
+#endif
+
+static void genie__stmap_unref(genie__stmap *m) {
+    if (!m || --m->refs > 0) return;
+    if (m->base) {
+#if GENIE__MMAP == 1
+        if (m->mapped) munmap(m->base, m->size);
+#elif GENIE__MMAP == 2
+        if (m->mapped) UnmapViewOfFile(m->base);
+#endif
+        if (!m->mapped) GENIE_FREE(m->base);
+    }
+    GENIE_FREE(m);
+}
+/* genie_from_blob's deleter: a tensor lets go of the mapping. */
+static void genie__stmap_deleter(void *data, void *user) {
+    (void)data;
+    genie__stmap_unref((genie__stmap *)user);
+}
+
+/* The whole file at path, mapped read-only (or read into memory); NULL and the
+   context's error on failure. */
+static genie__stmap *genie__stmap_load(genie_ctx *ctx, const char *fn, const char *path) {
+    genie__stmap *m = (genie__stmap *)GENIE_MALLOC(sizeof(genie__stmap));
+    if (!m) return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
+    memset(m, 0, sizeof *m);
+    m->refs = 1;
+#if GENIE__MMAP == 1
+    {
+        struct stat sb;
+#if defined(O_NONBLOCK) && defined(O_CLOEXEC)
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block: it is refused below */
+#else
+        int fd = open(path, O_RDONLY);
+#endif
+        if (fd < 0) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: cannot open: %s", fn, path, strerror(errno));
+            GENIE_FREE(m);
+            return NULL;
+        }
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: not a regular file that fits in memory", fn, path);
+            close(fd);
+            GENIE_FREE(m);
+            return NULL;
+        }
+        m->size = (size_t)sb.st_size;
+        if (m->size > 0) {
+            void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: cannot map: %s", fn, path, strerror(errno));
+                close(fd);
+                GENIE_FREE(m);
+                return NULL;
+            }
+            m->base = (unsigned char *)p;
+            m->mapped = 1;
+        }
+        close(fd);
+    }
+#elif GENIE__MMAP == 2
+    {
+        LARGE_INTEGER li;
+        HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        if (h == INVALID_HANDLE_VALUE) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: cannot open (Windows error %lu)", fn, path,
+                        (unsigned long)GetLastError());
+            GENIE_FREE(m);
+            return NULL;
+        }
+        if (!GetFileSizeEx(h, &li) || li.QuadPart < 0 || (uint64_t)li.QuadPart > (uint64_t)SIZE_MAX) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: not a regular file that fits in memory", fn, path);
+            CloseHandle(h);
+            GENIE_FREE(m);
+            return NULL;
+        }
+        m->size = (size_t)li.QuadPart;
+        if (m->size > 0) {
+            HANDLE fm = CreateFileMappingA(h, NULL, PAGE_READONLY, 0, 0, NULL);
+            void *p = fm ? MapViewOfFile(fm, FILE_MAP_READ, 0, 0, 0) : NULL;
+            if (fm) CloseHandle(fm); /* the view keeps the mapping */
+            if (!p) {
+                genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: cannot map (Windows error %lu)", fn, path,
+                            (unsigned long)GetLastError());
+                CloseHandle(h);
+                GENIE_FREE(m);
+                return NULL;
+            }
+            m->base = (unsigned char *)p;
+            m->mapped = 1;
+        }
+        CloseHandle(h);
+    }
+#else
+    {
+        size_t cap = 0;
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: cannot open: %s", fn, path, strerror(errno));
+            GENIE_FREE(m);
+            return NULL;
+        }
+        if (fseek(f, 0, SEEK_END) == 0) { /* the size, when the stream tells it: one buffer, one more byte to see the end */
+            long end = ftell(f);
+            if (end >= 0 && (unsigned long)end < (unsigned long)(SIZE_MAX / 2)) cap = (size_t)end + 1;
+            if (fseek(f, 0, SEEK_SET) != 0) cap = 0;
+        }
+        if (cap) {
+            m->base = (unsigned char *)GENIE_MALLOC(cap);
+            if (!m->base) {
+                fclose(f);
+                genie__stmap_unref(m);
+                return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
+            }
+        }
+        for (;;) { /* read to the end, doubling the buffer if the file grew */
+            size_t got;
+            if (m->size == cap) {
+                size_t nc = cap ? cap * 2 : 65536;
+                unsigned char *q = nc > cap ? (unsigned char *)GENIE_REALLOC(m->base, nc) : NULL;
+                if (!q) {
+                    fclose(f);
+                    genie__stmap_unref(m);
+                    return (genie__stmap *)genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path);
+                }
+                m->base = q;
+                cap = nc;
+            }
+            got = fread(m->base + m->size, 1, cap - m->size, f);
+            m->size += got;
+            if (got == 0) break;
+        }
+        if (ferror(f)) {
+            genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: read error: %s", fn, path, strerror(errno));
+            fclose(f);
+            genie__stmap_unref(m);
+            return NULL;
+        }
+        fclose(f);
+    }
+#endif
+    return m;
+}
+
+/* ---- the header reader ---- */
+typedef struct genie__st_entry {
+    const char *name;        /* in the arena */
+    int dt;                  /* row of GENIE__ST_DTYPE_LIST */
+    int ndim;                /* may exceed GENIE__MAXD: shape keeps the first ones; get refuses it */
+    int64_t shape[GENIE__MAXD];
+    int64_t numel;           /* -1: the product overflows int64 */
+    int64_t begin, end;
+} genie__st_entry;
+
+struct genie_safetensors {
+    genie_ctx *ctx;
+    genie__stmap *map;
+    char *path;
+    char *arena;                  /* every decoded string, NUL-terminated */
+    const unsigned char *data;    /* the data: file bytes 8 + N .. end */
+    int64_t data_len;
+    genie__st_entry *e;           /* sorted by name (bytes) */
+    int64_t n, cap;
+    const char **meta;            /* key, value pairs sorted by key */
+    int64_t nmeta, capmeta;
+};
+
+/* A cursor over the header. Decoded strings go to the arena, which N + 1
+   bytes always hold: a string never decodes longer than its quoted form. */
+typedef struct genie__jr {
+    const unsigned char *p, *start, *end;
+    char *arena;
+    size_t used, cap;
+    genie_result code;
+    const char *tensor;  /* the entry being read, for messages */
+    char err[200];
+} genie__jr;
+
+static int genie__jr_fail(genie__jr *r, genie_result code, const char *fmt, ...) {
+    if (!r->err[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err, sizeof r->err, fmt, ap);
+        va_end(ap);
+        r->code = code;
+    }
+    return 0;
+}
+static long long genie__jr_at(const genie__jr *r) { return (long long)(r->p - r->start); }
+static int genie__jr_peek(genie__jr *r) {
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
+    return r->p < r->end ? *r->p : -1;
+}
+static int genie__jr_expect(genie__jr *r, int c) {
+    if (genie__jr_peek(r) == c) { r->p++; return 1; }
+    return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "expected '%c' at byte %lld of the header", c, genie__jr_at(r));
+}
+static int genie__jr_hex4(genie__jr *r, unsigned *out) {
+    int i;
+    *out = 0;
+    if (r->end - r->p < 4) return 0;
+    for (i = 0; i < 4; i++) {
+        int c = r->p[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return 0;
+        *out = *out * 16 + (unsigned)d;
+    }
+    r->p += 4;
+    return 1;
+}
+/* A JSON string: escapes decoded (\uXXXX with surrogate pairs to UTF-8),
+   raw bytes valid UTF-8, no control characters, no NUL (C strings). */
+static int genie__jr_string(genie__jr *r, const char **out) {
+    char *o;
+    if (genie__jr_peek(r) != '"')
+        return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "expected a string at byte %lld of the header", genie__jr_at(r));
+    r->p++;
+    o = r->arena + r->used;
+    *out = o;
+    for (;;) {
+        unsigned c;
+        if (r->p >= r->end) return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "unterminated string in the header");
+        c = *r->p;
+        if (c == '"') { r->p++; break; }
+        if (c < 0x20)
+            return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "control character in a string at byte %lld of the header",
+                                  genie__jr_at(r));
+        if (c == '\\') {
+            unsigned cp;
+            r->p++;
+            c = r->p < r->end ? *r->p++ : 0;
+            switch (c) {
+            case '"': case '\\': case '/': *o++ = (char)c; continue;
+            case 'b': *o++ = '\b'; continue;
+            case 'f': *o++ = '\f'; continue;
+            case 'n': *o++ = '\n'; continue;
+            case 'r': *o++ = '\r'; continue;
+            case 't': *o++ = '\t'; continue;
+            case 'u': break;
+            default:
+                return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "bad escape in a string at byte %lld of the header",
+                                      genie__jr_at(r));
+            }
+            if (!genie__jr_hex4(r, &cp))
+                return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "bad \\u escape at byte %lld of the header", genie__jr_at(r));
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                unsigned lo;
+                if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u') cp = 0xFFFFFFFFu;
+                else {
+                    r->p += 2;
+                    if (!genie__jr_hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF) cp = 0xFFFFFFFFu;
+                    else cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                }
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) cp = 0xFFFFFFFFu;
+            if (cp == 0xFFFFFFFFu)
+                return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "unpaired surrogate in a \\u escape at byte %lld of the header",
+                                      genie__jr_at(r));
+            if (cp == 0)
+                return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "\\u0000 in a string at byte %lld of the header",
+                                      genie__jr_at(r));
+            if (cp < 0x80) *o++ = (char)cp;
+            else if (cp < 0x800) {
+                *o++ = (char)(0xC0 | (cp >> 6));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                *o++ = (char)(0xE0 | (cp >> 12));
+                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            } else {
+                *o++ = (char)(0xF0 | (cp >> 18));
+                *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            }
+        } else {
+            int n = genie__utf8_seq(r->p, r->end), i;
+            if (!n)
+                return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "invalid UTF-8 at byte %lld of the header", genie__jr_at(r));
+            for (i = 0; i < n; i++) *o++ = (char)*r->p++;
+        }
+    }
+    *o++ = 0;
+    r->used = (size_t)(o - r->arena);
+    GENIE_ASSERT(r->used <= r->cap);
+    return 1;
+}
+/* A non-negative JSON integer that fits int64 (no sign, fraction or exponent). */
+static int genie__jr_uint(genie__jr *r, const char *what, int64_t *out) {
+    int64_t v = 0;
+    int c = genie__jr_peek(r);
+    if (c == '-') return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "negative %s at byte %lld of the header", what, genie__jr_at(r));
+    if (c < '0' || c > '9')
+        return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "expected an integer (%s) at byte %lld of the header", what, genie__jr_at(r));
+    if (c == '0' && r->end - r->p > 1 && r->p[1] >= '0' && r->p[1] <= '9')
+        return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "leading zero in %s at byte %lld of the header", what, genie__jr_at(r));
+    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') {
+        int d = *r->p - '0';
+        if (v > (INT64_MAX - d) / 10)
+            return genie__jr_fail(r, GENIE_ERR_OVERFLOW, "%s at byte %lld of the header overflows int64", what, genie__jr_at(r));
+        v = v * 10 + d;
+        r->p++;
+    }
+    if (r->p < r->end && (*r->p == '.' || *r->p == 'e' || *r->p == 'E'))
+        return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "%s at byte %lld of the header is not an integer", what, genie__jr_at(r));
+    *out = v;
+    return 1;
+}
+/* After a member: 1 if another follows (','), 0 at the end ('}' or ']'), -1 on error. */
+static int genie__jr_next(genie__jr *r, int close) {
+    int c = genie__jr_peek(r);
+    if (c == ',') { r->p++; return 1; }
+    if (c == close) { r->p++; return 0; }
+    genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "expected ',' or '%c' at byte %lld of the header", close, genie__jr_at(r));
+    return -1;
+}
+
+/* {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, each key once. */
+static int genie__st_read_entry(genie__jr *r, genie__st_entry *e) {
+    int have = 0, more;
+    r->tensor = e->name;
+    e->numel = 1;
+    if (!genie__jr_expect(r, '{')) return 0;
+    if (genie__jr_peek(r) == '}') r->p++;
+    else
+        do {
+            const char *key;
+            size_t mark = r->used;
+            int bit;
+            if (!genie__jr_string(r, &key) || !genie__jr_expect(r, ':')) return 0;
+            bit = strcmp(key, "dtype") == 0 ? 1 : strcmp(key, "shape") == 0 ? 2 : strcmp(key, "data_offsets") == 0 ? 4 : 0;
+            if (!bit) return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "unknown key \"%.40s\"", key);
+            if (have & bit) return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "duplicate key \"%s\"", key);
+            have |= bit;
+            r->used = mark; /* keys need no room in the arena */
+            if (bit == 1) {
+                const char *s;
+                int i;
+                if (genie__jr_peek(r) != '"') return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "dtype is not a string");
+                if (!genie__jr_string(r, &s)) return 0;
+                for (i = 0; i < GENIE__ST_NDT && strcmp(s, genie__st_dt_names[i]) != 0; i++) {}
+                if (i == GENIE__ST_NDT) return genie__jr_fail(r, GENIE_ERR_DTYPE, "unknown dtype \"%.20s\"", s);
+                e->dt = i;
+                r->used = mark;
+            } else if (bit == 2) {
+                if (genie__jr_peek(r) != '[') return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "shape is not an array");
+                r->p++;
+                if (genie__jr_peek(r) == ']') r->p++;
+                else
+                    do {
+                        int64_t d;
+                        if (!genie__jr_uint(r, "dimension", &d)) return 0;
+                        if (e->ndim == INT_MAX) return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "too many dimensions");
+                        if (e->ndim < GENIE__MAXD) e->shape[e->ndim] = d;
+                        e->ndim++;
+                        e->numel = e->numel < 0 ? -1 : genie__mul_ck(e->numel, d);
+                    } while ((more = genie__jr_next(r, ']')) == 1);
+                if (r->err[0]) return 0;
+            } else {
+                if (genie__jr_peek(r) != '[') return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "data_offsets is not an array");
+                r->p++;
+                if (!genie__jr_uint(r, "data_offsets begin", &e->begin) || !genie__jr_expect(r, ',') ||
+                    !genie__jr_uint(r, "data_offsets end", &e->end))
+                    return 0;
+                if (genie__jr_peek(r) != ']')
+                    return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "data_offsets does not hold exactly two integers");
+                r->p++;
+            }
+        } while ((more = genie__jr_next(r, '}')) == 1);
+    if (r->err[0]) return 0;
+    if (have != 7)
+        return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "missing %s", !(have & 1) ? "dtype" : !(have & 2) ? "shape" : "data_offsets");
+    r->tensor = NULL;
+    return 1;
+}
+/* "__metadata__": {"key": "value", ...} */
+static int genie__st_read_meta(genie__jr *r, genie_safetensors *st) {
+    int more;
+    if (genie__jr_peek(r) != '{') return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "__metadata__ is not an object");
+    r->p++;
+    if (genie__jr_peek(r) == '}') { r->p++; return 1; }
+    do {
+        const char *k, *v;
+        if (!genie__jr_string(r, &k) || !genie__jr_expect(r, ':')) return 0;
+        if (genie__jr_peek(r) != '"')
+            return genie__jr_fail(r, GENIE_ERR_INVALID_ARG, "__metadata__ value of \"%.40s\" is not a string", k);
+        if (!genie__jr_string(r, &v)) return 0;
+        if (!genie__grow((void **)&st->meta, &st->capmeta, 2 * st->nmeta + 2, sizeof(char *)))
+            return genie__jr_fail(r, GENIE_ERR_OOM, "out of memory");
+        st->meta[2 * st->nmeta] = k;
+        st->meta[2 * st->nmeta + 1] = v;
+        st->nmeta++;
+    } while ((more = genie__jr_next(r, '}')) == 1);
+    return more == 0;
+}
+static int genie__st_cmp_name(const void *a, const void *b) {
+    return strcmp(((const genie__st_entry *)a)->name, ((const genie__st_entry *)b)->name);
+}
+static int genie__st_cmp_meta(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+static int genie__st_cmp_offsets(const void *a, const void *b) {
+    const genie__st_entry *x = *(const genie__st_entry *const *)a, *y = *(const genie__st_entry *const *)b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+static const char *genie__st_fmt_shape(char *buf, const genie__st_entry *e) {
+    if (e->ndim <= GENIE__MAXD) return genie__fmt_shape(buf, e->ndim, e->shape);
+    sprintf(buf, "(%d dimensions)", e->ndim);
+    return buf;
+}
+
+/* Parse the header of the mapped file and check the layout; 0 and the
+   context's error (naming path and tensor) on failure. */
+static int genie__st_parse(genie_ctx *ctx, const char *fn, genie_safetensors *st) {
+    const char *path = st->path;
+    const unsigned char *b = st->map->base;
+    uint64_t hlen = 0;
+    int64_t i, cur;
+    genie__jr r;
+    genie__st_entry **ord;
+    int seen_meta = 0, more;
+    if (st->map->size < 8) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: file of %llu bytes is shorter than the 8-byte header length", fn,
+                    st->path, (unsigned long long)st->map->size);
+        return 0;
+    }
+    for (i = 7; i >= 0; i--) hlen = hlen << 8 | b[i];
+    if (hlen > GENIE__ST_MAX_HEADER || hlen > st->map->size - 8 || hlen < 2) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: header length %llu is %s", fn, st->path, (unsigned long long)hlen,
+                    hlen < 2 ? "too small" : hlen > GENIE__ST_MAX_HEADER ? "over the limit of 100000000 bytes"
+                                                                       : "more than the file holds");
+        return 0;
+    }
+    st->data = b + 8 + hlen;
+    st->data_len = (int64_t)(st->map->size - 8 - hlen);
+    st->arena = (char *)GENIE_MALLOC((size_t)hlen + 1);
+    if (!st->arena) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
+    memset(&r, 0, sizeof r);
+    r.start = r.p = b + 8;
+    r.end = b + 8 + hlen;
+    r.arena = st->arena;
+    r.cap = (size_t)hlen + 1;
+    if (*r.p != '{') genie__jr_fail(&r, GENIE_ERR_INVALID_ARG, "the header does not start with '{'");
+    else {
+        r.p++;
+        if (genie__jr_peek(&r) == '}') r.p++;
+        else
+            do {
+                const char *key;
+                if (!genie__jr_string(&r, &key) || !genie__jr_expect(&r, ':')) break;
+                if (strcmp(key, "__metadata__") == 0) {
+                    if (seen_meta) { genie__jr_fail(&r, GENIE_ERR_INVALID_ARG, "duplicate key \"__metadata__\""); break; }
+                    seen_meta = 1;
+                    if (!genie__st_read_meta(&r, st)) break;
+                } else {
+                    if (!genie__grow((void **)&st->e, &st->cap, st->n + 1, sizeof(genie__st_entry))) {
+                        genie__jr_fail(&r, GENIE_ERR_OOM, "out of memory");
+                        break;
+                    }
+                    memset(&st->e[st->n], 0, sizeof st->e[0]);
+                    st->e[st->n].name = key;
+                    st->n++;
+                    if (!genie__st_read_entry(&r, &st->e[st->n - 1])) break;
+                }
+            } while ((more = genie__jr_next(&r, '}')) == 1);
+        if (!r.err[0] && genie__jr_peek(&r) != -1)
+            genie__jr_fail(&r, GENIE_ERR_INVALID_ARG, "bytes after the header's object at byte %lld", genie__jr_at(&r));
+    }
+    if (r.err[0]) {
+        if (r.tensor) genie__fail(ctx, r.code, "%s: %.200s: tensor \"%.80s\": %s", fn, st->path, r.tensor, r.err);
+        else genie__fail(ctx, r.code, "%s: %.200s: %s", fn, st->path, r.err);
+        return 0;
+    }
+    if (st->n > INT_MAX) { genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: too many tensors", fn, st->path); return 0; }
+    /* unique keys */
+    if (st->n > 1) qsort(st->e, (size_t)st->n, sizeof st->e[0], genie__st_cmp_name); /* (qsort on NULL is undefined) */
+    for (i = 1; i < st->n; i++)
+        if (strcmp(st->e[i - 1].name, st->e[i].name) == 0) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate tensor \"%.80s\"", fn, st->path, st->e[i].name);
+            return 0;
+        }
+    if (st->nmeta > 1) qsort(st->meta, (size_t)st->nmeta, 2 * sizeof(char *), genie__st_cmp_meta);
+    for (i = 1; i < st->nmeta; i++)
+        if (strcmp(st->meta[2 * i - 2], st->meta[2 * i]) == 0) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate __metadata__ key \"%.80s\"", fn, st->path, st->meta[2 * i]);
+            return 0;
+        }
+    /* each tensor's bytes */
+    for (i = 0; i < st->n; i++) {
+        const genie__st_entry *e = &st->e[i];
+        int64_t bytes = e->numel < 0 ? -1 : genie__mul_ck(e->numel, genie__st_dt_size[e->dt]);
+        char sb[200];
+        if (bytes < 0) {
+            genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: %.200s: tensor \"%.80s\": the byte size of shape %s overflows int64", fn,
+                        st->path, e->name, genie__st_fmt_shape(sb, e));
+            return 0;
+        }
+        if (e->begin > e->end || e->end > st->data_len) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\": data_offsets [%lld, %lld] %s %lld data bytes",
+                        fn, st->path, e->name, (long long)e->begin, (long long)e->end,
+                        e->begin > e->end ? "begin after end; the file has" : "outside the", (long long)st->data_len);
+            return 0;
+        }
+        if (e->end - e->begin != bytes) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG,
+                        "%s: %.200s: tensor \"%.80s\": shape %s of %s needs %lld bytes but data_offsets [%lld, %lld] hold %lld",
+                        fn, st->path, e->name, genie__st_fmt_shape(sb, e), genie__st_dt_names[e->dt], (long long)bytes,
+                        (long long)e->begin, (long long)e->end, (long long)(e->end - e->begin));
+            return 0;
+        }
+    }
+    /* the data covered exactly: no overlap, no hole, nothing after the last */
+    ord = (genie__st_entry **)GENIE_MALLOC((size_t)(st->n > 0 ? st->n : 1) * sizeof(*ord));
+    if (!ord) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
+    for (i = 0; i < st->n; i++) ord[i] = &st->e[i];
+    if (st->n > 1) qsort(ord, (size_t)st->n, sizeof *ord, genie__st_cmp_offsets);
+    for (cur = 0, i = 0; i < st->n; i++) {
+        if (ord[i]->begin != cur) {
+            if (ord[i]->begin < cur)
+                genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\": data_offsets [%lld, %lld] overlap tensor \"%.80s\"",
+                            fn, st->path, ord[i]->name, (long long)ord[i]->begin, (long long)ord[i]->end, ord[i - 1]->name);
+            else
+                genie__fail(ctx, GENIE_ERR_INVALID_ARG,
+                            "%s: %.200s: tensor \"%.80s\": data bytes [%lld, %lld) before it belong to no tensor", fn,
+                            st->path, ord[i]->name, (long long)cur, (long long)ord[i]->begin);
+            GENIE_FREE(ord);
+            return 0;
+        }
+        cur = ord[i]->end;
+    }
+    GENIE_FREE(ord);
+    if (cur != st->data_len) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: the last %lld data bytes belong to no tensor", fn, st->path,
+                    (long long)(st->data_len - cur));
+        return 0;
+    }
+    (void)more;
+    return 1;
+}
+
+GENIEDEF void genie_safetensors_close(genie_safetensors *st) {
+    if (!st) return;
+    genie__stmap_unref(st->map);
+    GENIE_FREE(st->path);
+    GENIE_FREE(st->arena);
+    GENIE_FREE(st->e);
+    GENIE_FREE(st->meta);
+    GENIE_FREE(st);
+}
+
+GENIEDEF genie_result genie_safetensors_open(genie_ctx *ctx, const char *path, genie_safetensors **out) {
+    const char *fn = "genie_safetensors_open";
+    genie_safetensors *st;
+    if (out) *out = NULL;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!path || !out) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL path or output", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    if (!genie__little_endian()) {
+        genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: safetensors files are read on little-endian hosts only", fn, path);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    st = (genie_safetensors *)GENIE_MALLOC(sizeof *st);
+    if (!st) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+    memset(st, 0, sizeof *st);
+    st->ctx = ctx;
+    st->path = (char *)GENIE_MALLOC(strlen(path) + 1);
+    if (!st->path) { genie_safetensors_close(st); genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+    strcpy(st->path, path);
+    st->map = genie__stmap_load(ctx, fn, path);
+    if (!st->map || !genie__st_parse(ctx, fn, st)) {
+        genie_safetensors_close(st);
+        return ctx->err;
+    }
+    *out = st;
+    return GENIE_OK;
+}
+GENIEDEF int genie_safetensors_count(const genie_safetensors *st) { return st ? (int)st->n : 0; }
+GENIEDEF const char *genie_safetensors_name(const genie_safetensors *st, int i) {
+    return st && i >= 0 && i < st->n ? st->e[i].name : NULL;
+}
+GENIEDEF const char *genie_safetensors_metadata(const genie_safetensors *st, const char *key) {
+    const char *const *p;
+    if (!st || !key || !st->nmeta) return NULL;
+    p = (const char *const *)bsearch(&key, st->meta, (size_t)st->nmeta, 2 * sizeof(char *), genie__st_cmp_meta);
+    return p ? p[1] : NULL;
+}
+GENIEDEF genie_tensor *genie_safetensors_get(genie_safetensors *st, const char *name) {
+    const char *fn = "genie_safetensors_get";
+    genie__st_entry key, *e;
+    genie_ctx *ctx;
+    genie_tensor *t;
+    const unsigned char *p;
+    int dt;
+    if (!st) return NULL;
+    ctx = st->ctx;
+    if (ctx->err) return NULL;
+    if (!name) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: name is NULL", fn, st->path);
+    key.name = name;
+    e = st->n ? (genie__st_entry *)bsearch(&key, st->e, (size_t)st->n, sizeof *e, genie__st_cmp_name) : NULL;
+    if (!e) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: %.200s: no tensor \"%.80s\"", fn, st->path, name);
+    dt = genie__st_dt_genie[e->dt];
+    if (dt < 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: %.200s: tensor \"%.80s\": dtype %s is not one of genie's",
+                                           fn, st->path, name, genie__st_dt_names[e->dt]);
+    if (e->ndim > GENIE__MAXD)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: tensor \"%.80s\" has %d dimensions (at most %d)",
+                                           fn, st->path, name, e->ndim, GENIE__MAXD);
+    p = st->data + e->begin;
+    if ((uintptr_t)p % genie__dt_size[dt] != 0) /* another writer's layout: a copy the kernels can load */
+        return genie_from_data(ctx, (genie_dtype)dt, e->ndim, e->shape, p);
+    st->map->refs++;
+    t = genie_from_blob(ctx, (genie_dtype)dt, e->ndim, e->shape, NULL, (void *)(uintptr_t)p, genie__stmap_deleter, st->map);
+    if (!t) st->map->refs--; /* from_blob runs no deleter when it fails; st still holds its own */
+    return t;
+}
+
+/* ---- writing ---- */
+typedef struct genie__sbuf { char *p; int64_t n, cap; int oom; } genie__sbuf;
+static void genie__sbuf_put(genie__sbuf *b, const char *s, size_t len) {
+    if (b->oom) return;
+    if (!genie__grow((void **)&b->p, &b->cap, b->n + (int64_t)len + 1, 1)) { b->oom = 1; return; }
+    memcpy(b->p + b->n, s, len);
+    b->n += (int64_t)len;
+}
+static void genie__sbuf_str(genie__sbuf *b, const char *s) { genie__sbuf_put(b, s, strlen(s)); }
+/* s as a JSON string: quotes, backslashes and control characters escaped. */
+static void genie__sbuf_json(genie__sbuf *b, const char *s) {
+    genie__sbuf_put(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[8];
+        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; genie__sbuf_put(b, esc, 2); }
+        else if (c < 0x20) { sprintf(esc, "\\u%04x", c); genie__sbuf_put(b, esc, 6); }
+        else genie__sbuf_put(b, s, 1);
+    }
+    genie__sbuf_put(b, "\"", 1);
+}
+static int genie__st_check_names(genie_ctx *ctx, const char *fn, const char *path, const char *what, int n,
+                                 const char *const *names) {
+    const char **sorted;
+    int i;
+    for (i = 0; i < n; i++) {
+        if (!names[i]) { genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: %s %d is NULL", fn, path, what, i); return 0; }
+        if (!genie__utf8_valid(names[i])) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: %s %d is not valid UTF-8", fn, path, what, i);
+            return 0;
+        }
+    }
+    sorted = (const char **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(char *));
+    if (!sorted) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return 0; }
+    if (n > 0) memcpy(sorted, names, (size_t)n * sizeof(char *));
+    if (n > 1) qsort(sorted, (size_t)n, sizeof(char *), genie__st_cmp_meta);
+    for (i = 1; i < n; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: duplicate %s \"%.80s\"", fn, path, what, sorted[i]);
+            GENIE_FREE(sorted);
+            return 0;
+        }
+    GENIE_FREE(sorted);
+    return 1;
+}
+/* The tensor's numel elements in row-major order to f (a copy only when it is
+   not contiguous). 0 on failure (the context's error set, or errno for IO). */
+static int genie__st_write_tensor(genie_ctx *ctx, genie_tensor *t, FILE *f, int *io_err) {
+    genie_dtype dt = genie_dtype_of(t);
+    size_t bytes = (size_t)genie_numel(t) * genie__dt_size[dt];
+    const void *p;
+    void *tmp;
+    size_t w;
+    if (bytes == 0) return 1;
+    if (genie_is_contiguous(t)) {
+        if (genie_data(ctx, t, &p) != GENIE_OK) return 0;
+        w = fwrite(p, 1, bytes, f);
+    } else {
+        tmp = GENIE_MALLOC(bytes);
+        if (!tmp) { genie__fail(ctx, GENIE_ERR_OOM, "genie_safetensors_save: out of memory"); return 0; }
+        if (genie_read(ctx, t, dt, tmp, bytes) != GENIE_OK) { GENIE_FREE(tmp); return 0; }
+        w = fwrite(tmp, 1, bytes, f);
+        GENIE_FREE(tmp);
+    }
+    if (w != bytes) { *io_err = 1; return 0; }
+    return 1;
+}
+
+GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char *path, int n, const char *const *names,
+                                                      genie_tensor *const *ts, int nmeta, const char *const *keys,
+                                                      const char *const *values) {
+    const char *fn = "genie_safetensors_save";
+    genie__sbuf h;
+    int64_t *offs = NULL, cur = 0;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int i, pass, io_err = 0;
+    unsigned char len8[8];
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!path || n < 0 || (n > 0 && (!names || !ts)) || nmeta < 0 || (nmeta > 0 && (!keys || !values))) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL path, names, tensors or metadata, or a negative count", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    if (!genie__little_endian()) {
+        genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: safetensors files are written on little-endian hosts only", fn, path);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    if (!genie__st_check_names(ctx, fn, path, "name", n, names) || !genie__st_check_names(ctx, fn, path, "metadata key", nmeta, keys))
+        return ctx->err;
+    for (i = 0; i < n; i++) {
+        if (strcmp(names[i], "__metadata__") == 0) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: \"__metadata__\" is not a tensor name", fn, path);
+            return GENIE_ERR_INVALID_ARG;
+        }
+        if (!ts[i] || ts[i]->ctx != ctx) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL or of another context", fn, path, names[i]);
+            return GENIE_ERR_INVALID_ARG;
+        }
+    }
+    for (i = 0; i < nmeta; i++)
+        if (!values[i] || !genie__utf8_valid(values[i])) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: metadata value of \"%.80s\" is NULL or not valid UTF-8", fn, path, keys[i]);
+            return GENIE_ERR_INVALID_ARG;
+        }
+    /* data in order of element size (8, 4, 2, 1), then as given: every tensor aligned */
+    offs = (int64_t *)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (!offs) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+    for (pass = 8; pass >= 1; pass /= 2)
+        for (i = 0; i < n; i++) {
+            int64_t bytes;
+            if (genie__dt_size[genie_dtype_of(ts[i])] != (size_t)pass) continue;
+            bytes = genie__mul_ck(genie_numel(ts[i]), pass);
+            offs[i] = cur;
+            cur = bytes < 0 ? -1 : genie__add_ck(cur, bytes);
+            if (cur < 0 || (uint64_t)bytes > SIZE_MAX) {
+                GENIE_FREE(offs);
+                genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: %.200s: the data size overflows", fn, path);
+                return GENIE_ERR_OVERFLOW;
+            }
+        }
+    /* the header */
+    memset(&h, 0, sizeof h);
+    genie__sbuf_str(&h, "{");
+    if (nmeta > 0) {
+        genie__sbuf_str(&h, "\"__metadata__\":{");
+        for (i = 0; i < nmeta; i++) {
+            if (i) genie__sbuf_str(&h, ",");
+            genie__sbuf_json(&h, keys[i]);
+            genie__sbuf_str(&h, ":");
+            genie__sbuf_json(&h, values[i]);
+        }
+        genie__sbuf_str(&h, n ? "}," : "}");
+    }
+    for (i = 0; i < n; i++) {
+        char num[64];
+        int d, nd = genie_ndim(ts[i]);
+        genie_dtype dt = genie_dtype_of(ts[i]);
+        if (i) genie__sbuf_str(&h, ",");
+        genie__sbuf_json(&h, names[i]);
+        genie__sbuf_str(&h, ":{\"dtype\":\"");
+        genie__sbuf_str(&h, genie__st_dt_names[dt]);
+        genie__sbuf_str(&h, "\",\"shape\":[");
+        for (d = 0; d < nd; d++) {
+            sprintf(num, d ? ",%lld" : "%lld", (long long)genie_shape(ts[i])[d]);
+            genie__sbuf_str(&h, num);
+        }
+        sprintf(num, "],\"data_offsets\":[%lld,%lld]}", (long long)offs[i],
+                (long long)(offs[i] + genie_numel(ts[i]) * (int64_t)genie__dt_size[dt]));
+        genie__sbuf_str(&h, num);
+    }
+    genie__sbuf_str(&h, "}");
+    while (!h.oom && h.n % 8) genie__sbuf_str(&h, " "); /* the data starts 8-aligned */
+    if (h.oom || h.n > GENIE__ST_MAX_HEADER) {
+        GENIE_FREE(h.p);
+        GENIE_FREE(offs);
+        if (h.oom) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+        genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: the header would exceed 100000000 bytes", fn, path);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    /* computed before anything is written: a failure leaves no file behind */
+    if (genie_realize(ctx, n, ts) != GENIE_OK) goto fail;
+    /* written to "<path>.genie.tmp", then renamed over path: readers of the old
+       file (a mapping) keep it, and a failure leaves path as it was */
+    tmp = (char *)GENIE_MALLOC(strlen(path) + 11);
+    if (!tmp) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); goto fail; }
+    sprintf(tmp, "%s.genie.tmp", path);
+    f = fopen(tmp, "wb");
+    if (!f) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: cannot create %s: %s", fn, path, tmp, strerror(errno));
+        goto fail;
+    }
+    for (i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
+    if (fwrite(len8, 1, 8, f) != 8 || fwrite(h.p, 1, (size_t)h.n, f) != (size_t)h.n) { io_err = 1; goto fail; }
+    for (pass = 8; pass >= 1; pass /= 2)
+        for (i = 0; i < n; i++)
+            if (genie__dt_size[genie_dtype_of(ts[i])] == (size_t)pass && !genie__st_write_tensor(ctx, ts[i], f, &io_err))
+                goto fail;
+    if (fflush(f) != 0 || ferror(f)) { io_err = 1; goto fail; }
+    i = fclose(f);
+    f = NULL;
+    if (i != 0) { io_err = 1; goto fail; }
+#if defined(_WIN32) && GENIE__MMAP == 2
+    if (!MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING)) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: cannot replace it (Windows error %lu)", fn, path,
+                    (unsigned long)GetLastError());
+        goto fail;
+    }
+#else
+#ifdef _WIN32
+    remove(path);
+#endif
+    if (rename(tmp, path) != 0) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: cannot rename %s to it: %s", fn, path, tmp, strerror(errno));
+        goto fail;
+    }
+#endif
+    GENIE_FREE(tmp);
+    GENIE_FREE(h.p);
+    GENIE_FREE(offs);
+    return GENIE_OK;
+fail:
+    if (io_err) genie__fail(ctx, GENIE_ERR_BACKEND, "%s: %.200s: write failed: %s", fn, path, errno ? strerror(errno) : "I/O error");
+    if (f) fclose(f);
+    if (tmp) remove(tmp);
+    GENIE_FREE(tmp);
+    GENIE_FREE(h.p);
+    GENIE_FREE(offs);
+    return ctx->err ? ctx->err : GENIE_ERR_BACKEND;
+}
+GENIEDEF genie_result genie_safetensors_save(genie_ctx *ctx, const char *path, int n, const char *const *names,
+                                             genie_tensor *const *ts) {
+    return genie_safetensors_save_metadata(ctx, path, n, names, ts, 0, NULL, NULL);
+}
+
 /* >>api ------------------------------------------------------------------- */
 /* ---- context ---- */
 GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
@@ -8286,6 +9261,7 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
     genie__vspec *v;
     genie__node *n;
     genie__buf *b;
+    genie_tensor *t;
     int64_t ext;
     int i;
     GENIE__ENTER(ctx);
@@ -8311,15 +9287,18 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
     b->loc = GENIE__ON_HOST;
     b->data = data;
     b->bytes = (size_t)ext * genie__dt_size[dt];
-    b->deleter = deleter;
-    b->user = user;
     b->next = ctx->bufs;
     if (ctx->bufs) ctx->bufs->prev = b;
     ctx->bufs = b;
     n->buf = b;
     n->out = genie__vspec_retain(v);
     n->state = GENIE__DONE;
-    return genie__result(ctx, n, v);
+    t = genie__result(ctx, n, v);
+    if (t) { /* set only now: a failure never runs the deleter (the caller still owns data) */
+        b->deleter = deleter;
+        b->user = user;
+    }
+    return t;
 }
 static genie_tensor *genie__full(genie_ctx *ctx, const char *fn, genie_dtype dt, int ndim, const int64_t *shape, double val) {
     genie__vspec *v;

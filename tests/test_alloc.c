@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static long live, calls, fail_at = -1;
 static void *t_malloc(size_t n) {
@@ -94,6 +95,23 @@ static int program(genie_ctx *ctx) {
             genie_realize(ctx, 1, &h);
             genie_pool_pop(ctx);
         }
+    }
+    {   /* a safetensors file written (with metadata), mapped, read after it is closed */
+        char path[80];
+        const char *names[2] = {"a", "b.t"}, *keys[1] = {"format"}, *vals[1] = {"pt"};
+        genie_tensor *ts[2], *g;
+        genie_safetensors *st = NULL;
+        snprintf(path, sizeof path, "/tmp/genie_alloc_%ld.safetensors", (long)getpid());
+        ts[0] = a;
+        ts[1] = genie_t(ctx, a);
+        genie_safetensors_save_metadata(ctx, path, 2, names, ts, 1, keys, vals);
+        if (genie_safetensors_open(ctx, path, &st) == GENIE_OK) {
+            g = genie_safetensors_get(st, "b.t");
+            genie_safetensors_metadata(st, "format");
+            genie_safetensors_close(st);
+            genie_read(ctx, genie_add(ctx, g, a), GENIE_F32, out, sizeof out);
+        }
+        remove(path);
     }
     genie_scope_pop(ctx);
     genie_pool_pop(ctx);

@@ -26,6 +26,8 @@ void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
 void test_roles(int *passed, int *failed); /* test_roles.c */
 void test_llmops_run(int *passed, int *failed, int *skipped); /* test_llmops.c */
+void test_safetensors_run(int *passed, int *failed); /* test_safetensors.c: files mapped */
+void test_safetensors_nommap_run(int *passed, int *failed); /* ... and read with GENIE_NO_MMAP */
 
 static genie_tensor *vec(genie_ctx *ctx, int n, const float *v) {
     int64_t s = n;
@@ -558,6 +560,8 @@ int main(int argc, char **argv) {
     test_reduce_run(&passed, &failed, &skipped);
     test_roles(&passed, &failed);
     test_llmops_run(&passed, &failed, &skipped);
+    test_safetensors_run(&passed, &failed);
+    test_safetensors_nommap_run(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     gemm_tests(&passed, &failed, &skipped);
     run_data_files();
