@@ -17,6 +17,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
+.PHONY: test-vmath-all
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -34,7 +35,7 @@ run: $(BUILD)/03_mlp
 # ---- tests ----
 $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/%.o: tests/%.c tests/prog.h genie.h | $(BUILD)
+$(BUILD)/%.o: tests/%.c tests/prog.h tests/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
@@ -44,6 +45,12 @@ $(BUILD)/test_backend: tests/test_backend.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# every f32 input through the SIMD paths' transcendental kernels against the reference (optional:
+# about half an hour of CPU per path; make test runs the dense sweep of tests/test_vmath.c)
+$(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
+test-vmath-all: $(BUILD)/vmath_all
+	$(BUILD)/vmath_all
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)

@@ -4403,20 +4403,26 @@ static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int 
    aside), and within a stated bound for the transcendental ones:
      GENERIC  every kernel is a plain C loop over the reference's own formula:
               exact (0 ulp) everywhere.
-     AVX2, AVX512  exp log log1p expm1 tanh sigmoid silu erf gelu gelu_tanh and
-              rsqrt widen to f64 vectors (8 or 4 lanes) and evaluate polynomials
-              there (relative error below 2^-38 before the final rounding), so
-              the f32 result is the correctly rounded one or its neighbour:
-              <= 1 ulp from the reference (tests/test_vmath.c measures it).
+     AVX2, AVX512  exp log log1p expm1 tanh sigmoid silu erf gelu gelu_tanh run on f32
+              vectors (16 or 8 lanes, GENIE__VM_MATHF): range reduction in f32 with
+              FMA and Cody-Waite constants, fitted polynomials, 2^k by scalef or in
+              two exponent steps (subnormal results rounded once), the tails done
+              without cancellation (erfc-like forms for gelu's and gelu_tanh's x < 0,
+              x^2 and gelu_tanh's argument in two floats). Bounds from the reference,
+              measured over every f32 input on AVX-512 (make test-vmath-all checks
+              them on each path):
+              exp log log1p expm1 erf <= 1 ulp; tanh sigmoid <= 2; silu <= 3; gelu
+              gelu_tanh <= 4 ulp where the reference is exact to 1e-3 ulp (x >= -5)
+              and <= 3 ulp everywhere from an erfc / logistic oracle in double.
               Where the reference itself cancels, 1 + erf(x/sqrt2) in gelu and
-              1 + tanh(u) in gelu_tanh for x < -5, the kernels compute the tail
-              without cancellation (erfc, a logistic): more exact than the
-              reference, and within 1e-14 of it in absolute terms.
-              sin and cos reduce |x| <= 2^18 by pi/2 in f64 vectors (<= 1 ulp,
-              measured 0 over every f32 in [2^15, 2^18)); a block with a larger
-              lane (or inf, NaN) goes to libm, as does pow (exact). The rest are
-              exact f32 vector instructions (IEEE add/sub/mul/div/sqrt give the
-              same f32 as the reference's double-then-round). */
+              1 + tanh(u) in gelu_tanh for x < -5, the kernels are more exact than
+              the reference, and within 1e-14 of it in absolute terms.
+              rsqrt runs on f64 vectors (exact); sin and cos reduce |x| <= 2^18 by
+              pi/2 in f64 vectors (<= 1 ulp, measured 0 over every f32 in
+              [2^15, 2^18)); a block with a larger lane (or inf, NaN) goes to libm,
+              as does pow (exact). The rest are exact f32 vector instructions (IEEE
+              add/sub/mul/div/sqrt give the same f32 as the reference's
+              double-then-round). */
 typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
 
 #define GENIE__VU_LIST(X, P)                                                                      \
@@ -4511,171 +4517,237 @@ static int genie__v_f32_exact(double s) {
     return fabs(s) <= FLT_MAX && (double)(float)s == s;
 }
 
+/* Inlined into every kernel loop (the helpers of GENIE__VM_MATHF), so constants stay in registers. */
+#define GENIE__VINL __inline__ __attribute__((always_inline))
+/* coefficient j of the piecewise table tab (rows of 8, see below) for the piece in idx's low bits */
+#define GENIE__FPC(tab, j, idx) GENIE__FPERM(GENIE__FTBL((tab)[j]), idx)
+
 /* ---- SIMD paths: one body, two instantiations ----
-   GENIE__F is an f32 vector of GENIE__FL lanes, GENIE__M its compare mask,
+   GENIE__F is an f32 vector of GENIE__FL lanes, GENIE__FM its compare mask,
    GENIE__D an f64 vector of GENIE__DL lanes (GENIE__DM its mask); the macros
    below are defined for AVX-512, the bodies instantiated, then redefined for
-   AVX2. Transcendentals run on f64 vectors: f32 in, polynomial, f32 out. */
-#define GENIE__D_LN2HI 6.93147180369123816490e-01 /* fdlibm's split of ln 2 */
-#define GENIE__D_LN2LO 1.90821492927058770002e-10
+   AVX2. The transcendental functions run on f32 vectors (GENIE__VM_MATHF);
+   rsqrt, sin and cos on f64 vectors (GENIE__VM_MATH). */
 
-/* exp(x) in f64 for any x: clamped to [-708, 709] (exact enough for every f32
-   result), inf above 709, NaN kept. x = k ln2 + r, |r| <= ln2/2; Taylor to
-   r^11 (relative error < 2^-47); 2^k built in the exponent bits. */
+/* Coefficients of the piecewise polynomials of erf and gelu (GENIE__VM_MATHF): row 0 the
+   centre of each piece, row 1 + j the coefficient of v^j, v = |x| - centre; column i:
+   piece i (erf: |x| in [1/2 + i/2, 1 + i/2), piece 7 the constant 1 above 4; gelu: the
+   pieces [0, 1/2, 1, 2, 3, 5, 7, 11, 15) rotated so that piece j is at column (j + 6) % 8,
+   the low 3 bits of its index (see genie__P_fgelu)). Fitted by Lawson's weighted least
+   squares in double against mpmath (erf: absolute, gelu: relative error). */
+static const float genie__vm_erf_tab[9][8] = {
+    {0.75f, 1.25f, 1.75f, 2.25f, 2.75f, 3.25f, 3.75f, 4.25f}, /* centres */
+    {0.711155653f, 0.92290014f, 0.986671686f, 0.998537302f, 0.999899387f, 0.999995708f, 0.999999881f, 1.0f},
+    {0.642931044f, 0.236521125f, 0.0527749956f, 0.00714231934f, 0.00058627734f, 2.9189001e-05f, 8.81426217e-07f, 0.0f},
+    {-0.482198149f, -0.295651734f, -0.092356205f, -0.0160701573f, -0.00161226734f, -9.48693341e-05f, -3.30607077e-06f, 0.0f},
+    {0.0267881546f, 0.167535931f, 0.0901574343f, 0.0217244942f, 0.00276037655f, 0.000195813991f, 7.97066241e-06f, 0.0f},
+    {0.150675759f, -0.00613205275f, -0.0481054895f, -0.0190882534f, -0.00325771305f, -0.000286169525f, -1.37854195e-05f, 0.0f},
+    {-0.0532107688f, -0.0471879542f, 0.00661702687f, 0.0106606707f, 0.00275641237f, 0.00031358542f, 1.83193588e-05f, 0.0f},
+    {-0.0265842304f, 0.0205979217f, 0.00904912595f, -0.00277959416f, -0.00166782236f, -0.000273757527f, -2.06923232e-05f, 0.0f},
+    {0.0178274028f, 0.0037579129f, -0.00591978757f, -0.000727111299f, 0.000634699303f, 0.00017399354f, 1.72425589e-05f, 0.0f},
+};
+static const float genie__vm_gelu_tab[10][8] = {
+    {1.5f, 2.5f, 4.0f, 6.0f, 9.0f, 13.0f, 0.25f, 0.75f}, /* centres */
+    {0.41156134f, 0.28266266f, 0.188821286f, 0.129558623f, 0.0875975788f, 0.0610188283f, 0.828064203f, 0.60046494f},
+    {-0.180542558f, -0.091227904f, -0.0425994284f, -0.0205327887f, -0.0095063597f, -0.00463978387f, -0.590868533f, -0.347535878f},
+    {0.0703737512f, 0.0272964519f, 0.0092117805f, 0.00318094762f, 0.00102016376f, 0.000350818969f, 0.340173542f, 0.169906512f},
+    {-0.0249940827f, -0.00766226882f, -0.00191747688f, -0.000482369709f, -0.000108299741f, -2.63792172e-05f, -0.168608427f, -0.0733686686f},
+    {0.00822069217f, 0.00203520199f, 0.000385512947f, 7.16854265e-05f, 1.13760943e-05f, 1.97273198e-06f, 0.0745053515f, 0.0287200026f},
+    {-0.00253111054f, -0.000514698855f, -7.49338506e-05f, -1.04443461e-05f, -1.17913441e-06f, -1.46616941e-07f, -0.0299937744f, -0.0103650996f},
+    {0.000736781163f, 0.000124657236f, 1.41781056e-05f, 1.49543496e-06f, 1.21424392e-07f, 1.08487077e-08f, 0.0111675831f, 0.00349089224f},
+    {-0.000211720253f, -2.98301056e-05f, -2.80501263e-06f, -2.19698293e-07f, -1.36132199e-08f, -8.38759617e-10f, -0.00394246308f, -0.00112026383f},
+    {5.54620638e-05f, 6.66503638e-06f, 4.98994268e-07f, 3.03132985e-08f, 1.37000233e-09f, 6.13594245e-11f, 0.00128591654f, 0.000335383869f},
+};
+
+/* f32 vector functions (x: GENIE__FL lanes). Error bounds are those measured by
+   tests/test_vmath.c and the exhaustive check (make test-vmath-all) against the
+   reference. */
+#define GENIE__VM_MATHF(P, ATTR)                                                                   \
+    /* 2^k for integer-valued k in [-126, 127]: the low bits of k + 2^23 + 127 shifted into the exponent */ \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fpow2(GENIE__F k) {                              \
+        return GENIE__FSHL(GENIE__FADD(k, GENIE__F1(8388735.0f)), 23);                             \
+    }                                                                                              \
+    /* k = round(x / ln2) and r = x - k ln2, ln2 in Cody and Waite's two parts (k ln2hi and        \
+       x - k ln2hi exact for |k| < 2^15); |r| <= ln2/2 + 2^-20 */                                  \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fk(GENIE__F x) {                                 \
+        return GENIE__FRND(GENIE__FMUL(x, GENIE__F1(1.44269502f)), _MM_FROUND_TO_NEAREST_INT);     \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fred(GENIE__F x, GENIE__F k) {                   \
+        return GENIE__FFNMA(k, GENIE__F1(-2.12194442e-4f), GENIE__FFNMA(k, GENIE__F1(0.693359375f), x)); \
+    }                                                                                              \
+    /* expm1(r) for |r| <= 0.347: r + r^2 (1/2 + r P(r)), P of degree 4 fitted to the relative     \
+       error (< 2^-31 before rounding) */                                                          \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fexpm1r(GENIE__F r) {                            \
+        GENIE__F p = GENIE__FFMA(GENIE__F1(0.000198240989f), r, GENIE__F1(0.00139333436f));        \
+        p = GENIE__FFMA(p, r, GENIE__F1(0.00833342038f));                                          \
+        p = GENIE__FFMA(p, r, GENIE__F1(0.0416664816f));                                           \
+        p = GENIE__FFMA(p, r, GENIE__F1(0.166666657f));                                            \
+        p = GENIE__FFMA(p, r, GENIE__F1(0.5f));                                                    \
+        return GENIE__FFMA(GENIE__FMUL(r, r), p, r);                                               \
+    }                                                                                              \
+    /* exp: x clamped to [-104, 89] (beyond f32's range both ways; NaN kept), (1 + expm1(r)) 2^k */ \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fexp(GENIE__F x) {                               \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(-104.0f), GENIE__FMINV(GENIE__F1(89.0f), x));          \
+        GENIE__F k = genie__##P##_fk(c);                                                           \
+        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
+        return GENIE__FSCALE(GENIE__FADD(p, GENIE__F1(1.0f)), k);                                  \
+    }                                                                                              \
+    /* expm1: 2^k p + (2^k - 1) (one rounding; exact p for k = 0) on x clamped to [-30, 89];       \
+       above 64 the -1 is below half an ulp and the result is exp's */                             \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fexpm1(GENIE__F x) {                             \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(-30.0f), GENIE__FMINV(GENIE__F1(89.0f), x));           \
+        GENIE__F k = genie__##P##_fk(c);                                                           \
+        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
+        GENIE__F s = genie__##P##_fpow2(GENIE__FMINV(GENIE__F1(100.0f), k));                       \
+        return GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(64.0f), _CMP_GT_OQ), GENIE__FSCALE(GENIE__FADD(p, GENIE__F1(1.0f)), k), \
+                           GENIE__FFMA(s, p, GENIE__FSUB(s, GENIE__F1(1.0f))));                    \
+    }                                                                                              \
+    /* tanh: t / (t + 2) with t = expm1(2|x|) (|x| clamped to 10, where tanh is 1 in f32), signed */ \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_ftanh(GENIE__F x) {                              \
+        GENIE__F a = GENIE__FMINV(GENIE__F1(10.0f), GENIE__FANDN(GENIE__F1(-0.0f), x));            \
+        GENIE__F k, p, s, t;                                                                       \
+        a = GENIE__FADD(a, a);                                                                     \
+        k = genie__##P##_fk(a);                                                                    \
+        p = genie__##P##_fexpm1r(genie__##P##_fred(a, k));                                         \
+        s = genie__##P##_fpow2(k);                                                                 \
+        t = GENIE__FFMA(s, p, GENIE__FSUB(s, GENIE__F1(1.0f)));                                    \
+        return GENIE__FOR(GENIE__FDIVF(t, GENIE__FADD(t, GENIE__F1(2.0f))), GENIE__FAND(x, GENIE__F1(-0.0f))); \
+    }                                                                                              \
+    /* n sigmoid(w) = n / (1 + exp(-w)), w = wh + wl (|wl| <= ulp(wh)). With e = exp(-|w|) =       \
+       (1 + p) 2^k, k <= 0: n / (1 + e) for w >= 0, and n (1 + p) / (1 + e) 2^k for w < 0, the     \
+       power of two applied last (subnormal results rounded once); 1 + e = p 2^k + (1 + 2^k)       \
+       (exact 1 + 2^k for k >= -24). |w| is clamped to 110 (k >= -159); beyond, the result         \
+       is n for w > 110 and n times 0 for w < -110 (below f32's least subnormal for                \
+       |n| < 2^40; NaN for an infinite n, as the reference's inf / inf), so the quotient           \
+       only sees finite n. lo: wl is not 0. */                                                     \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogistic(GENIE__F n, GENIE__F wh, GENIE__F wl, int lo) { \
+        GENIE__FM neg = GENIE__FCMP(wh, GENIE__F1(0.0f), _CMP_LT_OQ);                              \
+        GENIE__F h = GENIE__FOR(wh, GENIE__F1(-0.0f)); /* -|wh| */                                 \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(-110.0f), h);                                          \
+        GENIE__F k = genie__##P##_fk(c), r = genie__##P##_fred(c, k), p, s, q;                     \
+        if (lo) r = GENIE__FADD(r, GENIE__FXOR(wl, GENIE__FANDN(wh, GENIE__F1(-0.0f))));           \
+        p = genie__##P##_fexpm1r(r);                                                               \
+        s = GENIE__FSCALE(GENIE__F1(1.0f), k);                                                     \
+        q = GENIE__FDIVF(GENIE__FSEL(neg, GENIE__FFMA(n, p, n), n), GENIE__FFMA(p, s, GENIE__FADD(s, GENIE__F1(1.0f)))); \
+        q = GENIE__FSEL(neg, GENIE__FSCALE(q, k), q);                                              \
+        return GENIE__FSEL(GENIE__FCMP(h, GENIE__F1(-110.0f), _CMP_LT_OQ), GENIE__FSEL(neg, GENIE__FMUL(n, GENIE__F1(0.0f)), n), q); \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fsigmoid(GENIE__F x) {                           \
+        return genie__##P##_flogistic(GENIE__F1(1.0f), x, x, 0);                                   \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fsilu(GENIE__F x) {                              \
+        return genie__##P##_flogistic(x, x, x, 0);                                                 \
+    }                                                                                              \
+    /* gelu_tanh: 0.5 x (1 + tanh(u)) = x sigmoid(2u), 2u = x (c1 + c2 x^2) (c1 = 2 sqrt(2/pi),    \
+       c2 = 0.044715 c1) formed in two floats (x^2 exact by FMA, the sum by TwoSum) on x           \
+       clamped to [-20, 20] (|2u| > 110 there) */                                                  \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu_tanh(GENIE__F x) {                         \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(-20.0f), GENIE__FMINV(GENIE__F1(20.0f), x));           \
+        GENIE__F sh = GENIE__FMUL(c, c), sl = GENIE__FFMS(c, c, sh);                               \
+        GENIE__F th = GENIE__FMUL(GENIE__F1(0.0713548139f), sh), tl, ah, bb, al, wh;               \
+        tl = GENIE__FFMS(GENIE__F1(0.0713548139f), sh, th);                                        \
+        tl = GENIE__FFMA(GENIE__F1(0.0713548139f), sl, GENIE__FFMA(GENIE__F1(2.39883247e-09f), sh, tl)); \
+        ah = GENIE__FADD(GENIE__F1(1.59576917f), th);                                              \
+        bb = GENIE__FSUB(ah, GENIE__F1(1.59576917f));                                              \
+        al = GENIE__FADD(GENIE__FSUB(GENIE__F1(1.59576917f), GENIE__FSUB(ah, bb)), GENIE__FSUB(th, bb)); \
+        al = GENIE__FADD(al, GENIE__FADD(tl, GENIE__F1(-4.53406805e-08f)));                        \
+        wh = GENIE__FMUL(c, ah);                                                                   \
+        return genie__##P##_flogistic(x, wh, GENIE__FFMA(c, al, GENIE__FFMS(c, ah, wh)), 1);       \
+    }                                                                                              \
+    /* erf: x P(x^2) for |x| < 1/2 (P of degree 4, relative error < 2^-29); else erf(|x|) by       \
+       pieces of width 1/2 on [1/2, 4) (degree 7, absolute error < 2^-30) and 1 above 4, signed */ \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_ferf(GENIE__F x) {                               \
+        GENIE__F a = GENIE__FANDN(GENIE__F1(-0.0f), x), s = GENIE__FMUL(x, x), p, c, idx;          \
+        p = GENIE__FFMA(GENIE__F1(0.00471797492f), s, GENIE__F1(-0.026757177f));                   \
+        p = GENIE__FFMA(p, s, GENIE__F1(0.112828225f));                                            \
+        p = GENIE__FFMA(p, s, GENIE__F1(-0.376126081f));                                           \
+        s = GENIE__FFMA(x, GENIE__FFMA(p, s, GENIE__F1(0.128379167f)), x); /* x + x (P - 1): x exact */ \
+        c = GENIE__FMINV(GENIE__F1(4.25f), GENIE__FMAXV(GENIE__F1(0.5f), a));                      \
+        idx = GENIE__FADD(GENIE__FFMA(c, GENIE__F1(2.0f), GENIE__F1(-1.5f)), GENIE__F1(12582912.0f)); /* round(2c - 3/2) */ \
+        c = GENIE__FSUB(c, GENIE__FPC(genie__vm_erf_tab, 0, idx));                                 \
+        p = GENIE__FFMA(GENIE__FPC(genie__vm_erf_tab, 8, idx), c, GENIE__FPC(genie__vm_erf_tab, 7, idx)); \
+        p = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 6, idx));                              \
+        p = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 5, idx));                              \
+        p = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 4, idx));                              \
+        p = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 3, idx));                              \
+        p = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 2, idx));                              \
+        c = GENIE__FFMA(p, c, GENIE__FPC(genie__vm_erf_tab, 1, idx));                              \
+        c = GENIE__FOR(GENIE__FMINV(GENIE__F1(1.0f), c), GENIE__FAND(x, GENIE__F1(-0.0f)));        \
+        return GENIE__FSEL(GENIE__FCMP(a, GENIE__F1(0.5f), _CMP_LT_OQ), s, c);                     \
+    }                                                                                              \
+    /* gelu: x Phi(x), Phi(x) = 1 - E for x >= 0 and E for x < 0, E = erfc(|x|/sqrt2)/2 =          \
+       exp(-x^2/2) Q(|x|)/2 with x^2 exact in two floats (FMA) and Q = erfcx(|x|/sqrt2) in         \
+       pieces on [0, 1/2, 1, 2, 3, 5, 7, 11, 15) (index: the exponent and first mantissa bit       \
+       of |x| + 1; degree 8, relative error < 2^-28); x < 0: x E, the power of two of exp          \
+       applied last. |x| clamped to 14.75; x < -14.75 (results below f32's least subnormal)        \
+       gives x times 0 (NaN for -inf, as the reference) */                                         \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu(GENIE__F x) {                              \
+        GENIE__F a = GENIE__FMINV(GENIE__F1(14.75f), GENIE__FANDN(GENIE__F1(-0.0f), x));           \
+        GENIE__F sh = GENIE__FMUL(a, a), sl = GENIE__FFMS(a, a, sh), k, p, idx, q;                 \
+        sh = GENIE__FMUL(sh, GENIE__F1(-0.5f));                                                    \
+        k = genie__##P##_fk(sh);                                                                   \
+        p = genie__##P##_fexpm1r(GENIE__FFMA(sl, GENIE__F1(-0.5f), genie__##P##_fred(sh, k)));     \
+        idx = GENIE__FSHR(GENIE__FADD(a, GENIE__F1(1.0f)), 22);                                    \
+        a = GENIE__FSUB(a, GENIE__FPC(genie__vm_gelu_tab, 0, idx));                                \
+        q = GENIE__FFMA(GENIE__FPC(genie__vm_gelu_tab, 9, idx), a, GENIE__FPC(genie__vm_gelu_tab, 8, idx)); \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 7, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 6, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 5, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 4, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 3, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 2, idx));                             \
+        q = GENIE__FFMA(q, a, GENIE__FPC(genie__vm_gelu_tab, 1, idx));                             \
+        q = GENIE__FMUL(GENIE__FFMA(q, p, q), GENIE__F1(0.5f)); /* E / 2^k */                      \
+        q = GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(0.0f), _CMP_LT_OQ), GENIE__FSCALE(GENIE__FMUL(x, q), k), \
+                        GENIE__FMUL(x, GENIE__FSUB(GENIE__F1(1.0f), GENIE__FSCALE(q, k))));        \
+        return GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(-14.75f), _CMP_LT_OQ), GENIE__FMUL(x, GENIE__F1(0.0f)), q); \
+    }                                                                                              \
+    /* log(u) + c for u > 0 finite (subnormal u scaled by 2^23 first): u = 2^k m, m in             \
+       [sqrt(1/2), sqrt2), f = m - 1 exact, log1p(f) = f + f^2 (-1/2 + f P(f)) (P of degree 7,     \
+       relative error < 2^-27), plus k ln2 in two parts */                                         \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogc(GENIE__F u, GENIE__F c) {                  \
+        GENIE__FM sub = GENIE__FCMP(u, GENIE__F1(1.17549435e-38f), _CMP_LT_OQ), big;               \
+        GENIE__F k, m, f, p;                                                                       \
+        u = GENIE__FSEL(sub, GENIE__FMUL(u, GENIE__F1(8388608.0f)), u);                            \
+        k = GENIE__FSUB(GENIE__FOR(GENIE__FSHR(u, 23), GENIE__F1(8388608.0f)), GENIE__F1(8388735.0f)); \
+        k = GENIE__FSEL(sub, GENIE__FSUB(k, GENIE__F1(23.0f)), k);                                 \
+        m = GENIE__FOR(GENIE__FAND(u, GENIE__FBITS(0x007fffff)), GENIE__F1(1.0f));                 \
+        big = GENIE__FCMP(m, GENIE__F1(1.41421354f), _CMP_GT_OQ);                                  \
+        m = GENIE__FSEL(big, GENIE__FMUL(m, GENIE__F1(0.5f)), m);                                  \
+        k = GENIE__FSEL(big, GENIE__FADD(k, GENIE__F1(1.0f)), k);                                  \
+        f = GENIE__FSUB(m, GENIE__F1(1.0f));                                                       \
+        p = GENIE__FFMA(GENIE__F1(-0.0763571635f), f, GENIE__F1(0.127634287f));                    \
+        p = GENIE__FFMA(p, f, GENIE__F1(-0.131606072f));                                           \
+        p = GENIE__FFMA(p, f, GENIE__F1(0.142015412f));                                            \
+        p = GENIE__FFMA(p, f, GENIE__F1(-0.166232944f));                                           \
+        p = GENIE__FFMA(p, f, GENIE__F1(0.200012341f));                                            \
+        p = GENIE__FFMA(p, f, GENIE__F1(-0.250008225f));                                           \
+        p = GENIE__FFMA(p, f, GENIE__F1(0.333333313f));                                            \
+        p = GENIE__FFMA(p, f, GENIE__F1(-0.5f));                                                   \
+        p = GENIE__FADD(GENIE__FFMA(GENIE__FMUL(f, f), p, f), c);                                  \
+        return GENIE__FFMA(k, GENIE__F1(0.693359375f), GENIE__FFMA(k, GENIE__F1(-2.12194442e-4f), p)); \
+    }                                                                                              \
+    /* log's special values by u: +inf, 0 -> -inf, negative -> NaN, NaN kept */                    \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogfix(GENIE__F u, GENIE__F r) {                \
+        r = GENIE__FSEL(GENIE__FCMP(u, GENIE__F1(INFINITY), _CMP_EQ_OQ), u, r);                    \
+        r = GENIE__FSEL(GENIE__FCMP(u, GENIE__F1(0.0f), _CMP_EQ_OQ), GENIE__F1(-INFINITY), r);     \
+        r = GENIE__FSEL(GENIE__FCMP(u, GENIE__F1(0.0f), _CMP_LT_OQ), GENIE__F1(NAN), r);           \
+        return GENIE__FSEL(GENIE__FCMP(u, u, _CMP_UNORD_Q), u, r);                                 \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog(GENIE__F x) {                               \
+        return genie__##P##_flogfix(x, genie__##P##_flogc(x, GENIE__F1(0.0f)));                    \
+    }                                                                                              \
+    /* log1p: log(u) + c / u, u = 1 + x rounded and c its rounding error (TwoSum's order) */       \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog1p(GENIE__F x) {                             \
+        GENIE__F u = GENIE__FADD(x, GENIE__F1(1.0f));                                              \
+        GENIE__F c = GENIE__FSEL(GENIE__FCMP(GENIE__FANDN(GENIE__F1(-0.0f), x), GENIE__F1(1.0f), _CMP_LT_OQ), \
+                                 GENIE__FSUB(x, GENIE__FSUB(u, GENIE__F1(1.0f))),                  \
+                                 GENIE__FSUB(GENIE__F1(1.0f), GENIE__FSUB(u, x)));                 \
+        return genie__##P##_flogfix(u, genie__##P##_flogc(u, GENIE__FDIV(c, u)));                  \
+    }
+
+/* f64 vector functions: 1 / sqrt(x) (exact after rounding to f32), sin and cos */
 #define GENIE__VM_MATH(P, ATTR)                                                                       \
-    static ATTR GENIE__D genie__##P##_exp(GENIE__D x) {                                             \
-        GENIE__D c = GENIE__DMIN(GENIE__D1(709.0), GENIE__DMAX(GENIE__D1(-708.0), x));              \
-        GENIE__D k = GENIE__DRINT(GENIE__DMUL(c, GENIE__D1(1.4426950408889634)));                   \
-        GENIE__D r = GENIE__DFMA(k, GENIE__D1(-GENIE__D_LN2HI), c), p, t;                           \
-        r = GENIE__DFMA(k, GENIE__D1(-GENIE__D_LN2LO), r);                                          \
-        p = GENIE__DFMA(GENIE__D1(2.5052108385441719e-08), r, GENIE__D1(2.7557319223985893e-07));   \
-        p = GENIE__DFMA(p, r, GENIE__D1(2.7557319223985888e-06));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(2.4801587301587302e-05));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(1.9841269841269841e-04));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(1.3888888888888889e-03));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(8.3333333333333332e-03));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(4.1666666666666664e-02));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(1.6666666666666666e-01));                                   \
-        p = GENIE__DFMA(p, r, GENIE__D1(0.5));                                                      \
-        p = GENIE__DFMA(p, r, GENIE__D1(1.0));                                                      \
-        p = GENIE__DFMA(p, r, GENIE__D1(1.0));                                                      \
-        t = GENIE__DADD(k, GENIE__D1(6755399441055744.0)); /* k in the low bits */                  \
-        t = GENIE__I2D(GENIE__ISHL(GENIE__IADD(GENIE__D2I(t), GENIE__I1(1023)), 52));               \
-        return GENIE__DSEL(GENIE__DCMP(x, GENIE__D1(709.0), _CMP_GT_OQ), GENIE__D1(INFINITY),       \
-                           GENIE__DMUL(p, t));                                                      \
-    }                                                                                               \
-    /* log(y) for finite y > 0: y = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1,                  \
-       log m = 2 atanh(f / (2 + f)) (series to s^15, relative error < 2^-40). */                    \
-    static ATTR GENIE__D genie__##P##_log_core(GENIE__D y) {                                        \
-        GENIE__I b = GENIE__D2I(y);                                                                 \
-        GENIE__D k = GENIE__DSUB(GENIE__I2D(GENIE__IOR(GENIE__ISHR(b, 52), GENIE__I1(0x4330000000000000LL))), \
-                                 GENIE__D1(4503599627370496.0 + 1023.0));                           \
-        GENIE__D m = GENIE__I2D(GENIE__IOR(GENIE__IAND(b, GENIE__I1(0x000FFFFFFFFFFFFFLL)),         \
-                                           GENIE__I1(0x3FF0000000000000LL)));                       \
-        GENIE__DM big = GENIE__DCMP(m, GENIE__D1(1.4142135623730951), _CMP_GT_OQ);                  \
-        GENIE__D f, s, s2, t;                                                                       \
-        m = GENIE__DSEL(big, GENIE__DMUL(m, GENIE__D1(0.5)), m);                                   \
-        k = GENIE__DSEL(big, GENIE__DADD(k, GENIE__D1(1.0)), k);                                   \
-        f = GENIE__DSUB(m, GENIE__D1(1.0));                                                         \
-        s = GENIE__DDIV(f, GENIE__DADD(f, GENIE__D1(2.0)));                                         \
-        s2 = GENIE__DMUL(s, s);                                                                     \
-        t = GENIE__DFMA(GENIE__D1(2.0 / 15), s2, GENIE__D1(2.0 / 13));                              \
-        t = GENIE__DFMA(t, s2, GENIE__D1(2.0 / 11));                                                \
-        t = GENIE__DFMA(t, s2, GENIE__D1(2.0 / 9));                                                 \
-        t = GENIE__DFMA(t, s2, GENIE__D1(2.0 / 7));                                                 \
-        t = GENIE__DFMA(t, s2, GENIE__D1(2.0 / 5));                                                 \
-        t = GENIE__DFMA(t, s2, GENIE__D1(2.0 / 3));                                                 \
-        t = GENIE__DFMA(GENIE__DMUL(s, s2), t, GENIE__DFNMA(s, f, f)); /* 2s = f - s f */           \
-        return GENIE__DFMA(k, GENIE__D1(GENIE__D_LN2HI), GENIE__DFMA(k, GENIE__D1(GENIE__D_LN2LO), t)); \
-    }                                                                                               \
-    /* log's special values by y: inf, 0 -> -inf, negative or NaN -> NaN */                        \
-    static ATTR GENIE__D genie__##P##_log_fix(GENIE__D y, GENIE__D r) {                             \
-        r = GENIE__DSEL(GENIE__DCMP(y, GENIE__D1(INFINITY), _CMP_EQ_OQ), y, r);                    \
-        r = GENIE__DSEL(GENIE__DCMP(y, GENIE__D1(0.0), _CMP_EQ_OQ), GENIE__D1(-INFINITY), r);      \
-        r = GENIE__DSEL(GENIE__DCMP(y, GENIE__D1(0.0), _CMP_LT_OQ), GENIE__D1(NAN), r);            \
-        return GENIE__DSEL(GENIE__DCMP(y, y, _CMP_UNORD_Q), y, r);                                 \
-    }                                                                                               \
-    static ATTR GENIE__D genie__##P##_log(GENIE__D x) {                                             \
-        return genie__##P##_log_fix(x, genie__##P##_log_core(x));                                   \
-    }                                                                                               \
-    /* log1p: log(1 + x) corrected by the rounding of 1 + x; -0 stays -0 */                         \
-    static ATTR GENIE__D genie__##P##_log1p(GENIE__D x) {                                           \
-        GENIE__D y = GENIE__DADD(x, GENIE__D1(1.0));                                                \
-        GENIE__D c = GENIE__DDIV(GENIE__DSUB(x, GENIE__DSUB(y, GENIE__D1(1.0))), y);                \
-        GENIE__D r = genie__##P##_log_fix(y, GENIE__DADD(genie__##P##_log_core(y), c));             \
-        return GENIE__DSEL(GENIE__DCMP(x, GENIE__D1(0.0), _CMP_EQ_OQ), x, r);                      \
-    }                                                                                               \
-    /* expm1: Taylor to x^6 for |x| < 1/32, else exp(x) - 1 */                                     \
-    static ATTR GENIE__D genie__##P##_expm1(GENIE__D x) {                                           \
-        GENIE__D a = GENIE__DABS(x), p;                                                             \
-        GENIE__D big = GENIE__DSUB(genie__##P##_exp(x), GENIE__D1(1.0));                            \
-        p = GENIE__DFMA(GENIE__D1(1.0 / 720), x, GENIE__D1(1.0 / 120));                             \
-        p = GENIE__DFMA(p, x, GENIE__D1(1.0 / 24));                                                 \
-        p = GENIE__DFMA(p, x, GENIE__D1(1.0 / 6));                                                  \
-        p = GENIE__DFMA(p, x, GENIE__D1(0.5));                                                      \
-        p = GENIE__DFMA(GENIE__DMUL(x, x), p, x);                                                   \
-        p = GENIE__DSEL(GENIE__DCMP(x, GENIE__D1(0.0), _CMP_EQ_OQ), x, p);                         \
-        return GENIE__DSEL(GENIE__DCMP(a, GENIE__D1(0.03125), _CMP_LT_OQ), p, big);                \
-    }                                                                                               \
-    /* tanh: odd Taylor to x^9 for |x| < 1/256, else 1 - 2 / (exp(2|x|) + 1), signed */             \
-    static ATTR GENIE__D genie__##P##_tanh(GENIE__D x) {                                            \
-        GENIE__D a = GENIE__DABS(x), s = GENIE__DMUL(x, x), p;                                      \
-        GENIE__D e = genie__##P##_exp(GENIE__DMIN(GENIE__D1(40.0), GENIE__DADD(a, a)));             \
-        GENIE__D big = GENIE__DSUB(GENIE__D1(1.0), GENIE__DDIV(GENIE__D1(2.0), GENIE__DADD(e, GENIE__D1(1.0)))); \
-        p = GENIE__DFMA(GENIE__D1(62.0 / 2835), s, GENIE__D1(-17.0 / 315));                        \
-        p = GENIE__DFMA(p, s, GENIE__D1(2.0 / 15));                                                 \
-        p = GENIE__DFMA(p, s, GENIE__D1(-1.0 / 3));                                                 \
-        p = GENIE__DFMA(GENIE__DMUL(x, s), p, x);                                                   \
-        big = GENIE__DOR(big, GENIE__DAND(x, GENIE__D1(-0.0)));                                     \
-        return GENIE__DSEL(GENIE__DCMP(a, GENIE__D1(0.00390625), _CMP_LT_OQ), p, big);             \
-    }                                                                                               \
-    static ATTR GENIE__D genie__##P##_sigmoid(GENIE__D x) {                                         \
-        GENIE__D e = genie__##P##_exp(GENIE__DXOR(x, GENIE__D1(-0.0)));                             \
-        return GENIE__DDIV(GENIE__D1(1.0), GENIE__DADD(GENIE__D1(1.0), e));                         \
-    }                                                                                               \
-    static ATTR GENIE__D genie__##P##_silu(GENIE__D x) {                                            \
-        GENIE__D e = genie__##P##_exp(GENIE__DXOR(x, GENIE__D1(-0.0)));                             \
-        return GENIE__DDIV(x, GENIE__DADD(GENIE__D1(1.0), e));                                      \
-    }                                                                                               \
-    /* erf(x) / x for |x| < 1/2: Taylor to x^18 (relative error < 2^-46) */                         \
-    static ATTR GENIE__D genie__##P##_erf_small(GENIE__D x) {                                       \
-        GENIE__D s = GENIE__DMUL(x, x), p;                                                          \
-        p = GENIE__DFMA(GENIE__D1(-1.6365844691234924e-07), s, GENIE__D1(1.6462114365889246e-06));  \
-        p = GENIE__DFMA(p, s, GENIE__D1(-1.492565035840625e-05));                                   \
-        p = GENIE__DFMA(p, s, GENIE__D1(0.00012055332981789664));                                   \
-        p = GENIE__DFMA(p, s, GENIE__D1(-0.00085483270234508522));                                  \
-        p = GENIE__DFMA(p, s, GENIE__D1(0.0052239776254421879));                                    \
-        p = GENIE__DFMA(p, s, GENIE__D1(-0.026866170645131252));                                    \
-        p = GENIE__DFMA(p, s, GENIE__D1(0.11283791670955126));                                      \
-        p = GENIE__DFMA(p, s, GENIE__D1(-0.37612638903183754));                                     \
-        return GENIE__DFMA(p, s, GENIE__D1(1.1283791670955126));                                    \
-    }                                                                                               \
-    /* erfc(z) for z >= 0: t exp(-z^2 + F(t)), t = 2 / (2 + z), F a degree-14 fit on               \
-       z in [1/2, 21/2] (relative error < 2^-40); 0 above 10.5, NaN kept */                         \
-    static ATTR GENIE__D genie__##P##_erfc_big(GENIE__D z) {                                        \
-        GENIE__D c = GENIE__DMIN(GENIE__D1(10.5), GENIE__DMAX(GENIE__D1(0.5), z));                  \
-        GENIE__D t = GENIE__DDIV(GENIE__D1(2.0), GENIE__DADD(c, GENIE__D1(2.0)));                   \
-        GENIE__D u = GENIE__DMUL(GENIE__DSUB(t, GENIE__D1(0.48)), GENIE__D1(3.125)), p;             \
-        p = GENIE__DFMA(GENIE__D1(-2.9479585441227648e-08), u, GENIE__D1(1.1481273141862695e-07));  \
-        p = GENIE__DFMA(p, u, GENIE__D1(2.0037731154316142e-07));                                   \
-        p = GENIE__DFMA(p, u, GENIE__D1(-1.4564292525858814e-06));                                  \
-        p = GENIE__DFMA(p, u, GENIE__D1(-8.6169125570475405e-08));                                  \
-        p = GENIE__DFMA(p, u, GENIE__D1(1.2480959891826217e-05));                                   \
-        p = GENIE__DFMA(p, u, GENIE__D1(-1.1092800423148424e-05));                                  \
-        p = GENIE__DFMA(p, u, GENIE__D1(-9.9364890685371031e-05));                                  \
-        p = GENIE__DFMA(p, u, GENIE__D1(0.00016531136684276045));                                   \
-        p = GENIE__DFMA(p, u, GENIE__D1(0.00089385666263182935));                                   \
-        p = GENIE__DFMA(p, u, GENIE__D1(-0.0019445205426246082));                                   \
-        p = GENIE__DFMA(p, u, GENIE__D1(-0.011842942489175525));                                    \
-        p = GENIE__DFMA(p, u, GENIE__D1(0.021655726861503397));                                     \
-        p = GENIE__DFMA(p, u, GENIE__D1(0.42792531181359178));                                      \
-        p = GENIE__DFMA(p, u, GENIE__D1(-0.6986210885761267));                                      \
-        p = GENIE__DMUL(t, genie__##P##_exp(GENIE__DFNMA(c, c, p)));                                \
-        return GENIE__DSEL(GENIE__DCMP(z, GENIE__D1(10.5), _CMP_GT_OQ), GENIE__D1(0.0), p);        \
-    }                                                                                               \
-    static ATTR GENIE__D genie__##P##_erf(GENIE__D x) {                                             \
-        GENIE__D a = GENIE__DABS(x);                                                                \
-        GENIE__D big = GENIE__DSUB(GENIE__D1(1.0), genie__##P##_erfc_big(a));                       \
-        big = GENIE__DOR(big, GENIE__DAND(x, GENIE__D1(-0.0)));                                     \
-        return GENIE__DSEL(GENIE__DCMP(a, GENIE__D1(0.5), _CMP_LT_OQ),                             \
-                           GENIE__DMUL(x, genie__##P##_erf_small(x)), big);                         \
-    }                                                                                               \
-    /* gelu: 0.5 x (1 + erf(x / sqrt2)), the sum taken as erfc(|y|) when y < -1/2 */               \
-    static ATTR GENIE__D genie__##P##_gelu(GENIE__D x) {                                            \
-        GENIE__D y = GENIE__DMUL(x, GENIE__D1(GENIE__SQRT1_2)), a = GENIE__DABS(y);                 \
-        GENIE__D e = genie__##P##_erfc_big(a);                                                      \
-        GENIE__D s = GENIE__DFMA(y, genie__##P##_erf_small(y), GENIE__D1(1.0));                     \
-        GENIE__D o = GENIE__DSEL(GENIE__DCMP(y, GENIE__D1(0.0), _CMP_GT_OQ),                        \
-                                 GENIE__DSUB(GENIE__D1(2.0), e), e);                                \
-        o = GENIE__DSEL(GENIE__DCMP(a, GENIE__D1(0.5), _CMP_LT_OQ), s, o);                         \
-        return GENIE__DMUL(GENIE__DMUL(GENIE__D1(0.5), x), o);                                      \
-    }                                                                                               \
-    /* gelu_tanh: 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u as the reference forms it */          \
-    static ATTR GENIE__D genie__##P##_gelu_tanh(GENIE__D x) {                                       \
-        GENIE__D u = GENIE__DMUL(GENIE__DMUL(GENIE__DMUL(GENIE__D1(0.044715), x), x), x);           \
-        u = GENIE__DMUL(GENIE__D1(-2.0 * 0.79788456080286535588), GENIE__DADD(x, u));               \
-        return GENIE__DDIV(x, GENIE__DADD(GENIE__D1(1.0), genie__##P##_exp(u)));                    \
-    }                                                                                               \
     static ATTR GENIE__D genie__##P##_rsqrt(GENIE__D x) {                                           \
         return GENIE__DDIV(GENIE__D1(1.0), GENIE__DSQRT(x));                                        \
     }                                                                                               \
@@ -4725,11 +4797,14 @@ static int genie__v_f32_exact(double s) {
                                        GENIE__F1(0.0f))))                                            \
     X(P, CLAMP, GENIE__FSEL(GENIE__FCMP(GENIE__FSEL(GENIE__FCMP(x, lo, _CMP_LT_OQ), lo, x), hi, _CMP_GT_OQ), hi, \
                             GENIE__FSEL(GENIE__FCMP(x, lo, _CMP_LT_OQ), lo, x)))
+/* Unary operations on f32 vector functions: X(P, name, expression of x). */
+#define GENIE__VT_LIST(X, P)                                                                        \
+    X(P, EXP, genie__##P##_fexp(x)) X(P, LOG, genie__##P##_flog(x)) X(P, TANH, genie__##P##_ftanh(x)) \
+    X(P, SIGMOID, genie__##P##_fsigmoid(x)) X(P, GELU, genie__##P##_fgelu(x))                       \
+    X(P, GELU_TANH, genie__##P##_fgelu_tanh(x)) X(P, SILU, genie__##P##_fsilu(x))                   \
+    X(P, ERF, genie__##P##_ferf(x)) X(P, LOG1P, genie__##P##_flog1p(x)) X(P, EXPM1, genie__##P##_fexpm1(x))
 /* Unary operations on f64 vectors: X(P, name, function). */
-#define GENIE__VD_LIST(X, P)                                                                        \
-    X(P, EXP, exp) X(P, LOG, log) X(P, RSQRT, rsqrt) X(P, TANH, tanh) X(P, SIGMOID, sigmoid)        \
-    X(P, GELU, gelu) X(P, GELU_TANH, gelu_tanh) X(P, SILU, silu) X(P, ERF, erf) X(P, LOG1P, log1p) \
-    X(P, EXPM1, expm1)
+#define GENIE__VD_LIST(X, P) X(P, RSQRT, rsqrt)
 /* Binary operations in f32 vectors, f32 out: X(P, name, expression of x, z). */
 #define GENIE__VBF_LIST(X, P)                                                                       \
     X(P, ADD, GENIE__FADD(x, z)) X(P, SUB, GENIE__FSUB(x, z)) X(P, MUL, GENIE__FMUL(x, z))           \
@@ -4876,8 +4951,10 @@ static int genie__v_f32_exact(double s) {
         GENIE__VS_BLOOP(GENIE__MAND(GENIE__FCMP(x, GENIE__F1(0.0f), _CMP_EQ_OQ), GENIE__FCMP(z, GENIE__F1(0.0f), _CMP_EQ_OQ)), GENIE__FLD, GENIE__FLD, GENIE__MST, 1, 1, 1) \
     }
 #define GENIE__VS_ALL(P)                                                                            \
+    GENIE__VM_MATHF(P, GENIE__VATTR)                                                                \
     GENIE__VM_MATH(P, GENIE__VATTR)                                                                 \
     GENIE__VF_LIST(GENIE__VS_UF, P)                                                                 \
+    GENIE__VT_LIST(GENIE__VS_UF, P)                                                                 \
     GENIE__VD_LIST(GENIE__VS_UD, P)                                                                 \
     GENIE__VBF_LIST(GENIE__VS_BF, P)                                                                \
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
@@ -4905,6 +4982,19 @@ static int genie__v_f32_exact(double s) {
 #define GENIE__FCMP(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
 #define GENIE__FSEL(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
 #define GENIE__FRND(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define GENIE__FFNMA(a, b, c) _mm512_fnmadd_ps(a, b, c) /* c - a b */
+#define GENIE__FFMS(a, b, c) _mm512_fmsub_ps(a, b, c)   /* a b - c */
+#define GENIE__FAND(a, b) _mm512_and_ps(a, b)
+#define GENIE__FOR(a, b) _mm512_or_ps(a, b)
+#define GENIE__FBITS(u) _mm512_castsi512_ps(_mm512_set1_epi32((int)(u)))
+#define GENIE__FSHL(a, k) _mm512_castsi512_ps(_mm512_maskz_slli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FSHR(a, k) _mm512_castsi512_ps(_mm512_maskz_srli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FTBL(p) _mm512_maskz_broadcast_f32x8((__mmask16)-1, _mm256_loadu_ps(p)) /* 8 floats, twice */
+#define GENIE__FPERM(t, i) _mm512_maskz_permutexvar_ps((__mmask16)-1, _mm512_castps_si512(i), t) /* t[i & 15] */
+#define GENIE__FM __mmask16
+#define GENIE__FSCALE(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
+#define GENIE__FDIVF(a, b) genie__z_fdiv(a, b)
 #define GENIE__MAND(a, b) ((__mmask16)((a) & (b)))
 #define GENIE__MOR(a, b) ((__mmask16)((a) | (b)))
 #define GENIE__MST(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
@@ -4941,6 +5031,14 @@ static int genie__v_f32_exact(double s) {
 #define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
 #define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
 #define GENIE__DANY(m) ((m) != 0)
+/* a / b for finite a and normal b: rcp14 and a Newton step (2^-28), then the quotient
+   corrected by its residual (within a hair of the rounded quotient), without vdivps */
+static GENIE__AVX512 GENIE__VINL __m512 genie__z_fdiv(__m512 a, __m512 b) {
+    __m512 r = _mm512_maskz_rcp14_ps((__mmask16)-1, b), q;
+    r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(b, r, _mm512_set1_ps(1.0f)), r);
+    q = _mm512_mul_ps(a, r);
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(b, q, a), q);
+}
 GENIE__VS_ALL(z)
 #undef GENIE__VATTR
 #undef GENIE__F
@@ -4961,6 +5059,19 @@ GENIE__VS_ALL(z)
 #undef GENIE__FCMP
 #undef GENIE__FSEL
 #undef GENIE__FRND
+#undef GENIE__FFMA
+#undef GENIE__FFNMA
+#undef GENIE__FFMS
+#undef GENIE__FAND
+#undef GENIE__FOR
+#undef GENIE__FBITS
+#undef GENIE__FSHL
+#undef GENIE__FSHR
+#undef GENIE__FTBL
+#undef GENIE__FPERM
+#undef GENIE__FM
+#undef GENIE__FSCALE
+#undef GENIE__FDIVF
 #undef GENIE__MAND
 #undef GENIE__MOR
 #undef GENIE__MST
@@ -5018,6 +5129,19 @@ GENIE__VS_ALL(z)
 #define GENIE__FCMP(a, b, pr) _mm256_cmp_ps(a, b, pr)
 #define GENIE__FSEL(m, a, b) _mm256_blendv_ps(b, a, m)
 #define GENIE__FRND(a, mode) _mm256_round_ps(a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define GENIE__FFNMA(a, b, c) _mm256_fnmadd_ps(a, b, c)
+#define GENIE__FFMS(a, b, c) _mm256_fmsub_ps(a, b, c)
+#define GENIE__FAND(a, b) _mm256_and_ps(a, b)
+#define GENIE__FOR(a, b) _mm256_or_ps(a, b)
+#define GENIE__FBITS(u) _mm256_castsi256_ps(_mm256_set1_epi32((int)(u)))
+#define GENIE__FSHL(a, k) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FSHR(a, k) _mm256_castsi256_ps(_mm256_srli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FTBL(p) _mm256_loadu_ps(p)
+#define GENIE__FPERM(t, i) _mm256_permutevar8x32_ps(t, _mm256_castps_si256(i)) /* t[i & 7] */
+#define GENIE__FM __m256
+#define GENIE__FSCALE(y, k) genie__y_fscale(y, k)
+#define GENIE__FDIVF(a, b) _mm256_div_ps(a, b)
 #define GENIE__MAND(a, b) _mm256_and_ps(a, b)
 #define GENIE__MOR(a, b) _mm256_or_ps(a, b)
 #define GENIE__MST(p, m)                                                                             \
@@ -5056,6 +5180,15 @@ GENIE__VS_ALL(z)
 #define GENIE__ISHR(a, k) _mm256_srli_epi64(a, k)
 #define GENIE__ITEST(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
 #define GENIE__DANY(m) (_mm256_movemask_pd(m) != 0)
+/* y 2^k for integer-valued k in [-252, 254] as y 2^floor(k/2) 2^ceil(k/2): both factors
+   normal, so a result in the subnormal range is rounded once, at the last product */
+static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
+    __m256 k1 = _mm256_round_ps(_mm256_mul_ps(k, _mm256_set1_ps(0.5f)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m256 k2 = _mm256_sub_ps(k, k1);
+    k1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(_mm256_add_ps(k1, _mm256_set1_ps(8388735.0f))), 23));
+    k2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(_mm256_add_ps(k2, _mm256_set1_ps(8388735.0f))), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(y, k1), k2);
+}
 GENIE__VS_ALL(y)
 #undef GENIE__VATTR
 #undef GENIE__F
@@ -5076,6 +5209,19 @@ GENIE__VS_ALL(y)
 #undef GENIE__FCMP
 #undef GENIE__FSEL
 #undef GENIE__FRND
+#undef GENIE__FFMA
+#undef GENIE__FFNMA
+#undef GENIE__FFMS
+#undef GENIE__FAND
+#undef GENIE__FOR
+#undef GENIE__FBITS
+#undef GENIE__FSHL
+#undef GENIE__FSHR
+#undef GENIE__FTBL
+#undef GENIE__FPERM
+#undef GENIE__FM
+#undef GENIE__FSCALE
+#undef GENIE__FDIVF
 #undef GENIE__MAND
 #undef GENIE__MOR
 #undef GENIE__MST

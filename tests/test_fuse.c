@@ -193,7 +193,11 @@ void fuse_tests(int *passed, int *failed) {
             int na = build(c, seed, dt, R, C, a), nb = build(r, seed, dt, R, C, b), k;
             FCHECK(na == nb, "seed %llu: programs differ", (unsigned long long)seed);
             for (k = 0; k < na && k < nb; k++) {
-                compare(c, a[k], r, b[k], "random elementwise tree", seed, 1.0 / 16384);
+                /* f16/bf16: the SIMD paths' transcendental kernels are a few f32 ulp from the
+                   reference, which flips the rounding to f16/bf16 after an op now and then (one
+                   ulp of the dtype, carried by the later ops) */
+                compare(c, a[k], r, b[k], "random elementwise tree", seed,
+                        dt == GENIE_F32 ? 1.0 / 16384 : dt == GENIE_F16 ? 1.0 / 256 : 1.0 / 32);
                 genie_release(a[k]);
                 genie_release(b[k]);
             }

@@ -1,0 +1,19 @@
+/* vmath_bounds.h - the stated error bounds of the SIMD paths' (avx2, avx512) transcendental
+   array kernels, in ulp from the reference (GENIE_CPU_REFERENCE: the libm formula in double,
+   rounded to f32), shared by tests/test_vmath.c (a dense sweep with the specials, in make
+   test) and tests/vmath_all.c (every f32 input, make test-vmath-all), which measured them.
+   gelu and gelu_tanh are also held to their bound for x >= -5 only: below, the reference
+   cancels (1 + erf, 1 + tanh in double) and a result within 1e-14 of it passes too.
+   X(name, genie function, bound) */
+#ifndef VMATH_BOUNDS_H
+#define VMATH_BOUNDS_H
+#define VM_TRANSCENDENTALS(X)                                                              \
+    X(exp, genie_exp, 1) X(log, genie_log, 1) X(log1p, genie_log1p, 1) X(expm1, genie_expm1, 1) \
+    X(tanh, genie_tanh, 2) X(sigmoid, genie_sigmoid, 2) X(silu, genie_silu, 3)             \
+    X(erf, genie_erf, 1) X(gelu, genie_gelu, 4) X(gelu_tanh, genie_gelu_tanh, 4)
+/* sin and cos keep f64 kernels: <= 1 ulp */
+#define VM_ULP_TRIG 1
+#define VM_BOUND_ENUM(name, fn, ulp) VM_ULP_##name = ulp,
+enum { VM_TRANSCENDENTALS(VM_BOUND_ENUM) VM_ULP_COUNT_ };
+#undef VM_BOUND_ENUM
+#endif
