@@ -11,10 +11,10 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
            tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
-           tests/test_safetensors_nommap.c
+           tests/test_safetensors_nommap.c tests/test_roles.c
 TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
@@ -221,7 +221,7 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm
 
 bench-views: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
@@ -267,6 +267,20 @@ bench-gemm: | $(BUILD)
 	  $(CXX) -std=c++17 -O2 bench/gemm_aten.cpp -o $(BUILD)/bench_gemm_aten $(ATEN_LIBS) && \
 	  $(BENCH_ENV) $(BUILD)/bench_gemm $$($(BENCH_ENV) $(BUILD)/bench_gemm_aten $(BENCH_CASES)) $(BENCH_CASES); \
 	else $(BENCH_ENV) $(BUILD)/bench_gemm $(BENCH_CASES); fi
+
+# a GPT-2-small-sized decoder: prefill and decode tokens/s on 1 and 2 threads beside PyTorch eager
+# (bench/llm_torch.py, same weights and math; threads pinned: torch's count and OPENBLAS_NUM_THREADS,
+# on 2 cores PyTorch's best of the splits 1x2, 2x1, 2x2) and the decode bandwidth bound.
+# LLM_REPS=1 runs each measure once (default 2, best kept).
+LLM_REPS ?= 2
+bench-llm: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/llm.c -o $(BUILD)/bench_llm -lm -pthread
+	@rm -f $(BUILD)/llm_torch.txt
+	@if $(PYTHON) -c "import torch, numpy" 2>/dev/null; then \
+	  for s in 1x1 1x2 2x1 2x2; do t=$${s%x*}; b=$${s#*x}; \
+	    $(BENCH_ENV) OPENBLAS_NUM_THREADS=$$b OMP_NUM_THREADS=$$t $(PYTHON) bench/llm_torch.py $$t $(LLM_REPS) >> $(BUILD)/llm_torch.txt || exit 1; done; \
+	else echo "skip: PyTorch eager peer of bench/llm.c ($(PYTHON) cannot import torch and numpy)"; fi
+	$(BUILD)/bench_llm $(BUILD)/llm_torch.txt $(LLM_REPS)
 
 # ---- install: the header and a pkg-config file ----
 install:

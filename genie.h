@@ -177,6 +177,31 @@ typedef struct genie_ctx_desc {
                       leaves GENIE_ERR_BACKEND in the context, which then runs on the CPU */
 } genie_ctx_desc;
 
+/* Roles found by recognising patterns in the graph (genie_role): X(id, name). */
+#define GENIE_ROLE_LIST(X)                       \
+    X(GENIE_ROLE_NONE, "")                       \
+    X(GENIE_ROLE_ATTENTION, "attention")         \
+    X(GENIE_ROLE_MLP, "mlp")                     \
+    X(GENIE_ROLE_NORM, "norm")                   \
+    X(GENIE_ROLE_EMBEDDING, "embedding")         \
+    X(GENIE_ROLE_RESIDUAL, "residual")
+
+typedef enum genie_role_id {
+#define GENIE__X(id, name) id,
+    GENIE_ROLE_LIST(GENIE__X)
+#undef GENIE__X
+    GENIE_ROLE_COUNT
+} genie_role_id;
+
+/* Work done by computed nodes: how many, their floating-point operations, the bytes they
+   read and wrote (each node as if it ran alone: distinct input elements and its output),
+   and the wall time of the kernels that ran them (a fused group's or a product epilogue's
+   time goes to the node that ends it; the nodes inside it count 0 ns; ns stay 0 where the
+   build has no monotonic clock, as tape_plan_ns). */
+typedef struct genie_work {
+    uint64_t nodes, flops, bytes, ns;
+} genie_work;
+
 typedef struct genie_stats {
     uint64_t nodes_created;    /* value nodes captured (operations, data, in-place writes) */
     uint64_t views_created;    /* handles made by view operations (no node, no copy) */
@@ -215,6 +240,7 @@ typedef struct genie_stats {
     uint64_t backend_fallbacks; /* nodes it lacks, computed by the CPU executor instead */
     uint64_t copies_to_device, bytes_to_device; /* host -> device copies the tape needed */
     uint64_t copies_to_host, bytes_to_host;     /* device -> host: CPU fallbacks and reads */
+    genie_work work_by_role[GENIE_ROLE_COUNT]; /* computed nodes by role (genie_work_of: by phase too) */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -403,6 +429,15 @@ GENIEDEF const char  *genie_phase(const genie_tensor *t);
 GENIEDEF const char  *genie_op_name(const genie_tensor *t);
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out);
 GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
+/* Roles: "attention", "mlp", "norm", "embedding", "residual", or "" (none found). Found by
+   recognising patterns in the graph (decomposed forms too), whatever the scopes say, when a
+   graph is realized or dumped or its role asked for: a node's role may be found only once a
+   later node completes the pattern (attention's softmax when its product with V is made). */
+GENIEDEF const char  *genie_role(const genie_tensor *t);     /* of t's value; never materializes */
+GENIEDEF const char  *genie_role_name(genie_role_id role);   /* "" for NONE or out of range */
+GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, const char *role);
+                      /* work of the nodes computed so far in this phase ("" none, NULL: all)
+                         and of this role ("" none, NULL: all); zeros when none */
 
 /* ---- backends (see ">>backend" in the implementation; genie_cuda.c registers "cuda") ----
    A backend computes the tape nodes and fused groups it supports on its device;
@@ -1313,6 +1348,7 @@ typedef struct genie__node {
     uint16_t op;
     uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
     uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
+    uint8_t role;            /* genie_role_id, found by genie__roles (>>scope), never at capture */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
     uint32_t tix;            /* index in the tape being run */
@@ -1393,6 +1429,8 @@ struct genie_ctx {
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
     genie_stats stats;
+    struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
+    int64_t npwork, cappwork, lastpw;
 };
 
 static void *genie__fail(genie_ctx *ctx, genie_result code, const char *fmt, ...) {
@@ -1823,6 +1861,437 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
         }
         if (strcmp(ctx->interned[i], s) == 0) return ctx->interned[i];
     }
+}
+
+/* Roles (genie_role): patterns recognised in the graph, whatever the scopes say.
+   genie__roles runs over a list of nodes in topological order (a tape, or the
+   subgraph a dump or genie_role walks) when a graph is realized, dumped or asked
+   for its role, never at capture. Each node is tried as the END of a pattern,
+   looking back through its inputs only; a pattern's nodes take its role unless
+   they have one already (the first pattern found wins). Nodes that only copy or
+   convert (contiguous, clone, to, reshape copies) are looked through; views are
+   no nodes at all (they are the ViewSpecs on the edges). The patterns:
+     attention  scaled_dot_product_attention; softmax(scores) @ v, the scores q @ k^T through scaling (mul/div),
+                masks (add, masked_fill, where) and conversions; then the products
+                that make q, k and v (through rope and rope-like arithmetic: neg, mul,
+                add of two products, cat, copies, cache writes) and the product that reads
+                the result (the output projection)
+     mlp        prod(act(prod(x))) with act relu/gelu/silu/sigmoid/tanh or x*sigmoid(x);
+                prod(act(prod(x)) * prod(x)) (SwiGLU, GeGLU); prod = matmul or linear,
+                with a bias added or not
+     norm       layer_norm, rms_norm; x * rsqrt(mean(x^2) + eps) and x / sqrt(...) (RMSNorm, and
+                LayerNorm's (x - mean) * rsqrt(var + eps)); the weight and bias applied
+     embedding  embedding, index_select of rows of a 2-D table, and the sum of two
+     residual   a + f where f ends an attention or MLP block (shapes equal, no broadcast) */
+static int genie__node_ninputs(const genie__node *n);
+static genie__node *genie__node_input(const genie__node *n, int i);
+static int genie__rl_copyish(const genie__node *x) {
+    return !x->base && x->nin == 1 && genie__op_kinds[x->op] == GENIE__K_COPY && x->op != GENIE__OP_FLIP;
+}
+static genie__node *genie__rl_skip(genie__node *x) {
+    int hops = 0;
+    while (x && hops++ < 16 && genie__rl_copyish(x)) x = x->in[0].n;
+    return x;
+}
+static genie__node *genie__rl_in(const genie__node *n, int i) { return i < n->nin ? genie__rl_skip(n->in[i].n) : NULL; }
+/* x and the copies between it and the node it stands for take the role. */
+static void genie__rl_mark(genie__node *x, int role) {
+    int hops = 0;
+    for (; x && hops < 17; hops++) {
+        if (!x->role) x->role = (uint8_t)role;
+        if (!genie__rl_copyish(x)) break;
+        x = x->in[0].n;
+    }
+}
+/* Distinct elements a view reads (broadcast dimensions count once). */
+static int64_t genie__rl_distinct(const genie__vspec *v) {
+    int64_t n = 1;
+    int d;
+    for (d = 0; v && d < v->ndim; d++)
+        if (v->strides[d] != 0) n *= v->shape[d];
+    return n;
+}
+static int genie__rl_binary(const genie__node *x, int op) { return x && x->op == op && x->nin == 2 && !x->has_scalar; }
+/* A scalar factor: a scalar form, or an operand of one distinct element. */
+static int genie__rl_scaled(const genie__node *x) {
+    if (!x || (x->op != GENIE__OP_MUL && x->op != GENIE__OP_DIV)) return 0;
+    return x->has_scalar || (x->nin == 2 && genie__rl_distinct(x->in[1].v) == 1);
+}
+/* A product: matmul or linear, or one plus a broadcast bias. Returns the product. */
+static genie__node *genie__rl_prod(genie__node *x) {
+    int s;
+    if (!x) return NULL;
+    if (genie__op_kinds[x->op] == GENIE__K_MATMUL) return x;
+    if (genie__rl_binary(x, GENIE__OP_ADD))
+        for (s = 0; s < 2; s++) {
+            genie__node *p = genie__rl_in(x, s);
+            if (p && genie__op_kinds[p->op] == GENIE__K_MATMUL && genie__rl_distinct(x->in[1 - s].v) < x->numel) return p;
+        }
+    return NULL;
+}
+static void genie__rl_mark_prod(genie__node *raw, int role) {
+    genie__node *x = genie__rl_skip(raw), *p = genie__rl_prod(x);
+    genie__rl_mark(raw, role);
+    if (p && p != x) genie__rl_mark(x->in[0].n, role), genie__rl_mark(x->in[1].n, role);
+}
+static int genie__rl_is_act(int op) {
+    return op == GENIE__OP_RELU || op == GENIE__OP_GELU || op == GENIE__OP_GELU_TANH || op == GENIE__OP_SILU ||
+           op == GENIE__OP_SIGMOID || op == GENIE__OP_TANH;
+}
+/* act(prod) or p * sigmoid(p): the product's raw input edge owner, or NULL. */
+static genie__node *genie__rl_act(genie__node *x) {
+    int s;
+    if (!x) return NULL;
+    if (genie__rl_is_act(x->op) && x->nin == 1 && genie__rl_prod(genie__rl_in(x, 0))) return x;
+    if (genie__rl_binary(x, GENIE__OP_MUL))
+        for (s = 0; s < 2; s++) {
+            genie__node *p = genie__rl_in(x, s), *g = genie__rl_in(x, 1 - s);
+            if (g && g->op == GENIE__OP_SIGMOID && g->nin == 1 && genie__rl_in(g, 0) == p && genie__rl_prod(p)) return x;
+        }
+    return NULL;
+}
+static void genie__rl_mark_act(genie__node *a, int role) { /* a from genie__rl_act */
+    int i;
+    genie__rl_mark(a, role);
+    for (i = 0; i < a->nin; i++) {
+        genie__node *y = genie__rl_in(a, i);
+        if (y && y->op == GENIE__OP_SIGMOID && y->nin == 1) genie__rl_mark(a->in[i].n, role);
+        else genie__rl_mark_prod(a->in[i].n, role);
+    }
+}
+
+/* The ending product of an MLP at n (n itself a product): marks it. */
+static int genie__rl_mlp(genie__node *n) {
+    genie__node *h = genie__rl_in(n, 0), *a;
+    int s;
+    if (!h) return 0;
+    if ((a = genie__rl_act(h)) != NULL) {
+        genie__rl_mark_act(a, GENIE_ROLE_MLP);
+    } else if (genie__rl_binary(h, GENIE__OP_MUL)) { /* gated: act(prod) * prod */
+        for (s = 0; s < 2; s++) {
+            genie__node *g = genie__rl_in(h, s), *u = genie__rl_in(h, 1 - s);
+            if ((a = genie__rl_act(g)) != NULL && genie__rl_prod(u)) break;
+        }
+        if (s == 2) return 0;
+        genie__rl_mark(h, GENIE_ROLE_MLP);
+        genie__rl_mark_act(a, GENIE_ROLE_MLP);
+        genie__rl_mark_prod(h->in[1 - s].n, GENIE_ROLE_MLP);
+    } else {
+        return 0;
+    }
+    genie__rl_mark(n->in[0].n, GENIE_ROLE_MLP);
+    genie__rl_mark(n, GENIE_ROLE_MLP);
+    return 1;
+}
+
+/* The next node back from attention scores toward q @ k^T: through scaling,
+   masks and conversions; NULL when x is none of these. */
+static genie__node *genie__rl_score_back(genie__node *x, int *edge) {
+    int s;
+    *edge = 0;
+    if (genie__rl_scaled(x) || ((x->op == GENIE__OP_ADD || x->op == GENIE__OP_SUB) && x->has_scalar) ||
+        (x->op == GENIE__OP_MASKED_FILL && x->nin >= 1))
+        return genie__rl_in(x, 0);
+    if ((genie__rl_binary(x, GENIE__OP_ADD) || x->op == GENIE__OP_WHERE) && x->nin >= 2) {
+        int lo = x->op == GENIE__OP_WHERE ? 1 : 0, best = lo;
+        for (s = lo; s < x->nin; s++) {
+            genie__node *y = genie__rl_in(x, s);
+            if (y && genie__op_kinds[y->op] == GENIE__K_MATMUL) { best = s; break; }
+            if (genie__rl_distinct(x->in[s].v) > genie__rl_distinct(x->in[best].v)) best = s;
+        }
+        *edge = best;
+        return genie__rl_in(x, best);
+    }
+    return NULL;
+}
+/* The attention core ending at n (softmax(scores) @ v): its q @ k^T, or NULL. */
+static genie__node *genie__rl_attn_core(genie__node *n) {
+    genie__node *a, *x;
+    int steps, e;
+    if (n->op != GENIE__OP_MATMUL || n->nin != 2) return NULL;
+    a = genie__rl_in(n, 0);
+    if (!a || a->op != GENIE__OP_SOFTMAX || a->nin != 1) return NULL;
+    for (x = genie__rl_in(a, 0), steps = 0; x && steps < 8; steps++) {
+        if (genie__op_kinds[x->op] == GENIE__K_MATMUL) return x;
+        x = genie__rl_score_back(x, &e);
+    }
+    return NULL;
+}
+/* Walk back from q, k or v (the raw edge src) through rope-like arithmetic and
+   cache writes to the products that make them; marks what it passes. */
+static void genie__rl_attn_inputs(genie__node *src) {
+    genie__node *wl[32];
+    int nw = 0, i;
+    if (src) wl[nw++] = src;
+    while (nw > 0) {
+        genie__node *x = wl[--nw];
+        int pass;
+        if (!x || (x->role && x->role != GENIE_ROLE_ATTENTION)) continue;
+        if (genie__rl_prod(genie__rl_skip(x))) { genie__rl_mark_prod(x, GENIE_ROLE_ATTENTION); continue; }
+        pass = genie__rl_copyish(x) || x->op == GENIE__OP_NEG || x->op == GENIE__OP_CAT || x->op == GENIE__OP_COPY ||
+               x->op == GENIE__OP_ROPE || x->op == GENIE__OP_INDEX_COPY ||
+               genie__rl_scaled(x) || x->op == GENIE__OP_MUL ||
+               ((x->op == GENIE__OP_ADD || x->op == GENIE__OP_SUB) && x->nin == 2 && !x->has_scalar &&
+                genie__rl_in(x, 0) && genie__rl_in(x, 1) && genie__rl_in(x, 0)->op == GENIE__OP_MUL &&
+                genie__rl_in(x, 1)->op == GENIE__OP_MUL);
+        if (!pass || x->role) continue;
+        x->role = GENIE_ROLE_ATTENTION;
+        for (i = 0; i < genie__node_ninputs(x) && nw < 32; i++) wl[nw++] = genie__node_input(x, i);
+    }
+}
+static int genie__rl_attention(genie__node *n) {
+    genie__node *qk, *x;
+    int e, steps;
+    if (n->op == GENIE__OP_SDPA) { /* the fused operation */
+        n->role = GENIE_ROLE_ATTENTION;
+        for (e = 0; e < 3 && e < n->nin; e++) genie__rl_attn_inputs(n->in[e].n);
+        if (n->nin > 3) genie__rl_mark(n->in[3].n, GENIE_ROLE_ATTENTION); /* a mask */
+        return 1;
+    }
+    qk = genie__rl_attn_core(n);
+    if (!qk) return 0;
+    genie__rl_mark(n, GENIE_ROLE_ATTENTION);
+    genie__rl_mark(n->in[0].n, GENIE_ROLE_ATTENTION);
+    x = genie__rl_in(n, 0); /* the softmax */
+    for (x = x->in[0].n, steps = 0; x && steps < 8; steps++) {
+        genie__node *s = genie__rl_skip(x);
+        genie__rl_mark(x, GENIE_ROLE_ATTENTION);
+        if (s == qk) break;
+        x = genie__rl_score_back(s, &e) ? s->in[e].n : NULL;
+    }
+    genie__rl_attn_inputs(qk->in[0].n);
+    genie__rl_attn_inputs(qk->in[1].n);
+    genie__rl_attn_inputs(n->in[1].n);
+    return 1;
+}
+
+/* x^2: square(x), pow(x, 2), x * x: returns x, or NULL. */
+static genie__node *genie__rl_sq(genie__node *p) {
+    if (!p) return NULL;
+    if (p->op == GENIE__OP_SQUARE && p->nin == 1) return genie__rl_in(p, 0);
+    if (p->op == GENIE__OP_POW && p->has_scalar && p->a.f[0] == 2.0) return genie__rl_in(p, 0);
+    if (genie__rl_binary(p, GENIE__OP_MUL) && genie__rl_in(p, 0) == genie__rl_in(p, 1)) return genie__rl_in(p, 0);
+    return NULL;
+}
+/* 1/sqrt(mean(x^2) + eps) and relatives ending at r (div: r is the sqrt);
+   marks the chain when found. */
+static int genie__rl_invstd(genie__node *raw, int is_div) {
+    genie__node *r = genie__rl_skip(raw), *y, *m;
+    if (!r) return 0;
+    if (is_div) {
+        if (r->op != GENIE__OP_SQRT || r->nin != 1) return 0;
+        y = genie__rl_in(r, 0);
+    } else if (r->op == GENIE__OP_RSQRT && r->nin == 1) {
+        y = genie__rl_in(r, 0);
+    } else if (r->op == GENIE__OP_RECIPROCAL && r->nin == 1 && genie__rl_in(r, 0) && genie__rl_in(r, 0)->op == GENIE__OP_SQRT) {
+        y = genie__rl_in(genie__rl_in(r, 0), 0);
+    } else {
+        return 0;
+    }
+    m = y;
+    if (y && y->op == GENIE__OP_ADD && (y->has_scalar || (y->nin == 2 && genie__rl_distinct(y->in[1].v) == 1)))
+        m = genie__rl_in(y, 0);
+    if (!m || !((m->op == GENIE__OP_MEAN && m->nin == 1 && genie__rl_sq(genie__rl_in(m, 0))) || (m->op == GENIE__OP_VAR && m->nin == 1)))
+        return 0;
+    genie__rl_mark(raw, GENIE_ROLE_NORM);
+    if (r->op == GENIE__OP_RECIPROCAL) genie__rl_mark(r->in[0].n, GENIE_ROLE_NORM);
+    genie__rl_mark(genie__rl_in(r, 0) == y ? r->in[0].n : genie__rl_in(r, 0)->in[0].n, GENIE_ROLE_NORM);
+    if (m != y) genie__rl_mark(y->in[0].n, GENIE_ROLE_NORM);
+    if (m->op == GENIE__OP_MEAN) {
+        genie__node *x = genie__rl_sq(genie__rl_in(m, 0));
+        genie__rl_mark(m->in[0].n, GENIE_ROLE_NORM);
+        if (x && genie__rl_binary(x, GENIE__OP_SUB) && genie__rl_in(x, 1) && genie__rl_in(x, 1)->op == GENIE__OP_MEAN) {
+            genie__rl_mark(x, GENIE_ROLE_NORM); /* LayerNorm: (x - mean(x))^2 */
+            genie__rl_mark(x->in[1].n, GENIE_ROLE_NORM);
+        }
+    }
+    return 1;
+}
+static int genie__rl_norm(genie__node *n) {
+    int s;
+    if (genie__op_kinds[n->op] == GENIE__K_LAYER_NORM) { n->role = GENIE_ROLE_NORM; return 1; } /* layer_norm, rms_norm */
+    if (n->nin != 2 || n->has_scalar) return 0;
+    if (n->op == GENIE__OP_MUL || n->op == GENIE__OP_ADD) /* the weight or bias applied to a norm */
+        for (s = 0; s < 2; s++) {
+            genie__node *x = genie__rl_in(n, s);
+            if (x && x->role == GENIE_ROLE_NORM && genie__rl_distinct(n->in[1 - s].v) < n->numel &&
+                genie__rl_distinct(n->in[s].v) == n->numel) {
+                genie__rl_mark(n->in[s].n, GENIE_ROLE_NORM);
+                n->role = GENIE_ROLE_NORM;
+                return 1;
+            }
+        }
+    if (n->op == GENIE__OP_MUL) {
+        for (s = 0; s < 2; s++)
+            if (genie__rl_invstd(n->in[s].n, 0)) break;
+        if (s == 2) return 0;
+    } else if (n->op == GENIE__OP_DIV) {
+        if (!genie__rl_invstd(n->in[1].n, 1)) return 0;
+        s = 1;
+    } else {
+        return 0;
+    }
+    { /* LayerNorm's centred input */
+        genie__node *c = genie__rl_in(n, 1 - s);
+        if (genie__rl_binary(c, GENIE__OP_SUB) && genie__rl_in(c, 1) && genie__rl_in(c, 1)->op == GENIE__OP_MEAN) {
+            genie__rl_mark(n->in[1 - s].n, GENIE_ROLE_NORM);
+            genie__rl_mark(c->in[1].n, GENIE_ROLE_NORM);
+        }
+    }
+    n->role = GENIE_ROLE_NORM;
+    return 1;
+}
+
+static int genie__rl_embedding(genie__node *n) {
+    genie__node *a, *b;
+    if (n->op == GENIE__OP_EMBEDDING ||
+        (n->op == GENIE__OP_INDEX_SELECT && n->nin == 2 && n->a.i[0] == 0 && n->in[0].v && n->in[0].v->ndim == 2)) {
+        n->role = GENIE_ROLE_EMBEDDING;
+        return 1;
+    }
+    if (!genie__rl_binary(n, GENIE__OP_ADD)) return 0;
+    a = genie__rl_in(n, 0);
+    b = genie__rl_in(n, 1);
+    if (!a || !b || a->role != GENIE_ROLE_EMBEDDING || b->role != GENIE_ROLE_EMBEDDING) return 0;
+    genie__rl_mark(n->in[0].n, GENIE_ROLE_EMBEDDING);
+    genie__rl_mark(n->in[1].n, GENIE_ROLE_EMBEDDING);
+    n->role = GENIE_ROLE_EMBEDDING;
+    return 1;
+}
+static int genie__rl_residual(genie__node *n) {
+    int s;
+    if (n->op != GENIE__OP_ADD || n->nin != 2 || n->has_scalar) return 0;
+    for (s = 0; s < 2; s++) {
+        genie__node *f = genie__rl_in(n, s);
+        if (f && (f->role == GENIE_ROLE_ATTENTION || f->role == GENIE_ROLE_MLP) && genie__rl_prod(f) &&
+            genie__rl_distinct(n->in[0].v) == n->numel && genie__rl_distinct(n->in[1].v) == n->numel) {
+            n->role = GENIE_ROLE_RESIDUAL;
+            return 1;
+        }
+    }
+    return 0;
+}
+/* The output projection: a product reading an attention result. */
+static int genie__rl_attn_out(genie__node *n) {
+    genie__node *x = genie__rl_in(n, 0);
+    if (!x || x->role != GENIE_ROLE_ATTENTION || (x->op != GENIE__OP_SDPA && !genie__rl_attn_core(x))) return 0;
+    genie__rl_mark(n->in[0].n, GENIE_ROLE_ATTENTION); /* the head merge between (a copy) */
+    n->role = GENIE_ROLE_ATTENTION;
+    return 1;
+}
+
+/* Find roles over nodes in topological order (inputs before the nodes reading them). */
+static void genie__role_find(genie__node *n) {
+    int kind = genie__op_kinds[n->op];
+    if (n->role) return;
+    if (n->nin < 2 ? kind != GENIE__K_LAYER_NORM : n->has_scalar) return; /* ends no pattern: most nodes */
+    if (n->op == GENIE__OP_SDPA && genie__rl_attention(n)) return;
+    if (kind == GENIE__K_MATMUL && (genie__rl_attention(n) || genie__rl_attn_out(n) || genie__rl_mlp(n))) return;
+    if (genie__rl_norm(n) || genie__rl_embedding(n)) return;
+    genie__rl_residual(n);
+}
+
+/* Work by phase and role: a row per phase seen (phases are interned). */
+struct genie__phase_work {
+    const char *phase;
+    genie_work w[GENIE_ROLE_COUNT];
+};
+/* Floating-point operations of a node, as usually counted: 2 per multiply-add
+   of a product, about one per element of elementwise work, a few per element
+   of softmax and normalizations; 0 for copies, indexing and data. */
+static uint64_t genie__node_flops(const genie__node *n) {
+    int kind = genie__op_kinds[n->op], i;
+    const genie__vspec *a;
+    uint64_t out;
+    if (kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D && kind != GENIE__K_UNARY && kind != GENIE__K_BINARY &&
+        kind != GENIE__K_WHERE && kind != GENIE__K_REDUCE && kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM)
+        return 0;
+    if (n->nin < 1 || !(a = n->in[0].v)) return 0;
+    out = (uint64_t)(n->base && n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel);
+    switch (kind) {
+    case GENIE__K_MATMUL: return 2 * out * (uint64_t)a->shape[a->ndim - 1] + (n->nin > 2 ? out : 0);
+    case GENIE__K_CONV2D: {
+        const genie__vspec *w = n->nin > 1 ? n->in[1].v : NULL;
+        uint64_t k = 1;
+        for (i = 1; w && i < w->ndim; i++) k *= (uint64_t)w->shape[i];
+        return 2 * out * k;
+    }
+    case GENIE__K_UNARY: case GENIE__K_BINARY: case GENIE__K_WHERE: return out;
+    case GENIE__K_REDUCE: return (uint64_t)genie__numel(a->ndim, a->shape);
+    case GENIE__K_SOFTMAX: return 5 * (uint64_t)genie__numel(a->ndim, a->shape);
+    default: return 8 * (uint64_t)genie__numel(a->ndim, a->shape); /* layer_norm, rms_norm */
+    }
+}
+/* Bytes a node moves as if it ran alone: the distinct elements of its inputs, its output. */
+static uint64_t genie__node_bytes(const genie__node *n) {
+    uint64_t b = (uint64_t)(n->base && n->out ? genie__numel(n->out->ndim, n->out->shape) : n->numel) * genie__dt_size[n->dtype];
+    int i;
+    for (i = 0; i < n->nin; i++)
+        if (n->in[i].n && n->in[i].v) b += (uint64_t)genie__rl_distinct(n->in[i].v) * genie__dt_size[n->in[i].n->dtype];
+    return b;
+}
+/* The work row of a phase ("" for none); NULL when out of memory. The row of
+   the last phase seen is tried first (a tape mostly runs in one phase). */
+static struct genie__phase_work *genie__phase_row(genie_ctx *ctx, const char *phase) {
+    int64_t i;
+    if (ctx->npwork && ctx->pwork[ctx->lastpw].phase == phase) return &ctx->pwork[ctx->lastpw];
+    for (i = ctx->npwork - 1; i >= 0; i--)
+        if (ctx->pwork[i].phase == phase || strcmp(ctx->pwork[i].phase, phase) == 0) break;
+    if (i < 0) {
+        if (!genie__grow((void **)&ctx->pwork, &ctx->cappwork, ctx->npwork + 1, sizeof(struct genie__phase_work))) return NULL;
+        i = ctx->npwork++;
+        memset(&ctx->pwork[i], 0, sizeof(struct genie__phase_work));
+        ctx->pwork[i].phase = phase;
+    }
+    ctx->lastpw = i;
+    return &ctx->pwork[i];
+}
+/* Count a computed node (measured before it runs: its inputs are still attached)
+   in its phase's row; genie_get_stats sums the rows by role. */
+static void genie__work_add(genie_ctx *ctx, const genie__node *n, uint64_t flops, uint64_t bytes, uint64_t ns) {
+    struct genie__phase_work *row = genie__phase_row(ctx, n->phase ? n->phase : "");
+    genie_work *w;
+    if (!row) return;
+    w = &row->w[n->role < GENIE_ROLE_COUNT ? n->role : 0];
+    w->nodes++, w->flops += flops, w->bytes += bytes, w->ns += ns;
+}
+
+/* Roles of the pending subgraph behind n roots (done ones are leaves), walked
+   in post order (topological), iteratively. 0 when out of memory. */
+static int genie__roles_walk(genie_ctx *ctx, int nroots, genie__node *const *roots) {
+    genie__node **stack = NULL, **list = NULL;
+    int *next = NULL;
+    int64_t sp = 0, caps = 0, capn = 0, nl = 0, capl = 0, i;
+    uint32_t ep = ++ctx->epoch;
+    int k, ok = 1;
+    for (k = 0; k < nroots && ok; k++) {
+        genie__node *r = roots[k];
+        if (!r || r->mark == ep) continue;
+        r->mark = ep;
+        if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *)) || !genie__grow((void **)&next, &capn, sp + 1, sizeof(int))) { ok = 0; break; }
+        stack[sp] = r;
+        next[sp++] = 0;
+        while (sp > 0 && ok) {
+            genie__node *top = stack[sp - 1];
+            if (next[sp - 1] < genie__node_ninputs(top)) {
+                genie__node *c = genie__node_input(top, next[sp - 1]++);
+                if (c->mark == ep) continue;
+                c->mark = ep;
+                if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *)) || !genie__grow((void **)&next, &capn, sp + 1, sizeof(int))) { ok = 0; break; }
+                stack[sp] = c;
+                next[sp++] = 0;
+            } else {
+                if (!genie__grow((void **)&list, &capl, nl + 1, sizeof(void *))) { ok = 0; break; }
+                list[nl++] = top;
+                sp--;
+            }
+        }
+    }
+    for (i = 0; ok && i < nl; i++) genie__role_find(list[i]);
+    GENIE_FREE(stack);
+    GENIE_FREE(next);
+    GENIE_FREE(list);
+    return ok;
 }
 
 /* >>tape ------------------------------------------------------------------ */
@@ -2409,6 +2878,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     }
     if (ntape) {
         ctx->stats.tapes_run++;
+        for (i = 0; i < ntape; i++) genie__role_find(tape[i].n); /* roles: inputs first (>>scope) */
         for (i = 0; i < ntape; i++) { /* the tape holds each node while it runs */
             tape[i].n->refs++;
             ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
@@ -2440,6 +2910,8 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         ctx->tape_held = 0;
         ctx->stats.tape_peak_bytes = 0;
         for (i = 0; i < ntape; i++) {
+            genie__node *n = tape[i].n;
+            uint64_t flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
             if (tape[i].tfg) {
                 struct genie__fgroup *g = genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
@@ -2449,9 +2921,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
-                genie__exec(ctx, tape[i].n, tape[i].take);
+                genie__exec(ctx, n, tape[i].take);
             }
-            genie__node_release(ctx, tape[i].n);
+            genie__work_add(ctx, n, flops, bytes, tape[i].inner ? 0 : genie__now_ns() - t0);
+            genie__node_release(ctx, n);
         }
         ctx->tape_ep = 0;
     }
@@ -7704,12 +8177,49 @@ static int genie__be_group(genie_ctx *ctx, genie__fgroup *g) {
 }
 
 /* >>dump ------------------------------------------------------------------ */
+static const char *const genie__role_names[] = {
+#define GENIE__X(id, name) name,
+    GENIE_ROLE_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(role_names, sizeof(genie__role_names) / sizeof(genie__role_names[0]) == GENIE_ROLE_COUNT);
+/* Fill colours of the roles in the dump (by genie_role_id; NONE unused). */
+static const char *const genie__role_colors[] = {"#ffffff", "#f7b6b2", "#a9d4f5", "#b9e8a7", "#f8e2a0", "#d8c4ef"};
+GENIE__STATIC_ASSERT(role_colors, sizeof(genie__role_colors) / sizeof(genie__role_colors[0]) == GENIE_ROLE_COUNT);
+GENIEDEF const char *genie_role_name(genie_role_id role) {
+    return (int)role > 0 && (int)role < GENIE_ROLE_COUNT ? genie__role_names[role] : "";
+}
+GENIEDEF const char *genie_role(const genie_tensor *t) {
+    genie__node *n;
+    if (!t || !t->st || !t->st->ver) return "";
+    n = t->st->ver;
+    if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(t->ctx, 1, &n);
+    return genie_role_name((genie_role_id)n->role);
+}
+/* role: NULL all, "" none, else by name; phase likewise. */
+GENIEDEF genie_work genie_work_of(const genie_ctx *ctx, const char *phase, const char *role) {
+    genie_work w;
+    int64_t i;
+    int r;
+    memset(&w, 0, sizeof w);
+    if (!ctx) return w;
+    for (i = 0; i < ctx->npwork; i++) {
+        if (phase && strcmp(phase, ctx->pwork[i].phase) != 0) continue;
+        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+            const genie_work *x = &ctx->pwork[i].w[r];
+            if (role && strcmp(role, genie__role_names[r]) != 0) continue;
+            w.nodes += x->nodes, w.flops += x->flops, w.bytes += x->bytes, w.ns += x->ns;
+        }
+    }
+    return w;
+}
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
     genie__node **list = NULL, **stack = NULL;
     int64_t nl = 0, capl = 0, sp = 0, caps = 0, i, j;
     uint32_t ep;
     char sb[200];
     int k;
+    unsigned roles_seen = 0;
     if (!ctx) return GENIE_ERR_INVALID_ARG;
     if (!out || n < 0 || (n > 0 && !roots)) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_dump_dot: NULL output or roots");
@@ -7738,6 +8248,14 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
             }
         }
     }
+    { /* roles first: they colour the nodes */
+        genie__node **rn = (genie__node **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(void *));
+        int nr = 0;
+        for (k = 0; rn && k < n; k++)
+            if (roots[k]) rn[nr++] = roots[k]->st->ver;
+        if (!rn || !genie__roles_walk(ctx, nr, rn)) { GENIE_FREE(rn); goto oom; }
+        GENIE_FREE(rn);
+    }
     fprintf(out, "digraph genie {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     for (i = 0; i < nl; i++) { /* one cluster per module path, in order of first appearance */
         const char *mod = list[i]->module;
@@ -7748,15 +8266,28 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
         for (j = i; j < nl; j++) {
             genie__node *m = list[j];
             if (m->module != mod) continue;
-            fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s\"%s];\n", (void *)m,
+            int role = m->role < GENIE_ROLE_COUNT ? m->role : 0;
+            roles_seen |= 1u << role;
+            fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s%s%s\"", (void *)m,
                     m->inplace ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
                     genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
                     genie__dt_names[m->dtype],
                     m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
                     m->phase && *m->phase ? "\\nphase " : "", m->phase ? m->phase : "",
-                    m->state == GENIE__DONE ? ", style=filled, fillcolor=\"#dde8ff\"" : "");
+                    role ? "\\nrole " : "", genie_role_name((genie_role_id)role));
+            if (role) fprintf(out, ", style=filled, fillcolor=\"%s\"%s", genie__role_colors[role], m->state == GENIE__DONE ? ", penwidth=2" : "");
+            else if (m->state == GENIE__DONE) fprintf(out, ", style=filled, fillcolor=\"#dde8ff\"");
+            fprintf(out, "];\n");
         }
         if (*mod) fprintf(out, "  }\n");
+    }
+    if (roles_seen & ~1u) { /* a legend of the roles present */
+        fprintf(out, "  subgraph \"cluster_legend\" {\n    label=\"roles\";\n");
+        for (k = 1; k < GENIE_ROLE_COUNT; k++)
+            if (roles_seen & (1u << k))
+                fprintf(out, "    \"legend_%s\" [label=\"%s\", style=filled, fillcolor=\"%s\"];\n", genie_role_name((genie_role_id)k),
+                        genie_role_name((genie_role_id)k), genie__role_colors[k]);
+        fprintf(out, "  }\n");
     }
     for (i = 0; i < nl; i++)
         for (j = 0; j < genie__node_ninputs(list[i]); j++)
@@ -7784,8 +8315,17 @@ oom:
 
 GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
     genie_stats s;
+    int64_t i;
+    int r;
     memset(&s, 0, sizeof s);
-    if (ctx) s = ctx->stats;
+    if (!ctx) return s;
+    s = ctx->stats;
+    for (i = 0; i < ctx->npwork; i++) /* work by role: the phases' rows summed */
+        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+            const genie_work *x = &ctx->pwork[i].w[r];
+            s.work_by_role[r].nodes += x->nodes, s.work_by_role[r].flops += x->flops;
+            s.work_by_role[r].bytes += x->bytes, s.work_by_role[r].ns += x->ns;
+        }
     return s;
 }
 
@@ -8784,6 +9324,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->marks);
     GENIE_FREE(ctx->scopes);
     GENIE_FREE(ctx->rel);
+    GENIE_FREE(ctx->pwork);
     GENIE_FREE(ctx);
 }
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n) {

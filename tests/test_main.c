@@ -24,6 +24,7 @@ void rfuse_tests(int *passed, int *failed); /* test_rfuse.c: row groups */
 void tcache_tests(int *passed, int *failed); /* test_tcache.c */
 void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
+void test_roles(int *passed, int *failed); /* test_roles.c */
 void test_llmops_run(int *passed, int *failed, int *skipped); /* test_llmops.c */
 void test_safetensors_run(int *passed, int *failed); /* test_safetensors.c: files mapped */
 void test_safetensors_nommap_run(int *passed, int *failed); /* ... and read with GENIE_NO_MMAP */
@@ -557,6 +558,7 @@ int main(int argc, char **argv) {
     tcache_tests(&passed, &failed);
     test_vmath(&passed, &failed, &skipped);
     test_reduce_run(&passed, &failed, &skipped);
+    test_roles(&passed, &failed);
     test_llmops_run(&passed, &failed, &skipped);
     test_safetensors_run(&passed, &failed);
     test_safetensors_nommap_run(&passed, &failed);
