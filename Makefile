@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind examples install uninstall props diff-test cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -125,6 +125,15 @@ props: $(BUILD)/test_main
 	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
 	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
 	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt $(BUILD)/props_ops.txt
+
+# differential testing at scale: DIFF_N random programs (split evenly over views, graphs and ops)
+# against PyTorch, on DIFF_JOBS workers (default: every core), each worker its own seed ranges.
+# Prints the programs, checks and mismatches; keeps a failing chunk in $(BUILD)/diff_test.
+DIFF_N    ?= 100000
+DIFF_SEED ?= 100000
+DIFF_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+diff-test: $(BUILD)/test_main
+	tests/diff_test.sh $(BUILD)/test_main $(DIFF_N) $(DIFF_SEED) $(DIFF_JOBS) $(BUILD)/diff_test
 
 # regenerate the checked-in expectations from PyTorch
 cases:
