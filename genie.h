@@ -5297,6 +5297,23 @@ typedef pthread_cond_t genie__cond;
 #define genie__yield() sched_yield()
 #endif
 
+/* Windows starts a thread with the default floating-point state, not its creator's as POSIX
+   threads do: workers take the pool creator's x87 control word and MXCSR, so a kernel gives
+   the same numbers on every thread (mingw's libm sin/cos of |x| >= 2^63 follow the x87
+   precision, which the CRT sets to 64 bits on the main thread only). */
+#if defined(_WIN32) && defined(GENIE__X86)
+#define GENIE__FPENV 1
+typedef struct genie__fpenv { unsigned short cw; unsigned int csr; } genie__fpenv;
+static void genie__fpenv_get(genie__fpenv *e) {
+    __asm__ __volatile__("fnstcw %0" : "=m"(e->cw));
+    e->csr = __builtin_ia32_stmxcsr();
+}
+static void genie__fpenv_set(const genie__fpenv *e) {
+    __asm__ __volatile__("fldcw %0" : : "m"(e->cw));
+    __builtin_ia32_ldmxcsr(e->csr);
+}
+#endif
+
 typedef struct genie__worker {
     struct genie__tpool *pool;
     int ith;
@@ -5312,6 +5329,9 @@ struct genie__tpool {
     int nth;                   /* threads in the current job */
     genie__kernel fn;
     genie__kparams *p;
+#ifdef GENIE__FPENV
+    genie__fpenv fpenv;        /* the creator's floating-point state, for the workers */
+#endif
 };
 
 /* All nth threads of a job meet here (sense by generation). */
@@ -5337,6 +5357,9 @@ static void *genie__worker_main(void *arg) {
     genie__worker *w = (genie__worker *)arg;
     struct genie__tpool *pool = w->pool;
     int seen = 0;
+#ifdef GENIE__FPENV
+    genie__fpenv_set(&pool->fpenv);
+#endif
     for (;;) {
         int g, spins = 0;
         while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
@@ -5404,6 +5427,9 @@ static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) {
     genie__mutex_init(&pool->mu);
     genie__cond_init(&pool->wake);
     genie__cond_init(&pool->done);
+#ifdef GENIE__FPENV
+    genie__fpenv_get(&pool->fpenv);
+#endif
     for (i = 0; i < nth - 1; i++) {
         pool->w[i].pool = pool;
         pool->w[i].ith = i + 1;
