@@ -9,7 +9,7 @@ STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c
+TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c tests/test_threads.c
 
 .PHONY: all run test asan valgrind examples install uninstall props diff-test cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
@@ -38,7 +38,8 @@ $(BUILD)/test_main: $(TESTSRC) tests/prog.h genie.h $(BUILD)/cxx_part.o | $(BUIL
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_gemm.c -o $(BUILD)/test_gemm.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_vmath.c -o $(BUILD)/test_vmath.o
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_reduce.c -o $(BUILD)/test_reduce.o
-	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c tests/test_threads.c -o $(BUILD)/test_threads.o
+	$(CXX) $(CFLAGS) $(BUILD)/test_main.o $(BUILD)/test_planner.o $(BUILD)/test_gemm.o $(BUILD)/prog.o $(BUILD)/impl.o $(BUILD)/test_fuse.o $(BUILD)/test_vmath.o $(BUILD)/test_reduce.o $(BUILD)/test_threads.o $(BUILD)/cxx_part.o -o $@ -lm -pthread
 $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 

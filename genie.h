@@ -1118,6 +1118,8 @@ struct genie_tensor {
     genie__storage *st;
     genie__vspec *v;
     const char *module, *phase;
+    uint64_t self; /* identity, as ATen's TensorImpl: shared by the handles that PyTorch would
+                      return as the input itself (to the same dtype, contiguous of contiguous) */
 };
 
 struct genie_tuple {
@@ -1142,6 +1144,7 @@ struct genie_ctx {
     genie__buf *bufs;
     genie__buf *cache[GENIE__NCLASS]; /* freed blocks by size class (>>memory) */
     uint32_t tape_ep;                 /* the tape running now (its epoch), 0 if none */
+    uint64_t handles_made;            /* identities handed out (genie_tensor.self) */
     uint64_t tape_held;               /* bytes held by buffers it allocated */
     genie_tuple *tuples;
     genie__pool_entry *pool;
@@ -1388,6 +1391,7 @@ static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie
     t->ctx = ctx;
     t->refs = 1;
     t->op = (uint16_t)op;
+    t->self = ++ctx->handles_made;
     st->refs++;
     t->st = st;
     t->v = v;
@@ -6154,6 +6158,12 @@ static genie_tensor *genie__alias(genie_ctx *ctx, genie_tensor *t, int op) {
     ctx->stats.views_created++;
     return genie__handle_new(ctx, t->st, genie__vspec_retain(t->v), op);
 }
+/* Where PyTorch returns the input itself: an alias that is the same tensor to copy_ */
+static genie_tensor *genie__self(genie_ctx *ctx, genie_tensor *t, int op) {
+    genie_tensor *r = genie__alias(ctx, t, op);
+    if (r) r->self = t->self;
+    return r;
+}
 
 /* ---- making tensors ---- */
 GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data) {
@@ -7041,14 +7051,14 @@ GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dty
     int64_t st[GENIE__MAXD];
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, "genie_to_dtype", t) || !genie__check_dtype(ctx, "genie_to_dtype", dt)) return NULL;
-    if ((int)dt == t->st->dtype) return genie__alias(ctx, t, GENIE__OP_TO);
+    if ((int)dt == t->st->dtype) return genie__self(ctx, t, GENIE__OP_TO);
     genie__preserve_layout(t->v, st);
     return genie__copy_node(ctx, GENIE__OP_TO, t, dt, st);
 }
 GENIEDEF genie_tensor *genie_contiguous(genie_ctx *ctx, genie_tensor *t) {
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, "genie_contiguous", t)) return NULL;
-    if (genie__is_contig(t->v->ndim, t->v->shape, t->v->strides)) return genie__alias(ctx, t, GENIE__OP_CONTIGUOUS);
+    if (genie__is_contig(t->v->ndim, t->v->shape, t->v->strides)) return genie__self(ctx, t, GENIE__OP_CONTIGUOUS);
     return genie__copy_node(ctx, GENIE__OP_CONTIGUOUS, t, t->st->dtype, NULL);
 }
 GENIEDEF genie_tensor *genie_clone(genie_ctx *ctx, genie_tensor *t) {
@@ -7810,7 +7820,9 @@ GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tens
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, dst) || !genie__need(ctx, fn, src) || !genie__src_fits(ctx, fn, dst, src)) return NULL;
-    if (dst == src) return dst; /* the same tensor: nothing to do (ATen 1.13 has no wider shortcut) */
+    /* the same tensor (ATen's is_same; x.to(x.dtype) is x): nothing to do, not even the overlap
+       check (ATen 1.13 has no wider shortcut: another view with the same geometry is copied) */
+    if (dst->self == src->self) return dst;
     if (!genie__check_write(ctx, fn, dst, src, 0, 1)) return NULL;
     n = genie__inplace_node(ctx, GENIE__OP_COPY, dst, 1, dst->st->dtype);
     if (!n) return NULL;
