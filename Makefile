@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c tests/test_reduce.c tests/test_threads.c
 
-.PHONY: all run test asan valgrind examples install uninstall props diff-test cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run test asan valgrind matrix examples install uninstall props diff-test cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc
 
@@ -117,6 +117,12 @@ valgrind: examples $(BUILD)/test_main
 	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
+
+# ---- the build matrix (tests/matrix.sh; .ci/run runs it): gcc, clang (C99, C11), g++, clang++
+# (C++11, C++17) at -O0 and -O2, -DGENIE_NO_THREADS, ThreadSanitizer, clang's ASan+UBSan, the
+# Windows cross-build with mingw-w64 run under wine; MATRIX_JOBS cells at once (default: cores) ----
+matrix:
+	tests/matrix.sh
 
 # ---- the full property runs against PyTorch ----
 PROPS_N ?= 10000
