@@ -133,10 +133,10 @@ echo "matrix: $JOBS cells at a time, logs in $OUT"
 } | xargs -P "$JOBS" -I{} sh -c "exec \"$SELF\" --cell {}"
 
 p=0 f=0 s=0
-printf '  %-28s %-5s %5s  %s\n' cell result s note
+printf '  %-34s %-5s %5s  %s\n' cell result s note
 for r in "$OUT"/*.res; do
     IFS=$'\t' read -r st secs name note < "$r"
-    printf '  %-28s %-5s %5s  %s\n' "$name" "$st" "$secs" "$note"
+    printf '  %-34s %-5s %5s  %s\n' "$name" "$st" "$secs" "$note"
     case $st in ok) p=$((p + 1)) ;; skip) s=$((s + 1)) ;; *) f=$((f + 1)) ;; esac
 done
 expected=21   # cells: 16 compiler x standard x level, nothreads, tsan, asan+ubsan, mingw, wine
