@@ -322,6 +322,12 @@ BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'eq', 'ne', '
           'logical_and', 'logical_or']
 
 
+def pool_tol(pool):
+    """The precision that bounds values computed from the pool: its lowest float dtype's."""
+    return (torch.bfloat16 if any(x.value.dtype in (torch.float16, torch.bfloat16) for x in pool)
+            else torch.float32 if any(x.value.dtype == torch.float32 for x in pool) else None)
+
+
 def flips(x, dt, r):
     """Whether converting computed floats x to the integer (or bool) dtype dt is ill-conditioned:
     some element within the comparison's tolerance (r relative, r/2 absolute: prog.c) of an
@@ -470,7 +476,7 @@ def prog_ops(seed):
             tup = P.op(op, a, *args)
             if isinstance(tup.value, tuple):
                 vals = P.op('get', tup, 0)
-                P.expect(vals)
+                P.expect(vals, pool_tol(pool))  # the values may be computed ones, as below
                 P.gathered(P.op('get', tup, 1), a, d, vals)
             continue
         else:
@@ -487,8 +493,7 @@ def prog_ops(seed):
             else:
                 n = P.op(op, P.op('t', a) if nd == 2 else a)
         if n is not None and isinstance(n.value, torch.Tensor):
-            P.expect(n, torch.bfloat16 if any(x.value.dtype in (torch.float16, torch.bfloat16) for x in pool)
-                     else torch.float32 if any(x.value.dtype == torch.float32 for x in pool) else None)
+            P.expect(n, pool_tol(pool))
             if n.value.numel() < 64:
                 pool.append(n)
 
