@@ -11,7 +11,7 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
            tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
-           tests/test_safetensors_nommap.c tests/test_roles.c
+           tests/test_safetensors_nommap.c tests/test_roles.c tests/test_threads.c
 TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
@@ -19,6 +19,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
 .PHONY: fuzz
+.PHONY: matrix diff-test
 
 all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
 
@@ -187,6 +188,12 @@ valgrind: examples $(BUILD)/test_main
 	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 
+# ---- the build matrix (tests/matrix.sh; .ci/run runs it): gcc, clang (C99, C11), g++, clang++
+# (C++11, C++17) at -O0 and -O2, -DGENIE_NO_THREADS, ThreadSanitizer, clang's ASan+UBSan, the
+# Windows cross-build with mingw-w64 run under wine; MATRIX_JOBS cells at once (default: cores) ----
+matrix:
+	tests/matrix.sh
+
 # ---- the full property runs against PyTorch ----
 PROPS_N ?= 10000
 PROPS_SEED ?= 1
@@ -195,6 +202,15 @@ props: $(BUILD)/test_main
 	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
 	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
 	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt $(BUILD)/props_ops.txt
+
+# differential testing at scale: DIFF_N random programs (split evenly over views, graphs and ops)
+# against PyTorch, on DIFF_JOBS workers (default: every core), each worker its own seed ranges.
+# Prints the programs, checks and mismatches; keeps a failing chunk in $(BUILD)/diff_test.
+DIFF_N    ?= 100000
+DIFF_SEED ?= 100000
+DIFF_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+diff-test: $(BUILD)/test_main
+	tests/diff_test.sh $(BUILD)/test_main $(DIFF_N) $(DIFF_SEED) $(DIFF_JOBS) $(BUILD)/diff_test
 
 # regenerate the checked-in expectations from PyTorch
 cases:

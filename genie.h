@@ -145,9 +145,20 @@ typedef enum genie_mat_reason {
 
 #define GENIE_DIM_NONE INT64_MIN /* argmax/argmin over the flattened tensor */
 
-typedef struct genie_ctx genie_ctx;
-typedef struct genie_tensor genie_tensor;
-typedef struct genie_tuple genie_tuple;
+/* RULES OF EVERY CALL
+     - Errors never abort or print: an operation returns NULL (or a genie_result) and the context
+       keeps its first error (code and message naming the op and shapes); after it every
+       operation returns NULL until genie_clear_error. NULL is accepted for optional inputs only
+       (marked "may be NULL"); a NULL context makes a call do nothing and return NULL/an error.
+     - Handles (genie_tensor, genie_tuple) and strings genie returns belong to their context:
+       results go to the innermost pool and die at its genie_pool_pop (or at genie_ctx_destroy);
+       genie_retain/genie_release keep one longer. Using a handle after its release is a bug.
+     - Operations are lazy: they record and return at once; only the calls marked "materializes"
+       compute. Shapes are (int ndim, const int64_t *shape) in elements; dims may be negative.
+     - One context is used by one thread at a time; separate contexts are independent. */
+typedef struct genie_ctx genie_ctx;       /* a context: graph, memory, errors, thread pool */
+typedef struct genie_tensor genie_tensor; /* a handle: a storage seen through a ViewSpec */
+typedef struct genie_tuple genie_tuple;   /* a lazy tuple of handles (split, topk, sort, ...) */
 
 /* CPU kernel paths: X(name, short name). AUTO picks the best the CPU runs;
    REFERENCE runs every operation on its plain strided reference kernel (the
@@ -166,6 +177,7 @@ typedef enum genie_cpu {
     GENIE_CPU_COUNT
 } genie_cpu;
 
+/* genie_ctx_create's options; a zeroed desc (or NULL) means the defaults */
 typedef struct genie_ctx_desc {
     int n_threads; /* 0: all cores; 1: kernels run on the calling thread only */
     int no_pool;   /* 1: the caller owns every result and releases it */
@@ -202,6 +214,7 @@ typedef struct genie_work {
     uint64_t nodes, flops, bytes, ns;
 } genie_work;
 
+/* genie_get_stats: counters since genie_ctx_create (the tape_* ones: of the last tape) */
 typedef struct genie_stats {
     uint64_t nodes_created;    /* value nodes captured (operations, data, in-place writes) */
     uint64_t views_created;    /* handles made by view operations (no node, no copy) */
@@ -244,67 +257,104 @@ typedef struct genie_stats {
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
+/* desc may be NULL (defaults); NULL when out of memory */
 GENIEDEF genie_ctx   *genie_ctx_create(const genie_ctx_desc *desc);
+/* frees everything: every handle, tuple and string it gave is invalid; NULL: no-op */
 GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
+/* kernel threads, 0: all cores; n < 0 is an error */
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
 GENIEDEF genie_cpu    genie_cpu_path(const genie_ctx *ctx);   /* the kernel path in use */
 GENIEDEF int          genie_cpu_supported(genie_cpu path);    /* 1 if this CPU runs it */
 GENIEDEF const char  *genie_cpu_name(genie_cpu path);         /* "avx512", ...; "" if unknown */
-GENIEDEF genie_result genie_status(const genie_ctx *ctx);
+GENIEDEF genie_result genie_status(const genie_ctx *ctx); /* the first error, or GENIE_OK (NULL ctx: INVALID_ARG) */
+/* its message, "" if none; owned by ctx, valid until the next error or clear */
 GENIEDEF const char  *genie_last_error(const genie_ctx *ctx);
+/* forget the error: operations run again; failed values stay failed */
 GENIEDEF void         genie_clear_error(genie_ctx *ctx);
+/* a static description; "unknown genie_result" for other values */
 GENIEDEF const char  *genie_result_string(genie_result r);
-GENIEDEF void         genie_pool_push(genie_ctx *ctx);
+GENIEDEF void         genie_pool_push(genie_ctx *ctx); /* results made from now on belong to a new innermost pool */
+/* releases the innermost pool's handles and tuples; no pool pushed: no-op */
 GENIEDEF void         genie_pool_pop(genie_ctx *ctx);
+/* one more reference, owned by the caller (keeps t past its pool); NULL: no-op */
 GENIEDEF void         genie_retain(genie_tensor *t);
+/* gives back one reference (a no_pool context's results: the caller's); NULL: no-op */
 GENIEDEF void         genie_release(genie_tensor *t);
 
 /* ---- making tensors ---- */
+/* copies numel elements of dt, row-major, from data (NULL only if numel is 0) */
 GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data);
+/* wraps the caller's memory, no copy: strides in elements (NULL: contiguous, none negative); the
+   caller keeps data unchanged while values read it; deleter (may be NULL) runs when genie lets go */
 GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape,
                                        const int64_t *strides, void *data,
                                        void (*deleter)(void *data, void *user), void *user);
+/* zeros (genie never hands out uninitialized memory) */
 GENIEDEF genie_tensor *genie_empty(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
+/* 0 everywhere; computed lazily */
 GENIEDEF genie_tensor *genie_zeros(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
-GENIEDEF genie_tensor *genie_ones(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape);
+GENIEDEF genie_tensor *genie_ones(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape); /* 1 everywhere */
+/* v everywhere; v out of dt's range is an error, as in PyTorch */
 GENIEDEF genie_tensor *genie_full(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, double v);
+/* 1-D [start, end) by step, torch.arange's length */
 GENIEDEF genie_tensor *genie_arange(genie_ctx *ctx, genie_dtype dt, double start, double end, double step);
+/* uniform [0, 1), float dtypes; counter-based: the same seed gives the same values */
 GENIEDEF genie_tensor *genie_rand(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed);
+/* standard normal, float dtypes; same seed, same values (not PyTorch's) */
 GENIEDEF genie_tensor *genie_randn(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, uint64_t seed);
 
 /* ---- looking at a tensor (never materializes) ---- */
-GENIEDEF int            genie_ndim(const genie_tensor *t);
+GENIEDEF int            genie_ndim(const genie_tensor *t); /* dimensions (0 for a scalar or NULL) */
+/* ndim sizes, owned by t (valid while t lives); NULL t: NULL */
 GENIEDEF const int64_t *genie_shape(const genie_tensor *t);
+/* ndim strides in elements, as PyTorch reports them; owned by t */
 GENIEDEF const int64_t *genie_strides(const genie_tensor *t);
-GENIEDEF int64_t        genie_storage_offset(const genie_tensor *t);
-GENIEDEF int64_t        genie_numel(const genie_tensor *t);
-GENIEDEF genie_dtype    genie_dtype_of(const genie_tensor *t);
-GENIEDEF size_t         genie_dtype_size(genie_dtype dt);
-GENIEDEF const char    *genie_dtype_name(genie_dtype dt);
+GENIEDEF int64_t        genie_storage_offset(const genie_tensor *t); /* in elements of the storage */
+GENIEDEF int64_t        genie_numel(const genie_tensor *t); /* elements (1 for 0-dim; 0 for NULL) */
+GENIEDEF genie_dtype    genie_dtype_of(const genie_tensor *t); /* its dtype (GENIE_F32 for NULL) */
+GENIEDEF size_t         genie_dtype_size(genie_dtype dt); /* bytes per element; 0 for an invalid dtype */
+GENIEDEF const char    *genie_dtype_name(genie_dtype dt); /* "f32", "bf16", ... (static); "?" if invalid */
+/* PyTorch's rule: size-1 dims ignored, 1 when numel is 0 */
 GENIEDEF int            genie_is_contiguous(const genie_tensor *t);
+/* 1 if its storage's current value is computed */
 GENIEDEF int            genie_is_materialized(const genie_tensor *t);
+/* 1 if views of one storage (aliases) */
 GENIEDEF int            genie_shares_storage(const genie_tensor *a, const genie_tensor *b);
 
 /* ---- materializing ---- */
+/* materializes the n tensors (one tape); data errors are reported here */
 GENIEDEF genie_result genie_realize(genie_ctx *ctx, int n, genie_tensor *const *ts);
+/* materializes; numel elements converted to `as`, row-major, into dst (dst_bytes too small: error) */
 GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as, void *dst, size_t dst_bytes);
+/* materializes a one-element tensor into *out */
 GENIEDEF genie_result genie_item(genie_ctx *ctx, genie_tensor *t, double *out);
+/* the same, as an integer (exact for i64) */
 GENIEDEF genie_result genie_item_i64(genie_ctx *ctx, genie_tensor *t, int64_t *out);
+/* materializes; *ptr: element 0 in genie's buffer (read-only), laid out by genie_strides,
+   valid until the next write to its storage or t's release */
 GENIEDEF genie_result genie_data(genie_ctx *ctx, genie_tensor *t, const void **ptr);
 
 /* ---- elementwise ---- */
+/* Every result is a new lazy tensor with TensorIterator's layout; nothing runs until a
+   materializing call. Binary: broadcasting, ATen's type promotion (a double scalar is a Python
+   float: i32 + 2.0 is f32); integer arithmetic wraps; integer div is true division. */
 #define GENIE__DECL_BINARY(name) \
     GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *a, genie_tensor *b);
 #define GENIE__DECL_SCALAR(name) \
     GENIEDEF genie_tensor *genie_##name##_scalar(genie_ctx *ctx, genie_tensor *a, double s);
 #define GENIE__DECL_UNARY(name) \
     GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t);
+/* a op b: add, sub, mul, div, pow, maximum, minimum (NaN propagates); comparisons and logical
+   ops give GENIE_BOOL */
 GENIE__DECL_BINARY(add) GENIE__DECL_BINARY(sub) GENIE__DECL_BINARY(mul) GENIE__DECL_BINARY(div)
 GENIE__DECL_BINARY(pow) GENIE__DECL_BINARY(maximum) GENIE__DECL_BINARY(minimum)
 GENIE__DECL_BINARY(eq) GENIE__DECL_BINARY(ne) GENIE__DECL_BINARY(lt) GENIE__DECL_BINARY(le)
 GENIE__DECL_BINARY(gt) GENIE__DECL_BINARY(ge) GENIE__DECL_BINARY(logical_and) GENIE__DECL_BINARY(logical_or)
+/* a op s, s a Python float for promotion (for a typed scalar pass a 0-dim tensor) */
 GENIE__DECL_SCALAR(add) GENIE__DECL_SCALAR(sub) GENIE__DECL_SCALAR(mul) GENIE__DECL_SCALAR(div)
 GENIE__DECL_SCALAR(pow)
+/* op(t); integer inputs of the float functions give f32, as PyTorch; gelu is the erf form,
+   gelu_tanh approximate='tanh'; logical_not gives GENIE_BOOL */
 GENIE__DECL_UNARY(neg) GENIE__DECL_UNARY(abs) GENIE__DECL_UNARY(exp) GENIE__DECL_UNARY(log)
 GENIE__DECL_UNARY(sqrt) GENIE__DECL_UNARY(rsqrt) GENIE__DECL_UNARY(sin) GENIE__DECL_UNARY(cos)
 GENIE__DECL_UNARY(tanh) GENIE__DECL_UNARY(sigmoid) GENIE__DECL_UNARY(relu) GENIE__DECL_UNARY(gelu)
@@ -312,83 +362,130 @@ GENIE__DECL_UNARY(gelu_tanh) GENIE__DECL_UNARY(silu) GENIE__DECL_UNARY(reciproca
 GENIE__DECL_UNARY(square) GENIE__DECL_UNARY(floor) GENIE__DECL_UNARY(ceil) GENIE__DECL_UNARY(round)
 GENIE__DECL_UNARY(sign) GENIE__DECL_UNARY(erf) GENIE__DECL_UNARY(log1p) GENIE__DECL_UNARY(expm1)
 GENIE__DECL_UNARY(logical_not)
+/* cond (bool) ? a : b, broadcasting, promoting a and b */
 GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_tensor *a, genie_tensor *b);
+/* bounds converted to t's dtype; NAN means no bound */
 GENIEDEF genie_tensor *genie_clamp(genie_ctx *ctx, genie_tensor *t, double min, double max);
 
 /* ---- reductions ---- */
+/* over dims (ndims 0: all), keepdim as PyTorch; amax/amin over an empty dim is an error */
 #define GENIE__DECL_REDUCE(name) \
     GENIEDEF genie_tensor *genie_##name(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int keepdim);
 GENIE__DECL_REDUCE(sum) GENIE__DECL_REDUCE(mean) GENIE__DECL_REDUCE(amax) GENIE__DECL_REDUCE(amin)
 GENIE__DECL_REDUCE(prod) GENIE__DECL_REDUCE(logsumexp)
+/* i64 index of the largest (first NaN wins, ties: lowest); GENIE_DIM_NONE: flattened */
 GENIEDEF genie_tensor *genie_argmax(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+/* i64 index of the smallest, as argmax */
 GENIEDEF genie_tensor *genie_argmin(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+/* variance over dims (ndims 0: all), dividing by N - correction */
 GENIEDEF genie_tensor *genie_var(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim);
+/* sqrt of genie_var */
 GENIEDEF genie_tensor *genie_std(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims, int64_t correction, int keepdim);
 
 /* ---- normalization, linear algebra ---- */
+/* exp(t) / sum over dim, float dtypes */
 GENIEDEF genie_tensor *genie_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim);
-GENIEDEF genie_tensor *genie_log_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tensor *genie_log_softmax(genie_ctx *ctx, genie_tensor *t, int64_t dim); /* t - logsumexp over dim */
+/* over the last nnorm dims (normalized_shape); weight and bias may be NULL */
 GENIEDEF genie_tensor *genie_layer_norm(genie_ctx *ctx, genie_tensor *x, int nnorm, const int64_t *normalized_shape,
                                         genie_tensor *weight, genie_tensor *bias, double eps);
+/* torch.matmul: 1-D cases, batched, broadcasting batch dims; equal dtypes */
 GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tensor *b);
+/* x @ w^T + b: x [..., in], w [out, in], b [out] may be NULL */
 GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b);
+/* x [N, C, H, W] or [C, H, W], w [O, C/groups, kH, kW], b [O] may be NULL */
 GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b,
                                     const int64_t stride[2], const int64_t padding[2],
                                     const int64_t dilation[2], int64_t groups);
 
 /* ---- types and copies ---- */
+/* converted as copy_ does; to t's own dtype: t itself (an alias) */
 GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dtype dt);
+/* a row-major copy; of a contiguous tensor: t itself (an alias) */
 GENIEDEF genie_tensor *genie_contiguous(genie_ctx *ctx, genie_tensor *t);
+/* a copy with its own storage, t's layout as PyTorch keeps it */
 GENIEDEF genie_tensor *genie_clone(genie_ctx *ctx, genie_tensor *t);
 
 /* ---- views (share storage with their input) ---- */
+/* same elements, new shape (-1 infers a size); GENIE_ERR_VIEW when strides forbid */
 GENIEDEF genie_tensor *genie_view(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+/* a view when possible, else a copy (as PyTorch) */
 GENIEDEF genie_tensor *genie_reshape(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+/* dims reordered: result dim i is t's dims[i] */
 GENIEDEF genie_tensor *genie_permute(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *dims);
+/* dims d0 and d1 swapped */
 GENIEDEF genie_tensor *genie_transpose(genie_ctx *ctx, genie_tensor *t, int64_t d0, int64_t d1);
-GENIEDEF genie_tensor *genie_t(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_t(genie_ctx *ctx, genie_tensor *t); /* transpose of a tensor of <= 2 dims */
+/* size-1 dims broadcast to shape (stride 0); -1 keeps a size */
 GENIEDEF genie_tensor *genie_expand(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *shape);
+/* dim removed if its size is 1, else an alias */
 GENIEDEF genie_tensor *genie_squeeze(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+/* a size-1 dim inserted at dim */
 GENIEDEF genie_tensor *genie_unsqueeze(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+/* t[start:end:step] along dim (bounds clamped as Python's; step > 0) */
 GENIEDEF genie_tensor *genie_slice(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step);
+/* t[index] along dim, which is removed */
 GENIEDEF genie_tensor *genie_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t index);
+/* length elements from start along dim (bounds checked) */
 GENIEDEF genie_tensor *genie_narrow(genie_ctx *ctx, genie_tensor *t, int64_t dim, int64_t start, int64_t length);
+/* the offset-th diagonal of dims d0, d1 as a view; it becomes the last dim */
 GENIEDEF genie_tensor *genie_diagonal(genie_ctx *ctx, genie_tensor *t, int64_t offset, int64_t d0, int64_t d1);
+/* size and strides (elements, >= 0) at storage_offset, absolute in the storage; out of it: error */
 GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndim, const int64_t *size,
                                         const int64_t *stride, int64_t storage_offset);
+/* reversed along dims: not a view (shares no storage, as PyTorch copies) */
 GENIEDEF genie_tensor *genie_flip(genie_ctx *ctx, genie_tensor *t, int ndims, const int64_t *dims);
 
 /* ---- joining and indexing ---- */
+/* the n tensors joined along dim, promoted */
 GENIEDEF genie_tensor *genie_cat(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim);
+/* the n equal-shaped tensors along a new dim */
 GENIEDEF genie_tensor *genie_stack(genie_ctx *ctx, int n, genie_tensor *const *ts, int64_t dim);
+/* the entries of dim that index (integer, 0-D or 1-D) names; out of range: error at materialization */
 GENIEDEF genie_tensor *genie_index_select(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index);
+/* torch.gather; out-of-range indices: error at materialization */
 GENIEDEF genie_tensor *genie_gather(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index);
+/* weight [V, D] rows picked by integer indices: [..., D] */
 GENIEDEF genie_tensor *genie_embedding(genie_ctx *ctx, genie_tensor *weight, genie_tensor *indices);
+/* v where mask (bool, broadcast together with t) is true */
 GENIEDEF genie_tensor *genie_masked_fill(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double v);
+/* zeros above the k-th diagonal of the last 2 dims */
 GENIEDEF genie_tensor *genie_tril(genie_ctx *ctx, genie_tensor *t, int64_t k);
-GENIEDEF genie_tensor *genie_triu(genie_ctx *ctx, genie_tensor *t, int64_t k);
+GENIEDEF genie_tensor *genie_triu(genie_ctx *ctx, genie_tensor *t, int64_t k); /* zeros below the k-th diagonal */
 
 /* ---- tuples ---- */
+/* views of split_size along dim (the last may be shorter) */
 GENIEDEF genie_tuple  *genie_split(genie_ctx *ctx, genie_tensor *t, int64_t split_size, int64_t dim);
+/* at most chunks views (fewer as PyTorch) */
 GENIEDEF genie_tuple  *genie_chunk(genie_ctx *ctx, genie_tensor *t, int64_t chunks, int64_t dim);
-GENIEDEF genie_tuple  *genie_unbind(genie_ctx *ctx, genie_tensor *t, int64_t dim);
+GENIEDEF genie_tuple  *genie_unbind(genie_ctx *ctx, genie_tensor *t, int64_t dim); /* the selects along dim, views */
+/* (values, i64 indices), each owning its storage */
 GENIEDEF genie_tuple  *genie_topk(genie_ctx *ctx, genie_tensor *t, int64_t k, int64_t dim, int largest, int sorted);
+/* (values, i64 indices); stable, NaN largest */
 GENIEDEF genie_tuple  *genie_sort(genie_ctx *ctx, genie_tensor *t, int64_t dim, int descending);
+/* (values, i64 indices) of the max along dim */
 GENIEDEF genie_tuple  *genie_max_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
+/* (values, i64 indices) of the min along dim */
 GENIEDEF genie_tuple  *genie_min_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
-GENIEDEF int           genie_tuple_size(const genie_tuple *tup);
+GENIEDEF int           genie_tuple_size(const genie_tuple *tup); /* its elements (0 for NULL or released) */
+/* lends element i, valid while the tuple lives (retain to keep); out of range: NULL, GENIE_ERR_INDEX */
 GENIEDEF genie_tensor *genie_tuple_get(genie_tuple *tup, int i);
+/* gives the tuple back early (else its pool does); NULL: no-op */
 GENIEDEF void          genie_tuple_release(genie_tuple *tup);
 
 /* ---- in place (return dst) ---- */
+/* dst += src (src broadcasts to dst; ATen's overlap rules); every alias sees it */
 GENIEDEF genie_tensor *genie_add_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
-GENIEDEF genie_tensor *genie_sub_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
-GENIEDEF genie_tensor *genie_mul_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
+GENIEDEF genie_tensor *genie_sub_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src); /* dst -= src */
+GENIEDEF genie_tensor *genie_mul_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src); /* dst *= src */
+/* dst /= src (true division: an integer dst is an error) */
 GENIEDEF genie_tensor *genie_div_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
-GENIEDEF genie_tensor *genie_fill_(genie_ctx *ctx, genie_tensor *t, double v);
-GENIEDEF genie_tensor *genie_zero_(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_fill_(genie_ctx *ctx, genie_tensor *t, double v); /* every element of the view t = v */
+GENIEDEF genie_tensor *genie_zero_(genie_ctx *ctx, genie_tensor *t); /* fill_ with 0 */
+/* dst = src broadcast and converted to dst's dtype; src is dst itself: nothing */
 GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tensor *src);
-GENIEDEF genie_tensor *genie_relu_(genie_ctx *ctx, genie_tensor *t);
+GENIEDEF genie_tensor *genie_relu_(genie_ctx *ctx, genie_tensor *t); /* t = max(t, 0) */
+/* t = v where mask (bool, broadcast to t) is true */
 GENIEDEF genie_tensor *genie_masked_fill_(genie_ctx *ctx, genie_tensor *t, genie_tensor *mask, double v);
 
 /* ---- transformer operations (v1) ---- */
@@ -421,14 +518,19 @@ GENIEDEF genie_tensor *genie_scatter_add(genie_ctx *ctx, genie_tensor *t, int64_
 GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src);
 
 /* ---- semantic capture and inspection ---- */
+/* module path grows by ".name" (copied); for the nodes made from now on */
 GENIEDEF void         genie_scope_push(genie_ctx *ctx, const char *name);
-GENIEDEF void         genie_scope_pop(genie_ctx *ctx);
+GENIEDEF void         genie_scope_pop(genie_ctx *ctx); /* back to the enclosing module path; at top level: no-op */
+/* tags later nodes ("prefill", "decode"; copied; NULL clears) */
 GENIEDEF void         genie_set_phase(genie_ctx *ctx, const char *phase);
+/* "encoder.layers.0" where t was made, "" at top level; owned by the context */
 GENIEDEF const char  *genie_module_path(const genie_tensor *t);
+/* the phase t was made in, "" if none; owned by the context */
 GENIEDEF const char  *genie_phase(const genie_tensor *t);
-GENIEDEF const char  *genie_op_name(const genie_tensor *t);
+GENIEDEF const char  *genie_op_name(const genie_tensor *t); /* the op that made t, "aten::add" style (static) */
+/* writes the graph behind roots to out as Graphviz, clustered by module; runs nothing */
 GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out);
-GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx);
+GENIEDEF genie_stats  genie_get_stats(const genie_ctx *ctx); /* a copy of the counters (zeros for NULL) */
 /* Roles: "attention", "mlp", "norm", "embedding", "residual", or "" (none found). Found by
    recognising patterns in the graph (decomposed forms too), whatever the scopes say, when a
    graph is realized or dumped or its role asked for: a node's role may be found only once a
@@ -1382,6 +1484,8 @@ struct genie_tensor {
     genie__storage *st;
     genie__vspec *v;
     const char *module, *phase;
+    uint64_t self; /* identity, as ATen's TensorImpl: shared by the handles that PyTorch would
+                      return as the input itself (to the same dtype, contiguous of contiguous) */
 };
 
 struct genie_tuple {
@@ -1406,6 +1510,7 @@ struct genie_ctx {
     genie__buf *bufs;
     genie__buf *cache[GENIE__NCLASS]; /* freed blocks by size class (>>memory) */
     uint32_t tape_ep;                 /* the tape running now (its epoch), 0 if none */
+    uint64_t handles_made;            /* identities handed out (genie_tensor.self) */
     uint64_t tape_held;               /* bytes held by buffers it allocated */
     genie_tuple *tuples;
     genie__pool_entry *pool;
@@ -1671,6 +1776,7 @@ static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie
     t->ctx = ctx;
     t->refs = 1;
     t->op = (uint16_t)op;
+    t->self = ++ctx->handles_made;
     st->refs++;
     t->st = st;
     t->v = v;
@@ -7139,6 +7245,23 @@ typedef pthread_cond_t genie__cond;
 #define genie__yield() sched_yield()
 #endif
 
+/* Windows starts a thread with the default floating-point state, not its creator's as POSIX
+   threads do: workers take the pool creator's x87 control word and MXCSR, so a kernel gives
+   the same numbers on every thread (mingw's libm sin/cos of |x| >= 2^63 follow the x87
+   precision, which the CRT sets to 64 bits on the main thread only). */
+#if defined(_WIN32) && defined(GENIE__X86)
+#define GENIE__FPENV 1
+typedef struct genie__fpenv { unsigned short cw; unsigned int csr; } genie__fpenv;
+static void genie__fpenv_get(genie__fpenv *e) {
+    __asm__ __volatile__("fnstcw %0" : "=m"(e->cw));
+    e->csr = __builtin_ia32_stmxcsr();
+}
+static void genie__fpenv_set(const genie__fpenv *e) {
+    __asm__ __volatile__("fldcw %0" : : "m"(e->cw));
+    __builtin_ia32_ldmxcsr(e->csr);
+}
+#endif
+
 typedef struct genie__worker {
     struct genie__tpool *pool;
     int ith;
@@ -7154,6 +7277,9 @@ struct genie__tpool {
     int nth;                   /* threads in the current job */
     genie__kernel fn;
     genie__kparams *p;
+#ifdef GENIE__FPENV
+    genie__fpenv fpenv;        /* the creator's floating-point state, for the workers */
+#endif
 };
 
 /* All nth threads of a job meet here (sense by generation). */
@@ -7179,6 +7305,9 @@ static void *genie__worker_main(void *arg) {
     genie__worker *w = (genie__worker *)arg;
     struct genie__tpool *pool = w->pool;
     int seen = 0;
+#ifdef GENIE__FPENV
+    genie__fpenv_set(&pool->fpenv);
+#endif
     for (;;) {
         int g, spins = 0;
         while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
@@ -7246,6 +7375,9 @@ static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) {
     genie__mutex_init(&pool->mu);
     genie__cond_init(&pool->wake);
     genie__cond_init(&pool->done);
+#ifdef GENIE__FPENV
+    genie__fpenv_get(&pool->fpenv);
+#endif
     for (i = 0; i < nth - 1; i++) {
         pool->w[i].pool = pool;
         pool->w[i].ith = i + 1;
@@ -9520,6 +9652,12 @@ static genie_tensor *genie__alias(genie_ctx *ctx, genie_tensor *t, int op) {
     ctx->stats.views_created++;
     return genie__handle_new(ctx, t->st, genie__vspec_retain(t->v), op);
 }
+/* Where PyTorch returns the input itself: an alias that is the same tensor to copy_ */
+static genie_tensor *genie__self(genie_ctx *ctx, genie_tensor *t, int op) {
+    genie_tensor *r = genie__alias(ctx, t, op);
+    if (r) r->self = t->self;
+    return r;
+}
 
 /* ---- making tensors ---- */
 GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data) {
@@ -10450,14 +10588,14 @@ GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dty
     int64_t st[GENIE__MAXD];
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, "genie_to_dtype", t) || !genie__check_dtype(ctx, "genie_to_dtype", dt)) return NULL;
-    if ((int)dt == t->st->dtype) return genie__alias(ctx, t, GENIE__OP_TO);
+    if ((int)dt == t->st->dtype) return genie__self(ctx, t, GENIE__OP_TO);
     genie__preserve_layout(t->v, st);
     return genie__copy_node(ctx, GENIE__OP_TO, t, dt, st);
 }
 GENIEDEF genie_tensor *genie_contiguous(genie_ctx *ctx, genie_tensor *t) {
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, "genie_contiguous", t)) return NULL;
-    if (genie__is_contig(t->v->ndim, t->v->shape, t->v->strides)) return genie__alias(ctx, t, GENIE__OP_CONTIGUOUS);
+    if (genie__is_contig(t->v->ndim, t->v->shape, t->v->strides)) return genie__self(ctx, t, GENIE__OP_CONTIGUOUS);
     return genie__copy_node(ctx, GENIE__OP_CONTIGUOUS, t, t->st->dtype, NULL);
 }
 GENIEDEF genie_tensor *genie_clone(genie_ctx *ctx, genie_tensor *t) {
@@ -11231,7 +11369,9 @@ GENIEDEF genie_tensor *genie_copy_(genie_ctx *ctx, genie_tensor *dst, genie_tens
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, dst) || !genie__need(ctx, fn, src) || !genie__src_fits(ctx, fn, dst, src)) return NULL;
-    if (dst == src) return dst; /* the same tensor: nothing to do (ATen 1.13 has no wider shortcut) */
+    /* the same tensor (ATen's is_same; x.to(x.dtype) is x): nothing to do, not even the overlap
+       check (ATen 1.13 has no wider shortcut: another view with the same geometry is copied) */
+    if (dst->self == src->self) return dst;
     if (!genie__check_write(ctx, fn, dst, src, 0, 1)) return NULL;
     n = genie__inplace_node(ctx, GENIE__OP_COPY, dst, 1, dst->st->dtype);
     if (!n) return NULL;

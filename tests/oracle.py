@@ -188,6 +188,7 @@ class Prog:
     def data(self, t):
         t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # plain contiguous strides, as genie's data
         s = self._slot(t)
+        s.exact = True  # given, not computed: no rounding of genie's can differ from PyTorch's
         vals = ' '.join(fmt_val(x, t.dtype) for x in t.reshape(-1).tolist())
         self.lines.append('T %d data d:%s L:%s %s' % (s.idx, DT[t.dtype], ','.join(map(str, t.shape)), vals))
         return s

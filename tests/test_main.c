@@ -22,6 +22,7 @@ void gemm_tests(int *passed, int *failed, int *skipped); /* test_gemm.c: every C
 void fuse_tests(int *passed, int *failed); /* test_fuse.c */
 void rfuse_tests(int *passed, int *failed); /* test_rfuse.c: row groups */
 void tcache_tests(int *passed, int *failed); /* test_tcache.c */
+void threads_tests(int *passed, int *failed); /* test_threads.c: independent contexts on threads at once */
 void test_vmath(int *passed, int *failed, int *skipped); /* test_vmath.c */
 void test_reduce_run(int *passed, int *failed, int *skipped); /* test_reduce.c */
 void test_roles(int *passed, int *failed); /* test_roles.c */
@@ -469,6 +470,16 @@ static void test_view_rules(void) {
     CHECK(genie_add_(ctx, genie_slice(ctx, x, 0, 1, 4, 1), genie_slice(ctx, x, 0, 1, 4, 1)) != NULL);
     CHECK(genie_read(ctx, genie_select(ctx, genie_select(ctx, x, 0, 1), 0, 0), GENIE_F32, out, 6 * sizeof(float)) == GENIE_OK &&
           out[0] == 2 * (30 + 1));
+    /* copy_ from the tensor itself (to the same dtype and contiguous of a contiguous tensor are
+       the input itself in PyTorch) does nothing, even into an expanded tensor; another view of
+       the same geometry is a copy, and the written tensor's overlap an error (ATen 1.13) */
+    {
+        genie_tensor *b = genie_arange(ctx, GENIE_F32, 0, 3, 1), *be = genie_expand(ctx, b, 2, (int64_t[]){2, 3});
+        CHECK(genie_copy_(ctx, be, genie_to_dtype(ctx, be, GENIE_F32)) == be && genie_status(ctx) == GENIE_OK);
+        CHECK(genie_copy_(ctx, b, genie_contiguous(ctx, b)) == b && genie_status(ctx) == GENIE_OK);
+        CHECK(genie_copy_(ctx, be, genie_expand(ctx, b, 2, (int64_t[]){2, 3})) == NULL && genie_status(ctx) == GENIE_ERR_UNSUPPORTED);
+        genie_clear_error(ctx);
+    }
     genie_ctx_destroy(ctx);
 }
 
@@ -556,6 +567,7 @@ int main(int argc, char **argv) {
     fuse_tests(&passed, &failed);
     rfuse_tests(&passed, &failed);
     tcache_tests(&passed, &failed);
+    threads_tests(&passed, &failed);
     test_vmath(&passed, &failed, &skipped);
     test_reduce_run(&passed, &failed, &skipped);
     test_roles(&passed, &failed);
