@@ -39,6 +39,8 @@ $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/%.o: tests/%.c tests/prog.h tests/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
+print-testsrc: # test_main's sources, for tests/matrix.sh
+	@echo $(TESTSRC)
 $(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
 	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread

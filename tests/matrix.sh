@@ -17,8 +17,9 @@ SELF="$PWD/tests/matrix.sh"
 OUT=${MATRIX_OUT:-build/matrix}
 WARN="-Wall -Wextra -pedantic -Werror"
 DATA="tests/data/cases.txt tests/data/props_views.txt tests/data/props_graphs.txt tests/data/props_ops.txt"
-TESTS="impl test_main test_planner test_gemm prog test_fuse test_vmath test_reduce test_threads"
-QUICK="GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1"
+# test_main's sources: the Makefile's TESTSRC (one list, so a new suite is in every cell)
+TESTS=$(make --no-print-directory -s print-testsrc | tr ' ' '\n' | sed -n 's#^tests/\(.*\)\.c$#\1#p' | tr '\n' ' ')
+QUICK="GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1"
 
 # result NAME STATUS NOTE: one line per cell ("ok", "FAIL", "skip") for the table, under the
 # label LABEL[NAME] (default NAME)

@@ -572,7 +572,13 @@ int main(int argc, char **argv) {
     test_reduce_run(&passed, &failed, &skipped);
     test_roles(&passed, &failed);
     test_llmops_run(&passed, &failed, &skipped);
+#ifdef _WIN32 /* the mapped-file suite replaces files its live tensors still map, which Windows forbids */
+    printf("skip: safetensors on mapped files under Windows (the suite rewrites files it still maps); "
+           "the read-into-memory variant runs\n");
+    skipped++;
+#else
     test_safetensors_run(&passed, &failed);
+#endif
     test_safetensors_nommap_run(&passed, &failed);
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
     gemm_tests(&passed, &failed, &skipped);

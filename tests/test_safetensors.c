@@ -164,8 +164,8 @@ static unsigned char *s_bytes(genie_ctx *ctx, genie_tensor *t, size_t *nb) {
 static void s_roundtrip(void) {
     static const int64_t s0[1] = {0}, s5[1] = {5}, s35[2] = {3, 5}, s203[3] = {2, 0, 3}, s234[3] = {2, 3, 4},
                          s1111[4] = {1, 1, 1, 1};
-    char pathbuf[512], tmpbuf[512];
-    const char *path = s_path(pathbuf, "roundtrip.safetensors");
+    char pathbuf[512], tmpbuf[512], name[64];
+    const char *path = pathbuf;
     genie_ctx *ctx = genie_ctx_create(NULL);
     int dt;
     for (dt = 0; dt < GENIE_DTYPE_COUNT; dt++) {
@@ -176,6 +176,8 @@ static void s_roundtrip(void) {
         genie_safetensors *st = NULL;
         int i, n = 10;
         size_t nb1, nb2;
+        snprintf(name, sizeof name, "roundtrip%d.safetensors", dt); /* a file per dtype: Windows cannot */
+        s_path(pathbuf, name);                                       /* replace a file tensors still map */
         ts[0] = s_pattern(ctx, (genie_dtype)dt, 0, NULL, 0.5);
         ts[1] = s_pattern(ctx, (genie_dtype)dt, 1, s0, 0);
         ts[2] = s_pattern(ctx, (genie_dtype)dt, 1, s5, 1);
@@ -190,7 +192,8 @@ static void s_roundtrip(void) {
         SCHECK(!genie_is_materialized(ts[3])); /* save realizes lazy tensors */
         SCHECK(genie_safetensors_save(ctx, path, n, names, ts) == GENIE_OK);
         if (genie_status(ctx)) { printf("  (%s)\n", genie_last_error(ctx)); genie_clear_error(ctx); continue; }
-        SCHECK(s_file_size(s_path(tmpbuf, "roundtrip.safetensors.genie.tmp")) < 0); /* renamed away */
+        snprintf(name, sizeof name, "roundtrip%d.safetensors.genie.tmp", dt);
+        SCHECK(s_file_size(s_path(tmpbuf, name)) < 0); /* renamed away */
         SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK && genie_safetensors_count(st) == n);
         if (!st) { printf("  (%s)\n", genie_last_error(ctx)); genie_clear_error(ctx); continue; }
         for (i = 0; i < n; i++) {
@@ -220,6 +223,7 @@ static void s_roundtrip(void) {
         const char *keys[2] = {"format", "k\"\\"}, *vals[2] = {"pt", "v\n\xE2\x82\xAC"};
         genie_safetensors *st = NULL;
         int i;
+        s_path(pathbuf, "roundtrip_meta.safetensors");
         ts[0] = s_pattern(ctx, GENIE_U8, 1, s5, 0);
         ts[1] = s_pattern(ctx, GENIE_F64, 2, s35, 1);
         ts[2] = s_pattern(ctx, GENIE_BF16, 1, s5, 2);
@@ -245,13 +249,19 @@ static void s_roundtrip(void) {
             if (f) fclose(f);
             SCHECK(got > 8 && strstr(buf + 8, "{\"__metadata__\":{\"format\":\"pt\",\"k\\\"\\\\\":\"v\\u000a\xE2\x82\xAC\"},\"z.u8\":") == buf + 8);
         }
+        s_path(pathbuf, "roundtrip_empty.safetensors");
         SCHECK(genie_safetensors_save(ctx, path, 0, NULL, NULL) == GENIE_OK); /* no tensors: "{}" */
         SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK && genie_safetensors_count(st) == 0);
         genie_safetensors_close(st);
     }
-    remove(path);
     SCHECK(genie_status(ctx) == GENIE_OK);
-    genie_ctx_destroy(ctx);
+    genie_ctx_destroy(ctx); /* unmaps the files */
+    remove(s_path(pathbuf, "roundtrip_meta.safetensors"));
+    remove(s_path(pathbuf, "roundtrip_empty.safetensors"));
+    for (dt = 0; dt < GENIE_DTYPE_COUNT; dt++) {
+        snprintf(name, sizeof name, "roundtrip%d.safetensors", dt);
+        remove(s_path(pathbuf, name));
+    }
 }
 
 /* ---- a file genie writes, checked by an independent reader (tests/gen_safetensors.py --check:

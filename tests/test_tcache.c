@@ -16,6 +16,15 @@
 void tcache_tests(int *passed, int *failed);
 
 static int *P, *F;
+/* set (v non-NULL) or remove an environment variable */
+static void set_env(const char *k, const char *v) {
+#ifdef _WIN32
+    _putenv_s(k, v ? v : "");
+#else
+    if (v) setenv(k, v, 1);
+    else unsetenv(k);
+#endif
+}
 #define TCHECK(cond, ...) do { if (cond) (*P)++; else { (*F)++; printf("FAIL test_tcache: " __VA_ARGS__); printf("\n"); } } while (0)
 
 static genie_ctx *mk(genie_cpu cpu, int threads) {
@@ -115,9 +124,9 @@ static void test_misses(const char *hashbits) {
     genie_ctx *c, *r;
     int v, round;
     genie_stats s0, s1, s2;
-    if (hashbits) setenv("GENIE_TAPE_HASH_BITS", hashbits, 1);
+    if (hashbits) set_env("GENIE_TAPE_HASH_BITS", hashbits);
     c = mk(GENIE_CPU_AUTO, 1);
-    if (hashbits) unsetenv("GENIE_TAPE_HASH_BITS");
+    if (hashbits) set_env("GENIE_TAPE_HASH_BITS", NULL);
     r = mk(GENIE_CPU_REFERENCE, 1);
     for (round = 0; round < 2; round++)
         for (v = 0; v < V_N; v++) {
