@@ -1351,6 +1351,17 @@ static void genie__preserve_layout(const genie__vspec *v, int64_t *out) {
         if (v->shape[perm[i]] > 1) cur = GENIE__WMUL(cur, v->shape[perm[i]]);
     }
 }
+/* The view an operand of dtype dt has in ATen's TensorIterator when it computes
+   in cdt: on the CPU an operand of another dtype is first copied by .to(cdt)
+   (memory format preserve), whose layout then votes in the result's; a dense
+   view keeps its strides. tmp holds the copy's view. */
+static const genie__vspec *genie__cast_view(const genie__vspec *v, int dt, int cdt, genie__vspec *tmp) {
+    if (!v || dt == cdt || genie__is_dense(v->ndim, v->shape, v->strides)) return v;
+    *tmp = *v;
+    tmp->off = 0;
+    genie__preserve_layout(v, tmp->strides);
+    return tmp;
+}
 
 /* Shapes in messages: "[2,3]". Writes into buf (at least 200 bytes). */
 static const char *genie__fmt_shape(char *buf, int nd, const int64_t *shape) {
@@ -10010,9 +10021,10 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
         if (!scalar) genie__node_set_in(n, 1, b->st->ver, genie__vspec_retain(b->v));
         return genie__result(ctx, n, v);
     } else {
+        genie__vspec ca, cb;
         if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
-        vs[0] = a->v;
-        vs[1] = scalar ? NULL : b->v;
+        vs[0] = genie__cast_view(a->v, a->st->dtype, cdt, &ca);
+        vs[1] = scalar ? NULL : genie__cast_view(b->v, b->st->dtype, cdt, &cb);
         /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
            iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
         genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);
@@ -10083,7 +10095,8 @@ static genie_tensor *genie__unary(genie_ctx *ctx, int op, const char *fn, genie_
     if (genie__std_layout(t->v) && t->v->off == 0) { /* row-major in: the same layout out (no layout work) */
         n = genie__begin_v(ctx, op, odt, genie__vspec_retain(t->v), genie__numel(t->v->ndim, t->v->shape), 1, &v);
     } else {
-        vs[0] = t->v;
+        genie__vspec ct;
+        vs[0] = genie__cast_view(t->v, t->st->dtype, cdt, &ct);
         genie__ti_layout(1, vs, 0, t->v->ndim, t->v->shape, st);
         n = genie__begin_like(ctx, op, odt, t->v->ndim, t->v->shape, st, 1, t->v, &v);
     }
@@ -10138,6 +10151,7 @@ GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_ten
     const genie__vspec *vs[3];
     int64_t shape[GENIE__MAXD], st[GENIE__MAXD];
     int nd, dt;
+    genie__vspec ca, cb;
     genie__vspec *v;
     genie__node *n;
     GENIE__ENTER(ctx);
@@ -10149,7 +10163,9 @@ GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_ten
     ab[0] = a; ab[1] = b;
     if (!genie__bcast_or_fail(ctx, fn, 3, ts, &nd, shape)) return NULL;
     dt = genie__result_type(2, ab, 0);
-    vs[0] = cond->v; vs[1] = a->v; vs[2] = b->v;
+    vs[0] = cond->v;
+    vs[1] = genie__cast_view(a->v, a->st->dtype, dt, &ca);
+    vs[2] = genie__cast_view(b->v, b->st->dtype, dt, &cb);
     genie__ti_layout(3, vs, 0, nd, shape, st);
     n = genie__begin(ctx, GENIE__OP_WHERE, dt, nd, shape, st, 3, &v);
     if (!n) return NULL;
