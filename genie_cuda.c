@@ -371,6 +371,7 @@ static int gc_node_group(const genie__node *n, genie__fgroup *g) {
     if (!gc_elt_op(n->op) || !gc_float_dt(n->dtype) || n->base || n->nin < 1 || n->nin > 2) return 0;
     if (kind != GENIE__K_COPY && (n->cdt != n->dtype)) return 0;
     memset(g, 0, sizeof *g);
+    g->row = -1; /* an elementwise group (no row op) */
     g->root = (genie__node *)n;
     g->cdt = n->dtype;
     g->nd = ov->ndim;
@@ -388,19 +389,21 @@ static int gc_node_group(const genie__node *n, genie__fgroup *g) {
     g->ops[0].a = n->a;
     for (i = 0; i < n->nin && (kind == GENIE__K_BINARY ? i < 2 : i < 1); i++) {
         g->src[i] = n->in[i].n;
-        genie__fin_set(&g->in[i], g, perm, NULL, n->in[i].n->dtype, n->in[i].v);
+        genie__fin_set(&g->in[i], g, 0, perm, NULL, n->in[i].n->dtype, n->in[i].v);
     }
     g->nin = i;
     g->ops[0].x = -1;
+    g->ops[0].z = GENIE__FNONE;
     g->ops[0].y = kind == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : (int16_t)(g->nin > 1 ? -2 : -1)) : -1;
     if (kind == GENIE__K_BINARY && !n->has_scalar && g->nin < 2) return 0;
     g->written[0] = 1;
-    genie__fin_set(&g->out[0], g, perm, NULL, n->dtype, ov);
+    genie__fin_set(&g->out[0], g, 0, perm, NULL, n->dtype, ov);
     return 1;
 }
 /* May a fused group run here? Its ops known, registers f32 (cdt f32/f16/bf16). */
 static int gc_group_ok(const genie__fgroup *g) {
     int j;
+    if (g->row >= 0) return 0; /* row groups (prologue, row op, epilogue): the CPU runs them (counted) */
     for (j = 0; j < g->nops; j++)
         if (!gc_elt_op(g->ops[j].op)) return 0;
     return g->cdt == GENIE_F32 || g->cdt == GENIE_F16 || g->cdt == GENIE_BF16;
