@@ -179,7 +179,7 @@ asan: | $(BUILD)
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
-	build-asan/test_main
+	GENIE_FILES_ONE_MODE=1 build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \

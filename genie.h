@@ -8279,7 +8279,7 @@ static int genie__be_group(genie_ctx *ctx, genie__fgroup *g) {
     int k, j;
     for (k = 0; k < g->nin && r == GENIE_OK; k++)
         if (g->src[k]->state == GENIE__FAILED) return 0; /* the CPU executor fails the group as usual */
-    if (!ctx->be->supports(ctx->be_state, g->root, g)) {
+    if (g->row >= 0 || !ctx->be->supports(ctx->be_state, g->root, g)) { /* row groups: the CPU's (for now) */
         ctx->stats.backend_fallbacks += (uint64_t)g->nops;
         for (k = 0; k < g->nin && r == GENIE_OK; k++) r = genie__be_to_host(ctx, g->src[k]->buf, 0, g->src[k]->buf->bytes, fn);
         if (r == GENIE_OK) return 0;
