@@ -286,7 +286,7 @@ static void fz_pool_pop(void) {
     fz.depth--;
     for (k = 0; k < FZ_SLOTS; k++)
         if (fz.s[k].t && fz.s[k].tup < 0 && fz.s[k].held && fz.s[k].depth > fz.depth) fz.s[k].held = 0;
-    for (k = 0; k < FZ_TUPLES; k++)
+    for (k = 0; k < FZ_TUPLES && !fz.no_pool; k++) /* no_pool: the caller owns its tuples, pools nothing */
         if (fz.tu[k].tp && fz.tu[k].depth > fz.depth) {
             int j;
             for (j = 0; j < FZ_SLOTS; j++)
