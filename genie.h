@@ -2437,6 +2437,7 @@ typedef struct genie__kparams {
 } genie__kparams;
 typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
+static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth);
 static void genie__tpool_destroy(struct genie__tpool *pool);
@@ -2695,7 +2696,9 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         memset(&p, 0, sizeof p);
         p.n = n;
         if (genie__numel(n->out->ndim, n->out->shape) == 0) { /* nothing to write: no kernel loops */
-            r = GENIE_OK;                                       /* over the other dims, however large */
+            r = GENIE_OK;                                       /* over the other dims, however large, */
+            if (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) /* but ATen checks */
+                r = genie__k_index(&p, 0, 1); /* every index: a loop over the index tensor alone */
         } else {
             fn = genie__fast_kernel(ctx, &p, &nth);
             if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);

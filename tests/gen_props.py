@@ -353,6 +353,36 @@ def near_singular(x, kind, r):
     return bool((d <= margin).any())
 
 
+# functions whose relative error can be far above their arguments': poles and powers
+ILL = {'reciprocal': lambda x: 1 / x, 'rsqrt': torch.rsqrt, 'log': torch.log, 'sqrt': torch.sqrt,
+       'div': torch.div, 'pow': torch.pow}
+
+
+def ill_conditioned(f, args, r):
+    """Whether f (on float64 tensors) moves beyond the comparison's tolerance (r relative, r/2
+    absolute: prog.c) when a computed float argument moves by r/20 relative plus r/20 absolute,
+    a few ulp of operands near 1 in f32: the rounding differences genie may have in a value that
+    cancelled to near 0 (1 / -1.0141e-4, computed from O(1) operands, is only good to ~1e-5).
+    args: (tensor, exact) pairs; an exact (given) argument does not move."""
+    if all(exact or t.dtype not in FLOATS or t.numel() == 0 for t, exact in args):
+        return False
+    xs = [t.double() if t.dtype in FLOATS else t for t, _ in args]
+    with torch.no_grad():
+        y0 = f(*xs)
+        for i, (t, exact) in enumerate(args):
+            if exact or t.dtype not in FLOATS or t.numel() == 0:
+                continue
+            for sgn in (1.0, -1.0):
+                moved = list(xs)
+                moved[i] = xs[i] + sgn * (r / 20) * (xs[i].abs() + 1)
+                y = f(*moved)
+                same = (y == y0) | (torch.isnan(y) & torch.isnan(y0)) | \
+                    (torch.isfinite(y) & torch.isfinite(y0) & ((y - y0).abs() <= r * y0.abs() + r * 0.5))
+                if not bool(same.all()):
+                    return True
+    return False
+
+
 def flips(x, dt, r):
     """Whether converting computed floats x to the integer (or bool) dtype dt is ill-conditioned:
     some element within the comparison's tolerance (r relative, r/2 absolute: prog.c) of an
@@ -413,11 +443,25 @@ def prog_ops(seed):
             if op in SINGULAR and not getattr(a, 'exact', False) and n.value is not None and \
                     near_singular(a.value, SINGULAR[op], pool_r(pool)):
                 continue  # not compared, not reused: see near_singular
+            if op in ILL and n.value is not None and ill_conditioned(ILL[op], [(a.value, getattr(a, 'exact', False))],
+                                                                     pool_r(pool)):
+                continue  # likewise: see ill_conditioned
         elif k == 1:
-            n = P.op(rng.choice(BINARY), a, b)
+            op = rng.choice(BINARY)
+            n = P.op(op, a, b)
+            if op in ILL and n.value is not None and \
+                    ill_conditioned(ILL[op], [(a.value, getattr(a, 'exact', False)), (b.value, getattr(b, 'exact', False))],
+                                    pool_r(pool)):
+                continue
         elif k == 2:
-            n = P.op(rng.choice(['add_scalar', 'sub_scalar', 'mul_scalar', 'div_scalar', 'pow_scalar']), a,
-                     rng.choice([2.0, -1.5, 0.5, 0.0, 3.0]))
+            op = rng.choice(['add_scalar', 'sub_scalar', 'mul_scalar', 'div_scalar', 'pow_scalar'])
+            s = rng.choice([2.0, -1.5, 0.5, 0.0, 3.0])
+            n = P.op(op, a, s)
+            if op in ('div_scalar', 'pow_scalar') and n.value is not None and \
+                    ill_conditioned(torch.div if op == 'div_scalar' else torch.pow,
+                                    [(a.value, getattr(a, 'exact', False)), (torch.tensor(s, dtype=torch.float64), True)],
+                                    pool_r(pool)):
+                continue
         elif k == 3:
             lo, hi = rng.choice([(-1.0, 1.0), (float('nan'), 0.5), (0.5, float('nan')), (2.0, -2.0), (-2.5, 1.5)])
             n = P.op('clamp', a, lo, hi)
