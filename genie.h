@@ -767,6 +767,7 @@ static const unsigned char genie__op_kinds[] = {
 };
 GENIE__STATIC_ASSERT(op_names, sizeof(genie__op_names) / sizeof(genie__op_names[0]) == GENIE__OP_COUNT);
 GENIE__STATIC_ASSERT(op_kinds, sizeof(genie__op_kinds) == GENIE__OP_COUNT);
+GENIE__STATIC_ASSERT(op_byte, GENIE__OP_COUNT <= 256); /* nodes and handles keep op in a byte */
 GENIE__STATIC_ASSERT(compare_ops, GENIE__OP_GE - GENIE__OP_EQ == 5 && GENIE__OP_NE == GENIE__OP_EQ + 1);
 
 /* >>errors ---------------------------------------------------------------- */
@@ -1443,22 +1444,30 @@ typedef struct genie__input {
     genie__vspec *v;       /* how it is read: a view of that value's flat buffer */
 } genie__input;
 
-/* Inline operation arguments: dims, sizes and scalars. */
+/* Inline operation arguments: dims, sizes and scalars (conv2d uses the most integers:
+   stride[2], padding[2], dilation[2]). */
+#define GENIE__NARGI 6
 typedef struct genie__args {
-    int64_t i[GENIE__MAXD + 2];
+    int64_t i[GENIE__NARGI];
     double f[2];
 } genie__args;
 
 enum { GENIE__PENDING = 0, GENIE__DONE = 1, GENIE__FAILED = 2 };
+
+/* Where a value was captured: the module path and phase in force, interned per context
+   as a pair (one pointer per node and handle, which also gives a handle its context);
+   both strings are interned, never NULL. */
+typedef struct genie__scope { const char *module, *phase; genie_ctx *ctx; } genie__scope;
 
 /* A value: an immutable node of the graph. Its result is a flat buffer of
    `numel` elements of `dtype` (a whole storage version); the kernel writes the
    elements of `out`. An in-place write is a node with `base`: the old version's
    buffer is copied (or reused when nothing else needs it) before the kernel. */
 typedef struct genie__node {
-    void *slab_link;         /* the slab's free list; refs stays 0 while free */
+    genie__buf *buf;         /* set once computed; while the slot is free, the slab's free-list
+                                link (refs stays 0 there) */
     int32_t refs;
-    uint16_t op;
+    uint8_t op;
     uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
     uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
     uint8_t role;            /* genie_role_id, found by genie__roles (>>scope), never at capture */
@@ -1466,35 +1475,31 @@ typedef struct genie__node {
     uint32_t mark;           /* tape walk epoch */
     uint32_t tix;            /* index in the tape being run */
     int64_t numel;
-    genie__buf *buf;         /* set once computed */
     struct genie__node *base;
     genie__vspec *out;
     genie__input *in;        /* in_small, or heap for cat/stack */
     genie__input in_small[3];
     genie__args a;
-    const char *module, *phase;
+    const genie__scope *scope;
 } genie__node;
 
 /* A storage: a flat array whose current value is its latest version. */
 typedef struct genie__storage {
     int32_t refs;
     int32_t dtype;
-    int64_t numel;
-    genie__node *ver;
+    genie__node *ver;  /* every version has the storage's dtype and numel (ver->numel) */
 } genie__storage;
 
 /* A handle: what genie_tensor * points to. A dead handle (its last reference
    released) keeps refs 0 and its ctx: its slot is only reused by a later handle
    (never with GENIE__QUARANTINE), so genie__dead catches every use until then. */
 struct genie_tensor {
-    void *slab_link;         /* the slab's free list (ctx stays readable while dead) */
-    genie_ctx *ctx;
+    genie__storage *st;      /* NULL while dead; while the slot is free, the slab's free-list
+                                link (refs 0 and scope stay readable: genie__dead, GENIE__CTX) */
     int32_t refs;
-    uint16_t op;
-    uint8_t inplace, pad;
-    genie__storage *st;
+    uint8_t op, inplace;
     genie__vspec *v;
-    const char *module, *phase;
+    const genie__scope *scope; /* its context: scope->ctx (GENIE__CTX) */
     uint64_t self; /* identity, as ATen's TensorImpl: shared by the handles that PyTorch would
                       return as the input itself (to the same dtype, contiguous of contiguous) */
 };
@@ -1506,7 +1511,7 @@ struct genie_tuple {
     struct genie_tuple *prev, *next; /* every live tuple, freed at destroy */
 };
 
-typedef struct genie__tpool_entry { void *p; int is_tuple; } genie__pool_entry;
+typedef uintptr_t genie__pool_entry; /* a handle, or a tuple with the low bit set (both 8-aligned) */
 
 struct genie_ctx {
     genie_result err;
@@ -1531,6 +1536,10 @@ struct genie_ctx {
     const char **scopes;
     int nscopes, capscopes;
     const char *phase;
+    const genie__scope *scope;        /* (module path, phase) now: what capture records */
+    genie__scope no_scope;            /* ("", ""): outside every scope, or out of memory */
+    genie__scope **scopeset;          /* every pair seen, by hash of the two pointers */
+    int64_t nscopeset, capscopeset;
     char **interned;
     int64_t ninterned, capinterned;
     genie__node **rel;          /* release worklist (no recursion) */
@@ -1737,13 +1746,51 @@ static void genie__node_drop_inputs(genie_ctx *ctx, genie__node *n) {
 }
 
 static const char *genie__cur_module(genie_ctx *ctx) { return ctx->nscopes ? ctx->scopes[ctx->nscopes - 1] : ""; }
+/* ctx->scope = the interned (module path, phase) pair now in force: an open-addressing set
+   keyed by the two (interned) pointers; out of memory, the empty pair (as genie__intern's ""). */
+static uint64_t genie__scope_hash(const char *mod, const char *ph) {
+    return (((uint64_t)(uintptr_t)mod * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(uintptr_t)ph * 0xC2B2AE3D27D4EB4Fu)) >> 20;
+}
+static void genie__scope_update(genie_ctx *ctx) {
+    const char *mod = genie__cur_module(ctx), *ph = ctx->phase;
+    int64_t i, mask;
+    genie__scope *sc;
+    if (!*mod && !*ph) { ctx->scope = &ctx->no_scope; return; }
+    if (ctx->nscopeset * 2 >= ctx->capscopeset) { /* rehash into a table twice the size */
+        int64_t nc = ctx->capscopeset ? ctx->capscopeset * 2 : 16, j;
+        genie__scope **t = (genie__scope **)GENIE_MALLOC((size_t)nc * sizeof(genie__scope *));
+        if (!t) { ctx->scope = &ctx->no_scope; return; }
+        memset(t, 0, (size_t)nc * sizeof(genie__scope *));
+        for (j = 0; j < ctx->capscopeset; j++)
+            if (ctx->scopeset[j]) {
+                int64_t k = (int64_t)(genie__scope_hash(ctx->scopeset[j]->module, ctx->scopeset[j]->phase) & (uint64_t)(nc - 1));
+                while (t[k]) k = (k + 1) & (nc - 1);
+                t[k] = ctx->scopeset[j];
+            }
+        GENIE_FREE(ctx->scopeset);
+        ctx->scopeset = t;
+        ctx->capscopeset = nc;
+    }
+    mask = ctx->capscopeset - 1;
+    for (i = (int64_t)(genie__scope_hash(mod, ph) & (uint64_t)mask);; i = (i + 1) & mask) {
+        if (!ctx->scopeset[i]) break;
+        if (ctx->scopeset[i]->module == mod && ctx->scopeset[i]->phase == ph) { ctx->scope = ctx->scopeset[i]; return; }
+    }
+    if (!(sc = (genie__scope *)GENIE_MALLOC(sizeof *sc))) { ctx->scope = &ctx->no_scope; return; }
+    sc->module = mod;
+    sc->phase = ph;
+    sc->ctx = ctx;
+    ctx->scopeset[i] = sc;
+    ctx->nscopeset++;
+    ctx->scope = sc;
+}
 
 /* A new pending node with nin inputs to be set; refs 1 (its storage's). */
 static genie__node *genie__node_new(genie_ctx *ctx, int op, int dtype, int64_t numel, int nin) {
     genie__node *n = (genie__node *)genie__slab_alloc(&ctx->nodes);
     if (!n) return NULL;
     n->refs = 1;
-    n->op = (uint16_t)op;
+    n->op = (uint8_t)op;
     n->dtype = (uint8_t)dtype;
     n->cdt = (uint8_t)dtype;
     n->numel = numel;
@@ -1754,8 +1801,7 @@ static genie__node *genie__node_new(genie_ctx *ctx, int op, int dtype, int64_t n
         memset(n->in, 0, (size_t)nin * sizeof(genie__input));
     }
     n->nin = nin;
-    n->module = genie__cur_module(ctx);
-    n->phase = ctx->phase;
+    n->scope = ctx->scope;
     ctx->stats.nodes_created++;
     ctx->stats.nodes_live++;
     return n;
@@ -1769,8 +1815,7 @@ static void genie__node_set_in(genie__node *n, int i, genie__node *src, genie__v
 static void genie__pool_add(genie_ctx *ctx, void *p, int is_tuple) {
     if (ctx->no_pool) return;
     if (!genie__grow((void **)&ctx->pool, &ctx->cappool, ctx->npool + 1, sizeof(genie__pool_entry))) return;
-    ctx->pool[ctx->npool].p = p;
-    ctx->pool[ctx->npool].is_tuple = is_tuple;
+    ctx->pool[ctx->npool] = (uintptr_t)p | (uintptr_t)(is_tuple != 0);
     ctx->npool++;
 }
 
@@ -1784,15 +1829,13 @@ static void genie__storage_release(genie_ctx *ctx, genie__storage *s) {
 static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie__vspec *v, int op) {
     genie_tensor *t = (genie_tensor *)genie__slab_alloc(&ctx->handles);
     if (!t) { genie__vspec_release(ctx, v); return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]); }
-    t->ctx = ctx;
     t->refs = 1;
-    t->op = (uint16_t)op;
+    t->op = (uint8_t)op;
     t->self = ++ctx->handles_made;
     st->refs++;
     t->st = st;
     t->v = v;
-    t->module = genie__cur_module(ctx);
-    t->phase = ctx->phase;
+    t->scope = ctx->scope;
     genie__pool_add(ctx, t, 0);
     return t;
 }
@@ -1806,13 +1849,13 @@ static genie_tensor *genie__result(genie_ctx *ctx, genie__node *n, genie__vspec 
         return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[n->op]);
     }
     st->dtype = n->dtype;
-    st->numel = n->numel;
     st->ver = n;
     t = genie__handle_new(ctx, st, v, n->op);
     if (!t) { genie__node_release(ctx, n); genie__slab_free(&ctx->storages, st); return NULL; }
     return t;
 }
 /* Is t dead (used after its pool was popped or its last reference released)? */
+#define GENIE__CTX(t) ((t)->scope->ctx)
 static int genie__dead(const genie_tensor *t) {
 #if GENIE__ASAN
     if (__asan_address_is_poisoned(t)) return 1;
@@ -1824,7 +1867,7 @@ static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t); /
 static void genie__handle_release(genie_tensor *t) {
     genie_ctx *ctx;
     if (!t || genie__dead(t) || --t->refs > 0) return;
-    ctx = t->ctx;
+    ctx = GENIE__CTX(t);
     genie__storage_release(ctx, t->st);
     genie__vspec_release(ctx, t->v);
     t->st = NULL;
@@ -2366,7 +2409,7 @@ static struct genie__phase_work *genie__phase_row(genie_ctx *ctx, const char *ph
 /* Count a computed node (measured before it runs: its inputs are still attached)
    in its phase's row; genie_get_stats sums the rows by role. */
 static void genie__work_add(genie_ctx *ctx, const genie__node *n, uint64_t flops, uint64_t bytes, uint64_t ns) {
-    struct genie__phase_work *row = genie__phase_row(ctx, n->phase ? n->phase : "");
+    struct genie__phase_work *row = genie__phase_row(ctx, n->scope->phase);
     genie_work *w;
     if (!row) return;
     w = &row->w[n->role < GENIE_ROLE_COUNT ? n->role : 0];
@@ -2816,7 +2859,7 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
     for (i = 0; i < ntape; i++) {
         const genie__node *n = tape[i].n;
         int j, nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
-        int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__MAXD + 2;
+        int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__NARGI;
         if (need > ctx->captkey) {
             if (!genie__grow((void **)&ctx->tkey, &ctx->captkey, need, sizeof(uint64_t))) return -1;
             k = ctx->tkey;
@@ -3578,7 +3621,13 @@ static genie_result genie__k_matmul(genie__kparams *p, int ith, int nth) {
 }
 
 /* conv2d: x [N, C, H, W], w [O, C/g, kh, kw], optional bias [O], out
-   [N, O, Ho, Wo] contiguous. a.i: stride(2) padding(2) dilation(2) groups. */
+   [N, O, Ho, Wo] contiguous. a.i: stride(2) padding(2) dilation(2); the groups
+   g = C / (C/g) (genie__conv_groups). */
+/* A conv2d's groups, from its input [N, C, H, W] and weight [O, C/g, kh, kw]: capture
+   checked C == g * (C/g); with C/g == 0 every group sums nothing and any g computes the same. */
+static int64_t genie__conv_groups(const genie__vspec *xv, const genie__vspec *wv) {
+    return wv->shape[1] ? xv->shape[1] / wv->shape[1] : 1;
+}
 static genie_result genie__k_conv2d(genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v, *ov = n->out;
@@ -3586,7 +3635,7 @@ static genie_result genie__k_conv2d(genie__kparams *p, int ith, int nth) {
     int xdt = n->in[0].n->dtype, wdt = n->in[1].n->dtype, fl = GENIE__IS_FLOAT(n->dtype);
     int64_t N = ov->shape[0], O = ov->shape[1], Ho = ov->shape[2], Wo = ov->shape[3];
     int64_t Cg = wv->shape[1], KH = wv->shape[2], KW = wv->shape[3], H = xv->shape[2], W = xv->shape[3];
-    int64_t og = O / a[6], lo, hi, t;
+    int64_t og = O / genie__conv_groups(xv, wv), lo, hi, t;
     genie__share(N * O, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         int64_t b = t / O, oc = t % O, g = oc / og, y, x, c, ky, kx;
@@ -6532,7 +6581,7 @@ static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n) {
     const int64_t *a = n->a.i;
     genie__gemm *g = &pl->g;
     genie__conv_b *cb = &pl->cb;
-    int64_t groups = a[6], og = ov->shape[1] / groups, Cg = wv->shape[1], wk;
+    int64_t groups = genie__conv_groups(xv, wv), og = ov->shape[1] / groups, Cg = wv->shape[1], wk;
     if (!genie__merges(2, wv->shape + 1, wv->strides + 1, &wk) || (wk != 1 && Cg * wv->shape[2] * wv->shape[3] > 1) ||
         ov->strides[2] != ov->shape[3] * ov->strides[3])
         return 0;
@@ -8339,7 +8388,7 @@ GENIEDEF const char *genie_role(const genie_tensor *t) {
     genie__node *n;
     if (!t || !t->st || !t->st->ver) return "";
     n = t->st->ver;
-    if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(t->ctx, 1, &n);
+    if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(GENIE__CTX(t), 1, &n);
     return genie_role_name((genie_role_id)n->role);
 }
 /* role: NULL all, "" none, else by name; phase likewise. */
@@ -8404,14 +8453,14 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
     }
     fprintf(out, "digraph genie {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     for (i = 0; i < nl; i++) { /* one cluster per module path, in order of first appearance */
-        const char *mod = list[i]->module;
+        const char *mod = list[i]->scope->module;
         int first = 1;
-        for (j = 0; j < i && first; j++) first = list[j]->module != mod;
+        for (j = 0; j < i && first; j++) first = list[j]->scope->module != mod;
         if (!first) continue;
         if (*mod) fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", mod, mod);
         for (j = i; j < nl; j++) {
             genie__node *m = list[j];
-            if (m->module != mod) continue;
+            if (m->scope->module != mod) continue;
             int role = m->role < GENIE_ROLE_COUNT ? m->role : 0;
             roles_seen |= 1u << role;
             fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s%s%s\"", (void *)m,
@@ -8419,7 +8468,7 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
                     genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
                     genie__dt_names[m->dtype],
                     m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
-                    m->phase && *m->phase ? "\\nphase " : "", m->phase ? m->phase : "",
+                    *m->scope->phase ? "\\nphase " : "", m->scope->phase,
                     role ? "\\nrole " : "", genie_role_name((genie_role_id)role));
             if (role) fprintf(out, ", style=filled, fillcolor=\"%s\"%s", genie__role_colors[role], m->state == GENIE__DONE ? ", penwidth=2" : "");
             else if (m->state == GENIE__DONE) fprintf(out, ", style=filled, fillcolor=\"#dde8ff\"");
@@ -9290,7 +9339,7 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: \"__metadata__\" is not a tensor name", fn, path);
             return GENIE_ERR_INVALID_ARG;
         }
-        if (!ts[i] || ts[i]->ctx != ctx) {
+        if (!ts[i] || GENIE__CTX(ts[i]) != ctx) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL or of another context", fn, path, names[i]);
             return GENIE_ERR_INVALID_ARG;
         }
@@ -9426,6 +9475,9 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
     ctx->storages.size = sizeof(genie__storage);
     ctx->vspecs.size = sizeof(genie__vspec);
     ctx->phase = "";
+    ctx->no_scope.module = ctx->no_scope.phase = "";
+    ctx->no_scope.ctx = ctx;
+    ctx->scope = &ctx->no_scope;
     ctx->tc_mask = ~(uint64_t)0;
     { /* tests force tape-cache hash collisions: GENIE_TAPE_HASH_BITS=0 makes every hash equal */
         const char *hb = getenv("GENIE_TAPE_HASH_BITS");
@@ -9465,6 +9517,8 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     genie__slab_destroy(&ctx->storages);
     genie__slab_destroy(&ctx->vspecs);
     for (i = 0; i < ctx->capinterned; i++) GENIE_FREE(ctx->interned[i]);
+    for (i = 0; i < ctx->capscopeset; i++) GENIE_FREE(ctx->scopeset[i]);
+    GENIE_FREE(ctx->scopeset);
     GENIE_FREE(ctx->interned);
     GENIE_FREE(ctx->pool);
     GENIE_FREE(ctx->marks);
@@ -9513,8 +9567,8 @@ GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
     mark = ctx->marks[--ctx->nmarks];
     while (ctx->npool > mark) {
         genie__pool_entry e = ctx->pool[--ctx->npool];
-        if (e.is_tuple) genie__tuple_free((genie_tuple *)e.p);
-        else genie__handle_release((genie_tensor *)e.p);
+        if (e & 1) genie__tuple_free((genie_tuple *)(e & ~(uintptr_t)1));
+        else genie__handle_release((genie_tensor *)e);
     }
 }
 GENIEDEF void genie_retain(genie_tensor *t) { if (GENIE__LIVE(t)) t->refs++; }
@@ -9529,7 +9583,7 @@ static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
                     "or its last reference released)", fn);
         return 0;
     }
-    if (t && t->ctx != ctx) {
+    if (t && GENIE__CTX(t) != ctx) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor of another context was passed", fn);
         return 0;
     }
@@ -10581,7 +10635,6 @@ GENIEDEF genie_tensor *genie_conv2d(genie_ctx *ctx, genie_tensor *x, genie_tenso
         n->a.i[2 + i] = padding[i];
         n->a.i[4 + i] = dilation[i];
     }
-    n->a.i[6] = groups;
     xv = genie__vspec_new(ctx, 4, xs, xst, x->v->off);
     if (!genie__in(ctx, n, 0, x, xv) || !genie__in(ctx, n, 1, w, genie__vspec_retain(w->v)) ||
         (b && !genie__in(ctx, n, 2, b, genie__vspec_retain(b->v))))
@@ -10916,10 +10969,10 @@ GENIEDEF genie_tensor *genie_as_strided(genie_ctx *ctx, genie_tensor *t, int ndi
         if (span < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the strided window overflows", fn);
         need = empty ? storage_offset : genie__add_ck(storage_offset, genie__add_ck(span, 1));
         if (need < 0) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: the strided window overflows", fn);
-        if (need > t->st->numel)
+        if (need > t->st->ver->numel)
             return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: sizes %s, strides %s and storage offset %lld need a storage of %lld elements, out of bounds for a storage of %lld",
                                                fn, genie__fmt_shape(s1, ndim, size), genie__fmt_shape(s2, ndim, stride), (long long)storage_offset,
-                                               (long long)need, (long long)t->st->numel);
+                                               (long long)need, (long long)t->st->ver->numel);
     }
     return genie__view_of(ctx, t, GENIE__OP_AS_STRIDED, ndim, size, stride, storage_offset);
 }
@@ -11298,13 +11351,13 @@ static genie_tensor *genie__commit(genie_ctx *ctx, genie_tensor *dst, genie__nod
     n->inplace = 1;
     dst->st->ver = n;
     genie__node_release(ctx, old); /* the storage's reference moves to n->base */
-    dst->op = (uint16_t)op;
+    dst->op = (uint8_t)op;
     dst->inplace = 1;
     ctx->stats.inplace_writes++;
     return dst;
 }
 static genie__node *genie__inplace_node(genie_ctx *ctx, int op, genie_tensor *dst, int nin, int cdt) {
-    genie__node *n = genie__node_new(ctx, op, dst->st->dtype, dst->st->numel, nin);
+    genie__node *n = genie__node_new(ctx, op, dst->st->dtype, dst->st->ver->numel, nin);
     if (!n) return (genie__node *)GENIE__OOM(ctx, genie__op_inplace_names[op]);
     n->out = genie__vspec_retain(dst->v);
     n->cdt = (uint8_t)cdt;
@@ -11699,15 +11752,16 @@ GENIEDEF void genie_scope_push(genie_ctx *ctx, const char *name) {
     }
     ctx->capscopes = (int)cap;
     ctx->scopes[ctx->nscopes++] = genie__intern(ctx, buf);
+    genie__scope_update(ctx);
 }
 GENIEDEF void genie_scope_pop(genie_ctx *ctx) {
-    if (ctx && ctx->nscopes > 0) ctx->nscopes--;
+    if (ctx && ctx->nscopes > 0) ctx->nscopes--, genie__scope_update(ctx);
 }
 GENIEDEF void genie_set_phase(genie_ctx *ctx, const char *phase) {
-    if (ctx) ctx->phase = genie__intern(ctx, phase);
+    if (ctx) ctx->phase = genie__intern(ctx, phase), genie__scope_update(ctx);
 }
-GENIEDEF const char *genie_module_path(const genie_tensor *t) { return GENIE__LIVE(t) ? t->module : ""; }
-GENIEDEF const char *genie_phase(const genie_tensor *t) { return GENIE__LIVE(t) && t->phase ? t->phase : ""; }
+GENIEDEF const char *genie_module_path(const genie_tensor *t) { return GENIE__LIVE(t) ? t->scope->module : ""; }
+GENIEDEF const char *genie_phase(const genie_tensor *t) { return GENIE__LIVE(t) ? t->scope->phase : ""; }
 GENIEDEF const char *genie_op_name(const genie_tensor *t) {
     if (!GENIE__LIVE(t)) return "";
     return t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op];
