@@ -10079,9 +10079,11 @@ static genie_tensor *genie__binary(genie_ctx *ctx, int op, const char *fn, genie
         return genie__result(ctx, n, v);
     } else {
         genie__vspec ca, cb;
+        /* ATen's iterator casts operands to the common dtype (logical ops compute in f64 here only) */
+        int ldt = op == GENIE__OP_LOGICAL_AND || op == GENIE__OP_LOGICAL_OR ? pt : cdt;
         if (!genie__bcast_or_fail(ctx, fn, 2, ts, &nd, shape)) return NULL;
-        vs[0] = genie__cast_view(a->v, a->st->dtype, cdt, &ca);
-        vs[1] = scalar ? NULL : genie__cast_view(b->v, b->st->dtype, cdt, &cb);
+        vs[0] = genie__cast_view(a->v, a->st->dtype, ldt, &ca);
+        vs[1] = scalar ? NULL : genie__cast_view(b->v, b->st->dtype, ldt, &cb);
         /* add/sub/mul/div wrap a scalar into a 0-dim operand; pow(Tensor, Scalar) is a unary
            iterator in ATen (the exponent is no operand), which changes the layout of odd shapes */
         genie__ti_layout(scalar ? 1 : 2, vs, scalar && op != GENIE__OP_POW, nd, shape, st);

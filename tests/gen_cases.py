@@ -423,5 +423,13 @@ ex = P.op('expand', d(rnd((1, 4), torch.float32)), (3, 4))
 P.op('fill_', ex, 5.0)
 P.expect(ex)
 
+# the logical ops' layout: ATen casts operands only to the common dtype (f16 here), so a
+# non-contiguous diagonal [4, 1] with strides [4, 5] decides [1, 4] (graphs-125311); a mixed
+# f16/f32 pair casts the f16 one, which makes it contiguous, and the result is [1, 1]
+dg = P.op('diagonal', d(rnd((4, 1, 4), torch.float16)), -2, 2, -2)
+for op in ('logical_or', 'logical_and'):
+    P.run(op, dg, P.op('add', dg, dg))
+    P.run(op, dg, P.op('to_dtype', dg, torch.float32))
+
 P.write(sys.argv[1] if len(sys.argv) > 1 else 'tests/data/cases.txt')
 print('wrote %d lines' % len(P.lines))
