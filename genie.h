@@ -4127,15 +4127,17 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
    - layer_norm: (x - mean) * rstd in f64, rounded, then t * w + b in one f32
      FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
-   Outputs of GENIE__ROWS_NT_BYTES and more (log_softmax, layer_norm on AVX-512)
-   are written with streaming stores: no read for ownership of lines that will
-   not be read again soon. softmax keeps ordinary stores: it stores exp and
-   rescales the row in cache, and computing exp twice to stream the result
-   measured slower (A/B in one run: 22-26 ms vs 25-40 ms for [4096, 4096]).
+   Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
+   AVX-512) are written with streaming stores: no read for ownership of lines that
+   will not be read again soon. softmax computes exp once into a row on the stack
+   (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
+   cache), then scales that row while streaming it (computing exp twice to stream
+   measured slower: 22-26 ms vs 25-40 ms for [4096, 4096]).
    The exp functions are self-contained per ISA so they can later be merged with
    the SIMD elementwise table (vmath). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
-#define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which log_softmax and layer_norm stream their stores */
+#define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
+#define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
 
 typedef struct genie__rowk {
     double (*sum)(const float *x, int64_t n);                  /* sum x, in f64 */
@@ -4597,7 +4599,12 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
         return log(rk->sumexp(x, NULL, len, m)) + m;
     case GENIE__OP_SOFTMAX:
         m = rk->maxmin(x, len, 1);
-        rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
+        if (nt && len <= GENIE__SOFTMAX_ROW) { /* exp into a row in L1, then scale it while streaming */
+            float t[GENIE__SOFTMAX_ROW];       /* ((t - 0) * s in f64 is t * s in f32: the product is exact) */
+            rk->norm(t, y, len, 0.0, (float)(1.0 / rk->sumexp(x, t, len, m)), NULL, NULL, 1);
+        } else {
+            rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
+        }
         return 0;
     case GENIE__OP_LOG_SOFTMAX:
         m = rk->maxmin(x, len, 1);
