@@ -4145,7 +4145,7 @@ typedef struct genie__rowk {
     float (*maxmin)(const float *x, int64_t n, int want_max);  /* NaN when the row has one */
     int64_t (*find)(const float *x, int64_t n, float v);       /* first x == v (first NaN if v is NaN) */
     double (*sumexp)(const float *x, float *y, int64_t n, float mx); /* sum exp(x - mx); y = exp(x - mx) unless NULL */
-    void (*scale)(float *y, int64_t n, float s);               /* y *= s */
+    void (*scale)(const float *x, float *y, int64_t n, float s, int nt); /* y = x * s (x may be y) */
     /* nt: the output is large (GENIE__ROWS_NT_BYTES): store it past the caches where the path can */
     void (*subsub)(const float *x, float *y, int64_t n, float a, float b, int nt); /* y = (x - a) - b */
     void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b, int nt);
@@ -4195,9 +4195,10 @@ static double genie__rsumexp_c(const float *x, float *y, int64_t n, float mx) {
     }
     return s;
 }
-static void genie__rscale_c(float *y, int64_t n, float s) {
+static void genie__rscale_c(const float *x, float *y, int64_t n, float s, int nt) {
     int64_t j;
-    for (j = 0; j < n; j++) y[j] *= s;
+    (void)nt;
+    for (j = 0; j < n; j++) y[j] = x[j] * s;
 }
 static void genie__rsubsub_c(const float *x, float *y, int64_t n, float a, float b, int nt) {
     int64_t j;
@@ -4294,6 +4295,7 @@ static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, doub
     for (; j + 16 <= n; j += 16) {
         d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
         d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
         a0 = _mm512_fmadd_pd(d0, d0, a0);
         a1 = _mm512_fmadd_pd(d1, d1, a1);
     }
@@ -4343,19 +4345,13 @@ static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int6
     for (j = 0; j < n; j += 16) {
         __mmask16 t = genie__tail16(n - j);
         __m512 e = _mm512_maskz_mov_ps(t, genie__exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), m)));
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a prefetch never
+                                                                 faults) into cache while this one computes */
         if (y) _mm512_mask_storeu_ps(y + j, t, e);
         a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
         a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
     }
     return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-}
-static GENIE__AVX512 void genie__rscale_avx512(float *y, int64_t n, float s) {
-    const __m512 sv = _mm512_set1_ps(s);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        _mm512_mask_storeu_ps(y + j, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + j), sv));
-    }
 }
 /* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
    vectors with movntps (no read for ownership of the output's lines), a masked
@@ -4377,6 +4373,10 @@ static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
         }                                                                                          \
         if (nt) _mm_sfence();                                                                      \
     }
+static GENIE__AVX512 void genie__rscale_avx512(const float *x, float *y, int64_t n, float s, int nt) {
+    const __m512 sv = _mm512_set1_ps(s);
+    GENIE__NT_LOOP(v = _mm512_mul_ps(xv, sv);)
+}
 static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
     const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
     GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
@@ -4420,6 +4420,7 @@ static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double m
     for (; j + 8 <= n; j += 8) {
         d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
         d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
         a0 = _mm256_fmadd_pd(d0, d0, a0);
         a1 = _mm256_fmadd_pd(d1, d1, a1);
     }
@@ -4469,6 +4470,7 @@ static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t 
     int64_t j = 0;
     for (; j < n; j += 8) {
         __m256 e;
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp_avx512 */
         if (n - j >= 8) {
             e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
             if (y) _mm256_storeu_ps(y + j, e);
@@ -4483,11 +4485,12 @@ static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t 
     }
     return genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
 }
-static GENIE__AVX2 void genie__rscale_avx2(float *y, int64_t n, float s) {
+static GENIE__AVX2 void genie__rscale_avx2(const float *x, float *y, int64_t n, float s, int nt) {
     const __m256 sv = _mm256_set1_ps(s);
     int64_t j = 0;
-    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(y + j), sv));
-    for (; j < n; j++) y[j] *= s;
+    (void)nt;
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(x + j), sv));
+    for (; j < n; j++) y[j] = x[j] * s;
 }
 static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
     const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
@@ -4600,10 +4603,10 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
     case GENIE__OP_SOFTMAX:
         m = rk->maxmin(x, len, 1);
         if (nt && len <= GENIE__SOFTMAX_ROW) { /* exp into a row in L1, then scale it while streaming */
-            float t[GENIE__SOFTMAX_ROW];       /* ((t - 0) * s in f64 is t * s in f32: the product is exact) */
-            rk->norm(t, y, len, 0.0, (float)(1.0 / rk->sumexp(x, t, len, m)), NULL, NULL, 1);
+            float t[GENIE__SOFTMAX_ROW];
+            rk->scale(t, y, len, (float)(1.0 / rk->sumexp(x, t, len, m)), 1);
         } else {
-            rk->scale(y, len, (float)(1.0 / rk->sumexp(x, y, len, m)));
+            rk->scale(y, y, len, (float)(1.0 / rk->sumexp(x, y, len, m)), 0);
         }
         return 0;
     case GENIE__OP_LOG_SOFTMAX:
@@ -6885,7 +6888,7 @@ static void genie__att_row(const genie__attplan *pl, float *s, int64_t bc, int64
     if (mnew == -INFINITY) { memset(s, 0, (size_t)bc * sizeof(float)); return; }
     alpha = mold == -INFINITY ? 0.0f : expf(mold - mnew);
     *l = *l * (double)alpha + rk->sumexp(s, s, bc, mnew);
-    if (alpha != 1.0f) rk->scale(orow, a->Ev, alpha);
+    if (alpha != 1.0f) rk->scale(orow, orow, a->Ev, alpha, 0);
     *m = mnew;
 }
 /* Task t: batch b, key/value head hk, positions [i0, i0 + lt); row r is query
