@@ -468,7 +468,8 @@ GENIEDEF genie_tuple  *genie_max_dim(genie_ctx *ctx, genie_tensor *t, int64_t di
 /* (values, i64 indices) of the min along dim */
 GENIEDEF genie_tuple  *genie_min_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim, int keepdim);
 GENIEDEF int           genie_tuple_size(const genie_tuple *tup); /* its elements (0 for NULL or released) */
-/* lends element i, valid while the tuple lives (retain to keep); out of range: NULL, GENIE_ERR_INDEX */
+/* lends element i, valid while the tuple lives (retain to keep); out of range: NULL, GENIE_ERR_INDEX;
+   a dead tuple (its pool popped; released in a no_pool context): NULL, GENIE_ERR_INVALID_ARG */
 GENIEDEF genie_tensor *genie_tuple_get(genie_tuple *tup, int i);
 /* gives the tuple back early (else its pool does); NULL: no-op */
 GENIEDEF void          genie_tuple_release(genie_tuple *tup);
@@ -1504,10 +1505,13 @@ struct genie_tensor {
                       return as the input itself (to the same dtype, contiguous of contiguous) */
 };
 
+/* A tuple: a shell from the context's slab. A freed shell (its pool popped, or released in a
+   no_pool context) keeps ctx and released == 2 (dead) until a later tuple takes the slot (never
+   with GENIE__QUARANTINE), so the tuple API reports every such use. */
 struct genie_tuple {
+    genie_tensor **items;    /* NULL while dead; while the slot is free, the slab's free-list link */
     genie_ctx *ctx;
-    int n, released;
-    genie_tensor **items;
+    int n, released;         /* released: 1 by genie_tuple_release (the shell waits for its pool), 2 dead */
     struct genie_tuple *prev, *next; /* every live tuple, freed at destroy */
 };
 
@@ -1522,7 +1526,7 @@ struct genie_ctx {
     char *ws_raw, *ws;        /* kernel workspace (64-byte aligned), grown on need */
     size_t ws_size;
     struct genie__mm_plan *mm_plan;
-    genie__slab nodes, handles, storages, vspecs;
+    genie__slab nodes, handles, storages, vspecs, tuple_shells;
     genie__buf *bufs;
     genie__buf *cache[GENIE__NCLASS]; /* freed blocks by size class (>>memory) */
     uint32_t tape_ep;                 /* the tape running now (its epoch), 0 if none */
@@ -1947,11 +1951,10 @@ static int genie__really_self_overlaps(const genie__vspec *v) {
 
 /* >>tuple ----------------------------------------------------------------- */
 static genie_tuple *genie__tuple_new(genie_ctx *ctx, int n) {
-    genie_tuple *t = (genie_tuple *)GENIE_MALLOC(sizeof(genie_tuple));
+    genie_tuple *t = (genie_tuple *)genie__slab_alloc(&ctx->tuple_shells);
     if (!t) return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple");
-    memset(t, 0, sizeof *t);
     t->items = (genie_tensor **)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(genie_tensor *));
-    if (!t->items) { GENIE_FREE(t); return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple"); }
+    if (!t->items) { genie__slab_free(&ctx->tuple_shells, t); return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple"); }
     memset(t->items, 0, (size_t)(n ? n : 1) * sizeof(genie_tensor *));
     t->ctx = ctx;
     t->n = n;
@@ -1972,7 +1975,14 @@ static void genie__tuple_free(genie_tuple *t) {
     else ctx->tuples = t->next;
     if (t->next) t->next->prev = t->prev;
     GENIE_FREE(t->items);
-    GENIE_FREE(t);
+    t->items = NULL;
+    t->n = 0;
+    t->released = 2;
+#if GENIE__QUARANTINE /* never handed out again: every later use is caught */
+    ctx->tuple_shells.live--;
+#else
+    genie__slab_free(&ctx->tuple_shells, t);
+#endif
 }
 /* A tuple of handles that the caller made (each owned by the tuple, not a pool). */
 static genie_tuple *genie__tuple_finish(genie_ctx *ctx, genie_tuple *t) {
@@ -9484,6 +9494,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
     ctx->handles.size = sizeof(genie_tensor);
     ctx->storages.size = sizeof(genie__storage);
     ctx->vspecs.size = sizeof(genie__vspec);
+    ctx->tuple_shells.size = sizeof(genie_tuple);
     ctx->phase = "";
     ctx->no_scope.module = ctx->no_scope.phase = "";
     ctx->no_scope.ctx = ctx;
@@ -9502,8 +9513,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     while (ctx->tuples) {
         genie_tuple *t = ctx->tuples;
         ctx->tuples = t->next;
-        GENIE_FREE(t->items);
-        GENIE_FREE(t);
+        GENIE_FREE(t->items); /* the shells go with their slab */
     }
     genie__tpool_destroy(ctx->tpool);
     genie__tc_flush(ctx);
@@ -9526,6 +9536,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     genie__slab_destroy(&ctx->handles);
     genie__slab_destroy(&ctx->storages);
     genie__slab_destroy(&ctx->vspecs);
+    genie__slab_destroy(&ctx->tuple_shells);
     for (i = 0; i < ctx->capinterned; i++) GENIE_FREE(ctx->interned[i]);
     for (i = 0; i < ctx->capscopeset; i++) GENIE_FREE(ctx->scopeset[i]);
     GENIE_FREE(ctx->scopeset);
@@ -11340,6 +11351,11 @@ GENIEDEF genie_tuple *genie_min_dim(genie_ctx *ctx, genie_tensor *t, int64_t dim
 }
 GENIEDEF int genie_tuple_size(const genie_tuple *tup) { return tup && !tup->released ? tup->n : 0; }
 GENIEDEF genie_tensor *genie_tuple_get(genie_tuple *tup, int i) {
+    if (tup && tup->released == 2) {
+        genie__fail(tup->ctx, GENIE_ERR_INVALID_ARG, "genie_tuple_get: a dead tuple was passed (used after its pool was "
+                    "popped, or after genie_tuple_release in a no_pool context)");
+        return NULL;
+    }
     if (!tup || tup->released || i < 0 || i >= tup->n) {
         if (tup) genie__fail(tup->ctx, GENIE_ERR_INDEX, "genie_tuple_get: index %d out of range for a tuple of %d", i, tup->released ? 0 : tup->n);
         return NULL;

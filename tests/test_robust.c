@@ -342,6 +342,37 @@ static void t_dead_handles(genie_ctx *ctx) {
           genie_last_error(ctx));
     genie_clear_error(ctx);
 }
+/* Dead tuples: used after their pool was popped, or after a release in a no_pool context, the
+   tuple API reports it (the shell's slot is not handed out again before the next tuple). */
+static void t_dead_tuples(genie_ctx *ctx) {
+    int64_t s = 4;
+    genie_tensor *a = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_ctx_desc d;
+    genie_ctx *np;
+    genie_tuple *tp;
+    genie_pool_push(ctx);
+    tp = genie_chunk(ctx, a, 2, 0);
+    CHECK(tp && genie_tuple_size(tp) == 2, "chunk: %s", genie_last_error(ctx));
+    genie_pool_pop(ctx);
+    expect_err(ctx, genie_tuple_get(tp, 0), GENIE_ERR_INVALID_ARG, "genie_tuple_get", "get of a popped tuple");
+    CHECK(genie_tuple_size(tp) == 0, "size of a popped tuple");
+    genie_tuple_release(tp); /* a no-op */
+    memset(&d, 0, sizeof d);
+    d.no_pool = 1;
+    np = genie_ctx_create(&d);
+    a = genie_ones(np, GENIE_F32, 1, &s);
+    tp = genie_split(np, a, 1, 0);
+    CHECK(tp && genie_tuple_size(tp) == 4, "split: %s", genie_last_error(np));
+    genie_tuple_release(tp);
+    expect_err(np, genie_tuple_get(tp, 1), GENIE_ERR_INVALID_ARG, "genie_tuple_get", "get of a released no_pool tuple");
+    genie_tuple_release(tp); /* a no-op */
+    tp = genie_split(np, a, 2, 0); /* the context works on */
+    CHECK(tp && genie_tuple_size(tp) == 2 && genie_numel(genie_tuple_get(tp, 1)) == 2, "split after: %s",
+          genie_last_error(np));
+    genie_tuple_release(tp);
+    genie_release(a);
+    genie_ctx_destroy(np);
+}
 /* NULL everywhere: no crash, an error (or nothing) and the context works on. */
 static void t_nulls(genie_ctx *ctx) {
     int64_t s = 3, d = 0;
@@ -540,6 +571,7 @@ static const tcase cases[] = {
     {"as_strided_huge", t_as_strided_huge},
     {"empty_kernels_do_not_loop", t_empty_kernels_do_not_loop},
     {"dead_handles", t_dead_handles},
+    {"dead_tuples", t_dead_tuples},
     {"nulls", t_nulls},
     {"null_everywhere", t_null_everywhere},
     {"threads_huge", t_threads_huge},
