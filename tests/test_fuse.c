@@ -185,10 +185,11 @@ void fuse_tests(int *passed, int *failed) {
         dr.cpu = GENIE_CPU_REFERENCE;
         c = genie_ctx_create(&dc);
         r = genie_ctx_create(&dr);
-        for (i = 0; i < 60; i++) {
+        for (i = 0; i < 62; i++) { /* the last two: 8 MiB and more (2.1M elements, split over the threads) */
             uint64_t seed = 1000u * (uint64_t)th + (uint64_t)i;
-            int64_t R = i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300, C = i % 2 ? 17 : 700;
-            genie_dtype dt = i % 5 == 3 ? GENIE_F16 : i % 5 == 4 ? GENIE_BF16 : GENIE_F32; /* f16/bf16 rounded after every op */
+            int64_t R = i >= 60 ? 3001 : i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300;
+            int64_t C = i >= 60 ? 701 : i % 2 ? 17 : 700;
+            genie_dtype dt = i >= 60 ? GENIE_F32 : i % 5 == 3 ? GENIE_F16 : i % 5 == 4 ? GENIE_BF16 : GENIE_F32; /* f16/bf16 rounded after every op */
             genie_tensor *a[NKEEP], *b[NKEEP];
             int na = build(c, seed, dt, R, C, a), nb = build(r, seed, dt, R, C, b), k;
             FCHECK(na == nb, "seed %llu: programs differ", (unsigned long long)seed);
