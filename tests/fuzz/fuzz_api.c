@@ -141,7 +141,7 @@ typedef struct {
     int tup;       /* the tuple holding it, or -1 */
     double work;   /* estimated elements computed to realize it */
 } fz_slot;
-typedef struct { genie_tuple *tp; int depth, alive; } fz_tuple;
+typedef struct { genie_tuple *tp; int depth, alive, dead; } fz_tuple; /* dead: freed, kept only under quarantine */
 static struct {
     genie_ctx *ctx;
     int no_pool, depth;
@@ -279,6 +279,15 @@ static void fz_materialize(fz_in *in) {
     if (r == GENIE_OK && !dead) FZ_CHECK(genie_is_materialized(s->t), "OK but not materialized");
 }
 
+/* Tuple k was freed: forgotten, or kept to be tried where its shell is never handed out again. */
+static void fz_tuple_dies(int k) {
+#if GENIE__QUARANTINE
+    fz.tu[k].dead = 1;
+    fz.tu[k].alive = 0;
+#else
+    memset(&fz.tu[k], 0, sizeof fz.tu[k]);
+#endif
+}
 static void fz_pool_pop(void) {
     int k;
     if (fz.depth == 0) return;
@@ -287,11 +296,11 @@ static void fz_pool_pop(void) {
     for (k = 0; k < FZ_SLOTS; k++)
         if (fz.s[k].t && fz.s[k].tup < 0 && fz.s[k].held && fz.s[k].depth > fz.depth) fz.s[k].held = 0;
     for (k = 0; k < FZ_TUPLES && !fz.no_pool; k++) /* no_pool: the caller owns its tuples, pools nothing */
-        if (fz.tu[k].tp && fz.tu[k].depth > fz.depth) {
+        if (fz.tu[k].tp && !fz.tu[k].dead && fz.tu[k].depth > fz.depth) {
             int j;
             for (j = 0; j < FZ_SLOTS; j++)
                 if (fz.s[j].tup == k) { fz.s[j].held = 0; fz.s[j].tup = -1; }
-            memset(&fz.tu[k], 0, sizeof fz.tu[k]); /* freed by the pool */
+            fz_tuple_dies(k); /* freed by the pool */
         }
 }
 /* A tuple result: stored, and some of its items put in slots. */
@@ -303,15 +312,15 @@ static void fz_keep_tuple(fz_in *in, genie_tuple *tp, double work, int was_ok, i
     FZ_CHECK(genie_status(fz.ctx) == GENIE_OK, what);
     n = genie_tuple_size(tp);
     FZ_CHECK(n >= 0, what);
-    if (fz.tu[k].tp) { /* the slot's old tuple: released (no_pool: freed at once) */
+    if (fz.tu[k].tp && !fz.tu[k].dead) { /* the slot's old tuple: released (no_pool: freed at once) */
         for (j = 0; j < FZ_SLOTS; j++)
             if (fz.s[j].tup == k) { fz.s[j].held = 0; fz.s[j].tup = -1; }
         genie_tuple_release(fz.tu[k].tp);
-        if (fz.no_pool) memset(&fz.tu[k], 0, sizeof fz.tu[k]);
     }
     fz.tu[k].tp = tp;
     fz.tu[k].depth = fz.depth;
     fz.tu[k].alive = 1;
+    fz.tu[k].dead = 0;
     for (i = 0; i < n && i < 3; i++) {
         genie_tensor *t = genie_tuple_get(tp, i);
         FZ_CHECK(t != NULL, what);
@@ -728,10 +737,18 @@ static void fz_step(fz_in *in) {
     case OP_TUPLE_RELEASE: {
         int k = (int)(u8(in) % FZ_TUPLES), j;
         if (!fz.tu[k].tp) break;
+        if (fz.tu[k].dead) { /* its pool was popped, or it was released in a no_pool context */
+            int was_ok = genie_status(fz.ctx) == GENIE_OK;
+            genie_tuple_release(fz.tu[k].tp); /* nothing */
+            FZ_CHECK(genie_tuple_size(fz.tu[k].tp) == 0, "size of a dead tuple");
+            FZ_CHECK(genie_tuple_get(fz.tu[k].tp, 0) == NULL, "get of a dead tuple");
+            FZ_CHECK(!was_ok || genie_status(fz.ctx) == GENIE_ERR_INVALID_ARG, "get of a dead tuple: its error");
+            break;
+        }
         for (j = 0; j < FZ_SLOTS; j++)
             if (fz.s[j].tup == k) { fz.s[j].held = 0; fz.s[j].tup = -1; }
         genie_tuple_release(fz.tu[k].tp);
-        if (fz.no_pool) memset(&fz.tu[k], 0, sizeof fz.tu[k]);
+        if (fz.no_pool) fz_tuple_dies(k);
         else {
             FZ_CHECK(genie_tuple_size(fz.tu[k].tp) == 0 && genie_tuple_get(fz.tu[k].tp, 0) == NULL, "released tuple");
             fz.tu[k].alive = 0;
@@ -811,7 +828,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     for (k = 0; k < FZ_SLOTS; k++) fz_drop_slot(k);
     for (k = 0; k < FZ_TUPLES; k++)
-        if (fz.no_pool && fz.tu[k].tp) genie_tuple_release(fz.tu[k].tp);
+        if (fz.no_pool && fz.tu[k].tp && !fz.tu[k].dead) genie_tuple_release(fz.tu[k].tp);
     while (fz.depth > 0) fz_pool_pop();
     genie_ctx_destroy(fz.ctx);
     fz.ctx = NULL;
