@@ -172,6 +172,7 @@ static void epilogue_cases(int th) {
 
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
+    const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
     uint64_t groups = 0;
     P = passed;
     F = failed;
@@ -185,7 +186,7 @@ void fuse_tests(int *passed, int *failed) {
         dr.cpu = GENIE_CPU_REFERENCE;
         c = genie_ctx_create(&dc);
         r = genie_ctx_create(&dr);
-        for (i = 0; i < 62; i++) { /* the last two: 8 MiB and more (2.1M elements, split over the threads) */
+        for (i = 0; i < nprog; i++) { /* the last two: 8 MiB and more (2.1M elements, split over the threads) */
             uint64_t seed = 1000u * (uint64_t)th + (uint64_t)i;
             int64_t R = i >= 60 ? 3001 : i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300;
             int64_t C = i >= 60 ? 701 : i % 2 ? 17 : 700;
