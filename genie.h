@@ -8854,8 +8854,8 @@ static int genie__jr_hex4(genie__jr *r, unsigned *out) {
     r->p += 4;
     return 1;
 }
-/* A JSON string into *out. Escapes are decoded (\uXXXX, surrogate pairs too, to
-   UTF-8); raw bytes must be valid UTF-8 without control characters or NUL. */
+/* A JSON string into *out, its escapes decoded to UTF-8 (\uXXXX and surrogate pairs
+   included); raw bytes must be valid UTF-8 without control characters or NUL. */
 static int genie__jr_string(genie__jr *r, const char **out) {
     char *o;
     if (genie__jr_peek(r) != '"')
