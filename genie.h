@@ -6114,9 +6114,18 @@ GENIE__SKINNY_GENERIC(double, d)
 #ifdef GENIE__X86
 /* dot: four columns at a time, one vector accumulator each, the k tail masked
    (AVX-512) or scalar (AVX2); axpy: 4 vectors of a row of C at a time. */
-#ifndef GENIE__PF_AHEAD
-#define GENIE__PF_AHEAD 512 /* floats ahead of the dot kernel's weight rows: 2 KiB */
-#endif
+/* The weight streams from memory: while a group of four rows is summed, the next
+   group is asked into L1 and the one after into L2, at the same k; groups over 16 KiB
+   (K > 1024) ask only the next into L2, as two of them overflow L1. Prefetching
+   ahead within each row, or not at all, streamed 10-15% slower here: short rows
+   keep restarting the hardware's streams. */
+#define GENIE__PF4(p, ld, k, hint)                                                   \
+    do {                                                                             \
+        _mm_prefetch((const char *)((p) + (k)), hint);                               \
+        _mm_prefetch((const char *)((p) + (ld) + (k)), hint);                        \
+        _mm_prefetch((const char *)((p) + 2 * (ld) + (k)), hint);                    \
+        _mm_prefetch((const char *)((p) + 3 * (ld) + (k)), hint);                    \
+    } while (0)
 static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
                                              void *cp, int64_t csc) {
     const float *a = (const float *)ap, *b = (const float *)bp;
@@ -6125,15 +6134,14 @@ static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, in
     int64_t j = 0, k;
     for (; j + 4 <= n; j += 4) {
         const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        const float *p1 = j + 8 <= n ? b0 + 4 * ldb : NULL, *p2 = j + 12 <= n && K <= 1024 ? b0 + 8 * ldb : NULL;
         __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
         for (k = 0; k + 16 <= K; k += 16) {
             __m512 x = _mm512_loadu_ps(a + k);
-            if (k + GENIE__PF_AHEAD < K) { /* the weight streams from memory: ask ahead */
-                _mm_prefetch((const char *)(b0 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
-                _mm_prefetch((const char *)(b1 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
-                _mm_prefetch((const char *)(b2 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
-                _mm_prefetch((const char *)(b3 + k + GENIE__PF_AHEAD), _MM_HINT_T0);
-            }
+            if (p2) {
+                GENIE__PF4(p1, ldb, k, _MM_HINT_T0);
+                GENIE__PF4(p2, ldb, k, _MM_HINT_T1);
+            } else if (p1) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);
             s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b0 + k), s0);
             s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b1 + k), s1);
             s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b2 + k), s2);

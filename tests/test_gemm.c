@@ -739,6 +739,7 @@ static void linears(void) {
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_T, b, E_NONE); run_case(&c);       /* axpy */
             }
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
+            c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
             c = lin(dt, 2, 3, 1000, 129, L_STEP, L_CONTIG, 1, E_NONE); run_case(&c);
             c = lin(dt, 0, 1000, 7, 129, L_CONTIG, L_CONTIG, 2, E_NONE); run_case(&c);      /* skinny N */
         }
