@@ -5851,11 +5851,95 @@ static genie_result genie__k_vrun(genie__kparams *p, int ith, int nth, genie_cpu
 static genie_result genie__k_v_generic(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_GENERIC); }
 static genie_result genie__k_v_avx2(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX2); }
 static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX512); }
+
+/* ---- strided copies: one dtype, any two views of one shape ----
+   A copy that runs alone (copy_ into a slice of a cache, contiguous() of a
+   transposed view, flip), or a fill (zeros, full: one value read with strides
+   0): the dims merged where both views run on, then runs along the last merged
+   dim, memmove'd (memset for a fill of zero bytes) where both step by one
+   element, else an element loop of the dtype's size (bits as stored: equal to
+   the reference's copy through double). Threads take ranges of runs (of
+   elements when there is one run). The reference is genie__k_eltwise's K_COPY
+   and K_FULL. */
+static int genie__sc_merge(const genie__vspec *o, const genie__vspec *v, int64_t *sh, int64_t *so, int64_t *si) {
+    int d, k = 0;
+    for (d = 0; d < o->ndim; d++) {
+        const int64_t vs = v ? v->strides[d] : 0; /* no v: a fill */
+        if (o->shape[d] == 1) continue;
+        if (k > 0 && so[k - 1] == o->strides[d] * o->shape[d] && si[k - 1] == vs * o->shape[d]) {
+            sh[k - 1] *= o->shape[d]; /* runs on in both: one dim */
+            so[k - 1] = o->strides[d];
+            si[k - 1] = vs;
+            continue;
+        }
+        sh[k] = o->shape[d];
+        so[k] = o->strides[d];
+        si[k++] = vs;
+    }
+    if (k == 0) sh[k] = so[k] = si[k] = 1, k = 1;
+    return k;
+}
+#define GENIE__SC_LOOP(T)                                                              \
+    for (k = 0; k < len; k++) memcpy(o + k * so * (int64_t)sizeof(T), i + k * si * (int64_t)sizeof(T), sizeof(T))
+static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_t len, int esz) {
+    int64_t k;
+    static const char zero[8] = {0};
+    if (so == 1 && si == 1) memmove(o, i, (size_t)(len * esz));
+    else if (so == 1 && si == 0 && memcmp(i, zero, (size_t)esz) == 0) memset(o, 0, (size_t)(len * esz));
+    else if (esz == 4) GENIE__SC_LOOP(uint32_t);
+    else if (esz == 2) GENIE__SC_LOOP(uint16_t);
+    else if (esz == 8) GENIE__SC_LOOP(uint64_t);
+    else GENIE__SC_LOOP(uint8_t);
+}
+#undef GENIE__SC_LOOP
+static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const int esz = (int)genie__dt_size[n->dtype];
+    int64_t sh[GENIE__MAXD], so[GENIE__MAXD], si[GENIE__MAXD], off[2] = {0, 0}, runs, lo, hi, r;
+    const int64_t *st[2];
+    const int fill = genie__op_kinds[n->op] == GENIE__K_FULL;
+    int nd = genie__sc_merge(n->out, fill ? NULL : n->in[0].v, sh, so, si);
+    char *o = (char *)GENIE__OUT(n) + n->out->off * (int64_t)esz;
+    unsigned char val[8] = {0}; /* a fill's value, stored as the reference stores it */
+    const char *i = fill ? (const char *)val : (const char *)GENIE__IN(n, 0) + n->in[0].v->off * (int64_t)esz;
+    genie__mi m;
+    if (fill && (GENIE__IS_FLOAT(n->dtype) || n->dtype == GENIE_BOOL)) genie__stf(val, 0, n->dtype, n->a.f[0]);
+    else if (fill) genie__sti(val, 0, n->dtype, n->a.i[0]);
+    if (nd == 1) { /* one run: threads take pieces of it */
+        genie__share(sh[0], ith, nth, &lo, &hi);
+        genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz);
+        return GENIE_OK;
+    }
+    runs = genie__numel(nd - 1, sh);
+    genie__share(runs, ith, nth, &lo, &hi);
+    st[0] = so;
+    st[1] = si;
+    genie__mi_init(&m, nd - 1, sh, 2, st, off, lo);
+    for (r = lo; r < hi; r++, genie__mi_next(&m))
+        genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz);
+    return GENIE_OK;
+}
+/* A lone fill, or same-dtype copy, on a SIMD path runs as strided runs; not a copy
+   that reads the buffer it writes through another view (the reference's order decides). */
+static int genie__sc_ok(const genie__node *n, genie_cpu cpu) {
+    if (cpu < GENIE_CPU_GENERIC || !n->buf) return 0;
+    if (genie__op_kinds[n->op] == GENIE__K_FULL) return n->nin == 0;
+    return genie__op_kinds[n->op] == GENIE__K_COPY && n->nin == 1 && n->in[0].n->dtype == n->dtype &&
+           (GENIE__IN(n, 0) != GENIE__OUT(n) || genie__vspec_equal(n->in[0].v, n->out));
+}
+
 /* The array kernel for an elementwise node on ctx's path, or NULL (the reference). */
 static genie__kernel genie__v_fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
     genie__vjob j;
     *nth = 1;
-    if (!genie__v_setup(p->n, ctx->cpu, &j)) return NULL;
+    if (!genie__v_setup(p->n, ctx->cpu, &j)) {
+        if (!genie__sc_ok(p->n, ctx->cpu)) return NULL;
+        if (genie__numel(p->n->out->ndim, p->n->out->shape) >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_scopy;
+    }
     if (j.n >= GENIE__V_MIN_SHARED) {
         p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
         *nth = genie__tpool_size(p->pool);
@@ -7232,7 +7316,8 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     *nth = 1;
     if ((fn = genie__fast_rowwise(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
-    if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY) return genie__v_fast_kernel(ctx, p, nth);
+    if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
+        return genie__v_fast_kernel(ctx, p, nth);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];

@@ -170,6 +170,79 @@ static void epilogue_cases(int th) {
             }
 }
 
+/* Copies and fills that run alone (the strided copy kernel): contiguous() of
+   permuted, flipped, expanded and strided views, clones, reshapes that copy,
+   copy_ into a transposed slice and onto itself (as is, and flipped), full,
+   zeros and fill_ of a transposed slice, for every element size; compared byte for
+   byte with the reference. The 3-D shape is over the threads' threshold, and
+   so is the strided 1-D one (one run, split over the threads). */
+#define NCOPY 12
+static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
+    int64_t s[3] = {5, 129, 131}, p[3] = {2, 0, 1}, f = 1, flat[2] = {645, 131}, n1 = 200003, i;
+    double *v = (double *)malloc((size_t)n1 * sizeof(double));
+    genie_tensor *x, *z, *y;
+    for (i = 0; i < n1; i++) v[i] = 0.5 * (double)((i * 37) % 201 - 100); /* exact in every float dtype */
+    x = genie_to_dtype(c, genie_from_data(c, GENIE_F64, 3, s, v), dt);
+    z = genie_to_dtype(c, genie_from_data(c, GENIE_F64, 1, &n1, v), dt);
+    free(v);
+    genie_realize(c, 1, &x);
+    genie_realize(c, 1, &z);
+    genie_pool_push(c);
+    switch (form) {
+    case 0: y = genie_contiguous(c, genie_permute(c, x, 3, p)); break;    /* runs of one element */
+    case 1: y = genie_contiguous(c, genie_flip(c, x, 1, &f)); break;      /* a negative stride */
+    case 2: y = genie_clone(c, x); break;                                  /* one run, memmove'd */
+    case 3: y = genie_contiguous(c, genie_expand(c, genie_narrow(c, genie_narrow(c, x, 0, 1, 1), 2, 4, 1), 3, s)); break;
+    case 4: y = genie_reshape(c, genie_transpose(c, x, 0, 1), 2, flat); break; /* rows of 131 */
+    case 5: y = genie_contiguous(c, genie_slice(c, z, 0, 1, n1, 2)); break;  /* one strided run */
+    case 6:
+        y = genie_zeros(c, dt, 3, s);
+        genie_copy_(c, genie_narrow(c, genie_transpose(c, y, 1, 2), 1, 3, 100),
+                    genie_narrow(c, genie_transpose(c, x, 1, 2), 1, 10, 100));
+        break;
+    case 7:
+        y = genie_clone(c, x);
+        genie_realize(c, 1, &y);
+        genie_copy_(c, y, y); /* onto itself: the same view */
+        break;
+    case 8:
+        y = genie_clone(c, x);
+        genie_realize(c, 1, &y);
+        genie_copy_(c, y, genie_flip(c, y, 1, &f)); /* onto itself, flipped: PyTorch reads the old values */
+        break;
+    case 9: y = genie_full(c, dt, 3, s, -3.0); break; /* fills */
+    case 10: y = genie_zeros(c, dt, 3, s); break;
+    default:
+        y = genie_clone(c, x);
+        genie_realize(c, 1, &y);
+        genie_fill_(c, genie_narrow(c, genie_transpose(c, y, 0, 2), 0, 7, 50), 7.0); /* a strided fill */
+        break;
+    }
+    genie_retain(y);
+    genie_pool_pop(c);
+    genie_release(x);
+    genie_release(z);
+    return y;
+}
+static void copy_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[] = {GENIE_F32, GENIE_F64, GENIE_F16, GENIE_BF16, GENIE_I64, GENIE_I32, GENIE_I16, GENIE_I8, GENIE_BOOL};
+    int form, d;
+    for (d = 0; d < (int)(sizeof dts / sizeof dts[0]); d++)
+        for (form = 0; form < NCOPY; form++) {
+            genie_tensor *a = copy_build(c, form, dts[d]), *b = copy_build(r, form, dts[d]);
+            size_t bytes = (size_t)genie_numel(a) * genie_dtype_size(dts[d]);
+            char *x = (char *)malloc(bytes + 1), *y = (char *)malloc(bytes + 1);
+            FCHECK(genie_numel(a) == genie_numel(b) && genie_numel(a) > 0 && genie_read(c, a, dts[d], x, bytes) == GENIE_OK &&
+                       genie_read(r, b, dts[d], y, bytes) == GENIE_OK && memcmp(x, y, bytes) == 0,
+                   "lone copy form %d, dtype %d, %d thread(s): differs from the reference (%s)", form, (int)dts[d], th,
+                   genie_last_error(c));
+            free(x);
+            free(y);
+            genie_release(a);
+            genie_release(b);
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -205,6 +278,7 @@ void fuse_tests(int *passed, int *failed) {
             }
         }
         inplace_case(c, r, th);
+        copy_cases(c, r, th);
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
         FCHECK(genie_get_stats(r).fused_groups == 0, "the reference path fused");
