@@ -35,6 +35,8 @@ static const gb_case gb_cases[] = {
     GB_MM("sq4096", GB_MATMUL, GB_F32, GB_GFLOPS, 0, 4096, 4096, 4096),
     GB_MM("ffn_up", GB_LINEAR, GB_F32, GB_GFLOPS, 1, 512, 768, 3072),   /* [512,768] x w[3072,768] */
     GB_MM("ffn_down", GB_LINEAR, GB_F32, GB_GFLOPS, 0, 512, 3072, 768), /* [512,3072] x w[768,3072] */
+    GB_MM("prefill_qkv", GB_LINEAR, GB_F32, GB_GFLOPS, 0, 128, 768, 2304), /* GPT-2 prefill: [128,768] x w[2304,768] */
+    GB_MM("prefill_down", GB_LINEAR, GB_F32, GB_GFLOPS, 0, 128, 3072, 768), /* [128,3072] x w[768,3072] */
     GB_MM("decode", GB_LINEAR, GB_F32, GB_GBS, 1, 1, 4096, 4096),       /* [1,4096] x w[4096,4096] */
     GB_CV("conv56", 1, 1, 64, 56, 56, 64, 3, 1, 1),                     /* 3x3 pad 1 -> [1,64,56,56] */
     GB_CV("conv224", 0, 8, 3, 224, 224, 64, 7, 2, 3),                   /* 7x7 s2 p3 -> [8,64,112,112] */
