@@ -5892,13 +5892,79 @@ static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_
     else GENIE__SC_LOOP(uint8_t);
 }
 #undef GENIE__SC_LOOP
-static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) {
+/* The transposing path: one view steps by one along b = nd-1 and the other along
+   dim a, so runs along either would touch a line per element; the (a, b) plane
+   goes in 16x16 tiles instead (a tile's lines stay in L1), the other dims outside.
+   f32 on AVX2 and up goes through the GEMM's 8x8 register transposes (pack_t:
+   dst[k w + r] = src[r ld + k]) over strips of 256 rows r. Threads take units
+   (outer index, row of tiles or strip). */
+#define GENIE__SC_T 16
+#define GENIE__SC_STRIP 256
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp);
+#endif
+#define GENIE__SC_TILE(T)                                                                         \
+    for (x = a0; x < a1; x++)                                                                     \
+        for (y = b0; y < b1; y++)                                                                 \
+            memcpy(ot + (x * so[a] + y * so[b]) * (int64_t)sizeof(T), it + (x * si[a] + y * si[b]) * (int64_t)sizeof(T), sizeof(T))
+static void genie__sc_tiles(char *o, const char *i, int esz, int nd, int a, const int64_t *sh, const int64_t *so,
+                            const int64_t *si, int simd, int ith, int nth) {
+    int64_t osh[GENIE__MAXD], oso[GENIE__MAXD], osi[GENIE__MAXD], off[2] = {0, 0}, lo, hi, u, nb;
+    const int64_t *st[2];
+    const int b = nd - 1, rd = so[b] == 1 ? b : a, kd = rd == b ? a : b; /* pack_t's r and k dims */
+    int d, k = 0;
+    genie__mi m;
+    simd = simd && esz == 4 && so[kd] > 0 && so[kd] <= INT_MAX; /* w is an int */
+    nb = simd ? (sh[rd] + GENIE__SC_STRIP - 1) / GENIE__SC_STRIP : (sh[a] + GENIE__SC_T - 1) / GENIE__SC_T;
+    for (d = 0; d < b; d++)
+        if (d != a) osh[k] = sh[d], oso[k] = so[d], osi[k++] = si[d];
+    genie__share(genie__numel(k, osh) * nb, ith, nth, &lo, &hi);
+    st[0] = oso;
+    st[1] = osi;
+    genie__mi_init(&m, k, osh, 2, st, off, lo / nb);
+    for (u = lo; u < hi; u++) {
+        char *ot = o + m.off[0] * esz;
+        const char *it = i + m.off[1] * esz;
+        int64_t a0, a1, b0, b1, x, y;
+        if (u > lo && u % nb == 0) {
+            genie__mi_next(&m);
+            ot = o + m.off[0] * esz;
+            it = i + m.off[1] * esz;
+        }
+#ifdef GENIE__X86
+        if (simd) {
+            const int64_t r0 = u % nb * GENIE__SC_STRIP, nr = GENIE__SC_STRIP < sh[rd] - r0 ? GENIE__SC_STRIP : sh[rd] - r0;
+            genie__pack_t_s_avx2(it + r0 * si[rd] * esz, si[rd], nr, sh[kd], (int)so[kd], ot + r0 * esz);
+            continue;
+        }
+#endif
+        a0 = u % nb * GENIE__SC_T;
+        a1 = a0 + GENIE__SC_T < sh[a] ? a0 + GENIE__SC_T : sh[a];
+        for (b0 = 0; b0 < sh[b]; b0 += GENIE__SC_T) {
+            b1 = b0 + GENIE__SC_T < sh[b] ? b0 + GENIE__SC_T : sh[b];
+            if (esz == 4) GENIE__SC_TILE(uint32_t);
+            else if (esz == 2) GENIE__SC_TILE(uint16_t);
+            else if (esz == 8) GENIE__SC_TILE(uint64_t);
+            else GENIE__SC_TILE(uint8_t);
+        }
+    }
+}
+#undef GENIE__SC_TILE
+/* The dim a < nd-1 to tile with the last (see genie__sc_tiles), or -1: runs are fine. */
+static int genie__sc_tile_dim(int nd, const int64_t *so, const int64_t *si) {
+    int d;
+    if ((so[nd - 1] == 1) == (si[nd - 1] == 1)) return -1; /* both step by one, or neither does */
+    for (d = nd - 2; d >= 0; d--)
+        if ((so[nd - 1] == 1 ? si[d] : so[d]) == 1) return d;
+    return -1;
+}
+static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int simd) {
     const genie__node *n = p->n;
     const int esz = (int)genie__dt_size[n->dtype];
     int64_t sh[GENIE__MAXD], so[GENIE__MAXD], si[GENIE__MAXD], off[2] = {0, 0}, runs, lo, hi, r;
     const int64_t *st[2];
     const int fill = genie__op_kinds[n->op] == GENIE__K_FULL;
-    int nd = genie__sc_merge(n->out, fill ? NULL : n->in[0].v, sh, so, si);
+    int nd = genie__sc_merge(n->out, fill ? NULL : n->in[0].v, sh, so, si), a;
     char *o = (char *)GENIE__OUT(n) + n->out->off * (int64_t)esz;
     unsigned char val[8] = {0}; /* a fill's value, stored as the reference stores it */
     const char *i = fill ? (const char *)val : (const char *)GENIE__IN(n, 0) + n->in[0].v->off * (int64_t)esz;
@@ -5910,6 +5976,10 @@ static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) {
         genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz);
         return GENIE_OK;
     }
+    if (!fill && (a = genie__sc_tile_dim(nd, so, si)) >= 0) {
+        genie__sc_tiles(o, i, esz, nd, a, sh, so, si, simd, ith, nth);
+        return GENIE_OK;
+    }
     runs = genie__numel(nd - 1, sh);
     genie__share(runs, ith, nth, &lo, &hi);
     st[0] = so;
@@ -5919,6 +5989,8 @@ static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) {
         genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz);
     return GENIE_OK;
 }
+static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 0); }
+static genie_result genie__k_scopy_avx2(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 1); }
 /* A lone fill, or same-dtype copy, on a SIMD path runs as strided runs; not a copy
    that reads the buffer it writes through another view (the reference's order decides). */
 static int genie__sc_ok(const genie__node *n, genie_cpu cpu) {
@@ -5938,7 +6010,7 @@ static genie__kernel genie__v_fast_kernel(genie_ctx *ctx, genie__kparams *p, int
             p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
             *nth = genie__tpool_size(p->pool);
         }
-        return genie__k_scopy;
+        return ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_scopy_avx2 : genie__k_scopy;
     }
     if (j.n >= GENIE__V_MIN_SHARED) {
         p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));

@@ -172,11 +172,12 @@ static void epilogue_cases(int th) {
 
 /* Copies and fills that run alone (the strided copy kernel): contiguous() of
    permuted, flipped, expanded and strided views, clones, reshapes that copy,
-   copy_ into a transposed slice and onto itself (as is, and flipped), full,
-   zeros and fill_ of a transposed slice, for every element size; compared byte for
+   copy_ into a transposed slice, into a transposed matrix and onto itself (as
+   is, and flipped), full, zeros and fill_ of a transposed slice, for every
+   element size (the transposing path: its f32 SIMD strips and its tiles); compared byte for
    byte with the reference. The 3-D shape is over the threads' threshold, and
    so is the strided 1-D one (one run, split over the threads). */
-#define NCOPY 12
+#define NCOPY 14
 static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
     int64_t s[3] = {5, 129, 131}, p[3] = {2, 0, 1}, f = 1, flat[2] = {645, 131}, n1 = 200003, i;
     double *v = (double *)malloc((size_t)n1 * sizeof(double));
@@ -212,11 +213,18 @@ static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
         break;
     case 9: y = genie_full(c, dt, 3, s, -3.0); break; /* fills */
     case 10: y = genie_zeros(c, dt, 3, s); break;
-    default:
+    case 11:
         y = genie_clone(c, x);
         genie_realize(c, 1, &y);
         genie_fill_(c, genie_narrow(c, genie_transpose(c, y, 0, 2), 0, 7, 50), 7.0); /* a strided fill */
         break;
+    case 12: y = genie_contiguous(c, genie_transpose(c, x, 1, 2)); break; /* 5 transposed planes */
+    default: { /* into a transposed destination from a contiguous source */
+        int64_t ts[2] = {131, 645};
+        y = genie_zeros(c, dt, 2, ts);
+        genie_copy_(c, genie_t(c, y), genie_reshape(c, x, 2, flat));
+        break;
+    }
     }
     genie_retain(y);
     genie_pool_pop(c);
