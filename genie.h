@@ -4120,7 +4120,8 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
    or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
    logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over
    the last dim, layer_norm and rms_norm (mean 0, no bias) over the trailing
-   normalized dims. Anything else
+   normalized dims; also sum, mean, var, std and logsumexp over every dim of a
+   dense view (a transposed matrix), as one row in memory order. Anything else
    (other dtypes, strided views, empty rows) runs the reference kernels above.
    Threads take whole rows; a node under GENIE__ROWS_MIN_SHARED elements runs
    on the caller. Results do not depend on the thread count.
@@ -4580,7 +4581,14 @@ static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) 
 /* Does node n have a row kernel on its own? A row op over a contiguous input. */
 static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
-    return v && genie__is_contig(v->ndim, v->shape, v->strides) && genie__row_centre(n, rows, len);
+    if (!v || !genie__row_centre(n, rows, len)) return 0;
+    if (genie__is_contig(v->ndim, v->shape, v->strides)) return 1;
+    /* a sum-like reduction over every dim of a dense view (a transposed matrix): one
+       row, its elements in memory order (the SIMD sums reorder anyway); not amax/amin
+       (the first zero or NaN in index order) or prod (the reference's order, exactly) */
+    return *rows == 1 && (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR ||
+                          n->op == GENIE__OP_STD || n->op == GENIE__OP_LOGSUMEXP) &&
+           genie__is_dense(v->ndim, v->shape, v->strides);
 }
 
 /* One row x[len] of row op `op` (arguments a) with the path's primitives: a
