@@ -740,6 +740,10 @@ static void linears(void) {
             }
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
             c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
+            /* M at and past AVX-512 f32's MC (132): B packed panel by panel just in time, three blocks of k */
+            c = lin(dt, 0, 128, 70, 1100, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);
+            c = lin(dt, 0, 132, 33, 600, L_CONTIG, L_T, 0, E_NONE); run_case(&c);
+            c = lin(dt, 0, 133, 33, 600, L_STEP, L_CONTIG, 1, E_NONE); run_case(&c);
             c = lin(dt, 2, 3, 1000, 129, L_STEP, L_CONTIG, 1, E_NONE); run_case(&c);
             c = lin(dt, 0, 1000, 7, 129, L_CONTIG, L_CONTIG, 2, E_NONE); run_case(&c);      /* skinny N */
         }
