@@ -5865,10 +5865,11 @@ static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { ret
    transposed view, flip), or a fill (zeros, full: one value read with strides
    0): the dims merged where both views run on, then runs along the last merged
    dim, memmove'd (memset for a fill of zero bytes) where both step by one
-   element, else an element loop of the dtype's size (bits as stored: equal to
-   the reference's copy through double). Threads take ranges of runs (of
-   elements when there is one run). The reference is genie__k_eltwise's K_COPY
-   and K_FULL. */
+   element, else an element loop of the dtype's size. Bits are copied as
+   stored: the reference's copy through double gives the same bits, but for a
+   signaling NaN, which it makes quiet and PyTorch's copy (a memcpy) keeps, as
+   this does. Threads take ranges of runs (of elements when there is one run).
+   The reference is genie__k_eltwise's K_COPY and K_FULL. */
 static int genie__sc_merge(const genie__vspec *o, const genie__vspec *v, int64_t *sh, int64_t *so, int64_t *si) {
     int d, k = 0;
     for (d = 0; d < o->ndim; d++) {
