@@ -5861,13 +5861,13 @@ static genie_result genie__k_v_avx2(genie__kparams *p, int ith, int nth) { retur
 static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX512); }
 
 /* ---- strided copies: one dtype, any two views of one shape ----
-   A copy that runs alone (copy_ into a slice of a cache, contiguous() of a
-   transposed view, flip), or a fill (zeros, full: one value read with strides
-   0): the dims merged where both views run on, then runs along the last merged
-   dim, memmove'd (memset for a fill of zero bytes) where both step by one
-   element, else an element loop of the dtype's size. Bits are copied as
+   For a copy that runs alone (copy_ into a slice of a cache, a flip,
+   contiguous() of a transpose) or a fill (zeros, full: one value, strides 0).
+   The dims are merged where both views run on; then runs along the last merged
+   dim are memmove'd where both step by one element (memset for zero bytes),
+   else copied in an element loop of the dtype's size. Bits are copied as
    stored: the reference's copy through double gives the same bits, but for a
-   signaling NaN, which it makes quiet and PyTorch's copy (a memcpy) keeps, as
+   signaling NaN, which it makes quiet; PyTorch's copy (a memcpy) keeps it, as
    this does. Threads take ranges of runs (of elements when there is one run).
    The reference is genie__k_eltwise's K_COPY and K_FULL. */
 static int genie__sc_merge(const genie__vspec *o, const genie__vspec *v, int64_t *sh, int64_t *so, int64_t *si) {
@@ -6183,9 +6183,9 @@ static GENIE__AVX512 void genie__uk_d_avx512_h(int64_t kc, const void *ap, const
 #undef GENIE__VL
 /* dst[k*w + r] = src[r*ld + k] for r < rows, k < kc: the transposing copy that
    packs row-major A (and a linear weight as B) into k-major panels; 8x8 and 4x4
-   register transposes, the rest scalar. The 8x8 blocks go k-major: the 8 rows of
-   dst they share are finished while in L1 (row-major blocks wrote 32 bytes of
-   each line of a 64 KiB panel per pass, four passes: 25-30% slower here). */
+   register transposes, the rest scalar. The 8x8 blocks go k-major, so the 8 rows
+   of dst they share are finished while in L1. Row-major blocks wrote 32 bytes of
+   each line of a 64 KiB panel per pass, in four passes: 25-30% slower here. */
 static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp) {
     const float *src = (const float *)srcp;
     float *dst = (float *)dstp;
@@ -6405,10 +6405,10 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
 /* Block sizes of each micro-kernel, one table: [path][0 f32, 1 f64].
    MR x NR register tile; KC the depth of packed panels (a kc x NR panel of B
    stays in L1); MC rows of A per packed block (L2); NC columns of B (L3).
-   A product with M <= MC packs each panel of B just before its use (the panel
-   stays in L1 for every row), so AVX-512 f32's MC of 132 (11 panels of A,
-   270 KiB) puts a 128-token prefill there: 125 -> 135 GFLOP/s at M = 128,
-   large products unchanged. */
+   A product with M <= MC packs each panel of B just before its use, and the
+   panel stays in L1 for every row. AVX-512 f32's MC is 132 rows (11 panels of A,
+   270 KiB), which puts a 128-token prefill there: 125 -> 135 GFLOP/s at
+   M = 128, large products unchanged. */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h;  /* MR rows, and MR/2 rows for a short last panel of A (or NULL) */
@@ -9033,8 +9033,8 @@ static int genie__jr_hex4(genie__jr *r, unsigned *out) {
     r->p += 4;
     return 1;
 }
-/* A JSON string into *out, its escapes decoded to UTF-8 (\uXXXX and surrogate pairs
-   included); raw bytes must be valid UTF-8 without control characters or NUL. */
+/* A JSON string into *out, its escapes (\uXXXX, surrogate pairs too) decoded to UTF-8.
+   Raw bytes must be valid UTF-8 without control characters or NUL. */
 static int genie__jr_string(genie__jr *r, const char **out) {
     char *o;
     if (genie__jr_peek(r) != '"')

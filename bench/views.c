@@ -67,10 +67,10 @@ static double read_ms(genie_ctx *ctx, genie_tensor *v) {
     return best * 1e3;
 }
 
-/* Copies through views, best of 7 realizations of one node (the output buffer is
-   reused from the context's cache): contiguous() of a transposed [4096, 4096] and
-   [3072, 768] (a weight's transpose), and of a [128, 12, 64] attention output
-   permuted to heads first (runs of 64). */
+/* Copies through views, best of 7 realizations of one node; the output buffer is
+   reused from the context's cache. The views: a transposed [4096, 4096], a
+   transposed [3072, 768] (a weight's transpose), and a [128, 12, 64] attention
+   output permuted to heads first (runs of 64). */
 static double copy_ms(int form) {
     genie_ctx_desc d;
     genie_ctx *ctx;

@@ -172,10 +172,10 @@ static void epilogue_cases(int th) {
 
 /* Copies and fills that run alone (the strided copy kernel): contiguous() of
    permuted, flipped, expanded and strided views, clones, reshapes that copy,
-   copy_ into a transposed slice, into a transposed matrix and onto itself (as
-   is, and flipped), full, zeros and fill_ of a transposed slice, for every
-   element size (the transposing path: its f32 SIMD strips and its tiles); compared byte for
-   byte with the reference. The 3-D shape is over the threads' threshold, and
+   copy_ into a transposed slice and into a transposed matrix, copy_ onto
+   itself as is and flipped, full, zeros and fill_ of a transposed slice. For
+   every element size, so the transposing path runs its f32 SIMD strips and its
+   tiles; compared byte for byte with the reference. The 3-D shape is over the threads' threshold, and
    so is the strided 1-D one (one run, split over the threads). */
 #define NCOPY 14
 static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
