@@ -3054,6 +3054,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                         tape[ntape].nconst++;
                     }
                 }
+                /* while top is in cache: its role (its inputs' are known: >>scope), and the
+                   tape holds it while it runs */
+                genie__role_find(top);
+                top->refs++;
+                ctx->stats.tape_lazy_inputs += (uint64_t)tape[ntape].nlazy;
+                ctx->stats.tape_constants += (uint64_t)tape[ntape].nconst;
                 ntape++;
                 sp--;
             }
@@ -3061,12 +3067,6 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     }
     if (ntape) {
         ctx->stats.tapes_run++;
-        for (i = 0; i < ntape; i++) genie__role_find(tape[i].n); /* roles: inputs first (>>scope) */
-        for (i = 0; i < ntape; i++) { /* the tape holds each node while it runs */
-            tape[i].n->refs++;
-            ctx->stats.tape_lazy_inputs += (uint64_t)tape[i].nlazy;
-            ctx->stats.tape_constants += (uint64_t)tape[i].nconst;
-        }
         { /* plan the tape, or take the plan kept for its structure */
             uint64_t t0 = genie__now_ns(), hash = 0;
             int64_t nkey = genie__tkey_build(ctx, tape, ntape, ep);
@@ -3118,6 +3118,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     GENIE_FREE(tape);
     return res;
 oom:
+    for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
     GENIE_FREE(stack);
     GENIE_FREE(next);
     GENIE_FREE(tape);

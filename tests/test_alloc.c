@@ -285,6 +285,42 @@ static int works_on(genie_ctx *ctx, int no_pool) {
     return 1;
 }
 
+/* Fail each allocation of realizing a long chain (its tape outgrows the first
+   buffers, so a later one fails with nodes already on the tape): once the pool
+   is popped, no node of the chain may stay alive. Returns failures. */
+static int realize_oom_frees_nodes(int *sites) {
+    int k, bad = 0;
+    *sites = 0;
+    for (k = 1;; k++) {
+        int64_t s[1] = {4};
+        genie_ctx *ctx = genie_ctx_create(NULL);
+        genie_tensor *x = genie_zeros(ctx, GENIE_F32, 1, s), *t;
+        genie_stats st;
+        uint64_t base;
+        int i, r;
+        if (!x || genie_realize(ctx, 1, &x) != GENIE_OK) { genie_ctx_destroy(ctx); return bad + 1; }
+        base = genie_get_stats(ctx).nodes_live;
+        genie_pool_push(ctx);
+        for (t = x, i = 0; i < 300; i++) t = genie_neg(ctx, t);
+        calls = 0;
+        fail_at = k;
+        r = genie_realize(ctx, 1, &t);
+        fail_at = -1;
+        genie_pool_pop(ctx);
+        st = genie_get_stats(ctx);
+        genie_ctx_destroy(ctx);
+        if (r == GENIE_OK) break; /* k passed the last allocation */
+        ++*sites;
+        if (r != GENIE_ERR_OOM || st.nodes_live != base) {
+            bad++;
+            printf("FAIL realize of a chain, allocation %d failing: status %d, %llu nodes alive after the pool (want %llu)\n", k, r,
+                   (unsigned long long)st.nodes_live, (unsigned long long)base);
+        }
+    }
+    live = 0;
+    return bad;
+}
+
 int main(void) {
     long sites = 0, k;
     int passed = 0, failed = 0, oom = 0;
@@ -328,6 +364,13 @@ int main(void) {
         printf("  allocation failures, %s: %ld sites tried, %d reported GENIE_ERR_OOM\n", progs[p].name, total, poom);
         sites += total;
         oom += poom;
+    }
+    {
+        int rs, bad = realize_oom_frees_nodes(&rs);
+        if (bad) failed += bad;
+        else passed++;
+        printf("  allocation failures, realizing a 300-node chain: %d sites, %s\n", rs,
+               bad ? "nodes left alive" : "every node freed with its pool");
     }
     printf("  allocation failures: %ld sites tried in %d programs, %d reported GENIE_ERR_OOM\n", sites,
            (int)(sizeof progs / sizeof progs[0]), oom);
