@@ -655,14 +655,14 @@ GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const cha
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 #endif
 
-/* Software prefetch of the line holding p, for reading, into L1 or into L2; a
+/* Software prefetch into L1 of the line holding p, to be read or written; a
    prefetch never faults, so p may lie past the end of an array. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GENIE__PREFETCH(p) __builtin_prefetch((p), 0, 3)
-#define GENIE__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#define GENIE__PREFETCH_W(p) __builtin_prefetch((p), 1, 3) /* to be written */
 #else
 #define GENIE__PREFETCH(p) ((void)(p))
-#define GENIE__PREFETCH_L2(p) ((void)(p))
+#define GENIE__PREFETCH_W(p) ((void)(p))
 #endif
 
 /* Sanitizer builds and GENIE_DEBUG quarantine dead handles (>>graph): their slots
@@ -837,10 +837,22 @@ static void *genie__slab_alloc(genie__slab *s) {
     }
     p = s->free_list;
     s->free_list = *(void **)p;
-    memset(p, 0, s->size);
+    /* In steady state (a pool popped, its slots taken again) the free list runs
+       through each chunk in address order, and each pop waits on the slot's line:
+       ask for the lines 512 bytes on (capture 55 -> 48 ns an op) */
+    if (s->free_list) GENIE__PREFETCH_W((const void *)((uintptr_t)s->free_list + 512));
     s->live++;
     return p;
 }
+/* A zeroed object of type T from slab s, or NULL. The size is a constant where
+   this expands, so the compiler clears it with plain stores: libc's memset of a
+   run-time size used masked stores here, and loading a field back from a masked
+   store cannot be forwarded (it waits for the store to reach the cache). */
+static void *genie__zeroed(void *p, size_t n) {
+    if (p) memset(p, 0, n);
+    return p;
+}
+#define GENIE__SLAB_NEW(T, s) ((T *)genie__zeroed(genie__slab_alloc(s), sizeof(T)))
 static void genie__slab_free(genie__slab *s, void *p) {
     *(void **)p = s->free_list;
     s->free_list = p;
@@ -1693,7 +1705,7 @@ static void genie__buf_release(genie_ctx *ctx, genie__buf *b) {
 }
 
 static genie__vspec *genie__vspec_new(genie_ctx *ctx, int nd, const int64_t *shape, const int64_t *st, int64_t off) {
-    genie__vspec *v = (genie__vspec *)genie__slab_alloc(&ctx->vspecs);
+    genie__vspec *v = GENIE__SLAB_NEW(genie__vspec, &ctx->vspecs);
     if (!v) return NULL;
     v->refs = 1;
     v->ndim = nd;
@@ -1801,7 +1813,7 @@ static void genie__scope_update(genie_ctx *ctx) {
 
 /* A new pending node with nin inputs to be set; refs 1 (its storage's). */
 static genie__node *genie__node_new(genie_ctx *ctx, int op, int dtype, int64_t numel, int nin) {
-    genie__node *n = (genie__node *)genie__slab_alloc(&ctx->nodes);
+    genie__node *n = GENIE__SLAB_NEW(genie__node, &ctx->nodes);
     if (!n) return NULL;
     n->refs = 1;
     n->op = (uint8_t)op;
@@ -1841,7 +1853,7 @@ static void genie__storage_release(genie_ctx *ctx, genie__storage *s) {
 }
 /* A handle on storage st (retained) read through v (reference taken). */
 static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie__vspec *v, int op) {
-    genie_tensor *t = (genie_tensor *)genie__slab_alloc(&ctx->handles);
+    genie_tensor *t = GENIE__SLAB_NEW(genie_tensor, &ctx->handles);
     if (!t) { genie__vspec_release(ctx, v); return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]); }
     t->refs = 1;
     t->op = (uint8_t)op;
@@ -1855,7 +1867,7 @@ static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie
 }
 /* The result of a node: a new storage whose version is n, seen through v. */
 static genie_tensor *genie__result(genie_ctx *ctx, genie__node *n, genie__vspec *v) {
-    genie__storage *st = (genie__storage *)genie__slab_alloc(&ctx->storages);
+    genie__storage *st = GENIE__SLAB_NEW(genie__storage, &ctx->storages);
     genie_tensor *t;
     if (!st) {
         genie__node_release(ctx, n);
@@ -1961,7 +1973,7 @@ static int genie__really_self_overlaps(const genie__vspec *v) {
 
 /* >>tuple ----------------------------------------------------------------- */
 static genie_tuple *genie__tuple_new(genie_ctx *ctx, int n) {
-    genie_tuple *t = (genie_tuple *)genie__slab_alloc(&ctx->tuple_shells);
+    genie_tuple *t = GENIE__SLAB_NEW(genie_tuple, &ctx->tuple_shells);
     if (!t) return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple");
     t->items = (genie_tensor **)GENIE_MALLOC((size_t)(n ? n : 1) * sizeof(genie_tensor *));
     if (!t->items) { genie__slab_free(&ctx->tuple_shells, t); return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple"); }
