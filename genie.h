@@ -2867,16 +2867,25 @@ static void genie__tc_flush(genie_ctx *ctx) {
     }
     ctx->tc_bytes = 0;
 }
-/* Append a view: ndim, offset, then (size, stride) per dim. */
-#define GENIE__TK_VIEW(k, w, v)                                                           \
-    do {                                                                                  \
-        int d_;                                                                           \
-        (k)[(w)++] = (uint64_t)(v)->ndim;                                                 \
-        (k)[(w)++] = (uint64_t)(v)->off;                                                  \
-        for (d_ = 0; d_ < (v)->ndim; d_++) {                                              \
-            (k)[(w)++] = (uint64_t)(v)->shape[d_];                                        \
-            (k)[(w)++] = (uint64_t)(v)->strides[d_];                                      \
-        }                                                                                 \
+/* A view in the key: packed (a word a dim) where every shape and stride fits in 32
+   bits; the first word's bit 8 tells the two forms apart, so the key stays exact. */
+#define GENIE__TK_VIEW(k, w, v)                                                                    \
+    do {                                                                                           \
+        int d_, p_ = (v)->off >= 0 && (v)->off < ((int64_t)1 << 54);                               \
+        for (d_ = 0; p_ && d_ < (v)->ndim; d_++)                                                   \
+            p_ = (v)->shape[d_] < ((int64_t)1 << 32) && (v)->strides[d_] == (int32_t)(v)->strides[d_];     \
+        if (p_) { /* packed: ndim, 1, off in one word; a word a dim */                             \
+            (k)[(w)++] = (uint64_t)(v)->ndim | (uint64_t)1 << 8 | (uint64_t)(v)->off << 9;         \
+            for (d_ = 0; d_ < (v)->ndim; d_++)                                                     \
+                (k)[(w)++] = (uint64_t)(v)->shape[d_] << 32 | (uint32_t)(int32_t)(v)->strides[d_]; \
+        } else { /* ndim, 0; off; shape and stride words */                                        \
+            (k)[(w)++] = (uint64_t)(v)->ndim;                                                      \
+            (k)[(w)++] = (uint64_t)(v)->off;                                                       \
+            for (d_ = 0; d_ < (v)->ndim; d_++) {                                                   \
+                (k)[(w)++] = (uint64_t)(v)->shape[d_];                                             \
+                (k)[(w)++] = (uint64_t)(v)->strides[d_];                                           \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 /* The tape's key into ctx->tkey; its length in words, -1 out of memory.
    Constants get numbers through a fresh epoch (their mark; tix holds the number). */
@@ -9867,7 +9876,18 @@ GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
     if (!ctx || ctx->nmarks == 0) return;
     mark = ctx->marks[--ctx->nmarks];
     while (ctx->npool > mark) {
-        genie__pool_entry e = ctx->pool[--ctx->npool];
+        genie__pool_entry e;
+        int64_t i = ctx->npool - 1;
+        /* the entries below are released next: their handles, then storages, then nodes
+           into cache ahead of time (each release waited on all three lines) */
+        if (i - 12 >= mark && !(ctx->pool[i - 12] & 1)) GENIE__PREFETCH((const void *)ctx->pool[i - 12]);
+        if (i - 6 >= mark && !((e = ctx->pool[i - 6]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st)
+            GENIE__PREFETCH(((genie_tensor *)e)->st);
+        if (i - 3 >= mark && !((e = ctx->pool[i - 3]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st) {
+            const genie__node *n = ((genie_tensor *)e)->st->ver;
+            if (n) GENIE__PREFETCH_W(n);
+        }
+        e = ctx->pool[--ctx->npool];
         if (e & 1) genie__tuple_free((genie_tuple *)(e & ~(uintptr_t)1));
         else genie__handle_release((genie_tensor *)e);
     }
