@@ -6663,6 +6663,9 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
 /* The epilogue on the m x n tile at C[i0, j0] (c points to it). */                                 \
 static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc, int64_t i0,      \
                              int64_t j0, int64_t m, int64_t n) {                                    \
+    /* f32 rows add contiguous f32 bias and residual rows on the path's array kernel */          \
+    const genie__vfn vadd = sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC && e->cpu < GENIE_CPU_COUNT \
+                                ? genie__vops[e->cpu][genie__v_unary_id(GENIE__OP_ADD)] : NULL;     \
     int64_t i, j;                                                                                   \
     for (i = 0; i < m; i++) {                                                                       \
         T *row = c + i * rsc;                                                                       \
@@ -6676,7 +6679,8 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
                     for (j = 0; j < n; j++) row[j * csc] += bv;                                     \
             } else if (e->bias_dt == DT && e->bias_cs == 1 && csc == 1) {                           \
                 const T *bp = (const T *)e->bias + bo;                                              \
-                for (j = 0; j < n; j++) row[j] += bp[j];                                            \
+                if (vadd) vadd(row, row, bp, n);                                                    \
+                else for (j = 0; j < n; j++) row[j] += bp[j];                                       \
             } else {                                                                                \
                 for (j = 0; j < n; j++) row[j * csc] += (T)genie__ldf(e->bias, bo + j * e->bias_cs, e->bias_dt); \
             }                                                                                       \
@@ -6686,7 +6690,9 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
             genie__vops[e->cpu][genie__v_unary_id(e->act)](row, row, NULL, n);                      \
         else if (e->act)                                                                            \
             for (j = 0; j < n; j++) row[j * csc] = (T)genie__unary_f(e->act, row[j * csc], NULL);   \
-        if (e->res)                                                                                 \
+        if (e->res && vadd && e->res_dt == DT && e->res_cs == 1)                                    \
+            vadd(row, row, (const T *)e->res + (i0 + i) * e->res_rs + j0, n);                       \
+        else if (e->res)                                                                            \
             for (j = 0; j < n; j++)                                                                 \
                 row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
     }                                                                                               \
