@@ -74,10 +74,21 @@ FUZZ_ENV      = ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 build-fuzz/fuzz_api: tests/fuzz/fuzz_api.c genie.h
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -I. $< -o $@ -lm -pthread
+# libFuzzer's log goes to build-fuzz/fuzz.log; on a failure the target prints its tail, then
+# the lines that say what broke, then the failing input in hex (a CI log shows only its end).
 fuzz: build-fuzz/fuzz_api
 	@mkdir -p build-fuzz/corpus
-	$(FUZZ_ENV) build-fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 \
-	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus
+	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
+	@echo "fuzz_api: $(FUZZ_SECONDS) s from a fresh seed (log: build-fuzz/fuzz.log)"
+	@if $(FUZZ_ENV) build-fuzz/fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 \
+	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus >build-fuzz/fuzz.log 2>&1; \
+	then grep -h '^INFO: Seed\|^Done\|^stat::number_of_executed' build-fuzz/fuzz.log; \
+	else tail -n 40 build-fuzz/fuzz.log; echo "fuzz_api FAILED; what broke:"; \
+	  grep -h -m8 'INFO: Seed\|contract broken\|Assertion\|ERROR\|runtime error\|leaked\|SUMMARY' build-fuzz/fuzz.log; \
+	  grep -h -m8 ' in .*\(genie\.h\|fuzz_api\.c\):' build-fuzz/fuzz.log | sed 's/ (BuildId.*//'; \
+	  for f in build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*; do if [ -f "$$f" ]; then \
+	    echo "failing input $$f, hex (save it under tests/fuzz/regressions/):"; od -An -tx1 -v "$$f" | tr -d ' \n'; echo; fi; done; \
+	  exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-safetensors
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
