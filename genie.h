@@ -1838,11 +1838,15 @@ static void genie__node_set_in(genie__node *n, int i, genie__node *src, genie__v
     n->in[i].v = v; /* takes the caller's reference to v */
 }
 
-static void genie__pool_add(genie_ctx *ctx, void *p, int is_tuple) {
+/* Room for one more pool entry (always, in a no_pool context); 0: out of memory. The
+   caller asks before it makes the handle or tuple, so an entry is never lost: a
+   pooled value outliving its pool would be a leak the user cannot see. */
+static int genie__pool_room(genie_ctx *ctx) {
+    return ctx->no_pool || genie__grow((void **)&ctx->pool, &ctx->cappool, ctx->npool + 1, sizeof(genie__pool_entry));
+}
+static void genie__pool_add(genie_ctx *ctx, void *p, int is_tuple) { /* after genie__pool_room */
     if (ctx->no_pool) return;
-    if (!genie__grow((void **)&ctx->pool, &ctx->cappool, ctx->npool + 1, sizeof(genie__pool_entry))) return;
-    ctx->pool[ctx->npool] = (uintptr_t)p | (uintptr_t)(is_tuple != 0);
-    ctx->npool++;
+    ctx->pool[ctx->npool++] = (uintptr_t)p | (uintptr_t)(is_tuple != 0);
 }
 
 static void genie__storage_release(genie_ctx *ctx, genie__storage *s) {
@@ -1853,7 +1857,7 @@ static void genie__storage_release(genie_ctx *ctx, genie__storage *s) {
 }
 /* A handle on storage st (retained) read through v (reference taken). */
 static genie_tensor *genie__handle_new(genie_ctx *ctx, genie__storage *st, genie__vspec *v, int op) {
-    genie_tensor *t = GENIE__SLAB_NEW(genie_tensor, &ctx->handles);
+    genie_tensor *t = genie__pool_room(ctx) ? GENIE__SLAB_NEW(genie_tensor, &ctx->handles) : NULL;
     if (!t) { genie__vspec_release(ctx, v); return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]); }
     t->refs = 1;
     t->op = (uint8_t)op;
@@ -2011,6 +2015,7 @@ static genie_tuple *genie__tuple_finish(genie_ctx *ctx, genie_tuple *t) {
     int i;
     for (i = 0; i < t->n; i++)
         if (!t->items[i]) { genie__tuple_free(t); return NULL; }
+    if (!genie__pool_room(ctx)) { genie__tuple_free(t); return (genie_tuple *)GENIE__OOM(ctx, "genie_tuple"); }
     genie__pool_add(ctx, t, 1);
     return t;
 }

@@ -321,6 +321,49 @@ static int realize_oom_frees_nodes(int *sites) {
     return bad;
 }
 
+/* Fail each allocation of capturing 600 operations and a tuple inside a pool (the
+   pool's own array grows several times on the way): an operation either fails with
+   GENIE_ERR_OOM or lands in the pool, so once it is popped no node stays alive. Before
+   the fix, a handle whose pool entry could not be stored came back as a success and
+   outlived its pool. Returns failures. */
+static int capture_oom_keeps_pool(int *sites) {
+    int k, bad = 0;
+    *sites = 0;
+    for (k = 1;; k++) {
+        int64_t s[1] = {4};
+        genie_ctx *ctx = genie_ctx_create(NULL);
+        genie_tensor *x = genie_zeros(ctx, GENIE_F32, 1, s), *t;
+        genie_tuple *tp;
+        genie_result r;
+        genie_stats st;
+        uint64_t base;
+        long used;
+        int i;
+        if (!x || genie_realize(ctx, 1, &x) != GENIE_OK) { genie_ctx_destroy(ctx); return bad + 1; }
+        base = genie_get_stats(ctx).nodes_live;
+        genie_pool_push(ctx);
+        calls = 0;
+        fail_at = k;
+        for (t = x, i = 0; i < 600; i++) t = i % 3 ? genie_neg(ctx, t) : genie_add(ctx, t, x);
+        tp = genie_chunk(ctx, t, 2, 0);
+        fail_at = -1;
+        r = genie_status(ctx);
+        used = calls;
+        genie_pool_pop(ctx);
+        st = genie_get_stats(ctx);
+        genie_ctx_destroy(ctx);
+        if (used < k) break; /* k passed the last allocation */
+        ++*sites;
+        if (r != GENIE_ERR_OOM || tp || st.nodes_live != base) {
+            bad++;
+            printf("FAIL capture in a pool, allocation %d failing: status %d, %llu nodes alive after the pool (want %llu)\n", k, r,
+                   (unsigned long long)st.nodes_live, (unsigned long long)base);
+        }
+    }
+    live = 0;
+    return bad;
+}
+
 int main(void) {
     long sites = 0, k;
     int passed = 0, failed = 0, oom = 0;
@@ -371,6 +414,13 @@ int main(void) {
         else passed++;
         printf("  allocation failures, realizing a 300-node chain: %d sites, %s\n", rs,
                bad ? "nodes left alive" : "every node freed with its pool");
+    }
+    {
+        int cs, bad = capture_oom_keeps_pool(&cs);
+        if (bad) failed += bad;
+        else passed++;
+        printf("  allocation failures, capturing 600 ops and a tuple in a pool: %d sites, %s\n", cs,
+               bad ? "values outlived their pool" : "every value freed with its pool");
     }
     printf("  allocation failures: %ld sites tried in %d programs, %d reported GENIE_ERR_OOM\n", sites,
            (int)(sizeof progs / sizeof progs[0]), oom);
