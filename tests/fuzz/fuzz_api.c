@@ -717,7 +717,9 @@ static void fz_step(fz_in *in) {
     }
     case OP_POOL:
         if (u8(in) & 1) {
-            if (fz.depth < 6) { genie_pool_push(ctx); if (genie_status(ctx) == GENIE_OK || fz.depth < 6) fz.depth++; }
+            /* only from a clean state: a push that fails (out of memory) leaves an error, and
+               a sticky one from before would hide that failure, and fz.depth would lose step */
+            if (fz.depth < 6 && genie_status(ctx) == GENIE_OK) { genie_pool_push(ctx); if (genie_status(ctx) == GENIE_OK) fz.depth++; }
         } else {
             fz_pool_pop();
         }
@@ -725,13 +727,17 @@ static void fz_step(fz_in *in) {
     case OP_RETAIN: {
         fz_slot *s = fz_slot_of(in);
         if (s->t && !fz_dead(s) && s->own < 100) { genie_retain(s->t); s->own++; }
+#if GENIE__QUARANTINE /* elsewhere a dead handle's slot may serve another tensor: never use one */
         else if (s->t) genie_retain(s->t); /* dead: nothing happens */
+#endif
         break;
     }
     case OP_RELEASE: {
         fz_slot *s = fz_slot_of(in);
         if (s->t && s->own > 0) { genie_release(s->t); s->own--; }
+#if GENIE__QUARANTINE
         else if (s->t && fz_dead(s)) genie_release(s->t); /* dead: nothing happens */
+#endif
         break;
     }
     case OP_TUPLE_RELEASE: {
