@@ -519,7 +519,9 @@ GENIEDEF genie_tensor *genie_scatter_add(genie_ctx *ctx, genie_tensor *t, int64_
 GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_t dim, genie_tensor *index, genie_tensor *src);
 
 /* ---- semantic capture and inspection ---- */
-/* module path grows by ".name" (copied); for the nodes made from now on */
+/* module path grows by ".name" (copied); for the nodes made from now on. Out of memory
+   (here or in genie_set_phase / genie_scope_pop): GENIE_ERR_OOM is set, the push or phase
+   does not happen, and nodes made after the error is cleared may carry no scope */
 GENIEDEF void         genie_scope_push(genie_ctx *ctx, const char *name);
 GENIEDEF void         genie_scope_pop(genie_ctx *ctx); /* back to the enclosing module path; at top level: no-op */
 /* tags later nodes ("prefill", "decode"; copied; NULL clears) */
@@ -1777,7 +1779,9 @@ static const char *genie__cur_module(genie_ctx *ctx) { return ctx->nscopes ? ctx
 static uint64_t genie__scope_hash(const char *mod, const char *ph) {
     return (((uint64_t)(uintptr_t)mod * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(uintptr_t)ph * 0xC2B2AE3D27D4EB4Fu)) >> 20;
 }
-static void genie__scope_update(genie_ctx *ctx) {
+/* ctx->scope for the current module and phase; out of memory: an error for fn, and no
+   scope (the error says the names were lost) */
+static void genie__scope_update(genie_ctx *ctx, const char *fn) {
     const char *mod = genie__cur_module(ctx), *ph = ctx->phase;
     int64_t i, mask;
     genie__scope *sc;
@@ -1785,7 +1789,7 @@ static void genie__scope_update(genie_ctx *ctx) {
     if (ctx->nscopeset * 2 >= ctx->capscopeset) { /* rehash into a table twice the size */
         int64_t nc = ctx->capscopeset ? ctx->capscopeset * 2 : 16, j;
         genie__scope **t = (genie__scope **)GENIE_MALLOC((size_t)nc * sizeof(genie__scope *));
-        if (!t) { ctx->scope = &ctx->no_scope; return; }
+        if (!t) { ctx->scope = &ctx->no_scope; GENIE__OOM(ctx, fn); return; }
         memset(t, 0, (size_t)nc * sizeof(genie__scope *));
         for (j = 0; j < ctx->capscopeset; j++)
             if (ctx->scopeset[j]) {
@@ -1802,7 +1806,7 @@ static void genie__scope_update(genie_ctx *ctx) {
         if (!ctx->scopeset[i]) break;
         if (ctx->scopeset[i]->module == mod && ctx->scopeset[i]->phase == ph) { ctx->scope = ctx->scopeset[i]; return; }
     }
-    if (!(sc = (genie__scope *)GENIE_MALLOC(sizeof *sc))) { ctx->scope = &ctx->no_scope; return; }
+    if (!(sc = (genie__scope *)GENIE_MALLOC(sizeof *sc))) { ctx->scope = &ctx->no_scope; GENIE__OOM(ctx, fn); return; }
     sc->module = mod;
     sc->phase = ph;
     sc->ctx = ctx;
@@ -2027,13 +2031,14 @@ static uint64_t genie__hash_str(const char *s) {
     while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
     return h;
 }
-static const char *genie__intern(genie_ctx *ctx, const char *s) {
+/* s stored once per context; NULL when out of memory (an error for fn) */
+static const char *genie__intern(genie_ctx *ctx, const char *s, const char *fn) {
     int64_t i, mask;
     if (!s || !*s) return "";
     if (ctx->ninterned * 2 >= ctx->capinterned) { /* rehash into a table twice the size */
         int64_t nc = ctx->capinterned ? ctx->capinterned * 2 : 64, j;
         char **t = (char **)GENIE_MALLOC((size_t)nc * sizeof(char *));
-        if (!t) return "";
+        if (!t) return (const char *)GENIE__OOM(ctx, fn);
         memset(t, 0, (size_t)nc * sizeof(char *));
         for (j = 0; j < ctx->capinterned; j++)
             if (ctx->interned[j]) {
@@ -2050,7 +2055,7 @@ static const char *genie__intern(genie_ctx *ctx, const char *s) {
         if (!ctx->interned[i]) {
             size_t len = strlen(s);
             char *c = (char *)GENIE_MALLOC(len + 1);
-            if (!c) return "";
+            if (!c) return (const char *)GENIE__OOM(ctx, fn);
             memcpy(c, s, len + 1);
             ctx->interned[i] = c;
             ctx->ninterned++;
@@ -12090,14 +12095,16 @@ GENIEDEF void genie_scope_push(genie_ctx *ctx, const char *name) {
         return;
     }
     ctx->capscopes = (int)cap;
-    ctx->scopes[ctx->nscopes++] = genie__intern(ctx, buf);
-    genie__scope_update(ctx);
+    if (!(cur = genie__intern(ctx, buf, "genie_scope_push"))) return; /* not pushed */
+    ctx->scopes[ctx->nscopes++] = cur;
+    genie__scope_update(ctx, "genie_scope_push");
 }
 GENIEDEF void genie_scope_pop(genie_ctx *ctx) {
-    if (ctx && ctx->nscopes > 0) ctx->nscopes--, genie__scope_update(ctx);
+    if (ctx && ctx->nscopes > 0) ctx->nscopes--, genie__scope_update(ctx, "genie_scope_pop");
 }
 GENIEDEF void genie_set_phase(genie_ctx *ctx, const char *phase) {
-    if (ctx) ctx->phase = genie__intern(ctx, phase), genie__scope_update(ctx);
+    const char *ph = ctx ? genie__intern(ctx, phase, "genie_set_phase") : NULL;
+    if (ph) ctx->phase = ph, genie__scope_update(ctx, "genie_set_phase"); /* else unchanged */
 }
 GENIEDEF const char *genie_module_path(const genie_tensor *t) { return GENIE__LIVE(t) ? t->scope->module : ""; }
 GENIEDEF const char *genie_phase(const genie_tensor *t) { return GENIE__LIVE(t) ? t->scope->phase : ""; }

@@ -364,6 +364,48 @@ static int capture_oom_keeps_pool(int *sites) {
     return bad;
 }
 
+/* Fail each allocation of naming scopes and a phase (interned strings, the scope
+   table) and making a tensor in each: every failure is reported as GENIE_ERR_OOM, never
+   a tensor silently left without its module path or phase. Returns failures. */
+static int scopes_oom_reported(int *sites) {
+    static const char *const paths[3] = {"blocks.0", "blocks.1", "blocks.1.attn"};
+    int k, bad = 0;
+    *sites = 0;
+    for (k = 1;; k++) {
+        int64_t s[1] = {2};
+        genie_ctx *ctx = genie_ctx_create(NULL);
+        genie_tensor *t[3];
+        genie_result r;
+        long used;
+        int i, wrong = 0;
+        calls = 0;
+        fail_at = k;
+        genie_set_phase(ctx, "decode");
+        genie_scope_push(ctx, "blocks");
+        genie_scope_push(ctx, "0");
+        t[0] = genie_zeros(ctx, GENIE_F32, 1, s);
+        genie_scope_pop(ctx);
+        genie_scope_push(ctx, "1");
+        t[1] = genie_zeros(ctx, GENIE_F32, 1, s);
+        genie_scope_push(ctx, "attn");
+        t[2] = genie_zeros(ctx, GENIE_F32, 1, s);
+        fail_at = -1;
+        used = calls;
+        r = genie_status(ctx);
+        for (i = 0; i < 3 && r == GENIE_OK; i++)
+            wrong += strcmp(genie_module_path(t[i]), paths[i]) != 0 || strcmp(genie_phase(t[i]), "decode") != 0;
+        genie_ctx_destroy(ctx);
+        if (used < k) break; /* k passed the last allocation */
+        ++*sites;
+        if (r != GENIE_ERR_OOM || wrong) {
+            bad++;
+            printf("FAIL scopes and a phase, allocation %d failing: status %d, %d tensors with a wrong module path or phase\n", k, r, wrong);
+        }
+    }
+    live = 0;
+    return bad;
+}
+
 int main(void) {
     long sites = 0, k;
     int passed = 0, failed = 0, oom = 0;
@@ -421,6 +463,13 @@ int main(void) {
         else passed++;
         printf("  allocation failures, capturing 600 ops and a tuple in a pool: %d sites, %s\n", cs,
                bad ? "values outlived their pool" : "every value freed with its pool");
+    }
+    {
+        int ss, bad = scopes_oom_reported(&ss);
+        if (bad) failed += bad;
+        else passed++;
+        printf("  allocation failures, naming scopes and a phase: %d sites, %s\n", ss,
+               bad ? "names lost without an error" : "each reported as GENIE_ERR_OOM");
     }
     printf("  allocation failures: %ld sites tried in %d programs, %d reported GENIE_ERR_OOM\n", sites,
            (int)(sizeof progs / sizeof progs[0]), oom);
