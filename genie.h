@@ -6140,6 +6140,7 @@ typedef void (*genie__ukr)(int64_t kc, const void *a, const void *b, void *c, in
 #define GENIE__R3(X) X(0) X(1) X(2)
 #define GENIE__R4(X) GENIE__R3(X) X(3)
 #define GENIE__R6(X) GENIE__R4(X) X(4) X(5)
+#define GENIE__R8(X) GENIE__R6(X) X(6) X(7)
 #define GENIE__R12(X) GENIE__R6(X) X(6) X(7) X(8) X(9) X(10) X(11)
 #define GENIE__CAT3_(a, b, c) a##b##c
 #define GENIE__CAT3(a, b, c) GENIE__CAT3_(a, b, c)
@@ -6199,6 +6200,9 @@ static GENIE__AVX2 void genie__uk_s_avx2(int64_t kc, const void *ap, const void 
 static GENIE__AVX2 void genie__uk_s_avx2_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
                                      const genie__ukpf *pf)
     GENIE__UK_BODY(GENIE__R3, 3)
+static GENIE__AVX2 void genie__uk_s_avx2_t(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
+                                     const genie__ukpf *pf)
+    GENIE__UK_BODY(GENIE__R4, 4)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -6215,6 +6219,9 @@ static GENIE__AVX512 void genie__uk_s_avx512(int64_t kc, const void *ap, const v
 static GENIE__AVX512 void genie__uk_s_avx512_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
                                      const genie__ukpf *pf)
     GENIE__UK_BODY(GENIE__R6, 6)
+static GENIE__AVX512 void genie__uk_s_avx512_t(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
+                                     const genie__ukpf *pf)
+    GENIE__UK_BODY(GENIE__R8, 8)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -6482,24 +6489,24 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
    M = 128, large products unchanged. */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
-    genie__ukr uk, uk_h;  /* MR rows, and MR/2 rows for a short last panel of A (or NULL) */
+    genie__ukr uk, uk_h, uk_t; /* MR rows; MR/2 and 2MR/3 rows for a short last panel of A (or NULL) */
     genie__pack_t pack_t; /* SIMD transposing copy for packing (NULL: scalar loops) */
     void (*copy)(void *dst, const void *src, int64_t n); /* short copies (NULL: memcpy) */
     genie__dot_fn dot;    /* skinny products */
     genie__axpy_fn axpy;
     int mr, nr, kc, mc, nc;
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
-     {genie__uk_d_generic, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
+    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048},
+     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
@@ -6507,8 +6514,13 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
 #define GENIE__MAX_MR 12
 /* One block of A holds all of M: B is packed panel by panel just before use. */
 #define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
-/* Rows of a packed panel of A holding m rows: MR, or MR/2 when a half kernel fits. */
-#define GENIE__PANEL_ROWS(kr, m) ((kr)->uk_h && 2 * (m) <= (kr)->mr ? (kr)->mr / 2 : (kr)->mr)
+/* Rows of a packed panel of A holding m rows: MR/2 or 2MR/3 when such a kernel fits, else
+   MR; and the kernel for a panel of w rows. A 128-token prefill's last panel has 8 rows:
+   AVX-512's 12-row kernel computed 4 rows of padding there (3% of its products). */
+#define GENIE__PANEL_ROWS(kr, m)                                        \
+    ((kr)->uk_h && 2 * (m) <= (kr)->mr       ? (kr)->mr / 2             \
+     : (kr)->uk_t && 3 * (m) <= 2 * (kr)->mr ? 2 * (kr)->mr / 3 : (kr)->mr)
+#define GENIE__PANEL_UK(kr, w) ((w) == (kr)->mr ? (kr)->uk : 2 * (w) == (kr)->mr ? (kr)->uk_h : (kr)->uk_t)
 #define GENIE__MAX_NR 32
 
 /* ---- the product: packing, epilogue, the five loops ----
@@ -6755,7 +6767,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (T *)bp);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir, nq = (mc + mr - 1) / mr; \
-                        const genie__ukr uk = GENIE__PANEL_ROWS(kr, m) == mr ? kr->uk : kr->uk_h;   \
+                        const genie__ukr uk = GENIE__PANEL_UK(kr, GENIE__PANEL_ROWS(kr, m));        \
                         T *cp = (T *)g->c + i0 * g->rsc + j0 * g->csc;                              \
                         pf = nx;                                                                    \
                         pf.r0 = ir / mr * nx.r1 / nq;                                               \
