@@ -6238,6 +6238,9 @@ static GENIE__AVX2 void genie__uk_d_avx2(int64_t kc, const void *ap, const void 
 static GENIE__AVX2 void genie__uk_d_avx2_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
                                      const genie__ukpf *pf)
     GENIE__UK_BODY(GENIE__R3, 3)
+static GENIE__AVX2 void genie__uk_d_avx2_t(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
+                                     const genie__ukpf *pf)
+    GENIE__UK_BODY(GENIE__R4, 4)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -6254,6 +6257,9 @@ static GENIE__AVX512 void genie__uk_d_avx512(int64_t kc, const void *ap, const v
 static GENIE__AVX512 void genie__uk_d_avx512_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
                                      const genie__ukpf *pf)
     GENIE__UK_BODY(GENIE__R6, 6)
+static GENIE__AVX512 void genie__uk_d_avx512_t(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc, int acc,
+                                     const genie__ukpf *pf)
+    GENIE__UK_BODY(GENIE__R8, 8)
 #undef GENIE__T
 #undef GENIE__V
 #undef GENIE__VP
@@ -6504,9 +6510,9 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
      {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048}},
 #ifdef GENIE__X86
     {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
     {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
