@@ -5954,7 +5954,8 @@ static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_
    dim a, so runs along either would touch a line per element; the (a, b) plane
    goes in 16x16 tiles instead (a tile's lines stay in L1), the other dims outside.
    f32 on AVX2 and up goes through the GEMM's 8x8 register transposes (pack_t:
-   dst[k w + r] = src[r ld + k]) over strips of 256 rows r. Threads take units
+   dst[k w + r] = src[r ld + k]) over strips of 256 rows r (AVX-512's 16-row pack, faster
+   in the GEMM, measured 26 ms against 19 for a [4096, 4096] transpose here). Threads take units
    (outer index, row of tiles or strip). */
 #define GENIE__SC_T 16
 #define GENIE__SC_STRIP 256
@@ -6320,6 +6321,46 @@ static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64
     for (; r < rows; r++)
         for (k = 0; k < kc; k++) dst[k * w + r] = src[r * ld + k];
 }
+/* The same pack for AVX-512: 16 rows x 8 k a block, two rows a register (rows r and r+4
+   of each 8), so the last step's 128-bit lane shuffle leaves 16 rows of one k in order;
+   1.6 us a 32 x 384 panel from L1 here against the 8 x 8 blocks' 2.5 us (a prefill packs
+   every weight once). Rows past the last 16 and the k tail go as in the AVX2 pack. */
+static GENIE__AVX512 void genie__pack_t_s_avx512(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp) {
+    const float *src = (const float *)srcp;
+    float *dst = (float *)dstp;
+    const int64_t r16 = rows / 16 * 16, k8 = kc / 8 * 8;
+    int64_t r, k;
+#define GENIE__LD2(a, b) \
+    _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(s + (a) * ld)), _mm256_loadu_ps(s + (b) * ld), 1)
+    for (k = 0; k < k8; k += 8)
+        for (r = 0; r < r16; r += 16) {
+            const float *s = src + r * ld + k;
+            float *d = dst + k * w + r;
+            __m512 z0 = GENIE__LD2(0, 4), z1 = GENIE__LD2(1, 5), z2 = GENIE__LD2(2, 6), z3 = GENIE__LD2(3, 7),
+                   z4 = GENIE__LD2(8, 12), z5 = GENIE__LD2(9, 13), z6 = GENIE__LD2(10, 14), z7 = GENIE__LD2(11, 15);
+            /* lanes of t: (k0, k1) or (k2, k3) of two rows, lane 1 the same at k + 4 */
+            __m512 t0 = _mm512_unpacklo_ps(z0, z1), t1 = _mm512_unpackhi_ps(z0, z1), t2 = _mm512_unpacklo_ps(z2, z3),
+                   t3 = _mm512_unpackhi_ps(z2, z3), t4 = _mm512_unpacklo_ps(z4, z5), t5 = _mm512_unpackhi_ps(z4, z5),
+                   t6 = _mm512_unpacklo_ps(z6, z7), t7 = _mm512_unpackhi_ps(z6, z7);
+            /* lanes of u: one k of four rows (u0 k0 and k4: rows 0-3, 0-3, 4-7, 4-7 by lane) */
+            __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xEE),
+                   u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xEE),
+                   u4 = _mm512_shuffle_ps(t4, t6, 0x44), u5 = _mm512_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm512_shuffle_ps(t5, t7, 0x44), u7 = _mm512_shuffle_ps(t5, t7, 0xEE);
+            _mm512_storeu_ps(d, _mm512_shuffle_f32x4(u0, u4, 0x88));
+            _mm512_storeu_ps(d + w, _mm512_shuffle_f32x4(u1, u5, 0x88));
+            _mm512_storeu_ps(d + 2 * w, _mm512_shuffle_f32x4(u2, u6, 0x88));
+            _mm512_storeu_ps(d + 3 * w, _mm512_shuffle_f32x4(u3, u7, 0x88));
+            _mm512_storeu_ps(d + 4 * w, _mm512_shuffle_f32x4(u0, u4, 0xDD));
+            _mm512_storeu_ps(d + 5 * w, _mm512_shuffle_f32x4(u1, u5, 0xDD));
+            _mm512_storeu_ps(d + 6 * w, _mm512_shuffle_f32x4(u2, u6, 0xDD));
+            _mm512_storeu_ps(d + 7 * w, _mm512_shuffle_f32x4(u3, u7, 0xDD));
+        }
+#undef GENIE__LD2
+    for (r = 0; r < r16; r++) /* the k tail of those rows */
+        for (k = k8; k < kc; k++) dst[k * w + r] = src[r * ld + k];
+    if (r16 < rows) genie__pack_t_s_avx2(src + r16 * ld, ld, rows - r16, kc, w, dst + r16);
+}
 #endif /* GENIE__X86 */
 
 /* ---- skinny products: M <= 16, unpacked, at memory bandwidth ----
@@ -6511,7 +6552,7 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
 #ifdef GENIE__X86
     {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048},
      {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx2, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048},
      {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
