@@ -8047,7 +8047,9 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
                 if (!seen && genie__fuses_into(pn, pq[head], tape)) pq[np++] = pn;
             }
     }
-    if (nq + np < 2 || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup)))) return NULL;
+    /* a lone f32 op runs on its array kernel; a lone f16/bf16 one here, converted in registers */
+    if ((nq + np < 2 && (c || r->dtype == GENIE_F32)) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
+        return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;
     g->row = -1;
@@ -8192,26 +8194,58 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     return g;
 }
 #undef GENIE__AL8
+/* The path's array kernel converting f16/bf16 (dt) to f32 (to16 0) or f32 to dt
+   (to16 1), bit for bit as genie__h2f / f2h / bf2f / f2bf; NULL for another dtype
+   or path. */
+static genie__vfn genie__fconv(genie_cpu cpu, int dt, int to16) {
+    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || (dt != GENIE_F16 && dt != GENIE_BF16)) return NULL;
+    return genie__vops[cpu][dt == GENIE_F16 ? (to16 ? GENIE__V_F2H : GENIE__V_H2F) : (to16 ? GENIE__V_F2BF : GENIE__V_BF2F)];
+}
+/* x[0, n) (n <= GENIE__FTILE) rounded to f16/bf16 cdt and back, in registers. */
+static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
+    const genie__vfn down = genie__fconv(cpu, cdt, 1), up = genie__fconv(cpu, cdt, 0);
+    uint16_t h[GENIE__FTILE];
+    int64_t e;
+    if (down && up && n <= GENIE__FTILE) {
+        down(h, x, NULL, n);
+        up(x, h, NULL, n);
+    } else if (cdt == GENIE_F16) {
+        for (e = 0; e < n; e++) x[e] = genie__h2f(genie__f2h(x[e]));
+    } else if (cdt == GENIE_BF16) {
+        for (e = 0; e < n; e++) x[e] = genie__bf2f(genie__f2bf(x[e]));
+    }
+}
 /* Elements [start, start + n) of f's space: load an input as f32 (as the
-   reference loads it: rounded to the compute dtype), store an output. */
+   reference loads it: rounded to the compute dtype), store an output. f16/bf16
+   values of the group's own dtype convert on the path's array kernels. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
     const int nd = f->sp ? g->ond : g->nd;
     const int64_t *shape = f->sp ? g->oshape : g->shape;
+    const genie__vfn up = f->dt == g->cdt ? genie__fconv(g->cpu, f->dt, 0) : NULL;
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
-    } else if (f->dt == GENIE_F32 && g->cdt == GENIE_F32 && nd >= 1 && (f->st[nd - 1] == 1 || f->st[nd - 1] == 0)) {
-        /* runs along the last dim, copied or (stride 0: a broadcast row) filled */
-        const float *x = (const float *)f->data;
+    } else if (f->contig && up) {
+        up(dst, (const uint16_t *)f->data + f->off + start, NULL, n);
+    } else if (((f->dt == GENIE_F32 && g->cdt == GENIE_F32) || up) && nd >= 1 && (f->st[nd - 1] == 1 || f->st[nd - 1] == 0)) {
+        /* runs along the last dim, copied (converted) or (stride 0: a broadcast row) filled */
+        const size_t es = genie__dt_size[f->dt];
         for (e = 0; e < n;) {
             int64_t pos = start + e, j = pos % shape[nd - 1], run = GENIE__MIN(shape[nd - 1] - j, n - e), off = f->off, r;
+            const char *x;
             int d;
             for (d = nd - 1; d >= 0; d--) {
                 off += (pos % shape[d]) * f->st[d];
                 pos /= shape[d];
             }
-            if (f->st[nd - 1]) memcpy(dst + e, x + off, (size_t)run * 4);
-            else for (r = 0; r < run; r++) dst[e + r] = x[off];
+            x = (const char *)f->data + (size_t)off * es;
+            if (!f->st[nd - 1]) {
+                float v;
+                if (up) up(&v, x, NULL, 1);
+                else memcpy(&v, x, 4);
+                for (r = 0; r < run; r++) dst[e + r] = v;
+            } else if (up) up(dst + e, x, NULL, run);
+            else memcpy(dst + e, x, (size_t)run * 4);
             e += run;
         }
     } else if (f->contig) {
@@ -8226,9 +8260,12 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
 }
 static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
     char *data = (char *)f->data;
+    const genie__vfn down = genie__fconv(g->cpu, f->dt, 1);
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy((float *)data + f->off + start, src, (size_t)n * 4);
+    } else if (f->contig && down) {
+        down((uint16_t *)(void *)data + f->off + start, src, NULL, n);
     } else if (f->contig) {
         for (e = 0; e < n; e++) genie__stf(data, f->off + start + e, f->dt, src[e]);
     } else {
@@ -8263,10 +8300,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, genie_cpu cpu, float *o
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
     else
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
-    if (cdt == GENIE_F16)
-        for (e = 0; e < n; e++) out[e] = genie__h2f(genie__f2h(out[e]));
-    else if (cdt == GENIE_BF16)
-        for (e = 0; e < n; e++) out[e] = genie__bf2f(genie__f2bf(out[e]));
+    genie__fround(cpu, cdt, out, n);
 }
 /* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
    GENIE__FTILE). Contiguous f32 inputs are read in place and a written op with

@@ -253,6 +253,102 @@ static void copy_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* Lone f16/bf16 elementwise ops (a group of one, converted in registers on the path's
+   array kernels) and a three-op chain, on each way a group loads an input: contiguous,
+   rows of a narrowed view, a transposed view, and for binary ops a broadcast row and
+   column; over values with inf, NaN, signed zeros, subnormals and the dtype's largest.
+   Exact operations must match the reference bit for bit (NaN as NaN); the
+   transcendental ones within one ulp of the dtype (the f32 SIMD kernels are a few f32
+   ulp from the reference, which can flip the rounding to f16/bf16). */
+#define HALF_R 33
+#define HALF_C 70
+static genie_tensor *half_data(genie_ctx *c, genie_dtype dt, int64_t r, int64_t cols, uint64_t seed) {
+    int64_t s[2] = {r, cols}, n = r * cols, i;
+    float *v = (float *)malloc((size_t)n * 4);
+    const float sub = dt == GENIE_F16 ? 3.0e-6f : 1.0e-39f, top = dt == GENIE_F16 ? 60000.0f : 3.0e38f;
+    genie_tensor *t;
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (float)((double)(x >> 40) / (double)(1ull << 24) * 8.0 - 4.0);
+        switch ((x >> 33) % 29) {
+        case 0: v[i] = NAN; break;
+        case 1: v[i] = INFINITY; break;
+        case 2: v[i] = -INFINITY; break;
+        case 3: v[i] = -0.0f; break;
+        case 4: v[i] = sub * v[i]; break;
+        case 5: v[i] = v[i] < 0 ? -top : top; break;
+        case 6: v[i] = 0.5f; break; /* ties of round, exact halves */
+        default: break;
+        }
+    }
+    t = genie_to_dtype(c, genie_from_data(c, GENIE_F32, 2, s, v), dt);
+    genie_realize(c, 1, &t);
+    free(v);
+    return t;
+}
+/* op k of the list below on x (and y); *exact: 1 where the reference is matched bit for bit */
+static genie_tensor *half_op(genie_ctx *c, int k, genie_tensor *x, genie_tensor *y, int *exact) {
+    static genie_tensor *(*const un[])(genie_ctx *, genie_tensor *) = {
+        genie_neg, genie_abs, genie_relu, genie_square, genie_floor, genie_ceil, genie_round, genie_sign, genie_sqrt,
+        genie_reciprocal, /* exact */
+        genie_exp, genie_log, genie_tanh, genie_sigmoid, genie_gelu, genie_gelu_tanh, genie_silu, genie_erf, genie_log1p,
+        genie_expm1, genie_sin, genie_cos, genie_rsqrt};
+    static genie_tensor *(*const bin[])(genie_ctx *, genie_tensor *, genie_tensor *) = {
+        genie_add, genie_sub, genie_mul, genie_div, genie_maximum, genie_minimum, genie_pow};
+    const int nun = (int)(sizeof un / sizeof un[0]), nbin = (int)(sizeof bin / sizeof bin[0]);
+    if (k < nun) { *exact = k < 10; return un[k](c, x); }
+    k -= nun;
+    if (k < nbin) { *exact = k < 6; return bin[k](c, x, y); }
+    k -= nbin;
+    *exact = k < 3;
+    switch (k) {
+    case 0: return genie_add_scalar(c, x, 0.3);
+    case 1: return genie_mul_scalar(c, x, -1.7);
+    case 2: return genie_clamp(c, x, -0.5, 2.0);
+    default: return genie_silu(c, genie_mul(c, genie_add_scalar(c, x, 1.0), y)); /* a chain of three */
+    }
+}
+#define HALF_NOPS 34
+static void half_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[2] = {GENIE_F16, GENIE_BF16};
+    genie_ctx *cs[2];
+    int d, k, lx, ly, i;
+    cs[0] = c;
+    cs[1] = r;
+    for (d = 0; d < 2; d++)
+        for (k = 0; k < HALF_NOPS; k++)
+            for (lx = 0; lx < 3; lx++)
+                for (ly = 0; ly < 3; ly++) {
+                    genie_tensor *res[2];
+                    int exact = 0;
+                    for (i = 0; i < 2; i++) {
+                        genie_tensor *x, *y;
+                        genie_pool_push(cs[i]);
+                        /* x: [R, C] contiguous, narrowed from [R, C + 9], or transposed from [C, R] */
+                        x = lx == 0 ? half_data(cs[i], dts[d], HALF_R, HALF_C, 7 + (uint64_t)k)
+                          : lx == 1 ? genie_narrow(cs[i], half_data(cs[i], dts[d], HALF_R, HALF_C + 9, 7 + (uint64_t)k), 1, 4, HALF_C)
+                                    : genie_t(cs[i], half_data(cs[i], dts[d], HALF_C, HALF_R, 7 + (uint64_t)k));
+                        /* y: [R, C] contiguous, a row [C] or a column [R, 1] (broadcast) */
+                        y = ly == 0 ? half_data(cs[i], dts[d], HALF_R, HALF_C, 99)
+                          : ly == 1 ? genie_reshape(cs[i], half_data(cs[i], dts[d], 1, HALF_C, 98), 1, (int64_t[]){HALF_C})
+                                    : half_data(cs[i], dts[d], HALF_R, 1, 97);
+                        res[i] = half_op(cs[i], k, x, y, &exact);
+                        genie_retain(res[i]);
+                        genie_pool_pop(cs[i]);
+                    }
+                    {
+                        char what[96];
+                        snprintf(what, sizeof what, "lone %s op %d (x layout %d, y layout %d, %d thread(s))",
+                                 dts[d] == GENIE_F16 ? "f16" : "bf16", k, lx, ly, th);
+                        compare(c, res[0], r, res[1], what, (uint64_t)k, exact ? 0.0 : dts[d] == GENIE_F16 ? 1.0 / 512 : 1.0 / 64);
+                    }
+                    genie_release(res[0]);
+                    genie_release(res[1]);
+                    if (k < 23 || (k >= 30 && k < 33)) break; /* unary and scalar forms: y unused */
+                }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -288,6 +384,7 @@ void fuse_tests(int *passed, int *failed) {
             }
         }
         inplace_case(c, r, th);
+        half_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
