@@ -8014,6 +8014,12 @@ static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *per
    root (reversed, producers come before consumers); the first row op met (or
    r itself) becomes the centre, its input's producers its prologue. NULL: r has
    no inner producer (it runs alone) or out of memory. */
+/* Does elementwise n compute or read f16/bf16 values (no array kernel runs it alone)? */
+static int genie__half_in(const genie__node *n) {
+    int i, h = n->dtype == GENIE_F16 || n->dtype == GENIE_BF16;
+    for (i = 0; i < n->nin; i++) h |= n->in[i].n->dtype == GENIE_F16 || n->in[i].n->dtype == GENIE_BF16;
+    return h;
+}
 static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
     genie__fgroup *g;
     genie__node *q[GENIE__FMAX_OPS], *pq[GENIE__FMAX_OPS], *c = NULL; /* the root's tree, the prologue, the centre */
@@ -8047,8 +8053,8 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
                 if (!seen && genie__fuses_into(pn, pq[head], tape)) pq[np++] = pn;
             }
     }
-    /* a lone f32 op runs on its array kernel; a lone f16/bf16 one here, converted in registers */
-    if ((nq + np < 2 && (c || r->dtype == GENIE_F32)) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
+    /* a lone f32 op runs on its array kernel; a lone one of f16/bf16 values here, converted in registers */
+    if ((nq + np < 2 && (c || !genie__half_in(r))) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
         return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;
@@ -8217,11 +8223,11 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
 }
 /* Elements [start, start + n) of f's space: load an input as f32 (as the
    reference loads it: rounded to the compute dtype), store an output. f16/bf16
-   values of the group's own dtype convert on the path's array kernels. */
+   values of the group's dtype, or of an f32 group, convert on the path's array kernels. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
     const int nd = f->sp ? g->ond : g->nd;
     const int64_t *shape = f->sp ? g->oshape : g->shape;
-    const genie__vfn up = f->dt == g->cdt ? genie__fconv(g->cpu, f->dt, 0) : NULL;
+    const genie__vfn up = f->dt == g->cdt || g->cdt == GENIE_F32 ? genie__fconv(g->cpu, f->dt, 0) : NULL; /* f16/bf16 -> f32: exact */
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);

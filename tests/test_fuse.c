@@ -256,7 +256,7 @@ static void copy_cases(genie_ctx *c, genie_ctx *r, int th) {
 /* Lone f16/bf16 elementwise ops (a group of one, converted in registers on the path's
    array kernels) and a three-op chain, on each way a group loads an input: contiguous,
    rows of a narrowed view, a transposed view, and for binary ops a broadcast row and
-   column; over values with inf, NaN, signed zeros, subnormals and the dtype's largest.
+   column; f32 ops reading them (converted exactly); over values with inf, NaN, signed zeros, subnormals and the dtype's largest.
    Exact operations must match the reference bit for bit (NaN as NaN); the
    transcendental ones within one ulp of the dtype (the f32 SIMD kernels are a few f32
    ulp from the reference, which can flip the rounding to f16/bf16). */
@@ -306,10 +306,12 @@ static genie_tensor *half_op(genie_ctx *c, int k, genie_tensor *x, genie_tensor 
     case 0: return genie_add_scalar(c, x, 0.3);
     case 1: return genie_mul_scalar(c, x, -1.7);
     case 2: return genie_clamp(c, x, -0.5, 2.0);
-    default: return genie_silu(c, genie_mul(c, genie_add_scalar(c, x, 1.0), y)); /* a chain of three */
+    case 3: return genie_silu(c, genie_mul(c, genie_add_scalar(c, x, 1.0), y)); /* a chain of three */
+    case 4: *exact = 1; return genie_mul(c, x, genie_to_dtype(c, y, GENIE_F32)); /* f16/bf16 x f32: an f32 op */
+    default: *exact = 1; return genie_sub(c, genie_to_dtype(c, y, GENIE_F32), x);
     }
 }
-#define HALF_NOPS 34
+#define HALF_NOPS 36
 static void half_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[2] = {GENIE_F16, GENIE_BF16};
     genie_ctx *cs[2];
