@@ -4596,27 +4596,29 @@ static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
    computes it in row order: >>fuse). */
 static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v;
-    int kind = genie__op_kinds[n->op], k, i;
-    if (n->base || n->nin < 1 || n->numel == 0 || n->in[0].n->dtype != GENIE_F32 ||
-        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
+    int kind = genie__op_kinds[n->op], k, i, dt;
+    if (n->base || n->nin < 1 || n->numel == 0 || !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
+    dt = n->in[0].n->dtype; /* f32, or f16/bf16 converted a row at a time (genie__k_rows) */
+    if (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) return 0;
     v = n->in[0].v;
     switch (kind) {
     case GENIE__K_REDUCE:
-        if (n->nin != 1 || n->dtype != GENIE_F32) return 0;
+        if (n->nin != 1 || n->dtype != dt) return 0;
         k = (int)n->a.i[0];
         break;
     case GENIE__K_ARGREDUCE:
-        if (n->nin != 1 || n->dtype != (n->a.i[1] ? GENIE_I64 : GENIE_F32)) return 0;
+        if (n->nin != 1 || n->dtype != (n->a.i[1] ? GENIE_I64 : dt)) return 0;
         k = (int)n->a.i[0];
         break;
     case GENIE__K_SOFTMAX:
-        if (n->nin != 1 || n->dtype != GENIE_F32 || n->cdt != GENIE_F32 || v->ndim < 1 || n->a.i[0] != v->ndim - 1) return 0;
+        if (n->nin != 1 || n->dtype != dt || n->cdt != dt || v->ndim < 1 || n->a.i[0] != v->ndim - 1) return 0;
         k = v->ndim - 1;
         break;
-    case GENIE__K_LAYER_NORM:
-        if (n->dtype != GENIE_F32) return 0;
+    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32 */
+        if (n->dtype != dt) return 0;
         for (i = 1; i < n->nin; i++)
-            if (n->in[i].n->dtype != GENIE_F32 || !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides)) return 0;
+            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
+                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides)) return 0;
         k = (int)n->a.i[0];
         break;
     default: return 0;
@@ -4626,9 +4628,11 @@ static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) 
     return *rows > 0 && *len > 0;
 }
 /* Does node n have a row kernel on its own? A row op over a contiguous input. */
+#define GENIE__ROWS_HALF_MAX (1 << 16) /* longest f16/bf16 row (four f32 rows a thread: 1 MiB) */
 static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
     if (!v || !genie__row_centre(n, rows, len)) return 0;
+    if (n->in[0].n->dtype != GENIE_F32 && *len > GENIE__ROWS_HALF_MAX) return 0;
     if (genie__is_contig(v->ndim, v->shape, v->strides)) return 1;
     /* a sum-like reduction over every dim of a dense view (a transposed matrix): one
        row, its elements in memory order (the SIMD sums reorder anyway); not amax/amin
@@ -4690,43 +4694,82 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
     }
 }
 
-/* Rows [lo, hi) of this thread's share, row by row with the path's primitives. */
-static genie_result genie__k_rows(const genie__rowk *rk, genie__kparams *p, int ith, int nth) {
+static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
+static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n);
+/* f32 rows a thread of an f16/bf16 row op in the workspace (x, y, weight, bias), each a
+   multiple of 16 floats */
+static int64_t genie__rows_half_cap(int64_t len) { return (len + 15) & ~(int64_t)15; }
+/* A weight or bias of a layer_norm row kernel as f32: in place, or converted into buf. */
+static const float *genie__rows_param(genie_cpu cpu, const genie__node *n, int i, float *buf, int64_t len) {
+    const genie__node *w = n->in[i].n;
+    if (w->dtype == GENIE_F32) return (const float *)w->buf->data + n->in[i].v->off;
+    genie__hconv(cpu, w->dtype, 0, buf, (const char *)w->buf->data + n->in[i].v->off * 2, len);
+    return buf;
+}
+/* Rows [lo, hi) of this thread's share, row by row with the path's primitives. f16/bf16
+   rows are converted to f32 in the workspace (p->ws), computed, and rounded back (rms_norm:
+   x * rstd rounded to the dtype before the weight, as the reference). */
+static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
-    int kind = genie__op_kinds[n->op], has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
-    int64_t rows = 0, len = 0, lo, hi, o, j;
+    int kind = genie__op_kinds[n->op], has_w = (int)n->a.i[1], has_b = (int)n->a.i[2], dt = n->in[0].n->dtype;
+    int64_t rows = 0, len = 0, lo, hi, o, j, cap;
     const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off, *w = NULL, *b = NULL;
+    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0) + n->in[0].v->off;
+    float *xb = NULL, *yb = NULL;
     char *out = (char *)GENIE__OUT(n);
+    const int half = dt != GENIE_F32, rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
+    const int rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
     int nt;
     genie__rows_plan(n, &rows, &len);
-    nt = rows * len >= GENIE__ROWS_NT_BYTES / 4; /* log_softmax and layer_norm: the output as large as the input */
+    cap = genie__rows_half_cap(len);
+    nt = !half && rows * len >= GENIE__ROWS_NT_BYTES / 4; /* log_softmax and layer_norm: the output as large as the input */
+    if (half) {
+        xb = (float *)(void *)p->ws + (size_t)ith * 4 * (size_t)cap;
+        yb = xb + cap;
+    }
     if (kind == GENIE__K_LAYER_NORM) {
-        w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
-        b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
+        w = has_w ? (half ? genie__rows_param(cpu, n, 1, yb + cap, len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off) : NULL;
+        b = has_b ? (half ? genie__rows_param(cpu, n, 1 + has_w, yb + 2 * cap, len)
+                          : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off) : NULL;
     }
     genie__share(rows, ith, nth, &lo, &hi);
     for (o = lo; o < hi; o++) {
         const float *x = x0 + o * len;
-        double r = genie__row_run(rk, n->op, &n->a, x, len, (float *)out + n->out->off + o * len, w, b, nt);
-        if (kind == GENIE__K_REDUCE) {
-            ((float *)out)[n->out->off + o] = (float)r;
+        float *y = (float *)out + n->out->off + o * len;
+        double r;
+        if (half) {
+            genie__hconv(cpu, dt, 0, xb, h0 + o * len, len);
+            x = xb;
+            y = yb;
+        }
+        r = genie__row_run(rk, n->op, &n->a, x, len, y, rms_w ? NULL : w, b, nt);
+        if (half && rows_out) {
+            if (rms_w) {
+                genie__fround(cpu, dt, yb, len);
+                for (j = 0; j < len; j++) yb[j] *= w[j]; /* exact: two f16/bf16 values */
+            }
+            genie__hconv(cpu, dt, 1, (uint16_t *)(void *)out + n->out->off + o * len, yb, len);
+        } else if (kind == GENIE__K_REDUCE) {
+            if (half) genie__stf(out, n->out->off + o, dt, r);
+            else ((float *)out)[n->out->off + o] = (float)r;
         } else if (kind == GENIE__K_ARGREDUCE) {
             j = (int64_t)r;
             if (n->a.i[1]) ((int64_t *)out)[n->out->off + o] = j;
+            else if (half) ((uint16_t *)(void *)out)[n->out->off + o] = h0[o * len + j];
             else ((float *)out)[n->out->off + o] = x[j];
         }
     }
     return GENIE_OK;
 }
 static genie_result genie__k_rows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_GENERIC], p, ith, nth);
+    return genie__k_rows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
 }
 #ifdef GENIE__X86
 static genie_result genie__k_rows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX2], p, ith, nth);
+    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
 }
 static genie_result genie__k_rows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX512], p, ith, nth);
+    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
 }
 #endif
 /* The row kernel for node n on the context's path, and its threads; NULL:
@@ -4743,6 +4786,14 @@ static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int 
     p->pool = genie__tpool_get(ctx, rows > 1 && rows * len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
     if (*nth > rows) *nth = (int)rows;
+    if (p->n->in[0].n->dtype != GENIE_F32) { /* f16/bf16: four f32 rows a thread; without them, the reference */
+        if (!genie__ws_reserve(ctx, (size_t)*nth * 4 * (size_t)genie__rows_half_cap(len) * sizeof(float))) {
+            p->pool = NULL;
+            *nth = 1;
+            return NULL;
+        }
+        p->ws = ctx->ws;
+    }
     return fn;
 }
 /* ---- end of fast reductions, softmax, layer_norm ---- */
@@ -5773,6 +5824,35 @@ static const genie__vfn genie__vops[GENIE_CPU_COUNT][GENIE__V_COUNT] = {
     {0}, {0},
 #endif
 };
+/* The path's array kernel converting f16/bf16 (dt) to f32 (to16 0) or f32 to dt
+   (to16 1), bit for bit as genie__h2f / f2h / bf2f / f2bf; NULL for another dtype
+   or path. */
+static genie__vfn genie__fconv(genie_cpu cpu, int dt, int to16) {
+    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || (dt != GENIE_F16 && dt != GENIE_BF16)) return NULL;
+    return genie__vops[cpu][dt == GENIE_F16 ? (to16 ? GENIE__V_F2H : GENIE__V_H2F) : (to16 ? GENIE__V_F2BF : GENIE__V_BF2F)];
+}
+/* f16/bf16 dt[n] <-> f32[n] (to16: f32 -> dt), on the path's array kernel or element by element. */
+static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n) {
+    const genie__vfn fn = genie__fconv(cpu, dt, to16);
+    int64_t e;
+    if (fn) fn(out, in, NULL, n);
+    else if (to16)
+        for (e = 0; e < n; e++) ((uint16_t *)out)[e] = dt == GENIE_F16 ? genie__f2h(((const float *)in)[e]) : genie__f2bf(((const float *)in)[e]);
+    else
+        for (e = 0; e < n; e++) ((float *)out)[e] = (float)genie__ldf(in, e, dt);
+}
+/* x[0, n) rounded to f16/bf16 cdt and back (f32 cdt: unchanged), in registers. */
+#define GENIE__HROUND_TILE 512
+static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
+    uint16_t h[GENIE__HROUND_TILE];
+    int64_t e, c;
+    if (cdt != GENIE_F16 && cdt != GENIE_BF16) return;
+    for (e = 0; e < n; e += c) {
+        c = n - e < GENIE__HROUND_TILE ? n - e : GENIE__HROUND_TILE;
+        genie__hconv(cpu, cdt, 1, h, x + e, c);
+        genie__hconv(cpu, cdt, 0, x + e, h, c);
+    }
+}
 #undef GENIE__VE1
 #undef GENIE__VE3
 #undef GENIE__VROW
@@ -7929,8 +8009,8 @@ static int genie__fusable(const genie__node *n) {
            (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
 }
 /* May n be the centre of a row group: a row op whose rows fit the row registers? */
-static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) {
-    return genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
+static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) { /* f32 rows only */
+    return n->nin >= 1 && n->in[0].n->dtype == GENIE_F32 && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
 }
 /* May n root a group: elementwise, or a row op (the centre of a row group)? */
 static int genie__groupable(const genie__node *n) {
@@ -8200,27 +8280,6 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     return g;
 }
 #undef GENIE__AL8
-/* The path's array kernel converting f16/bf16 (dt) to f32 (to16 0) or f32 to dt
-   (to16 1), bit for bit as genie__h2f / f2h / bf2f / f2bf; NULL for another dtype
-   or path. */
-static genie__vfn genie__fconv(genie_cpu cpu, int dt, int to16) {
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || (dt != GENIE_F16 && dt != GENIE_BF16)) return NULL;
-    return genie__vops[cpu][dt == GENIE_F16 ? (to16 ? GENIE__V_F2H : GENIE__V_H2F) : (to16 ? GENIE__V_F2BF : GENIE__V_BF2F)];
-}
-/* x[0, n) (n <= GENIE__FTILE) rounded to f16/bf16 cdt and back, in registers. */
-static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
-    const genie__vfn down = genie__fconv(cpu, cdt, 1), up = genie__fconv(cpu, cdt, 0);
-    uint16_t h[GENIE__FTILE];
-    int64_t e;
-    if (down && up && n <= GENIE__FTILE) {
-        down(h, x, NULL, n);
-        up(x, h, NULL, n);
-    } else if (cdt == GENIE_F16) {
-        for (e = 0; e < n; e++) x[e] = genie__h2f(genie__f2h(x[e]));
-    } else if (cdt == GENIE_BF16) {
-        for (e = 0; e < n; e++) x[e] = genie__bf2f(genie__f2bf(x[e]));
-    }
-}
 /* Elements [start, start + n) of f's space: load an input as f32 (as the
    reference loads it: rounded to the compute dtype), store an output. f16/bf16
    values of the group's dtype, or of an f32 group, convert on the path's array kernels. */

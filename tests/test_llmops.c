@@ -301,31 +301,42 @@ static genie_tensor *rope_build(genie_ctx *ctx, int which) {
     genie_tensor *pos = genie_to_dtype(ctx, genie_mul_scalar(ctx, genie_rand(ctx, GENIE_F32, 1, &ts, 8), 4096.0), GENIE_I64);
     return genie_rope(ctx, x, pos, which == 2 ? 32 : 0, 10000.0, which == 1);
 }
+/* rms_norm of f32 (which 0, 1, 2: no weight, weight, rows of 4098), f16 (3) and bf16 (4), weighted */
 static genie_tensor *rms_build(genie_ctx *ctx, int which) {
-    int64_t xs[2] = {64, 4096 + which};
+    int64_t xs[2] = {64, 4096 + (which > 2 ? 1 : which)};
+    genie_dtype dt = which == 3 ? GENIE_F16 : which == 4 ? GENIE_BF16 : GENIE_F32;
     genie_tensor *x = genie_randn(ctx, GENIE_F32, 2, xs, 9), *w = genie_randn(ctx, GENIE_F32, 1, xs + 1, 10);
-    return genie_rms_norm(ctx, x, 1, xs + 1, which ? w : NULL, 1e-6);
+    return genie_rms_norm(ctx, genie_to_dtype(ctx, x, dt), 1, xs + 1, which ? genie_to_dtype(ctx, w, dt) : NULL, 1e-6);
 }
 static void fast_vs_reference_rows(void) {
     int which, cpu, nth, op;
     for (op = 0; op < 2; op++)
-        for (which = 0; which < (getenv("GENIE_GEMM_QUICK") ? 1 : 3); which++) {
+        for (which = 0; which < (getenv("GENIE_GEMM_QUICK") ? 1 : op ? 5 : 3); which++) {
             genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
             double *ref = read_all(rc, op ? rms_build(rc, which) : rope_build(rc, which));
+            /* f16/bf16 rows: computed in f32 and rounded twice (x rstd, then * w): two ulp of the dtype */
+            const double tol = op && which == 3 ? 1.0 / 512 : op && which == 4 ? 1.0 / 64 : 2e-6;
             for (cpu = GENIE_CPU_GENERIC; cpu < GENIE_CPU_COUNT && ref; cpu++)
                 for (nth = 1; nth <= 2 && genie_cpu_supported((genie_cpu)cpu); nth++) {
                     genie_ctx *fc = ctx_on((genie_cpu)cpu, nth);
                     genie_tensor *r = op ? rms_build(fc, which) : rope_build(fc, which);
                     double *got = read_all(fc, r), worst = 0;
-                    int64_t i, n = genie_numel(r);
+                    int64_t i, n = genie_numel(r), differ = 0;
                     for (i = 0; got && i < n; i++) {
                         double d = fabs(got[i] - ref[i]) / (1 + fabs(ref[i]));
                         if (!(d <= worst)) worst = d;
+                        differ += got[i] != ref[i];
                     }
-                    if (!got || !(worst <= 2e-6))
+                    if (!got || !(worst <= tol))
                         printf("FAIL %s fast vs reference (case %d) on %s, %d thread(s): worst %.3g\n", op ? "rms_norm" : "rope", which,
                                genie_cpu_name((genie_cpu)cpu), nth, worst);
-                    CHECK(got && worst <= 2e-6);
+                    CHECK(got && worst <= tol);
+                    /* f16/bf16: the same roundings as the reference, so a rare near-tie at most
+                       differs (none measured; without the rounding of x rstd, 26%) */
+                    if (op && which >= 3 && differ > n / 1000)
+                        printf("FAIL rms_norm %s fast vs reference on %s: %lld of %lld elements differ\n", which == 3 ? "f16" : "bf16",
+                               genie_cpu_name((genie_cpu)cpu), (long long)differ, (long long)n);
+                    CHECK(!(op && which >= 3) || differ <= n / 1000);
                     free(got);
                     genie_ctx_destroy(fc);
                 }

@@ -13,7 +13,10 @@
    and NaN where the reference has NaN, the same infinity where it has one.
    Views that are not contiguous fall back to the reference (exact there), but for
    sum, mean, var and logsumexp over every dim of a dense view (the transpose),
-   which run in memory order within the same bounds. */
+   which run in memory order within the same bounds.
+   f16 and bf16 (inputs, weight and bias of that dtype; rows converted to f32, computed
+   and rounded once): the bound above plus one ulp of the dtype at the reference's
+   value (the f32 result may round the other way), exact ops still exact. */
 #include "../genie.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +124,16 @@ static double tol_of(int op, const float *x, int64_t R, int64_t L, int64_t e, do
     default: return 0; /* exact */
     }
 }
+/* One ulp of f16/bf16 at |r| (the spacing below it; the smallest subnormal near 0). */
+static double ulp_dt(genie_dtype dt, double r) {
+    int e;
+    if (dt == GENIE_F32) return 0;
+    r = fabs(r);
+    if (!(r > 0)) return dt == GENIE_F16 ? ldexp(1, -24) : ldexp(1, -133);
+    frexp(r, &e); /* r in [2^(e-1), 2^e) */
+    if (dt == GENIE_F16) return ldexp(1, (e - 1 < -14 ? -14 : e - 1) - 10);
+    return ldexp(1, (e - 1 < -126 ? -126 : e - 1) - 7);
+}
 static int agree(double f, double r, double tol) {
     if (r != r) return f != f;
     if (isinf(r) || tol == 0) return f == r && signbit(f) == signbit(r);
@@ -167,25 +180,34 @@ static void fill(float *x, int64_t R, int64_t L, int pat) {
 /* Run every op on x [R, L] (variant 0: as is; 1: rows 1.. of it, a view with
    an offset; 2: the transpose of an [L, R] tensor, not contiguous) in context
    c; outputs read as doubles into out[op] (allocated here). */
-static void run_all(genie_ctx *c, const float *x, const float *wd, const float *bd, int64_t R, int64_t L, int variant,
-                    unsigned long ops, double **out, int64_t *numel) {
+/* data of dtype dt (f32 values that dt holds exactly), realized */
+static genie_tensor *data_as(genie_ctx *c, genie_dtype dt, int nd, const int64_t *sh, const float *v) {
+    genie_tensor *t = genie_from_data(c, GENIE_F32, nd, sh, v);
+    if (dt != GENIE_F32) {
+        t = genie_to_dtype(c, t, dt);
+        genie_realize(c, 1, &t);
+    }
+    return t;
+}
+static void run_all(genie_ctx *c, genie_dtype dt, const float *x, const float *wd, const float *bd, int64_t R, int64_t L,
+                    int variant, unsigned long ops, double **out, int64_t *numel) {
     int64_t sh[2], nsh[2];
     genie_tensor *X, *w, *b, *w2, *b2;
     int op;
     genie_pool_push(c);
     if (variant == 2) {
         sh[0] = L; sh[1] = R;
-        X = genie_t(c, genie_from_data(c, GENIE_F32, 2, sh, x));
+        X = genie_t(c, data_as(c, dt, 2, sh, x));
     } else {
         sh[0] = R + (variant == 1); sh[1] = L;
-        X = genie_from_data(c, GENIE_F32, 2, sh, x);
+        X = data_as(c, dt, 2, sh, x);
         if (variant == 1) X = genie_narrow(c, X, 0, 1, R);
     }
     nsh[0] = R; nsh[1] = L;
-    w = genie_from_data(c, GENIE_F32, 1, &L, wd);
-    b = genie_from_data(c, GENIE_F32, 1, &L, bd);
-    w2 = genie_from_data(c, GENIE_F32, 2, nsh, wd);
-    b2 = genie_from_data(c, GENIE_F32, 2, nsh, bd);
+    w = data_as(c, dt, 1, &L, wd);
+    b = data_as(c, dt, 1, &L, bd);
+    w2 = data_as(c, dt, 2, nsh, wd);
+    b2 = data_as(c, dt, 2, nsh, bd);
     for (op = 0; op < T_COUNT; op++) {
         genie_tensor *r = (ops >> op) & 1 ? apply(c, op, X, w, b, w2, b2) : NULL;
         numel[op] = r ? genie_numel(r) : -1;
@@ -196,8 +218,17 @@ static void run_all(genie_ctx *c, const float *x, const float *wd, const float *
     genie_pool_pop(c);
 }
 
-static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int64_t R, int64_t L, int pat,
-                       int variant, unsigned long ops) {
+/* x[0, n) rounded to what dt holds (through a reference context's conversion) */
+static void round_to_dt(genie_ctx *ref, genie_dtype dt, float *x, int64_t n) {
+    genie_tensor *t;
+    if (dt == GENIE_F32 || n == 0) return;
+    genie_pool_push(ref);
+    t = genie_to_dtype(ref, genie_to_dtype(ref, genie_from_data(ref, GENIE_F32, 1, &n, x), dt), GENIE_F32);
+    if (genie_read(ref, t, GENIE_F32, x, (size_t)n * sizeof(float)) != GENIE_OK) (*r_fail)++;
+    genie_pool_pop(ref);
+}
+static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, genie_dtype dt, int64_t R,
+                       int64_t L, int pat, int variant, unsigned long ops) {
     int64_t rows = R + (variant == 1), total = rows * L, n_ref[T_COUNT], n_f[T_COUNT], e;
     float *x = (float *)malloc((size_t)total * sizeof(float));
     float *wd = (float *)malloc((size_t)(R * L) * sizeof(float)), *bd = (float *)malloc((size_t)(R * L) * sizeof(float));
@@ -208,9 +239,12 @@ static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fnam
     rng_state = (uint64_t)(R * 1000003 + L * 7919 + pat * 31 + variant);
     fill(x, rows, L, pat);
     for (e = 0; e < R * L; e++) { wd[e] = (float)(4 * urand() - 2); bd[e] = (float)(4 * urand() - 2); }
-    run_all(ref, x, wd, bd, R, L, variant, ops, o_ref, n_ref);
+    round_to_dt(ref, dt, x, total); /* the values the ops see, for the bounds */
+    round_to_dt(ref, dt, wd, R * L);
+    round_to_dt(ref, dt, bd, R * L);
+    run_all(ref, dt, x, wd, bd, R, L, variant, ops, o_ref, n_ref);
     for (k = 0; k < nfast; k++) {
-        run_all(fast[k], x, wd, bd, R, L, variant, ops, o_f, n_f);
+        run_all(fast[k], dt, x, wd, bd, R, L, variant, ops, o_f, n_f);
         for (op = 0; op < T_COUNT; op++) {
             int ok = n_ref[op] >= 0 && n_f[op] == n_ref[op];
             if (!((ops >> op) & 1)) { free(o_f[op]); continue; }
@@ -218,14 +252,15 @@ static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fnam
             for (e = 0; ok && e < n_ref[op]; e++) {
                 double tol = strided && op != T_SUM_ALL && op != T_MEAN_ALL && op != T_VAR_ALL && op != T_LSE_ALL
                                  ? 0 : tol_of(op, xr, R, L, e, o_ref[op][e], wd, wd);
+                if (tol > 0) tol += ulp_dt(dt, o_ref[op][e]);
                 if (!agree(o_f[op][e], o_ref[op][e], tol)) { ok = 0; bad = e; }
             }
             if (ok) (*r_pass)++;
             else {
                 (*r_fail)++;
                 if (r_shown++ < 20)
-                    printf("FAIL reduce %s [%lld, %lld] pattern %d variant %d on %s: element %lld: %.9g, reference %.9g\n",
-                           t_names[op], (long long)R, (long long)L, pat, variant, fname[k], (long long)bad,
+                    printf("FAIL reduce %s %s [%lld, %lld] pattern %d variant %d on %s: element %lld: %.9g, reference %.9g\n",
+                           genie_dtype_name(dt), t_names[op], (long long)R, (long long)L, pat, variant, fname[k], (long long)bad,
                            bad >= 0 ? o_f[op][bad] : 0.0, bad >= 0 ? o_ref[op][bad] : 0.0);
             }
             free(o_f[op]);
@@ -275,15 +310,19 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
             for (v = 0; v < 3; v++) {
                 if (v == 1 && shapes[s][0] < 2) continue;
                 if (shapes[s][0] * shapes[s][1] > 20000 && (pat == 1 || pat == 3 || pat == 5) && v) continue; /* keep it short */
-                check_case(ref, fast, fname, nfast, shapes[s][0] - (v == 1), shapes[s][1], pat, v, ~0ul);
+                check_case(ref, fast, fname, nfast, GENIE_F32, shapes[s][0] - (v == 1), shapes[s][1], pat, v, ~0ul);
+                /* f16 and bf16: the shapes up to 70 x 1000, one of them per pattern and variant */
+                if (shapes[s][0] * shapes[s][1] <= 70000)
+                    check_case(ref, fast, fname, nfast, (s + pat + v) % 2 ? GENIE_F16 : GENIE_BF16, shapes[s][0] - (v == 1),
+                               shapes[s][1], pat, v, ~0ul);
             }
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
-    check_case(ref, fast, fname, nfast, 520, 4097, 2, 1,
+    check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
                1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN | 1ul << T_LN_WB | 1ul << T_SUM);
     /* softmax rows up to 4096 stream from a stack row: rows of 2047 (odd alignments) and 4096 */
     if (!getenv("GENIE_GEMM_QUICK")) { /* quick (valgrind): the 8 MiB case above is enough */
-        check_case(ref, fast, fname, nfast, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
-        check_case(ref, fast, fname, nfast, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
+        check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
+        check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
     }
     /* errors stay errors: the fast paths change no message */
     for (i = 0; i < nfast; i++) {
