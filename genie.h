@@ -7970,6 +7970,7 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    pointers are only in root, nodes[] and src[], scalars only in ops[].a, so a
    cached group is rebound by rewriting those. */
 #define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
+GENIE__STATIC_ASSERT(fmax_ops_bits, GENIE__FMAX_OPS <= 32); /* genie__fpass keeps a bit an op */
 #define GENIE__FMAX_IN 16    /* distinct inputs of a group */
 #define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
 #define GENIE__FSCALAR INT16_MIN
@@ -8341,9 +8342,11 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
-/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt; on
-   the path's array kernel (genie__vops) where it has one, else element by element. */
-static void genie__fop_run(const genie__fop *o, int cdt, genie_cpu cpu, float *out, const float *x, const float *y, int64_t n) {
+/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt where
+   `round` (a value only stored is rounded by its store); on the path's array kernel
+   (genie__vops) where it has one, else element by element. */
+static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
+                           int64_t n) {
     const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY, id = genie__v_unary_id(o->op);
     const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
     int64_t e;
@@ -8365,7 +8368,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, genie_cpu cpu, float *o
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
     else
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
-    genie__fround(cpu, cdt, out, n);
+    if (round) genie__fround(cpu, cdt, out, n);
 }
 /* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
    GENIE__FTILE). Contiguous f32 inputs are read in place and a written op with
@@ -8376,7 +8379,12 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
                          int64_t start, int64_t n, int jx, float *xdst) {
     const float *ip[GENIE__FMAX_IN];
     float *op[GENIE__FMAX_OPS];
+    uint32_t read = 0; /* f16/bf16 groups: the ops a later op reads (the others are rounded by their store) */
     int j, k;
+    for (j = j0; j < j1 && g->cdt != GENIE_F32; j++) {
+        if (g->ops[j].x >= 0) read |= 1u << g->ops[j].x;
+        if (g->ops[j].y >= 0 && g->ops[j].y != GENIE__FNONE) read |= 1u << g->ops[j].y;
+    }
     for (k = 0; k < g->nin; k++) {
         const genie__fin *f = &g->in[k];
         if (f->sp != sp) continue;
@@ -8395,7 +8403,7 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
                                                                                  : opr + (size_t)j * GENIE__FTILE;
         x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
         y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
-        genie__fop_run(o, g->cdt, g->cpu, op[j], x, y, n);
+        genie__fop_run(o, g->cdt, (read >> j & 1) || !g->written[j], g->cpu, op[j], x, y, n);
     }
     for (j = j0; j < j1; j++)
         if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);

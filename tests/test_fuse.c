@@ -351,6 +351,42 @@ static void half_cases(genie_ctx *c, genie_ctx *r, int th) {
                 }
 }
 
+/* A value of an f16/bf16 group both written (held) and read by a later op of the group,
+   as y and as x: the later ops read it rounded, as the reference does. Exact ops: bit
+   for bit. */
+static void half_held_operands(genie_ctx *c, genie_ctx *r) {
+    static const genie_dtype dts[2] = {GENIE_F16, GENIE_BF16};
+    genie_ctx *cs[2];
+    genie_tensor *a[2], *e[2], *d2[2];
+    int d, i;
+    cs[0] = c;
+    cs[1] = r;
+    for (d = 0; d < 2; d++) {
+        uint64_t g0 = genie_get_stats(c).fused_nodes;
+        for (i = 0; i < 2; i++) {
+            genie_tensor *x = half_data(cs[i], dts[d], HALF_R, HALF_C, 5), *y = half_data(cs[i], dts[d], HALF_R, HALF_C, 6);
+            genie_pool_push(cs[i]);
+            a[i] = genie_mul_scalar(cs[i], x, 1.7);                               /* held; read once, as y */
+            e[i] = genie_add_scalar(cs[i], genie_sub(cs[i], y, a[i]), 0.3);       /* held; read once, as x */
+            d2[i] = genie_mul(cs[i], e[i], y);
+            genie_retain(a[i]);
+            genie_retain(e[i]);
+            genie_retain(d2[i]);
+            genie_pool_pop(cs[i]);
+        }
+        compare(c, d2[0], r, d2[1], dts[d] == GENIE_F16 ? "f16 group reading its held values" : "bf16 group reading its held values", 0, 0.0);
+        FCHECK(genie_get_stats(c).fused_nodes - g0 >= 4, "the held values ran outside one group (%llu nodes fused)",
+               (unsigned long long)(genie_get_stats(c).fused_nodes - g0));
+        compare(c, a[0], r, a[1], dts[d] == GENIE_F16 ? "f16 held value" : "bf16 held value", 0, 0.0);
+        compare(c, e[0], r, e[1], dts[d] == GENIE_F16 ? "f16 held value" : "bf16 held value", 0, 0.0);
+        for (i = 0; i < 2; i++) {
+            genie_release(a[i]);
+            genie_release(e[i]);
+            genie_release(d2[i]);
+        }
+    }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -387,6 +423,7 @@ void fuse_tests(int *passed, int *failed) {
         }
         inplace_case(c, r, th);
         half_cases(c, r, th);
+        half_held_operands(c, r);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
