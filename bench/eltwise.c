@@ -1,4 +1,5 @@
-/* bench/eltwise.c - elementwise operations on contiguous f32 tensors: the
+/* bench/eltwise.c - elementwise operations on contiguous f32 tensors (and add and
+   gelu on f16 and bf16, converted in registers by the fused group): the
    reference kernels beside the array kernels of each CPU path this machine
    runs (generic, avx2, avx512), on 1 and 2 threads. Each timing is the best of
    a few realizations of one node (capture, buffer, kernel), so it includes
@@ -16,7 +17,7 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-typedef struct { const char *name; int kind; } bench_op; /* kind 0 unary, 1 binary, 2 to bf16, 3 unary on x > 0 */
+typedef struct { const char *name; int kind; genie_dtype dt; } bench_op; /* kind 0 unary, 1 binary, 2 to bf16, 3 unary on x > 0 */
 static genie_tensor *run_op(genie_ctx *ctx, const bench_op *o, genie_tensor *x, genie_tensor *y) {
     if (strcmp(o->name, "exp") == 0) return genie_exp(ctx, x);
     if (strcmp(o->name, "tanh") == 0) return genie_tanh(ctx, x);
@@ -48,6 +49,12 @@ static double time_op(genie_cpu cpu, int threads, const bench_op *o, int64_t n, 
     ctx = genie_ctx_create(&d);
     x = genie_from_data(ctx, GENIE_F32, 1, &n, o->kind == 3 ? ys : xs); /* ys: positive for kind 3 */
     y = genie_from_data(ctx, GENIE_F32, 1, &n, ys);
+    if (o->dt != GENIE_F32) { /* f16/bf16 operands, converted before the timing */
+        x = genie_to_dtype(ctx, x, o->dt);
+        y = genie_to_dtype(ctx, y, o->dt);
+        genie_realize(ctx, 1, &x);
+        genie_realize(ctx, 1, &y);
+    }
     for (r = 0; r < reps; r++) {
         genie_tensor *t;
         double t0;
@@ -65,9 +72,12 @@ static double time_op(genie_cpu cpu, int threads, const bench_op *o, int64_t n, 
 }
 
 int main(int argc, char **argv) {
-    static const bench_op ops[] = {{"exp", 0}, {"expm1", 0}, {"log", 3}, {"log1p", 3}, {"tanh", 0}, {"sigmoid", 0},
-                                   {"silu", 0}, {"erf", 0}, {"gelu", 0}, {"gelu_tanh", 0}, {"sin", 0}, {"relu", 0},
-                                   {"add", 1}, {"mul_scalar", 1}, {"gt", 1}, {"to_bf16", 2}};
+    static const bench_op ops[] = {
+        {"exp", 0, GENIE_F32}, {"expm1", 0, GENIE_F32}, {"log", 3, GENIE_F32}, {"log1p", 3, GENIE_F32}, {"tanh", 0, GENIE_F32},
+        {"sigmoid", 0, GENIE_F32}, {"silu", 0, GENIE_F32}, {"erf", 0, GENIE_F32}, {"gelu", 0, GENIE_F32},
+        {"gelu_tanh", 0, GENIE_F32}, {"sin", 0, GENIE_F32}, {"relu", 0, GENIE_F32}, {"add", 1, GENIE_F32},
+        {"mul_scalar", 1, GENIE_F32}, {"gt", 1, GENIE_F32}, {"to_bf16", 2, GENIE_F32},
+        {"add", 1, GENIE_F16}, {"add", 1, GENIE_BF16}, {"gelu", 0, GENIE_F16}, {"gelu", 0, GENIE_BF16}};
     static const genie_cpu paths[] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
     int64_t sizes[2] = {1 << 20, 1 << 24}, i;
     int s, k, p, reps = argc > 1 ? atoi(argv[1]) : 3;
@@ -77,7 +87,7 @@ int main(int argc, char **argv) {
         xs[i] = (float)((double)((i * 2654435761u) % 20001u) / 1000.0 - 10.0);
         ys[i] = (float)((double)((i * 40503u) % 1999u) / 100.0 + 0.01); /* (0, 20]: log's domain too */
     }
-    printf("elementwise f32, ms per node (best of %d); x: speed-up over the reference, 1 thread\n", reps);
+    printf("elementwise f32 (f16/bf16 where named), ms per node (best of %d); x: speed-up over the reference, 1 thread\n", reps);
     printf("%-10s %9s %10s", "op", "n", "reference");
     for (p = 0; p < 3; p++) printf(" %15s", genie_cpu_name(paths[p]));
     printf(" %15s\n", "best, 2 thr");
@@ -85,7 +95,9 @@ int main(int argc, char **argv) {
         for (k = 0; k < (int)(sizeof ops / sizeof ops[0]); k++) {
             double ref = time_op(GENIE_CPU_REFERENCE, 1, &ops[k], sizes[s], xs, ys, reps), t = 0;
             genie_cpu best = GENIE_CPU_GENERIC;
-            printf("%-10s %9lld %10.2f", ops[k].name, (long long)sizes[s], ref);
+            char name[24];
+            snprintf(name, sizeof name, "%s%s%s", ops[k].name, ops[k].dt == GENIE_F32 ? "" : " ", ops[k].dt == GENIE_F32 ? "" : genie_dtype_name(ops[k].dt));
+            printf("%-10s %9lld %10.2f", name, (long long)sizes[s], ref);
             for (p = 0; p < 3; p++) {
                 if (!genie_cpu_supported(paths[p])) { printf(" %15s", "-"); continue; }
                 t = time_op(paths[p], 1, &ops[k], sizes[s], xs, ys, reps);

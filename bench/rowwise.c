@@ -1,6 +1,7 @@
 /* bench/rowwise.c - the fast row kernels (issue 7) beside a memcpy of the same
    bytes, measured in the same run: softmax, layer_norm, sum and mean over the
-   last dim of a [4096, 4096] f32 tensor, on 1 and 2 threads.
+   last dim of a [4096, 4096] f32 tensor, on 1 and 2 threads, and of the same tensor in
+   f16 and bf16 (each row converted to f32 and back) beside a memcpy of 32 MiB.
    Bandwidth counts bytes read plus bytes written: the copy moves 2 x 64 MiB,
    softmax and layer_norm 2 x 64 MiB, sum and mean 64 MiB (+16 KiB).
    A node's time is what genie_realize takes: the executor's buffer for the
@@ -199,6 +200,27 @@ int main(void) {
         for (op = 0; op < NOPS; op++) {
             double t = node_time(ctx, x, w, b, op), moved = (op == SUM || op == MEAN) ? (double)bytes : 2.0 * (double)bytes;
             printf("  %-11s %9.2f %9.1f %9.0f%%\n", names[op], t * 1e3, moved / t * 1e-9, 100.0 * (moved / t) / (2.0 * (double)bytes / tc));
+        }
+        { /* f16 and bf16 (x, w and b of the dtype): rows converted to f32 and back; copy of 32 MiB */
+            static const genie_dtype hdt[2] = {GENIE_F16, GENIE_BF16};
+            double th = copy_time(dst, (const char *)data, bytes / 2, nth, 0);
+            int h;
+            printf("  f16/bf16 [%d, %d] (32 MiB): memcpy 32 MiB %.2f ms = %.1f GB/s\n", N, N, th * 1e3, (double)bytes / th * 1e-9);
+            for (h = 0; h < 2; h++) {
+                genie_tensor *xh = genie_to_dtype(ctx, x, hdt[h]), *wh = genie_to_dtype(ctx, w, hdt[h]), *bh = genie_to_dtype(ctx, b, hdt[h]);
+                genie_realize(ctx, 1, &xh);
+                genie_realize(ctx, 1, &wh);
+                genie_realize(ctx, 1, &bh);
+                for (op = 0; op < NOPS; op++) {
+                    double t = node_time(ctx, xh, wh, bh, op), moved = (op == SUM || op == MEAN) ? (double)bytes / 2 : (double)bytes;
+                    char name[24];
+                    snprintf(name, sizeof name, "%s %s", names[op], genie_dtype_name(hdt[h]));
+                    printf("  %-15s %5.2f %9.1f %9.0f%%\n", name, t * 1e3, moved / t * 1e-9, 100.0 * (moved / t) / ((double)bytes / th));
+                }
+                genie_release(xh);
+                genie_release(wh);
+                genie_release(bh);
+            }
         }
         genie_ctx_destroy(ctx);
     }
