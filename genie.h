@@ -8095,11 +8095,16 @@ static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *per
    root (reversed, producers come before consumers); the first row op met (or
    r itself) becomes the centre, its input's producers its prologue. NULL: r has
    no inner producer (it runs alone) or out of memory. */
-/* Does elementwise n compute or read f16/bf16 values (no array kernel runs it alone)? */
-static int genie__half_in(const genie__node *n) {
-    int i, h = n->dtype == GENIE_F16 || n->dtype == GENIE_BF16;
-    for (i = 0; i < n->nin; i++) h |= n->in[i].n->dtype == GENIE_F16 || n->in[i].n->dtype == GENIE_BF16;
-    return h;
+/* May no array kernel run elementwise n alone (genie__v_setup): f16/bf16 values, or a
+   layout other than a dense output read by its operands in the same order (or one
+   broadcast value)? Such a node runs as a group of one, not on the reference kernel. */
+static int genie__lone_group(const genie__node *n) {
+    int i;
+    if (n->dtype == GENIE_F16 || n->dtype == GENIE_BF16 || !genie__v_dense(n->out)) return 1;
+    for (i = 0; i < n->nin; i++)
+        if (n->in[i].n->dtype == GENIE_F16 || n->in[i].n->dtype == GENIE_BF16 ||
+            (!genie__v_same(n->out, n->in[i].v) && !(n->nin == 2 && genie__v_bcast(n->in[i].v)))) return 1;
+    return 0;
 }
 static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
     genie__fgroup *g;
@@ -8134,8 +8139,9 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
                 if (!seen && genie__fuses_into(pn, pq[head], tape)) pq[np++] = pn;
             }
     }
-    /* a lone f32 op runs on its array kernel; a lone one of f16/bf16 values here, converted in registers */
-    if ((nq + np < 2 && (c || !genie__half_in(r))) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
+    /* a lone op runs on its array kernel where one takes it, else here (f16/bf16 converted in
+       registers, strided and row-broadcast operands read through their views) */
+    if ((nq + np < 2 && (c || !genie__lone_group(r))) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
         return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;

@@ -253,13 +253,15 @@ static void copy_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
-/* Lone f16/bf16 elementwise ops (a group of one, converted in registers on the path's
-   array kernels) and a three-op chain, on each way a group loads an input: contiguous,
-   rows of a narrowed view, a transposed view, and for binary ops a broadcast row and
-   column; f32 ops reading them (converted exactly); over values with inf, NaN, signed zeros, subnormals and the dtype's largest.
-   Exact operations must match the reference bit for bit (NaN as NaN); the
-   transcendental ones within one ulp of the dtype (the f32 SIMD kernels are a few f32
-   ulp from the reference, which can flip the rounding to f16/bf16). */
+/* Lone elementwise ops that no array kernel takes, each a group of one: f16/bf16
+   (converted in registers on the path's array kernels), and f32 with a layout other
+   than a dense output read in order; and a three-op chain. On each way a group loads
+   an input: contiguous, rows of a narrowed view, a transposed view, and for binary ops
+   a broadcast row and column; f32 ops reading f16/bf16 values (converted exactly); over
+   values with inf, NaN, signed zeros, subnormals and the dtype's largest. Exact
+   operations must match the reference bit for bit (NaN as NaN); the transcendental
+   ones within one ulp of f16/bf16 (the f32 SIMD kernels are a few f32 ulp from the
+   reference, which can flip the rounding to f16/bf16), 2^-14 relative in f32. */
 #define HALF_R 33
 #define HALF_C 70
 static genie_tensor *half_data(genie_ctx *c, genie_dtype dt, int64_t r, int64_t cols, uint64_t seed) {
@@ -313,17 +315,18 @@ static genie_tensor *half_op(genie_ctx *c, int k, genie_tensor *x, genie_tensor 
 }
 #define HALF_NOPS 36
 static void half_cases(genie_ctx *c, genie_ctx *r, int th) {
-    static const genie_dtype dts[2] = {GENIE_F16, GENIE_BF16};
+    static const genie_dtype dts[3] = {GENIE_F16, GENIE_BF16, GENIE_F32};
     genie_ctx *cs[2];
     int d, k, lx, ly, i;
     cs[0] = c;
     cs[1] = r;
-    for (d = 0; d < 2; d++)
+    for (d = 0; d < 3; d++)
         for (k = 0; k < HALF_NOPS; k++)
             for (lx = 0; lx < 3; lx++)
                 for (ly = 0; ly < 3; ly++) {
                     genie_tensor *res[2];
                     int exact = 0;
+                    uint64_t g0 = genie_get_stats(c).fused_groups;
                     for (i = 0; i < 2; i++) {
                         genie_tensor *x, *y;
                         genie_pool_push(cs[i]);
@@ -342,8 +345,12 @@ static void half_cases(genie_ctx *c, genie_ctx *r, int th) {
                     {
                         char what[96];
                         snprintf(what, sizeof what, "lone %s op %d (x layout %d, y layout %d, %d thread(s))",
-                                 dts[d] == GENIE_F16 ? "f16" : "bf16", k, lx, ly, th);
-                        compare(c, res[0], r, res[1], what, (uint64_t)k, exact ? 0.0 : dts[d] == GENIE_F16 ? 1.0 / 512 : 1.0 / 64);
+                                 genie_dtype_name(dts[d]), k, lx, ly, th);
+                        compare(c, res[0], r, res[1], what, (uint64_t)k,
+                                exact ? 0.0 : dts[d] == GENIE_F16 ? 1.0 / 512 : dts[d] == GENIE_BF16 ? 1.0 / 64 : 1.0 / 16384);
+                        /* f16/bf16, or a broadcast row or column operand: no array kernel, a group */
+                        if (dts[d] != GENIE_F32 || (k >= 23 && k < 30 && ly > 0))
+                            FCHECK(genie_get_stats(c).fused_groups > g0, "%s: ran outside a group", what);
                     }
                     genie_release(res[0]);
                     genie_release(res[1]);
