@@ -8299,9 +8299,12 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
     } else if (f->contig && up) {
         up(dst, (const uint16_t *)f->data + f->off + start, NULL, n);
-    } else if (((f->dt == GENIE_F32 && g->cdt == GENIE_F32) || up) && nd >= 1 && (f->st[nd - 1] == 1 || f->st[nd - 1] == 0)) {
-        /* runs along the last dim, copied (converted) or (stride 0: a broadcast row) filled */
+    } else if (((f->dt == GENIE_F32 && g->cdt == GENIE_F32) || up) && nd >= 1) {
+        /* runs along the last dim: copied (converted), (stride 0: a broadcast row) filled, or
+           gathered at their stride (a transposed input: no index step per element) */
         const size_t es = genie__dt_size[f->dt];
+        const int64_t s = f->st[nd - 1];
+        uint16_t h[GENIE__FTILE];
         for (e = 0; e < n;) {
             int64_t pos = start + e, j = pos % shape[nd - 1], run = GENIE__MIN(shape[nd - 1] - j, n - e), off = f->off, r;
             const char *x;
@@ -8311,13 +8314,20 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
                 pos /= shape[d];
             }
             x = (const char *)f->data + (size_t)off * es;
-            if (!f->st[nd - 1]) {
+            if (!s) {
                 float v;
                 if (up) up(&v, x, NULL, 1);
                 else memcpy(&v, x, 4);
                 for (r = 0; r < run; r++) dst[e + r] = v;
-            } else if (up) up(dst + e, x, NULL, run);
-            else memcpy(dst + e, x, (size_t)run * 4);
+            } else if (s == 1) {
+                if (up) up(dst + e, x, NULL, run);
+                else memcpy(dst + e, x, (size_t)run * 4);
+            } else if (up) { /* run <= n <= GENIE__FTILE */
+                for (r = 0; r < run; r++) h[r] = ((const uint16_t *)(const void *)x)[r * s];
+                up(dst + e, h, NULL, run);
+            } else {
+                for (r = 0; r < run; r++) dst[e + r] = ((const float *)(const void *)x)[r * s];
+            }
             e += run;
         }
     } else if (f->contig) {
