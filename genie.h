@@ -8091,10 +8091,6 @@ static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *per
     *opnd = (int16_t)(-1 - slot);
     return slot >= 0;
 }
-/* Build the group rooted at r: its inner producers breadth first from the
-   root (reversed, producers come before consumers); the first row op met (or
-   r itself) becomes the centre, its input's producers its prologue. NULL: r has
-   no inner producer (it runs alone) or out of memory. */
 /* May no array kernel run elementwise n alone (genie__v_setup): f16/bf16 values, or a
    layout other than a dense output read by its operands in the same order (or one
    broadcast value)? Such a node runs as a group of one, not on the reference kernel. */
@@ -8106,6 +8102,10 @@ static int genie__lone_group(const genie__node *n) {
             (!genie__v_same(n->out, n->in[i].v) && !(n->nin == 2 && genie__v_bcast(n->in[i].v)))) return 1;
     return 0;
 }
+/* Build the group rooted at r: its inner producers breadth first from the
+   root (reversed, producers come before consumers); the first row op met (or
+   r itself) becomes the centre, its input's producers its prologue. NULL: r has
+   no inner producer and an array or row kernel runs it alone, or out of memory. */
 static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
     genie__fgroup *g;
     genie__node *q[GENIE__FMAX_OPS], *pq[GENIE__FMAX_OPS], *c = NULL; /* the root's tree, the prologue, the centre */
@@ -8322,9 +8322,13 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
             } else if (s == 1) {
                 if (up) up(dst + e, x, NULL, run);
                 else memcpy(dst + e, x, (size_t)run * 4);
-            } else if (up) { /* run <= n <= GENIE__FTILE */
-                for (r = 0; r < run; r++) h[r] = ((const uint16_t *)(const void *)x)[r * s];
-                up(dst + e, h, NULL, run);
+            } else if (up) { /* through h, a tile at a time */
+                int64_t c0, c;
+                for (c0 = 0; c0 < run; c0 += c) {
+                    c = GENIE__MIN(run - c0, GENIE__FTILE);
+                    for (r = 0; r < c; r++) h[r] = ((const uint16_t *)(const void *)x)[(c0 + r) * s];
+                    up(dst + e + c0, h, NULL, c);
+                }
             } else {
                 for (r = 0; r < run; r++) dst[e + r] = ((const float *)(const void *)x)[r * s];
             }

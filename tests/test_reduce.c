@@ -177,9 +177,6 @@ static void fill(float *x, int64_t R, int64_t L, int pat) {
         }
 }
 
-/* Run every op on x [R, L] (variant 0: as is; 1: rows 1.. of it, a view with
-   an offset; 2: the transpose of an [L, R] tensor, not contiguous) in context
-   c; outputs read as doubles into out[op] (allocated here). */
 /* data of dtype dt (f32 values that dt holds exactly), realized */
 static genie_tensor *data_as(genie_ctx *c, genie_dtype dt, int nd, const int64_t *sh, const float *v) {
     genie_tensor *t = genie_from_data(c, GENIE_F32, nd, sh, v);
@@ -189,6 +186,9 @@ static genie_tensor *data_as(genie_ctx *c, genie_dtype dt, int nd, const int64_t
     }
     return t;
 }
+/* Run every op on x [R, L] of dtype dt (variant 0: as is; 1: rows 1.. of it, a view
+   with an offset; 2: the transpose of an [L, R] tensor, not contiguous) in context
+   c; outputs read as doubles into out[op] (allocated here). */
 static void run_all(genie_ctx *c, genie_dtype dt, const float *x, const float *wd, const float *bd, int64_t R, int64_t L,
                     int variant, unsigned long ops, double **out, int64_t *numel) {
     int64_t sh[2], nsh[2];
