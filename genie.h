@@ -8003,11 +8003,25 @@ typedef struct genie__fgroup {
 } genie__fgroup;
 
 /* May n be computed inside a group? A float unary/binary computed in its own
-   dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place. */
+   dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place;
+   or a clone, contiguous or dtype conversion between those dtypes (the value
+   itself: a narrowing conversion only as a group's root, genie__fdt). */
 static int genie__fusable(const genie__node *n) {
     int k = genie__op_kinds[n->op];
-    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype && !n->base && n->numel > 0 &&
-           (n->dtype == GENIE_F32 || n->dtype == GENIE_F16 || n->dtype == GENIE_BF16);
+#define GENIE__FDT(t) ((t) == GENIE_F32 || (t) == GENIE_F16 || (t) == GENIE_BF16)
+    if (n->base || n->numel <= 0 || !GENIE__FDT(n->dtype)) return 0;
+    if (n->op == GENIE__OP_TO || n->op == GENIE__OP_CLONE || n->op == GENIE__OP_CONTIGUOUS)
+        return n->nin == 1 && GENIE__FDT(n->in[0].n->dtype);
+    return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype;
+#undef GENIE__FDT
+}
+/* The dtype n's value is computed in inside a group: a narrowing conversion's
+   (f32 to f16/bf16, f16 <-> bf16) is its input's, rounded once by its store, so
+   it roots its group; every other node's is its own. */
+static int genie__fdt(const genie__node *n) {
+    int x = genie__op_kinds[n->op] == GENIE__K_COPY ? n->in[0].n->dtype : n->dtype;
+    return x == n->dtype || x == GENIE_F32 || (x == GENIE_F16 && n->dtype == GENIE_BF16) ||
+                   (x == GENIE_BF16 && n->dtype == GENIE_F16) ? x : n->dtype;
 }
 /* May n be the centre of a row group: a row op whose rows fit the row registers? */
 static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) { /* f32 rows only */
@@ -8022,7 +8036,7 @@ static int genie__groupable(const genie__node *n) {
    other node of this tape? */
 static int genie__reads_only(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     int i, uses = 0;
-    if (p->state != GENIE__PENDING || p->dtype != c->dtype) return 0;
+    if (p->state != GENIE__PENDING || p->dtype != genie__fdt(c)) return 0;
     for (i = 0; i < c->nin; i++)
         if (c->in[i].n == p) {
             if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
@@ -8032,7 +8046,7 @@ static int genie__reads_only(const genie__node *p, const genie__node *c, const g
 }
 /* Does producer p join consumer c's group: fusable, and read only by c as above? */
 static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
-    return genie__fusable(p) && genie__reads_only(p, c, tape);
+    return genie__fusable(p) && genie__fdt(p) == p->dtype && genie__reads_only(p, c, tape);
 }
 /* Does row op c take its input's producer p as its prologue: f32 elementwise,
    read once in this tape, by c as in[0] through p's own view? */
@@ -8096,6 +8110,9 @@ static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *per
    broadcast value)? Such a node runs as a group of one, not on the reference kernel. */
 static int genie__lone_group(const genie__node *n) {
     int i;
+    if (genie__op_kinds[n->op] == GENIE__K_COPY) /* same dtype: the strided copy; f32 <-> f16/bf16 in place: array kernels */
+        return n->in[0].n->dtype != n->dtype && !(genie__v_dense(n->out) && genie__v_same(n->out, n->in[0].v) &&
+                                                  (n->dtype == GENIE_F32 || n->in[0].n->dtype == GENIE_F32));
     if (n->dtype == GENIE_F16 || n->dtype == GENIE_BF16 || !genie__v_dense(n->out)) return 1;
     for (i = 0; i < n->nin; i++)
         if (n->in[i].n->dtype == GENIE_F16 || n->in[i].n->dtype == GENIE_BF16 ||
@@ -8158,7 +8175,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->len = len;
         for (d = 0; d < GENIE__MAXD; d++) perm[d] = d;
     } else {
-        g->cdt = r->dtype;
+        g->cdt = genie__fdt(r);
         g->nd = r->out->ndim;
         for (d = 0; d < g->nd; d++) perm[d] = d;
         for (d = 1; d < g->nd; d++) { /* the root's memory order: strides descending, stable */
@@ -8370,7 +8387,9 @@ static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cp
     const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY, id = genie__v_unary_id(o->op);
     const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
     int64_t e;
-    if (fn) {
+    if (genie__op_kinds[o->op] == GENIE__K_COPY) { /* clone, contiguous, to: the value (stored converted) */
+        if (out != x) memcpy(out, x, (size_t)n * sizeof(float));
+    } else if (fn) {
         if (unary) {
             float bounds[2];
             bounds[0] = (float)o->a.f[0];
@@ -8423,6 +8442,10 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
                                                                                  : opr + (size_t)j * GENIE__FTILE;
         x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
         y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
+        if (genie__op_kinds[o->op] == GENIE__K_COPY && op[j] == opr + (size_t)j * GENIE__FTILE) {
+            op[j] = (float *)(uintptr_t)x; /* a copy or conversion in a register: its operand's (already of its dtype) */
+            continue;
+        }
         genie__fop_run(o, g->cdt, (read >> j & 1) || !g->written[j], g->cpu, op[j], x, y, n);
     }
     for (j = j0; j < j1; j++)

@@ -394,6 +394,75 @@ static void half_held_operands(genie_ctx *c, genie_ctx *r) {
     }
 }
 
+/* Conversions, clones and contiguous copies inside groups: a widening conversion
+   (f16/bf16 to f32) is an op of an f32 group, its input loaded converted; a narrowing
+   one (f32 to f16/bf16, f16 <-> bf16) roots its group, computed in its input's dtype
+   and rounded once by the store; a lone conversion the array kernels cannot take (of a
+   non-dense or broadcast view, or f16 <-> bf16) is a group of one. Each chain is checked
+   against the reference (exact ones bit for bit) and for the groups and fused nodes
+   it ran as. */
+#define NCONV 10
+static genie_tensor *conv_build(genie_ctx *c, int k, genie_tensor **held, int *exact, int *groups, int *nodes) {
+    genie_tensor *x16 = half_data(c, GENIE_F16, HALF_R, HALF_C, 21), *xb = half_data(c, GENIE_BF16, HALF_R, HALF_C, 22);
+    genie_tensor *x32 = half_data(c, GENIE_F32, HALF_R, HALF_C, 23), *y32 = half_data(c, GENIE_F32, HALF_R, HALF_C, 24);
+    genie_tensor *t32 = half_data(c, GENIE_F32, HALF_C, HALF_R, 25), *t16 = half_data(c, GENIE_F16, HALF_C, HALF_R, 26);
+    int64_t s[2] = {HALF_R, HALF_C};
+    *held = NULL, *exact = 1, *groups = 1;
+    switch (k) {
+    case 0: /* f16 -> f32, two f32 ops, -> f16: one group of four */
+        *exact = 0, *nodes = 4;
+        return genie_to_dtype(c, genie_gelu(c, genie_mul(c, genie_to_dtype(c, x16, GENIE_F32), y32)), GENIE_F16);
+    case 1: *exact = 0, *nodes = 2; return genie_to_dtype(c, genie_exp(c, x32), GENIE_BF16); /* f32 op -> bf16 */
+    case 2: /* bf16 -> f32 as a softmax's prologue, -> bf16 as its epilogue: one row group of three */
+        *exact = 0, *nodes = 3;
+        return genie_to_dtype(c, genie_softmax(c, genie_to_dtype(c, xb, GENIE_F32), -1), GENIE_BF16);
+    case 3: *nodes = 2; return genie_add(c, genie_contiguous(c, genie_t(c, t32)), y32); /* a transposed copy, read in */
+    case 4: *nodes = 3; return genie_to_dtype(c, genie_neg(c, genie_clone(c, x16)), GENIE_BF16); /* an f16 group -> bf16 */
+    case 5: *nodes = 1; return genie_to_dtype(c, genie_t(c, t16), GENIE_BF16);                  /* lone, strided */
+    case 6: *nodes = 1; return genie_to_dtype(c, genie_narrow(c, t32, 1, 4, 20), GENIE_F16);    /* lone, rows of a narrowed view */
+    case 7: *nodes = 1; return genie_to_dtype(c, genie_expand(c, genie_narrow(c, x16, 0, 3, 1), 2, s), GENIE_F32); /* a broadcast row */
+    case 8: /* the widened value is also held: written once, and read by the group */
+        *nodes = 2;
+        *held = genie_to_dtype(c, xb, GENIE_F32);
+        return genie_relu(c, *held);
+    default: /* f32 ops -> f16 -> f16 op -> f32: the narrowing roots a group (the f32 ops are not rounded to f16),
+                the f16 op is a group of one, the widening an array kernel */
+        *groups = 2, *nodes = 4;
+        return genie_to_dtype(c, genie_add_scalar(c, genie_to_dtype(c, genie_add_scalar(c, genie_mul(c, x32, y32), 0.3), GENIE_F16), 0.5),
+                              GENIE_F32);
+    }
+}
+static void convert_cases(genie_ctx *c, genie_ctx *r, int th) {
+    int k, i;
+    for (k = 0; k < NCONV; k++) {
+        genie_ctx *cs[2];
+        genie_tensor *res[2], *held[2];
+        int exact = 1, groups = 0, nodes = 0;
+        genie_stats s0 = genie_get_stats(c), s1;
+        char what[80];
+        cs[0] = c, cs[1] = r;
+        for (i = 0; i < 2; i++) {
+            genie_pool_push(cs[i]);
+            res[i] = conv_build(cs[i], k, &held[i], &exact, &groups, &nodes);
+            genie_retain(res[i]);
+            if (held[i]) genie_retain(held[i]);
+            genie_pool_pop(cs[i]);
+            genie_realize(cs[i], 1, &res[i]);
+        }
+        s1 = genie_get_stats(c);
+        snprintf(what, sizeof what, "conversion chain %d (%d thread(s))", k, th);
+        compare(c, res[0], r, res[1], what, (uint64_t)k, exact ? 0.0 : 1.0 / 64);
+        if (held[0]) compare(c, held[0], r, held[1], what, (uint64_t)k, 0.0);
+        FCHECK(s1.fused_groups - s0.fused_groups == (uint64_t)groups && s1.fused_nodes - s0.fused_nodes >= (uint64_t)nodes,
+               "%s: ran as %llu groups of %llu nodes, not %d of %d", what, (unsigned long long)(s1.fused_groups - s0.fused_groups),
+               (unsigned long long)(s1.fused_nodes - s0.fused_nodes), groups, nodes);
+        for (i = 0; i < 2; i++) {
+            genie_release(res[i]);
+            if (held[i]) genie_release(held[i]);
+        }
+    }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -431,6 +500,7 @@ void fuse_tests(int *passed, int *failed) {
         inplace_case(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) half_cases(c, r, th); /* quick (valgrind): 2 threads only */
         half_held_operands(c, r);
+        convert_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
