@@ -4628,7 +4628,8 @@ static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) 
     return *rows > 0 && *len > 0;
 }
 /* Does node n have a row kernel on its own? A row op over a contiguous input. */
-#define GENIE__ROWS_HALF_MAX (1 << 16) /* longest f16/bf16 row (four f32 rows a thread: 1 MiB) */
+#define GENIE__ROWS_HALF_MAX (1 << 20) /* longest f16/bf16 row (four f32 rows a thread: 16 MiB; a vocabulary's
+                                          logits, 128K-256K, take 2-4 MiB) */
 static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
     if (!v || !genie__row_centre(n, rows, len)) return 0;

@@ -320,6 +320,10 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
     check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
                1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN | 1ul << T_LN_WB | 1ul << T_SUM);
+    /* f16/bf16 rows longer than 64K (a vocabulary's logits): through f32 rows in the workspace too */
+    check_case(ref, fast, fname, nfast, GENIE_BF16, 2, 70001, 2, 0,
+               1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN_WB | 1ul << T_SUM | 1ul << T_AMAX);
+    check_case(ref, fast, fname, nfast, GENIE_F16, 1, 131075, 3, 0, 1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_MEAN);
     /* softmax rows up to 4096 stream from a stack row: rows of 2047 (odd alignments) and 4096 */
     if (!getenv("GENIE_GEMM_QUICK")) { /* quick (valgrind): the 8 MiB case above is enough */
         check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
