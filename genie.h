@@ -4846,7 +4846,9 @@ typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
     X(P, ADD) X(P, SUB) X(P, MUL) X(P, DIV) X(P, POW) X(P, MAXIMUM) X(P, MINIMUM)
 #define GENIE__VC_LIST(X, P) /* binary, bool out */ \
     X(P, EQ) X(P, NE) X(P, LT) X(P, LE) X(P, GT) X(P, GE) X(P, LOGICAL_AND) X(P, LOGICAL_OR)
-#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF)
+#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS)
+/* B2F: bool (uint8) -> f32 0 or 1; SEL: out = a != 0 ? b : out (b f32[n]), SELS: the
+   same with one f32 *b (where and masked_fill blend into out, which holds the other value) */
 
 enum genie__vop {
 #define GENIE__X1(P, o) GENIE__V_##o,
@@ -4919,6 +4921,22 @@ static void genie__vg_F2BF(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     (void)b;
     for (i = 0; i < n; i++) ((uint16_t *)out)[i] = genie__f2bf(((const float *)a)[i]);
+}
+static void genie__vg_B2F(void *out, const void *a, const void *b, int64_t n) {
+    int64_t i;
+    (void)b;
+    for (i = 0; i < n; i++) ((float *)out)[i] = ((const uint8_t *)a)[i] != 0;
+}
+static void genie__vg_SEL(void *out, const void *a, const void *b, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (((const float *)a)[i] != 0) ((float *)out)[i] = ((const float *)b)[i];
+}
+static void genie__vg_SELS(void *out, const void *a, const void *b, int64_t n) {
+    const float v = *(const float *)b;
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (((const float *)a)[i] != 0) ((float *)out)[i] = v;
 }
 
 #ifdef GENIE__X86
@@ -5751,6 +5769,41 @@ static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
+static GENIE__AVX2 void genie__vy_B2F(void *out, const void *a, const void *b, int64_t n) {
+    const uint8_t *m = (const uint8_t *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i + 8 <= n; i += 8) {
+        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(m + i)));
+        __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+        _mm256_storeu_ps(y + i, _mm256_and_ps(_mm256_castsi256_ps(nz), _mm256_set1_ps(1.0f)));
+    }
+    for (; i < n; i++) y[i] = m[i] != 0;
+}
+static GENIE__AVX2 void genie__vy_SEL(void *out, const void *a, const void *b, int64_t n) {
+    const float *c = (const float *)a, *v = (const float *)b;
+    float *y = (float *)out;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 k = _mm256_cmp_ps(_mm256_loadu_ps(c + i), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+        _mm256_storeu_ps(y + i, _mm256_blendv_ps(_mm256_loadu_ps(y + i), _mm256_loadu_ps(v + i), k));
+    }
+    for (; i < n; i++)
+        if (c[i] != 0) y[i] = v[i];
+}
+static GENIE__AVX2 void genie__vy_SELS(void *out, const void *a, const void *b, int64_t n) {
+    const float *c = (const float *)a;
+    float *y = (float *)out;
+    const __m256 s = _mm256_set1_ps(*(const float *)b);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 k = _mm256_cmp_ps(_mm256_loadu_ps(c + i), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+        _mm256_storeu_ps(y + i, _mm256_blendv_ps(_mm256_loadu_ps(y + i), s, k));
+    }
+    for (; i < n; i++)
+        if (c[i] != 0) y[i] = *(const float *)b;
+}
 /* The masked forms (all lanes) name their pass-through operand; the plain ones fill it
    with _mm512_undefined_*(), which GCC 12 reports as uninitialized in C++ at -O2. */
 #define GENIE__Z_SLLI32(a, k) _mm512_mask_slli_epi32(a, (__mmask16)-1, a, k)
@@ -5804,6 +5857,36 @@ static GENIE__AVX512 void genie__vz_F2BF(void *out, const void *a, const void *b
         _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_mask_cvtepi32_epi16(_mm256_setzero_si256(), (__mmask16)-1, r));
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
+}
+static GENIE__AVX512 void genie__vz_B2F(void *out, const void *a, const void *b, int64_t n) {
+    const uint8_t *m = (const uint8_t *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i + 16 <= n; i += 16) {
+        __m512i v = _mm512_maskz_cvtepu8_epi32((__mmask16)-1, _mm_loadu_si128((const __m128i *)(const void *)(m + i)));
+        _mm512_storeu_ps(y + i, _mm512_maskz_mov_ps(_mm512_test_epi32_mask(v, v), _mm512_set1_ps(1.0f)));
+    }
+    for (; i < n; i++) y[i] = m[i] != 0;
+}
+static GENIE__AVX512 void genie__vz_SEL(void *out, const void *a, const void *b, int64_t n) {
+    const float *c = (const float *)a, *v = (const float *)b;
+    float *y = (float *)out;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_mask_storeu_ps(y + i, _mm512_cmp_ps_mask(_mm512_loadu_ps(c + i), _mm512_setzero_ps(), _CMP_NEQ_UQ), _mm512_loadu_ps(v + i));
+    for (; i < n; i++)
+        if (c[i] != 0) y[i] = v[i];
+}
+static GENIE__AVX512 void genie__vz_SELS(void *out, const void *a, const void *b, int64_t n) {
+    const float *c = (const float *)a;
+    float *y = (float *)out;
+    const __m512 s = _mm512_set1_ps(*(const float *)b);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_mask_storeu_ps(y + i, _mm512_cmp_ps_mask(_mm512_loadu_ps(c + i), _mm512_setzero_ps(), _CMP_NEQ_UQ), s);
+    for (; i < n; i++)
+        if (c[i] != 0) y[i] = *(const float *)b;
 }
 #undef GENIE__Z_SLLI32
 #undef GENIE__Z_SRLI32
@@ -8005,14 +8088,19 @@ typedef struct genie__fgroup {
 
 /* May n be computed inside a group? A float unary/binary computed in its own
    dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place;
-   or a clone, contiguous or dtype conversion between those dtypes (the value
-   itself: a narrowing conversion only as a group's root, genie__fdt). */
+   where and masked_fill of those dtypes (the bool operand loaded as 0 or 1); or a
+   clone, contiguous or dtype conversion between those dtypes (the value itself: a
+   narrowing conversion only as a group's root, genie__fdt). */
 static int genie__fusable(const genie__node *n) {
     int k = genie__op_kinds[n->op];
 #define GENIE__FDT(t) ((t) == GENIE_F32 || (t) == GENIE_F16 || (t) == GENIE_BF16)
     if (n->base || n->numel <= 0 || !GENIE__FDT(n->dtype)) return 0;
     if (n->op == GENIE__OP_TO || n->op == GENIE__OP_CLONE || n->op == GENIE__OP_CONTIGUOUS)
         return n->nin == 1 && GENIE__FDT(n->in[0].n->dtype);
+    if (n->op == GENIE__OP_WHERE) /* where(cond, a, b): a bool condition */
+        return n->nin == 3 && n->in[0].n->dtype == GENIE_BOOL && GENIE__FDT(n->in[1].n->dtype) && GENIE__FDT(n->in[2].n->dtype);
+    if (n->op == GENIE__OP_MASKED_FILL) /* masked_fill(t, mask, v) */
+        return n->nin == 2 && n->in[1].n->dtype == GENIE_BOOL;
     return (k == GENIE__K_UNARY || k == GENIE__K_BINARY) && n->cdt == n->dtype;
 #undef GENIE__FDT
 }
@@ -8111,6 +8199,7 @@ static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *per
    broadcast value)? Such a node runs as a group of one, not on the reference kernel. */
 static int genie__lone_group(const genie__node *n) {
     int i;
+    if (n->op == GENIE__OP_WHERE || n->op == GENIE__OP_MASKED_FILL) return 1; /* no array kernel */
     if (genie__op_kinds[n->op] == GENIE__K_COPY) /* same dtype: the strided copy; f32 <-> f16/bf16 in place: array kernels */
         return n->in[0].n->dtype != n->dtype && !(genie__v_dense(n->out) && genie__v_same(n->out, n->in[0].v) &&
                                                   (n->dtype == GENIE_F32 || n->in[0].n->dtype == GENIE_F32));
@@ -8199,7 +8288,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         genie__node *n = g->nodes[j];
         genie__fop *o = &g->ops[j];
         int sp = g->row >= 0 && j > g->row, ok = 1;
-        int16_t opnd[2] = {0, 0};
+        int16_t opnd[3] = {0, 0, 0};
         o->op = n->op;
         o->a = n->a;
         o->z = GENIE__FNONE;
@@ -8211,9 +8300,11 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             if (ok && hw) ok = genie__fgroup_operand(g, j, 2, perm, n, 1, views, &o->y);
             if (ok && hb) ok = genie__fgroup_operand(g, j, 2, perm, n, 1 + hw, views, &o->z);
         } else {
-            for (i = 0; i < n->nin && i < 2 && ok; i++) ok = genie__fgroup_operand(g, j, sp, perm, n, i, views, &opnd[i]);
+            for (i = 0; i < n->nin && i < 3 && ok; i++) ok = genie__fgroup_operand(g, j, sp, perm, n, i, views, &opnd[i]);
             o->x = opnd[0];
             o->y = genie__op_kinds[n->op] == GENIE__K_BINARY ? (n->has_scalar ? GENIE__FSCALAR : opnd[1]) : opnd[0];
+            if (n->op == GENIE__OP_WHERE || n->op == GENIE__OP_MASKED_FILL) o->y = opnd[1];
+            if (n->op == GENIE__OP_WHERE) o->z = opnd[2];
         }
         if (!ok) { GENIE_FREE(g); return NULL; }
     }
@@ -8352,6 +8443,24 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
             }
             e += run;
         }
+    } else if (f->dt == GENIE_BOOL && nd >= 1 && g->cpu >= GENIE_CPU_GENERIC && g->cpu < GENIE_CPU_COUNT) {
+        /* a mask, as 0 or 1: runs along the last dim (stride 0: a broadcast) */
+        const int64_t s = f->st[nd - 1];
+        for (e = 0; e < n;) {
+            int64_t pos = start + e, run = GENIE__MIN(shape[nd - 1] - pos % shape[nd - 1], n - e), off = f->off, r;
+            const uint8_t *x;
+            int d;
+            for (d = nd - 1; d >= 0; d--) {
+                off += (pos % shape[d]) * f->st[d];
+                pos /= shape[d];
+            }
+            x = (const uint8_t *)f->data + off;
+            if (s == 1)
+                genie__vops[g->cpu][GENIE__V_B2F](dst + e, x, NULL, run);
+            else
+                for (r = 0; r < run; r++) dst[e + r] = (float)(x[r * s] != 0);
+            e += run;
+        }
     } else if (f->contig) {
         for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
     } else {
@@ -8380,16 +8489,26 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
-/* One op over a tile: out = op(x, y) (y NULL: the scalar), rounded to cdt where
-   `round` (a value only stored is rounded by its store); on the path's array kernel
-   (genie__vops) where it has one, else element by element. */
+/* One op over a tile: out = op(x, y) (y NULL: the scalar; where: x ? y : z;
+   masked_fill: y ? the scalar : x), rounded to cdt where `round` (a value only
+   stored is rounded by its store); on the path's array kernel (genie__vops)
+   where it has one, else element by element. */
 static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
-                           int64_t n) {
+                           const float *z, int64_t n) {
     const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY, id = genie__v_unary_id(o->op);
     const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
     int64_t e;
     if (genie__op_kinds[o->op] == GENIE__K_COPY) { /* clone, contiguous, to: the value (stored converted) */
         if (out != x) memcpy(out, x, (size_t)n * sizeof(float));
+    } else if (o->op == GENIE__OP_WHERE || o->op == GENIE__OP_MASKED_FILL) { /* x ? y : z; y ? v : x */
+        const genie__vfn sel = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT ? genie__vops[cpu][o->op == GENIE__OP_WHERE ? GENIE__V_SEL : GENIE__V_SELS] : NULL;
+        const float v = (float)o->a.f[0], *keep = o->op == GENIE__OP_WHERE ? z : x, *c = o->op == GENIE__OP_WHERE ? x : y;
+        if (!sel) {
+            for (e = 0; e < n; e++) out[e] = c[e] != 0 ? (o->op == GENIE__OP_WHERE ? y[e] : v) : keep[e];
+        } else { /* out is a register or a group's output, never y or c (a group takes no input's buffer: genie__plan) */
+            if (out != keep) memcpy(out, keep, (size_t)n * sizeof(float));
+            sel(out, c, o->op == GENIE__OP_WHERE ? (const void *)y : (const void *)&v, n);
+        }
     } else if (fn) {
         if (unary) {
             float bounds[2];
@@ -8424,6 +8543,7 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
     for (j = j0; j < j1 && g->cdt != GENIE_F32; j++) {
         if (g->ops[j].x >= 0) read |= 1u << g->ops[j].x;
         if (g->ops[j].y >= 0 && g->ops[j].y != GENIE__FNONE) read |= 1u << g->ops[j].y;
+        if (g->ops[j].z >= 0 && g->ops[j].z != GENIE__FNONE) read |= 1u << g->ops[j].z;
     }
     for (k = 0; k < g->nin; k++) {
         const genie__fin *f = &g->in[k];
@@ -8438,16 +8558,17 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
     for (j = j0; j < j1; j++) {
         const genie__fop *o = &g->ops[j];
         const genie__fin *f = &g->out[j];
-        const float *x, *y;
+        const float *x, *y, *z;
         op[j] = j == jx ? xdst : g->written[j] && f->contig && f->dt == GENIE_F32 ? (float *)f->data + f->off + start
                                                                                  : opr + (size_t)j * GENIE__FTILE;
         x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
         y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
+        z = o->z == GENIE__FNONE ? NULL : o->z < 0 ? ip[-1 - o->z] : o->z == g->row ? rowv : op[o->z];
         if (genie__op_kinds[o->op] == GENIE__K_COPY && op[j] == opr + (size_t)j * GENIE__FTILE) {
             op[j] = (float *)(uintptr_t)x; /* a copy or conversion in a register: its operand's (already of its dtype) */
             continue;
         }
-        genie__fop_run(o, g->cdt, (read >> j & 1) || !g->written[j], g->cpu, op[j], x, y, n);
+        genie__fop_run(o, g->cdt, (read >> j & 1) || !g->written[j], g->cpu, op[j], x, y, z, n);
     }
     for (j = j0; j < j1; j++)
         if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);

@@ -1,6 +1,8 @@
 /* bench/eltwise.c - elementwise operations on contiguous f32 tensors (and add and
    gelu on f16 and bf16, converted in registers by the fused group; cvt_gelu bf16
-   is x.float() -> gelu -> .bfloat16(), one group since the conversions fuse): the
+   is x.float() -> gelu -> .bfloat16(), one group since the conversions fuse; where is
+   where(x > y, x, y) and masked_fill x.masked_fill(x > y, -inf), the comparison an
+   array kernel, the selection a group): the
    reference kernels beside the array kernels of each CPU path this machine
    runs (generic, avx2, avx512), on 1 and 2 threads. Each timing is the best of
    a few realizations of one node (capture, buffer, kernel), so it includes
@@ -35,6 +37,8 @@ static genie_tensor *run_op(genie_ctx *ctx, const bench_op *o, genie_tensor *x, 
     if (strcmp(o->name, "add") == 0) return genie_add(ctx, x, y);
     if (strcmp(o->name, "mul_scalar") == 0) return genie_mul_scalar(ctx, x, 0.125);
     if (strcmp(o->name, "gt") == 0) return genie_gt(ctx, x, y);
+    if (strcmp(o->name, "where") == 0) return genie_where(ctx, genie_gt(ctx, x, y), x, y);
+    if (strcmp(o->name, "masked_fill") == 0) return genie_masked_fill(ctx, x, genie_gt(ctx, x, y), -INFINITY);
     if (strcmp(o->name, "cvt_gelu") == 0) return genie_to_dtype(ctx, genie_gelu(ctx, genie_to_dtype(ctx, x, GENIE_F32)), o->dt);
     return genie_to_dtype(ctx, x, GENIE_BF16);
 }
@@ -80,7 +84,8 @@ int main(int argc, char **argv) {
         {"exp", 0, GENIE_F32}, {"expm1", 0, GENIE_F32}, {"log", 3, GENIE_F32}, {"log1p", 3, GENIE_F32}, {"tanh", 0, GENIE_F32},
         {"sigmoid", 0, GENIE_F32}, {"silu", 0, GENIE_F32}, {"erf", 0, GENIE_F32}, {"gelu", 0, GENIE_F32},
         {"gelu_tanh", 0, GENIE_F32}, {"sin", 0, GENIE_F32}, {"relu", 0, GENIE_F32}, {"add", 1, GENIE_F32},
-        {"mul_scalar", 1, GENIE_F32}, {"gt", 1, GENIE_F32}, {"to_bf16", 2, GENIE_F32},
+        {"mul_scalar", 1, GENIE_F32}, {"gt", 1, GENIE_F32}, {"where", 1, GENIE_F32}, {"masked_fill", 1, GENIE_F32},
+        {"to_bf16", 2, GENIE_F32},
         {"add", 1, GENIE_F16}, {"add", 1, GENIE_BF16}, {"gelu", 0, GENIE_F16}, {"gelu", 0, GENIE_BF16},
         {"cvt_gelu", 0, GENIE_BF16}};
     static const genie_cpu paths[] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};

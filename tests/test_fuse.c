@@ -463,6 +463,84 @@ static void convert_cases(genie_ctx *c, genie_ctx *r, int th) {
     }
 }
 
+/* where and masked_fill in groups: the bool operand loaded as 0 or 1 (contiguous, a
+   broadcast row or column, or computed in the same tape by a comparison), the values
+   f32, f16 or bf16 (NaN, inf and signed zeros among them), alone, inside chains and as a
+   softmax's prologue; where selecting a product's value. The
+   selections and the exact ops around them must match the reference bit for bit. */
+#define NSEL 9
+static genie_tensor *sel_build(genie_ctx *c, int k, genie_dtype dt, int *exact, int *nodes) {
+    genie_tensor *x = half_data(c, dt, HALF_R, HALF_C, 31), *y = half_data(c, dt, HALF_R, HALF_C, 32);
+    genie_tensor *p = half_data(c, GENIE_F32, HALF_R, HALF_C, 33), *q = half_data(c, GENIE_F32, HALF_C, HALF_C, 34);
+    genie_tensor *m = genie_gt(c, half_data(c, GENIE_F32, HALF_R, HALF_C, 35), genie_zeros(c, GENIE_F32, 0, NULL));
+    genie_tensor *row = genie_gt(c, half_data(c, GENIE_F32, 1, HALF_C, 36), genie_zeros(c, GENIE_F32, 0, NULL));
+    genie_tensor *col = genie_lt(c, half_data(c, GENIE_F32, HALF_R, 1, 37), genie_zeros(c, GENIE_F32, 0, NULL));
+    genie_tensor *ms[3];
+    ms[0] = m, ms[1] = row, ms[2] = col;
+    if (k != 8) genie_realize(c, 3, ms); /* inputs; case 8 computes its mask in the tape */
+    *exact = 1, *nodes = 1;
+    switch (k) {
+    case 0: return genie_where(c, m, x, y);
+    case 1: return genie_where(c, row, x, genie_t(c, half_data(c, dt, HALF_C, HALF_R, 38))); /* a transposed b */
+    case 2: return genie_masked_fill(c, x, col, -INFINITY);
+    case 3: return genie_masked_fill(c, genie_narrow(c, half_data(c, dt, HALF_R, HALF_C + 5, 39), 1, 2, HALF_C), m, 2.5);
+    case 4: *nodes = 3; return genie_mul_scalar(c, genie_where(c, m, genie_add(c, x, y), y), 0.5); /* inside a chain */
+    case 5: *nodes = 3; return genie_add(c, genie_masked_fill(c, genie_mul(c, x, y), row, 0.0), x);
+    case 6: /* a softmax's prologue: one row group of three */
+        *exact = 0, *nodes = 3;
+        return genie_softmax(c, genie_masked_fill(c, genie_mul_scalar(c, genie_to_dtype(c, x, GENIE_F32), 0.125), col, -INFINITY), -1);
+    case 7: return genie_where(c, m, genie_matmul(c, p, q), genie_to_dtype(c, y, GENIE_F32)); /* a product's value */
+    default: *nodes = 2; return genie_where(c, genie_gt(c, x, y), genie_neg(c, x), y); /* the mask computed here */
+    }
+}
+static void select_run(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+    int k, i, d;
+    for (d = 0; d < 3; d++)
+        for (k = 0; k < NSEL; k++) {
+            genie_ctx *cs[2];
+            genie_tensor *res[2];
+            int exact = 1, nodes = 0;
+            genie_stats s0 = genie_get_stats(c), s1 = s0;
+            char what[80];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                genie_pool_push(cs[i]);
+                res[i] = sel_build(cs[i], k, dts[d], &exact, &nodes);
+                genie_retain(res[i]);
+                genie_pool_pop(cs[i]);
+                if (i == 0) s0 = genie_get_stats(c);
+                genie_realize(cs[i], 1, &res[i]);
+                if (i == 0) s1 = genie_get_stats(c);
+            }
+            snprintf(what, sizeof what, "where/masked_fill case %d, %s, %s (%d thread(s))", k, genie_dtype_name(dts[d]),
+                     genie_cpu_name(genie_cpu_path(c)), th);
+            compare(c, res[0], r, res[1], what, (uint64_t)k, exact ? 0.0 : 1.0 / 64);
+            FCHECK(s1.fused_groups - s0.fused_groups >= 1 && s1.fused_nodes - s0.fused_nodes >= (uint64_t)nodes,
+                   "%s: ran as %llu groups of %llu nodes, not one of %d", what, (unsigned long long)(s1.fused_groups - s0.fused_groups),
+                   (unsigned long long)(s1.fused_nodes - s0.fused_nodes), nodes);
+            genie_release(res[0]);
+            genie_release(res[1]);
+        }
+}
+/* on every path this CPU runs: each has its own select and mask-load kernels */
+static void select_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_cpu paths[2] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2};
+    int pi;
+    select_run(c, r, th);
+    for (pi = 0; pi < 2; pi++)
+        if (genie_cpu_supported(paths[pi]) && paths[pi] != genie_cpu_path(c)) {
+            genie_ctx_desc dc;
+            genie_ctx *cp;
+            memset(&dc, 0, sizeof dc);
+            dc.n_threads = th;
+            dc.cpu = paths[pi];
+            cp = genie_ctx_create(&dc);
+            select_run(cp, r, th);
+            genie_ctx_destroy(cp);
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -501,6 +579,7 @@ void fuse_tests(int *passed, int *failed) {
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) half_cases(c, r, th); /* quick (valgrind): 2 threads only */
         half_held_operands(c, r);
         convert_cases(c, r, th);
+        select_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
