@@ -3435,6 +3435,36 @@ static genie_result genie__k_tri(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* Its fast path: a contiguous input, row by row: the kept part of each row
+   copied (bits, as PyTorch; memmove: the output may have taken the input's
+   buffer, same view), the rest zeroed; rows split over the threads. */
+static int genie__tri_rows_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *v = n->in[0].v;
+    return cpu > GENIE_CPU_REFERENCE && n->in[0].n->dtype == n->dtype && genie__is_contig(v->ndim, v->shape, v->strides) &&
+           genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+}
+static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const int nd = n->out->ndim;
+    const size_t es = genie__dt_size[n->dtype];
+    const int64_t R = n->out->shape[nd - 2], C = n->out->shape[nd - 1], k = n->a.i[0];
+    const char *x = (const char *)GENIE__IN(n, 0) + (size_t)n->in[0].v->off * es;
+    char *y = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
+    int64_t lo, hi, o;
+    genie__share(genie__numel(nd, n->out->shape) / (C ? C : 1), ith, nth, &lo, &hi);
+    for (o = lo; o < hi; o++) { /* tril keeps columns j <= r + k, triu j >= r + k */
+        const int64_t r = o % R, edge = r + k + (n->op == GENIE__OP_TRIL), cut = edge < 0 ? 0 : edge > C ? C : edge;
+        const size_t at = (size_t)(o * C) * es, a = (size_t)cut * es, b = (size_t)(C - cut) * es;
+        if (n->op == GENIE__OP_TRIL) {
+            memmove(y + at, x + at, a);
+            memset(y + at + a, 0, b);
+        } else {
+            memset(y + at, 0, a);
+            memmove(y + at + a, x + at + a, b);
+        }
+    }
+    return GENIE_OK;
+}
 
 /* Reductions. in[0] is viewed as [kept..., reduced...] (a.i[0] kept dims);
    out is contiguous over the kept elements. a.i[1]: correction (var/std). */
@@ -7741,6 +7771,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
         return genie__v_fast_kernel(ctx, p, nth);
+    if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu)) {
+        if (n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_tri_rows;
+    }
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];

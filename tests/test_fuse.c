@@ -541,6 +541,42 @@ static void select_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* tril and triu against the reference: contiguous inputs take the row kernel (rows
+   copied and zeroed), a transposed one the reference's loop; diagonals below, on and
+   above, past either edge; f32, f16, i64, bool, f64; batched; and over a dying input's
+   buffer (taken in place). Bit for bit (NaN as NaN). */
+static void tri_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[5] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL, GENIE_F64};
+    static const int64_t ks[6] = {-40, -3, 0, 2, 9, 40};
+    int d, ki, form, i;
+    for (d = 0; d < 5; d++)
+        for (ki = 0; ki < 6; ki++)
+            for (form = 0; form < 4; form++) {
+                genie_ctx *cs[2];
+                genie_tensor *res[2];
+                cs[0] = c, cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *x;
+                    genie_pool_push(cs[i]);
+                    x = genie_to_dtype(cs[i], half_data(cs[i], GENIE_F32, form == 1 ? HALF_C : HALF_R, form == 1 ? HALF_R : HALF_C, 41 + (uint64_t)ki), dts[d]);
+                    if (form == 1) x = genie_t(cs[i], x);                                          /* transposed */
+                    if (form == 2) x = genie_reshape(cs[i], x, 3, (int64_t[]){3, 11, HALF_C});     /* batched */
+                    if (form == 3) x = genie_add(cs[i], x, x);                                     /* dies at tri */
+                    res[i] = ki % 2 ? genie_triu(cs[i], x, ks[ki]) : genie_tril(cs[i], x, ks[ki]);
+                    genie_retain(res[i]);
+                    genie_pool_pop(cs[i]);
+                }
+                {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s, diagonal %lld, %s, form %d (%d thread(s))", ki % 2 ? "triu" : "tril",
+                             (long long)ks[ki], genie_dtype_name(dts[d]), form, th);
+                    compare(c, res[0], r, res[1], what, (uint64_t)ki, 0.0);
+                }
+                genie_release(res[0]);
+                genie_release(res[1]);
+            }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -580,6 +616,7 @@ void fuse_tests(int *passed, int *failed) {
         half_held_operands(c, r);
         convert_cases(c, r, th);
         select_cases(c, r, th);
+        tri_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
