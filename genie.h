@@ -6211,27 +6211,25 @@ static int genie__sc_tile_dim(int nd, const int64_t *so, const int64_t *si) {
         if ((so[nd - 1] == 1 ? si[d] : so[d]) == 1) return d;
     return -1;
 }
-static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int simd) {
-    const genie__node *n = p->n;
-    const int esz = (int)genie__dt_size[n->dtype];
+/* View iv of the buffer at ib copied to view ov of the buffer at ob (the same
+   shape, esz-byte elements; iv NULL: the value at ib filled), as strided runs:
+   thread ith of nth's share. */
+static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz, int simd,
+                           int ith, int nth) {
     int64_t sh[GENIE__MAXD], so[GENIE__MAXD], si[GENIE__MAXD], off[2] = {0, 0}, runs, lo, hi, r;
     const int64_t *st[2];
-    const int fill = genie__op_kinds[n->op] == GENIE__K_FULL;
-    int nd = genie__sc_merge(n->out, fill ? NULL : n->in[0].v, sh, so, si), a;
-    char *o = (char *)GENIE__OUT(n) + n->out->off * (int64_t)esz;
-    unsigned char val[8] = {0}; /* a fill's value, stored as the reference stores it */
-    const char *i = fill ? (const char *)val : (const char *)GENIE__IN(n, 0) + n->in[0].v->off * (int64_t)esz;
+    int nd = genie__sc_merge(ov, iv, sh, so, si), a;
+    char *o = ob + ov->off * (int64_t)esz;
+    const char *i = iv ? ib + iv->off * (int64_t)esz : ib;
     genie__mi m;
-    if (fill && (GENIE__IS_FLOAT(n->dtype) || n->dtype == GENIE_BOOL)) genie__stf(val, 0, n->dtype, n->a.f[0]);
-    else if (fill) genie__sti(val, 0, n->dtype, n->a.i[0]);
     if (nd == 1) { /* one run: threads take pieces of it */
         genie__share(sh[0], ith, nth, &lo, &hi);
         genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz);
-        return GENIE_OK;
+        return;
     }
-    if (!fill && (a = genie__sc_tile_dim(nd, so, si)) >= 0) {
+    if (iv && (a = genie__sc_tile_dim(nd, so, si)) >= 0) {
         genie__sc_tiles(o, i, esz, nd, a, sh, so, si, simd, ith, nth);
-        return GENIE_OK;
+        return;
     }
     runs = genie__numel(nd - 1, sh);
     genie__share(runs, ith, nth, &lo, &hi);
@@ -6240,8 +6238,50 @@ static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int 
     genie__mi_init(&m, nd - 1, sh, 2, st, off, lo);
     for (r = lo; r < hi; r++, genie__mi_next(&m))
         genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz);
+}
+static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int simd) {
+    const genie__node *n = p->n;
+    const int esz = (int)genie__dt_size[n->dtype], fill = genie__op_kinds[n->op] == GENIE__K_FULL;
+    unsigned char val[8] = {0}; /* a fill's value, stored as the reference stores it */
+    if (fill && (GENIE__IS_FLOAT(n->dtype) || n->dtype == GENIE_BOOL)) genie__stf(val, 0, n->dtype, n->a.f[0]);
+    else if (fill) genie__sti(val, 0, n->dtype, n->a.i[0]);
+    genie__sc_copy((char *)GENIE__OUT(n), n->out, fill ? (const char *)val : (const char *)GENIE__IN(n, 0), fill ? NULL : n->in[0].v,
+                   esz, simd, ith, nth);
     return GENIE_OK;
 }
+/* cat and stack: each input of the output's dtype copied as strided runs into its
+   slice of the output (threads share every input's runs); another dtype converts
+   element by element, on thread 0. */
+static genie_result genie__k_cat_run(genie__kparams *p, int ith, int nth, int simd) {
+    const genie__node *n = p->n;
+    const int d = (int)n->a.i[0], esz = (int)genie__dt_size[n->dtype];
+    int64_t pos = 0, j;
+    int i;
+    for (i = 0; i < n->nin; i++) {
+        const genie__vspec *iv = n->in[i].v;
+        genie__vspec ov;
+        if (iv->ndim == 0) continue; /* a skipped legacy empty input */
+        ov = *n->out;
+        ov.shape[d] = iv->shape[d];
+        ov.off = n->out->off + pos * n->out->strides[d];
+        if (n->in[i].n->dtype == n->dtype) {
+            if (genie__numel(iv->ndim, iv->shape) > 0) genie__sc_copy((char *)GENIE__OUT(n), &ov, (const char *)GENIE__IN(n, i), iv, esz, simd, ith, nth);
+        } else if (ith == 0) {
+            int64_t total = genie__numel(iv->ndim, iv->shape), offs[2];
+            const int64_t *sts[2];
+            genie__mi m;
+            sts[0] = ov.strides, offs[0] = ov.off;
+            sts[1] = iv->strides, offs[1] = iv->off;
+            genie__mi_init(&m, iv->ndim, iv->shape, 2, sts, offs, 0);
+            for (j = 0; j < total; j++, genie__mi_next(&m))
+                genie__copy_elem(GENIE__OUT(n), m.off[0], n->dtype, GENIE__IN(n, i), m.off[1], n->in[i].n->dtype);
+        }
+        pos += iv->shape[d];
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_cat_fast(genie__kparams *p, int ith, int nth) { return genie__k_cat_run(p, ith, nth, 0); }
+static genie_result genie__k_cat_avx2(genie__kparams *p, int ith, int nth) { return genie__k_cat_run(p, ith, nth, 1); }
 static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 0); }
 static genie_result genie__k_scopy_avx2(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 1); }
 /* A lone fill, or same-dtype copy, on a SIMD path runs as strided runs; not a copy
@@ -7771,6 +7811,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
         return genie__v_fast_kernel(ctx, p, nth);
+    if (kind == GENIE__K_CAT && !p->epi && n->buf && ctx->cpu >= GENIE_CPU_GENERIC) {
+        if (n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast;
+    }
     if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu)) {
         if (n->numel >= GENIE__V_MIN_SHARED) {
             p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));

@@ -577,6 +577,80 @@ static void tri_cases(genie_ctx *c, genie_ctx *r, int th) {
             }
 }
 
+/* cat and stack against the reference: inputs of the output's dtype copied as strided
+   runs (contiguous, transposed, narrowed, broadcast, a zero-size slice, a legacy empty
+   1-D input), another dtype converted; along the first, a middle and the last dim; f32
+   (with NaN, inf, signed zeros), f16, i64, bool. Bit for bit (NaN as NaN). */
+static genie_tensor *cat_data(genie_ctx *c, genie_dtype dt, int64_t a, int64_t b, int64_t cc, uint64_t seed) {
+    int64_t s[3] = {a, b, cc};
+    genie_tensor *t = dt == GENIE_F32 ? genie_reshape(c, half_data(c, GENIE_F32, a * b, cc, seed), 3, s)
+                                      : genie_to_dtype(c, genie_reshape(c, genie_arange(c, GENIE_F32, (double)seed, (double)seed + (double)(a * b * cc), 1.0), 3, s), dt);
+    genie_realize(c, 1, &t);
+    return t;
+}
+static void cat_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[4] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL};
+    int d, dim, form, i;
+    for (d = 0; d < 4; d++)
+        for (dim = 0; dim < 3; dim++)
+            for (form = 0; form < 7; form++) {
+                genie_ctx *cs[2];
+                genie_tensor *res[2];
+                cs[0] = c, cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *t[4];
+                    int64_t sz[3] = {3, 5, 7}, e[3], zero = 0;
+                    int n = 3, k;
+                    genie_pool_push(cs[i]);
+                    for (k = 0; k < 3; k++) e[k] = sz[k];
+                    t[0] = cat_data(cs[i], dts[d], 3, 5, 7, 1);
+                    e[dim] = 2;
+                    t[1] = cat_data(cs[i], dts[d], e[0], e[1], e[2], 50);
+                    e[dim] = 4;
+                    switch (form) {
+                    case 0: t[2] = cat_data(cs[i], dts[d], e[0], e[1], e[2], 90); break;                   /* contiguous */
+                    case 1: { /* transposed: [e2, e1, e0] permuted back */
+                        int64_t pr[3] = {2, 1, 0};
+                        t[2] = genie_permute(cs[i], cat_data(cs[i], dts[d], e[2], e[1], e[0], 90), 3, pr);
+                        break;
+                    }
+                    case 2: t[2] = genie_narrow(cs[i], cat_data(cs[i], dts[d], e[0] + 2 * (dim == 0), e[1] + 2 * (dim != 0), e[2], 90), dim == 0 ? 0 : 1, 1, dim == 0 ? e[0] : e[1]); break;
+                    case 3: { /* broadcast: a size-1 dim expanded */
+                        int64_t one[3] = {e[0], e[1], 1};
+                        t[2] = genie_expand(cs[i], cat_data(cs[i], dts[d], one[0], one[1], one[2], 90), 3, e);
+                        break;
+                    }
+                    case 4: /* a zero-size slice and a legacy empty 1-D input */
+                        e[dim] = 0;
+                        t[2] = cat_data(cs[i], dts[d], e[0], e[1], e[2], 90);
+                        t[3] = genie_zeros(cs[i], dts[d], 1, &zero);
+                        n = 4;
+                        break;
+                    case 5: t[2] = cat_data(cs[i], dts[(d + 1) % 4], e[0], e[1], e[2], 90); break;        /* another dtype */
+                    default: break;
+                    }
+                    if (form == 6) { /* stack: one computed in the same tape */
+                        t[1] = genie_add(cs[i], t[0], t[0]);
+                        t[2] = t[0];
+                        res[i] = genie_stack(cs[i], 3, t, dim);
+                    } else {
+                        res[i] = genie_cat(cs[i], n, t, dim);
+                    }
+                    genie_retain(res[i]);
+                    genie_pool_pop(cs[i]);
+                }
+                {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s form %d along dim %d, %s (%d thread(s))", form == 6 ? "stack" : "cat", form, dim,
+                             genie_dtype_name(dts[d]), th);
+                    FCHECK(res[0] && res[1], "%s: %s", what, genie_last_error(c));
+                    if (res[0] && res[1]) compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+                }
+                genie_release(res[0]);
+                genie_release(res[1]);
+            }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -617,6 +691,7 @@ void fuse_tests(int *passed, int *failed) {
         convert_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
+        cat_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
