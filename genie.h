@@ -3828,6 +3828,51 @@ static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* Its fast path for index_select and embedding over a contiguous source: whole
+   rows (the dims after the indexed one) copied; every index is checked first,
+   by every thread, so none copies before an error (the reference's message,
+   written by thread 0). Threads share the (outer, index) rows. */
+static int genie__index_rows_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *tv = n->in[0].v;
+    return cpu > GENIE_CPU_REFERENCE && (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) && tv->ndim >= 1 &&
+           n->in[0].n->dtype == n->dtype && genie__is_contig(tv->ndim, tv->shape, tv->strides) &&
+           genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+}
+static int64_t genie__index_at(const genie__node *n, int64_t i) { /* index i in row-major order */
+    const genie__vspec *xv = n->in[1].v;
+    int64_t off = xv->off;
+    int k;
+    for (k = xv->ndim - 1; k >= 0; k--) {
+        off += (i % xv->shape[k]) * xv->strides[k];
+        i /= xv->shape[k];
+    }
+    return genie__ldi(GENIE__IN(n, 1), off, n->in[1].n->dtype);
+}
+static genie_result genie__k_index_rows(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *tv = n->in[0].v, *xv = n->in[1].v;
+    const int d = n->op == GENIE__OP_EMBEDDING ? 0 : (int)n->a.i[0];
+    const size_t es = genie__dt_size[n->dtype];
+    const int64_t S = tv->shape[d], inner = genie__numel(tv->ndim - d - 1, tv->shape + d + 1), ni = genie__numel(xv->ndim, xv->shape);
+    const char *src = (const char *)GENIE__IN(n, 0) + (size_t)tv->off * es;
+    char *out = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
+    int64_t i, lo, hi, r;
+    for (i = 0; i < ni; i++) {
+        int64_t idx = genie__index_at(n, i);
+        if (idx < 0 || idx >= S) {
+            if (ith == 0)
+                snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of range for dimension %d with size %lld",
+                         genie__op_names[n->op] + 6, (long long)idx, n->op == GENIE__OP_EMBEDDING ? 0 : d, (long long)S);
+            return GENIE_ERR_INDEX;
+        }
+    }
+    genie__share(genie__numel(d, tv->shape) * ni, ith, nth, &lo, &hi);
+    for (r = lo; r < hi; r++) {
+        const int64_t o = r / ni, idx = genie__index_at(n, r % ni);
+        memcpy(out + (size_t)(r * inner) * es, src + (size_t)((o * S + idx) * inner) * es, (size_t)inner * es);
+    }
+    return GENIE_OK;
+}
 
 /* sort / topk along a.i[0]: a.i[1] descending (sort) or largest (topk), a.i[2]
    k (topk), a.i[3]: 1 for the index output. Stable; NaN is the largest. */
@@ -7817,6 +7862,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
             *nth = genie__tpool_size(p->pool);
         }
         return ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast;
+    }
+    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu)) {
+        if (n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_index_rows;
     }
     if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu)) {
         if (n->numel >= GENIE__V_MIN_SHARED) {

@@ -651,6 +651,60 @@ static void cat_cases(genie_ctx *c, genie_ctx *r, int th) {
             }
 }
 
+/* index_select and embedding against the reference: whole rows copied from a
+   contiguous source (along dims 0, 1 and 2; i64 and i32 indices, contiguous or strided,
+   0-dim; a transposed source takes the reference's loop), f32 with NaN and inf, f16,
+   i64, bool; an out-of-range index (negative, or the size) is the reference's error,
+   message and all. */
+static void index_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[4] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL};
+    int d, form, i;
+    for (d = 0; d < 4; d++)
+        for (form = 0; form < 9; form++) {
+            genie_ctx *cs[2];
+            genie_tensor *res[2];
+            genie_result st[2];
+            char msg[2][512];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                int64_t ix[12] = {4, 0, 2, 2, 1, 4, 3, 0, 1, 1, 2, 3}, n12 = 12, s34[2] = {3, 4}, s2[2] = {6, 2};
+                genie_tensor *src = cat_data(cs[i], dts[d], 5, 6, 7, 3), *x;
+                genie_pool_push(cs[i]);
+                if (form == 7) ix[5] = -1;
+                if (form == 8) ix[9] = 5;
+                x = genie_from_data(cs[i], GENIE_I64, 1, &n12, ix);
+                switch (form) {
+                case 0: res[i] = genie_index_select(cs[i], src, 0, x); break;
+                case 1: res[i] = genie_index_select(cs[i], src, 1, genie_to_dtype(cs[i], x, GENIE_I32)); break;
+                case 2: res[i] = genie_index_select(cs[i], src, 2, genie_slice(cs[i], x, 0, 1, 12, 2)); break; /* strided */
+                case 3: res[i] = genie_index_select(cs[i], src, 1, genie_reshape(cs[i], genie_narrow(cs[i], x, 0, 2, 1), 0, NULL)); break;
+                case 4: res[i] = genie_index_select(cs[i], genie_t(cs[i], genie_reshape(cs[i], src, 2, (int64_t[]){30, 7})), 0, x); break;
+                case 5: res[i] = genie_embedding(cs[i], genie_reshape(cs[i], src, 2, (int64_t[]){5, 42}), genie_reshape(cs[i], x, 2, s34)); break;
+                case 6: res[i] = genie_embedding(cs[i], genie_reshape(cs[i], src, 2, (int64_t[]){5, 42}), genie_t(cs[i], genie_reshape(cs[i], x, 2, s2))); break;
+                case 7: res[i] = genie_index_select(cs[i], src, 0, x); break;           /* -1 */
+                default: res[i] = genie_embedding(cs[i], genie_reshape(cs[i], src, 2, (int64_t[]){5, 42}), x); break; /* 5 */
+                }
+                genie_retain(res[i]);
+                genie_pool_pop(cs[i]);
+                st[i] = genie_realize(cs[i], 1, &res[i]);
+                snprintf(msg[i], sizeof msg[i], "%s", genie_last_error(cs[i]));
+                genie_clear_error(cs[i]);
+                genie_release(src);
+            }
+            {
+                char what[96];
+                snprintf(what, sizeof what, "index form %d, %s (%d thread(s))", form, genie_dtype_name(dts[d]), th);
+                if (form >= 7)
+                    FCHECK(st[0] == GENIE_ERR_INDEX && st[1] == GENIE_ERR_INDEX && strcmp(msg[0], msg[1]) == 0,
+                           "%s: error %d '%s', the reference's %d '%s'", what, (int)st[0], msg[0], (int)st[1], msg[1]);
+                else
+                    compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+            }
+            genie_release(res[0]);
+            genie_release(res[1]);
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -692,6 +746,7 @@ void fuse_tests(int *passed, int *failed) {
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
+        index_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
