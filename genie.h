@@ -3535,6 +3535,59 @@ static genie_result genie__k_reduce(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* Its fast path for sum, mean, amax and amin of f32 over leading dims (the kept
+   dims one unit-stride run, as a column sum's): a block of columns accumulated
+   in double over the reduced positions in the reference's order, so the result
+   is the reference's bit for bit; threads take blocks of columns. */
+#define GENIE__RCOLS 256
+static int genie__reduce_cols_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *v = n->in[0].v;
+    int nk = (int)n->a.i[0], k;
+    int64_t run = 1;
+    if (cpu <= GENIE_CPU_REFERENCE || nk < 1 || nk >= v->ndim || n->in[0].n->dtype != GENIE_F32 || n->dtype != GENIE_F32 ||
+        (n->op != GENIE__OP_SUM && n->op != GENIE__OP_MEAN && n->op != GENIE__OP_AMAX && n->op != GENIE__OP_AMIN))
+        return 0;
+    for (k = nk - 1; k >= 0; k--) { /* the kept dims: one run */
+        if (v->shape[k] != 1 && v->strides[k] != run) return 0;
+        run *= v->shape[k];
+    }
+    return genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+}
+static genie_result genie__k_reduce_cols(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *v = n->in[0].v;
+    const int nk = (int)n->a.i[0], nr = v->ndim - nk, op = n->op;
+    const int64_t K = genie__numel(nk, v->shape), inner = genie__numel(nr, v->shape + nk), *st1 = v->strides + nk;
+    const float *x = (const float *)GENIE__IN(n, 0);
+    float *out = (float *)GENIE__OUT(n) + n->out->off;
+    int64_t lo, hi, c0, c, j, nb;
+    double acc[GENIE__RCOLS];
+    genie__share((K + GENIE__RCOLS - 1) / GENIE__RCOLS, ith, nth, &lo, &hi);
+    for (c0 = lo * GENIE__RCOLS; c0 < hi * GENIE__RCOLS && c0 < K; c0 += GENIE__RCOLS) {
+        genie__mi ri;
+        int64_t base = v->off + c0;
+        nb = K - c0 < GENIE__RCOLS ? K - c0 : GENIE__RCOLS;
+        for (c = 0; c < nb; c++) acc[c] = op == GENIE__OP_AMAX ? -INFINITY : op == GENIE__OP_AMIN ? INFINITY : 0.0;
+        genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
+        for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
+            const float *r = x + ri.off[0];
+            if (op == GENIE__OP_SUM || op == GENIE__OP_MEAN)
+                for (c = 0; c < nb; c++) acc[c] += (double)r[c];
+            else if (op == GENIE__OP_AMAX)
+                for (c = 0; c < nb; c++) {
+                    const double y = r[c];
+                    if (y != y || y > acc[c]) acc[c] = acc[c] != acc[c] ? acc[c] : y;
+                }
+            else
+                for (c = 0; c < nb; c++) {
+                    const double y = r[c];
+                    if (y != y || y < acc[c]) acc[c] = acc[c] != acc[c] ? acc[c] : y;
+                }
+        }
+        for (c = 0; c < nb; c++) out[c0 + c] = (float)(op == GENIE__OP_MEAN ? acc[c] / (double)inner : acc[c]);
+    }
+    return GENIE_OK;
+}
 
 /* Is x "better" than best for a max (want_max) or min? NaN beats everything;
    ties keep the first. */
@@ -7862,6 +7915,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
             *nth = genie__tpool_size(p->pool);
         }
         return ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast;
+    }
+    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu)) {
+        if (n->in[0].n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_reduce_cols;
     }
     if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu)) {
         if (n->numel >= GENIE__V_MIN_SHARED) {

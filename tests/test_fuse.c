@@ -705,6 +705,43 @@ static void index_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* sum, mean, amax and amin over leading dims (a column sum's layout: the column
+   kernel, in double in the reference's order) and over other layouts (the reference),
+   with NaN, inf and signed zeros: bit for bit. */
+static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
+    int op, form, i;
+    for (op = 0; op < 4; op++)
+        for (form = 0; form < 10; form++) { /* forms 5-9: finite values (NaN and inf would hide a sum's error) */
+            genie_ctx *cs[2];
+            genie_tensor *res[2];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                int64_t d0 = 0, d01[2] = {0, 1}, d02[2] = {0, 2}, s3[3] = {11, 3, HALF_C}, s2[2] = {HALF_R, HALF_C}, *dims = &d0;
+                int nd = 1, keep = form % 5 == 1;
+                genie_tensor *x0 = form < 5 ? half_data(cs[i], GENIE_F32, HALF_R, HALF_C, 51 + (uint64_t)op)
+                                            : genie_randn(cs[i], GENIE_F32, 2, s2, 51 + (uint64_t)op), *x = x0;
+                genie_realize(cs[i], 1, &x0);
+                genie_pool_push(cs[i]);
+                if (form % 5 >= 2) x = genie_reshape(cs[i], x, 3, s3);
+                if (form % 5 == 2) dims = d01, nd = 2;             /* [11, 3] reduced, the rows kept */
+                if (form % 5 == 3) dims = d02, nd = 2;             /* not a leading run: the reference */
+                if (form % 5 == 4) x = genie_t(cs[i], genie_reshape(cs[i], x, 2, s2)); /* transposed */
+                res[i] = op == 0 ? genie_sum(cs[i], x, nd, dims, keep) : op == 1 ? genie_mean(cs[i], x, nd, dims, keep)
+                       : op == 2 ? genie_amax(cs[i], x, nd, dims, keep) : genie_amin(cs[i], x, nd, dims, keep);
+                genie_retain(res[i]);
+                genie_pool_pop(cs[i]);
+                genie_release(x0);
+            }
+            {
+                char what[96];
+                snprintf(what, sizeof what, "reduction %d over leading dims, form %d (%d thread(s))", op, form, th);
+                compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+            }
+            genie_release(res[0]);
+            genie_release(res[1]);
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -747,6 +784,7 @@ void fuse_tests(int *passed, int *failed) {
         tri_cases(c, r, th);
         cat_cases(c, r, th);
         index_cases(c, r, th);
+        cols_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
