@@ -6129,6 +6129,10 @@ static int genie__v_unary_id(int op) {
     default: return -1;
     }
 }
+/* pow(x, e) for an exponent the reference's libm pow gives exactly as a unary
+   kernel does: 2 (x * x: exact in double, one rounding), -1 (1 / x, correctly
+   rounded both ways); the unary's id, else -1 (pow itself, libm a lane). */
+static int genie__pow_unary(double e) { return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : -1; }
 /* Fill j for node n on path cpu: 1 if an array kernel runs it, else 0. */
 static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
     int kind = genie__op_kinds[n->op], id = genie__v_unary_id(n->op), bool_out, idt;
@@ -6165,7 +6169,7 @@ static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
             if (n->nin != 1 || !genie__v_same(ov, n->in[0].v)) return 0;
             j->s = n->a.f[0];
             j->b = (const char *)&j->s;
-            id += 1; /* X_VS */
+            id = n->op == GENIE__OP_POW && genie__pow_unary(j->s) >= 0 ? genie__pow_unary(j->s) : id + 1; /* X_VS */
         } else {
             const genie__vspec *va = n->in[0].v, *vb = n->in[1].v;
             if (n->nin != 2 || n->in[1].n->dtype != GENIE_F32) return 0;
@@ -8691,7 +8695,8 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
    where it has one, else element by element. */
 static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
                            const float *z, int64_t n) {
-    const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY, id = genie__v_unary_id(o->op);
+    const int pu = o->op == GENIE__OP_POW && !y ? genie__pow_unary(o->a.f[0]) : -1; /* x ** 2, x ** -1 */
+    const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY || pu >= 0, id = pu >= 0 ? pu : genie__v_unary_id(o->op);
     const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
     int64_t e;
     if (genie__op_kinds[o->op] == GENIE__K_COPY) { /* clone, contiguous, to: the value (stored converted) */
@@ -8717,7 +8722,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cp
             double sc = o->a.f[0];
             fn(out, x, &sc, n);
         }
-    } else if (unary)
+    } else if (genie__op_kinds[o->op] == GENIE__K_UNARY)
         for (e = 0; e < n; e++) out[e] = (float)genie__unary_f(o->op, x[e], &o->a);
     else if (y)
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);

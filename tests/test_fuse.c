@@ -742,6 +742,38 @@ static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* x ** e with a scalar exponent: 2 and -1 run as square and reciprocal (the same values
+   as the reference's libm pow), others through pow; lone (an array kernel in f32, a group
+   in f16/bf16) and inside a chain, over inf, NaN, signed zeros, subnormals: bit for bit. */
+static void pow_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+    static const double es[5] = {2.0, -1.0, 3.0, 0.5, -2.0};
+    int d, k, chain, i;
+    for (d = 0; d < 3; d++)
+        for (k = 0; k < 5; k++)
+            for (chain = 0; chain < 2; chain++) {
+                genie_ctx *cs[2];
+                genie_tensor *res[2];
+                cs[0] = c, cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *x = half_data(cs[i], dts[d], HALF_R, HALF_C, 61 + (uint64_t)k);
+                    genie_pool_push(cs[i]);
+                    res[i] = chain ? genie_add_scalar(cs[i], genie_pow_scalar(cs[i], genie_mul_scalar(cs[i], x, 0.75), es[k]), 1.0)
+                                   : genie_pow_scalar(cs[i], x, es[k]);
+                    genie_retain(res[i]);
+                    genie_pool_pop(cs[i]);
+                    genie_release(x);
+                }
+                {
+                    char what[96];
+                    snprintf(what, sizeof what, "pow(x, %g)%s, %s (%d thread(s))", es[k], chain ? " in a chain" : "", genie_dtype_name(dts[d]), th);
+                    compare(c, res[0], r, res[1], what, (uint64_t)k, 0.0);
+                }
+                genie_release(res[0]);
+                genie_release(res[1]);
+            }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -785,6 +817,7 @@ void fuse_tests(int *passed, int *failed) {
         cat_cases(c, r, th);
         index_cases(c, r, th);
         cols_cases(c, r, th);
+        pow_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
