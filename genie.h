@@ -3447,7 +3447,8 @@ static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const int nd = n->out->ndim;
     const size_t es = genie__dt_size[n->dtype];
-    const int64_t R = n->out->shape[nd - 2], C = n->out->shape[nd - 1], k = n->a.i[0];
+    const int64_t R = n->out->shape[nd - 2], C = n->out->shape[nd - 1];
+    const int64_t k = n->a.i[0] < -R - 1 ? -R - 1 : n->a.i[0] > C ? C : n->a.i[0]; /* the same cuts, r + k in range */
     const char *x = (const char *)GENIE__IN(n, 0) + (size_t)n->in[0].v->off * es;
     char *y = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
     int64_t lo, hi, o;
@@ -3987,6 +3988,65 @@ static genie_result genie__k_sort(genie__kparams *p, int ith, int nth) {
         }
     }
     GENIE_FREE(keys);
+    return GENIE_OK;
+}
+/* Its fast path for f32, f16 and bf16 rows: each value's order as a 32-bit key
+   (its bits turned to an unsigned order; -0 as +0 and every NaN the largest, as
+   genie__fcmp has them; inverted when descending), with its index below it, then
+   a stable LSD radix sort over the key's four bytes: the reference's order (ties
+   by index), in O(len) instead of qsort's comparisons. Rows under 2^32. */
+static int genie__sort_fast_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *iv = n->in[0].v;
+    int idt = n->in[0].n->dtype;
+    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && (idt == GENIE_F32 || idt == GENIE_F16 || idt == GENIE_BF16) &&
+           iv->shape[(int)n->a.i[0]] < ((int64_t)1 << 32);
+}
+static genie_result genie__k_sort_fast(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    const int d = (int)n->a.i[0], idt = n->in[0].n->dtype, desc = (int)n->a.i[1];
+    const int64_t len = iv->shape[d], k = n->op == GENIE__OP_TOPK ? n->a.i[2] : len, ist = iv->strides[d], ost = ov->strides[d];
+    int64_t shape[GENIE__MAXD], lo, hi, o, j, offs[2], cnt[256];
+    const int64_t *sts[2];
+    uint64_t *a = (uint64_t *)GENIE_MALLOC((size_t)len * 2 * sizeof(uint64_t)), *b = a ? a + len : NULL, *t;
+    genie__mi m;
+    int pass;
+    if (!a) { snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]); return GENIE_ERR_OOM; }
+    genie__outer_of(iv, d, shape);
+    sts[0] = iv->strides, sts[1] = ov->strides;
+    offs[0] = iv->off, offs[1] = ov->off;
+    genie__share(genie__numel(iv->ndim, shape), ith, nth, &lo, &hi);
+    genie__mi_init(&m, iv->ndim, shape, 2, sts, offs, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&m)) {
+        const float *x32 = idt == GENIE_F32 ? (const float *)GENIE__IN(n, 0) + m.off[0] : NULL;
+        for (j = 0; j < len; j++) {
+            const float f = x32 ? x32[j * ist] : (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + j * ist, idt);
+            uint32_t u = f == 0 ? 0u : genie__f_bits(f);
+            u = f != f ? 0xffffffffu : u >> 31 ? ~u : u | 0x80000000u;
+            a[j] = (uint64_t)(desc ? ~u : u) << 32 | (uint64_t)j;
+        }
+        for (pass = 0; pass < 4; pass++) { /* stable: equal keys keep their index order */
+            const int sh = 32 + 8 * pass;
+            int64_t sum = 0, c;
+            memset(cnt, 0, sizeof cnt);
+            for (j = 0; j < len; j++) cnt[(a[j] >> sh) & 255]++;
+            if (cnt[(a[0] >> sh) & 255] == len) continue; /* one bucket: this byte orders nothing */
+            for (c = 0; c < 256; c++) {
+                int64_t x = cnt[c];
+                cnt[c] = sum;
+                sum += x;
+            }
+            for (j = 0; j < len; j++) b[cnt[(a[j] >> sh) & 255]++] = a[j];
+            t = a, a = b, b = t;
+        }
+        for (j = 0; j < k; j++) {
+            const int64_t idx = (int64_t)(uint32_t)a[j];
+            if (n->a.i[3]) ((int64_t *)GENIE__OUT(n))[m.off[1] + j * ost] = idx;
+            else if (x32 && n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[m.off[1] + j * ost] = (float)(double)x32[idx * ist]; /* as copy_elem */
+            else genie__copy_elem(GENIE__OUT(n), m.off[1] + j * ost, n->dtype, GENIE__IN(n, 0), m.off[0] + idx * ist, idt);
+        }
+    }
+    GENIE_FREE(a < b ? a : b);
     return GENIE_OK;
 }
 
@@ -7926,6 +7986,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
             *nth = genie__tpool_size(p->pool);
         }
         return genie__k_reduce_cols;
+    }
+    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu)) {
+        if (n->in[0].n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_sort_fast;
     }
     if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu)) {
         if (n->numel >= GENIE__V_MIN_SHARED) {

@@ -774,6 +774,47 @@ static void pow_cases(genie_ctx *c, genie_ctx *r, int th) {
             }
 }
 
+/* sort and topk of f32, f16 and bf16 rows (the radix sort) against the reference's
+   qsort: ascending and descending, largest and smallest, along the last, a middle and
+   the first dim (strided rows), over NaN, inf, signed zeros and many ties (f16/bf16
+   values, and a row of one repeated value); values and indices bit for bit. */
+static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+    int d, form, i, out;
+    for (d = 0; d < 3; d++)
+        for (form = 0; form < 9; form++) {
+            genie_ctx *cs[2];
+            genie_tensor *res[2][2];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                int64_t s3[3] = {3, 11, HALF_C}, dim = form % 3 == 0 ? -1 : form % 3 == 1 ? 1 : 0;
+                genie_tensor *x0 = half_data(cs[i], dts[d], HALF_R, HALF_C, 71 + (uint64_t)form), *x;
+                genie_tuple *tp;
+                genie_pool_push(cs[i]);
+                x = genie_reshape(cs[i], x0, 3, s3);
+                if (form == 7) x = genie_mul_scalar(cs[i], genie_abs(cs[i], genie_sign(cs[i], x)), 2.0); /* ties: 0 and 2, NaN */
+                if (form == 8) x = genie_mul_scalar(cs[i], x, 0.0); /* -0 and +0 tie (and NaN) */
+                tp = form < 4 || form == 8 ? genie_sort(cs[i], x, dim, form % 2)
+                                           : genie_topk(cs[i], x, form == 6 ? 1 : 3, dim, form % 2, 1);
+                for (out = 0; out < 2; out++) {
+                    res[i][out] = genie_tuple_get(tp, out);
+                    genie_retain(res[i][out]);
+                }
+                genie_pool_pop(cs[i]);
+                genie_release(x0);
+            }
+            for (out = 0; out < 2; out++) {
+                char what[96];
+                snprintf(what, sizeof what, "%s form %d, %s, %s (%d thread(s))", form < 4 || form == 8 ? "sort" : "topk", form, genie_dtype_name(dts[d]),
+                         out ? "indices" : "values", th);
+                FCHECK(res[0][out] && res[1][out], "%s: %s", what, genie_last_error(c));
+                if (res[0][out] && res[1][out]) compare(c, res[0][out], r, res[1][out], what, (uint64_t)form, 0.0);
+                genie_release(res[0][out]);
+                genie_release(res[1][out]);
+            }
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -818,6 +859,7 @@ void fuse_tests(int *passed, int *failed) {
         index_cases(c, r, th);
         cols_cases(c, r, th);
         pow_cases(c, r, th);
+        sort_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
