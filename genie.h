@@ -4215,6 +4215,36 @@ static genie_result genie__k_cumsum(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* Its fast path for f32 over contiguous input and output, viewed as [outer, len,
+   inner]: blocks of up to 256 columns of inner carried in double down len, in
+   the reference's order (its values bit for bit) and with unit-stride rows
+   whatever dim is summed; threads take (outer, block) pairs. */
+static int genie__cumsum_fast_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *iv = n->in[0].v;
+    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && n->in[0].n->dtype == GENIE_F32 && n->dtype == GENIE_F32 &&
+           genie__is_contig(iv->ndim, iv->shape, iv->strides) && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+}
+static genie_result genie__k_cumsum_fast(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v;
+    const int d = (int)n->a.i[0];
+    const int64_t len = iv->shape[d], inner = genie__numel(iv->ndim - d - 1, iv->shape + d + 1);
+    const int64_t nblk = (inner + GENIE__RCOLS - 1) / GENIE__RCOLS;
+    const float *x = (const float *)GENIE__IN(n, 0) + iv->off;
+    float *y = (float *)GENIE__OUT(n) + n->out->off;
+    int64_t lo, hi, w, j, c;
+    double acc[GENIE__RCOLS];
+    genie__share(genie__numel(d, iv->shape) * nblk, ith, nth, &lo, &hi);
+    for (w = lo; w < hi; w++) {
+        const int64_t o = w / nblk, c0 = (w % nblk) * GENIE__RCOLS, nb = inner - c0 < GENIE__RCOLS ? inner - c0 : GENIE__RCOLS;
+        const float *xr = x + o * len * inner + c0;
+        float *yr = y + o * len * inner + c0;
+        for (c = 0; c < nb; c++) acc[c] = 0;
+        for (j = 0; j < len; j++, xr += inner, yr += inner)
+            for (c = 0; c < nb; c++) yr[c] = (float)(acc[c] += (double)xr[c]);
+    }
+    return GENIE_OK;
+}
 
 /* Element k of a dims-long stride list of view v, 0 past its dims (a 0-dim
    view read as one element of any rank). */
@@ -7986,6 +8016,13 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
             *nth = genie__tpool_size(p->pool);
         }
         return genie__k_reduce_cols;
+    }
+    if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu)) {
+        if (n->numel >= GENIE__V_MIN_SHARED) {
+            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+            *nth = genie__tpool_size(p->pool);
+        }
+        return genie__k_cumsum_fast;
     }
     if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu)) {
         if (n->in[0].n->numel >= GENIE__V_MIN_SHARED) {

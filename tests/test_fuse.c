@@ -815,6 +815,39 @@ static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* cumsum of f32 along each dim of [3, 11, 70] (the column-block kernel, in double in
+   the reference's order), finite and special values, and of a transposed view and of
+   f16 (the reference): bit for bit. */
+static void cumsum_cases(genie_ctx *c, genie_ctx *r, int th) {
+    int dim, form, i;
+    for (dim = 0; dim < 3; dim++)
+        for (form = 0; form < 4; form++) {
+            genie_ctx *cs[2];
+            genie_tensor *res[2];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                int64_t s3[3] = {3, 11, HALF_C}, s2[2] = {HALF_R, HALF_C};
+                genie_tensor *x0 = form == 1 ? genie_randn(cs[i], GENIE_F32, 2, s2, 81) : half_data(cs[i], form == 3 ? GENIE_F16 : GENIE_F32, HALF_R, HALF_C, 81);
+                genie_tensor *x;
+                genie_realize(cs[i], 1, &x0);
+                genie_pool_push(cs[i]);
+                x = form == 2 ? genie_permute(cs[i], genie_reshape(cs[i], x0, 3, (int64_t[]){HALF_C, 11, 3}), 3, (int64_t[]){2, 1, 0})
+                              : genie_reshape(cs[i], x0, 3, s3);
+                res[i] = genie_cumsum(cs[i], x, dim);
+                genie_retain(res[i]);
+                genie_pool_pop(cs[i]);
+                genie_release(x0);
+            }
+            {
+                char what[96];
+                snprintf(what, sizeof what, "cumsum along dim %d, form %d (%d thread(s))", dim, form, th);
+                compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+            }
+            genie_release(res[0]);
+            genie_release(res[1]);
+        }
+}
+
 void fuse_tests(int *passed, int *failed) {
     int th, i, p0 = *passed, f0 = *failed;
     const int nprog = getenv("GENIE_GEMM_QUICK") ? 60 : 62; /* quick (valgrind): not the two large ones */
@@ -860,6 +893,7 @@ void fuse_tests(int *passed, int *failed) {
         cols_cases(c, r, th);
         pow_cases(c, r, th);
         sort_cases(c, r, th);
+        cumsum_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
