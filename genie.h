@@ -7993,6 +7993,14 @@ oom:
     return NULL;
 }
 
+/* fn, on the context's threads when work (elements) is large enough to share. */
+static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn) {
+    if (work >= GENIE__V_MIN_SHARED) {
+        p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
+        *nth = genie__tpool_size(p->pool);
+    }
+    return fn;
+}
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->epi ? p->epi->prod : p->n; /* the product; p->n receives it */
     int kind = genie__op_kinds[n->op];
@@ -8003,48 +8011,18 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
         return genie__v_fast_kernel(ctx, p, nth);
-    if (kind == GENIE__K_CAT && !p->epi && n->buf && ctx->cpu >= GENIE_CPU_GENERIC) {
-        if (n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast;
-    }
-    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu)) {
-        if (n->in[0].n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return genie__k_reduce_cols;
-    }
-    if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu)) {
-        if (n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return genie__k_cumsum_fast;
-    }
-    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu)) {
-        if (n->in[0].n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return genie__k_sort_fast;
-    }
-    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu)) {
-        if (n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return genie__k_index_rows;
-    }
-    if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu)) {
-        if (n->numel >= GENIE__V_MIN_SHARED) {
-            p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
-            *nth = genie__tpool_size(p->pool);
-        }
-        return genie__k_tri_rows;
-    }
+    if (kind == GENIE__K_CAT && !p->epi && n->buf && ctx->cpu >= GENIE_CPU_GENERIC)
+        return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast);
+    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_reduce_cols);
+    if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_cumsum_fast);
+    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_sort_fast);
+    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_index_rows);
+    if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_tri_rows);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
