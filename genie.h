@@ -2898,7 +2898,12 @@ static void genie__tc_flush(genie_ctx *ctx) {
         }                                                                                          \
     } while (0)
 /* The tape's key into ctx->tkey; its length in words, -1 out of memory.
-   Constants get numbers through a fresh epoch (their mark; tix holds the number). */
+   Constants get numbers through a fresh epoch (their mark; tix holds the number).
+   A view already in the key is not written again: an input read through its tape
+   producer's own output view (the same vspec) says so by bit 62 of its reference,
+   and an output view that is the first input's by bit 35 of the node's word. The
+   key stays exact (every view can be read back from it); a tape that shares fewer
+   vspecs than an equal one only misses. A chain's node is then 3 words, not 7. */
 static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int64_t ntape, uint32_t ep) {
     uint32_t cep = ++ctx->epoch;
     int64_t i, w = 0, nconst = 0;
@@ -2915,11 +2920,12 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
             if (!genie__grow((void **)&ctx->tkey, &ctx->captkey, need, sizeof(uint64_t))) return -1;
             k = ctx->tkey;
         }
+        int same_out = n->nin > 0 && n->out == n->in[0].v;
         k[w++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->has_scalar << 32 |
                  (uint64_t)(n->refs != tape[i].uses + 1) << 33 | (uint64_t)(n->base != NULL) << 34 |
-                 (uint64_t)(uint32_t)nin << 40;
+                 (uint64_t)same_out << 35 | (uint64_t)(uint32_t)nin << 40;
         k[w++] = (uint64_t)n->numel;
-        GENIE__TK_VIEW(k, w, n->out);
+        if (!same_out) GENIE__TK_VIEW(k, w, n->out);
         if (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY) {
             memcpy(k + w, n->a.i, sizeof n->a.i);
             w += (int64_t)(sizeof n->a.i / sizeof(uint64_t));
@@ -2927,7 +2933,9 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
         for (j = 0; j < nin; j++) {
             genie__node *x = genie__node_input(n, j);
             if (x->mark == ep && x->state == GENIE__PENDING) {
-                k[w++] = (uint64_t)x->tix;
+                int own = j < n->nin && n->in[j].v == x->out; /* x's output view: in the key */
+                k[w++] = (uint64_t)x->tix | (uint64_t)own << 62;
+                if (own) continue;
             } else {
                 if (x->mark != cep) { x->mark = cep; x->tix = (uint32_t)nconst++; }
                 k[w++] = (uint64_t)1 << 63 | (uint64_t)x->dtype << 32 | x->tix;
@@ -2953,12 +2961,18 @@ static uint64_t genie__tkey_hash(const uint64_t *k, int64_t n) {
     r = (r ^ (r >> 33)) * 0xff51afd7ed558ccdull;
     return r ^ (r >> 33);
 }
-/* The entry with this key (moved to the front), or NULL. */
-static genie__tc_entry *genie__tc_find(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey) {
-    genie__tc_entry **pp;
+/* The entry with this key (moved to the front), or NULL; *hash: the key's hash. The
+   newest entry (a loop's step repeats it) is compared first, with no hash to compute. */
+static genie__tc_entry *genie__tc_find(genie_ctx *ctx, const uint64_t *key, int64_t nkey, uint64_t *hash) {
+    genie__tc_entry **pp, *e = ctx->tcache;
+    if (e && e->nkey == nkey && memcmp(e->key, key, (size_t)nkey * sizeof(uint64_t)) == 0) {
+        *hash = e->hash;
+        return e;
+    }
+    *hash = genie__tkey_hash(key, nkey) & ctx->tc_mask;
     for (pp = &ctx->tcache; *pp; pp = &(*pp)->next) {
         genie__tc_entry *e = *pp;
-        if (e->hash != hash || e->nkey != nkey || memcmp(e->key, key, (size_t)nkey * sizeof(uint64_t)) != 0) continue;
+        if (e->hash != *hash || e->nkey != nkey || memcmp(e->key, key, (size_t)nkey * sizeof(uint64_t)) != 0) continue;
         *pp = e->next;
         e->next = ctx->tcache;
         ctx->tcache = e;
@@ -3102,10 +3116,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             uint64_t t0 = genie__now_ns(), hash = 0;
             int64_t nkey = genie__tkey_build(ctx, tape, ntape, ep);
             genie__tc_entry *hit = NULL;
-            if (nkey > 0) {
-                hash = genie__tkey_hash(ctx->tkey, nkey) & ctx->tc_mask;
-                hit = genie__tc_find(ctx, hash, ctx->tkey, nkey);
-            }
+            if (nkey > 0) hit = genie__tc_find(ctx, ctx->tkey, nkey, &hash);
             if (hit && genie__tc_apply(ctx, hit, tape, ntape)) {
                 ctx->stats.tape_cache_hits++;
             } else {

@@ -448,14 +448,19 @@ int main(int argc, char **argv) {
         genie_read(bctx, y, GENIE_F32, out, (size_t)S * D * sizeof(float));
         genie_pool_pop(bctx);
         s1 = genie_get_stats(bctx);
-        { /* the same structure again: the tape cache's hit against the first plan */
-            genie_stats s2;
-            genie_pool_push(bctx);
-            y = block(bctx, &w);
-            genie_realize(bctx, 1, &y);
-            genie_pool_pop(bctx);
-            s2 = genie_get_stats(bctx);
-            plan_miss = (double)s1.tape_plan_ns, plan_hit = (double)s2.tape_plan_ns;
+        { /* the same structure again, 9 times: the tape cache's hits (their median) against the first plan */
+            genie_stats s2 = s1;
+            double hits[9];
+            for (i = 0; i < 9; i++) {
+                genie_pool_push(bctx);
+                y = block(bctx, &w);
+                genie_realize(bctx, 1, &y);
+                genie_pool_pop(bctx);
+                s2 = genie_get_stats(bctx);
+                hits[i] = (double)s2.tape_plan_ns;
+            }
+            qsort(hits, 9, sizeof hits[0], cmp_d);
+            plan_miss = (double)s1.tape_plan_ns, plan_hit = hits[4];
             plan_hits = s2.tape_cache_hits - s1.tape_cache_hits;
         }
         check(bctx, "block");
@@ -484,7 +489,7 @@ int main(int argc, char **argv) {
         printf("  the block's tape as planned: %.2f MB peak (its liveness bound %.2f MB), %llu outputs written in place\n",
                (double)s1.tape_peak_bytes / 1e6, (double)s1.tape_bound_bytes / 1e6, (unsigned long long)(s1.tape_inplace - s0.tape_inplace));
         printf("  planning the block's tape: %.1f us the first time, %.1f us for the same structure again (%s: %.0f%%)\n",
-               plan_miss / 1e3, plan_hit / 1e3, plan_hits == 1 ? "a tape-cache hit" : "NOT a tape-cache hit",
+               plan_miss / 1e3, plan_hit / 1e3, plan_hits == 9 ? "median of 9 tape-cache hits" : "NOT all tape-cache hits",
                plan_miss > 0 ? 100.0 * plan_hit / plan_miss : 0.0);
         if (diff >= 0)
             printf("  genie vs the block's math in ATen, same weights: max abs diff %.3g (ATen's nn module vs the same math %s,\n"
