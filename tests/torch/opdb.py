@@ -39,7 +39,11 @@ RTOL = ATOL = 1e-5
 # computes in double. PyTorch's test suite overrides these tolerances too.
 TOLERANCE = {"native_layer_norm": 1e-3, "nn.functional.layer_norm": 1e-3,
              # float32 accumulation order in PyTorch's convolution (relative 2.8e-5 seen)
-             "nn.functional.conv2d": 1e-4}
+             "nn.functional.conv2d": 1e-4,
+             # the gradient of a product of Householder reflectors: float32 products whose rounding
+             # depends on the BLAS and LAPACK that PyTorch's CPU reference links (relative 3.7e-4 seen
+             # with OpenBLAS, none with the reference BLAS); PyTorch allows 1e-3 for its complex64 one
+             "linalg.householder_product": 1e-3}
 # operators known to fail on the device, with the reason (the README lists them): anything else
 # failing is a regression and fails the run
 KNOWN_FAIL = {
