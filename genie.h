@@ -2915,12 +2915,12 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
     for (i = 0; i < ntape; i++) {
         const genie__node *n = tape[i].n;
         int j, nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
+        int same_out = n->nin > 0 && n->out == n->in[0].v; /* the output view is the first input's */
         int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__NARGI;
         if (need > ctx->captkey) {
             if (!genie__grow((void **)&ctx->tkey, &ctx->captkey, need, sizeof(uint64_t))) return -1;
             k = ctx->tkey;
         }
-        int same_out = n->nin > 0 && n->out == n->in[0].v;
         k[w++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->has_scalar << 32 |
                  (uint64_t)(n->refs != tape[i].uses + 1) << 33 | (uint64_t)(n->base != NULL) << 34 |
                  (uint64_t)same_out << 35 | (uint64_t)(uint32_t)nin << 40;
@@ -2964,10 +2964,10 @@ static uint64_t genie__tkey_hash(const uint64_t *k, int64_t n) {
 /* The entry with this key (moved to the front), or NULL; *hash: the key's hash. The
    newest entry (a loop's step repeats it) is compared first, with no hash to compute. */
 static genie__tc_entry *genie__tc_find(genie_ctx *ctx, const uint64_t *key, int64_t nkey, uint64_t *hash) {
-    genie__tc_entry **pp, *e = ctx->tcache;
-    if (e && e->nkey == nkey && memcmp(e->key, key, (size_t)nkey * sizeof(uint64_t)) == 0) {
-        *hash = e->hash;
-        return e;
+    genie__tc_entry **pp, *newest = ctx->tcache;
+    if (newest && newest->nkey == nkey && memcmp(newest->key, key, (size_t)nkey * sizeof(uint64_t)) == 0) {
+        *hash = newest->hash;
+        return newest;
     }
     *hash = genie__tkey_hash(key, nkey) & ctx->tc_mask;
     for (pp = &ctx->tcache; *pp; pp = &(*pp)->next) {
