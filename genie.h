@@ -1579,6 +1579,12 @@ struct genie_ctx {
     uint64_t *tkey;                   /* the key of the tape being planned */
     struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
+    /* realize's walk stack and tape, kept for the next realize (a steady loop touches no
+       fresh pages); NULL while a realize holds them */
+    struct genie__node **wk_stack;
+    int *wk_next;
+    struct genie__tape_op *wk_tape;
+    int64_t capwk_stack, capwk_next, capwk_tape;
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
     genie_stats stats;
@@ -2564,6 +2570,13 @@ static int genie__writes_all(int op) {
            k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER;
 }
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
+/* Ask for the lines of a node a pass over a tape will read soon: a tape of 100,000
+   nodes (18 MB) is out of cache, and each pass would otherwise wait at every node. */
+static void genie__prefetch_node(const genie__node *n) {
+    GENIE__PREFETCH(n);
+    GENIE__PREFETCH((const char *)n + 64);
+    GENIE__PREFETCH((const char *)n + 128);
+}
 static genie__node *genie__node_input(const genie__node *n, int i) { return i < n->nin ? n->in[i].n : n->base; }
 
 /* May the node write into its base's buffer? Only when nothing else needs the
@@ -2914,7 +2927,9 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
     k[w++] = (uint64_t)ntape;
     for (i = 0; i < ntape; i++) {
         const genie__node *n = tape[i].n;
-        int j, nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
+        int j, nin, kind;
+        if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n); /* a long tape's nodes are out of cache */
+        nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
         int same_out = n->nin > 0 && n->out == n->in[0].v; /* the output view is the first input's */
         int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__NARGI;
         if (need > ctx->captkey) {
@@ -3056,14 +3071,26 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
 /* Realize nodes: walk back iteratively (explicit stack, no recursion) over
    what is not yet computed, in post order (a topological tape), then run it.
    Returns the first failure among the roots. */
+/* Realize's arrays back to the context for the next realize, or freed where a nested
+   realize gave its own back first. */
+static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capstack, int *next, int64_t capnext,
+                             genie__tape_op *tape, int64_t captape) {
+    if (ctx->wk_stack) GENIE_FREE(stack);
+    else ctx->wk_stack = stack, ctx->capwk_stack = capstack;
+    if (ctx->wk_next) GENIE_FREE(next);
+    else ctx->wk_next = next, ctx->capwk_next = capnext;
+    if (ctx->wk_tape) GENIE_FREE(tape);
+    else ctx->wk_tape = tape, ctx->capwk_tape = captape;
+}
 static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node *const *roots) {
-    genie__node **stack = NULL;
-    int *next = NULL;
-    genie__tape_op *tape = NULL;
-    int64_t sp = 0, capstack = 0, capnext = 0, ntape = 0, captape = 0, i;
+    genie__node **stack = ctx->wk_stack;
+    int *next = ctx->wk_next;
+    genie__tape_op *tape = ctx->wk_tape;
+    int64_t sp = 0, capstack = ctx->capwk_stack, capnext = ctx->capwk_next, ntape = 0, captape = ctx->capwk_tape, i;
     genie_result res = GENIE_OK;
     uint32_t ep = ++ctx->epoch;
     int k;
+    ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end */
     for (k = 0; k < nroots; k++) {
         genie__node *r = roots[k];
         if (r->state != GENIE__PENDING || r->mark == ep) continue;
@@ -3078,6 +3105,16 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 genie__node *c = genie__node_input(top, next[sp - 1]++);
                 if (c->state != GENIE__PENDING || c->mark == ep) continue;
                 c->mark = ep;
+                { /* the walk is a pointer chase, but capture takes nodes from a slab's free
+                     list, which runs through it in one direction: a chain's nodes lie a stride
+                     apart, and the nodes 4 strides on are the walk's next ones */
+                    intptr_t stride = (intptr_t)((uintptr_t)c - (uintptr_t)top);
+                    if (stride >= -4 * (intptr_t)sizeof(genie__node) && stride <= 4 * (intptr_t)sizeof(genie__node)) {
+                        const char *ahead = (const char *)c + 4 * stride;
+                        GENIE__PREFETCH(ahead);
+                        GENIE__PREFETCH(ahead + 64);
+                    }
+                }
                 if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
                     !genie__grow((void **)&next, &capnext, sp + 1, sizeof(int))) goto oom;
                 stack[sp] = c;
@@ -3136,7 +3173,9 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         ctx->stats.tape_peak_bytes = 0;
         for (i = 0; i < ntape; i++) {
             genie__node *n = tape[i].n;
-            uint64_t flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
+            uint64_t flops, bytes, t0;
+            if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n);
+            flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
             if (tape[i].tfg) {
                 struct genie__fgroup *g = genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
@@ -3155,15 +3194,11 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     }
     for (k = 0; k < nroots && res == GENIE_OK; k++)
         if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
-    GENIE_FREE(stack);
-    GENIE_FREE(next);
-    GENIE_FREE(tape);
+    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape);
     return res;
 oom:
     for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
-    GENIE_FREE(stack);
-    GENIE_FREE(next);
-    GENIE_FREE(tape);
+    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape);
     genie__fail(ctx, GENIE_ERR_OOM, "genie_realize: out of memory building the tape");
     return GENIE_ERR_OOM;
 }
@@ -10449,6 +10484,9 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     genie__tc_flush(ctx);
     GENIE_FREE(ctx->tkey);
     GENIE_FREE(ctx->fg_scratch);
+    GENIE_FREE(ctx->wk_stack);
+    GENIE_FREE(ctx->wk_next);
+    GENIE_FREE(ctx->wk_tape);
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
