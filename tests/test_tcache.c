@@ -100,8 +100,12 @@ static void test_steps(genie_cpu cpu, int threads) {
 }
 
 /* Structures that differ only where the plan can differ: each must miss, and
-   compute what the reference computes. */
-enum { V_BASE, V_STRIDE, V_DTYPE, V_CONST, V_HELD, V_SAME_CONST, V_SHAPE, V_N };
+   compute what the reference computes. The key writes a view once: V_TREAD reads
+   the sum through its transpose where the others read it through its producer's own
+   view (a flag bit, no view words); V_INPLACE and V_INPLACE_T write it in place
+   through its own view and through its transpose (the output view is the first
+   input's: a flag bit), so each pair differs only in the views the bits stand for. */
+enum { V_BASE, V_STRIDE, V_DTYPE, V_CONST, V_HELD, V_SAME_CONST, V_SHAPE, V_TREAD, V_INPLACE, V_INPLACE_T, V_N };
 static genie_tensor *variant(genie_ctx *c, int v, genie_tensor **held, genie_stats *before) {
     genie_tensor *x = inp(c, v == V_DTYPE ? GENIE_F64 : GENIE_F32, 6, v == V_SHAPE ? 10 : 6, 5, 0);
     genie_tensor *y = inp(c, v == V_DTYPE ? GENIE_F64 : GENIE_F32, 6, v == V_SHAPE ? 10 : 6, 6, v != V_CONST);
@@ -110,7 +114,9 @@ static genie_tensor *variant(genie_ctx *c, int v, genie_tensor **held, genie_sta
     if (v == V_SAME_CONST) y = x;
     genie_pool_push(c); /* the intermediates die at the pop unless held */
     t = genie_add(c, x, y);
-    u = genie_mul_scalar(c, t, 3.0);
+    if (v == V_INPLACE) genie_add_(c, t, x);
+    if (v == V_INPLACE_T) genie_add_(c, genie_t(c, t), x);
+    u = genie_mul_scalar(c, v == V_TREAD ? genie_t(c, t) : t, 3.0);
     *held = NULL;
     if (v == V_HELD) { *held = u; genie_retain(u); }
     t = genie_sigmoid(c, genie_sub(c, u, x));
