@@ -921,7 +921,8 @@ typedef struct genie__buf {
     void (*deleter)(void *, void *);
     void *user;
     struct genie__buf *prev, *next; /* live: every live buffer, freed at destroy;
-                                       cached: next links its size class's free list */
+                                       cached: its size class's free list, newest first */
+    struct genie__buf *older, *newer; /* cached: every cached block by when it was freed */
     void *dev;                      /* a backend's block of cap bytes (kept while cached), or NULL */
     uint32_t loc;                   /* GENIE__ON_HOST | GENIE__ON_DEV: which copies are current */
 } genie__buf;
@@ -935,8 +936,11 @@ static double genie__no_data[1]; /* the data of empty external buffers given as 
    sizes every step and so touches no fresh pages. Classes: 64 bytes, then four
    per doubling (2^k * 1.25, 1.5, 1.75, 2), so a block is at most 25% larger
    than asked and the tail is never touched. The cache holds at most
-   GENIE_CACHE_MAX_BYTES (a block that does not fit is freed), is emptied when
-   an allocation fails (then retried once), and is freed at genie_ctx_destroy. */
+   GENIE_CACHE_MAX_BYTES: a freed block that does not fit makes room by freeing
+   the blocks freed longest ago (a program that once held large tensors and now
+   runs small ones must not keep the large ones and free every small one); a
+   block larger than the whole budget is freed. It is emptied when an allocation
+   fails (then retried once), and is freed at genie_ctx_destroy. */
 #ifndef GENIE_CACHE_MAX_BYTES
 #define GENIE_CACHE_MAX_BYTES ((size_t)256 << 20)
 #endif
@@ -1553,6 +1557,7 @@ struct genie_ctx {
     genie__slab nodes, handles, storages, vspecs, tuple_shells;
     genie__buf *bufs;
     genie__buf *cache[GENIE__NCLASS]; /* freed blocks by size class (>>memory) */
+    genie__buf *cache_oldest, *cache_newest; /* the same blocks by when they were freed */
     uint32_t tape_ep;                 /* the tape running now (its epoch), 0 if none */
     uint64_t handles_made;            /* identities handed out (genie_tensor.self) */
     uint64_t tape_held;               /* bytes held by buffers it allocated */
@@ -1622,17 +1627,29 @@ static void genie__dev_free(genie_ctx *ctx, genie__buf *b) {
     if (b->dev && ctx->be) ctx->be->free(ctx->be_state, b);
     b->dev = NULL;
 }
+/* Take cached block b (of class c, cap bytes) out of its class list and the age order. */
+static void genie__cache_take(genie_ctx *ctx, genie__buf *b, int c, size_t cap) {
+    if (b->prev) b->prev->next = b->next;
+    else ctx->cache[c] = b->next;
+    if (b->next) b->next->prev = b->prev;
+    if (b->older) b->older->newer = b->newer;
+    else ctx->cache_oldest = b->newer;
+    if (b->newer) b->newer->older = b->older;
+    else ctx->cache_newest = b->older;
+    ctx->stats.cache_bytes -= cap;
+}
+/* Free the cached block freed longest ago. */
+static void genie__cache_evict(genie_ctx *ctx) {
+    genie__buf *b = ctx->cache_oldest;
+    size_t cap;
+    int c = genie__size_class(b->bytes, &cap);
+    genie__cache_take(ctx, b, c, cap);
+    genie__dev_free(ctx, b);
+    GENIE_FREE(b->data);
+    GENIE_FREE(b);
+}
 static void genie__cache_flush(genie_ctx *ctx) {
-    int c;
-    for (c = 0; c < GENIE__NCLASS; c++)
-        while (ctx->cache[c]) {
-            genie__buf *b = ctx->cache[c];
-            ctx->cache[c] = b->next;
-            genie__dev_free(ctx, b);
-            GENIE_FREE(b->data);
-            GENIE_FREE(b);
-        }
-    ctx->stats.cache_bytes = 0;
+    while (ctx->cache_oldest) genie__cache_evict(ctx);
 }
 /* GENIE_MALLOC, and once more after emptying the cache if it fails. */
 static void *genie__malloc_or_flush(genie_ctx *ctx, size_t bytes) {
@@ -1650,8 +1667,9 @@ static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
     int c = genie__size_class(bytes, &cap);
     genie__buf *b = c >= 0 ? ctx->cache[c] : NULL;
     if (b) {
-        ctx->cache[c] = b->next;
-        ctx->stats.cache_bytes -= cap;
+        genie__cache_take(ctx, b, c, cap);
+        if (ctx->cache[c]) GENIE__PREFETCH_W(ctx->cache[c]); /* the next pop's block: a tape of
+                                                                many small outputs pops one a node */
         ctx->stats.cache_hits++;
     } else {
         b = (genie__buf *)genie__malloc_or_flush(ctx, sizeof(genie__buf));
@@ -1698,9 +1716,17 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
     ctx->stats.bytes_live -= b->bytes;
     if (ctx->tape_ep && b->born == ctx->tape_ep) ctx->tape_held -= b->cap;
     c = genie__size_class(b->bytes, &cap);
-    if (c >= 0 && cap <= GENIE_CACHE_MAX_BYTES && ctx->stats.cache_bytes <= GENIE_CACHE_MAX_BYTES - cap) {
+    if (c >= 0 && cap <= GENIE_CACHE_MAX_BYTES) {
+        while (ctx->stats.cache_bytes > GENIE_CACHE_MAX_BYTES - cap) genie__cache_evict(ctx);
+        b->prev = NULL; /* the newest of its class and of the cache */
         b->next = ctx->cache[c];
+        if (b->next) b->next->prev = b;
         ctx->cache[c] = b;
+        b->newer = NULL;
+        b->older = ctx->cache_newest;
+        if (b->older) b->older->newer = b;
+        else ctx->cache_oldest = b;
+        ctx->cache_newest = b;
         ctx->stats.cache_bytes += cap;
         return;
     }

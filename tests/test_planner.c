@@ -247,6 +247,39 @@ static void test_no_stale_values(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* A context that held large tensors and now runs small steps: the cache (256 MiB by
+   default) is full of the large blocks, and freeing the small ones makes room by
+   freeing the blocks freed longest ago, so the next step finds every small block in
+   the cache instead of allocating it afresh. */
+static void test_cache_ages(void) {
+    genie_ctx *ctx = make_ctx(0);
+    genie_stats s0, s1;
+    int step, k;
+    genie_pool_push(ctx);
+    for (k = 0; k < 4; k++) { /* 4 x 64 MiB: the whole budget */
+        genie_tensor *big = genie_full(ctx, GENIE_F32, 1, (int64_t[]){(int64_t)16 << 20}, 1.0);
+        genie_realize(ctx, 1, &big);
+    }
+    genie_pool_pop(ctx);
+    CHECK(genie_get_stats(ctx).cache_bytes == (uint64_t)256 << 20);
+    s0 = genie_get_stats(ctx);
+    for (step = 0; step < 2; step++) {
+        if (step == 1) s0 = genie_get_stats(ctx);
+        genie_pool_push(ctx);
+        for (k = 0; k < 100; k++) {
+            genie_tensor *t = genie_full(ctx, GENIE_F32, 1, (int64_t[]){16 + k}, (double)k);
+            genie_realize(ctx, 1, &t);
+        }
+        genie_pool_pop(ctx);
+    }
+    s1 = genie_get_stats(ctx);
+    CHECK(s1.bytes_fresh == s0.bytes_fresh);        /* the second step: every block from the cache */
+    CHECK(s1.cache_hits - s0.cache_hits == 100);
+    CHECK(s1.cache_bytes < (uint64_t)200 << 20);     /* one 64 MiB block made room */
+    CHECK(s1.cache_bytes > (uint64_t)192 << 20);     /* the other three and the small ones stay */
+    genie_ctx_destroy(ctx);
+}
+
 /* In-place writes through views inside one tape, on temporaries and on kept values. */
 static void test_inplace_views(void) {
     genie_ctx *ctx = make_ctx(1);
@@ -398,6 +431,7 @@ void test_planner(int *passed, int *failed) {
         test_steady_state();
         test_bound();
         test_no_stale_values();
+        test_cache_ages();
         test_inplace_views();
         test_random_programs();
         if (UNFUSED) break;
