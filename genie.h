@@ -8928,6 +8928,76 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
     for (j = j0; j < j1; j++)
         if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);
 }
+/* 2-D blocks. A pass over runs of the last dim reads an input transposed in the
+   last two dims (stride 1 along rows, not along the last dim) a row's stride apart,
+   each element on another line and page: x.t() + y on [2048, 2048] took 26 ms, x + y
+   1.8 ms. An f32 elementwise group with such an input takes blocks of GENIE__FTR
+   rows x GENIE__FTC columns of its space instead, as tiles in row-major order: each
+   input's block loaded row by row, a transposed f32 one column by column (a column
+   is GENIE__FTR consecutive floats: a line), the ops run on the tile as on any
+   (elementwise: the order of a tile's elements is free), the written values
+   stored row by row. */
+#define GENIE__FTR 16
+#define GENIE__FTC (GENIE__FTILE / GENIE__FTR)
+static int genie__fin_transposed(const genie__fin *f, int nd) {
+    return f->sp == 0 && f->dt == GENIE_F32 && f->st[nd - 2] == 1 && f->st[nd - 1] != 1 && f->st[nd - 1] != 0;
+}
+static int genie__fblocked(const genie__fgroup *g) {
+    int k;
+    if (g->row >= 0 || g->cdt != GENIE_F32 || g->nd < 2 || g->shape[g->nd - 2] < GENIE__FTR ||
+        g->shape[g->nd - 1] < GENIE__FTC)
+        return 0;
+    for (k = 0; k < g->nin; k++)
+        if (genie__fin_transposed(&g->in[k], g->nd)) return 1;
+    return 0;
+}
+/* The block of nr x nc elements from flat index `base` of space 0 (rows C apart). */
+static void genie__fpass_block(const genie__fgroup *g, float *regs, float *opr, int64_t base, int64_t nr, int64_t nc) {
+    const int nd = g->nd;
+    const int64_t C = g->shape[nd - 1], c0_next = base % C + nc; /* the next block's first column here */
+    const float *ip[GENIE__FMAX_IN];
+    float *op[GENIE__FMAX_OPS];
+    int64_t r, c;
+    int j, k;
+    for (k = 0; k < g->nin; k++) {
+        const genie__fin *f = &g->in[k];
+        float *d = regs + (size_t)k * GENIE__FTILE;
+        ip[k] = d;
+        if (genie__fin_transposed(f, nd)) {
+            const int64_t s = f->st[nd - 1];
+            int64_t off = f->off, pos = base;
+            const float *x;
+            int dd;
+            for (dd = nd - 1; dd >= 0; dd--) {
+                off += (pos % g->shape[dd]) * f->st[dd];
+                pos /= g->shape[dd];
+            }
+            x = (const float *)f->data + off;
+            if (c0_next < C) /* the next block's columns, a line each: their misses overlap this block's */
+                for (c = 0; c < GENIE__FTC; c++) GENIE__PREFETCH(x + (c0_next - (base % C) + c) * s);
+            for (c = 0; c < nc; c++)
+                for (r = 0; r < nr; r++) d[r * nc + c] = x[c * s + r];
+        } else {
+            for (r = 0; r < nr; r++) genie__fin_load(f, g, base + r * C, nc, d + r * nc);
+        }
+    }
+    for (j = 0; j < g->nops; j++) {
+        const genie__fop *o = &g->ops[j];
+        const float *x = o->x < 0 ? ip[-1 - o->x] : op[o->x];
+        const float *y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : op[o->y];
+        const float *z = o->z == GENIE__FNONE ? NULL : o->z < 0 ? ip[-1 - o->z] : op[o->z];
+        op[j] = opr + (size_t)j * GENIE__FTILE;
+        if (genie__op_kinds[o->op] == GENIE__K_COPY) {
+            op[j] = (float *)(uintptr_t)x; /* a copy in a register: its operand's */
+            continue;
+        }
+        genie__fop_run(o, g->cdt, !g->written[j], g->cpu, op[j], x, y, z, nr * nc);
+    }
+    for (j = 0; j < g->nops; j++)
+        if (g->written[j])
+            for (r = 0; r < nr; r++) genie__fout_store(&g->out[j], g, base + r * C, nc, op[j] + r * nc);
+}
+
 /* A row group's row registers (input rows, output rows): a block's worth, 64-byte multiples. */
 static int64_t genie__frow_cap(const genie__fgroup *g) {
     int64_t c = g->len > GENIE__FTILE ? g->len : GENIE__FTILE;
@@ -8944,6 +9014,18 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *ops = regs + (size_t)g->nin * GENIE__FTILE;
     int64_t lo, hi, t;
+    if (genie__fblocked(g)) { /* blocks along the last dim, then down the rows; no prefetch (the
+                                 transposed reads run along lines, the others along rows) */
+        const int64_t R = g->shape[g->nd - 2], C = g->shape[g->nd - 1];
+        const int64_t rb = (R + GENIE__FTR - 1) / GENIE__FTR, cb = (C + GENIE__FTC - 1) / GENIE__FTC;
+        genie__share(g->total / (R * C) * rb * cb, ith, nth, &lo, &hi);
+        for (t = lo; t < hi; t++) {
+            const int64_t o = t / (rb * cb), r0 = t % (rb * cb) / cb * GENIE__FTR, c0 = t % cb * GENIE__FTC;
+            genie__fpass_block(g, regs, ops, o * R * C + r0 * C + c0, GENIE__MIN(GENIE__FTR, R - r0),
+                               GENIE__MIN(GENIE__FTC, C - c0));
+        }
+        return GENIE_OK;
+    }
     genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         const int64_t start = t * GENIE__FTILE;

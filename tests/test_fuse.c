@@ -111,6 +111,43 @@ static void inplace_case(genie_ctx *c, genie_ctx *r, int th) {
     genie_release(res[1]);
 }
 
+/* Groups read in 2-D blocks (an f32 input transposed in the last two dims): a batch of
+   [3, 41, 70] with the transposed input, a broadcast bf16 operand converted in the
+   group, a mask, an intermediate still held (written), edges of partial blocks in both
+   dims; and a [2048, 2048] x.t() + y split over the threads ([200, 200] when quick). */
+static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
+    genie_ctx *cs[2];
+    genie_tensor *res[2][3];
+    int k, j;
+    cs[0] = c;
+    cs[1] = r;
+    for (k = 0; k < 2; k++) {
+        int64_t sa[3] = {3, 70, 41}, sb[3] = {3, 41, 70}, sh[2] = {41, 70}, sq[2] = {2048, 2048};
+        if (getenv("GENIE_GEMM_QUICK")) sq[0] = sq[1] = 200; /* quick (valgrind) */
+        genie_ctx *x = cs[k];
+        genie_tensor *a = genie_randn(x, GENIE_F32, 3, sa, 21), *b = genie_randn(x, GENIE_F32, 3, sb, 22);
+        genie_tensor *h = genie_randn(x, GENIE_BF16, 2, sh, 23), *q = genie_randn(x, GENIE_F32, 2, sq, 24);
+        genie_tensor *at, *p;
+        genie_realize(x, 1, &a);
+        genie_realize(x, 1, &b);
+        genie_realize(x, 1, &h);
+        genie_realize(x, 1, &q);
+        genie_pool_push(x);
+        at = genie_transpose(x, a, 1, 2); /* [3, 41, 70], stride 1 along dim 1 */
+        p = genie_add(x, genie_mul(x, at, b), genie_to_dtype(x, h, GENIE_F32));
+        res[k][0] = p; /* held: written by the group */
+        res[k][1] = genie_where(x, genie_gt(x, b, at), genie_gelu(x, p), genie_sigmoid(x, at));
+        res[k][2] = genie_silu(x, genie_add(x, genie_t(x, q), q));
+        for (j = 0; j < 3; j++) genie_retain(res[k][j]);
+        genie_pool_pop(x);
+    }
+    for (j = 0; j < 3; j++) {
+        compare(c, res[0][j], r, res[1][j], th == 1 ? "2-D blocks (1 thread)" : "2-D blocks (2 threads)", (uint64_t)j, 1.0 / 16384);
+        genie_release(res[0][j]);
+        genie_release(res[1][j]);
+    }
+}
+
 /* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
    act(matmul) (+ a broadcast residual) over batches; f32 and f64. */
 static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s) {
@@ -883,6 +920,7 @@ void fuse_tests(int *passed, int *failed) {
             }
         }
         inplace_case(c, r, th);
+        blocked_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) half_cases(c, r, th); /* quick (valgrind): 2 threads only */
         half_held_operands(c, r);
         convert_cases(c, r, th);
