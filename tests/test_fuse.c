@@ -148,6 +148,70 @@ static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
     }
 }
 
+/* f64, i64 and i32 binary ops on their typed kernel against the reference, bit for
+   bit: every arithmetic, comparison and logical op over [37, 29] operands holding
+   NaN, infinities, -0, denormals and the integer extremes (wrapping), with both
+   operands dense, the second a single value (a 0-dim tensor), and in place (add_, sub_,
+   mul_; the other ops with their operands swapped). */
+static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[3] = {GENIE_F64, GENIE_I64, GENIE_I32};
+    genie_tensor *(*const ops[])(genie_ctx *, genie_tensor *, genie_tensor *) = {
+        genie_add, genie_sub, genie_mul, genie_maximum, genie_minimum, genie_eq, genie_ne, genie_lt,
+        genie_le, genie_gt, genie_ge, genie_logical_and, genie_logical_or, genie_div};
+    const int nops = (int)(sizeof ops / sizeof ops[0]);
+    int d, k, form, bad = 0, ran = 0;
+    for (d = 0; d < 3; d++)
+        for (k = 0; k < nops; k++)
+            for (form = 0; form < 3; form++) {
+                genie_ctx *cs[2];
+                genie_tensor *res[2];
+                unsigned char buf[2][37 * 29 * 8];
+                size_t bytes = 0;
+                int i, e;
+                if (k == nops - 1 && dts[d] != GENIE_F64) continue; /* integer div is true division: f32 */
+                cs[0] = c;
+                cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    genie_ctx *x = cs[i];
+                    int64_t s2[2] = {37, 29};
+                    double va[37 * 29], vb[37 * 29];
+                    genie_tensor *a, *b;
+                    for (e = 0; e < 37 * 29; e++) {
+                        uint64_t h = (uint64_t)(e + 1) * 0x9e3779b97f4a7c15ull;
+                        va[e] = (double)((int64_t)(h >> 40) - (1 << 23)) / (e % 3 ? 1.0 : 4096.0);
+                        vb[e] = (double)((int64_t)(h >> 20 & 0xffff) - 32768) / (e % 5 ? 1.0 : 256.0);
+                        if (e % 7 == 0) vb[e] = va[e];
+                    }
+                    a = genie_to_dtype(x, genie_from_data(x, GENIE_F64, 2, s2, va), dts[d]);
+                    b = genie_to_dtype(x, genie_from_data(x, GENIE_F64, 2, s2, vb), dts[d]);
+                    if (dts[d] == GENIE_F64) { /* specials in the first elements */
+                        const double sp[8] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 4.9e-324, 1e308, -1e308};
+                        genie_tensor *sa = genie_from_data(x, GENIE_F64, 1, (int64_t[]){8}, sp);
+                        genie_copy_(x, genie_narrow(x, genie_view(x, a, 1, (int64_t[]){37 * 29}), 0, 0, 8), sa);
+                        genie_copy_(x, genie_narrow(x, genie_view(x, b, 1, (int64_t[]){37 * 29}), 0, 3, 8), sa);
+                    } else { /* the extremes: wrapping sums, products and differences */
+                        const int64_t ext[4] = {dts[d] == GENIE_I64 ? INT64_MAX : INT32_MAX, dts[d] == GENIE_I64 ? INT64_MIN : INT32_MIN, -1, 0};
+                        genie_tensor *se = genie_to_dtype(x, genie_from_data(x, GENIE_I64, 1, (int64_t[]){4}, ext), dts[d]);
+                        genie_copy_(x, genie_narrow(x, genie_view(x, a, 1, (int64_t[]){37 * 29}), 0, 0, 4), se);
+                        genie_copy_(x, genie_narrow(x, genie_view(x, b, 1, (int64_t[]){37 * 29}), 0, 2, 4), se);
+                    }
+                    if (form == 1) b = genie_select(x, genie_select(x, b, 0, 5), 0, 3); /* one value */
+                    genie_realize(x, 1, &a);
+                    genie_realize(x, 1, &b);
+                    if (form == 2 && k < 3) /* in place: a op= b */
+                        res[i] = (k == 0 ? genie_add_ : k == 1 ? genie_sub_ : genie_mul_)(x, a, b);
+                    else
+                        res[i] = form == 2 ? ops[k](x, b, a) : ops[k](x, a, b);
+                    bytes = (size_t)genie_numel(res[i]) * (genie_dtype_of(res[i]) == GENIE_BOOL ? 1 : dts[d] == GENIE_I32 ? 4 : 8);
+                    if (genie_read(x, res[i], genie_dtype_of(res[i]), buf[i], bytes) != GENIE_OK) bad++;
+                }
+                ran++;
+                if (memcmp(buf[0], buf[1], bytes) != 0 && bad++ < 3)
+                    printf("  typed %s op %d form %d (%d threads): differs from the reference\n", genie_dtype_name(dts[d]), k, form, th);
+            }
+    FCHECK(bad == 0 && ran == 3 * 3 * 13 + 3, "typed binary ops: %d of %d cases differ", bad, ran);
+}
+
 /* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
    act(matmul) (+ a broadcast residual) over batches; f32 and f64. */
 static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s) {
@@ -921,6 +985,7 @@ void fuse_tests(int *passed, int *failed) {
         }
         inplace_case(c, r, th);
         blocked_cases(c, r, th);
+        typed_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) half_cases(c, r, th); /* quick (valgrind): 2 threads only */
         half_held_operands(c, r);
         convert_cases(c, r, th);
