@@ -6383,9 +6383,21 @@ static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
         if (n->in[k].n->dtype != cdt || (!genie__v_same(n->out, n->in[k].v) && !genie__v_bcast(n->in[k].v))) return 0;
     return 1;
 }
-/* A chunk at a time: operands loaded (widened) into u and v, the op over the chunk
+/* A chunk at a time: operands loaded (i32 widened) into u and v, the op over the chunk
    (each loop tight: the op and dtype switches are outside), the results stored. */
 #define GENIE__TY_CHUNK 256
+static void genie__ty_load(void *d, const char *x, int dt, int64_t c0, int64_t m, int64_t step) {
+    int64_t j;
+    if (dt == GENIE_I32) {
+        const int32_t *s = (const int32_t *)(const void *)x + c0 * step;
+        if (step) for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[j];
+        else for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[0];
+    } else if (step) {
+        memcpy(d, x + c0 * 8, (size_t)m * 8);
+    } else {
+        for (j = 0; j < m; j++) memcpy((char *)d + j * 8, x, 8);
+    }
+}
 #define GENIE__TY_OPS(r, u, v, m, j, other)                                    \
     switch (op) {                                                              \
     case GENIE__OP_EQ: for (j = 0; j < m; j++) r[j] = u[j] == v[j]; break;     \
@@ -6410,9 +6422,8 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
         m = hi - c0 < GENIE__TY_CHUNK ? hi - c0 : GENIE__TY_CHUNK;
         if (cdt == GENIE_F64) { /* comparisons with NaN are false but for ne: as genie__binary_f */
             double u[GENIE__TY_CHUNK], v[GENIE__TY_CHUNK], r[GENIE__TY_CHUNK];
-            const double *x = (const double *)(const void *)a, *y = (const double *)(const void *)b;
-            for (j = 0; j < m; j++) u[j] = x[(c0 + j) * as];
-            for (j = 0; j < m; j++) v[j] = y ? y[(c0 + j) * bs] : n->a.f[0];
+            genie__ty_load(u, a, cdt, c0, m, as);
+            genie__ty_load(v, b ? b : (const char *)&n->a.f[0], cdt, c0, m, bs);
             GENIE__TY_OPS(r, u, v, m, j,
                           if (op == GENIE__OP_ADD) for (j = 0; j < m; j++) r[j] = u[j] + v[j];
                           else if (op == GENIE__OP_SUB) for (j = 0; j < m; j++) r[j] = u[j] - v[j];
@@ -6420,22 +6431,17 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
                           else for (j = 0; j < m; j++) r[j] = genie__binary_f(op, u[j], v[j]))
             if (odt == GENIE_BOOL) for (j = 0; j < m; j++) ((uint8_t *)o)[c0 + j] = r[j] != 0;
             else memcpy(o + c0 * 8, r, (size_t)m * 8);
-        } else { /* wrapping: in uint64 */
-            uint64_t u[GENIE__TY_CHUNK], v[GENIE__TY_CHUNK], r[GENIE__TY_CHUNK];
-            int64_t su[GENIE__TY_CHUNK], sv[GENIE__TY_CHUNK];
-            if (cdt == GENIE_I64) {
-                for (j = 0; j < m; j++) su[j] = ((const int64_t *)(const void *)a)[(c0 + j) * as];
-                for (j = 0; j < m; j++) sv[j] = b ? ((const int64_t *)(const void *)b)[(c0 + j) * bs] : n->a.i[0];
-            } else {
-                for (j = 0; j < m; j++) su[j] = ((const int32_t *)(const void *)a)[(c0 + j) * as];
-                for (j = 0; j < m; j++) sv[j] = b ? ((const int32_t *)(const void *)b)[(c0 + j) * bs] : n->a.i[0];
-            }
-            GENIE__TY_OPS(r, su, sv, m, j,
-                          for (j = 0; j < m; j++) { u[j] = (uint64_t)su[j]; v[j] = (uint64_t)sv[j]; }
-                          if (op == GENIE__OP_ADD) for (j = 0; j < m; j++) r[j] = u[j] + v[j];
-                          else if (op == GENIE__OP_SUB) for (j = 0; j < m; j++) r[j] = u[j] - v[j];
-                          else if (op == GENIE__OP_MUL) for (j = 0; j < m; j++) r[j] = u[j] * v[j];
-                          else for (j = 0; j < m; j++) r[j] = (uint64_t)genie__binary_i(op, su[j], sv[j]))
+        } else { /* integers wrap: the arithmetic in uint64 */
+            int64_t u[GENIE__TY_CHUNK], v[GENIE__TY_CHUNK];
+            uint64_t r[GENIE__TY_CHUNK];
+            genie__ty_load(u, a, cdt, c0, m, as);
+            if (b) genie__ty_load(v, b, cdt, c0, m, bs);
+            else for (j = 0; j < m; j++) v[j] = n->a.i[0];
+            GENIE__TY_OPS(r, u, v, m, j,
+                          if (op == GENIE__OP_ADD) for (j = 0; j < m; j++) r[j] = (uint64_t)u[j] + (uint64_t)v[j];
+                          else if (op == GENIE__OP_SUB) for (j = 0; j < m; j++) r[j] = (uint64_t)u[j] - (uint64_t)v[j];
+                          else if (op == GENIE__OP_MUL) for (j = 0; j < m; j++) r[j] = (uint64_t)u[j] * (uint64_t)v[j];
+                          else for (j = 0; j < m; j++) r[j] = (uint64_t)genie__binary_i(op, u[j], v[j]))
             if (odt == GENIE_BOOL) for (j = 0; j < m; j++) ((uint8_t *)o)[c0 + j] = r[j] != 0;
             else if (odt == GENIE_I64) memcpy(o + c0 * 8, r, (size_t)m * 8);
             else for (j = 0; j < m; j++) ((int32_t *)(void *)o)[c0 + j] = (int32_t)(uint32_t)r[j];

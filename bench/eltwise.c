@@ -2,7 +2,8 @@
    gelu on f16 and bf16, converted in registers by the fused group; cvt_gelu bf16
    is x.float() -> gelu -> .bfloat16(), one group since the conversions fuse; where is
    where(x > y, x, y) and masked_fill x.masked_fill(x > y, -inf), the comparison an
-   array kernel, the selection a group): the
+   array kernel, the selection a group; add on i64 and i32 and gt on f64 take the
+   typed kernel, the same on every path): the
    reference kernels beside the array kernels of each CPU path this machine
    runs (generic, avx2, avx512), on 1 and 2 threads. Each timing is the best of
    a few realizations of one node (capture, buffer, kernel), so it includes
@@ -87,7 +88,7 @@ int main(int argc, char **argv) {
         {"mul_scalar", 1, GENIE_F32}, {"gt", 1, GENIE_F32}, {"where", 1, GENIE_F32}, {"masked_fill", 1, GENIE_F32},
         {"to_bf16", 2, GENIE_F32},
         {"add", 1, GENIE_F16}, {"add", 1, GENIE_BF16}, {"gelu", 0, GENIE_F16}, {"gelu", 0, GENIE_BF16},
-        {"cvt_gelu", 0, GENIE_BF16}};
+        {"cvt_gelu", 0, GENIE_BF16}, {"add", 1, GENIE_I64}, {"add", 1, GENIE_I32}, {"gt", 1, GENIE_F64}};
     static const genie_cpu paths[] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
     int64_t sizes[2] = {1 << 20, 1 << 24}, i;
     int s, k, p, reps = argc > 1 ? atoi(argv[1]) : 3;
