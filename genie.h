@@ -4000,6 +4000,57 @@ static genie_result genie__k_index_rows(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 
+/* Its fast path for gather: a contiguous source and i64 index of the same shape but
+   at dim d, read as [A, S, B] and [A, K, B]: out[a, k, b] = t[a, index[a, k, b], b]
+   (the element's bits). Every thread checks every index first, so none copies
+   before an error (the reference's message for the first bad index, by thread 0). */
+static int genie__gather_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *tv = n->in[0].v, *xv = n->in[1].v, *ov = n->out;
+    const int d = (int)n->a.i[0];
+    int k;
+    if (cpu <= GENIE_CPU_REFERENCE || n->op != GENIE__OP_GATHER || tv->ndim < 1 || tv->ndim != xv->ndim ||
+        n->in[0].n->dtype != n->dtype || n->in[1].n->dtype != GENIE_I64 || !genie__is_contig(tv->ndim, tv->shape, tv->strides) ||
+        !genie__is_contig(xv->ndim, xv->shape, xv->strides) || !genie__is_contig(ov->ndim, ov->shape, ov->strides))
+        return 0;
+    for (k = 0; k < tv->ndim; k++)
+        if (k != d && xv->shape[k] != tv->shape[k]) return 0;
+    return 1;
+}
+#define GENIE__GATHER_RUN(T)                                                                      \
+    for (e = lo; e < hi; e++) {                                                                   \
+        ((T *)(void *)out)[e] = ((const T *)(const void *)src)[(a * S + ix[e]) * B + b];          \
+        if (++b == B) { b = 0; if (++k == K) { k = 0; a++; } }                                    \
+    }
+static genie_result genie__k_gather(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *tv = n->in[0].v, *xv = n->in[1].v;
+    const int d = (int)n->a.i[0];
+    const size_t es = genie__dt_size[n->dtype];
+    const int64_t S = tv->shape[d], K = xv->shape[d], B = genie__numel(tv->ndim - d - 1, tv->shape + d + 1);
+    const int64_t ni = genie__numel(xv->ndim, xv->shape), *ix = (const int64_t *)GENIE__IN(n, 1) + xv->off;
+    const char *src = (const char *)GENIE__IN(n, 0) + (size_t)tv->off * es;
+    char *out = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
+    int64_t e, lo, hi, a, k, b;
+    for (e = 0; e < ni; e++)
+        if (ix[e] < 0 || ix[e] >= S) {
+            if (ith == 0)
+                snprintf(p->msg, sizeof p->msg, "genie_gather: index %lld is out of range for dimension %d with size %lld",
+                         (long long)ix[e], d, (long long)S);
+            return GENIE_ERR_INDEX;
+        }
+    genie__share(ni, ith, nth, &lo, &hi);
+    if (lo >= hi) return GENIE_OK;
+    b = lo % B, k = lo / B % K, a = lo / B / K;
+    switch (es) {
+    case 1: GENIE__GATHER_RUN(uint8_t) break;
+    case 2: GENIE__GATHER_RUN(uint16_t) break;
+    case 4: GENIE__GATHER_RUN(uint32_t) break;
+    default: GENIE__GATHER_RUN(uint64_t) break;
+    }
+    return GENIE_OK;
+}
+#undef GENIE__GATHER_RUN
+
 /* sort / topk along a.i[0]: a.i[1] descending (sort) or largest (topk), a.i[2]
    k (topk), a.i[3]: 1 for the index output. Stable; NaN is the largest. */
 typedef struct genie__sortkey { double f; int64_t i, idx; } genie__sortkey;
@@ -8178,6 +8229,8 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_sort_fast);
     if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_index_rows);
+    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__gather_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_gather);
     if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_tri_rows);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;

@@ -806,6 +806,56 @@ static void index_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* gather over each dim of a [5, 6, 7] source of four dtypes (the fast path: contiguous
+   source and index, the index's shape the source's but at dim), an index read through
+   a transpose (the reference in both contexts), a negative and a too-large index (the
+   same error and message), and a [300, 2000] x [300, 1500] gather over the threads. */
+static void gather_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[4] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL};
+    int d, dim, form, i;
+    for (d = 0; d < 4; d++)
+        for (dim = 0; dim < 3; dim++)
+            for (form = 0; form < 5; form++) {
+                genie_ctx *cs[2];
+                genie_tensor *res[2];
+                genie_result st[2];
+                char msg[2][512], what[96];
+                if (form == 4 && (d || dim)) continue; /* the large case once */
+                cs[0] = c, cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    int64_t ss[3] = {5, 6, 7}, xs[3] = {5, 6, 7}, e, ne, *ix;
+                    genie_tensor *src, *x;
+                    if (form == 4) ss[0] = xs[0] = 300, ss[1] = 2000, xs[1] = 1500;
+                    else xs[dim] = 4;
+                    src = form == 4 ? genie_randn(cs[i], GENIE_F32, 2, ss, 5) : cat_data(cs[i], dts[d], 5, 6, 7, 3);
+                    ne = xs[0] * xs[1] * (form == 4 ? 1 : xs[2]);
+                    ix = (int64_t *)malloc((size_t)ne * 8);
+                    for (e = 0; e < ne; e++) ix[e] = (int64_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 40) % ss[form == 4 ? 1 : dim];
+                    if (form == 2) ix[ne / 3] = -1;
+                    if (form == 3) ix[ne / 2] = ss[dim];
+                    genie_pool_push(cs[i]);
+                    x = genie_from_data(cs[i], GENIE_I64, form == 4 ? 2 : 3, xs, ix);
+                    free(ix);
+                    if (form == 1) x = genie_transpose(cs[i], genie_contiguous(cs[i], genie_transpose(cs[i], x, 1, 2)), 1, 2);
+                    res[i] = genie_gather(cs[i], src, form == 4 ? 1 : dim, x);
+                    genie_retain(res[i]);
+                    genie_pool_pop(cs[i]);
+                    st[i] = genie_realize(cs[i], 1, &res[i]);
+                    snprintf(msg[i], sizeof msg[i], "%s", genie_last_error(cs[i]));
+                    genie_clear_error(cs[i]);
+                    genie_release(src);
+                }
+                snprintf(what, sizeof what, "gather dim %d form %d, %s (%d thread(s))", dim, form, genie_dtype_name(dts[d]), th);
+                if (form == 2 || form == 3)
+                    FCHECK(st[0] == GENIE_ERR_INDEX && st[1] == GENIE_ERR_INDEX && strcmp(msg[0], msg[1]) == 0,
+                           "%s: error %d '%s', the reference's %d '%s'", what, (int)st[0], msg[0], (int)st[1], msg[1]);
+                else
+                    compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+                genie_release(res[0]);
+                genie_release(res[1]);
+            }
+}
+
 /* sum, mean, amax and amin over leading dims (a column sum's layout: the column
    kernel, in double in the reference's order) and over other layouts (the reference),
    with NaN, inf and signed zeros: bit for bit. */
@@ -993,6 +1043,7 @@ void fuse_tests(int *passed, int *failed) {
         tri_cases(c, r, th);
         cat_cases(c, r, th);
         index_cases(c, r, th);
+        gather_cases(c, r, th);
         cols_cases(c, r, th);
         pow_cases(c, r, th);
         sort_cases(c, r, th);
