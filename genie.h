@@ -3098,9 +3098,18 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
    what is not yet computed, in post order (a topological tape), then run it.
    Returns the first failure among the roots. */
 /* Realize's arrays back to the context for the next realize, or freed where a nested
-   realize gave its own back first. */
+   realize gave its own back first, or where they hold more than 32 MiB (the walk of
+   about 200,000 nodes: a larger one is not kept). */
+#define GENIE__WALK_KEEP_BYTES ((uint64_t)32 << 20)
 static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capstack, int *next, int64_t capnext,
                              genie__tape_op *tape, int64_t captape) {
+    if ((uint64_t)capstack * sizeof *stack + (uint64_t)capnext * sizeof *next + (uint64_t)captape * sizeof *tape >
+        GENIE__WALK_KEEP_BYTES) {
+        GENIE_FREE(stack);
+        GENIE_FREE(next);
+        GENIE_FREE(tape);
+        return;
+    }
     if (ctx->wk_stack) GENIE_FREE(stack);
     else ctx->wk_stack = stack, ctx->capwk_stack = capstack;
     if (ctx->wk_next) GENIE_FREE(next);
@@ -3116,7 +3125,8 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     genie_result res = GENIE_OK;
     uint32_t ep = ++ctx->epoch;
     int k;
-    ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end */
+    ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end (a nested */
+    ctx->capwk_stack = ctx->capwk_next = ctx->capwk_tape = 0;        /* realize starts afresh) */
     for (k = 0; k < nroots; k++) {
         genie__node *r = roots[k];
         if (r->state != GENIE__PENDING || r->mark == ep) continue;
@@ -3136,9 +3146,9 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                      apart, and the nodes 4 strides on are the walk's next ones */
                     intptr_t stride = (intptr_t)((uintptr_t)c - (uintptr_t)top);
                     if (stride >= -4 * (intptr_t)sizeof(genie__node) && stride <= 4 * (intptr_t)sizeof(genie__node)) {
-                        const char *ahead = (const char *)c + 4 * stride;
-                        GENIE__PREFETCH(ahead);
-                        GENIE__PREFETCH(ahead + 64);
+                        uintptr_t ahead = (uintptr_t)c + (uintptr_t)(4 * stride); /* an address only: never read */
+                        GENIE__PREFETCH((const void *)ahead);
+                        GENIE__PREFETCH((const void *)(ahead + 64));
                     }
                 }
                 if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
@@ -6428,7 +6438,7 @@ static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
     int k;
     if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || genie__op_kinds[n->op] != GENIE__K_BINARY ||
         (cdt != GENIE_F64 && cdt != GENIE_I64 && cdt != GENIE_I32) || n->dtype != (bool_out ? GENIE_BOOL : cdt) ||
-        n->nin != (n->has_scalar ? 1 : 2) || !genie__v_dense(n->out))
+        n->nin != (n->has_scalar ? 1 : 2) || (n->has_scalar && cdt != GENIE_F64) || !genie__v_dense(n->out))
         return 0;
     for (k = 0; k < n->nin; k++)
         if (n->in[k].n->dtype != cdt || (!genie__v_same(n->out, n->in[k].v) && !genie__v_bcast(n->in[k].v))) return 0;
@@ -9092,7 +9102,7 @@ static int genie__fblocked(const genie__fgroup *g) {
 /* The block of nr x nc elements from flat index `base` of space 0 (rows C apart). */
 static void genie__fpass_block(const genie__fgroup *g, float *regs, float *opr, int64_t base, int64_t nr, int64_t nc) {
     const int nd = g->nd;
-    const int64_t C = g->shape[nd - 1], c0_next = base % C + nc; /* the next block's first column here */
+    const int64_t C = g->shape[nd - 1], c0 = base % C; /* the block's first column */
     const float *ip[GENIE__FMAX_IN];
     float *op[GENIE__FMAX_OPS];
     int64_t r, c;
@@ -9111,8 +9121,8 @@ static void genie__fpass_block(const genie__fgroup *g, float *regs, float *opr, 
                 pos /= g->shape[dd];
             }
             x = (const float *)f->data + off;
-            if (c0_next < C) /* the next block's columns, a line each: their misses overlap this block's */
-                for (c = 0; c < GENIE__FTC; c++) GENIE__PREFETCH(x + (c0_next - (base % C) + c) * s);
+            for (c = nc; c < nc + GENIE__FTC && c0 + c < C; c++) /* the next block's columns, a line */
+                GENIE__PREFETCH(x + c * s);                     /* each: their misses overlap this block's */
             for (c = 0; c < nc; c++)
                 for (r = 0; r < nr; r++) d[r * nc + c] = x[c * s + r];
         } else {

@@ -140,6 +140,10 @@ static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
         res[k][2] = genie_silu(x, genie_add(x, genie_t(x, q), q));
         for (j = 0; j < 3; j++) genie_retain(res[k][j]);
         genie_pool_pop(x);
+        genie_release(a);
+        genie_release(b);
+        genie_release(h);
+        genie_release(q);
     }
     for (j = 0; j < 3; j++) {
         compare(c, res[0][j], r, res[1][j], th == 1 ? "2-D blocks (1 thread)" : "2-D blocks (2 threads)", (uint64_t)j, 1.0 / 16384);
@@ -151,8 +155,9 @@ static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
 /* f64, i64 and i32 binary ops on their typed kernel against the reference, bit for
    bit: every arithmetic, comparison and logical op over [37, 29] operands holding
    NaN, infinities, -0, denormals and the integer extremes (wrapping), with both
-   operands dense, the second a single value (a 0-dim tensor), and in place (add_, sub_,
-   mul_; the other ops with their operands swapped). */
+   operands dense, the second a single value (a 0-dim tensor; f64 add, sub and mul: the
+   scalar argument), and in place (add_, sub_, mul_; the other ops with their operands
+   swapped). */
 static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[3] = {GENIE_F64, GENIE_I64, GENIE_I32};
     genie_tensor *(*const ops[])(genie_ctx *, genie_tensor *, genie_tensor *) = {
@@ -168,6 +173,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                 unsigned char buf[2][37 * 29 * 8];
                 size_t bytes = 0;
                 int i, e;
+                memset(buf, 0, sizeof buf);
                 if (k == nops - 1 && dts[d] != GENIE_F64) continue; /* integer div is true division: f32 */
                 cs[0] = c;
                 cs[1] = r;
@@ -176,6 +182,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                     int64_t s2[2] = {37, 29};
                     double va[37 * 29], vb[37 * 29];
                     genie_tensor *a, *b;
+                    genie_pool_push(x);
                     for (e = 0; e < 37 * 29; e++) {
                         uint64_t h = (uint64_t)(e + 1) * 0x9e3779b97f4a7c15ull;
                         va[e] = (double)((int64_t)(h >> 40) - (1 << 23)) / (e % 3 ? 1.0 : 4096.0);
@@ -200,10 +207,13 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                     genie_realize(x, 1, &b);
                     if (form == 2 && k < 3) /* in place: a op= b */
                         res[i] = (k == 0 ? genie_add_ : k == 1 ? genie_sub_ : genie_mul_)(x, a, b);
+                    else if (form == 1 && dts[d] == GENIE_F64 && k < 3) /* the scalar argument */
+                        res[i] = (k == 0 ? genie_add_scalar : k == 1 ? genie_sub_scalar : genie_mul_scalar)(x, a, -2.75);
                     else
                         res[i] = form == 2 ? ops[k](x, b, a) : ops[k](x, a, b);
                     bytes = (size_t)genie_numel(res[i]) * (genie_dtype_of(res[i]) == GENIE_BOOL ? 1 : dts[d] == GENIE_I32 ? 4 : 8);
                     if (genie_read(x, res[i], genie_dtype_of(res[i]), buf[i], bytes) != GENIE_OK) bad++;
+                    genie_pool_pop(x);
                 }
                 ran++;
                 if (memcmp(buf[0], buf[1], bytes) != 0 && bad++ < 3)
