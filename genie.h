@@ -6428,17 +6428,20 @@ static genie_result genie__k_v_generic(genie__kparams *p, int ith, int nth) { re
 static genie_result genie__k_v_avx2(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX2); }
 static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX512); }
 
-/* f64, i64 and i32 binary ops (arithmetic, comparisons, logical) computed in their own
-   dtype, over a dense output and operands read in its order (or one value, or the
-   scalar): the reference's values (IEEE doubles, wrapping integers: the same either
-   way) without its iterator and per-element dtype switches (add of two i64 [2048,
-   2048]: 54 ms there). */
+/* f64, i64 and i32 unary and binary ops (arithmetic, comparisons, logical, math
+   functions) computed in their own dtype, over a dense output and operands read in
+   its order (or one value, or the scalar): the reference's values (its own scalar
+   functions; IEEE doubles and wrapping integers are the same either way) without its
+   iterator and per-element dtype switches (add of two i64 [2048, 2048]: 54 ms there). */
 static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
-    const int cdt = n->cdt, bool_out = GENIE__IS_COMPARE(n->op) || n->op == GENIE__OP_LOGICAL_AND || n->op == GENIE__OP_LOGICAL_OR;
+    const int cdt = n->cdt, kind = genie__op_kinds[n->op];
+    const int bool_out = GENIE__IS_COMPARE(n->op) || n->op == GENIE__OP_LOGICAL_AND || n->op == GENIE__OP_LOGICAL_OR ||
+                         n->op == GENIE__OP_LOGICAL_NOT;
     int k;
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || genie__op_kinds[n->op] != GENIE__K_BINARY ||
+    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || (kind != GENIE__K_BINARY && kind != GENIE__K_UNARY) ||
         (cdt != GENIE_F64 && cdt != GENIE_I64 && cdt != GENIE_I32) || n->dtype != (bool_out ? GENIE_BOOL : cdt) ||
-        n->nin != (n->has_scalar ? 1 : 2) || (n->has_scalar && cdt != GENIE_F64) || !genie__v_dense(n->out))
+        n->nin != (kind == GENIE__K_UNARY || n->has_scalar ? 1 : 2) || (n->has_scalar && cdt != GENIE_F64) ||
+        !genie__v_dense(n->out))
         return 0;
     for (k = 0; k < n->nin; k++)
         if (n->in[k].n->dtype != cdt || (!genie__v_same(n->out, n->in[k].v) && !genie__v_bcast(n->in[k].v))) return 0;
@@ -6474,14 +6477,26 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
     const int cdt = n->cdt, odt = n->dtype, op = n->op;
     const size_t es = genie__dt_size[cdt];
     const char *a = (const char *)GENIE__IN(n, 0) + n->in[0].v->off * (int64_t)es;
-    const char *b = n->has_scalar ? NULL : (const char *)GENIE__IN(n, 1) + n->in[1].v->off * (int64_t)es;
+    const char *b = n->nin < 2 ? NULL : (const char *)GENIE__IN(n, 1) + n->in[1].v->off * (int64_t)es; /* NULL: unary or the scalar */
     const int64_t as = genie__v_same(n->out, n->in[0].v), bs = b && genie__v_same(n->out, n->in[1].v); /* 0: one value */
     char *o = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[odt];
     int64_t lo, hi, c0, m, j;
     genie__share(genie__numel(n->out->ndim, n->out->shape), ith, nth, &lo, &hi);
     for (c0 = lo; c0 < hi; c0 += m) {
         m = hi - c0 < GENIE__TY_CHUNK ? hi - c0 : GENIE__TY_CHUNK;
-        if (cdt == GENIE_F64) { /* comparisons with NaN are false but for ne: as genie__binary_f */
+        if (!b && !n->has_scalar) { /* unary: the reference's scalar function */
+            if (cdt == GENIE_F64) {
+                double u[GENIE__TY_CHUNK];
+                genie__ty_load(u, a, cdt, c0, m, as);
+                for (j = 0; j < m; j++) u[j] = genie__unary_f(op, u[j], &n->a);
+                if (odt == GENIE_BOOL) for (j = 0; j < m; j++) ((uint8_t *)o)[c0 + j] = u[j] != 0;
+                else memcpy(o + c0 * 8, u, (size_t)m * 8);
+            } else {
+                int64_t u[GENIE__TY_CHUNK];
+                genie__ty_load(u, a, cdt, c0, m, as);
+                for (j = 0; j < m; j++) genie__sti(o, c0 + j, odt, genie__unary_i(op, u[j], &n->a));
+            }
+        } else if (cdt == GENIE_F64) { /* comparisons with NaN are false but for ne: as genie__binary_f */
             double u[GENIE__TY_CHUNK], v[GENIE__TY_CHUNK], r[GENIE__TY_CHUNK];
             genie__ty_load(u, a, cdt, c0, m, as);
             genie__ty_load(v, b ? b : (const char *)&n->a.f[0], cdt, c0, m, bs);

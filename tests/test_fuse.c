@@ -152,6 +152,61 @@ static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
     }
 }
 
+/* Unary ops of f64, i64 and i32 on the typed kernel (the reference's scalar functions:
+   bit for bit), over values with NaN, infinities, -0, halves (round) and the integer
+   extremes; the float functions of integers give f32 (the reference in both contexts). */
+static genie_tensor *clamp_ab(genie_ctx *c, genie_tensor *t) { return genie_clamp(c, t, -300.5, 1000.0); }
+static void typed_unary_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[3] = {GENIE_F64, GENIE_I64, GENIE_I32};
+    genie_tensor *(*const ops[])(genie_ctx *, genie_tensor *) = {
+        genie_neg, genie_abs, genie_relu, genie_square, genie_sign, genie_logical_not, genie_floor, genie_ceil,
+        genie_round, clamp_ab, genie_exp, genie_log, genie_sqrt, genie_tanh, genie_sigmoid, genie_gelu, genie_sin,
+        genie_erf, genie_reciprocal, genie_silu, genie_expm1, genie_log1p};
+    const int nops = (int)(sizeof ops / sizeof ops[0]);
+    int d, k, i, e, bad = 0, ran = 0, unsupported = 0;
+    for (d = 0; d < 3; d++)
+        for (k = 0; k < nops; k++) {
+            genie_ctx *cs[2];
+            unsigned char buf[2][301 * 8];
+            size_t bytes = 0;
+            int none = 0;
+            memset(buf, 0, sizeof buf);
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                genie_ctx *x = cs[i];
+                int64_t n = 301;
+                double v[301];
+                genie_tensor *t, *res;
+                genie_pool_push(x);
+                for (e = 0; e < 301; e++) v[e] = (e - 150) * (e % 2 ? 0.5 : 7.25);
+                v[0] = NAN, v[1] = INFINITY, v[2] = -INFINITY, v[3] = -0.0, v[4] = 4.9e-324, v[5] = 2.5, v[6] = -2.5;
+                if (dts[d] != GENIE_F64) v[0] = 2147483647.0, v[1] = -2147483648.0, v[2] = 0, v[3] = -1, v[4] = 9e18;
+                t = genie_to_dtype(x, genie_from_data(x, GENIE_F64, 1, &n, v), dts[d]);
+                genie_realize(x, 1, &t);
+                res = ops[k](x, t);
+                if (!res) { /* gelu, silu of integers: an error, as PyTorch's */
+                    genie_clear_error(x);
+                    genie_pool_pop(x);
+                    none++;
+                    continue;
+                }
+                bytes = (size_t)genie_numel(res) * (genie_dtype_of(res) == GENIE_BOOL ? 1 : genie_dtype_of(res) == GENIE_I32 || genie_dtype_of(res) == GENIE_F32 ? 4 : 8);
+                if (genie_read(x, res, genie_dtype_of(res), buf[i], bytes) != GENIE_OK) bad++;
+                genie_pool_pop(x);
+            }
+            if (none) {
+                unsupported += none == 2;
+                bad += none != 2;
+                continue;
+            }
+            ran++;
+            if (memcmp(buf[0], buf[1], bytes) != 0 && bad++ < 3)
+                printf("  typed unary %s op %d (%d threads): differs from the reference\n", genie_dtype_name(dts[d]), k, th);
+        }
+    FCHECK(bad == 0 && ran + unsupported == 3 * 22 && ran >= 22 + 2 * 10, "typed unary ops: %d of %d cases differ (%d unsupported)",
+           bad, ran, unsupported);
+}
+
 /* f64, i64 and i32 binary ops on their typed kernel against the reference, bit for
    bit: every arithmetic, comparison and logical op over [37, 29] operands holding
    NaN, infinities, -0, denormals and the integer extremes (wrapping), with both
@@ -220,6 +275,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                     printf("  typed %s op %d form %d (%d threads): differs from the reference\n", genie_dtype_name(dts[d]), k, form, th);
             }
     FCHECK(bad == 0 && ran == 3 * 3 * 13 + 3, "typed binary ops: %d of %d cases differ", bad, ran);
+    typed_unary_cases(c, r, th);
 }
 
 /* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
