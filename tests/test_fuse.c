@@ -823,6 +823,25 @@ static void cat_cases(genie_ctx *c, genie_ctx *r, int th) {
    0-dim; a transposed source takes the reference's loop), f32 with NaN and inf, f16,
    i64, bool; an out-of-range index (negative, or the size) is the reference's error,
    message and all. */
+/* Realize an index op's result, keeping the status and the message (the error cleared). */
+static genie_result realize_msg(genie_ctx *x, genie_tensor **t, char *msg, size_t n) {
+    genie_result st = genie_realize(x, 1, t);
+    snprintf(msg, n, "%s", genie_last_error(x));
+    genie_clear_error(x);
+    return st;
+}
+/* The fast context's outcome against the reference's: the same GENIE_ERR_INDEX and
+   message where an index is bad, else the same values bit for bit; both released. */
+static void index_outcome(genie_ctx *c, genie_ctx *r, genie_tensor *const res[2], const genie_result st[2],
+                          char msg[2][512], const char *what, int bad_index, uint64_t seed) {
+    if (bad_index)
+        FCHECK(st[0] == GENIE_ERR_INDEX && st[1] == GENIE_ERR_INDEX && strcmp(msg[0], msg[1]) == 0,
+               "%s: error %d '%s', the reference's %d '%s'", what, (int)st[0], msg[0], (int)st[1], msg[1]);
+    else
+        compare(c, res[0], r, res[1], what, seed, 0.0);
+    genie_release(res[0]);
+    genie_release(res[1]);
+}
 static void index_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[4] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL};
     int d, form, i;
@@ -853,22 +872,14 @@ static void index_cases(genie_ctx *c, genie_ctx *r, int th) {
                 }
                 genie_retain(res[i]);
                 genie_pool_pop(cs[i]);
-                st[i] = genie_realize(cs[i], 1, &res[i]);
-                snprintf(msg[i], sizeof msg[i], "%s", genie_last_error(cs[i]));
-                genie_clear_error(cs[i]);
+                st[i] = realize_msg(cs[i], &res[i], msg[i], sizeof msg[i]);
                 genie_release(src);
             }
             {
                 char what[96];
                 snprintf(what, sizeof what, "index form %d, %s (%d thread(s))", form, genie_dtype_name(dts[d]), th);
-                if (form >= 7)
-                    FCHECK(st[0] == GENIE_ERR_INDEX && st[1] == GENIE_ERR_INDEX && strcmp(msg[0], msg[1]) == 0,
-                           "%s: error %d '%s', the reference's %d '%s'", what, (int)st[0], msg[0], (int)st[1], msg[1]);
-                else
-                    compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+                index_outcome(c, r, res, st, msg, what, form >= 7, (uint64_t)form);
             }
-            genie_release(res[0]);
-            genie_release(res[1]);
         }
 }
 
@@ -906,19 +917,11 @@ static void gather_cases(genie_ctx *c, genie_ctx *r, int th) {
                     res[i] = genie_gather(cs[i], src, form == 4 ? 1 : dim, x);
                     genie_retain(res[i]);
                     genie_pool_pop(cs[i]);
-                    st[i] = genie_realize(cs[i], 1, &res[i]);
-                    snprintf(msg[i], sizeof msg[i], "%s", genie_last_error(cs[i]));
-                    genie_clear_error(cs[i]);
+                    st[i] = realize_msg(cs[i], &res[i], msg[i], sizeof msg[i]);
                     genie_release(src);
                 }
                 snprintf(what, sizeof what, "gather dim %d form %d, %s (%d thread(s))", dim, form, genie_dtype_name(dts[d]), th);
-                if (form == 2 || form == 3)
-                    FCHECK(st[0] == GENIE_ERR_INDEX && st[1] == GENIE_ERR_INDEX && strcmp(msg[0], msg[1]) == 0,
-                           "%s: error %d '%s', the reference's %d '%s'", what, (int)st[0], msg[0], (int)st[1], msg[1]);
-                else
-                    compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
-                genie_release(res[0]);
-                genie_release(res[1]);
+                index_outcome(c, r, res, st, msg, what, form == 2 || form == 3, (uint64_t)form);
             }
 }
 
