@@ -4514,8 +4514,11 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
    logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over
    the last dim, layer_norm and rms_norm (mean 0, no bias) over the trailing
    normalized dims; also sum, mean, var, std and logsumexp over every dim of a
-   dense view (a transposed matrix), as one row in memory order. Anything else
-   (other dtypes, strided views, empty rows) runs the reference kernels above.
+   dense view (a transposed matrix), as one row in memory order. f32 rows that
+   are not contiguous (softmax over another dim, a strided or sliced view whose
+   row dims are one stride) are gathered into contiguous rows (genie__k_grows,
+   below), with the same results as those rows. Anything else (other dtypes,
+   rows over dims of several strides, empty rows) runs the reference kernels above.
    Threads take whole rows; a node under GENIE__ROWS_MIN_SHARED elements runs
    on the caller. Results do not depend on the thread count.
    Accuracy against the reference (which computes in double):
@@ -5146,6 +5149,165 @@ static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int 
         }
         p->ws = ctx->ws;
     }
+    return fn;
+}
+/* Rows that are not contiguous: softmax or log_softmax over a dim other than the
+   last, a reduction or layer_norm of a strided view (a transpose, a slice). Row
+   o's element j is x[xo(o) + j xs] (a row-shaped output's y[yo(o) + j ys]); the
+   offsets step through the row shape (the view's shape without the row's dims,
+   in its order: the outputs' order) by xst and yst. f32 in and out. */
+#define GENIE__GROWS 16 /* rows gathered at a time: with rows one element apart, each j a line */
+typedef struct genie__grows {
+    int nd;
+    int64_t shape[GENIE__MAXD], xst[GENIE__MAXD], yst[GENIE__MAXD];
+    int64_t rows, len, xs, ys;
+} genie__grows;
+/* Dims [k0, k1) of v as one run of stride *s (dims of size 1 skipped): 0 if they are not one. */
+static int genie__dims_run(const genie__vspec *v, int k0, int k1, int64_t *s) {
+    int64_t want = -1;
+    int k;
+    *s = 1;
+    for (k = k1 - 1; k >= k0; k--) {
+        if (v->shape[k] == 1) continue;
+        if (want < 0) *s = v->strides[k];
+        else if (v->strides[k] != want) return 0;
+        want = v->strides[k] * v->shape[k];
+    }
+    return 1;
+}
+static int genie__grows_plan(const genie__node *n, genie__grows *g) {
+    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
+    int kind = genie__op_kinds[n->op], k = 0, i;
+    int64_t rows, len;
+    if (!v || n->base || n->numel == 0 || v->ndim < 1 || n->in[0].n->dtype != GENIE_F32 ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__rows_plan(n, &rows, &len)) return 0;
+    switch (kind) {
+    case GENIE__K_REDUCE: case GENIE__K_ARGREDUCE:
+        if (n->nin != 1 || n->dtype != (kind == GENIE__K_ARGREDUCE && n->a.i[1] ? GENIE_I64 : GENIE_F32)) return 0;
+        k = (int)n->a.i[0];
+        break;
+    case GENIE__K_SOFTMAX:
+        if (n->nin != 1 || n->dtype != GENIE_F32 || n->cdt != GENIE_F32) return 0;
+        break;
+    case GENIE__K_LAYER_NORM: /* f32 weight and bias, contiguous */
+        if (n->dtype != GENIE_F32) return 0;
+        for (i = 1; i < n->nin; i++)
+            if (n->in[i].n->dtype != GENIE_F32 || !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides))
+                return 0;
+        k = (int)n->a.i[0];
+        break;
+    default: return 0;
+    }
+    if (kind == GENIE__K_SOFTMAX) { /* the row along dim d; the rows: every dim, d of size 1 */
+        const int d = (int)n->a.i[0];
+        g->nd = v->ndim;
+        memcpy(g->shape, v->shape, (size_t)v->ndim * 8);
+        memcpy(g->xst, v->strides, (size_t)v->ndim * 8);
+        memcpy(g->yst, n->out->strides, (size_t)v->ndim * 8);
+        g->shape[d] = 1;
+        g->len = v->shape[d], g->xs = v->strides[d], g->ys = n->out->strides[d];
+    } else { /* the row: dims [k, ndim); the rows: dims [0, k) (the output contiguous over them) */
+        if (k < 0 || k >= v->ndim || !genie__dims_run(v, k, v->ndim, &g->xs)) return 0;
+        g->nd = k;
+        memcpy(g->shape, v->shape, (size_t)k * 8);
+        memcpy(g->xst, v->strides, (size_t)k * 8);
+        genie__contig_strides(k, g->shape, g->yst);
+        for (i = 0; i < k; i++) g->yst[i] *= kind == GENIE__K_LAYER_NORM ? genie__numel(v->ndim - k, v->shape + k) : 1;
+        g->len = genie__numel(v->ndim - k, v->shape + k), g->ys = 1;
+    }
+    g->rows = genie__numel(g->nd, g->shape);
+    return g->rows > 0 && g->len > 0;
+}
+/* A gathered row's floats: a line more than a multiple of 16, so that the rows of a block
+   (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
+static int64_t genie__grows_cap(int64_t len) { return genie__rows_half_cap(len) + 16; }
+/* Threads take blocks of GENIE__GROWS rows. Unit-stride rows run in place; others
+   are gathered into f32 rows in the workspace (p->ws: 2 GENIE__GROWS rows a thread),
+   run with the path's primitives (the values and order of a contiguous row: the
+   same results bit for bit) and a row-shaped result scattered back. */
+static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const int kind = genie__op_kinds[n->op], rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
+    const float *x0 = (const float *)GENIE__IN(n, 0), *w = NULL, *b = NULL;
+    float *y0 = (float *)GENIE__OUT(n), *xb, *yb;
+    genie__grows g;
+    genie__mi m;
+    const int64_t *sts[2];
+    int64_t offs[2], cap, lo, hi, blk, i, j, xo[GENIE__GROWS], yo[GENIE__GROWS];
+    int direct, nt;
+    if (!genie__grows_plan(n, &g)) { /* checked by genie__fast_grows */
+        snprintf(p->msg, sizeof p->msg, "%s: gathered rows: the view changed", genie__op_names[n->op]);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    cap = genie__grows_cap(g.len);
+    xb = (float *)(void *)p->ws + (size_t)ith * 2 * GENIE__GROWS * (size_t)cap;
+    yb = xb + GENIE__GROWS * cap;
+    direct = g.xs == 1 && (!rows_out || g.ys == 1);
+    nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
+    if (kind == GENIE__K_LAYER_NORM) {
+        const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
+        w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
+        b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
+    }
+    sts[0] = g.xst, sts[1] = g.yst;
+    offs[0] = n->in[0].v->off, offs[1] = n->out->off;
+    genie__share((g.rows + GENIE__GROWS - 1) / GENIE__GROWS, ith, nth, &lo, &hi);
+    genie__mi_init(&m, g.nd, g.shape, 2, sts, offs, lo * GENIE__GROWS);
+    for (blk = lo; blk < hi; blk++) {
+        const int64_t r0 = blk * GENIE__GROWS, nr = g.rows - r0 < GENIE__GROWS ? g.rows - r0 : GENIE__GROWS;
+        for (i = 0; i < nr; i++, genie__mi_next(&m)) xo[i] = m.off[0], yo[i] = m.off[1];
+        if (!direct && g.xs == 1)
+            for (i = 0; i < nr; i++) memcpy(xb + i * cap, x0 + xo[i], (size_t)g.len * sizeof(float));
+        else if (!direct) /* j outer: rows one element apart read a line at each j */
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) xb[i * cap + j] = x0[xo[i] + j * g.xs];
+        for (i = 0; i < nr; i++) {
+            const float *x = direct ? x0 + xo[i] : xb + i * cap;
+            float *y = direct ? y0 + yo[i] : yb + i * cap;
+            const double r = genie__row_run(rk, n->op, &n->a, x, g.len, y, w, b, nt);
+            const int64_t o = n->out->off + r0 + i;
+            if (kind == GENIE__K_REDUCE) y0[o] = (float)r;
+            else if (kind == GENIE__K_ARGREDUCE && n->a.i[1]) ((int64_t *)(void *)y0)[o] = (int64_t)r;
+            else if (kind == GENIE__K_ARGREDUCE) y0[o] = x[(int64_t)r];
+        }
+        if (rows_out && !direct && g.ys == 1)
+            for (i = 0; i < nr; i++) memcpy(y0 + yo[i], yb + i * cap, (size_t)g.len * sizeof(float));
+        else if (rows_out && !direct)
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) y0[yo[i] + j * g.ys] = yb[i * cap + j];
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_grows_c(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_grows_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], p, ith, nth);
+}
+static genie_result genie__k_grows_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], p, ith, nth);
+}
+#endif
+/* The gathered-row kernel for node n, its threads and workspace; NULL: the reference. */
+static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    genie__kernel fn = genie__k_grows_c;
+    genie__grows g;
+    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
+        !genie__grows_plan(p->n, &g)) return NULL;
+#ifdef GENIE__X86
+    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_grows_avx2;
+    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_grows_avx512;
+#endif
+    p->pool = genie__tpool_get(ctx, g.rows > 1 && g.rows * g.len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (*nth > (g.rows + GENIE__GROWS - 1) / GENIE__GROWS) *nth = (int)((g.rows + GENIE__GROWS - 1) / GENIE__GROWS);
+    if (!genie__ws_reserve(ctx, (size_t)*nth * 2 * GENIE__GROWS * (size_t)genie__grows_cap(g.len) * sizeof(float))) {
+        p->pool = NULL;
+        *nth = 1;
+        return NULL;
+    }
+    p->ws = ctx->ws;
     return fn;
 }
 /* ---- end of fast reductions, softmax, layer_norm ---- */
@@ -8248,6 +8410,8 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast);
     if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_reduce_cols);
+    if ((kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE || kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM) &&
+        n->buf && (fn = genie__fast_grows(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_cumsum_fast);
     if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu))

@@ -11,9 +11,11 @@
      log_softmax        |f - r| <= 4u |r| + 16u
      layer_norm         |f - r| <= 2u (|r| + |t w|) + n 2^-48 |mean| rstd |w| + 1e-30, t = (x - mean) rstd
    and NaN where the reference has NaN, the same infinity where it has one.
-   Views that are not contiguous fall back to the reference (exact there), but for
-   sum, mean, var and logsumexp over every dim of a dense view (the transpose),
-   which run in memory order within the same bounds.
+   f32 views that are not contiguous (variant 2: a transpose) run as gathered rows
+   within the same bounds (sum, mean, var and logsumexp over every dim of a dense
+   view in memory order); layer_norm over two strided dims, the reference. The
+   gathered rows (softmax and the rest over any dim, strided and sliced views) are
+   also checked bit for bit against the same rows made contiguous first.
    f16 and bf16 (inputs, weight and bias of that dtype; rows converted to f32, computed
    and rounded once): the bound above plus one ulp of the dtype at the reference's
    value (the f32 result may round the other way), exact ops still exact. */
@@ -233,15 +235,16 @@ static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fnam
     float *x = (float *)malloc((size_t)total * sizeof(float));
     float *wd = (float *)malloc((size_t)(R * L) * sizeof(float)), *bd = (float *)malloc((size_t)(R * L) * sizeof(float));
     double *o_ref[T_COUNT], *o_f[T_COUNT];
-    const float *xr = variant == 1 ? x + L : x; /* the rows the ops see (variant 2: tolerances unused) */
-    int op, k, strided = variant == 2 && R > 1 && L > 1; /* else the transpose is contiguous: the fast path */
-    /* (variant 2's full sum, mean, var, logsumexp read every element of x: tol_of's bound holds in any order) */
+    float *xt = variant == 2 ? (float *)malloc((size_t)total * sizeof(float)) : NULL;
+    const float *xr = variant == 1 ? x + L : variant == 2 ? xt : x; /* the rows the ops see, row-major */
+    int op, k;
     rng_state = (uint64_t)(R * 1000003 + L * 7919 + pat * 31 + variant);
     fill(x, rows, L, pat);
     for (e = 0; e < R * L; e++) { wd[e] = (float)(4 * urand() - 2); bd[e] = (float)(4 * urand() - 2); }
     round_to_dt(ref, dt, x, total); /* the values the ops see, for the bounds */
     round_to_dt(ref, dt, wd, R * L);
     round_to_dt(ref, dt, bd, R * L);
+    for (e = 0; xt && e < total; e++) xt[e] = x[e % L * R + e / L]; /* variant 2: X[r][l] = x[l R + r] */
     run_all(ref, dt, x, wd, bd, R, L, variant, ops, o_ref, n_ref);
     for (k = 0; k < nfast; k++) {
         run_all(fast[k], dt, x, wd, bd, R, L, variant, ops, o_f, n_f);
@@ -250,8 +253,7 @@ static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fnam
             if (!((ops >> op) & 1)) { free(o_f[op]); continue; }
             int64_t bad = -1;
             for (e = 0; ok && e < n_ref[op]; e++) {
-                double tol = strided && op != T_SUM_ALL && op != T_MEAN_ALL && op != T_VAR_ALL && op != T_LSE_ALL
-                                 ? 0 : tol_of(op, xr, R, L, e, o_ref[op][e], wd, wd);
+                double tol = tol_of(op, xr, R, L, e, o_ref[op][e], wd, wd);
                 if (tol > 0) tol += ulp_dt(dt, o_ref[op][e]);
                 if (!agree(o_f[op][e], o_ref[op][e], tol)) { ok = 0; bad = e; }
             }
@@ -267,9 +269,112 @@ static void check_case(genie_ctx *ref, genie_ctx **fast, const char *const *fnam
         }
     }
     for (op = 0; op < T_COUNT; op++) free(o_ref[op]);
+    free(xt);
     free(x);
     free(wd);
     free(bd);
+}
+
+/* Gathered rows: op over dim d of x (any view) equals op over the last dim of x with d
+   moved last and made contiguous first (realized: the contiguous row kernel), bit for
+   bit, for the row-shaped outputs moved back too. */
+enum { G_SOFTMAX, G_LOGSOFTMAX, G_VAR, G_STD, G_PROD, G_LSE, G_ARGMAX, G_ARGMIN, G_MAXV, G_SUM, G_AMIN, G_LN, G_RMS, G_COUNT };
+static const char *const g_names[G_COUNT] = {"softmax", "log_softmax", "var", "std", "prod", "logsumexp", "argmax",
+                                             "argmin", "max values", "sum", "amin", "layer_norm w b", "rms_norm w"};
+static genie_tensor *g_apply(genie_ctx *c, int op, genie_tensor *x, int64_t d, genie_tensor *w, genie_tensor *b) {
+    int64_t L = x ? genie_shape(x)[d] : 0;
+    genie_tuple *tu;
+    genie_tensor *r;
+    switch (op) {
+    case G_SOFTMAX: return genie_softmax(c, x, d);
+    case G_LOGSOFTMAX: return genie_log_softmax(c, x, d);
+    case G_VAR: return genie_var(c, x, 1, &d, 1, 0);
+    case G_STD: return genie_std(c, x, 1, &d, 0, 1);
+    case G_PROD: return genie_prod(c, x, 1, &d, 0);
+    case G_LSE: return genie_logsumexp(c, x, 1, &d, 0);
+    case G_ARGMAX: return genie_argmax(c, x, d, 0);
+    case G_ARGMIN: return genie_argmin(c, x, d, 1);
+    case G_SUM: return genie_sum(c, x, 1, &d, 0);
+    case G_AMIN: return genie_amin(c, x, 1, &d, 0);
+    case G_MAXV:
+        tu = genie_max_dim(c, x, d, 0);
+        r = genie_tuple_get(tu, 0);
+        genie_retain(r);
+        genie_tuple_release(tu);
+        return r; /* the caller's: released after reading */
+    case G_LN: return genie_layer_norm(c, x, 1, &L, w, b, 1e-5); /* d: the last dim */
+    default: return genie_rms_norm(c, x, 1, &L, w, 1e-6);
+    }
+}
+static int g_rowwise(int op) { return op == G_SOFTMAX || op == G_LOGSOFTMAX || op == G_LN || op == G_RMS; }
+static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
+    /* x: a contiguous [A, B, C], or its transpose [C, B, A] (v 1), or a slice [A, B, C - 2] at C's
+       offset 1 (v 2: rows of unit stride, not dense; [A, B - 2, C] where C is 2); over every dim */
+    static const int64_t shapes[][3] = {{5, 37, 19}, {64, 40, 33}, {3, 300, 2}, {2, 1, 4097}, {17, 16, 16}};
+    size_t s;
+    int k, v, op, pat;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (v = 0; v < 3; v++)
+            for (pat = 0; pat < 6; pat += 2 + (s > 0)) {
+                const int64_t *sh = shapes[s], total = sh[0] * sh[1] * sh[2];
+                float *data = (float *)malloc((size_t)total * sizeof(float));
+                rng_state = (uint64_t)(s * 131 + (size_t)v * 17 + (size_t)pat);
+                fill(data, sh[0] * sh[1], sh[2], pat);
+                for (k = 0; k < nfast; k++) {
+                    genie_ctx *c = fast[k];
+                    genie_tensor *x, *w, *b;
+                    int64_t d, perm[3], back[3], L, i;
+                    genie_pool_push(c);
+                    x = genie_from_data(c, GENIE_F32, 3, sh, data);
+                    if (v == 1) {
+                        int64_t rev[3] = {2, 1, 0};
+                        x = genie_permute(c, x, 3, rev);
+                    }
+                    if (v == 2) x = genie_narrow(c, x, sh[2] > 2 ? 2 : 1, 1, sh[sh[2] > 2 ? 2 : 1] - 2);
+                    for (d = 0; d < 3; d++)
+                        for (op = 0; op < G_COUNT; op++) {
+                            genie_tensor *r, *y, *xc;
+                            int64_t n, j = 0;
+                            double *o1, *o2;
+                            int ok;
+                            if ((op == G_LN || op == G_RMS) && d != 2) continue; /* normalized: the last dim */
+                            for (i = 0; i < 3; i++)
+                                if (i != d) perm[j++] = i;
+                            perm[2] = d;
+                            for (i = 0; i < 3; i++) back[perm[i]] = i;
+                            L = genie_shape(x)[d];
+                            w = genie_randn(c, GENIE_F32, 1, &L, 7);
+                            b = genie_randn(c, GENIE_F32, 1, &L, 8);
+                            r = g_apply(c, op, x, d, w, b);
+                            xc = genie_contiguous(c, genie_permute(c, x, 3, perm));
+                            genie_realize(c, 1, &xc);
+                            y = g_apply(c, op, xc, 2, w, b);
+                            if (y && g_rowwise(op)) y = genie_permute(c, y, 3, back);
+                            n = r ? genie_numel(r) : 0;
+                            o1 = (double *)calloc((size_t)n + 1, sizeof(double));
+                            o2 = (double *)calloc((size_t)n + 1, sizeof(double));
+                            ok = r && y && genie_numel(y) == n && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
+                                 genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
+                            for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                            (*passed) += ok;
+                            (*failed) += !ok;
+                            if (!ok && r_shown++ < 20)
+                                printf("FAIL reduce gathered %s over dim %lld of [%lld, %lld, %lld] variant %d pattern %d on %s: "
+                                       "element %lld: %.9g, contiguous %.9g (%s)\n", g_names[op], (long long)d, (long long)sh[0],
+                                       (long long)sh[1], (long long)sh[2], v, pat, fname[k], (long long)(i - 1),
+                                       i ? o1[i - 1] : 0.0, i ? o2[i - 1] : 0.0, genie_last_error(c));
+                            genie_clear_error(c);
+                            if (op == G_MAXV) {
+                                genie_release(r);
+                                genie_release(y);
+                            }
+                            free(o1);
+                            free(o2);
+                        }
+                    genie_pool_pop(c);
+                }
+                free(data);
+            }
 }
 
 void test_reduce_run(int *passed, int *failed, int *skipped);
@@ -329,6 +434,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
         check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
         check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
     }
+    gathered_cases(fast, fname, nfast, passed, failed);
     /* errors stay errors: the fast paths change no message */
     for (i = 0; i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
