@@ -3636,7 +3636,26 @@ static int genie__reduce_cols_ok(const genie__node *n, genie_cpu cpu) {
     }
     return genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
 }
-static genie_result genie__k_reduce_cols(genie__kparams *p, int ith, int nth) {
+/* acc[c] += r[c] in f64 for c < nb: a row's step of the column sums (the same add per
+   column on every path) */
+typedef void (*genie__cols_add_fn)(double *acc, const float *r, int64_t nb);
+static void genie__cols_add_c(double *acc, const float *r, int64_t nb) {
+    int64_t c;
+    for (c = 0; c < nb; c++) acc[c] += (double)r[c];
+}
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__cols_add_avx2(double *acc, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 4 <= nb; c += 4) _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm_loadu_ps(r + c))));
+    for (; c < nb; c++) acc[c] += (double)r[c];
+}
+static GENIE__AVX512 void genie__cols_add_avx512(double *acc, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 8 <= nb; c += 8) _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm256_loadu_ps(r + c))));
+    for (; c < nb; c++) acc[c] += (double)r[c];
+}
+#endif
+static genie_result genie__k_reduce_cols_with(genie__cols_add_fn add, genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *v = n->in[0].v;
     const int nk = (int)n->a.i[0], nr = v->ndim - nk, op = n->op;
@@ -3655,7 +3674,7 @@ static genie_result genie__k_reduce_cols(genie__kparams *p, int ith, int nth) {
         for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
             const float *r = x + ri.off[0];
             if (op == GENIE__OP_SUM || op == GENIE__OP_MEAN)
-                for (c = 0; c < nb; c++) acc[c] += (double)r[c];
+                add(acc, r, nb);
             else if (op == GENIE__OP_AMAX)
                 for (c = 0; c < nb; c++) {
                     const double y = r[c];
@@ -3670,6 +3689,26 @@ static genie_result genie__k_reduce_cols(genie__kparams *p, int ith, int nth) {
         for (c = 0; c < nb; c++) out[c0 + c] = (float)(op == GENIE__OP_MEAN ? acc[c] / (double)inner : acc[c]);
     }
     return GENIE_OK;
+}
+static genie_result genie__k_reduce_cols(genie__kparams *p, int ith, int nth) {
+    return genie__k_reduce_cols_with(genie__cols_add_c, p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_reduce_cols_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_reduce_cols_with(genie__cols_add_avx2, p, ith, nth);
+}
+static genie_result genie__k_reduce_cols_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_reduce_cols_with(genie__cols_add_avx512, p, ith, nth);
+}
+#endif
+/* The column reduction for the context's path */
+static genie__kernel genie__reduce_cols_kernel(genie_cpu cpu) {
+#ifdef GENIE__X86
+    if (cpu == GENIE_CPU_AVX512) return genie__k_reduce_cols_avx512;
+    if (cpu == GENIE_CPU_AVX2) return genie__k_reduce_cols_avx2;
+#endif
+    (void)cpu;
+    return genie__k_reduce_cols;
 }
 
 /* Is x "better" than best for a max (want_max) or min? NaN beats everything;
@@ -8409,7 +8448,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     if (kind == GENIE__K_CAT && !p->epi && n->buf && ctx->cpu >= GENIE_CPU_GENERIC)
         return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast);
     if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_reduce_cols);
+        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__reduce_cols_kernel(ctx->cpu));
     if ((kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE || kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM) &&
         n->buf && (fn = genie__fast_grows(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))
