@@ -8312,18 +8312,33 @@ static genie_result genie__k_att_c(genie__kparams *p, int ith, int nth) { return
 static genie_result genie__k_att_avx2(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX2); }
 static genie_result genie__k_att_avx512(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX512); }
 
-/* rope on contiguous f32: a table of cos and sin [T][rd/2] (f32 from double
-   angles; threads share positions, then rows), then each row rotated in f32. */
-static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) {
+/* rope's fast path: a table of cos and sin [T][rd/2] (f32 from double angles; threads
+   share positions, then rows), then each row rotated in f32. x may be any view (q or k
+   transposed from [T, H, D] to [H, T, D]) of f32, f16 or bf16: a row that is not
+   contiguous f32 is loaded into an f32 row of the thread's workspace (f16/bf16:
+   exactly), rotated into a second one and stored (f16/bf16: rounded once, as the
+   reference rounds its double result; the f32 arithmetic moves a near tie at most). */
+static int64_t genie__rope_table(const genie__node *n) { /* floats of the cos and sin table */
+    const genie__vspec *xv = n->in[0].v;
+    return 2 * xv->shape[xv->ndim - 2] * (n->a.i[0] / 2);
+}
+static int64_t genie__rope_row(const genie__node *n) { /* floats of a thread's row (a line's multiple) */
+    const genie__vspec *xv = n->in[0].v;
+    return (xv->shape[xv->ndim - 1] + 15) & ~(int64_t)15;
+}
+static genie_result genie__k_rope_with(genie_cpu cpu, genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *pv = n->in[1].v;
-    const int nd = xv->ndim, il = (int)n->a.i[1];
-    const int64_t D = xv->shape[nd - 1], T = xv->shape[nd - 2], rd = n->a.i[0], h = rd / 2;
-    const int64_t rows = genie__numel(nd - 1, xv->shape);
-    float *cs = (float *)(void *)p->ws, *sn = cs + T * h;
-    const float *x = (const float *)GENIE__IN(n, 0) + xv->off;
-    float *y = (float *)GENIE__OUT(n) + n->out->off;
-    int64_t lo, hi, t, j, r;
+    const int nd = xv->ndim, il = (int)n->a.i[1], dt = n->dtype;
+    const int64_t D = xv->shape[nd - 1], T = xv->shape[nd - 2], rd = n->a.i[0], h = rd / 2, xs = xv->strides[nd - 1];
+    const int64_t rows = genie__numel(nd - 1, xv->shape), W = genie__rope_row(n);
+    float *cs = (float *)(void *)p->ws, *sn = cs + T * h, *xb = cs + genie__rope_table(n) + (size_t)ith * 2 * W, *yb = xb + W;
+    const int direct = dt == GENIE_F32 && xs == 1;
+    const char *x = (const char *)GENIE__IN(n, 0);
+    char *y = (char *)GENIE__OUT(n) + (size_t)n->out->off * genie__dt_size[dt];
+    int64_t lo, hi, t, j, r, off0 = xv->off;
+    const int64_t *sts = xv->strides;
+    genie__mi m;
     genie__share(T, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         double pos = (double)genie__ldi(GENIE__IN(n, 1), pv->off + t * pv->strides[0], n->in[1].n->dtype);
@@ -8335,9 +8350,23 @@ static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) {
     }
     genie__barrier(p->pool, nth);
     genie__share(rows, ith, nth, &lo, &hi);
-    for (r = lo; r < hi; r++) {
-        const float *xr = x + r * D, *c = cs + r % T * h, *s = sn + r % T * h;
-        float *yr = y + r * D;
+    genie__mi_init(&m, nd - 1, xv->shape, 1, &sts, &off0, lo);
+    for (r = lo; r < hi; r++, genie__mi_next(&m)) {
+        const int64_t tr = nd >= 2 ? m.ix[nd - 2] : 0;
+        const float *xr = (const float *)(const void *)x + m.off[0], *c = cs + tr * h, *s = sn + tr * h;
+        float *yr = direct ? (float *)(void *)y + r * D : yb;
+        if (!direct) { /* the row as f32 in xb */
+            if (dt == GENIE_F32)
+                for (j = 0; j < D; j++) xb[j] = xr[j * xs];
+            else if (xs == 1)
+                genie__hconv(cpu, dt, 0, xb, (const uint16_t *)(const void *)x + m.off[0], D);
+            else {
+                uint16_t *hb = (uint16_t *)(void *)yb; /* yb is free until the rotation */
+                for (j = 0; j < D; j++) hb[j] = ((const uint16_t *)(const void *)x)[m.off[0] + j * xs];
+                genie__hconv(cpu, dt, 0, xb, hb, D);
+            }
+            xr = xb;
+        }
         if (il)
             for (j = 0; j < h; j++) {
                 const float x0 = xr[2 * j], x1 = xr[2 * j + 1];
@@ -8351,9 +8380,16 @@ static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) {
                 yr[j + h] = x1 * c[j] + x0 * s[j];
             }
         if (rd < D) memcpy(yr + rd, xr + rd, (size_t)(D - rd) * sizeof(float));
+        if (dt == GENIE_F32 && !direct) memcpy((float *)(void *)y + r * D, yb, (size_t)D * sizeof(float));
+        else if (dt != GENIE_F32) genie__hconv(cpu, dt, 1, (uint16_t *)(void *)y + r * D, yb, D);
     }
     return GENIE_OK;
 }
+static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_GENERIC, p, ith, nth); }
+#ifdef GENIE__X86
+static genie_result genie__k_rope_avx2(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_AVX2, p, ith, nth); }
+static genie_result genie__k_rope_avx512(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_AVX512, p, ith, nth); }
+#endif
 
 /* index_copy_ where the dims after d are one dense block in both the
    destination and the source (a KV cache written at positions): one memcpy
@@ -8410,12 +8446,16 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
     }
     if (kind == GENIE__K_ROPE) {
         const genie__vspec *xv = n->in[0].v;
-        int64_t T = xv->shape[xv->ndim - 2];
-        if (n->dtype != GENIE_F32 || !genie__is_contig(xv->ndim, xv->shape, xv->strides) || xv->off < 0) return NULL;
+        if ((n->dtype != GENIE_F32 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) || n->in[0].n->dtype != n->dtype ||
+            xv->ndim < 2 || !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return NULL;
         p->pool = genie__tpool_get(ctx, n->numel >= GENIE__MIN_SHARED_ELEMS ? genie__ctx_threads(ctx) : 1);
         *nth = genie__tpool_size(p->pool);
-        if (!genie__ws_reserve(ctx, (size_t)(T * (n->a.i[0] / 2) + 1) * 2 * sizeof(float))) goto oom;
+        if (!genie__ws_reserve(ctx, (size_t)(genie__rope_table(n) + 2 * genie__rope_row(n) * *nth + 2) * sizeof(float))) goto oom;
         p->ws = ctx->ws;
+#ifdef GENIE__X86
+        if (cpu == GENIE_CPU_AVX512) return genie__k_rope_avx512;
+        if (cpu == GENIE_CPU_AVX2) return genie__k_rope_avx2;
+#endif
         return genie__k_rope_fast;
     }
     if (kind == GENIE__K_ATTENTION) {
