@@ -738,6 +738,8 @@ static void linears(void) {
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_CONTIG, b, E_NONE); run_case(&c);  /* dot: w rows as stored */
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_T, b, E_NONE); run_case(&c);       /* axpy */
             }
+            c = lin(dt, 0, 6, 1003, 131, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);       /* four rows at once, then */
+            c = lin(dt, 0, 11, 1001, 45, L_STEP, L_CONTIG, 0, E_ADD); run_case(&c);         /* leftover rows and columns */
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
             c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
             /* M at and past AVX-512 f32's MC (132): B packed panel by panel just in time, three blocks of k */
