@@ -7249,6 +7249,8 @@ static GENIE__AVX512 void genie__pack_t_s_avx512(const void *srcp, int64_t ld, i
    Rows of C are done one at a time; the strip of B they share stays in L2. */
 typedef void (*genie__dot_fn)(const void *a, const void *b, int64_t ldb, int64_t n, int64_t K, void *c, int64_t csc);
 typedef void (*genie__axpy_fn)(const void *a, int64_t csa, const void *b, int64_t ldb, int64_t n, int64_t K, void *c);
+/* doth: dot of an f32 row a with f16/bf16 (dt) rows of B, into f32 c[n] */
+typedef void (*genie__doth_fn)(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c, int dt);
 /* dot4: dot for four rows of A (lda apart) into four rows of C (ldc apart) */
 typedef void (*genie__dot4_fn)(const void *a, int64_t lda, const void *b, int64_t ldb, int64_t n, int64_t K, void *c,
                                int64_t ldc, int64_t csc);
@@ -7387,6 +7389,53 @@ static GENIE__AVX512 void genie__dot4_s_avx512(const void *ap, int64_t lda, cons
     if (j < n)
         for (r = 0; r < 4; r++) genie__dot_s_avx512(a + r * lda, b + j * ldb, ldb, n - j, K, c + r * ldc + j * csc, csc);
 }
+/* dot_h: dot with f16/bf16 rows of B (a linear's half-precision weight, read at half the
+   bytes) and an f32 row a (the row of A converted), into f32 c[n] (contiguous): B
+   converted in registers (bf16: a shift; f16: vcvtph2ps, exact), then the FMAs of dot. */
+static GENIE__AVX512 __m512 genie__h16_avx512(const uint16_t *p, __mmask16 m, int dt) {
+    const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+    return dt == GENIE_BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+                            : _mm512_mask_cvtph_ps(_mm512_setzero_ps(), (__mmask16)-1, h);
+}
+static GENIE__AVX512 void genie__doth_avx512(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
+                                            int dt) {
+    const __mmask16 all = (__mmask16)-1, tail = (__mmask16)((1u << (K & 15)) - 1u);
+    int64_t j = 0, k;
+    for (; j + 4 <= n; j += 4) {
+        const uint16_t *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        const uint16_t *p1 = j + 8 <= n ? b0 + 4 * ldb : NULL, *p2 = j + 12 <= n && K <= 2048 ? b0 + 8 * ldb : NULL;
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+        for (k = 0; k + 16 <= K; k += 16) {
+            const __m512 x = _mm512_loadu_ps(a + k);
+            if (p2 && (k & 31) == 0) { /* a line is 32 halves */
+                GENIE__PF4(p1, ldb, k, _MM_HINT_T0);
+                GENIE__PF4(p2, ldb, k, _MM_HINT_T1);
+            } else if (p1 && (k & 31) == 0) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);
+            s0 = _mm512_fmadd_ps(x, genie__h16_avx512(b0 + k, all, dt), s0);
+            s1 = _mm512_fmadd_ps(x, genie__h16_avx512(b1 + k, all, dt), s1);
+            s2 = _mm512_fmadd_ps(x, genie__h16_avx512(b2 + k, all, dt), s2);
+            s3 = _mm512_fmadd_ps(x, genie__h16_avx512(b3 + k, all, dt), s3);
+        }
+        if (tail) {
+            const __m512 x = _mm512_maskz_loadu_ps(tail, a + k);
+            s0 = _mm512_fmadd_ps(x, genie__h16_avx512(b0 + k, tail, dt), s0);
+            s1 = _mm512_fmadd_ps(x, genie__h16_avx512(b1 + k, tail, dt), s1);
+            s2 = _mm512_fmadd_ps(x, genie__h16_avx512(b2 + k, tail, dt), s2);
+            s3 = _mm512_fmadd_ps(x, genie__h16_avx512(b3 + k, tail, dt), s3);
+        }
+        c[j] = _mm512_reduce_add_ps(s0);
+        c[j + 1] = _mm512_reduce_add_ps(s1);
+        c[j + 2] = _mm512_reduce_add_ps(s2);
+        c[j + 3] = _mm512_reduce_add_ps(s3);
+    }
+    for (; j < n; j++) {
+        const uint16_t *b0 = b + j * ldb;
+        __m512 s0 = _mm512_setzero_ps();
+        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), genie__h16_avx512(b0 + k, all, dt), s0);
+        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), genie__h16_avx512(b0 + k, tail, dt), s0);
+        c[j] = _mm512_reduce_add_ps(s0);
+    }
+}
 /* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
 #define GENIE__AXPY_BODY(V, VL, SET1, LOAD, STORE, FMA)                                    \
     const float *a = (const float *)ap, *b = (const float *)bp;                                 \
@@ -7473,18 +7522,19 @@ typedef struct genie__gemm_kern {
     int mr, nr, kc, mc, nc;
     genie_cpu cpu; /* the path (its f16/bf16 array conversions, genie__hconv) */
     genie__dot4_fn dot4; /* skinny products of four rows and more (or NULL: dot row by row) */
+    genie__doth_fn doth; /* skinny products of f16/bf16 (or NULL: packed) */
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, GENIE_CPU_AUTO, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, GENIE_CPU_AUTO, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0},
-     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0}},
+    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0},
+     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, 0},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
@@ -7809,7 +7859,7 @@ typedef struct genie__mm_plan {
     genie__gemm g;          /* batch 0's product */
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
-    int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16) */
+    int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16); 3 dot of f16/bf16 (through f32 rows) */
     int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
     int odt;
@@ -7985,6 +8035,9 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->batches = genie__numel(pl->nb, pl->bshape);
     pl->g.epi.cpu = cpu;
     if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
+    if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= 4 && pl->g.adt == n->dtype && pl->g.bdt == n->dtype &&
+        pl->g.csa == 1 && pl->g.rsb == 1) /* (a row at a time: from 8 rows the packed product is faster) */
+        pl->skinny = 3; /* f16/bf16 dot: a row of A converted, B converted in registers */
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;
@@ -8005,6 +8058,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     return 1;
 }
 static size_t genie__mm_ws_bytes(const genie__mm_plan *pl, int nth) {
+    if (pl->skinny == 3) return (size_t)nth * (size_t)genie__round_up(pl->g.K + pl->g.N + 32, 16) * sizeof(float);
     if (pl->skinny) return 0;
     return pl->coop ? pl->bsz + (size_t)nth * pl->asz + pl->csz : (size_t)nth * (pl->bsz + pl->asz + pl->csz);
 }
@@ -8053,7 +8107,28 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
     genie__conv_b cb;
     char *out;
     int64_t bi, lo, hi;
-    if (pl->skinny) { /* threads take columns of every product; the rows of C take a strip of
+    if (pl->skinny == 3) { /* f16/bf16: each row of A as f32 in the workspace, dot into f32 C there,
+                              the epilogue on it, rounded into the result */
+        const genie__gemm_kern *kr = pl->kr;
+        float *xa = (float *)(void *)(p->ws + (size_t)ith * (size_t)genie__round_up(pl->g.K + pl->g.N + 32, 16) * sizeof(float));
+        float *cw = xa + genie__round_up(pl->g.K, 16);
+        for (bi = 0; bi < pl->batches; bi++) {
+            int64_t i, j;
+            genie__mm_setup(pl, bi, &g, &cb, &out);
+            genie__share((g.N + 15) / 16, ith, nth, &lo, &hi);
+            lo *= 16;
+            hi = GENIE__MIN(hi * 16, g.N);
+            if (lo >= hi) continue;
+            for (i = 0; i < g.M; i++) {
+                genie__hconv(kr->cpu, pl->odt, 0, xa, (const uint16_t *)(const void *)g.a + i * g.rsa, g.K);
+                kr->doth(xa, (const uint16_t *)(const void *)g.b + lo * g.csb, g.csb, hi - lo, g.K, cw, pl->odt);
+                if (g.epi.bias || g.epi.act || g.epi.res) genie__epi_s(&g.epi, cw, 0, 1, i, lo, 1, hi - lo);
+                if (pl->ocs == 1) genie__hconv(kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + i * pl->ors + lo, cw, hi - lo);
+                else
+                    for (j = lo; j < hi; j++) genie__stf(out, i * pl->ors + j * pl->ocs, pl->odt, cw[j - lo]);
+            }
+        }
+    } else if (pl->skinny) { /* threads take columns of every product; the rows of C take a strip of
                          columns (a strip of B of up to 256 KiB, in L2) in turn, so that B streams
                          from memory once: row by row over all its columns, 8 rows of [1024, 1024]
                          read it 8 times (0.40 ms, one row 0.056) */
