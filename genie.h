@@ -8311,8 +8311,15 @@ static void genie__att_store(const genie__attplan *pl, int64_t t, int64_t r, con
     int64_t e;
     if (a->odt == GENIE_F32)
         for (e = 0; e < a->Ev; e++) ((float *)(void *)a->o)[oo + e] = orow[e] * inv;
-    else
-        for (e = 0; e < a->Ev; e++) genie__stf(a->o, oo + e, a->odt, orow[e] * inv);
+    else { /* f16/bf16: scaled in f32, rounded by the path's array conversion */
+        float buf[256];
+        int64_t e0, ne;
+        for (e0 = 0; e0 < a->Ev; e0 += ne) {
+            ne = GENIE__MIN(256, a->Ev - e0);
+            for (e = 0; e < ne; e++) buf[e] = orow[e0 + e] * inv;
+            genie__hconv(pl->kr->cpu, a->odt, 1, (uint16_t *)(void *)a->o + oo + e0, buf, ne);
+        }
+    }
 }
 /* Keys [jlo, jhi) of task t. part NULL: the rows are final and stored; else
    their O (unscaled), m and l go to part (a split of the keys, combined later). */
@@ -8330,6 +8337,10 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
     const int64_t lt = GENIE__MIN(pl->lt, a->L - i0), R = a->G * lt;
     const int64_t ks = kv->strides[nb + 1], kc = kv->strides[nb + 2], vs = vv->strides[nb + 1], vc = vv->strides[nb + 2];
     const int kf32 = a->kdt == GENIE_F32 && kc == 1, vf32 = a->vdt == GENIE_F32 && vc == 1;
+    /* f16/bf16 rows of K and V (contiguous along E): converted by the path's array conversion */
+    const int khalf = (a->kdt == GENIE_F16 || a->kdt == GENIE_BF16) && kc == 1;
+    const int vhalf = (a->vdt == GENIE_F16 || a->vdt == GENIE_BF16) && vc == 1;
+    const uint16_t *kh = (const uint16_t *)(const void *)a->d[1], *vh = (const uint16_t *)(const void *)a->d[2];
     int64_t off[4], kb, vb, send, j0, r, e, c, k;
     genie__attn_batch(a, b, off);
     kb = off[1] + hk * kv->strides[nb];
@@ -8356,7 +8367,9 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
             if (kf32) {
                 kt = (const float *)(const void *)a->d[1] + kb + j0 * ks;
                 ldk = ks;
-            } else { /* K tile converted to f32 rows [bc][E] */ /* K tile converted to f32 rows [bc][E] */
+            } else if (khalf) { /* K tile converted to f32 rows [bc][E] */
+                for (k = 0; k < bc; k++) genie__hconv(kr->cpu, a->kdt, 0, kp + k * E, kh + kb + (j0 + k) * ks, E);
+            } else {
                 for (k = 0; k < bc; k++)
                     for (e = 0; e < E; e++) kp[k * E + e] = (float)genie__ldf(a->d[1], kb + (j0 + k) * ks + e * kc, a->kdt);
             }
@@ -8369,6 +8382,8 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
             if (vf32) {
                 vt = (const float *)(const void *)a->d[2] + vb + j0 * vs;
                 ldv = vs;
+            } else if (vhalf) {
+                for (k = 0; k < bc; k++) genie__hconv(kr->cpu, a->vdt, 0, vp + k * Ev, vh + vb + (j0 + k) * vs, Ev);
             } else {
                 for (k = 0; k < bc; k++)
                     for (e = 0; e < Ev; e++) vp[k * Ev + e] = (float)genie__ldf(a->d[2], vb + (j0 + k) * vs + e * vc, a->vdt);
@@ -8383,6 +8398,7 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
             const int64_t nn = GENIE__MIN(nr, bc - c * nr), row0 = kb + (j0 + c * nr) * ks;
             float *dst = kp + c * E * nr;
             if (kf32 && kr->pack_t) kr->pack_t((const float *)(const void *)a->d[1] + row0, ks, nn, E, nr, dst);
+            else if (khalf) genie__pack_half_rows(kr, a->kdt, kh + row0, ks, nn, E, nr, dst);
             else
                 for (k = 0; k < nn; k++)
                     for (e = 0; e < E; e++) dst[e * nr + k] = (float)genie__ldf(a->d[1], row0 + k * ks + e * kc, a->kdt);
@@ -8412,6 +8428,7 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
             for (k = 0; k < bc; k++) {
                 const int64_t row = vb + (j0 + k) * vs + c * nr * vc;
                 if (vf32) memcpy(dst + k * nr, (const float *)(const void *)a->d[2] + row, (size_t)cols * sizeof(float));
+                else if (vhalf) genie__hconv(kr->cpu, a->vdt, 0, dst + k * nr, vh + row, cols);
                 else
                     for (e = 0; e < cols; e++) dst[k * nr + e] = (float)genie__ldf(a->d[2], row + e * vc, a->vdt);
                 for (e = cols; e < nr; e++) dst[k * nr + e] = 0;

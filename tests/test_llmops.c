@@ -265,6 +265,7 @@ static void fast_vs_reference_sdpa(void) {
         {"mqa float mask, keys split", 4, {1, 4, 3, 64}, {1, 1, 700, 64}, {1, 1, 700, 64}, 0, 1, GENIE_F32},
         {"f16 gqa", 4, {1, 4, 64, 64}, {1, 2, 200, 64}, {1, 2, 200, 64}, 1, 0, GENIE_F16},
         {"bf16 decode", 4, {1, 4, 1, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}, 0, 0, GENIE_BF16},
+        {"bf16 float mask Ev=48", 4, {1, 2, 70, 32}, {1, 2, 90, 32}, {1, 2, 90, 48}, 0, 1, GENIE_BF16},
     };
     size_t si;
     for (si = getenv("GENIE_GEMM_QUICK") ? 2 : 0; si < sizeof shapes / sizeof shapes[0]; si++) { /* quick (valgrind): no prefill */
