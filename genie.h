@@ -7301,46 +7301,56 @@ GENIE__SKINNY_GENERIC(double, d)
         _mm_prefetch((const char *)((p) + 2 * (ld) + (k)), hint);                    \
         _mm_prefetch((const char *)((p) + 3 * (ld) + (k)), hint);                    \
     } while (0)
+/* The body of dot over rows of B of element type TB, LOADB(p, mask) giving 16 f32 lanes
+   of them (a, b, ldb, n, K, c, csc in scope): four columns at a time; while a group of
+   four rows is summed, the next is asked into L1 and the one after into L2 (once a
+   line), but groups over 16 KiB ask only the next into L2, as two of them overflow L1. */
+#define GENIE__DOT_BODY(TB, LOADB)                                                                \
+    const __mmask16 all = (__mmask16)-1, tail = (__mmask16)((1u << (K & 15)) - 1u);              \
+    int64_t j = 0, k;                                                                            \
+    for (; j + 4 <= n; j += 4) {                                                                 \
+        const TB *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;              \
+        const TB *p1 = j + 8 <= n ? b0 + 4 * ldb : NULL;                                         \
+        const TB *p2 = j + 12 <= n && K <= 4096 / (int64_t)sizeof(TB) ? b0 + 8 * ldb : NULL;     \
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps(); \
+        for (k = 0; k + 16 <= K; k += 16) {                                                      \
+            const __m512 x = _mm512_loadu_ps(a + k);                                             \
+            if (k % (64 / (int64_t)sizeof(TB)) == 0) {                                           \
+                if (p2) {                                                                        \
+                    GENIE__PF4(p1, ldb, k, _MM_HINT_T0);                                         \
+                    GENIE__PF4(p2, ldb, k, _MM_HINT_T1);                                         \
+                } else if (p1) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);                              \
+            }                                                                                    \
+            s0 = _mm512_fmadd_ps(x, LOADB(b0 + k, all), s0);                                     \
+            s1 = _mm512_fmadd_ps(x, LOADB(b1 + k, all), s1);                                     \
+            s2 = _mm512_fmadd_ps(x, LOADB(b2 + k, all), s2);                                     \
+            s3 = _mm512_fmadd_ps(x, LOADB(b3 + k, all), s3);                                     \
+        }                                                                                        \
+        if (tail) {                                                                              \
+            const __m512 x = _mm512_maskz_loadu_ps(tail, a + k);                                 \
+            s0 = _mm512_fmadd_ps(x, LOADB(b0 + k, tail), s0);                                    \
+            s1 = _mm512_fmadd_ps(x, LOADB(b1 + k, tail), s1);                                    \
+            s2 = _mm512_fmadd_ps(x, LOADB(b2 + k, tail), s2);                                    \
+            s3 = _mm512_fmadd_ps(x, LOADB(b3 + k, tail), s3);                                    \
+        }                                                                                        \
+        c[j * csc] = _mm512_reduce_add_ps(s0);                                                   \
+        c[(j + 1) * csc] = _mm512_reduce_add_ps(s1);                                             \
+        c[(j + 2) * csc] = _mm512_reduce_add_ps(s2);                                             \
+        c[(j + 3) * csc] = _mm512_reduce_add_ps(s3);                                             \
+    }                                                                                            \
+    for (; j < n; j++) {                                                                         \
+        const TB *b0 = b + j * ldb;                                                              \
+        __m512 s0 = _mm512_setzero_ps();                                                         \
+        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), LOADB(b0 + k, all), s0); \
+        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), LOADB(b0 + k, tail), s0); \
+        c[j * csc] = _mm512_reduce_add_ps(s0);                                                   \
+    }
+#define GENIE__LDB_S(p, m) _mm512_maskz_loadu_ps(m, p)
 static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
                                              void *cp, int64_t csc) {
     const float *a = (const float *)ap, *b = (const float *)bp;
     float *c = (float *)cp;
-    const __mmask16 tail = (__mmask16)((1u << (K & 15)) - 1u);
-    int64_t j = 0, k;
-    for (; j + 4 <= n; j += 4) {
-        const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        const float *p1 = j + 8 <= n ? b0 + 4 * ldb : NULL, *p2 = j + 12 <= n && K <= 1024 ? b0 + 8 * ldb : NULL;
-        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
-        for (k = 0; k + 16 <= K; k += 16) {
-            __m512 x = _mm512_loadu_ps(a + k);
-            if (p2) {
-                GENIE__PF4(p1, ldb, k, _MM_HINT_T0);
-                GENIE__PF4(p2, ldb, k, _MM_HINT_T1);
-            } else if (p1) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);
-            s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b0 + k), s0);
-            s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b1 + k), s1);
-            s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b2 + k), s2);
-            s3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b3 + k), s3);
-        }
-        if (tail) {
-            __m512 x = _mm512_maskz_loadu_ps(tail, a + k);
-            s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b0 + k), s0);
-            s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b1 + k), s1);
-            s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b2 + k), s2);
-            s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, b3 + k), s3);
-        }
-        c[j * csc] = _mm512_reduce_add_ps(s0);
-        c[(j + 1) * csc] = _mm512_reduce_add_ps(s1);
-        c[(j + 2) * csc] = _mm512_reduce_add_ps(s2);
-        c[(j + 3) * csc] = _mm512_reduce_add_ps(s3);
-    }
-    for (; j < n; j++) {
-        const float *b0 = b + j * ldb;
-        __m512 s0 = _mm512_setzero_ps();
-        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), _mm512_loadu_ps(b0 + k), s0);
-        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), _mm512_maskz_loadu_ps(tail, b0 + k), s0);
-        c[j * csc] = _mm512_reduce_add_ps(s0);
-    }
+    GENIE__DOT_BODY(float, GENIE__LDB_S)
 }
 /* dot4: four rows of A at once (a at rows lda apart), four columns at a time: 16
    accumulators, each B vector loaded once for four rows (one row at a time, the loads
@@ -7399,43 +7409,13 @@ static GENIE__AVX512 __m512 genie__h16_avx512(const uint16_t *p, __mmask16 m, in
 }
 static GENIE__AVX512 void genie__doth_avx512(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
                                             int dt) {
-    const __mmask16 all = (__mmask16)-1, tail = (__mmask16)((1u << (K & 15)) - 1u);
-    int64_t j = 0, k;
-    for (; j + 4 <= n; j += 4) {
-        const uint16_t *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        const uint16_t *p1 = j + 8 <= n ? b0 + 4 * ldb : NULL, *p2 = j + 12 <= n && K <= 2048 ? b0 + 8 * ldb : NULL;
-        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
-        for (k = 0; k + 16 <= K; k += 16) {
-            const __m512 x = _mm512_loadu_ps(a + k);
-            if (p2 && (k & 31) == 0) { /* a line is 32 halves */
-                GENIE__PF4(p1, ldb, k, _MM_HINT_T0);
-                GENIE__PF4(p2, ldb, k, _MM_HINT_T1);
-            } else if (p1 && (k & 31) == 0) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);
-            s0 = _mm512_fmadd_ps(x, genie__h16_avx512(b0 + k, all, dt), s0);
-            s1 = _mm512_fmadd_ps(x, genie__h16_avx512(b1 + k, all, dt), s1);
-            s2 = _mm512_fmadd_ps(x, genie__h16_avx512(b2 + k, all, dt), s2);
-            s3 = _mm512_fmadd_ps(x, genie__h16_avx512(b3 + k, all, dt), s3);
-        }
-        if (tail) {
-            const __m512 x = _mm512_maskz_loadu_ps(tail, a + k);
-            s0 = _mm512_fmadd_ps(x, genie__h16_avx512(b0 + k, tail, dt), s0);
-            s1 = _mm512_fmadd_ps(x, genie__h16_avx512(b1 + k, tail, dt), s1);
-            s2 = _mm512_fmadd_ps(x, genie__h16_avx512(b2 + k, tail, dt), s2);
-            s3 = _mm512_fmadd_ps(x, genie__h16_avx512(b3 + k, tail, dt), s3);
-        }
-        c[j] = _mm512_reduce_add_ps(s0);
-        c[j + 1] = _mm512_reduce_add_ps(s1);
-        c[j + 2] = _mm512_reduce_add_ps(s2);
-        c[j + 3] = _mm512_reduce_add_ps(s3);
-    }
-    for (; j < n; j++) {
-        const uint16_t *b0 = b + j * ldb;
-        __m512 s0 = _mm512_setzero_ps();
-        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), genie__h16_avx512(b0 + k, all, dt), s0);
-        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), genie__h16_avx512(b0 + k, tail, dt), s0);
-        c[j] = _mm512_reduce_add_ps(s0);
-    }
+    const int64_t csc = 1;
+#define GENIE__LDB_H(p, m) genie__h16_avx512(p, m, dt)
+    GENIE__DOT_BODY(uint16_t, GENIE__LDB_H)
+#undef GENIE__LDB_H
 }
+#undef GENIE__LDB_S
+#undef GENIE__DOT_BODY
 /* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
 #define GENIE__AXPY_BODY(V, VL, SET1, LOAD, STORE, FMA)                                    \
     const float *a = (const float *)ap, *b = (const float *)bp;                                 \
