@@ -5214,6 +5214,7 @@ static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int 
    offsets step through the row shape (the view's shape without the row's dims,
    in its order: the outputs' order) by xst and yst. f32 in and out. */
 #define GENIE__GROWS 16 /* rows gathered at a time: with rows one element apart, each j a line */
+#define GENIE__GROWS_MAX (1 << 20) /* longest gathered row (a thread's block: 64 MiB at most) */
 typedef struct genie__grows {
     int nd;
     int64_t shape[GENIE__MAXD], xst[GENIE__MAXD], yst[GENIE__MAXD];
@@ -5221,16 +5222,31 @@ typedef struct genie__grows {
 } genie__grows;
 /* Dims [k0, k1) of v as one run of stride *s (dims of size 1 skipped): 0 if they are not one. */
 static int genie__dims_run(const genie__vspec *v, int k0, int k1, int64_t *s) {
-    int64_t want = -1;
-    int k;
+    int64_t want = 0;
+    int k, first = 1;
     *s = 1;
     for (k = k1 - 1; k >= k0; k--) {
         if (v->shape[k] == 1) continue;
-        if (want < 0) *s = v->strides[k];
+        if (first) *s = v->strides[k];
         else if (v->strides[k] != want) return 0;
         want = v->strides[k] * v->shape[k];
+        first = 0;
     }
     return 1;
+}
+/* Rows of unit stride (and unit-stride output rows) run in place: no gathering. */
+static int genie__grows_direct(const genie__node *n, const genie__grows *g) {
+    const int kind = genie__op_kinds[n->op];
+    return g->xs == 1 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
+}
+static int64_t genie__grows_cap(int64_t len);
+/* Floats of a thread's workspace: a block of gathered rows (xb), and for a row-shaped
+   result its rows (yb); none in place. */
+static int64_t genie__grows_ws(const genie__node *n, const genie__grows *g) {
+    const int kind = genie__op_kinds[n->op];
+    const int64_t blk = g->rows < GENIE__GROWS ? g->rows : GENIE__GROWS;
+    if (genie__grows_direct(n, g)) return 0;
+    return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1);
 }
 static int genie__grows_plan(const genie__node *n, genie__grows *g) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
@@ -5273,7 +5289,7 @@ static int genie__grows_plan(const genie__node *n, genie__grows *g) {
         g->len = genie__numel(v->ndim - k, v->shape + k), g->ys = 1;
     }
     g->rows = genie__numel(g->nd, g->shape);
-    return g->rows > 0 && g->len > 0;
+    return g->rows > 0 && g->len > 0 && (genie__grows_direct(n, g) || g->len <= GENIE__GROWS_MAX);
 }
 /* A gathered row's floats: a line more than a multiple of 16, so that the rows of a block
    (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
@@ -5297,9 +5313,9 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int
         return GENIE_ERR_UNSUPPORTED;
     }
     cap = genie__grows_cap(g.len);
-    xb = (float *)(void *)p->ws + (size_t)ith * 2 * GENIE__GROWS * (size_t)cap;
-    yb = xb + GENIE__GROWS * cap;
-    direct = g.xs == 1 && (!rows_out || g.ys == 1);
+    xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
+    yb = xb + (g.rows < GENIE__GROWS ? g.rows : GENIE__GROWS) * cap;
+    direct = genie__grows_direct(n, &g);
     nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
     if (kind == GENIE__K_LAYER_NORM) {
         const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
@@ -5359,12 +5375,14 @@ static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *n
     p->pool = genie__tpool_get(ctx, g.rows > 1 && g.rows * g.len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
     if (*nth > (g.rows + GENIE__GROWS - 1) / GENIE__GROWS) *nth = (int)((g.rows + GENIE__GROWS - 1) / GENIE__GROWS);
-    if (!genie__ws_reserve(ctx, (size_t)*nth * 2 * GENIE__GROWS * (size_t)genie__grows_cap(g.len) * sizeof(float))) {
-        p->pool = NULL;
-        *nth = 1;
-        return NULL;
+    if (genie__grows_ws(p->n, &g) > 0) {
+        if (!genie__ws_reserve(ctx, (size_t)*nth * (size_t)genie__grows_ws(p->n, &g) * sizeof(float))) {
+            p->pool = NULL;
+            *nth = 1;
+            return NULL;
+        }
+        p->ws = ctx->ws;
     }
-    p->ws = ctx->ws;
     return fn;
 }
 /* ---- end of fast reductions, softmax, layer_norm ---- */
@@ -8114,8 +8132,8 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
                          read it 8 times (0.40 ms, one row 0.056) */
         const genie__gemm_kern *kr = pl->kr;
         size_t esz = pl->f64 ? 8 : 4;
-        const int64_t strip = g.M > 1 ? GENIE__MAX(16, (int64_t)(256 << 10) / (GENIE__MAX(pl->g.K, 1) * (int64_t)esz) / 16 * 16)
-                                      : INT64_MAX;
+        const int64_t strip = pl->g.M > 1 ? GENIE__MAX(16, (int64_t)(256 << 10) / (GENIE__MAX(pl->g.K, 1) * (int64_t)esz) / 16 * 16)
+                                          : INT64_MAX;
         for (bi = 0; bi < pl->batches; bi++) {
             int64_t i, c0, c1;
             genie__mm_setup(pl, bi, &g, &cb, &out);

@@ -371,6 +371,49 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                             free(o1);
                             free(o2);
                         }
+                    if (v == 0) { /* a row over two dims of one stride: logsumexp over (A, B) of x moved to [C, A, B]
+                                     (its f32 exp tells the row kernel from the reference, which var may not) */
+                        int64_t mv[3] = {2, 0, 1}, ab[2] = {1, 2}, flat[2] = {sh[2], sh[0] * sh[1]}, last = -1, n = sh[2], i;
+                        genie_tensor *xp = genie_permute(c, x, 3, mv), *xc = genie_contiguous(c, xp), *r, *y;
+                        double *o1 = (double *)calloc((size_t)n, sizeof(double)), *o2 = (double *)calloc((size_t)n, sizeof(double));
+                        int ok;
+                        genie_realize(c, 1, &xc);
+                        r = genie_logsumexp(c, xp, 2, ab, 0);
+                        y = genie_logsumexp(c, genie_reshape(c, xc, 2, flat), 1, &last, 0);
+                        ok = r && y && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
+                             genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
+                        for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                        (*passed) += ok;
+                        (*failed) += !ok;
+                        if (!ok && r_shown++ < 20)
+                            printf("FAIL reduce gathered logsumexp over dims (1, 2) of [%lld, %lld, %lld] moved to [C, A, B] pattern %d on %s\n",
+                                   (long long)sh[0], (long long)sh[1], (long long)sh[2], pat, fname[k]);
+                        genie_clear_error(c);
+                        free(o1);
+                        free(o2);
+                    }
+                    if (v == 0 && sh[1] > 2) { /* layer_norm over the last two dims of a slice [A, B - 2, C]: one run
+                                                  of unit stride, in place (its f32 FMA tells it from the reference) */
+                        int64_t ns[2] = {sh[1] - 2, sh[2]}, n = sh[0] * ns[0] * ns[1], i;
+                        genie_tensor *xs = genie_narrow(c, x, 1, 1, sh[1] - 2), *xc = genie_contiguous(c, xs), *r, *y;
+                        genie_tensor *w2 = genie_randn(c, GENIE_F32, 2, ns, 11), *b2 = genie_randn(c, GENIE_F32, 2, ns, 12);
+                        double *o1 = (double *)calloc((size_t)n, sizeof(double)), *o2 = (double *)calloc((size_t)n, sizeof(double));
+                        int ok;
+                        genie_realize(c, 1, &xc);
+                        r = genie_layer_norm(c, xs, 2, ns, w2, b2, 1e-5);
+                        y = genie_layer_norm(c, xc, 2, ns, w2, b2, 1e-5);
+                        ok = r && y && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
+                             genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
+                        for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                        (*passed) += ok;
+                        (*failed) += !ok;
+                        if (!ok && r_shown++ < 20)
+                            printf("FAIL reduce gathered layer_norm over the last two dims of a slice of [%lld, %lld, %lld] pattern %d on %s\n",
+                                   (long long)sh[0], (long long)sh[1], (long long)sh[2], pat, fname[k]);
+                        genie_clear_error(c);
+                        free(o1);
+                        free(o2);
+                    }
                     genie_pool_pop(c);
                 }
                 free(data);
