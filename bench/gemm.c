@@ -396,11 +396,12 @@ int main(int argc, char **argv) {
             if (c->dt == GB_BF16) {
                 int f32 = -1, k;
                 for (k = 0; k < i; k++)
-                    if (gb_cases[k].dt == GB_F32 && gb_cases[k].kind == GB_MATMUL && gb_cases[k].m == c->m) f32 = k;
+                    if (gb_cases[k].dt == GB_F32 && gb_cases[k].kind == c->kind && gb_cases[k].m == c->m &&
+                        gb_cases[k].k == c->k && gb_cases[k].n == c->n) f32 = k;
                 if (f32 >= 0 && secs[f32][j] > 0 && gs > 0)
-                    printf("  genie bf16 speed / genie f32 speed at N = %lld: %.2f\n", (long long)c->m, secs[f32][j] / gs);
+                    printf("  genie bf16 speed / genie f32 speed (%s): %.2f\n", gb_cases[f32].name, secs[f32][j] / gs);
                 else
-                    printf("  genie bf16 speed / genie f32 speed at N = %lld: - (not both measured in this run)\n", (long long)c->m);
+                    printf("  genie bf16 speed / genie f32 speed: - (the f32 case of this shape not measured in this run)\n");
             }
             fflush(stdout);
         }

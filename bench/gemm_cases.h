@@ -42,6 +42,7 @@ static const gb_case gb_cases[] = {
     GB_CV("conv224", 0, 8, 3, 224, 224, 64, 7, 2, 3),                   /* 7x7 s2 p3 -> [8,64,112,112] */
     GB_MM("f64_1024", GB_MATMUL, GB_F64, GB_GFLOPS, 1, 1024, 1024, 1024),
     GB_MM("bf16_2048", GB_MATMUL, GB_BF16, GB_GFLOPS, 0, 2048, 2048, 2048),
+    GB_MM("decode_bf16", GB_LINEAR, GB_BF16, GB_GBS, 0, 1, 4096, 4096), /* decode with a bf16 weight */
 };
 #define GB_NCASES ((int)(sizeof gb_cases / sizeof gb_cases[0]))
 static const int gb_threads[] = {1, 2};
