@@ -6676,7 +6676,8 @@ static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
                          n->op == GENIE__OP_LOGICAL_NOT;
     int k;
     if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || (kind != GENIE__K_BINARY && kind != GENIE__K_UNARY) ||
-        (cdt != GENIE_F64 && cdt != GENIE_I64 && cdt != GENIE_I32) || n->dtype != (bool_out ? GENIE_BOOL : cdt) ||
+        (cdt != GENIE_F64 && cdt != GENIE_I64 && cdt != GENIE_I32 && cdt != GENIE_I16 && cdt != GENIE_I8 && cdt != GENIE_U8) ||
+        n->dtype != (bool_out ? GENIE_BOOL : cdt) ||
         n->nin != (kind == GENIE__K_UNARY || n->has_scalar ? 1 : 2) || (n->has_scalar && cdt != GENIE_F64) ||
         !genie__v_dense(n->out))
         return 0;
@@ -6684,16 +6685,23 @@ static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
         if (n->in[k].n->dtype != cdt || (!genie__v_same(n->out, n->in[k].v) && !genie__v_bcast(n->in[k].v))) return 0;
     return 1;
 }
-/* A chunk at a time: operands loaded (i32 widened) into u and v, the op over the chunk
-   (each loop tight: the op and dtype switches are outside), the results stored. */
+/* A chunk at a time: operands loaded (narrower integers widened to i64) into u and v,
+   the op over the chunk (each loop tight: the op and dtype switches are outside), the
+   results stored (integers wrapped to their dtype, as genie__sti stores them). */
 #define GENIE__TY_CHUNK 256
+#define GENIE__TY_WIDEN(T)                                                                          \
+    {                                                                                               \
+        const T *s = (const T *)(const void *)x + c0 * step;                                        \
+        if (step) for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[j];                                 \
+        else for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[0];                                      \
+    }
 static void genie__ty_load(void *d, const char *x, int dt, int64_t c0, int64_t m, int64_t step) {
     int64_t j;
-    if (dt == GENIE_I32) {
-        const int32_t *s = (const int32_t *)(const void *)x + c0 * step;
-        if (step) for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[j];
-        else for (j = 0; j < m; j++) ((int64_t *)d)[j] = s[0];
-    } else if (step) {
+    if (dt == GENIE_I32) GENIE__TY_WIDEN(int32_t)
+    else if (dt == GENIE_I16) GENIE__TY_WIDEN(int16_t)
+    else if (dt == GENIE_I8) GENIE__TY_WIDEN(int8_t)
+    else if (dt == GENIE_U8) GENIE__TY_WIDEN(uint8_t)
+    else if (step) {
         memcpy(d, x + c0 * 8, (size_t)m * 8);
     } else {
         for (j = 0; j < m; j++) memcpy((char *)d + j * 8, x, 8);
@@ -6757,12 +6765,16 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
                           else for (j = 0; j < m; j++) r[j] = (uint64_t)genie__binary_i(op, u[j], v[j]))
             if (odt == GENIE_BOOL) for (j = 0; j < m; j++) ((uint8_t *)o)[c0 + j] = r[j] != 0;
             else if (odt == GENIE_I64) memcpy(o + c0 * 8, r, (size_t)m * 8);
-            else for (j = 0; j < m; j++) ((int32_t *)(void *)o)[c0 + j] = (int32_t)(uint32_t)r[j];
+            else if (odt == GENIE_I32) for (j = 0; j < m; j++) ((int32_t *)(void *)o)[c0 + j] = (int32_t)(uint32_t)r[j];
+            else if (odt == GENIE_I16) for (j = 0; j < m; j++) ((int16_t *)(void *)o)[c0 + j] = (int16_t)(uint16_t)r[j];
+            else if (odt == GENIE_I8) for (j = 0; j < m; j++) ((int8_t *)(void *)o)[c0 + j] = (int8_t)(uint8_t)r[j];
+            else for (j = 0; j < m; j++) ((uint8_t *)o)[c0 + j] = (uint8_t)r[j];
         }
     }
     return GENIE_OK;
 }
 #undef GENIE__TY_OPS
+#undef GENIE__TY_WIDEN
 
 /* ---- strided copies: one dtype, any two views of one shape ----
    For a copy that runs alone (copy_ into a slice of a cache, a flip,

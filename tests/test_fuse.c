@@ -152,19 +152,19 @@ static void blocked_cases(genie_ctx *c, genie_ctx *r, int th) {
     }
 }
 
-/* Unary ops of f64, i64 and i32 on the typed kernel (the reference's scalar functions:
+/* Unary ops of f64, i64, i32, i16, i8 and u8 on the typed kernel (the reference's scalar functions:
    bit for bit), over values with NaN, infinities, -0, halves (round) and the integer
    extremes; the float functions of integers give f32 (the reference in both contexts). */
 static genie_tensor *clamp_ab(genie_ctx *c, genie_tensor *t) { return genie_clamp(c, t, -300.5, 1000.0); }
 static void typed_unary_cases(genie_ctx *c, genie_ctx *r, int th) {
-    static const genie_dtype dts[3] = {GENIE_F64, GENIE_I64, GENIE_I32};
+    static const genie_dtype dts[6] = {GENIE_F64, GENIE_I64, GENIE_I32, GENIE_I16, GENIE_I8, GENIE_U8};
     genie_tensor *(*const ops[])(genie_ctx *, genie_tensor *) = {
         genie_neg, genie_abs, genie_relu, genie_square, genie_sign, genie_logical_not, genie_floor, genie_ceil,
         genie_round, clamp_ab, genie_exp, genie_log, genie_sqrt, genie_tanh, genie_sigmoid, genie_gelu, genie_sin,
         genie_erf, genie_reciprocal, genie_silu, genie_expm1, genie_log1p};
     const int nops = (int)(sizeof ops / sizeof ops[0]);
     int d, k, i, e, bad = 0, ran = 0, unsupported = 0;
-    for (d = 0; d < 3; d++)
+    for (d = 0; d < 6; d++)
         for (k = 0; k < nops; k++) {
             genie_ctx *cs[2];
             unsigned char buf[2][301 * 8];
@@ -181,6 +181,9 @@ static void typed_unary_cases(genie_ctx *c, genie_ctx *r, int th) {
                 for (e = 0; e < 301; e++) v[e] = (e - 150) * (e % 2 ? 0.5 : 7.25);
                 v[0] = NAN, v[1] = INFINITY, v[2] = -INFINITY, v[3] = -0.0, v[4] = 4.9e-324, v[5] = 2.5, v[6] = -2.5;
                 if (dts[d] != GENIE_F64) v[0] = 2147483647.0, v[1] = -2147483648.0, v[2] = 0, v[3] = -1, v[4] = 9e18;
+                if (dts[d] == GENIE_I16) v[0] = 32767, v[1] = -32768; /* the narrower extremes */
+                if (dts[d] == GENIE_I8) v[0] = 127, v[1] = -128;
+                if (dts[d] == GENIE_U8) v[0] = 255, v[1] = 128, v[3] = 1;
                 t = genie_to_dtype(x, genie_from_data(x, GENIE_F64, 1, &n, v), dts[d]);
                 genie_realize(x, 1, &t);
                 res = ops[k](x, t);
@@ -190,7 +193,7 @@ static void typed_unary_cases(genie_ctx *c, genie_ctx *r, int th) {
                     none++;
                     continue;
                 }
-                bytes = (size_t)genie_numel(res) * (genie_dtype_of(res) == GENIE_BOOL ? 1 : genie_dtype_of(res) == GENIE_I32 || genie_dtype_of(res) == GENIE_F32 ? 4 : 8);
+                bytes = (size_t)genie_numel(res) * genie_dtype_size(genie_dtype_of(res));
                 if (genie_read(x, res, genie_dtype_of(res), buf[i], bytes) != GENIE_OK) bad++;
                 genie_pool_pop(x);
             }
@@ -203,24 +206,24 @@ static void typed_unary_cases(genie_ctx *c, genie_ctx *r, int th) {
             if (memcmp(buf[0], buf[1], bytes) != 0 && bad++ < 3)
                 printf("  typed unary %s op %d (%d threads): differs from the reference\n", genie_dtype_name(dts[d]), k, th);
         }
-    FCHECK(bad == 0 && ran + unsupported == 3 * 22 && ran >= 22 + 2 * 10, "typed unary ops: %d of %d cases differ (%d unsupported)",
+    FCHECK(bad == 0 && ran + unsupported == 6 * 22 && ran >= 22 + 5 * 10, "typed unary ops: %d of %d cases differ (%d unsupported)",
            bad, ran, unsupported);
 }
 
-/* f64, i64 and i32 binary ops on their typed kernel against the reference, bit for
+/* f64, i64, i32, i16, i8 and u8 binary ops on their typed kernel against the reference, bit for
    bit: every arithmetic, comparison and logical op over [37, 29] operands holding
    NaN, infinities, -0, denormals and the integer extremes (wrapping), with both
    operands dense, the second a single value (a 0-dim tensor; f64 add, sub and mul: the
    scalar argument), and in place (add_, sub_, mul_; the other ops with their operands
    swapped). */
 static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
-    static const genie_dtype dts[3] = {GENIE_F64, GENIE_I64, GENIE_I32};
+    static const genie_dtype dts[6] = {GENIE_F64, GENIE_I64, GENIE_I32, GENIE_I16, GENIE_I8, GENIE_U8};
     genie_tensor *(*const ops[])(genie_ctx *, genie_tensor *, genie_tensor *) = {
         genie_add, genie_sub, genie_mul, genie_maximum, genie_minimum, genie_eq, genie_ne, genie_lt,
         genie_le, genie_gt, genie_ge, genie_logical_and, genie_logical_or, genie_div};
     const int nops = (int)(sizeof ops / sizeof ops[0]);
     int d, k, form, bad = 0, ran = 0;
-    for (d = 0; d < 3; d++)
+    for (d = 0; d < 6; d++)
         for (k = 0; k < nops; k++)
             for (form = 0; form < 3; form++) {
                 genie_ctx *cs[2];
@@ -252,7 +255,10 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                         genie_copy_(x, genie_narrow(x, genie_view(x, a, 1, (int64_t[]){37 * 29}), 0, 0, 8), sa);
                         genie_copy_(x, genie_narrow(x, genie_view(x, b, 1, (int64_t[]){37 * 29}), 0, 3, 8), sa);
                     } else { /* the extremes: wrapping sums, products and differences */
-                        const int64_t ext[4] = {dts[d] == GENIE_I64 ? INT64_MAX : INT32_MAX, dts[d] == GENIE_I64 ? INT64_MIN : INT32_MIN, -1, 0};
+                        const int64_t ext[4] = {dts[d] == GENIE_I64 ? INT64_MAX : dts[d] == GENIE_I32 ? INT32_MAX : dts[d] == GENIE_I16 ? INT16_MAX
+                                                : dts[d] == GENIE_I8 ? INT8_MAX : UINT8_MAX,
+                                                dts[d] == GENIE_I64 ? INT64_MIN : dts[d] == GENIE_I32 ? INT32_MIN : dts[d] == GENIE_I16 ? INT16_MIN
+                                                : dts[d] == GENIE_I8 ? INT8_MIN : 128, -1, 0};
                         genie_tensor *se = genie_to_dtype(x, genie_from_data(x, GENIE_I64, 1, (int64_t[]){4}, ext), dts[d]);
                         genie_copy_(x, genie_narrow(x, genie_view(x, a, 1, (int64_t[]){37 * 29}), 0, 0, 4), se);
                         genie_copy_(x, genie_narrow(x, genie_view(x, b, 1, (int64_t[]){37 * 29}), 0, 2, 4), se);
@@ -266,7 +272,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                         res[i] = (k == 0 ? genie_add_scalar : k == 1 ? genie_sub_scalar : genie_mul_scalar)(x, a, -2.75);
                     else
                         res[i] = form == 2 ? ops[k](x, b, a) : ops[k](x, a, b);
-                    bytes = (size_t)genie_numel(res[i]) * (genie_dtype_of(res[i]) == GENIE_BOOL ? 1 : dts[d] == GENIE_I32 ? 4 : 8);
+                    bytes = (size_t)genie_numel(res[i]) * genie_dtype_size(genie_dtype_of(res[i]));
                     if (genie_read(x, res[i], genie_dtype_of(res[i]), buf[i], bytes) != GENIE_OK) bad++;
                     genie_pool_pop(x);
                 }
@@ -274,7 +280,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
                 if (memcmp(buf[0], buf[1], bytes) != 0 && bad++ < 3)
                     printf("  typed %s op %d form %d (%d threads): differs from the reference\n", genie_dtype_name(dts[d]), k, form, th);
             }
-    FCHECK(bad == 0 && ran == 3 * 3 * 13 + 3, "typed binary ops: %d of %d cases differ", bad, ran);
+    FCHECK(bad == 0 && ran == 6 * 3 * 13 + 3, "typed binary ops: %d of %d cases differ", bad, ran);
     typed_unary_cases(c, r, th);
 }
 
