@@ -7503,6 +7503,25 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
+/* dot_h on AVX2 (no F16C assumed): each row of B converted into an f32 row on the stack by
+   the path's array conversion (2048 at a time), then dot: the weight is read at half the
+   bytes, where the packed product converted and wrote all of it first. */
+static GENIE__AVX2 void genie__doth_avx2(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
+                                        int dt) {
+    float row[2048], part;
+    int64_t j, k0, kk;
+    for (j = 0; j < n; j++) {
+        float s = 0;
+        for (k0 = 0; k0 < K; k0 += kk) {
+            kk = K - k0 < 2048 ? K - k0 : 2048;
+            if (dt == GENIE_BF16) genie__vy_BF2F(row, b + j * ldb + k0, NULL, kk);
+            else genie__vy_H2F(row, b + j * ldb + k0, NULL, kk);
+            genie__dot_s_avx2(a + k0, row, 0, 1, kk, &part, 1);
+            s += part;
+        }
+        c[j] = s;
+    }
+}
 /* A short copy (im2col runs) without a call into memcpy. */
 static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t n) {
     float *d = (float *)dp;
@@ -7541,7 +7560,7 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0},
      {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, 0},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2},
      {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0}},
     {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512},
      {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0}},

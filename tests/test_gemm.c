@@ -742,6 +742,7 @@ static void linears(void) {
             c = lin(dt, 0, 11, 1001, 45, L_STEP, L_CONTIG, 0, E_ADD); run_case(&c);         /* leftover rows and columns */
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
             c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
+            c = lin(dt, 0, 2, 21, 4200, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);        /* f16/bf16 rows over 2048 (AVX2: in parts) */
             /* M at and past AVX-512 f32's MC (132): B packed panel by panel just in time, three blocks of k */
             c = lin(dt, 0, 128, 70, 1100, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);
             c = lin(dt, 0, 132, 33, 600, L_CONTIG, L_T, 0, E_NONE); run_case(&c);
