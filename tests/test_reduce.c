@@ -306,6 +306,24 @@ static genie_tensor *g_apply(genie_ctx *c, int op, genie_tensor *x, int64_t d, g
     default: return genie_rms_norm(c, x, 1, &L, w, 1e-6);
     }
 }
+/* r and y (n elements) read as f64 hold the same bits, NaNs as NaNs; *at: the first that
+   differs (-1: none, or a read failed), its values in v[2] */
+static int same_bits(genie_ctx *c, genie_tensor *r, genie_tensor *y, int64_t n, int64_t *at, double *v) {
+    double *o1 = (double *)calloc((size_t)n + 1, sizeof(double)), *o2 = (double *)calloc((size_t)n + 1, sizeof(double));
+    int64_t i;
+    int ok = o1 && o2 && r && y && genie_numel(r) == n && genie_numel(y) == n &&
+             genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK && genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
+    *at = -1;
+    v[0] = v[1] = 0;
+    for (i = 0; ok && i < n; i++)
+        if (!(memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]))) {
+            ok = 0;
+            *at = i, v[0] = o1[i], v[1] = o2[i];
+        }
+    free(o1);
+    free(o2);
+    return ok;
+}
 static int g_rowwise(int op) { return op == G_SOFTMAX || op == G_LOGSOFTMAX || op == G_LN || op == G_RMS; }
 static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
     /* x: a contiguous [A, B, C], or its transpose [C, B, A] (v 1), or a slice [A, B, C - 2] at C's
@@ -334,8 +352,8 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                     for (d = 0; d < 3; d++)
                         for (op = 0; op < G_COUNT; op++) {
                             genie_tensor *r, *y, *xc;
-                            int64_t n, j = 0;
-                            double *o1, *o2;
+                            int64_t n, j = 0, at;
+                            double v2[2];
                             int ok;
                             if ((op == G_LN || op == G_RMS) && d != 2) continue; /* normalized: the last dim */
                             for (i = 0; i < 3; i++)
@@ -351,68 +369,56 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                             y = g_apply(c, op, xc, 2, w, b);
                             if (y && g_rowwise(op)) y = genie_permute(c, y, 3, back);
                             n = r ? genie_numel(r) : 0;
-                            o1 = (double *)calloc((size_t)n + 1, sizeof(double));
-                            o2 = (double *)calloc((size_t)n + 1, sizeof(double));
-                            ok = r && y && genie_numel(y) == n && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
-                                 genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
-                            for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                            ok = same_bits(c, r, y, n, &at, v2);
                             (*passed) += ok;
                             (*failed) += !ok;
                             if (!ok && r_shown++ < 20)
                                 printf("FAIL reduce gathered %s over dim %lld of [%lld, %lld, %lld] variant %d pattern %d on %s: "
                                        "element %lld: %.9g, contiguous %.9g (%s)\n", g_names[op], (long long)d, (long long)sh[0],
-                                       (long long)sh[1], (long long)sh[2], v, pat, fname[k], (long long)(i - 1),
-                                       i ? o1[i - 1] : 0.0, i ? o2[i - 1] : 0.0, genie_last_error(c));
+                                       (long long)sh[1], (long long)sh[2], v, pat, fname[k], (long long)at, v2[0], v2[1],
+                                       genie_last_error(c));
                             genie_clear_error(c);
                             if (op == G_MAXV) {
                                 genie_release(r);
                                 genie_release(y);
                             }
-                            free(o1);
-                            free(o2);
                         }
                     if (v == 0) { /* a row over two dims of one stride: logsumexp over (A, B) of x moved to [C, A, B]
                                      (its f32 exp tells the row kernel from the reference, which var may not) */
-                        int64_t mv[3] = {2, 0, 1}, ab[2] = {1, 2}, flat[2] = {sh[2], sh[0] * sh[1]}, last = -1, n = sh[2], i;
+                        int64_t mv[3] = {2, 0, 1}, ab[2] = {1, 2}, flat[2] = {sh[2], sh[0] * sh[1]}, last = -1, at;
                         genie_tensor *xp = genie_permute(c, x, 3, mv), *xc = genie_contiguous(c, xp), *r, *y;
-                        double *o1 = (double *)calloc((size_t)n, sizeof(double)), *o2 = (double *)calloc((size_t)n, sizeof(double));
+                        double v2[2];
                         int ok;
                         genie_realize(c, 1, &xc);
                         r = genie_logsumexp(c, xp, 2, ab, 0);
                         y = genie_logsumexp(c, genie_reshape(c, xc, 2, flat), 1, &last, 0);
-                        ok = r && y && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
-                             genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
-                        for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                        ok = same_bits(c, r, y, sh[2], &at, v2);
                         (*passed) += ok;
                         (*failed) += !ok;
                         if (!ok && r_shown++ < 20)
-                            printf("FAIL reduce gathered logsumexp over dims (1, 2) of [%lld, %lld, %lld] moved to [C, A, B] pattern %d on %s\n",
-                                   (long long)sh[0], (long long)sh[1], (long long)sh[2], pat, fname[k]);
+                            printf("FAIL reduce gathered logsumexp over dims (1, 2) of [%lld, %lld, %lld] moved to [C, A, B] pattern %d on %s: "
+                                   "element %lld: %.9g, contiguous %.9g\n", (long long)sh[0], (long long)sh[1], (long long)sh[2], pat,
+                                   fname[k], (long long)at, v2[0], v2[1]);
                         genie_clear_error(c);
-                        free(o1);
-                        free(o2);
                     }
                     if (v == 0 && sh[1] > 2) { /* layer_norm over the last two dims of a slice [A, B - 2, C]: one run
                                                   of unit stride, in place (its f32 FMA tells it from the reference) */
-                        int64_t ns[2] = {sh[1] - 2, sh[2]}, n = sh[0] * ns[0] * ns[1], i;
+                        int64_t ns[2] = {sh[1] - 2, sh[2]}, at;
                         genie_tensor *xs = genie_narrow(c, x, 1, 1, sh[1] - 2), *xc = genie_contiguous(c, xs), *r, *y;
                         genie_tensor *w2 = genie_randn(c, GENIE_F32, 2, ns, 11), *b2 = genie_randn(c, GENIE_F32, 2, ns, 12);
-                        double *o1 = (double *)calloc((size_t)n, sizeof(double)), *o2 = (double *)calloc((size_t)n, sizeof(double));
+                        double v2[2];
                         int ok;
                         genie_realize(c, 1, &xc);
                         r = genie_layer_norm(c, xs, 2, ns, w2, b2, 1e-5);
                         y = genie_layer_norm(c, xc, 2, ns, w2, b2, 1e-5);
-                        ok = r && y && genie_read(c, r, GENIE_F64, o1, (size_t)n * 8) == GENIE_OK &&
-                             genie_read(c, y, GENIE_F64, o2, (size_t)n * 8) == GENIE_OK;
-                        for (i = 0; ok && i < n; i++) ok = memcmp(&o1[i], &o2[i], 8) == 0 || (o1[i] != o1[i] && o2[i] != o2[i]);
+                        ok = same_bits(c, r, y, sh[0] * ns[0] * ns[1], &at, v2);
                         (*passed) += ok;
                         (*failed) += !ok;
                         if (!ok && r_shown++ < 20)
-                            printf("FAIL reduce gathered layer_norm over the last two dims of a slice of [%lld, %lld, %lld] pattern %d on %s\n",
-                                   (long long)sh[0], (long long)sh[1], (long long)sh[2], pat, fname[k]);
+                            printf("FAIL reduce gathered layer_norm over the last two dims of a slice of [%lld, %lld, %lld] pattern %d on %s: "
+                                   "element %lld: %.9g, contiguous %.9g\n", (long long)sh[0], (long long)sh[1], (long long)sh[2], pat,
+                                   fname[k], (long long)at, v2[0], v2[1]);
                         genie_clear_error(c);
-                        free(o1);
-                        free(o2);
                     }
                     genie_pool_pop(c);
                 }
