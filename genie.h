@@ -5313,9 +5313,12 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int
         return GENIE_ERR_UNSUPPORTED;
     }
     cap = genie__grows_cap(g.len);
-    xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
-    yb = xb + (g.rows < GENIE__GROWS ? g.rows : GENIE__GROWS) * cap;
     direct = genie__grows_direct(n, &g);
+    xb = yb = NULL; /* in place: no workspace (p->ws may be NULL) */
+    if (!direct) {
+        xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
+        yb = rows_out ? xb + (g.rows < GENIE__GROWS ? g.rows : GENIE__GROWS) * cap : xb; /* (a reduction's: unused) */
+    }
     nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
     if (kind == GENIE__K_LAYER_NORM) {
         const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
