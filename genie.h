@@ -5295,7 +5295,7 @@ static int genie__grows_plan(const genie__node *n, genie__grows *g) {
    (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
 static int64_t genie__grows_cap(int64_t len) { return genie__rows_half_cap(len) + 16; }
 /* Threads take blocks of GENIE__GROWS rows. Unit-stride rows run in place; others
-   are gathered into f32 rows in the workspace (p->ws: 2 GENIE__GROWS rows a thread),
+   are gathered into f32 rows in the workspace (p->ws: genie__grows_ws floats a thread),
    run with the path's primitives (the values and order of a contiguous row: the
    same results bit for bit) and a row-shaped result scattered back. */
 static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int ith, int nth) {
@@ -6668,7 +6668,7 @@ static genie_result genie__k_v_generic(genie__kparams *p, int ith, int nth) { re
 static genie_result genie__k_v_avx2(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX2); }
 static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX512); }
 
-/* f64, i64 and i32 unary and binary ops (arithmetic, comparisons, logical, math
+/* f64, i64, i32, i16, i8 and u8 unary and binary ops (arithmetic, comparisons, logical, math
    functions) computed in their own dtype, over a dense output and operands read in
    its order (or one value, or the scalar): the reference's values (its own scalar
    functions; IEEE doubles and wrapping integers are the same either way) without its
