@@ -7010,6 +7010,14 @@ static int genie__cpu_runs(genie_cpu path) {
     default: return 0;
     }
 }
+/* The AVX-512 path's bf16 products use vdpbf16ps where the CPU has it. */
+static int genie__bf16dp_runs(void) {
+#ifdef GENIE__X86
+    return __builtin_cpu_supports("avx512bf16") != 0;
+#else
+    return 0;
+#endif
+}
 /* The path for a request: AUTO reads GENIE_CPU, then takes the best; a path
    the CPU cannot run falls back to the best one below it. */
 static genie_cpu genie__cpu_pick(genie_cpu want) {
@@ -7178,6 +7186,49 @@ static GENIE__AVX512 void genie__uk_d_avx512_t(int64_t kc, const void *ap, const
 #undef GENIE__VP
 #undef GENIE__VS
 #undef GENIE__VL
+/* bf16 x bf16 on AVX512_BF16 (vdpbf16ps): the panels hold pairs of bf16 along k, one
+   32-bit element each (k even in the low half; an odd K's last pair has a zero high
+   half): a [kp][MR], b [kp][NR], kp = ceil(kc / 2), C f32. Each step adds both products
+   of a pair: twice the f32 kernel's multiply-adds per instruction. The products are
+   exact in f32, each addition rounded (the order within a pair is the hardware's);
+   subnormal inputs and sums are read and written as zero (the instruction's DAZ/FTZ,
+   as oneDNN's bf16 products in PyTorch). */
+#define GENIE__AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,avx512bf16")))
+#define GENIE__UKB_STEP(i)                                                    \
+    { const __m512bh ai = (__m512bh)_mm512_set1_epi32((int)a[i]);            \
+      c##i##0 = _mm512_dpbf16_ps(c##i##0, ai, b0);                            \
+      c##i##1 = _mm512_dpbf16_ps(c##i##1, ai, b1); }
+#define GENIE__UKB_BODY(ROWS, MR)                                                                  \
+    { const uint32_t *a = (const uint32_t *)ap, *b = (const uint32_t *)bp;                         \
+      float *c = (float *)cp; int64_t k, pr = pf ? pf->r0 : 0, pe = pf ? pf->r1 : 0, pl = 0;      \
+      ROWS(GENIE__UK_DECL)                                                                         \
+      if (acc) { ROWS(GENIE__UK_PREFETCH) }                                                        \
+      for (k = 0; k < kc; k++, a += MR, b += 32) {                                                 \
+          const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 16); \
+          if ((k & 3) == 0 && pr < pe) {                                                           \
+              _mm_prefetch(pf->p + pr * pf->ld + pl * 64, _MM_HINT_T1);                            \
+              if (++pl == pf->lpr) pl = 0, pr++; }                                                 \
+          ROWS(GENIE__UKB_STEP) }                                                                  \
+      ROWS(GENIE__UK_STORE) }
+#define GENIE__T float
+#define GENIE__V __m512
+#define GENIE__VP _mm512_
+#define GENIE__VS _ps
+#define GENIE__VL 16
+static GENIE__AVX512BF16 void genie__uk_bh_avx512(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc,
+                                                  int acc, const genie__ukpf *pf)
+    GENIE__UKB_BODY(GENIE__R12, 12)
+static GENIE__AVX512BF16 void genie__uk_bh_avx512_h(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc,
+                                                    int acc, const genie__ukpf *pf)
+    GENIE__UKB_BODY(GENIE__R6, 6)
+static GENIE__AVX512BF16 void genie__uk_bh_avx512_t(int64_t kc, const void *ap, const void *bp, void *cp, int64_t ldc,
+                                                    int acc, const genie__ukpf *pf)
+    GENIE__UKB_BODY(GENIE__R8, 8)
+#undef GENIE__T
+#undef GENIE__V
+#undef GENIE__VP
+#undef GENIE__VS
+#undef GENIE__VL
 /* dst[k*w + r] = src[r*ld + k] for r < rows, k < kc: the transposing copy that
    packs row-major A (and a linear weight as B) into k-major panels; 8x8 and 4x4
    register transposes, the rest scalar. The 8x8 blocks go k-major, so the 8 rows
@@ -7272,6 +7323,17 @@ static GENIE__AVX512 void genie__pack_t_s_avx512(const void *srcp, int64_t ld, i
     for (r = 0; r < r16; r++) /* the k tail of those rows */
         for (k = k8; k < kc; k++) dst[k * w + r] = src[r * ld + k];
     if (r16 < rows) genie__pack_t_s_avx2(src + r16 * ld, ld, rows - r16, kc, w, dst + r16);
+}
+/* One packed step of bf16 pairs from two rows of B along j (r1 NULL: zeros):
+   d[j] = r0[j] | r1[j] << 16 for j < n, 0 for n <= j < nr (nr a multiple of 16). */
+static GENIE__AVX512 void genie__pairs_avx512(const uint16_t *r0, const uint16_t *r1, int64_t n, int nr, uint32_t *d) {
+    int j;
+    for (j = 0; j < nr; j += 16) {
+        const __mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : n > j ? (__mmask16)((1u << (n - j)) - 1u) : (__mmask16)0;
+        __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + j));
+        if (r1) v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r1 + j)), 16));
+        _mm512_storeu_si512(d + j, v);
+    }
 }
 #endif /* GENIE__X86 */
 
@@ -7571,6 +7633,13 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
+#ifdef GENIE__X86
+/* bf16 x bf16 products where the CPU has AVX512_BF16 (genie__mm_plan_node): kc counts k,
+   two to a packed step, so a panel of B has the f32 kernel's bytes */
+static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie__uk_bh_avx512_h, genie__uk_bh_avx512_t,
+                                                     genie__pack_t_s_avx512, 0, 0, 0, 12, 32, 1024, 132, 2048,
+                                                     GENIE_CPU_AVX512, 0, 0};
+#endif
 #define GENIE__MAX_MR 12
 /* One block of A holds all of M: B is packed panel by panel just before use. */
 #define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
@@ -7806,16 +7875,21 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
             for (j = 0; j < n; j++)                                                                 \
                 row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
     }                                                                                               \
-}                                                                                                   \
-/* Thread ith of nth computes its share of one product. With N wide enough, each \
-   thread takes its own NR panels of B (packs and reads only those: no waiting,   \
-   nothing shared) and all rows of A; else the threads pack each kc x nc block of \
-   B together, wait, and each packs its own rows of A and runs the micro-kernel   \
-   over them. bbuf: KC x NC shared; abuf: MC x KC of this thread.                 \
-   When all of M is one block of A (M <= MC), B's panels are used once each:      \
-   then every thread packs A whole and each panel of B just before its use, while \
-   it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits. */      \
-static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, T *bbuf, T *abuf,   \
+}
+/* Thread ith of nth computes its share of one product. With N wide enough, each
+   thread takes its own NR panels of B (packs and reads only those: no waiting,
+   nothing shared) and all rows of A; else the threads pack each kc x nc block of
+   B together, wait, and each packs its own rows of A and runs the micro-kernel
+   over them. bbuf: KC x NC shared; abuf: MC x KC of this thread.
+   When all of M is one block of A (M <= MC), B's panels are used once each:
+   then every thread packs A whole and each panel of B just before its use, while
+   it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits.
+   C is T; packed panels hold P, each KU consecutive k (1, or 2 for bf16 pairs:
+   a block of kc k is KP(kc) packed steps, and blocks start at multiples of KU);
+   pack_a/pack_b_##sfx pack, genie__epi_##esfx finishes tiles. */
+#define GENIE__KP(kc, KU) (((kc) + (KU) - 1) / (KU))
+#define GENIE__GEMM_DRIVER(T, P, sfx, esfx, KU)                                                     \
+static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, P *bbuf, P *abuf,   \
                               struct genie__tpool *pool, int ith, int nth) {                         \
     const int mr = kr->mr, nr = kr->nr;                                                             \
     const int64_t M = g->M, N = g->N, K = g->K, npm = (M + mr - 1) / mr;                            \
@@ -7825,7 +7899,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     const int split_m = !jit && npm >= 2 * nth && (N + nr - 1) / nr < 8 * nth;                      \
     const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
-    const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? (K + nkb - 1) / nkb : 1;            \
+    const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? genie__round_up((K + nkb - 1) / nkb, KU) : KU; \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, plo, phi;                                         \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
@@ -7837,11 +7911,11 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     for (jc = 0; jc < N; jc += ncb) {                                                               \
         const int64_t nc = GENIE__MIN(N - jc, ncb), npn = (nc + nr - 1) / nr;                      \
         for (pc = 0; pc == 0 || pc < K; pc += kcb) {                                                \
-            const int64_t kc = GENIE__MIN(K - pc, kcb);                                             \
+            const int64_t kc = GENIE__MIN(K - pc, kcb), kp = GENIE__KP(kc, KU);                     \
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
             for (jr = plo; jr < phi && !jit; jr++)                                                  \
-                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kc); \
+                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kp); \
             if (split_m) genie__barrier(pool, nth);                                                 \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
@@ -7849,10 +7923,10 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jr = plo; jr < phi; jr++) {                                                    \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
-                    const T *bp = jit ? bbuf + (int64_t)ith * nr * kcb : bbuf + jr * nr * kc;       \
+                    const P *bp = jit ? bbuf + (int64_t)ith * nr * GENIE__KP(kcb, KU) : bbuf + jr * nr * kp; \
                     genie__ukpf nx = {NULL, 0, 0, 0, 0}, pf; /* JIT: the next panel's source, a share per call */ \
                     const int pfn = jit && genie__gemm_next(g, kr, jc, ncb, pc, kcb, jr, phi, ith, nth, &nx); \
-                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (T *)bp);                    \
+                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (P *)bp);                    \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir, nq = (mc + mr - 1) / mr; \
                         const genie__ukr uk = GENIE__PANEL_UK(kr, GENIE__PANEL_ROWS(kr, m));        \
@@ -7861,15 +7935,15 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                         pf.r0 = ir / mr * nx.r1 / nq;                                               \
                         pf.r1 = (ir / mr + 1) * nx.r1 / nq;                                         \
                         if (m == GENIE__PANEL_ROWS(kr, m) && n == nr && g->csc == 1) {              \
-                            uk(kc, abuf + ir * kc, bp, cp, g->rsc, !first, pfn ? &pf : NULL);       \
+                            uk(kp, abuf + ir * kp, bp, cp, g->rsc, !first, pfn ? &pf : NULL);       \
                         } else {                                                                    \
                             int64_t i, j;                                                           \
-                            uk(kc, abuf + ir * kc, bp, tile, nr, 0, pfn ? &pf : NULL);              \
+                            uk(kp, abuf + ir * kp, bp, tile, nr, 0, pfn ? &pf : NULL);              \
                             for (i = 0; i < m; i++)                                                 \
                                 for (j = 0; j < n; j++)                                             \
                                     cp[i * g->rsc + j * g->csc] = (first ? 0 : cp[i * g->rsc + j * g->csc]) + tile[i * nr + j]; \
                         }                                                                           \
-                        if (last && epi) genie__epi_##sfx(&g->epi, cp, g->rsc, g->csc, i0, j0, m, n); \
+                        if (last && epi) genie__epi_##esfx(&g->epi, cp, g->rsc, g->csc, i0, j0, m, n); \
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
@@ -7878,7 +7952,55 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     }                                                                                               \
 }
 GENIE__GEMM_FNS(float, s, GENIE_F32)
+GENIE__GEMM_DRIVER(float, float, s, s, 1)
 GENIE__GEMM_FNS(double, d, GENIE_F64)
+GENIE__GEMM_DRIVER(double, double, d, d, 1)
+
+#ifdef GENIE__X86
+/* Rows [0, rows) of a bf16 matrix (element k of row r at src[r rs + k ks]) as a panel of
+   pairs [kp][w], kp = ceil(kc / 2), rows past `rows` zero. Unit ks, even rs and a 4-byte
+   aligned start: the whole pairs by the 32-bit transposing copy (pack_t). */
+static void genie__pack_pairs(const genie__gemm_kern *kr, const uint16_t *src, int64_t rs, int64_t ks, int64_t rows,
+                              int64_t kc, int w, uint32_t *dst) {
+    const int64_t kp = (kc + 1) / 2;
+    int64_t r, q, q0 = 0;
+    if (ks == 1 && rs % 2 == 0 && ((uintptr_t)src & 3) == 0 && kc >= 2) {
+        kr->pack_t(src, rs / 2, rows, kc / 2, w, dst);
+        q0 = kc / 2;
+    }
+    for (r = 0; r < rows; r++)
+        for (q = q0; q < kp; q++) {
+            const uint32_t lo = src[r * rs + 2 * q * ks], hi = 2 * q + 1 < kc ? src[r * rs + (2 * q + 1) * ks] : 0u;
+            dst[q * w + r] = lo | hi << 16;
+        }
+    for (r = rows; r < w; r++)
+        for (q = 0; q < kp; q++) dst[q * w + r] = 0;
+}
+/* Pack A[i0 : i0+mc, k0 : k0+kc] (bf16) as panels of pairs [kp][w] (rows past mc 0). */
+static void genie__pack_a_bh(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc,
+                             const genie__gemm_kern *kr, uint32_t *dst) {
+    const uint16_t *a = (const uint16_t *)(const void *)g->a;
+    int64_t p;
+    for (p = 0; p < mc; p += kr->mr, dst += GENIE__KP(kc, 2) * kr->mr) {
+        const int64_t m = GENIE__MIN(mc - p, kr->mr);
+        genie__pack_pairs(kr, a + (i0 + p) * g->rsa + k0 * g->csa, g->rsa, g->csa, m, kc, (int)GENIE__PANEL_ROWS(kr, m), dst);
+    }
+}
+/* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] (bf16) as one panel of pairs [kp][nr]:
+   rows of B along j two at a time, else columns as A's rows. */
+static void genie__pack_b_bh(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n,
+                             const genie__gemm_kern *kr, uint32_t *dst) {
+    const uint16_t *b = (const uint16_t *)(const void *)g->b + k0 * g->rsb + j0 * g->csb;
+    int64_t q;
+    if (g->csb == 1)
+        for (q = 0; q < GENIE__KP(kc, 2); q++)
+            genie__pairs_avx512(b + 2 * q * g->rsb, 2 * q + 1 < kc ? b + (2 * q + 1) * g->rsb : NULL, n, kr->nr,
+                                dst + q * kr->nr);
+    else
+        genie__pack_pairs(kr, b, g->csb, g->rsb, n, kc, kr->nr, dst);
+}
+GENIE__GEMM_DRIVER(float, uint32_t, bh, s, 2)
+#endif
 
 /* ---- node kernels: a node's products ----
    matmul/linear: one product per batch; conv2d: one per image and group, with B
@@ -7891,6 +8013,7 @@ typedef struct genie__mm_plan {
     genie__gemm g;          /* batch 0's product */
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
+    int bh;                 /* bf16 x bf16 on the AVX512_BF16 kernel (genie__gemm_kern_bh) */
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16); 3 dot of f16/bf16 (through f32 rows) */
     int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
@@ -8070,6 +8193,11 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= 4 && pl->g.adt == n->dtype && pl->g.bdt == n->dtype &&
         pl->g.csa == 1 && pl->g.rsb == 1) /* (a row at a time: from 8 rows the packed product is faster) */
         pl->skinny = 3; /* f16/bf16 dot: a row of A converted, B converted in registers */
+#ifdef GENIE__X86
+    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 &&
+        cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs())
+        pl->bh = 1, kr = pl->kr = &genie__gemm_kern_bh; /* bf16 pairs, vdpbf16ps */
+#endif
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;
@@ -8080,8 +8208,9 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     }
     /* threads share each product, unless there are enough small ones to deal out */
     pl->coop = nth > 1 && !(pl->batches >= 2 * nth && pl->g.M * pl->g.N * pl->g.K <= 192 * 192 * 192 && !pl->g.cb);
-    esz = pl->f64 ? 8 : 4;
+    esz = pl->f64 ? 8 : pl->bh ? 2 : 4; /* bf16 pairs: 4 bytes a step of two k */
     kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
+    if (pl->bh) kc = genie__round_up(kc, 2);
     nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
     pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
@@ -8130,6 +8259,9 @@ static void genie__mm_store_half(const genie__mm_plan *pl, const genie__gemm *g,
 static void genie__mm_run(const genie__mm_plan *pl, const genie__gemm *g, char *bb, char *ab, struct genie__tpool *pool,
                           int ith, int nth) {
     if (pl->f64) genie__gemm_d(g, pl->kr, (double *)bb, (double *)ab, pool, ith, nth);
+#ifdef GENIE__X86
+    else if (pl->bh) genie__gemm_bh(g, pl->kr, (uint32_t *)(void *)bb, (uint32_t *)(void *)ab, pool, ith, nth);
+#endif
     else genie__gemm_s(g, pl->kr, (float *)bb, (float *)ab, pool, ith, nth);
 }
 /* The packed kernel of matmul, linear and conv2d: p->plan, workspace p->ws. */

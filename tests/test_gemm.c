@@ -743,6 +743,10 @@ static void linears(void) {
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
             c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
             c = lin(dt, 0, 2, 21, 4200, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);        /* f16/bf16 rows over 2048 (AVX2: in parts) */
+            /* odd K over two blocks of k (AVX512_BF16's bf16 pairs: an odd last block ends in a half pair) */
+            c = lin(dt, 0, 20, 45, 2049, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);
+            c = mm(dt, F_2D, 27, 40, 1101, 0, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
+            c = mm(dt, F_2D, 27, 40, 1101, 0, L_OFFSET, L_T, E_NONE, 0); run_case(&c);
             /* M at and past AVX-512 f32's MC (132): B packed panel by panel just in time, three blocks of k */
             c = lin(dt, 0, 128, 70, 1100, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);
             c = lin(dt, 0, 132, 33, 600, L_CONTIG, L_T, 0, E_NONE); run_case(&c);
@@ -836,7 +840,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     clock_t c0 = clock();
     struct timespec w0, w1;
     int p, nt, np = 0;
-    char names[64] = "";
+    char names[128] = "";
     g_pass = g_fail = g_skip = g_nfc = 0;
     g_ref_macs = 0;
     g_epi_runs = g_epi_fused = 0;
@@ -867,6 +871,15 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
             GCHECK(f->ctx && genie_cpu_path(f->ctx) == g_paths[p]);
         }
     }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* the avx512 contexts' bf16 x bf16 products run the AVX512_BF16 kernel (pairs, vdpbf16ps) where the CPU has it */
+    if (genie_cpu_supported(GENIE_CPU_AVX512) && __builtin_cpu_supports("avx512bf16"))
+        snprintf(names + strlen(names), sizeof names - strlen(names), " (bf16 products: AVX512_BF16)");
+    else if (genie_cpu_supported(GENIE_CPU_AVX512)) {
+        printf("  skip: gemm path avx512's AVX512_BF16 kernel for bf16 products (this CPU lacks it)\n");
+        g_skip++;
+    }
+#endif
     if (g_perturb) printf("  GENIE_GEMM_PERTURB: 2-thread fast contexts scale operand 0 by 1.0625; their checks must fail\n");
     self_check();
     sweep_sizes();
