@@ -8376,7 +8376,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
    never formed. Extra memory per thread: O(rows x (BC + E + Ev)), ~200 KiB at
    E = Ev = 64 on AVX-512 (96 rows). Rows of more than four: the GEMM micro-kernel on
    packed tiles (Q scaled once per task, K^T and V per key tile, P = exp(S - m)
-   per tile); four or fewer (decode): the skinny dot/axpy kernels reading K and
+   per tile; bf16 q and k on AVX512_BF16: Q and K^T as bf16 pairs, S scaled after); four or fewer (decode): the skinny dot/axpy kernels reading K and
    V in place. exp, max and rescaling are the row kernels' (genie__rowks), so
    compute is f32 (f16/bf16 inputs converted while packing), sums of exp in
    f64. Causal tiles stop at the tile's last position. Tasks are dealt
@@ -8393,6 +8393,7 @@ typedef struct genie__attplan {
     const genie__rowk *rk;
     genie__vfn vadd;
     int dot;                      /* 1: rows one at a time on the dot/axpy kernels */
+    const genie__gemm_kern *kbh;  /* bf16 q and k on AVX512_BF16: Q K^T on bf16 pairs, scaled after (or NULL) */
     int64_t lt, nlt, ntask, R, Rp, EvP; /* positions per task, tasks along L, tasks; rows (padded to MR); Ev padded to NR */
     size_t o_qp, o_kp, o_vp, o_sc, o_pp, o_o, o_tmp, o_m, o_l, per_thread; /* workspace of a thread (bytes) */
     size_t p_m, p_l, part;        /* a split's partial rows: O at 0, m at p_m, l at p_l; part bytes in all */
@@ -8412,6 +8413,10 @@ static void genie__att_plan(genie__attplan *pl, const genie__node *n, genie_cpu 
     pl->ntask = pl->a.B * pl->a.Hkv * pl->nlt;
     pl->R = pl->a.G * pl->lt;
     pl->dot = pl->R <= 4;
+#ifdef GENIE__X86
+    if (!pl->dot && cpu == GENIE_CPU_AVX512 && pl->a.qdt == GENIE_BF16 && pl->a.kdt == GENIE_BF16 && genie__bf16dp_runs())
+        pl->kbh = &genie__gemm_kern_bh; /* the same MR x NR as the f32 kernel */
+#endif
     pl->Rp = genie__round_up(pl->R, kr->mr);
     pl->EvP = genie__round_up(pl->a.Ev > 0 ? pl->a.Ev : 1, kr->nr);
     E = pl->a.E > 0 ? pl->a.E : 1;
@@ -8512,7 +8517,14 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
     for (r = 0; r < (pl->dot ? R : pl->Rp); r++) { /* Q scaled: rows (dot) or MR-row panels [E][MR] */
         float *dst = pl->dot ? qp + r * E : qp + r / mr * E * mr + r % mr;
         const int64_t step = pl->dot ? 1 : mr;
-        if (r < R) {
+        if (pl->kbh) { /* bf16 pairs, unscaled: panels [KP(E)][MR] */
+            uint32_t *dp = (uint32_t *)(void *)qp + r / mr * GENIE__KP(E, 2) * mr + r % mr;
+            const uint16_t *qh = (const uint16_t *)(const void *)a->d[0];
+            const int64_t qe = qv->strides[nb + 2];
+            int64_t qo = off[0] + (hk * a->G + r / lt) * qv->strides[nb] + (i0 + r % lt) * qv->strides[nb + 1];
+            for (e = 0; e < E; e += 2)
+                dp[e / 2 * mr] = r >= R ? 0u : (uint32_t)qh[qo + e * qe] | (e + 1 < E ? (uint32_t)qh[qo + (e + 1) * qe] << 16 : 0u);
+        } else if (r < R) {
             int64_t qo = off[0] + (hk * a->G + r / lt) * qv->strides[nb] + (i0 + r % lt) * qv->strides[nb + 1];
             for (e = 0; e < E; e++) dst[e * step] = (float)(a->scale * genie__ldf(a->d[0], qo + e * qv->strides[nb + 2], a->qdt));
         } else {
@@ -8558,9 +8570,15 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
             }
             continue;
         }
-        for (c = 0; c * nr < bc; c++) { /* K^T panels [E][NR] */
+        for (c = 0; c * nr < bc; c++) { /* K^T panels [E][NR] (bf16 pairs: [KP(E)][NR]) */
             const int64_t nn = GENIE__MIN(nr, bc - c * nr), row0 = kb + (j0 + c * nr) * ks;
             float *dst = kp + c * E * nr;
+#ifdef GENIE__X86
+            if (pl->kbh) {
+                genie__pack_pairs(pl->kbh, kh + row0, ks, kc, nn, E, nr, (uint32_t *)(void *)kp + c * GENIE__KP(E, 2) * nr);
+                continue;
+            }
+#endif
             if (kf32 && kr->pack_t) kr->pack_t((const float *)(const void *)a->d[1] + row0, ks, nn, E, nr, dst);
             else if (khalf) genie__pack_half_rows(kr, a->kdt, kh + row0, ks, nn, E, nr, dst);
             else
@@ -8570,9 +8588,14 @@ static void genie__att_task(const genie__attplan *pl, char *ws, int64_t t, int64
                 for (e = 0; e < E; e++) dst[e * nr + k] = 0;
         }
         for (r = 0; r < R; r += mr)
-            for (c = 0; c * nr < bc; c++) kr->uk(E, qp + r / mr * E * mr, kp + c * E * nr, sc + r * BC + c * nr, BC, 0, NULL);
+            for (c = 0; c * nr < bc; c++) {
+                if (pl->kbh) pl->kbh->uk(GENIE__KP(E, 2), (const uint32_t *)(const void *)qp + r / mr * GENIE__KP(E, 2) * mr,
+                                         (const uint32_t *)(const void *)kp + c * GENIE__KP(E, 2) * nr, sc + r * BC + c * nr, BC, 0, NULL);
+                else kr->uk(E, qp + r / mr * E * mr, kp + c * E * nr, sc + r * BC + c * nr, BC, 0, NULL);
+            }
         for (r = 0; r < R; r++) {
             int64_t h = hk * a->G + r / lt, i = i0 + r % lt;
+            if (pl->kbh) pl->rk->scale(sc + r * BC, sc + r * BC, bc, (float)a->scale, 0);
             genie__att_row(pl, sc + r * BC, bc, j0, i, a->has_mask ? off[3] + h * mv->strides[nb] + i * mv->strides[nb + 1] : 0,
                            m + r, l + r, o + r * EvP);
         }
