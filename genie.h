@@ -7346,6 +7346,9 @@ typedef void (*genie__dot_fn)(const void *a, const void *b, int64_t ldb, int64_t
 typedef void (*genie__axpy_fn)(const void *a, int64_t csa, const void *b, int64_t ldb, int64_t n, int64_t K, void *c);
 /* doth: dot of an f32 row a with f16/bf16 (dt) rows of B, into f32 c[n] */
 typedef void (*genie__doth_fn)(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c, int dt);
+/* doth4: doth for four f32 rows of A (lda apart) into four rows of c (ldc apart, contiguous) */
+typedef void (*genie__doth4_fn)(const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
+                                int64_t ldc, int dt);
 /* dot4: dot for four rows of A (lda apart) into four rows of C (ldc apart) */
 typedef void (*genie__dot4_fn)(const void *a, int64_t lda, const void *b, int64_t ldb, int64_t n, int64_t K, void *c,
                                int64_t ldc, int64_t csc);
@@ -7450,49 +7453,53 @@ static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, in
 /* dot4: four rows of A at once (a at rows lda apart), four columns at a time: 16
    accumulators, each B vector loaded once for four rows (one row at a time, the loads
    bound the FMAs: 42 GFLOP/s at any row count here). Each accumulator sees the FMAs of
-   genie__dot_s_avx512 in its order: the same results. Leftover columns: dot per row. */
+   genie__dot_s_avx512 in its order: the same results. Leftover columns: dot per row.
+   The body over rows of B of element type TB, LOADB(p) and LOADBT(p) (the lanes of `tail`)
+   giving 16 f32 lanes of them (a0..a3, b, ldb, n, K, c, ldc, csc in scope); DOT1(r, j): row
+   r's columns from j on. Whole steps load unmasked (masked loads with every lane set, not folded into
+   the FMAs, halved the speed of four rows here). */
+#define GENIE__DOT4_BODY(TB, LOADB, LOADBT, DOT1)                                                \
+    const __mmask16 tail = (__mmask16)((1u << (K & 15)) - 1u);                                   \
+    int64_t j = 0, k, r;                                                                         \
+    for (; j + 4 <= n; j += 4) {                                                                 \
+        const TB *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;              \
+        __m512 s[4][4];                                                                          \
+        for (r = 0; r < 4; r++) s[r][0] = s[r][1] = s[r][2] = s[r][3] = _mm512_setzero_ps();     \
+        for (k = 0; k + 16 <= K; k += 16) GENIE__DOT4_STEP(_mm512_loadu_ps, LOADB)                \
+        if (tail) GENIE__DOT4_STEP(GENIE__DOT4_XT, LOADBT)                                       \
+        for (r = 0; r < 4; r++) {                                                                \
+            c[r * ldc + j * csc] = _mm512_reduce_add_ps(s[r][0]);                                \
+            c[r * ldc + (j + 1) * csc] = _mm512_reduce_add_ps(s[r][1]);                          \
+            c[r * ldc + (j + 2) * csc] = _mm512_reduce_add_ps(s[r][2]);                          \
+            c[r * ldc + (j + 3) * csc] = _mm512_reduce_add_ps(s[r][3]);                          \
+        }                                                                                        \
+    }                                                                                            \
+    if (j < n)                                                                                   \
+        for (r = 0; r < 4; r++) DOT1(r, j);
+#define GENIE__DOT4_XT(p) _mm512_maskz_loadu_ps(tail, p)
+#define GENIE__DOT4_STEP(LOADX, LOADB)                                                           \
+    {                                                                                            \
+        const __m512 x0 = LOADX(a0 + k), x1 = LOADX(a1 + k), x2 = LOADX(a2 + k), x3 = LOADX(a3 + k); \
+        __m512 y = LOADB(b0 + k);                                                                \
+        s[0][0] = _mm512_fmadd_ps(x0, y, s[0][0]); s[1][0] = _mm512_fmadd_ps(x1, y, s[1][0]);    \
+        s[2][0] = _mm512_fmadd_ps(x2, y, s[2][0]); s[3][0] = _mm512_fmadd_ps(x3, y, s[3][0]);    \
+        y = LOADB(b1 + k);                                                                       \
+        s[0][1] = _mm512_fmadd_ps(x0, y, s[0][1]); s[1][1] = _mm512_fmadd_ps(x1, y, s[1][1]);    \
+        s[2][1] = _mm512_fmadd_ps(x2, y, s[2][1]); s[3][1] = _mm512_fmadd_ps(x3, y, s[3][1]);    \
+        y = LOADB(b2 + k);                                                                       \
+        s[0][2] = _mm512_fmadd_ps(x0, y, s[0][2]); s[1][2] = _mm512_fmadd_ps(x1, y, s[1][2]);    \
+        s[2][2] = _mm512_fmadd_ps(x2, y, s[2][2]); s[3][2] = _mm512_fmadd_ps(x3, y, s[3][2]);    \
+        y = LOADB(b3 + k);                                                                       \
+        s[0][3] = _mm512_fmadd_ps(x0, y, s[0][3]); s[1][3] = _mm512_fmadd_ps(x1, y, s[1][3]);    \
+        s[2][3] = _mm512_fmadd_ps(x2, y, s[2][3]); s[3][3] = _mm512_fmadd_ps(x3, y, s[3][3]);    \
+    }
 static GENIE__AVX512 void genie__dot4_s_avx512(const void *ap, int64_t lda, const void *bp, int64_t ldb, int64_t n, int64_t K,
                                               void *cp, int64_t ldc, int64_t csc) {
     const float *a = (const float *)ap, *b = (const float *)bp, *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
     float *c = (float *)cp;
-    const __mmask16 tail = (__mmask16)((1u << (K & 15)) - 1u);
-    int64_t j = 0, k, r;
-    for (; j + 4 <= n; j += 4) {
-        const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m512 s[4][4];
-        for (r = 0; r < 4; r++) s[r][0] = s[r][1] = s[r][2] = s[r][3] = _mm512_setzero_ps();
-#define GENIE__DOT4_STEP(LD)                                                                     \
-    {                                                                                            \
-        const __m512 x0 = LD(a0 + k), x1 = LD(a1 + k), x2 = LD(a2 + k), x3 = LD(a3 + k);         \
-        __m512 y = LD(b0 + k);                                                                   \
-        s[0][0] = _mm512_fmadd_ps(x0, y, s[0][0]); s[1][0] = _mm512_fmadd_ps(x1, y, s[1][0]);    \
-        s[2][0] = _mm512_fmadd_ps(x2, y, s[2][0]); s[3][0] = _mm512_fmadd_ps(x3, y, s[3][0]);    \
-        y = LD(b1 + k);                                                                          \
-        s[0][1] = _mm512_fmadd_ps(x0, y, s[0][1]); s[1][1] = _mm512_fmadd_ps(x1, y, s[1][1]);    \
-        s[2][1] = _mm512_fmadd_ps(x2, y, s[2][1]); s[3][1] = _mm512_fmadd_ps(x3, y, s[3][1]);    \
-        y = LD(b2 + k);                                                                          \
-        s[0][2] = _mm512_fmadd_ps(x0, y, s[0][2]); s[1][2] = _mm512_fmadd_ps(x1, y, s[1][2]);    \
-        s[2][2] = _mm512_fmadd_ps(x2, y, s[2][2]); s[3][2] = _mm512_fmadd_ps(x3, y, s[3][2]);    \
-        y = LD(b3 + k);                                                                          \
-        s[0][3] = _mm512_fmadd_ps(x0, y, s[0][3]); s[1][3] = _mm512_fmadd_ps(x1, y, s[1][3]);    \
-        s[2][3] = _mm512_fmadd_ps(x2, y, s[2][3]); s[3][3] = _mm512_fmadd_ps(x3, y, s[3][3]);    \
-    }
-#define GENIE__DOT4_LD(p) _mm512_loadu_ps(p)
-#define GENIE__DOT4_LDT(p) _mm512_maskz_loadu_ps(tail, p)
-        for (k = 0; k + 16 <= K; k += 16) GENIE__DOT4_STEP(GENIE__DOT4_LD)
-        if (tail) GENIE__DOT4_STEP(GENIE__DOT4_LDT)
-#undef GENIE__DOT4_LD
-#undef GENIE__DOT4_LDT
-#undef GENIE__DOT4_STEP
-        for (r = 0; r < 4; r++) {
-            c[r * ldc + j * csc] = _mm512_reduce_add_ps(s[r][0]);
-            c[r * ldc + (j + 1) * csc] = _mm512_reduce_add_ps(s[r][1]);
-            c[r * ldc + (j + 2) * csc] = _mm512_reduce_add_ps(s[r][2]);
-            c[r * ldc + (j + 3) * csc] = _mm512_reduce_add_ps(s[r][3]);
-        }
-    }
-    if (j < n)
-        for (r = 0; r < 4; r++) genie__dot_s_avx512(a + r * lda, b + j * ldb, ldb, n - j, K, c + r * ldc + j * csc, csc);
+#define GENIE__DOT1_S(r, j) genie__dot_s_avx512(a + (r) * lda, b + (j) * ldb, ldb, n - (j), K, c + (r) * ldc + (j) * csc, csc)
+    GENIE__DOT4_BODY(float, _mm512_loadu_ps, GENIE__DOT4_XT, GENIE__DOT1_S)
+#undef GENIE__DOT1_S
 }
 /* dot_h: dot with f16/bf16 rows of B (a linear's half-precision weight, read at half the
    bytes) and an f32 row a (the row of A converted), into f32 c[n] (contiguous): B
@@ -7502,6 +7509,10 @@ static GENIE__AVX512 __m512 genie__h16_avx512(const uint16_t *p, __mmask16 m, in
     return dt == GENIE_BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
                             : _mm512_mask_cvtph_ps(_mm512_setzero_ps(), (__mmask16)-1, h);
 }
+static GENIE__AVX512 __m512 genie__h16u_avx512(const uint16_t *p, int dt) { /* all 16 lanes */
+    const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    return dt == GENIE_BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+}
 static GENIE__AVX512 void genie__doth_avx512(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
                                             int dt) {
     const int64_t csc = 1;
@@ -7509,6 +7520,81 @@ static GENIE__AVX512 void genie__doth_avx512(const float *a, const uint16_t *b, 
     GENIE__DOT_BODY(uint16_t, GENIE__LDB_H)
 #undef GENIE__LDB_H
 }
+/* doth4: doth for four f32 rows of A (lda apart) into four rows of c (ldc apart): each
+   vector of B converted once for four rows; each row's sums are doth's. */
+static GENIE__AVX512 void genie__doth4_avx512(const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t n,
+                                             int64_t K, float *c, int64_t ldc, int dt) {
+    const float *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    const int64_t csc = 1;
+#define GENIE__LDB_HU(p) genie__h16u_avx512(p, dt)
+#define GENIE__LDB_HT(p) genie__h16_avx512(p, tail, dt)
+#define GENIE__DOT1_H(r, j) genie__doth_avx512(a + (r) * lda, b + (j) * ldb, ldb, n - (j), K, c + (r) * ldc + (j), dt)
+    GENIE__DOT4_BODY(uint16_t, GENIE__LDB_HU, GENIE__LDB_HT, GENIE__DOT1_H)
+#undef GENIE__DOT1_H
+#undef GENIE__LDB_HU
+#undef GENIE__LDB_HT
+}
+/* dot_bh: bf16 rows of A and B (both along k) on AVX512_BF16, summed as the packed bf16
+   kernel sums them: 32 k a step as 16 pairs (vdpbf16ps), the k tail zero-filled; four
+   columns at a time, one accumulator each, the leftover columns one at a time (the same
+   sums). dotbh4: four rows of A (lda apart) into four rows of c (ldc apart), each vector
+   of B loaded once for them; each row's sums are dotbh's. c is f32, contiguous. */
+#define GENIE__BH_LU(p) ((__m512bh)_mm512_loadu_si512((const void *)(p)))
+#define GENIE__BH_LT(p) ((__m512bh)_mm512_maskz_loadu_epi16(tail, p))
+#define GENIE__BH_MASKS const __mmask32 tail = (__mmask32)(((uint64_t)1 << (K & 31)) - 1u)
+static GENIE__AVX512BF16 void genie__dotbh_avx512(const uint16_t *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K,
+                                                  float *c) {
+    GENIE__BH_MASKS;
+    int64_t j, k;
+    for (j = 0; j < n; j++) {
+        const uint16_t *b0 = b + j * ldb;
+        __m512 s0 = _mm512_setzero_ps();
+        for (k = 0; k + 32 <= K; k += 32) s0 = _mm512_dpbf16_ps(s0, GENIE__BH_LU(a + k), GENIE__BH_LU(b0 + k));
+        if (tail) s0 = _mm512_dpbf16_ps(s0, GENIE__BH_LT(a + k), GENIE__BH_LT(b0 + k));
+        c[j] = _mm512_reduce_add_ps(s0);
+    }
+}
+static GENIE__AVX512BF16 void genie__dotbh4_avx512(const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t n,
+                                                   int64_t K, float *c, int64_t ldc) {
+    const uint16_t *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    GENIE__BH_MASKS;
+    int64_t j = 0, k, r;
+    for (; j + 4 <= n; j += 4) {
+        const uint16_t *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m512 s[4][4];
+        for (r = 0; r < 4; r++) s[r][0] = s[r][1] = s[r][2] = s[r][3] = _mm512_setzero_ps();
+#define GENIE__BH4_STEP(LD)                                                                       \
+    {                                                                                             \
+        const __m512bh x0 = LD(a0 + k), x1 = LD(a1 + k), x2 = LD(a2 + k), x3 = LD(a3 + k);        \
+        const __m512bh y0 = LD(b0 + k), y1 = LD(b1 + k), y2 = LD(b2 + k), y3 = LD(b3 + k);        \
+        s[0][0] = _mm512_dpbf16_ps(s[0][0], x0, y0); s[1][0] = _mm512_dpbf16_ps(s[1][0], x1, y0); \
+        s[2][0] = _mm512_dpbf16_ps(s[2][0], x2, y0); s[3][0] = _mm512_dpbf16_ps(s[3][0], x3, y0); \
+        s[0][1] = _mm512_dpbf16_ps(s[0][1], x0, y1); s[1][1] = _mm512_dpbf16_ps(s[1][1], x1, y1); \
+        s[2][1] = _mm512_dpbf16_ps(s[2][1], x2, y1); s[3][1] = _mm512_dpbf16_ps(s[3][1], x3, y1); \
+        s[0][2] = _mm512_dpbf16_ps(s[0][2], x0, y2); s[1][2] = _mm512_dpbf16_ps(s[1][2], x1, y2); \
+        s[2][2] = _mm512_dpbf16_ps(s[2][2], x2, y2); s[3][2] = _mm512_dpbf16_ps(s[3][2], x3, y2); \
+        s[0][3] = _mm512_dpbf16_ps(s[0][3], x0, y3); s[1][3] = _mm512_dpbf16_ps(s[1][3], x1, y3); \
+        s[2][3] = _mm512_dpbf16_ps(s[2][3], x2, y3); s[3][3] = _mm512_dpbf16_ps(s[3][3], x3, y3); \
+    }
+        for (k = 0; k + 32 <= K; k += 32) GENIE__BH4_STEP(GENIE__BH_LU)
+        if (tail) GENIE__BH4_STEP(GENIE__BH_LT)
+#undef GENIE__BH4_STEP
+        for (r = 0; r < 4; r++) {
+            c[r * ldc + j] = _mm512_reduce_add_ps(s[r][0]);
+            c[r * ldc + j + 1] = _mm512_reduce_add_ps(s[r][1]);
+            c[r * ldc + j + 2] = _mm512_reduce_add_ps(s[r][2]);
+            c[r * ldc + j + 3] = _mm512_reduce_add_ps(s[r][3]);
+        }
+    }
+    if (j < n)
+        for (r = 0; r < 4; r++) genie__dotbh_avx512(a + r * lda, b + j * ldb, ldb, n - j, K, c + r * ldc + j);
+}
+#undef GENIE__BH_MASKS
+#undef GENIE__BH_LU
+#undef GENIE__BH_LT
+#undef GENIE__DOT4_XT
+#undef GENIE__DOT4_STEP
+#undef GENIE__DOT4_BODY
 #undef GENIE__LDB_S
 #undef GENIE__DOT_BODY
 /* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
@@ -7617,18 +7703,19 @@ typedef struct genie__gemm_kern {
     genie_cpu cpu; /* the path (its f16/bf16 array conversions, genie__hconv) */
     genie__dot4_fn dot4; /* skinny products of four rows and more (or NULL: dot row by row) */
     genie__doth_fn doth; /* skinny products of f16/bf16 (or NULL: packed) */
+    genie__doth4_fn doth4; /* doth of four rows and more, up to GENIE__SKINNY (or NULL: up to 4 rows, by doth) */
 } genie__gemm_kern;
-#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, GENIE_CPU_AUTO, 0, 0}
+#define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, GENIE_CPU_AUTO, 0, 0, 0}
 static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0},
-     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0}},
+    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0},
+     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}},
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0}},
+    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}},
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}},
 #else
     {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
@@ -7638,7 +7725,7 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
    two to a packed step, so a panel of B has the f32 kernel's bytes */
 static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie__uk_bh_avx512_h, genie__uk_bh_avx512_t,
                                                      genie__pack_t_s_avx512, 0, 0, 0, 12, 32, 1024, 132, 2048,
-                                                     GENIE_CPU_AVX512, 0, 0};
+                                                     GENIE_CPU_AVX512, 0, 0, 0};
 #endif
 #define GENIE__MAX_MR 12
 /* One block of A holds all of M: B is packed panel by panel just before use. */
@@ -8190,9 +8277,18 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->batches = genie__numel(pl->nb, pl->bshape);
     pl->g.epi.cpu = cpu;
     if (!pl->half && !pl->g.cb) pl->skinny = genie__mm_skinny(pl);
-    if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= 4 && pl->g.adt == n->dtype && pl->g.bdt == n->dtype &&
-        pl->g.csa == 1 && pl->g.rsb == 1) /* (a row at a time: from 8 rows the packed product is faster) */
-        pl->skinny = 3; /* f16/bf16 dot: a row of A converted, B converted in registers */
+    { /* f16/bf16 dot (skinny 3): rows of A converted, B converted in registers; bf16 on
+         AVX512_BF16 from 4 rows: bf16 pairs of both, nothing converted. Past the row counts
+         below the packed product is faster ([M, 4096] by [4096, 4096]^T, AMD EPYC, 1 thread:
+         doth4 at M = 12 2.9 ms, packed 5.0; bf16 pairs at M = 16 2.9, packed 3.8) */
+        int bhdot = 0;
+#ifdef GENIE__X86
+        bhdot = n->dtype == GENIE_BF16 && cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs();
+#endif
+        if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= (!kr->doth4 ? 4 : bhdot ? GENIE__SKINNY : 12) && pl->g.adt == n->dtype &&
+            pl->g.bdt == n->dtype && pl->g.csa == 1 && pl->g.rsb == 1)
+            pl->skinny = 3, pl->bh = bhdot && pl->g.M >= 4;
+    }
 #ifdef GENIE__X86
     if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 &&
         cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs())
@@ -8218,8 +8314,19 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
     return 1;
 }
+/* The f16/bf16 skinny product (skinny 3): columns of a strip, which the rows of C take in
+   turn (with doth4: B's strip of up to 256 KiB stays in L2 for them), and the bytes of a
+   thread's workspace: the M rows of A as f32, then the strip's rows of C (four with doth4). */
+static int64_t genie__doth_strip(const genie__mm_plan *pl) {
+    return pl->kr->doth4 && pl->g.M > 1 ? GENIE__MAX(16, (int64_t)(256 << 10) / (GENIE__MAX(pl->g.K, 1) * 2) / 16 * 16)
+                                        : genie__round_up(pl->g.N, 16);
+}
+static size_t genie__doth_ws(const genie__mm_plan *pl) {
+    const int64_t rows = pl->kr->doth4 && pl->g.M >= 4 ? 4 : 1;
+    return (size_t)(pl->g.M * genie__round_up(pl->g.K, 16) + rows * genie__doth_strip(pl) + 16) * sizeof(float);
+}
 static size_t genie__mm_ws_bytes(const genie__mm_plan *pl, int nth) {
-    if (pl->skinny == 3) return (size_t)nth * (size_t)genie__round_up(pl->g.K + pl->g.N + 32, 16) * sizeof(float);
+    if (pl->skinny == 3) return (size_t)nth * genie__doth_ws(pl);
     if (pl->skinny) return 0;
     return pl->coop ? pl->bsz + (size_t)nth * pl->asz + pl->csz : (size_t)nth * (pl->bsz + pl->asz + pl->csz);
 }
@@ -8271,25 +8378,43 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
     genie__conv_b cb;
     char *out;
     int64_t bi, lo, hi;
-    if (pl->skinny == 3) { /* f16/bf16: each row of A as f32 in the workspace, dot into f32 C there,
-                              the epilogue on it, rounded into the result */
+    if (pl->skinny == 3) { /* f16/bf16: the rows of A as f32 in the workspace; over strips of columns,
+                              four rows at a time by doth4 (else one by doth) into f32 rows of C
+                              there, the epilogue on them, rounded into the result */
         const genie__gemm_kern *kr = pl->kr;
-        float *xa = (float *)(void *)(p->ws + (size_t)ith * (size_t)genie__round_up(pl->g.K + pl->g.N + 32, 16) * sizeof(float));
-        float *cw = xa + genie__round_up(pl->g.K, 16);
+        const int64_t lx = genie__round_up(pl->g.K, 16), strip = genie__doth_strip(pl);
+        float *xa = (float *)(void *)(p->ws + (size_t)ith * genie__doth_ws(pl)), *cw = xa + pl->g.M * lx;
         for (bi = 0; bi < pl->batches; bi++) {
-            int64_t i, j;
+            int64_t i, j, r, rows, c0, c1;
             genie__mm_setup(pl, bi, &g, &cb, &out);
             genie__share((g.N + 15) / 16, ith, nth, &lo, &hi);
             lo *= 16;
             hi = GENIE__MIN(hi * 16, g.N);
             if (lo >= hi) continue;
-            for (i = 0; i < g.M; i++) {
-                genie__hconv(kr->cpu, pl->odt, 0, xa, (const uint16_t *)(const void *)g.a + i * g.rsa, g.K);
-                kr->doth(xa, (const uint16_t *)(const void *)g.b + lo * g.csb, g.csb, hi - lo, g.K, cw, pl->odt);
-                if (g.epi.bias || g.epi.act || g.epi.res) genie__epi_s(&g.epi, cw, 0, 1, i, lo, 1, hi - lo);
-                if (pl->ocs == 1) genie__hconv(kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + i * pl->ors + lo, cw, hi - lo);
-                else
-                    for (j = lo; j < hi; j++) genie__stf(out, i * pl->ors + j * pl->ocs, pl->odt, cw[j - lo]);
+            for (i = 0; i < g.M && !pl->bh; i++)
+                genie__hconv(kr->cpu, pl->odt, 0, xa + i * lx, (const uint16_t *)(const void *)g.a + i * g.rsa, g.K);
+            for (c0 = lo; c0 < hi; c0 = c1) {
+                const uint16_t *bs = (const uint16_t *)(const void *)g.b + c0 * g.csb;
+                c1 = hi - c0 > strip ? c0 + strip : hi;
+                for (i = 0; i < g.M; i += rows) {
+                    rows = kr->doth4 && i + 4 <= g.M ? 4 : 1;
+#ifdef GENIE__X86
+                    if (pl->bh) {
+                        const uint16_t *ai = (const uint16_t *)(const void *)g.a + i * g.rsa;
+                        if (rows == 4) genie__dotbh4_avx512(ai, g.rsa, bs, g.csb, c1 - c0, g.K, cw, strip);
+                        else genie__dotbh_avx512(ai, bs, g.csb, c1 - c0, g.K, cw);
+                    } else
+#endif
+                    if (rows == 4) kr->doth4(xa + i * lx, lx, bs, g.csb, c1 - c0, g.K, cw, strip, pl->odt);
+                    else kr->doth(xa + i * lx, bs, g.csb, c1 - c0, g.K, cw, pl->odt);
+                    for (r = 0; r < rows; r++) {
+                        float *cr = cw + r * strip;
+                        if (g.epi.bias || g.epi.act || g.epi.res) genie__epi_s(&g.epi, cr, 0, 1, i + r, c0, 1, c1 - c0);
+                        if (pl->ocs == 1) genie__hconv(kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + (i + r) * pl->ors + c0, cr, c1 - c0);
+                        else
+                            for (j = c0; j < c1; j++) genie__stf(out, (i + r) * pl->ors + j * pl->ocs, pl->odt, cr[j - c0]);
+                    }
+                }
             }
         }
     } else if (pl->skinny) { /* threads take columns of every product; the rows of C take a strip of

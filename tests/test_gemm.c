@@ -740,6 +740,8 @@ static void linears(void) {
             }
             c = lin(dt, 0, 6, 1003, 131, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);       /* four rows at once, then */
             c = lin(dt, 0, 11, 1001, 45, L_STEP, L_CONTIG, 0, E_ADD); run_case(&c);         /* leftover rows and columns */
+            c = lin(dt, 0, 13, 1001, 67, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);       /* f16/bf16: groups of four rows over
+                                                                                                strips, a leftover row, an odd K */
             c = lin(dt, 0, 0, 1000, 300, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);      /* decode step: 1-D x */
             c = lin(dt, 0, 0, 45, 1100, L_CONTIG, L_CONTIG, 1, E_NONE); run_case(&c);       /* rows over 1024: L2 prefetch only */
             c = lin(dt, 0, 2, 21, 4200, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);        /* f16/bf16 rows over 2048 (AVX2: in parts) */
