@@ -7399,12 +7399,13 @@ GENIE__SKINNY_GENERIC(double, d)
         _mm_prefetch((const char *)((p) + 2 * (ld) + (k)), hint);                    \
         _mm_prefetch((const char *)((p) + 3 * (ld) + (k)), hint);                    \
     } while (0)
-/* The body of dot over rows of B of element type TB, LOADB(p, mask) giving 16 f32 lanes
-   of them (a, b, ldb, n, K, c, csc in scope): four columns at a time; while a group of
+/* The body of dot over rows of B of element type TB, LOADB(p) and LOADBT(p) (the lanes of
+   `tail`) giving 16 f32 lanes of them (a, b, ldb, n, K, c, csc in scope; whole steps load
+   unmasked: see dot4): four columns at a time; while a group of
    four rows is summed, the next is asked into L1 and the one after into L2 (once a
    line), but groups over 16 KiB ask only the next into L2, as two of them overflow L1. */
-#define GENIE__DOT_BODY(TB, LOADB)                                                                \
-    const __mmask16 all = (__mmask16)-1, tail = (__mmask16)((1u << (K & 15)) - 1u);              \
+#define GENIE__DOT_BODY(TB, LOADB, LOADBT)                                                          \
+    const __mmask16 tail = (__mmask16)((1u << (K & 15)) - 1u);                                   \
     int64_t j = 0, k;                                                                            \
     for (; j + 4 <= n; j += 4) {                                                                 \
         const TB *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;              \
@@ -7419,17 +7420,17 @@ GENIE__SKINNY_GENERIC(double, d)
                     GENIE__PF4(p2, ldb, k, _MM_HINT_T1);                                         \
                 } else if (p1) GENIE__PF4(p1, ldb, k, _MM_HINT_T1);                              \
             }                                                                                    \
-            s0 = _mm512_fmadd_ps(x, LOADB(b0 + k, all), s0);                                     \
-            s1 = _mm512_fmadd_ps(x, LOADB(b1 + k, all), s1);                                     \
-            s2 = _mm512_fmadd_ps(x, LOADB(b2 + k, all), s2);                                     \
-            s3 = _mm512_fmadd_ps(x, LOADB(b3 + k, all), s3);                                     \
+            s0 = _mm512_fmadd_ps(x, LOADB(b0 + k), s0);                                     \
+            s1 = _mm512_fmadd_ps(x, LOADB(b1 + k), s1);                                     \
+            s2 = _mm512_fmadd_ps(x, LOADB(b2 + k), s2);                                     \
+            s3 = _mm512_fmadd_ps(x, LOADB(b3 + k), s3);                                     \
         }                                                                                        \
         if (tail) {                                                                              \
             const __m512 x = _mm512_maskz_loadu_ps(tail, a + k);                                 \
-            s0 = _mm512_fmadd_ps(x, LOADB(b0 + k, tail), s0);                                    \
-            s1 = _mm512_fmadd_ps(x, LOADB(b1 + k, tail), s1);                                    \
-            s2 = _mm512_fmadd_ps(x, LOADB(b2 + k, tail), s2);                                    \
-            s3 = _mm512_fmadd_ps(x, LOADB(b3 + k, tail), s3);                                    \
+            s0 = _mm512_fmadd_ps(x, LOADBT(b0 + k), s0);                                    \
+            s1 = _mm512_fmadd_ps(x, LOADBT(b1 + k), s1);                                    \
+            s2 = _mm512_fmadd_ps(x, LOADBT(b2 + k), s2);                                    \
+            s3 = _mm512_fmadd_ps(x, LOADBT(b3 + k), s3);                                    \
         }                                                                                        \
         c[j * csc] = _mm512_reduce_add_ps(s0);                                                   \
         c[(j + 1) * csc] = _mm512_reduce_add_ps(s1);                                             \
@@ -7439,16 +7440,16 @@ GENIE__SKINNY_GENERIC(double, d)
     for (; j < n; j++) {                                                                         \
         const TB *b0 = b + j * ldb;                                                              \
         __m512 s0 = _mm512_setzero_ps();                                                         \
-        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), LOADB(b0 + k, all), s0); \
-        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), LOADB(b0 + k, tail), s0); \
+        for (k = 0; k + 16 <= K; k += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + k), LOADB(b0 + k), s0); \
+        if (tail) s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + k), LOADBT(b0 + k), s0); \
         c[j * csc] = _mm512_reduce_add_ps(s0);                                                   \
     }
-#define GENIE__LDB_S(p, m) _mm512_maskz_loadu_ps(m, p)
+#define GENIE__LDB_ST(p) _mm512_maskz_loadu_ps(tail, p)
 static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, int64_t ldb, int64_t n, int64_t K,
                                              void *cp, int64_t csc) {
     const float *a = (const float *)ap, *b = (const float *)bp;
     float *c = (float *)cp;
-    GENIE__DOT_BODY(float, GENIE__LDB_S)
+    GENIE__DOT_BODY(float, _mm512_loadu_ps, GENIE__LDB_ST)
 }
 /* dot4: four rows of A at once (a at rows lda apart), four columns at a time: 16
    accumulators, each B vector loaded once for four rows (one row at a time, the loads
@@ -7466,7 +7467,7 @@ static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, in
         __m512 s[4][4];                                                                          \
         for (r = 0; r < 4; r++) s[r][0] = s[r][1] = s[r][2] = s[r][3] = _mm512_setzero_ps();     \
         for (k = 0; k + 16 <= K; k += 16) GENIE__DOT4_STEP(_mm512_loadu_ps, LOADB)                \
-        if (tail) GENIE__DOT4_STEP(GENIE__DOT4_XT, LOADBT)                                       \
+        if (tail) GENIE__DOT4_STEP(GENIE__LDB_ST, LOADBT)                                        \
         for (r = 0; r < 4; r++) {                                                                \
             c[r * ldc + j * csc] = _mm512_reduce_add_ps(s[r][0]);                                \
             c[r * ldc + (j + 1) * csc] = _mm512_reduce_add_ps(s[r][1]);                          \
@@ -7476,7 +7477,6 @@ static GENIE__AVX512 void genie__dot_s_avx512(const void *ap, const void *bp, in
     }                                                                                            \
     if (j < n)                                                                                   \
         for (r = 0; r < 4; r++) DOT1(r, j);
-#define GENIE__DOT4_XT(p) _mm512_maskz_loadu_ps(tail, p)
 #define GENIE__DOT4_STEP(LOADX, LOADB)                                                           \
     {                                                                                            \
         const __m512 x0 = LOADX(a0 + k), x1 = LOADX(a1 + k), x2 = LOADX(a2 + k), x3 = LOADX(a3 + k); \
@@ -7498,7 +7498,7 @@ static GENIE__AVX512 void genie__dot4_s_avx512(const void *ap, int64_t lda, cons
     const float *a = (const float *)ap, *b = (const float *)bp, *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
     float *c = (float *)cp;
 #define GENIE__DOT1_S(r, j) genie__dot_s_avx512(a + (r) * lda, b + (j) * ldb, ldb, n - (j), K, c + (r) * ldc + (j) * csc, csc)
-    GENIE__DOT4_BODY(float, _mm512_loadu_ps, GENIE__DOT4_XT, GENIE__DOT1_S)
+    GENIE__DOT4_BODY(float, _mm512_loadu_ps, GENIE__LDB_ST, GENIE__DOT1_S)
 #undef GENIE__DOT1_S
 }
 /* dot_h: dot with f16/bf16 rows of B (a linear's half-precision weight, read at half the
@@ -7516,9 +7516,11 @@ static GENIE__AVX512 __m512 genie__h16u_avx512(const uint16_t *p, int dt) { /* a
 static GENIE__AVX512 void genie__doth_avx512(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
                                             int dt) {
     const int64_t csc = 1;
-#define GENIE__LDB_H(p, m) genie__h16_avx512(p, m, dt)
-    GENIE__DOT_BODY(uint16_t, GENIE__LDB_H)
-#undef GENIE__LDB_H
+#define GENIE__LDB_HU(p) genie__h16u_avx512(p, dt)
+#define GENIE__LDB_HT(p) genie__h16_avx512(p, tail, dt)
+    GENIE__DOT_BODY(uint16_t, GENIE__LDB_HU, GENIE__LDB_HT)
+#undef GENIE__LDB_HU
+#undef GENIE__LDB_HT
 }
 /* doth4: doth for four f32 rows of A (lda apart) into four rows of c (ldc apart): each
    vector of B converted once for four rows; each row's sums are doth's. */
@@ -7592,10 +7594,9 @@ static GENIE__AVX512BF16 void genie__dotbh4_avx512(const uint16_t *a, int64_t ld
 #undef GENIE__BH_MASKS
 #undef GENIE__BH_LU
 #undef GENIE__BH_LT
-#undef GENIE__DOT4_XT
 #undef GENIE__DOT4_STEP
 #undef GENIE__DOT4_BODY
-#undef GENIE__LDB_S
+#undef GENIE__LDB_ST
 #undef GENIE__DOT_BODY
 /* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
 #define GENIE__AXPY_BODY(V, VL, SET1, LOAD, STORE, FMA)                                    \
