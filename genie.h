@@ -4100,6 +4100,76 @@ static genie_result genie__k_gather(genie__kparams *p, int ith, int nth) {
 }
 #undef GENIE__GATHER_RUN
 
+/* Its fast path for scatter / scatter_add: self, index (i64) and src contiguous, index
+   and src of one shape, equal to self's but at dim d, read as [A, S, B] (self, out) and
+   [A, K, B]: out = self, then for every index position in order out[a, index[a, k, b], b]
+   = src[a, k, b] (the element's bits), or += it (f32, f64: in the element's type, the
+   reference's sum rounded once; i64, i32: wrapping). Every index is checked first (the
+   reference's message for the first bad one). One thread, the reference's order. */
+static int genie__scatter_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *sv = n->in[0].v, *xv = n->in[1].v, *cv = n->in[2].v, *ov = n->out;
+    const int d = (int)n->a.i[0], dt = n->dtype;
+    int k;
+    if (cpu <= GENIE_CPU_REFERENCE || sv->ndim < 1 || sv->ndim != xv->ndim || xv->ndim != cv->ndim ||
+        n->in[0].n->dtype != dt || n->in[2].n->dtype != dt || n->in[1].n->dtype != GENIE_I64 ||
+        (n->op == GENIE__OP_SCATTER_ADD && dt != GENIE_F32 && dt != GENIE_F64 && dt != GENIE_I64 && dt != GENIE_I32) ||
+        !genie__is_contig(sv->ndim, sv->shape, sv->strides) || !genie__is_contig(xv->ndim, xv->shape, xv->strides) ||
+        !genie__is_contig(cv->ndim, cv->shape, cv->strides) || !genie__is_contig(ov->ndim, ov->shape, ov->strides))
+        return 0;
+    for (k = 0; k < sv->ndim; k++)
+        if (xv->shape[k] != cv->shape[k] || (k != d && xv->shape[k] != sv->shape[k])) return 0;
+    return 1;
+}
+#define GENIE__SCATTER_RUN(T, OP)                                                                 \
+    for (e = 0; e < ni; e++) {                                                                    \
+        T *o = (T *)(void *)out + (a * S + ix[e]) * B + b;                                        \
+        OP(*o, ((const T *)(const void *)src)[e]);                                                \
+        if (++b == B) { b = 0; if (++k == K) { k = 0; a++; } }                                    \
+    }
+#define GENIE__SC_SET(o, v) ((o) = (v))
+#define GENIE__SC_ADD(o, v) ((o) += (v))
+#define GENIE__SC_WRAP(o, v) ((o) = (int64_t)((uint64_t)(o) + (uint64_t)(v)))
+#define GENIE__SC_WRAP32(o, v) ((o) = (int32_t)((uint32_t)(o) + (uint32_t)(v)))
+static genie_result genie__k_scatter_fast(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *sv = n->in[0].v, *xv = n->in[1].v;
+    const int d = (int)n->a.i[0], dt = n->dtype;
+    const size_t es = genie__dt_size[dt];
+    const int64_t S = sv->shape[d], K = xv->shape[d], B = genie__numel(sv->ndim - d - 1, sv->shape + d + 1);
+    const int64_t ni = genie__numel(xv->ndim, xv->shape), *ix = (const int64_t *)GENIE__IN(n, 1) + xv->off;
+    const char *src = (const char *)GENIE__IN(n, 2) + (size_t)n->in[2].v->off * es;
+    char *out = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
+    int64_t e, a = 0, k = 0, b = 0;
+    (void)nth;
+    if (ith != 0) return GENIE_OK;
+    memmove(out, (const char *)GENIE__IN(n, 0) + (size_t)sv->off * es, (size_t)genie__numel(sv->ndim, sv->shape) * es);
+    for (e = 0; e < ni; e++)
+        if (ix[e] < 0 || ix[e] >= S) {
+            snprintf(p->msg, sizeof p->msg, "genie_%s: index %lld is out of bounds for dimension %d with size %lld",
+                     genie__op_names[n->op] + 6, (long long)ix[e], d, (long long)S);
+            return GENIE_ERR_INDEX;
+        }
+    if (n->op == GENIE__OP_SCATTER_ADD) {
+        if (dt == GENIE_F32) GENIE__SCATTER_RUN(float, GENIE__SC_ADD)
+        else if (dt == GENIE_F64) GENIE__SCATTER_RUN(double, GENIE__SC_ADD)
+        else if (dt == GENIE_I64) GENIE__SCATTER_RUN(int64_t, GENIE__SC_WRAP)
+        else GENIE__SCATTER_RUN(int32_t, GENIE__SC_WRAP32)
+    } else {
+        switch (es) {
+        case 1: GENIE__SCATTER_RUN(uint8_t, GENIE__SC_SET) break;
+        case 2: GENIE__SCATTER_RUN(uint16_t, GENIE__SC_SET) break;
+        case 4: GENIE__SCATTER_RUN(uint32_t, GENIE__SC_SET) break;
+        default: GENIE__SCATTER_RUN(uint64_t, GENIE__SC_SET) break;
+        }
+    }
+    return GENIE_OK;
+}
+#undef GENIE__SC_SET
+#undef GENIE__SC_ADD
+#undef GENIE__SC_WRAP
+#undef GENIE__SC_WRAP32
+#undef GENIE__SCATTER_RUN
+
 /* sort / topk along a.i[0]: a.i[1] descending (sort) or largest (topk), a.i[2]
    k (topk), a.i[3]: 1 for the index output. Stable; NaN is the largest. */
 typedef struct genie__sortkey { double f; int64_t i, idx; } genie__sortkey;
@@ -9016,6 +9086,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_index_rows);
     if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__gather_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_gather);
+    if (kind == GENIE__K_SCATTER && !p->epi && n->buf && genie__scatter_ok(n, ctx->cpu)) return genie__k_scatter_fast;
     if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_tri_rows);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;

@@ -231,6 +231,68 @@ static double *read_all(genie_ctx *ctx, genie_tensor *t) {
     }
     return v;
 }
+/* scatter / scatter_add where the fast path takes them (self, index and src contiguous; index
+   and src of self's shape but at dim d) against the reference: bit for bit (one thread, the
+   same order, duplicates included); a bad index: the reference's error and message. */
+typedef struct scatter_shape { int nd, d; int64_t self[3], idx[3]; genie_dtype dt; } scatter_shape;
+static genie_tensor *scatter_build(genie_ctx *ctx, const scatter_shape *s, int add, int bad) {
+    genie_tensor *self = genie_randn(ctx, GENIE_F32, s->nd, s->self, 11), *src = genie_randn(ctx, GENIE_F32, s->nd, s->idx, 12);
+    genie_tensor *ix = genie_floor(ctx, genie_mul_scalar(ctx, genie_rand(ctx, GENIE_F32, s->nd, s->idx, 13), (double)s->self[s->d]));
+    if (bad) ix = genie_add_scalar(ctx, ix, (double)s->self[s->d]); /* every index one size too far */
+    if (s->dt == GENIE_I64 || s->dt == GENIE_I32) { /* integers of up to 2^28: wrapping sums in i32 */
+        self = genie_mul_scalar(ctx, self, 1 << 28), src = genie_mul_scalar(ctx, src, 1 << 28);
+    }
+    self = genie_to_dtype(ctx, self, s->dt), src = genie_to_dtype(ctx, src, s->dt), ix = genie_to_dtype(ctx, ix, GENIE_I64);
+    return add ? genie_scatter_add(ctx, self, s->d, ix, src) : genie_scatter(ctx, self, s->d, ix, src);
+}
+static void fast_vs_reference_scatter(void) {
+    static const scatter_shape shapes[] = {
+        {2, 0, {64, 33, 0}, {200, 33, 0}, GENIE_F32}, /* about 3 writes a slot */
+        {3, 1, {7, 50, 9}, {7, 120, 9}, GENIE_F64},
+        {2, 1, {40, 31, 0}, {40, 100, 0}, GENIE_I64},
+        {3, 2, {5, 6, 70}, {5, 6, 300}, GENIE_I32},
+        {1, 0, {300, 0, 0}, {1000, 0, 0}, GENIE_F32},
+        {2, 0, {16, 9, 0}, {30, 9, 0}, GENIE_BF16}, /* scatter: the bits; scatter_add of bf16 stays on the reference */
+    };
+    size_t si;
+    int add, bad, cpu;
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (add = 0; add <= 1; add++)
+            for (bad = 0; bad <= 1; bad++) {
+                const scatter_shape *s = &shapes[si];
+                genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
+                genie_tensor *rt = scatter_build(rc, s, add, bad);
+                double *ref = bad ? NULL : read_all(rc, rt);
+                char rmsg[600];
+                if (bad) {
+                    CHECK(genie_realize(rc, 1, &rt) == GENIE_ERR_INDEX);
+                    snprintf(rmsg, sizeof rmsg, "%s", genie_last_error(rc));
+                }
+                CHECK(bad || ref != NULL);
+                for (cpu = GENIE_CPU_GENERIC; cpu < GENIE_CPU_COUNT; cpu++) {
+                    genie_ctx *fc;
+                    genie_tensor *t;
+                    if (!genie_cpu_supported((genie_cpu)cpu)) continue;
+                    fc = ctx_on((genie_cpu)cpu, 2);
+                    t = scatter_build(fc, s, add, bad);
+                    if (bad) {
+                        CHECK(genie_realize(fc, 1, &t) == GENIE_ERR_INDEX && strcmp(genie_last_error(fc), rmsg) == 0);
+                    } else {
+                        double *got = read_all(fc, t);
+                        int64_t i, n = genie_numel(t), diff = 0;
+                        for (i = 0; got && ref && i < n; i++) diff += got[i] != ref[i];
+                        if (!got || diff)
+                            printf("FAIL scatter%s fast vs reference, case %d on %s: %lld elements differ\n", add ? "_add" : "",
+                                   (int)si, genie_cpu_name((genie_cpu)cpu), (long long)diff);
+                        CHECK(got && ref && diff == 0);
+                        free(got);
+                    }
+                    genie_ctx_destroy(fc);
+                }
+                free(ref);
+                genie_ctx_destroy(rc);
+            }
+}
 typedef struct sdpa_shape {
     const char *name;
     int nd;
@@ -444,6 +506,7 @@ void test_llmops_run(int *passed, int *failed, int *skipped) {
     (void)skipped;
     run_file("tests/data/llmops.txt");
     fast_vs_reference_sdpa();
+    fast_vs_reference_scatter();
     fast_vs_reference_rows();
     for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++)
         if (genie_cpu_supported((genie_cpu)cpu)) {
