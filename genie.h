@@ -6846,6 +6846,119 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* A lone conversion to another dtype (to_dtype, clone, contiguous, copy_) of a dense input
+   laid out as its dense output, in another buffer: a chunk loaded as double (a float dtype
+   on either side: genie__stf(genie__ldf)'s values) or as i64 (integers and bool on both:
+   genie__sti(genie__ldi)'s), then stored, each loop tight. (f32, f16 and bf16 among
+   themselves convert in fused groups.) */
+static int genie__cvt_ok(const genie__node *n, genie_cpu cpu) {
+    const int op = n->op;
+    return cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && n->buf && n->nin == 1 &&
+           (op == GENIE__OP_TO || op == GENIE__OP_CLONE || op == GENIE__OP_CONTIGUOUS || op == GENIE__OP_COPY) &&
+           n->in[0].n->dtype != n->dtype && genie__v_dense(n->out) && genie__v_same(n->out, n->in[0].v) &&
+           GENIE__IN(n, 0) != GENIE__OUT(n);
+}
+/* The loops run over chunks: a whole chunk's count is a constant where the helpers are
+   inlined, so each path's compiler vectorizes them (its target attribute); f16 and bf16
+   convert through f32 rows by the path's array conversion (genie__hconv). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GENIE__CV_INL __inline__ __attribute__((always_inline))
+#else
+#define GENIE__CV_INL
+#endif
+#define GENIE__CV_LD(T, E) { const T *s = (const T *)(const void *)x + c0; for (j = 0; j < m; j++) u[j] = E; }
+#define GENIE__CV_ST(T, E) { T *d = (T *)(void *)y + c0; for (j = 0; j < m; j++) d[j] = E; }
+static GENIE__CV_INL void genie__cvt_ld_f(double *u, float *f, const char *x, int dt, int64_t c0, int64_t m, genie_cpu cpu) {
+    int64_t j;
+    switch (dt) {
+    case GENIE_F32: GENIE__CV_LD(float, s[j]) break;
+    case GENIE_F64: GENIE__CV_LD(double, s[j]) break;
+    case GENIE_F16: case GENIE_BF16:
+        genie__hconv(cpu, dt, 0, f, (const uint16_t *)(const void *)x + c0, m);
+        for (j = 0; j < m; j++) u[j] = f[j];
+        break;
+    case GENIE_I64: GENIE__CV_LD(int64_t, (double)s[j]) break;
+    case GENIE_I32: GENIE__CV_LD(int32_t, s[j]) break;
+    case GENIE_I16: GENIE__CV_LD(int16_t, s[j]) break;
+    case GENIE_I8: GENIE__CV_LD(int8_t, s[j]) break;
+    case GENIE_U8: GENIE__CV_LD(uint8_t, s[j]) break;
+    default: GENIE__CV_LD(uint8_t, s[j] != 0) break;
+    }
+}
+static GENIE__CV_INL void genie__cvt_st_f(char *y, float *f, int dt, const double *u, int64_t c0, int64_t m, genie_cpu cpu) {
+    int64_t j;
+    switch (dt) {
+    case GENIE_F32: GENIE__CV_ST(float, (float)u[j]) break;
+    case GENIE_F64: GENIE__CV_ST(double, u[j]) break;
+    case GENIE_F16: case GENIE_BF16:
+        for (j = 0; j < m; j++) f[j] = (float)u[j];
+        genie__hconv(cpu, dt, 1, (uint16_t *)(void *)y + c0, f, m);
+        break;
+    case GENIE_I64: GENIE__CV_ST(int64_t, genie__f2i64(u[j])) break;
+    case GENIE_I32: GENIE__CV_ST(int32_t, (int32_t)genie__f2i32(u[j])) break;
+    case GENIE_I16: GENIE__CV_ST(int16_t, (int16_t)(uint16_t)(uint64_t)genie__f2i32(u[j])) break;
+    case GENIE_I8: GENIE__CV_ST(int8_t, (int8_t)(uint8_t)(uint64_t)genie__f2i32(u[j])) break;
+    case GENIE_U8: GENIE__CV_ST(uint8_t, (uint8_t)(uint64_t)genie__f2i32(u[j])) break;
+    default: GENIE__CV_ST(uint8_t, u[j] != 0) break;
+    }
+}
+static GENIE__CV_INL void genie__cvt_ld_i(int64_t *u, const char *x, int dt, int64_t c0, int64_t m) {
+    int64_t j;
+    switch (dt) {
+    case GENIE_I64: GENIE__CV_LD(int64_t, s[j]) break;
+    case GENIE_I32: GENIE__CV_LD(int32_t, s[j]) break;
+    case GENIE_I16: GENIE__CV_LD(int16_t, s[j]) break;
+    case GENIE_I8: GENIE__CV_LD(int8_t, s[j]) break;
+    case GENIE_U8: GENIE__CV_LD(uint8_t, s[j]) break;
+    default: GENIE__CV_LD(uint8_t, s[j] != 0) break;
+    }
+}
+static GENIE__CV_INL void genie__cvt_st_i(char *y, int dt, const int64_t *u, int64_t c0, int64_t m) {
+    int64_t j;
+    switch (dt) {
+    case GENIE_I64: GENIE__CV_ST(int64_t, u[j]) break;
+    case GENIE_I32: GENIE__CV_ST(int32_t, (int32_t)(uint32_t)(uint64_t)u[j]) break;
+    case GENIE_I16: GENIE__CV_ST(int16_t, (int16_t)(uint16_t)(uint64_t)u[j]) break;
+    case GENIE_I8: GENIE__CV_ST(int8_t, (int8_t)(uint8_t)(uint64_t)u[j]) break;
+    case GENIE_U8: GENIE__CV_ST(uint8_t, (uint8_t)(uint64_t)u[j]) break;
+    default: GENIE__CV_ST(uint8_t, u[j] != 0) break;
+    }
+}
+#undef GENIE__CV_LD
+#undef GENIE__CV_ST
+/* chunk [c0, c0 + m) of the node's conversion (m a constant for whole chunks) */
+#define GENIE__CVT_CHUNK(m)                                                                        \
+    do {                                                                                           \
+        if (fl) {                                                                                  \
+            genie__cvt_ld_f(u, f, x, sdt, c0, m, cpu);                                             \
+            genie__cvt_st_f(y, f, odt, u, c0, m, cpu);                                             \
+        } else {                                                                                   \
+            genie__cvt_ld_i(v, x, sdt, c0, m);                                                     \
+            genie__cvt_st_i(y, odt, v, c0, m);                                                     \
+        }                                                                                          \
+    } while (0)
+#define GENIE__CVT_KERNEL(sfx, ATTR, CPU)                                                         \
+static ATTR genie_result genie__k_cvt_##sfx(genie__kparams *p, int ith, int nth) {                 \
+    const genie__node *n = p->n;                                                                   \
+    const int sdt = n->in[0].n->dtype, odt = n->dtype, fl = GENIE__IS_FLOAT(sdt) || GENIE__IS_FLOAT(odt); \
+    const char *x = (const char *)GENIE__IN(n, 0) + n->in[0].v->off * (int64_t)genie__dt_size[sdt]; \
+    char *y = (char *)GENIE__OUT(n) + n->out->off * (int64_t)genie__dt_size[odt];                  \
+    const genie_cpu cpu = CPU;                                                                     \
+    double u[GENIE__TY_CHUNK];                                                                     \
+    float f[GENIE__TY_CHUNK];                                                                      \
+    int64_t v[GENIE__TY_CHUNK], lo, hi, c0;                                                        \
+    genie__share(genie__numel(n->out->ndim, n->out->shape), ith, nth, &lo, &hi);                   \
+    for (c0 = lo; c0 + GENIE__TY_CHUNK <= hi; c0 += GENIE__TY_CHUNK) GENIE__CVT_CHUNK(GENIE__TY_CHUNK); \
+    if (c0 < hi) GENIE__CVT_CHUNK(hi - c0);                                                        \
+    return GENIE_OK;                                                                               \
+}
+GENIE__CVT_KERNEL(generic, , GENIE_CPU_GENERIC)
+#ifdef GENIE__X86
+GENIE__CVT_KERNEL(avx2, GENIE__AVX2, GENIE_CPU_AVX2)
+GENIE__CVT_KERNEL(avx512, GENIE__AVX512, GENIE_CPU_AVX512)
+#endif
+#undef GENIE__CVT_KERNEL
+#undef GENIE__CVT_CHUNK
 #undef GENIE__TY_OPS
 #undef GENIE__TY_WIDEN
 
@@ -7044,11 +7157,18 @@ static genie__kernel genie__v_fast_kernel(genie_ctx *ctx, genie__kparams *p, int
     genie__vjob j;
     *nth = 1;
     if (!genie__v_setup(p->n, ctx->cpu, &j)) {
-        const int typed = genie__typed_ok(p->n, ctx->cpu);
-        if (!typed && !genie__sc_ok(p->n, ctx->cpu)) return NULL;
+        const int typed = genie__typed_ok(p->n, ctx->cpu), cvt = !typed && genie__cvt_ok(p->n, ctx->cpu);
+        if (!typed && !cvt && !genie__sc_ok(p->n, ctx->cpu)) return NULL;
         if (genie__numel(p->n->out->ndim, p->n->out->shape) >= GENIE__V_MIN_SHARED) {
             p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
             *nth = genie__tpool_size(p->pool);
+        }
+        if (cvt) {
+#ifdef GENIE__X86
+            if (ctx->cpu == GENIE_CPU_AVX512) return genie__k_cvt_avx512;
+            if (ctx->cpu == GENIE_CPU_AVX2) return genie__k_cvt_avx2;
+#endif
+            return genie__k_cvt_generic;
         }
         return typed ? genie__k_typed : ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_scopy_avx2 : genie__k_scopy;
     }

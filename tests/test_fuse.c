@@ -636,6 +636,64 @@ static void convert_cases(genie_ctx *c, genie_ctx *r, int th) {
     }
 }
 
+/* to_dtype between every pair of the ten dtypes (the conversion kernel; f32, f16 and bf16
+   among themselves in groups) against the reference, bit for bit: NaN, infinities, signed
+   zeros, subnormals, halfway cases, values out of every integer range, integers past 2^53.
+   600 elements: whole chunks of the kernel and a tail, shared by the threads. */
+static void dtype_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const double fv[] = {0.0, -0.0, 1.5, -1.5, 2.5, -2.7, 0.49999997, 127.5, 128.0, -129.0, 255.9, 256.0, -1.0,
+                                32767.5, -32769.0, 65504.0, 65520.0, 1e5, -1e5, 2147483520.0, 2147483648.0, -2147483648.0,
+                                -2147483904.0, 3e9, -3e9, 9.2e18, 9.3e18, -9.3e18, 1e19, 1e-40, 6e-8, 1e-300, 1e300,
+                                INFINITY, -INFINITY, NAN, 3.0e38, 0.1, 1.0 / 3};
+    static const int64_t iv[] = {0, 1, -1, 127, 128, 255, 256, -129, 32767, 32768, -32769, 65535, 2147483647, 2147483648LL,
+                                 -2147483649LL, 9007199254740993LL, -9007199254740993LL, 4611686018427387905LL, INT64_MAX,
+                                 INT64_MIN, 16777217, -16777217, 3, 1152921573326323713LL /* 2^60 + 2^36 + 1: f32 through f64 */};
+    static const genie_dtype dts[10] = {GENIE_F32, GENIE_F64, GENIE_F16, GENIE_BF16, GENIE_I64,
+                                        GENIE_I32, GENIE_I16, GENIE_I8, GENIE_U8, GENIE_BOOL};
+    const int64_t n = 600;
+    double *f = (double *)malloc((size_t)n * sizeof(double));
+    int64_t *ints = (int64_t *)malloc((size_t)n * sizeof(int64_t)), k;
+    unsigned char *bufs[2];
+    int a, b, i, bad = 0, ran = 0;
+    bufs[0] = (unsigned char *)malloc((size_t)n * 8), bufs[1] = (unsigned char *)malloc((size_t)n * 8);
+    for (k = 0; k < n; k++) {
+        f[k] = fv[k % (int64_t)(sizeof fv / sizeof fv[0])] * (k / 40 % 3 == 1 ? 1e-3 : 1.0);
+        ints[k] = (int64_t)((uint64_t)iv[k % (int64_t)(sizeof iv / sizeof iv[0])] + (uint64_t)(k / 40)); /* wrapping */
+    }
+    for (a = 0; a < 10; a++)
+        for (b = 0; b < 10; b++) {
+            genie_ctx *cs[2];
+            genie_tensor *t[2];
+            size_t bytes = (size_t)n * genie_dtype_size(dts[b]);
+            cs[0] = c, cs[1] = r;
+            if (a == b) continue;
+            for (i = 0; i < 2; i++) {
+                genie_tensor *src = a < 4 ? genie_from_data(cs[i], GENIE_F64, 1, &n, f) : genie_from_data(cs[i], GENIE_I64, 1, &n, ints);
+                genie_pool_push(cs[i]);
+                t[i] = genie_to_dtype(cs[i], genie_to_dtype(cs[i], src, dts[a]), dts[b]);
+                genie_retain(t[i]);
+                genie_pool_pop(cs[i]);
+                memset(bufs[i], i, (size_t)n * 8);
+                if (genie_read(cs[i], t[i], dts[b], bufs[i], bytes) != GENIE_OK) bufs[i][0] ^= 1;
+                genie_release(t[i]);
+                genie_release(src);
+            }
+            ran++;
+            if (memcmp(bufs[0], bufs[1], bytes) != 0) {
+                for (k = 0; k < n && memcmp(bufs[0] + k * (int64_t)genie_dtype_size(dts[b]), bufs[1] + k * (int64_t)genie_dtype_size(dts[b]),
+                                            genie_dtype_size(dts[b])) == 0; k++) {}
+                printf("  to_dtype %s -> %s (%d threads): element %lld differs from the reference\n", genie_dtype_name(dts[a]),
+                       genie_dtype_name(dts[b]), th, (long long)k);
+                bad++;
+            }
+        }
+    FCHECK(bad == 0 && ran == 90, "to_dtype: %d of %d dtype pairs differ from the reference", bad, ran);
+    free(f);
+    free(ints);
+    free(bufs[0]);
+    free(bufs[1]);
+}
+
 /* where and masked_fill in groups: the bool operand loaded as 0 or 1 (contiguous, a
    broadcast row or column, or computed in the same tape by a comparison), the values
    f32, f16 or bf16 (NaN, inf and signed zeros among them), alone, inside chains and as a
@@ -1114,6 +1172,7 @@ void fuse_tests(int *passed, int *failed) {
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) half_cases(c, r, th); /* quick (valgrind): 2 threads only */
         half_held_operands(c, r);
         convert_cases(c, r, th);
+        dtype_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
