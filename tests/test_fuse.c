@@ -694,6 +694,50 @@ static void dtype_cases(genie_ctx *c, genie_ctx *r, int th) {
     free(bufs[1]);
 }
 
+/* sum, prod, amax and amin of integers and bool over trailing dims (the typed row kernel)
+   against the reference, exactly: i64 values over the whole range (sums and products
+   wrap), converted (wrapping) to the narrower dtypes; rows of 515 (two chunks and a tail),
+   of 2100 over two dims, and of 1. */
+static void int_reduce_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[6] = {GENIE_I64, GENIE_I32, GENIE_I16, GENIE_I8, GENIE_U8, GENIE_BOOL};
+    static const int64_t shapes[3][3] = {{37, 515, 1}, {3, 7, 300}, {40, 1, 1}};
+    const int64_t n = 3 * 7 * 300 > 37 * 515 ? 3 * 7 * 300 : 37 * 515;
+    int64_t *v = (int64_t *)malloc((size_t)n * sizeof(int64_t)), k;
+    int d, sh, op, i, bad = 0, ran = 0;
+    uint64_t z = 88172645463325252ull;
+    for (k = 0; k < n; k++) {
+        z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+        v[k] = k % 5 == 0 ? (int64_t)z : (int64_t)(z % 7) - 3; /* big values, and small ones (products stay nonzero longer) */
+    }
+    for (d = 0; d < 6; d++)
+        for (sh = 0; sh < 3; sh++)
+            for (op = 0; op < 4; op++) {
+                genie_ctx *cs[2];
+                genie_tensor *t[2];
+                int64_t got[2][1000];
+                int64_t dims2[2] = {1, 2}, dim1[1] = {1}, nel = shapes[sh][0] * shapes[sh][1] * shapes[sh][2];
+                cs[0] = c, cs[1] = r;
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *x = genie_reshape(cs[i], genie_to_dtype(cs[i], genie_from_data(cs[i], GENIE_I64, 1, &nel, v), dts[d]), 3,
+                                                    shapes[sh]);
+                    const int nd = sh == 1 ? 2 : 1;
+                    const int64_t *dims = sh == 1 ? dims2 : dim1;
+                    t[i] = op == 0 ? genie_sum(cs[i], x, nd, dims, 0) : op == 1 ? genie_prod(cs[i], x, nd, dims, 1)
+                         : op == 2 ? genie_amax(cs[i], x, nd, dims, 0) : genie_amin(cs[i], x, nd, dims, 0);
+                    memset(got[i], 0, sizeof got[i]);
+                    if (genie_read(cs[i], t[i], GENIE_I64, got[i], (size_t)genie_numel(t[i]) * sizeof(int64_t)) != GENIE_OK) got[i][0] ^= 1;
+                }
+                ran++;
+                if (memcmp(got[0], got[1], sizeof got[0]) != 0) {
+                    printf("  integer reduction %d of %s, shape %d (%d threads): differs from the reference\n", op,
+                           genie_dtype_name(dts[d]), sh, th);
+                    bad++;
+                }
+            }
+    FCHECK(bad == 0 && ran == 72, "integer reductions: %d of %d cases differ from the reference", bad, ran);
+    free(v);
+}
+
 /* where and masked_fill in groups: the bool operand loaded as 0 or 1 (contiguous, a
    broadcast row or column, or computed in the same tape by a comparison), the values
    f32, f16 or bf16 (NaN, inf and signed zeros among them), alone, inside chains and as a
@@ -1024,6 +1068,25 @@ static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
             genie_release(res[0]);
             genie_release(res[1]);
         }
+    for (op = 0; op < 2; op++) { /* ties of signed zeros: the first zero's bits, in every lane */
+        static const float z[6] = {-1.0f, -0.0f, 0.0f, -0.0f, -2.0f, 0.0f};
+        float v[6 * 20], got[2][20];
+        int64_t s2[2] = {6, 20}, d0 = 0;
+        genie_ctx *cs[2];
+        int j, q;
+        cs[0] = c, cs[1] = r;
+        for (q = 0; q < 6; q++)
+            for (j = 0; j < 20; j++) v[q * 20 + j] = op == 0 ? z[(q + j) % 6] : -z[(q + j) % 6];
+        for (i = 0; i < 2; i++) {
+            genie_tensor *x = genie_from_data(cs[i], GENIE_F32, 2, s2, v), *t;
+            t = op == 0 ? genie_amax(cs[i], x, 1, &d0, 0) : genie_amin(cs[i], x, 1, &d0, 0);
+            if (genie_read(cs[i], t, GENIE_F32, got[i], sizeof got[i]) != GENIE_OK) got[i][0] = NAN;
+            genie_release(t);
+            genie_release(x);
+        }
+        FCHECK(memcmp(got[0], got[1], sizeof got[0]) == 0, "%s over dim 0 with signed zeros (%d thread(s)): differs from the reference",
+               op == 0 ? "amax" : "amin", th);
+    }
 }
 
 /* x ** e with a scalar exponent: 2 and -1 run as square and reciprocal (the same values
@@ -1173,6 +1236,7 @@ void fuse_tests(int *passed, int *failed) {
         half_held_operands(c, r);
         convert_cases(c, r, th);
         dtype_cases(c, r, th);
+        int_reduce_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
