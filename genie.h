@@ -5397,38 +5397,41 @@ static int genie__dims_run(const genie__vspec *v, int k0, int k1, int64_t *s) {
     }
     return 1;
 }
-/* Rows of unit stride (and unit-stride output rows) run in place: no gathering. */
+/* f32 rows of unit stride (and unit-stride output rows) run in place: no gathering. */
 static int genie__grows_direct(const genie__node *n, const genie__grows *g) {
     const int kind = genie__op_kinds[n->op];
-    return g->xs == 1 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
+    return g->xs == 1 && n->in[0].n->dtype == GENIE_F32 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
 }
 static int64_t genie__grows_cap(int64_t len);
-/* Floats of a thread's workspace: a block of gathered rows (xb), and for a row-shaped
-   result its rows (yb); none in place. */
+/* Floats of a thread's workspace: a block of gathered rows (xb), for a row-shaped result
+   its rows (yb), and f16/bf16 layer_norm's weight and bias as f32; none in place. */
 static int64_t genie__grows_ws(const genie__node *n, const genie__grows *g) {
     const int kind = genie__op_kinds[n->op];
     const int64_t blk = g->rows < GENIE__GROWS ? g->rows : GENIE__GROWS;
     if (genie__grows_direct(n, g)) return 0;
-    return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1);
+    return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1) +
+           (kind == GENIE__K_LAYER_NORM && n->in[0].n->dtype != GENIE_F32 ? 2 * genie__grows_cap(g->len) : 0);
 }
 static int genie__grows_plan(const genie__node *n, genie__grows *g) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
     int kind = genie__op_kinds[n->op], k = 0, i;
     int64_t rows, len;
-    if (!v || n->base || n->numel == 0 || v->ndim < 1 || n->in[0].n->dtype != GENIE_F32 ||
+    const int dt = n->nin >= 1 ? n->in[0].n->dtype : GENIE_F32;
+    if (!v || n->base || n->numel == 0 || v->ndim < 1 || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) ||
         !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__rows_plan(n, &rows, &len)) return 0;
     switch (kind) {
     case GENIE__K_REDUCE: case GENIE__K_ARGREDUCE:
-        if (n->nin != 1 || n->dtype != (kind == GENIE__K_ARGREDUCE && n->a.i[1] ? GENIE_I64 : GENIE_F32)) return 0;
+        if (n->nin != 1 || n->dtype != (kind == GENIE__K_ARGREDUCE && n->a.i[1] ? GENIE_I64 : dt)) return 0;
         k = (int)n->a.i[0];
         break;
     case GENIE__K_SOFTMAX:
-        if (n->nin != 1 || n->dtype != GENIE_F32 || n->cdt != GENIE_F32) return 0;
+        if (n->nin != 1 || n->dtype != dt || n->cdt != dt) return 0;
         break;
-    case GENIE__K_LAYER_NORM: /* f32 weight and bias, contiguous */
-        if (n->dtype != GENIE_F32) return 0;
+    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32, contiguous */
+        if (n->dtype != dt) return 0;
         for (i = 1; i < n->nin; i++)
-            if (n->in[i].n->dtype != GENIE_F32 || !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides))
+            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
+                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides))
                 return 0;
         k = (int)n->a.i[0];
         break;
@@ -5457,20 +5460,24 @@ static int genie__grows_plan(const genie__node *n, genie__grows *g) {
 /* A gathered row's floats: a line more than a multiple of 16, so that the rows of a block
    (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
 static int64_t genie__grows_cap(int64_t len) { return genie__rows_half_cap(len) + 16; }
-/* Threads take blocks of GENIE__GROWS rows. Unit-stride rows run in place; others
-   are gathered into f32 rows in the workspace (p->ws: genie__grows_ws floats a thread),
-   run with the path's primitives (the values and order of a contiguous row: the
-   same results bit for bit) and a row-shaped result scattered back. */
-static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int ith, int nth) {
+/* Threads take blocks of GENIE__GROWS rows. Unit-stride f32 rows run in place; others
+   are gathered into f32 rows in the workspace (p->ws: genie__grows_ws floats a thread;
+   f16/bf16 converted exactly), run with the path's primitives (the values and order of a
+   contiguous row: the same results bit for bit) and a row-shaped result scattered back
+   (f16/bf16 rounded once; rms_norm's x rstd rounded before its weight, as genie__k_rows). */
+static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const int kind = genie__op_kinds[n->op], rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
+    const int dt = n->in[0].n->dtype, half = dt != GENIE_F32;
     const float *x0 = (const float *)GENIE__IN(n, 0), *w = NULL, *b = NULL;
+    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0);
     float *y0 = (float *)GENIE__OUT(n), *xb, *yb;
+    uint16_t *hy = (uint16_t *)GENIE__OUT(n);
     genie__grows g;
     genie__mi m;
     const int64_t *sts[2];
     int64_t offs[2], cap, lo, hi, blk, i, j, xo[GENIE__GROWS], yo[GENIE__GROWS];
-    int direct, nt;
+    int direct, nt, rms_w = 0;
     if (!genie__grows_plan(n, &g)) { /* checked by genie__fast_grows */
         snprintf(p->msg, sizeof p->msg, "%s: gathered rows: the view changed", genie__op_names[n->op]);
         return GENIE_ERR_UNSUPPORTED;
@@ -5485,8 +5492,11 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int
     nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
     if (kind == GENIE__K_LAYER_NORM) {
         const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
-        w = has_w ? (const float *)GENIE__IN(n, 1) + n->in[1].v->off : NULL;
-        b = has_b ? (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off : NULL;
+        float *pb = half ? yb + (g.rows < GENIE__GROWS ? g.rows : GENIE__GROWS) * cap : NULL; /* f16/bf16: f32 weight, bias */
+        w = !has_w ? NULL : half ? genie__rows_param(cpu, n, 1, pb, g.len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off;
+        b = !has_b ? NULL : half ? genie__rows_param(cpu, n, 1 + has_w, pb + cap, g.len)
+                                 : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off;
+        rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
     }
     sts[0] = g.xst, sts[1] = g.yst;
     offs[0] = n->in[0].v->off, offs[1] = n->out->off;
@@ -5496,20 +5506,38 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int
         const int64_t r0 = blk * GENIE__GROWS, nr = g.rows - r0 < GENIE__GROWS ? g.rows - r0 : GENIE__GROWS;
         for (i = 0; i < nr; i++, genie__mi_next(&m)) xo[i] = m.off[0], yo[i] = m.off[1];
         if (!direct && g.xs == 1)
-            for (i = 0; i < nr; i++) memcpy(xb + i * cap, x0 + xo[i], (size_t)g.len * sizeof(float));
-        else if (!direct) /* j outer: rows one element apart read a line at each j */
+            for (i = 0; i < nr; i++) {
+                if (half) genie__hconv(cpu, dt, 0, xb + i * cap, h0 + xo[i], g.len);
+                else memcpy(xb + i * cap, x0 + xo[i], (size_t)g.len * sizeof(float));
+            }
+        else if (!direct && half) /* j outer: rows one element apart read a line at each j */
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) xb[i * cap + j] = dt == GENIE_BF16 ? genie__bf2f(h0[xo[i] + j * g.xs]) : genie__h2f(h0[xo[i] + j * g.xs]);
+        else if (!direct)
             for (j = 0; j < g.len; j++)
                 for (i = 0; i < nr; i++) xb[i * cap + j] = x0[xo[i] + j * g.xs];
         for (i = 0; i < nr; i++) {
             const float *x = direct ? x0 + xo[i] : xb + i * cap;
             float *y = direct ? y0 + yo[i] : yb + i * cap;
-            const double r = genie__row_run(rk, n->op, &n->a, x, g.len, y, w, b, nt);
+            const double r = genie__row_run(rk, n->op, &n->a, x, g.len, y, rms_w ? NULL : w, b, nt);
             const int64_t o = n->out->off + r0 + i;
-            if (kind == GENIE__K_REDUCE) y0[o] = (float)r;
+            if (kind == GENIE__K_REDUCE && half) genie__stf(y0, o, dt, r);
+            else if (kind == GENIE__K_REDUCE) y0[o] = (float)r;
             else if (kind == GENIE__K_ARGREDUCE && n->a.i[1]) ((int64_t *)(void *)y0)[o] = (int64_t)r;
+            else if (kind == GENIE__K_ARGREDUCE && half) hy[o] = h0[xo[i] + (int64_t)r * g.xs];
             else if (kind == GENIE__K_ARGREDUCE) y0[o] = x[(int64_t)r];
+            if (rms_w) {
+                genie__fround(cpu, dt, y, g.len);
+                for (j = 0; j < g.len; j++) y[j] *= w[j]; /* exact: two f16/bf16 values */
+            }
         }
-        if (rows_out && !direct && g.ys == 1)
+        if (rows_out && half && g.ys == 1)
+            for (i = 0; i < nr; i++) genie__hconv(cpu, dt, 1, hy + yo[i], yb + i * cap, g.len);
+        else if (rows_out && half)
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++)
+                    hy[yo[i] + j * g.ys] = dt == GENIE_BF16 ? genie__f2bf(yb[i * cap + j]) : genie__f2h(yb[i * cap + j]);
+        else if (rows_out && !direct && g.ys == 1)
             for (i = 0; i < nr; i++) memcpy(y0 + yo[i], yb + i * cap, (size_t)g.len * sizeof(float));
         else if (rows_out && !direct)
             for (j = 0; j < g.len; j++)
@@ -5518,14 +5546,14 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie__kparams *p, int
     return GENIE_OK;
 }
 static genie_result genie__k_grows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], p, ith, nth);
+    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
 }
 #ifdef GENIE__X86
 static genie_result genie__k_grows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], p, ith, nth);
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
 }
 static genie_result genie__k_grows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], p, ith, nth);
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
 }
 #endif
 /* The gathered-row kernel for node n, its threads and workspace; NULL: the reference. */

@@ -329,12 +329,15 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
     /* x: a contiguous [A, B, C], or its transpose [C, B, A] (v 1), or a slice [A, B, C - 2] at C's
        offset 1 (v 2: rows of unit stride, not dense; [A, B - 2, C] where C is 2); over every dim */
     static const int64_t shapes[][3] = {{5, 37, 19}, {64, 40, 33}, {3, 300, 2}, {2, 1, 4097}, {17, 16, 16}};
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_BF16, GENIE_F16}; /* f16/bf16: converted rows, rounded back */
     size_t s;
-    int k, v, op, pat;
+    int k, v, op, pat, di;
+    for (di = 0; di < 3; di++)
     for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (v = 0; v < 3; v++)
-            for (pat = 0; pat < 6; pat += 2 + (s > 0)) {
+            for (pat = 0; pat < 6; pat += 2 + (s > 0) + 2 * (di > 0)) {
                 const int64_t *sh = shapes[s], total = sh[0] * sh[1] * sh[2];
+                const genie_dtype dt = dts[di];
                 float *data = (float *)malloc((size_t)total * sizeof(float));
                 rng_state = (uint64_t)(s * 131 + (size_t)v * 17 + (size_t)pat);
                 fill(data, sh[0] * sh[1], sh[2], pat);
@@ -344,6 +347,7 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                     int64_t d, perm[3], back[3], L, i;
                     genie_pool_push(c);
                     x = genie_from_data(c, GENIE_F32, 3, sh, data);
+                    if (dt != GENIE_F32) x = genie_to_dtype(c, x, dt);
                     if (v == 1) {
                         int64_t rev[3] = {2, 1, 0};
                         x = genie_permute(c, x, 3, rev);
@@ -361,8 +365,8 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                             perm[2] = d;
                             for (i = 0; i < 3; i++) back[perm[i]] = i;
                             L = genie_shape(x)[d];
-                            w = genie_randn(c, GENIE_F32, 1, &L, 7);
-                            b = genie_randn(c, GENIE_F32, 1, &L, 8);
+                            w = genie_randn(c, dt, 1, &L, 7);
+                            b = genie_randn(c, dt, 1, &L, 8);
                             r = g_apply(c, op, x, d, w, b);
                             xc = genie_contiguous(c, genie_permute(c, x, 3, perm));
                             genie_realize(c, 1, &xc);
@@ -373,8 +377,8 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                             (*passed) += ok;
                             (*failed) += !ok;
                             if (!ok && r_shown++ < 20)
-                                printf("FAIL reduce gathered %s over dim %lld of [%lld, %lld, %lld] variant %d pattern %d on %s: "
-                                       "element %lld: %.9g, contiguous %.9g (%s)\n", g_names[op], (long long)d, (long long)sh[0],
+                                printf("FAIL reduce gathered %s %s over dim %lld of [%lld, %lld, %lld] variant %d pattern %d on %s: "
+                                       "element %lld: %.9g, contiguous %.9g (%s)\n", genie_dtype_name(dt), g_names[op], (long long)d, (long long)sh[0],
                                        (long long)sh[1], (long long)sh[2], v, pat, fname[k], (long long)at, v2[0], v2[1],
                                        genie_last_error(c));
                             genie_clear_error(c);
@@ -405,7 +409,7 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                                                   of unit stride, in place (its f32 FMA tells it from the reference) */
                         int64_t ns[2] = {sh[1] - 2, sh[2]}, at;
                         genie_tensor *xs = genie_narrow(c, x, 1, 1, sh[1] - 2), *xc = genie_contiguous(c, xs), *r, *y;
-                        genie_tensor *w2 = genie_randn(c, GENIE_F32, 2, ns, 11), *b2 = genie_randn(c, GENIE_F32, 2, ns, 12);
+                        genie_tensor *w2 = genie_randn(c, dt, 2, ns, 11), *b2 = genie_randn(c, dt, 2, ns, 12);
                         double v2[2];
                         int ok;
                         genie_realize(c, 1, &xc);
