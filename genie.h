@@ -4351,6 +4351,35 @@ static genie_result genie__k_sort_fast(genie__kparams *p, int ith, int nth) {
             u = f != f ? 0xffffffffu : u >> 31 ? ~u : u | 0x80000000u;
             a[j] = (uint64_t)(desc ? ~u : u) << 32 | (uint64_t)j;
         }
+        if (n->op == GENIE__OP_TOPK && k > 0 && k <= 256 && k * 16 <= len) { /* few of many (a sampling step's top 50):
+            the k least keys (all distinct: the index breaks ties) in a max-heap, then popped into order */
+            int64_t h = 0, i, c;
+            uint64_t x;
+            for (j = 0; j < len; j++) {
+                if (h == k && a[j] >= b[0]) continue;
+                if (h < k) { /* sift up */
+                    for (i = h++, x = a[j]; i > 0 && b[(i - 1) / 2] < x; i = (i - 1) / 2) b[i] = b[(i - 1) / 2];
+                } else { /* replace the largest, sift down */
+                    for (i = 0, x = a[j]; (c = 2 * i + 1) < k; i = c) {
+                        if (c + 1 < k && b[c + 1] > b[c]) c++;
+                        if (b[c] <= x) break;
+                        b[i] = b[c];
+                    }
+                }
+                b[i] = x;
+            }
+            for (; h > 1; h--) { /* pop the largest to the end: ascending */
+                x = b[h - 1];
+                b[h - 1] = b[0];
+                for (i = 0; (c = 2 * i + 1) < h - 1; i = c) {
+                    if (c + 1 < h - 1 && b[c + 1] > b[c]) c++;
+                    if (b[c] <= x) break;
+                    b[i] = b[c];
+                }
+                b[i] = x;
+            }
+            t = a, a = b, b = t;
+        } else
         for (pass = 0; pass < 4; pass++) { /* stable: equal keys keep their index order */
             const int sh = 32 + 8 * pass;
             int64_t sum = 0, c;

@@ -1129,20 +1129,20 @@ static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
     int d, form, i, out;
     for (d = 0; d < 3; d++)
-        for (form = 0; form < 9; form++) {
+        for (form = 0; form < 11; form++) { /* 9, 10: topk of 4 of the rows of 70 (few of many: a heap), ties in 10 */
             genie_ctx *cs[2];
             genie_tensor *res[2][2];
             cs[0] = c, cs[1] = r;
             for (i = 0; i < 2; i++) {
-                int64_t s3[3] = {3, 11, HALF_C}, dim = form % 3 == 0 ? -1 : form % 3 == 1 ? 1 : 0;
+                int64_t s3[3] = {3, 11, HALF_C}, dim = form % 3 == 0 || form >= 9 ? -1 : form % 3 == 1 ? 1 : 0;
                 genie_tensor *x0 = half_data(cs[i], dts[d], HALF_R, HALF_C, 71 + (uint64_t)form), *x;
                 genie_tuple *tp;
                 genie_pool_push(cs[i]);
                 x = genie_reshape(cs[i], x0, 3, s3);
-                if (form == 7) x = genie_mul_scalar(cs[i], genie_abs(cs[i], genie_sign(cs[i], x)), 2.0); /* ties: 0 and 2, NaN */
+                if (form == 7 || form == 10) x = genie_mul_scalar(cs[i], genie_abs(cs[i], genie_sign(cs[i], x)), 2.0); /* ties: 0 and 2, NaN */
                 if (form == 8) x = genie_mul_scalar(cs[i], x, 0.0); /* -0 and +0 tie (and NaN) */
                 tp = form < 4 || form == 8 ? genie_sort(cs[i], x, dim, form % 2)
-                                           : genie_topk(cs[i], x, form == 6 ? 1 : 3, dim, form % 2, 1);
+                                           : genie_topk(cs[i], x, form == 6 ? 1 : form >= 9 ? 4 : 3, dim, form % 2, 1);
                 for (out = 0; out < 2; out++) {
                     res[i][out] = genie_tuple_get(tp, out);
                     genie_retain(res[i][out]);
