@@ -5657,9 +5657,12 @@ typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
     X(P, ADD) X(P, SUB) X(P, MUL) X(P, DIV) X(P, POW) X(P, MAXIMUM) X(P, MINIMUM)
 #define GENIE__VC_LIST(X, P) /* binary, bool out */ \
     X(P, EQ) X(P, NE) X(P, LT) X(P, LE) X(P, GT) X(P, GE) X(P, LOGICAL_AND) X(P, LOGICAL_OR)
-#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS)
+#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS) X(P, POWH)
 /* B2F: bool (uint8) -> f32 0 or 1; SEL: out = a != 0 ? b : out (b f32[n]), SELS: the
-   same with one f32 *b (where and masked_fill blend into out, which holds the other value) */
+   same with one f32 *b (where and masked_fill blend into out, which holds the other value);
+   POWH: x ** 0.5, the reference's pow: on the SIMD paths the correctly rounded sqrt, +0 for
+   -0 and +inf for -inf (an f32's square root is never within glibc pow's 0.52 ulp of f64 of
+   an f32 rounding boundary, so rounding either to f32 gives the same value) */
 
 enum genie__vop {
 #define GENIE__X1(P, o) GENIE__V_##o,
@@ -5748,6 +5751,11 @@ static void genie__vg_SELS(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     for (i = 0; i < n; i++)
         if (((const float *)a)[i] != 0) ((float *)out)[i] = v;
+}
+static void genie__vg_POWH(void *out, const void *a, const void *b, int64_t n) {
+    int64_t i;
+    (void)b;
+    for (i = 0; i < n; i++) ((float *)out)[i] = (float)genie__binary_f(GENIE__OP_POW, ((const float *)a)[i], 0.5);
 }
 
 #ifdef GENIE__X86
@@ -6615,6 +6623,17 @@ static GENIE__AVX2 void genie__vy_SELS(void *out, const void *a, const void *b, 
     for (; i < n; i++)
         if (c[i] != 0) y[i] = *(const float *)b;
 }
+static GENIE__AVX2 void genie__vy_POWH(void *out, const void *a, const void *b, int64_t n) {
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i), r = _mm256_add_ps(_mm256_sqrt_ps(v), _mm256_setzero_ps()); /* -0 -> +0 */
+        _mm256_storeu_ps(y + i, _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(v, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ)));
+    }
+    for (; i < n; i++) y[i] = x[i] == -INFINITY ? INFINITY : sqrtf(x[i]) + 0.0f;
+}
 /* The masked forms (all lanes) name their pass-through operand; the plain ones fill it
    with _mm512_undefined_*(), which GCC 12 reports as uninitialized in C++ at -O2. */
 #define GENIE__Z_SLLI32(a, k) _mm512_mask_slli_epi32(a, (__mmask16)-1, a, k)
@@ -6698,6 +6717,18 @@ static GENIE__AVX512 void genie__vz_SELS(void *out, const void *a, const void *b
         _mm512_mask_storeu_ps(y + i, _mm512_cmp_ps_mask(_mm512_loadu_ps(c + i), _mm512_setzero_ps(), _CMP_NEQ_UQ), s);
     for (; i < n; i++)
         if (c[i] != 0) y[i] = *(const float *)b;
+}
+static GENIE__AVX512 void genie__vz_POWH(void *out, const void *a, const void *b, int64_t n) {
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + i), r = _mm512_add_ps(_mm512_sqrt_ps(v), _mm512_setzero_ps()); /* -0 -> +0 */
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ),
+                                                           _mm512_set1_ps(INFINITY)));
+    }
 }
 #undef GENIE__Z_SLLI32
 #undef GENIE__Z_SRLI32
@@ -6815,7 +6846,9 @@ static int genie__v_unary_id(int op) {
 /* pow(x, e) for an exponent the reference's libm pow gives exactly as a unary
    kernel does: 2 (x * x: exact in double, one rounding), -1 (1 / x, correctly
    rounded both ways); the unary's id, else -1 (pow itself, libm a lane). */
-static int genie__pow_unary(double e) { return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : -1; }
+static int genie__pow_unary(double e) {
+    return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : e == 0.5 ? GENIE__V_POWH : -1;
+}
 /* Fill j for node n on path cpu: 1 if an array kernel runs it, else 0. */
 static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
     int kind = genie__op_kinds[n->op], id = genie__v_unary_id(n->op), bool_out, idt;

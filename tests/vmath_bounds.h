@@ -10,7 +10,10 @@
 #define VM_TRANSCENDENTALS(X)                                                              \
     X(exp, genie_exp, 1) X(log, genie_log, 1) X(log1p, genie_log1p, 1) X(expm1, genie_expm1, 1) \
     X(tanh, genie_tanh, 2) X(sigmoid, genie_sigmoid, 2) X(silu, genie_silu, 3)             \
-    X(erf, genie_erf, 1) X(gelu, genie_gelu, 4) X(gelu_tanh, genie_gelu_tanh, 4)
+    X(erf, genie_erf, 1) X(gelu, genie_gelu, 4) X(gelu_tanh, genie_gelu_tanh, 4)           \
+    X(pow_half, vm_pow_half, 0)
+/* x ** 0.5: the SIMD paths' square root against the reference's pow, exact */
+static genie_tensor *vm_pow_half(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, 0.5); }
 /* sin and cos keep f64 kernels: <= 1 ulp */
 #define VM_ULP_TRIG 1
 #define VM_BOUND_ENUM(name, fn, ulp) VM_ULP_##name = ulp,
