@@ -4576,48 +4576,73 @@ static genie_result genie__k_cumsum(genie__kparams *p, int ith, int nth) {
    whatever dim is summed; threads take (outer, block) pairs. */
 static int genie__cumsum_fast_ok(const genie__node *n, genie_cpu cpu) {
     const genie__vspec *iv = n->in[0].v;
-    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && n->in[0].n->dtype == GENIE_F32 && n->dtype == GENIE_F32 &&
-           genie__is_contig(iv->ndim, iv->shape, iv->strides) && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+    const int dt = n->dtype;
+    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
+           n->in[0].n->dtype == dt && genie__is_contig(iv->ndim, iv->shape, iv->strides) &&
+           genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
 }
+/* The kernel's body over elements of type T, LD(p) an element as double (exact) and ST(v) a
+   double rounded to it (f16/bf16 through f32, as genie__stf). */
+#define GENIE__CUMSUM_BODY(T, LD, ST)                                                              \
+    const T *x = (const T *)GENIE__IN(n, 0) + iv->off;                                             \
+    T *y = (T *)GENIE__OUT(n) + n->out->off;                                                       \
+    if (inner == 1) { /* along the last dim: four rows' chains at once (each add waits for the last) */ \
+        for (w = lo; w + 4 <= hi; w += 4) {                                                        \
+            const T *x0 = x + w * len, *x1 = x0 + len, *x2 = x1 + len, *x3 = x2 + len;             \
+            T *y0 = y + w * len, *y1 = y0 + len, *y2 = y1 + len, *y3 = y2 + len;                   \
+            double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                 \
+            for (j = 0; j < len; j++) {                                                            \
+                y0[j] = ST(a0 += LD(x0[j]));                                                       \
+                y1[j] = ST(a1 += LD(x1[j]));                                                       \
+                y2[j] = ST(a2 += LD(x2[j]));                                                       \
+                y3[j] = ST(a3 += LD(x3[j]));                                                       \
+            }                                                                                      \
+        }                                                                                          \
+        for (; w < hi; w++) {                                                                      \
+            double a = 0;                                                                          \
+            for (j = 0; j < len; j++) y[w * len + j] = ST(a += LD(x[w * len + j]));                \
+        }                                                                                          \
+        return GENIE_OK;                                                                           \
+    }                                                                                              \
+    for (w = lo; w < hi; w++) {                                                                    \
+        const int64_t o = w / nblk, c0 = (w % nblk) * GENIE__RCOLS, nb = inner - c0 < GENIE__RCOLS ? inner - c0 : GENIE__RCOLS; \
+        const T *xr = x + o * len * inner + c0;                                                    \
+        T *yr = y + o * len * inner + c0;                                                          \
+        for (c = 0; c < nb; c++) acc[c] = 0;                                                       \
+        for (j = 0; j < len; j++, xr += inner, yr += inner)                                        \
+            for (c = 0; c < nb; c++) yr[c] = ST(acc[c] += LD(xr[c]));                              \
+    }                                                                                              \
+    return GENIE_OK;
+#define GENIE__CS_F32(v) ((double)(v))
+#define GENIE__CS_TOF32(v) ((float)(v))
+#define GENIE__CS_H(v) ((double)genie__h2f(v))
+#define GENIE__CS_TOH(v) genie__f2h((float)(v))
+#define GENIE__CS_BF(v) ((double)genie__bf2f(v))
+#define GENIE__CS_TOBF(v) genie__f2bf((float)(v))
 static genie_result genie__k_cumsum_fast(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *iv = n->in[0].v;
     const int d = (int)n->a.i[0];
     const int64_t len = iv->shape[d], inner = genie__numel(iv->ndim - d - 1, iv->shape + d + 1);
     const int64_t nblk = (inner + GENIE__RCOLS - 1) / GENIE__RCOLS;
-    const float *x = (const float *)GENIE__IN(n, 0) + iv->off;
-    float *y = (float *)GENIE__OUT(n) + n->out->off;
     int64_t lo, hi, w, j, c;
     double acc[GENIE__RCOLS];
     genie__share(genie__numel(d, iv->shape) * nblk, ith, nth, &lo, &hi);
-    if (inner == 1) { /* along the last dim: four rows' chains at once (each add waits for the last) */
-        for (w = lo; w + 4 <= hi; w += 4) {
-            const float *x0 = x + w * len, *x1 = x0 + len, *x2 = x1 + len, *x3 = x2 + len;
-            float *y0 = y + w * len, *y1 = y0 + len, *y2 = y1 + len, *y3 = y2 + len;
-            double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            for (j = 0; j < len; j++) {
-                y0[j] = (float)(a0 += (double)x0[j]);
-                y1[j] = (float)(a1 += (double)x1[j]);
-                y2[j] = (float)(a2 += (double)x2[j]);
-                y3[j] = (float)(a3 += (double)x3[j]);
-            }
-        }
-        for (; w < hi; w++) {
-            double a = 0;
-            for (j = 0; j < len; j++) y[w * len + j] = (float)(a += (double)x[w * len + j]);
-        }
-        return GENIE_OK;
+    if (n->dtype == GENIE_F16) {
+        GENIE__CUMSUM_BODY(uint16_t, GENIE__CS_H, GENIE__CS_TOH)
+    } else if (n->dtype == GENIE_BF16) {
+        GENIE__CUMSUM_BODY(uint16_t, GENIE__CS_BF, GENIE__CS_TOBF)
+    } else {
+        GENIE__CUMSUM_BODY(float, GENIE__CS_F32, GENIE__CS_TOF32)
     }
-    for (w = lo; w < hi; w++) {
-        const int64_t o = w / nblk, c0 = (w % nblk) * GENIE__RCOLS, nb = inner - c0 < GENIE__RCOLS ? inner - c0 : GENIE__RCOLS;
-        const float *xr = x + o * len * inner + c0;
-        float *yr = y + o * len * inner + c0;
-        for (c = 0; c < nb; c++) acc[c] = 0;
-        for (j = 0; j < len; j++, xr += inner, yr += inner)
-            for (c = 0; c < nb; c++) yr[c] = (float)(acc[c] += (double)xr[c]);
-    }
-    return GENIE_OK;
 }
+#undef GENIE__CS_F32
+#undef GENIE__CS_TOF32
+#undef GENIE__CS_H
+#undef GENIE__CS_TOH
+#undef GENIE__CS_BF
+#undef GENIE__CS_TOBF
+#undef GENIE__CUMSUM_BODY
 
 /* Element k of a dims-long stride list of view v, 0 past its dims (a 0-dim
    view read as one element of any rank). */
@@ -5445,7 +5470,7 @@ static int genie__grows_plan(const genie__node *n, genie__grows *g) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
     int kind = genie__op_kinds[n->op], k = 0, i;
     int64_t rows, len;
-    const int dt = n->nin >= 1 ? n->in[0].n->dtype : GENIE_F32;
+    const int dt = n->nin >= 1 ? (int)n->in[0].n->dtype : (int)GENIE_F32;
     if (!v || n->base || n->numel == 0 || v->ndim < 1 || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) ||
         !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__rows_plan(n, &rows, &len)) return 0;
     switch (kind) {
