@@ -4187,15 +4187,16 @@ static genie_result genie__k_gather(genie__kparams *p, int ith, int nth) {
 /* Its fast path for scatter / scatter_add: self, index (i64) and src contiguous, index
    and src of one shape, equal to self's but at dim d, read as [A, S, B] (self, out) and
    [A, K, B]: out = self, then for every index position in order out[a, index[a, k, b], b]
-   = src[a, k, b] (the element's bits), or += it (f32, f64: in the element's type, the
-   reference's sum rounded once; i64, i32: wrapping). Every index is checked first (the
-   reference's message for the first bad one). One thread, the reference's order. */
+   = src[a, k, b] (the element's bits: a signalling NaN stays one; not bool, whose bytes
+   the reference makes 0 or 1), or += it (f32, f64: in the element's type, the reference's
+   sum rounded once; i64, i32: wrapping). Every index is checked first (the reference's
+   message for the first bad one). One thread, the reference's order. */
 static int genie__scatter_ok(const genie__node *n, genie_cpu cpu) {
     const genie__vspec *sv = n->in[0].v, *xv = n->in[1].v, *cv = n->in[2].v, *ov = n->out;
     const int d = (int)n->a.i[0], dt = n->dtype;
     int k;
     if (cpu <= GENIE_CPU_REFERENCE || sv->ndim < 1 || sv->ndim != xv->ndim || xv->ndim != cv->ndim ||
-        n->in[0].n->dtype != dt || n->in[2].n->dtype != dt || n->in[1].n->dtype != GENIE_I64 ||
+        n->in[0].n->dtype != dt || n->in[2].n->dtype != dt || n->in[1].n->dtype != GENIE_I64 || dt == GENIE_BOOL ||
         (n->op == GENIE__OP_SCATTER_ADD && dt != GENIE_F32 && dt != GENIE_F64 && dt != GENIE_I64 && dt != GENIE_I32) ||
         !genie__is_contig(sv->ndim, sv->shape, sv->strides) || !genie__is_contig(xv->ndim, xv->shape, xv->strides) ||
         !genie__is_contig(cv->ndim, cv->shape, cv->strides) || !genie__is_contig(ov->ndim, ov->shape, ov->strides))
@@ -7402,9 +7403,10 @@ static int genie__cpu_runs(genie_cpu path) {
     default: return 0;
     }
 }
-/* The AVX-512 path's bf16 products use vdpbf16ps where the CPU has it. */
+/* The AVX-512 path's bf16 products use vdpbf16ps where the CPU has it (x86-64: an i386
+   build may move the packed pairs through x87 registers, which quiets NaN-like pairs). */
 static int genie__bf16dp_runs(void) {
-#ifdef GENIE__X86
+#if defined(GENIE__X86) && defined(__x86_64__)
     return __builtin_cpu_supports("avx512bf16") != 0;
 #else
     return 0;

@@ -1162,19 +1162,20 @@ static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
-/* cumsum of f32 along each dim of [3, 11, 70] (the column-block kernel, in double in
-   the reference's order), finite and special values, and of a transposed view and of
-   f16 (the reference): bit for bit. */
+/* cumsum of f32, f16 and bf16 along each dim of [3, 11, 70] (the column-block kernel, in
+   double in the reference's order, f16/bf16 rounded through f32 as it stores), finite and
+   special values, and of a transposed view (the reference): bit for bit. */
 static void cumsum_cases(genie_ctx *c, genie_ctx *r, int th) {
     int dim, form, i;
     for (dim = 0; dim < 3; dim++)
-        for (form = 0; form < 4; form++) {
+        for (form = 0; form < 5; form++) {
             genie_ctx *cs[2];
             genie_tensor *res[2];
             cs[0] = c, cs[1] = r;
             for (i = 0; i < 2; i++) {
                 int64_t s3[3] = {3, 11, HALF_C}, s2[2] = {HALF_R, HALF_C};
-                genie_tensor *x0 = form == 1 ? genie_randn(cs[i], GENIE_F32, 2, s2, 81) : half_data(cs[i], form == 3 ? GENIE_F16 : GENIE_F32, HALF_R, HALF_C, 81);
+                genie_tensor *x0 = form == 1 ? genie_randn(cs[i], GENIE_F32, 2, s2, 81)
+                                             : half_data(cs[i], form == 3 ? GENIE_F16 : form == 4 ? GENIE_BF16 : GENIE_F32, HALF_R, HALF_C, 81);
                 genie_tensor *x;
                 genie_realize(cs[i], 1, &x0);
                 genie_pool_push(cs[i]);
