@@ -8469,28 +8469,13 @@ static void genie__pack_a_bh(const genie__gemm *g, int64_t i0, int64_t mc, int64
     }
 }
 /* Pack the n <= nr columns j0.. of B[k0 : k0+kc, :] (bf16) as one panel of pairs [kp][nr]:
-   rows of B along j two at a time, else columns as A's rows; conv2d's im2col 64 k at a time
-   through the f32 packing (bf16 values, exact in f32: their high halves are the bf16). */
+   rows of B along j two at a time, else columns as A's rows. (conv2d's im2col stays on the
+   f32 kernel: packing through f32 and pairing took 10% longer than the f32 product.) */
 static void genie__pack_b_bh(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n,
                              const genie__gemm_kern *kr, uint32_t *dst) {
     const uint16_t *b = (const uint16_t *)(const void *)g->b + k0 * g->rsb + j0 * g->csb;
     int64_t q;
-    if (g->cb) {
-        float t[64 * GENIE__MAX_NR];
-        int64_t k1, kk, j;
-        uint32_t u0, u1;
-        for (k1 = 0; k1 < kc; k1 += 64) {
-            kk = GENIE__MIN(64, kc - k1);
-            genie__pack_b_s(g, k0 + k1, kk, j0, n, kr, t);
-            for (q = 0; 2 * q < kk; q++)
-                for (j = 0; j < kr->nr; j++) {
-                    memcpy(&u0, t + 2 * q * kr->nr + j, 4);
-                    u1 = 0;
-                    if (2 * q + 1 < kk) memcpy(&u1, t + (2 * q + 1) * kr->nr + j, 4);
-                    dst[(k1 / 2 + q) * kr->nr + j] = u0 >> 16 | (u1 & 0xFFFF0000u);
-                }
-        }
-    } else if (g->csb == 1)
+    if (g->csb == 1)
         for (q = 0; q < GENIE__KP(kc, 2); q++)
             genie__pairs_avx512(b + 2 * q * g->rsb, 2 * q + 1 < kc ? b + (2 * q + 1) * g->rsb : NULL, n, kr->nr,
                                 dst + q * kr->nr);
@@ -8701,7 +8686,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
             pl->skinny = 3, pl->bh = bhdot && pl->g.M >= 4;
     }
 #ifdef GENIE__X86
-    if (pl->half && !pl->skinny && pl->g.adt == GENIE_BF16 && (pl->g.cb ? pl->g.cb->dt : pl->g.bdt) == GENIE_BF16 &&
+    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 &&
         cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs())
         pl->bh = 1, kr = pl->kr = &genie__gemm_kern_bh; /* bf16 pairs, vdpbf16ps */
 #endif
