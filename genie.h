@@ -920,7 +920,8 @@ static int genie__smul(int64_t a, int64_t b, int64_t *r) {
 typedef struct genie__buf {
     int32_t refs;
     int32_t external;
-    void *data;
+    void *data;                     /* 64-byte aligned when cap >= GENIE__ALIGN_MIN */
+    void *raw;                      /* what GENIE_MALLOC gave (data, or up to 63 bytes before it) */
     size_t bytes;                   /* asked for */
     size_t cap;                     /* the block's size (its size class); 0 if external */
     uint32_t born;                  /* the tape that allocated it (its epoch), 0 outside tapes */
@@ -951,6 +952,10 @@ static double genie__no_data[1]; /* the data of empty external buffers given as 
 #define GENIE_CACHE_MAX_BYTES ((size_t)256 << 20)
 #endif
 #define GENIE__NCLASS 240
+/* Blocks of at least this many bytes start on a cache line: malloc gives 16 bytes past a
+   page for large blocks, and every 64-byte vector load or store of such a buffer would
+   straddle two lines (the tail of the extra 64 bytes is never touched). */
+#define GENIE__ALIGN_MIN 1024
 /* The class of a block of `bytes` (-1: too large to cache) and its size. */
 static int genie__size_class(size_t bytes, size_t *cap) {
     int k = 6, sub;
@@ -1651,7 +1656,7 @@ static void genie__cache_evict(genie_ctx *ctx) {
     int c = genie__size_class(b->bytes, &cap);
     genie__cache_take(ctx, b, c, cap);
     genie__dev_free(ctx, b);
-    GENIE_FREE(b->data);
+    GENIE_FREE(b->raw);
     GENIE_FREE(b);
 }
 static void genie__cache_flush(genie_ctx *ctx) {
@@ -1680,8 +1685,9 @@ static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
     } else {
         b = (genie__buf *)genie__malloc_or_flush(ctx, sizeof(genie__buf));
         if (!b) return NULL;
-        b->data = genie__malloc_or_flush(ctx, cap);
-        if (!b->data) { GENIE_FREE(b); return NULL; }
+        b->raw = genie__malloc_or_flush(ctx, cap + (cap >= GENIE__ALIGN_MIN ? 64 : 0));
+        if (!b->raw) { GENIE_FREE(b); return NULL; }
+        b->data = cap >= GENIE__ALIGN_MIN ? (void *)(((uintptr_t)b->raw + 63) & ~(uintptr_t)63) : b->raw;
         ctx->stats.bytes_fresh += cap;
         b->dev = NULL;
     }
@@ -1737,7 +1743,7 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
         return;
     }
     genie__dev_free(ctx, b);
-    GENIE_FREE(b->data);
+    GENIE_FREE(b->raw);
     GENIE_FREE(b);
 }
 static void genie__buf_release(genie_ctx *ctx, genie__buf *b) {
