@@ -3630,16 +3630,17 @@ static genie_result genie__k_reduce(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
-/* Its fast path for sum, mean, amax and amin of f32 over leading dims (the kept
-   dims one unit-stride run, as a column sum's): a block of columns accumulated
-   in double over the reduced positions in the reference's order, so the result
-   is the reference's bit for bit; threads take blocks of columns. */
+/* Its fast path for sum, mean, amax and amin of f32, f16 and bf16 over leading dims (the
+   kept dims one unit-stride run, as a column sum's): a block of columns accumulated in
+   double over the reduced positions in the reference's order (f16/bf16 rows converted to
+   f32 first: exact), each result stored as the reference stores it, so the result is the
+   reference's bit for bit; threads take blocks of columns. */
 #define GENIE__RCOLS 256
 static int genie__reduce_cols_ok(const genie__node *n, genie_cpu cpu) {
     const genie__vspec *v = n->in[0].v;
-    int nk = (int)n->a.i[0], k;
+    int nk = (int)n->a.i[0], k, dt = n->in[0].n->dtype;
     int64_t run = 1;
-    if (cpu <= GENIE_CPU_REFERENCE || nk < 1 || nk >= v->ndim || n->in[0].n->dtype != GENIE_F32 || n->dtype != GENIE_F32 ||
+    if (cpu <= GENIE_CPU_REFERENCE || nk < 1 || nk >= v->ndim || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
         (n->op != GENIE__OP_SUM && n->op != GENIE__OP_MEAN && n->op != GENIE__OP_AMAX && n->op != GENIE__OP_AMIN))
         return 0;
     for (k = nk - 1; k >= 0; k--) { /* the kept dims: one run */
@@ -3699,15 +3700,19 @@ static GENIE__AVX512 void genie__cols_mm_avx512(double *acc, const float *r, int
     genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
 }
 #endif
-static genie_result genie__k_reduce_cols_with(genie__cols_add_fn add, genie__cols_mm_fn mm, genie__kparams *p, int ith, int nth) {
+/* f16/bf16 (dt) to f32 (to16 0) or back, n elements, on path cpu's array kernel */
+static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
+static genie_result genie__k_reduce_cols_with(genie_cpu cpu, genie__cols_add_fn add, genie__cols_mm_fn mm, genie__kparams *p,
+                                              int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *v = n->in[0].v;
-    const int nk = (int)n->a.i[0], nr = v->ndim - nk, op = n->op;
+    const int nk = (int)n->a.i[0], nr = v->ndim - nk, op = n->op, dt = n->dtype;
     const int64_t K = genie__numel(nk, v->shape), inner = genie__numel(nr, v->shape + nk), *st1 = v->strides + nk;
-    const float *x = (const float *)GENIE__IN(n, 0);
-    float *out = (float *)GENIE__OUT(n) + n->out->off;
+    const size_t es = genie__dt_size[dt];
+    const char *x = (const char *)GENIE__IN(n, 0);
     int64_t lo, hi, c0, c, j, nb;
     double acc[GENIE__RCOLS];
+    float row[GENIE__RCOLS]; /* an f16/bf16 row's block as f32 */
     genie__share((K + GENIE__RCOLS - 1) / GENIE__RCOLS, ith, nth, &lo, &hi);
     for (c0 = lo * GENIE__RCOLS; c0 < hi * GENIE__RCOLS && c0 < K; c0 += GENIE__RCOLS) {
         genie__mi ri;
@@ -3716,23 +3721,28 @@ static genie_result genie__k_reduce_cols_with(genie__cols_add_fn add, genie__col
         for (c = 0; c < nb; c++) acc[c] = op == GENIE__OP_AMAX ? -INFINITY : op == GENIE__OP_AMIN ? INFINITY : 0.0;
         genie__mi_init(&ri, nr, v->shape + nk, 1, &st1, &base, 0);
         for (j = 0; j < inner; j++, genie__mi_next(&ri)) {
-            const float *r = x + ri.off[0];
+            const float *r = (const float *)(const void *)(x + (size_t)ri.off[0] * es);
+            if (dt != GENIE_F32) {
+                genie__hconv(cpu, dt, 0, row, r, nb);
+                r = row;
+            }
             if (op == GENIE__OP_SUM || op == GENIE__OP_MEAN) add(acc, r, nb);
             else mm(acc, r, nb, op == GENIE__OP_AMAX);
         }
-        for (c = 0; c < nb; c++) out[c0 + c] = (float)(op == GENIE__OP_MEAN ? acc[c] / (double)inner : acc[c]);
+        for (c = 0; c < nb; c++)
+            genie__stf(GENIE__OUT(n), n->out->off + c0 + c, dt, op == GENIE__OP_MEAN ? acc[c] / (double)inner : acc[c]);
     }
     return GENIE_OK;
 }
 static genie_result genie__k_reduce_cols_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(genie__cols_add_c, genie__cols_mm_c, p, ith, nth);
+    return genie__k_reduce_cols_with(GENIE_CPU_GENERIC, genie__cols_add_c, genie__cols_mm_c, p, ith, nth);
 }
 #ifdef GENIE__X86
 static genie_result genie__k_reduce_cols_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(genie__cols_add_avx2, genie__cols_mm_avx2, p, ith, nth);
+    return genie__k_reduce_cols_with(GENIE_CPU_AVX2, genie__cols_add_avx2, genie__cols_mm_avx2, p, ith, nth);
 }
 static genie_result genie__k_reduce_cols_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(genie__cols_add_avx512, genie__cols_mm_avx512, p, ith, nth);
+    return genie__k_reduce_cols_with(GENIE_CPU_AVX512, genie__cols_add_avx512, genie__cols_mm_avx512, p, ith, nth);
 }
 #endif
 
@@ -5321,7 +5331,6 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
     }
 }
 
-static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
 static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n);
 /* f32 rows a thread of an f16/bf16 row op in the workspace (x, y, weight, bias), each a
    multiple of 16 floats */

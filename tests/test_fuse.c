@@ -1033,11 +1033,13 @@ static void gather_cases(genie_ctx *c, genie_ctx *r, int th) {
             }
 }
 
-/* sum, mean, amax and amin over leading dims (a column sum's layout: the column
-   kernel, in double in the reference's order) and over other layouts (the reference),
-   with NaN, inf and signed zeros: bit for bit. */
+/* sum, mean, amax and amin of f32, f16 and bf16 over leading dims (a column sum's
+   layout: the column kernel, in double in the reference's order) and over other layouts
+   (the reference), with NaN, inf and signed zeros: bit for bit. */
 static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
-    int op, form, i;
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+    int op, form, i, d;
+    for (d = 0; d < 3; d++)
     for (op = 0; op < 4; op++)
         for (form = 0; form < 10; form++) { /* forms 5-9: finite values (NaN and inf would hide a sum's error) */
             genie_ctx *cs[2];
@@ -1046,8 +1048,9 @@ static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
             for (i = 0; i < 2; i++) {
                 int64_t d0 = 0, d01[2] = {0, 1}, d02[2] = {0, 2}, s3[3] = {11, 3, HALF_C}, s2[2] = {HALF_R, HALF_C}, *dims = &d0;
                 int nd = 1, keep = form % 5 == 1;
-                genie_tensor *x0 = form < 5 ? half_data(cs[i], GENIE_F32, HALF_R, HALF_C, 51 + (uint64_t)op)
-                                            : genie_randn(cs[i], GENIE_F32, 2, s2, 51 + (uint64_t)op), *x = x0;
+                genie_tensor *x0 = form < 5 ? half_data(cs[i], dts[d], HALF_R, HALF_C, 51 + (uint64_t)op)
+                                            : genie_to_dtype(cs[i], genie_randn(cs[i], GENIE_F32, 2, s2, 51 + (uint64_t)op), dts[d]),
+                             *x = x0;
                 genie_realize(cs[i], 1, &x0);
                 genie_pool_push(cs[i]);
                 if (form % 5 >= 2) x = genie_reshape(cs[i], x, 3, s3);
@@ -1062,7 +1065,8 @@ static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
             }
             {
                 char what[96];
-                snprintf(what, sizeof what, "reduction %d over leading dims, form %d (%d thread(s))", op, form, th);
+                snprintf(what, sizeof what, "reduction %d of %s over leading dims, form %d (%d thread(s))", op,
+                         genie_dtype_name(dts[d]), form, th);
                 compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
             }
             genie_release(res[0]);
