@@ -5698,12 +5698,16 @@ typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
     X(P, ADD) X(P, SUB) X(P, MUL) X(P, DIV) X(P, POW) X(P, MAXIMUM) X(P, MINIMUM)
 #define GENIE__VC_LIST(X, P) /* binary, bool out */ \
     X(P, EQ) X(P, NE) X(P, LT) X(P, LE) X(P, GT) X(P, GE) X(P, LOGICAL_AND) X(P, LOGICAL_OR)
-#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS) X(P, POWH)
+#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS) X(P, POWH) X(P, POWK)
 /* B2F: bool (uint8) -> f32 0 or 1; SEL: out = a != 0 ? b : out (b f32[n]), SELS: the
    same with one f32 *b (where and masked_fill blend into out, which holds the other value);
    POWH: x ** 0.5, the reference's pow: on the SIMD paths the correctly rounded sqrt, +0 for
    -0 and +inf for -inf (an f32's square root is never within glibc pow's 0.52 ulp of f64 of
-   an f32 rounding boundary, so rounding either to f32 gives the same value) */
+   an f32 rounding boundary, so rounding either to f32 gives the same value);
+   POWK: x ** e for e in 3, 4, -2, -0.5 and 1.5 (b: the f64 e), the reference's pow: on the
+   SIMD paths in f64 from the f32 x (x * x exact), rounded at most twice before the rounding
+   to f32, pow's values at the specials; every f32 input gives the reference's value (make
+   test-vmath-all, bound 0) */
 
 enum genie__vop {
 #define GENIE__X1(P, o) GENIE__V_##o,
@@ -5797,6 +5801,11 @@ static void genie__vg_POWH(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     (void)b;
     for (i = 0; i < n; i++) ((float *)out)[i] = (float)genie__binary_f(GENIE__OP_POW, ((const float *)a)[i], 0.5);
+}
+static void genie__vg_POWK(void *out, const void *a, const void *b, int64_t n) {
+    const double e = *(const double *)b;
+    int64_t i;
+    for (i = 0; i < n; i++) ((float *)out)[i] = (float)genie__binary_f(GENIE__OP_POW, ((const float *)a)[i], e);
 }
 
 #ifdef GENIE__X86
@@ -6675,6 +6684,40 @@ static GENIE__AVX2 void genie__vy_POWH(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++) y[i] = x[i] == -INFINITY ? INFINITY : sqrtf(x[i]) + 0.0f;
 }
+/* x ** e of POWK on f64 lanes d (k: genie__powk_code(e)) */
+#define GENIE__POWK_BODY(V, SET1, MUL, DIV, SQRT, SEL_EQ)                                          \
+    switch (k) {                                                                                   \
+    case 3: r = MUL(MUL(d, d), d); break;                                                          \
+    case 4: r = MUL(d, d), r = MUL(r, r); break;                                                   \
+    case -2: r = DIV(SET1(1.0), MUL(d, d)); break;                                                 \
+    case -1: /* -0.5: +inf at either zero, +0 at -inf */                                           \
+        r = DIV(SET1(1.0), SQRT(d));                                                               \
+        r = SEL_EQ(d, SET1(0.0), SET1(INFINITY), r);                                               \
+        r = SEL_EQ(d, SET1(-INFINITY), SET1(0.0), r);                                              \
+        break;                                                                                     \
+    default: r = SEL_EQ(d, SET1(-INFINITY), SET1(INFINITY), MUL(d, SQRT(d))); break; /* 1.5 */     \
+    }
+static int genie__powk_code(double e) { return e == 3.0 ? 3 : e == 4.0 ? 4 : e == -2.0 ? -2 : e == -0.5 ? -1 : 1; }
+#define GENIE__Y_SEL_EQ(d, v, t, f) _mm256_blendv_pd(f, t, _mm256_cmp_pd(d, v, _CMP_EQ_OQ))
+static GENIE__AVX2 __m256d genie__powk_y(__m256d d, int k) {
+    __m256d r;
+    GENIE__POWK_BODY(__m256d, _mm256_set1_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_sqrt_pd, GENIE__Y_SEL_EQ)
+    return r;
+}
+#undef GENIE__Y_SEL_EQ
+static GENIE__AVX2 void genie__vy_POWK(void *out, const void *a, const void *b, int64_t n) {
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    const int k = genie__powk_code(*(const double *)b);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m128 lo = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), k));
+        const __m128 hi = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), k));
+        _mm256_storeu_ps(y + i, _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1));
+    }
+    if (i < n) genie__vg_POWK(y + i, x + i, b, n - i);
+}
 /* The masked forms (all lanes) name their pass-through operand; the plain ones fill it
    with _mm512_undefined_*(), which GCC 12 reports as uninitialized in C++ at -O2. */
 #define GENIE__Z_SLLI32(a, k) _mm512_mask_slli_epi32(a, (__mmask16)-1, a, k)
@@ -6771,6 +6814,27 @@ static GENIE__AVX512 void genie__vz_POWH(void *out, const void *a, const void *b
                                                            _mm512_set1_ps(INFINITY)));
     }
 }
+#define GENIE__Z_SEL_EQ(d, v, t, f) _mm512_mask_mov_pd(f, _mm512_cmp_pd_mask(d, v, _CMP_EQ_OQ), t)
+static GENIE__AVX512 __m512d genie__powk_z(__m512d d, int k) {
+    __m512d r;
+    GENIE__POWK_BODY(__m512d, _mm512_set1_pd, _mm512_mul_pd, _mm512_div_pd, _mm512_sqrt_pd, GENIE__Z_SEL_EQ)
+    return r;
+}
+#undef GENIE__Z_SEL_EQ
+static GENIE__AVX512 void genie__vz_POWK(void *out, const void *a, const void *b, int64_t n) {
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    const int k = genie__powk_code(*(const double *)b);
+    int64_t i = 0;
+    for (; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        const __m256 lo = _mm512_cvtpd_ps(genie__powk_z(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), k));
+        const __m256 hi = _mm512_cvtpd_ps(genie__powk_z(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), k));
+        _mm512_mask_storeu_ps(y + i, m, _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1)));
+    }
+}
+#undef GENIE__POWK_BODY
 #undef GENIE__Z_SLLI32
 #undef GENIE__Z_SRLI32
 #endif /* GENIE__X86 */
@@ -6886,9 +6950,11 @@ static int genie__v_unary_id(int op) {
 }
 /* pow(x, e) for an exponent the reference's libm pow gives exactly as a unary
    kernel does: 2 (x * x: exact in double, one rounding), -1 (1 / x, correctly
-   rounded both ways); the unary's id, else -1 (pow itself, libm a lane). */
+   rounded both ways), 0.5 (POWH), 3, 4, -2, -0.5 and 1.5 (POWK, which takes e as its
+   operand b); the unary's id, else -1 (pow itself, libm a lane). */
 static int genie__pow_unary(double e) {
-    return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : e == 0.5 ? GENIE__V_POWH : -1;
+    return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : e == 0.5 ? GENIE__V_POWH
+         : e == 3.0 || e == 4.0 || e == -2.0 || e == -0.5 || e == 1.5 ? GENIE__V_POWK : -1;
 }
 /* Fill j for node n on path cpu: 1 if an array kernel runs it, else 0. */
 static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
@@ -10198,7 +10264,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cp
             float bounds[2];
             bounds[0] = (float)o->a.f[0];
             bounds[1] = (float)o->a.f[1];
-            fn(out, x, o->op == GENIE__OP_CLAMP ? bounds : NULL, n);
+            fn(out, x, o->op == GENIE__OP_CLAMP ? (const void *)bounds : pu >= 0 ? (const void *)&o->a.f[0] : NULL, n);
         } else if (y) {
             fn(out, x, y, n);
         } else {

@@ -1094,14 +1094,15 @@ static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
 }
 
 /* x ** e with a scalar exponent: 2 and -1 run as square and reciprocal (the same values
-   as the reference's libm pow), others through pow; lone (an array kernel in f32, a group
-   in f16/bf16) and inside a chain, over inf, NaN, signed zeros, subnormals: bit for bit. */
+   as the reference's libm pow), 0.5 as sqrt, 3, -2, 4, -0.5 and 1.5 in f64 (POWK), others
+   through pow; lone (an array kernel in f32, a group in f16/bf16) and inside a chain, over
+   inf, NaN, signed zeros, subnormals: bit for bit. */
 static void pow_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
-    static const double es[5] = {2.0, -1.0, 3.0, 0.5, -2.0};
+    static const double es[9] = {2.0, -1.0, 3.0, 0.5, -2.0, 4.0, -0.5, 1.5, 2.5}; /* 2.5: pow itself */
     int d, k, chain, i;
     for (d = 0; d < 3; d++)
-        for (k = 0; k < 5; k++)
+        for (k = 0; k < 9; k++)
             for (chain = 0; chain < 2; chain++) {
                 genie_ctx *cs[2];
                 genie_tensor *res[2];

@@ -7,7 +7,8 @@
    there). For gelu and gelu_tanh it also prints the distance from an oracle without the
    reference's cancellation (0.5 x erfc(-x/sqrt2), x / (1 + exp(-2u)) in double), held to
    the same bound everywhere. A NaN must meet a NaN.
-   Run: make test-vmath-all (several minutes per path), or build/vmath_all [stride]. */
+   Run: make test-vmath-all (several minutes per path), or build/vmath_all [stride [name...]]
+   (names: only the ops whose names begin with one of them). */
 #define GENIE_IMPLEMENTATION
 #include "../genie.h"
 #include "vmath_bounds.h"
@@ -72,9 +73,12 @@ int main(int argc, char **argv) {
         fast = genie_ctx_create(&fd);
         for (k = 0; k < NOPS; k++) {
             int64_t hist[6] = {0, 0, 0, 0, 0, 0}, worst = 0, worst_o = 0, bad = 0, n;
+            int a, picked = argc <= 2;
             int is_gelu = strncmp(ops[k].name, "gelu", 4) == 0, is_tanh = strcmp(ops[k].name, "gelu_tanh") == 0;
             float wx = 0, wxo = 0;
             uint64_t u = 0, i;
+            for (a = 2; a < argc; a++) picked |= strncmp(ops[k].name, argv[a], strlen(argv[a])) == 0;
+            if (!picked) continue;
             while (u < ((uint64_t)1 << 32)) {
                 genie_tensor *tf, *tr;
                 for (n = 0; n < BLOCK && u < ((uint64_t)1 << 32); u += stride) x[n++] = from_bits((uint32_t)u);

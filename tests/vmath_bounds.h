@@ -11,9 +11,16 @@
     X(exp, genie_exp, 1) X(log, genie_log, 1) X(log1p, genie_log1p, 1) X(expm1, genie_expm1, 1) \
     X(tanh, genie_tanh, 2) X(sigmoid, genie_sigmoid, 2) X(silu, genie_silu, 3)             \
     X(erf, genie_erf, 1) X(gelu, genie_gelu, 4) X(gelu_tanh, genie_gelu_tanh, 4)           \
-    X(pow_half, vm_pow_half, 0)
-/* x ** 0.5: the SIMD paths' square root against the reference's pow, exact */
+    X(pow_half, vm_pow_half, 0) X(pow_3, vm_pow_3, 0) X(pow_4, vm_pow_4, 0) X(pow_m2, vm_pow_m2, 0)       \
+    X(pow_mhalf, vm_pow_mhalf, 0) X(pow_1half, vm_pow_1half, 0)
+/* x ** 0.5: the SIMD paths' square root against the reference's pow, exact; x ** 3, 4, -2,
+   -0.5, 1.5: computed in f64 (POWK), exact */
 static genie_tensor *vm_pow_half(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, 0.5); }
+static genie_tensor *vm_pow_3(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, 3.0); }
+static genie_tensor *vm_pow_4(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, 4.0); }
+static genie_tensor *vm_pow_m2(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, -2.0); }
+static genie_tensor *vm_pow_mhalf(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, -0.5); }
+static genie_tensor *vm_pow_1half(genie_ctx *c, genie_tensor *t) { return genie_pow_scalar(c, t, 1.5); }
 /* sin and cos keep f64 kernels: <= 1 ulp */
 #define VM_ULP_TRIG 1
 #define VM_BOUND_ENUM(name, fn, ulp) VM_ULP_##name = ulp,
