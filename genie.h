@@ -7864,10 +7864,11 @@ GENIE__SKINNY_GENERIC(double, d)
    scalar (AVX2); axpy: 4 vectors of a row of C at a time. */
 /* The weight streams from memory as one stream: once a line, the line GENIE__PF_AHEAD bytes
    on is asked into L1. Rows one after the other (ldb == K) are one run of memory; other rows
-   ask for the same k enough rows on. [1, 768] x [3072, 768]^T streamed at 27 GB/s when four
-   rows were summed at once with the next group prefetched, 37-42 one row at a time like this
-   (read-only rate 37); [4096, 4096] 26 -> 40: short interleaved rows keep restarting the
-   hardware's streams. Rows' chains overlap out of order, so a weight in L1 or L2 is not slower. */
+   ask for the same k enough rows on. [1, 768] x [3072, 768]^T streamed at 27-30 GB/s when
+   four rows were summed at once with the next group prefetched, 33-38 one row at a time like
+   this (one core reads about 37); [1, 4096] x [4096, 4096]^T 26-30 -> 36-39: short interleaved
+   rows keep restarting the hardware's streams. Rows' chains overlap out of order, so a weight
+   in L1 or L2 is not slower. */
 #define GENIE__PF_AHEAD 4096
 /* bytes from a row's element k to the element prefetched for it (rows of K elements of esz bytes, ld apart) */
 static int64_t genie__pf_ahead(int64_t K, int64_t ld, int64_t esz) {
