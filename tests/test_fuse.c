@@ -1167,6 +1167,51 @@ static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* sort and topk of integer and bool rows (the radix sort over 64-bit keys) against the
+   reference's qsort: ascending and descending, along the last, a middle and the first dim,
+   over i64 values of the whole range and small ones with many ties (converted, wrapping, to
+   the narrower dtypes); values and indices exactly. */
+static void int_sort_cases(genie_ctx *c, genie_ctx *r, int th) {
+    static const genie_dtype dts[6] = {GENIE_I64, GENIE_I32, GENIE_I16, GENIE_I8, GENIE_U8, GENIE_BOOL};
+    const int64_t n = 3 * 11 * 70;
+    int64_t *v = (int64_t *)malloc((size_t)n * sizeof(int64_t)), k, s3[3] = {3, 11, 70};
+    int d, form, i, out, bad = 0, ran = 0;
+    uint64_t z = 0x2545F4914F6CDD1Dull;
+    for (k = 0; k < n; k++) {
+        z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+        v[k] = k % 3 == 0 ? (int64_t)z : k % 3 == 1 ? (int64_t)(z % 9) - 4 : (int64_t)(z % 70000); /* big, tied, two bytes */
+    }
+    for (d = 0; d < 6; d++)
+        for (form = 0; form < 8; form++) { /* 0-3 sort, 4-7 topk; odd: descending; dims -1, 1, 0 in turn */
+            static int64_t got[2][2][3 * 11 * 70];
+            const int64_t dim = form % 3 == 0 ? -1 : form % 3 == 1 ? 1 : 0;
+            genie_ctx *cs[2];
+            cs[0] = c, cs[1] = r;
+            memset(got, 0, sizeof got);
+            for (i = 0; i < 2; i++) {
+                genie_tensor *x;
+                genie_tuple *tp;
+                genie_pool_push(cs[i]);
+                x = genie_reshape(cs[i], genie_to_dtype(cs[i], genie_from_data(cs[i], GENIE_I64, 1, &n, v), dts[d]), 3, s3);
+                tp = form < 4 ? genie_sort(cs[i], x, dim, form % 2) : genie_topk(cs[i], x, 3, dim, form % 2, 1);
+                for (out = 0; out < 2; out++) {
+                    genie_tensor *t = tp ? genie_tuple_get(tp, out) : NULL;
+                    if (!t || genie_read(cs[i], t, GENIE_I64, got[i][out], (size_t)genie_numel(t) * sizeof(int64_t)) != GENIE_OK)
+                        got[i][out][0] ^= 1 + i;
+                }
+                genie_pool_pop(cs[i]);
+            }
+            ran++;
+            if (memcmp(got[0], got[1], sizeof got[0]) != 0) {
+                printf("  %s form %d of %s (%d threads): differs from the reference\n", form < 4 ? "sort" : "topk", form,
+                       genie_dtype_name(dts[d]), th);
+                bad++;
+            }
+        }
+    FCHECK(bad == 0 && ran == 48, "integer sort and topk: %d of %d cases differ from the reference", bad, ran);
+    free(v);
+}
+
 /* cumsum of f32, f16 and bf16 along each dim of [3, 11, 70] (the column-block kernel, in
    double in the reference's order, f16/bf16 rounded through f32 as it stores), finite and
    special values, and of a transposed view (the reference): bit for bit. */
@@ -1243,6 +1288,7 @@ void fuse_tests(int *passed, int *failed) {
         convert_cases(c, r, th);
         dtype_cases(c, r, th);
         int_reduce_cases(c, r, th);
+        int_sort_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
