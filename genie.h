@@ -3529,37 +3529,48 @@ static genie_result genie__k_tri(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
-/* Its fast path: a contiguous input, row by row: the kept part of each row
-   copied (bits, as PyTorch; memmove: the output may have taken the input's
-   buffer, same view), the rest zeroed; rows split over the threads. */
+/* Its fast path, row by row into a contiguous output: the kept part of each row of a
+   contiguous input copied (bits, as PyTorch; memmove: the output may have taken the
+   input's buffer, same view), the rest zeroed; an input of other strides (in another
+   buffer) is first copied whole by the strided copy (genie__sc_copy: a transpose in
+   tiles), then the rest of each row zeroed. Rows split over the threads. */
+static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz, int simd,
+                           int ith, int nth);
 static int genie__tri_rows_ok(const genie__node *n, genie_cpu cpu) {
     const genie__vspec *v = n->in[0].v;
-    return cpu > GENIE_CPU_REFERENCE && n->in[0].n->dtype == n->dtype && genie__is_contig(v->ndim, v->shape, v->strides) &&
-           genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
+    return cpu > GENIE_CPU_REFERENCE && n->in[0].n->dtype == n->dtype && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) &&
+           (genie__is_contig(v->ndim, v->shape, v->strides) || GENIE__IN(n, 0) != GENIE__OUT(n));
 }
-static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) {
+static genie_result genie__k_tri_run(genie__kparams *p, int ith, int nth, int simd) {
     const genie__node *n = p->n;
-    const int nd = n->out->ndim;
+    const genie__vspec *v = n->in[0].v;
+    const int nd = n->out->ndim, strided = !genie__is_contig(v->ndim, v->shape, v->strides);
     const size_t es = genie__dt_size[n->dtype];
     const int64_t R = n->out->shape[nd - 2], C = n->out->shape[nd - 1];
     const int64_t k = n->a.i[0] < -R - 1 ? -R - 1 : n->a.i[0] > C ? C : n->a.i[0]; /* the same cuts, r + k in range */
-    const char *x = (const char *)GENIE__IN(n, 0) + (size_t)n->in[0].v->off * es;
+    const char *x = (const char *)GENIE__IN(n, 0) + (size_t)v->off * es;
     char *y = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
     int64_t lo, hi, o;
+    if (strided) {
+        genie__sc_copy((char *)GENIE__OUT(n), n->out, (const char *)GENIE__IN(n, 0), v, (int)es, simd, ith, nth);
+        genie__barrier(p->pool, nth);
+    }
     genie__share(genie__numel(nd, n->out->shape) / (C ? C : 1), ith, nth, &lo, &hi);
     for (o = lo; o < hi; o++) { /* tril keeps columns j <= r + k, triu j >= r + k */
         const int64_t r = o % R, edge = r + k + (n->op == GENIE__OP_TRIL), cut = edge < 0 ? 0 : edge > C ? C : edge;
         const size_t at = (size_t)(o * C) * es, a = (size_t)cut * es, b = (size_t)(C - cut) * es;
         if (n->op == GENIE__OP_TRIL) {
-            memmove(y + at, x + at, a);
+            if (!strided) memmove(y + at, x + at, a);
             memset(y + at + a, 0, b);
         } else {
             memset(y + at, 0, a);
-            memmove(y + at + a, x + at + a, b);
+            if (!strided) memmove(y + at + a, x + at + a, b);
         }
     }
     return GENIE_OK;
 }
+static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) { return genie__k_tri_run(p, ith, nth, 0); }
+static genie_result genie__k_tri_rows_avx2(genie__kparams *p, int ith, int nth) { return genie__k_tri_run(p, ith, nth, 1); }
 
 /* Reductions. in[0] is viewed as [kept..., reduced...] (a.i[0] kept dims);
    out is contiguous over the kept elements. a.i[1]: correction (var/std). */
@@ -9558,7 +9569,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_gather);
     if (kind == GENIE__K_SCATTER && !p->epi && n->buf && genie__scatter_ok(n, ctx->cpu)) return genie__k_scatter_fast;
     if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_tri_rows);
+        return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_tri_rows_avx2 : genie__k_tri_rows);
     if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];

@@ -817,16 +817,16 @@ static void select_cases(genie_ctx *c, genie_ctx *r, int th) {
 }
 
 /* tril and triu against the reference: contiguous inputs take the row kernel (rows
-   copied and zeroed), a transposed one the reference's loop; diagonals below, on and
-   above, past either edge; f32, f16, i64, bool, f64; batched; and over a dying input's
-   buffer (taken in place). Bit for bit (NaN as NaN). */
+   copied and zeroed), a transposed or column-sliced one the strided copy then the
+   zeroing; diagonals below, on and above, past either edge; f32, f16, i64, bool, f64;
+   batched; and over a dying input's buffer (taken in place). Bit for bit (NaN as NaN). */
 static void tri_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[5] = {GENIE_F32, GENIE_F16, GENIE_I64, GENIE_BOOL, GENIE_F64};
     static const int64_t ks[6] = {-40, -3, 0, 2, 9, 40};
     int d, ki, form, i;
     for (d = 0; d < 5; d++)
         for (ki = 0; ki < 6; ki++)
-            for (form = 0; form < 4; form++) {
+            for (form = 0; form < 5; form++) {
                 genie_ctx *cs[2];
                 genie_tensor *res[2];
                 cs[0] = c, cs[1] = r;
@@ -837,6 +837,7 @@ static void tri_cases(genie_ctx *c, genie_ctx *r, int th) {
                     if (form == 1) x = genie_t(cs[i], x);                                          /* transposed */
                     if (form == 2) x = genie_reshape(cs[i], x, 3, (int64_t[]){3, 11, HALF_C});     /* batched */
                     if (form == 3) x = genie_add(cs[i], x, x);                                     /* dies at tri */
+                    if (form == 4) x = genie_narrow(cs[i], x, 1, 5, HALF_C - 11);                  /* rows apart */
                     res[i] = ki % 2 ? genie_triu(cs[i], x, ks[ki]) : genie_tril(cs[i], x, ks[ki]);
                     genie_retain(res[i]);
                     genie_pool_pop(cs[i]);
