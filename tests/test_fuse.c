@@ -1168,6 +1168,46 @@ static void sort_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* softmax and log_softmax of f64 along the last dim (the typed row kernel: the
+   reference's arithmetic with each exp once) over finite values and (form 4) NaN, inf and
+   signed zeros, of a row slice with an offset, and of a transpose and along dim 0 (the
+   reference): bit for bit. */
+static void f64_softmax_cases(genie_ctx *c, genie_ctx *r, int th) {
+    int op, form, i;
+    for (op = 0; op < 2; op++)
+        for (form = 0; form < 5; form++) {
+            genie_ctx *cs[2];
+            genie_tensor *res[2];
+            cs[0] = c, cs[1] = r;
+            for (i = 0; i < 2; i++) {
+                genie_tensor *x;
+                int64_t dim = form == 3 ? 0 : -1;
+                genie_pool_push(cs[i]);
+                int64_t s2[2] = {HALF_R, HALF_C};
+                x = form == 4 ? genie_to_dtype(cs[i], half_data(cs[i], GENIE_F32, HALF_R, HALF_C, 91), GENIE_F64)
+                              : genie_mul_scalar(cs[i], genie_randn(cs[i], GENIE_F64, 2, s2, 91 + (uint64_t)form), 4.0);
+                if (form == 1) x = genie_narrow(cs[i], x, 0, 3, HALF_R - 5); /* rows at an offset */
+                if (form == 2) x = genie_t(cs[i], x);                       /* the reference */
+                res[i] = op ? genie_log_softmax(cs[i], x, dim) : genie_softmax(cs[i], x, dim);
+                genie_retain(res[i]);
+                genie_pool_pop(cs[i]);
+            }
+            { /* read as f64: compare's f32 reads would hide a last-bit difference */
+                static double got[2][HALF_R * HALF_C];
+                const int64_t n = genie_numel(res[1]);
+                int64_t k, bad = 0;
+                int ok = n <= HALF_R * HALF_C && genie_read(c, res[0], GENIE_F64, got[0], (size_t)n * 8) == GENIE_OK &&
+                         genie_read(r, res[1], GENIE_F64, got[1], (size_t)n * 8) == GENIE_OK;
+                for (k = 0; ok && k < n; k++)
+                    bad += memcmp(&got[0][k], &got[1][k], 8) != 0 && !(got[0][k] != got[0][k] && got[1][k] != got[1][k]);
+                FCHECK(ok && bad == 0, "%s of f64, form %d (%d thread(s)): %lld of %lld elements differ from the reference",
+                       op ? "log_softmax" : "softmax", form, th, (long long)bad, (long long)n);
+            }
+            genie_release(res[0]);
+            genie_release(res[1]);
+        }
+}
+
 /* sort and topk of integer and bool rows (the radix sort over 64-bit keys) against the
    reference's qsort: ascending and descending, along the last, a middle and the first dim,
    over i64 values of the whole range and small ones with many ties (converted, wrapping, to
@@ -1290,6 +1330,7 @@ void fuse_tests(int *passed, int *failed) {
         dtype_cases(c, r, th);
         int_reduce_cases(c, r, th);
         int_sort_cases(c, r, th);
+        f64_softmax_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
