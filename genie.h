@@ -7377,8 +7377,10 @@ GENIE__CVT_KERNEL(avx512, GENIE__AVX512, GENIE_CPU_AVX512)
    For a copy that runs alone (copy_ into a slice of a cache, a flip,
    contiguous() of a transpose) or a fill (zeros, full: one value, strides 0).
    The dims are merged where both views run on; then runs along the last merged
-   dim are memmove'd where both step by one element (memset for zero bytes),
-   else copied in an element loop of the dtype's size. Bits are copied as
+   dim are memmove'd where both step by one element (memset for zero bytes), a
+   reversed run of 4-byte elements (a flip) on AVX2 goes 8 at a time reversed in a
+   register ([2048, 2048] f32 along dim 1: 3.4 -> 1.3 ms), else copied in an element
+   loop of the dtype's size. Bits are copied as
    stored: the reference's copy through double gives the same bits, but for a
    signaling NaN, which it makes quiet; PyTorch's copy (a memcpy) keeps it, as
    this does. Threads take ranges of runs (of elements when there is one run).
@@ -7403,9 +7405,28 @@ static int genie__sc_merge(const genie__vspec *o, const genie__vspec *v, int64_t
 }
 #define GENIE__SC_LOOP(T)                                                              \
     for (k = 0; k < len; k++) memcpy(o + k * so * (int64_t)sizeof(T), i + k * si * (int64_t)sizeof(T), sizeof(T))
-static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_t len, int esz) {
+#ifdef GENIE__X86
+/* o[k] = i[-k] for k < len, 4-byte elements (a flip's run): 8 at a time, reversed in a register */
+static GENIE__AVX2 void genie__sc_rev4_avx2(char *o, const char *i, int64_t len) {
+    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8)
+        _mm256_storeu_si256((__m256i *)(void *)(o + 4 * k),
+                            _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(i - 4 * (k + 7))), rev));
+    for (; k < len; k++) memcpy(o + 4 * k, i - 4 * k, 4);
+}
+#endif
+static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_t len, int esz, int simd) {
     int64_t k;
     static const char zero[8] = {0};
+#ifdef GENIE__X86
+    if (simd && so == 1 && si == -1 && esz == 4) {
+        genie__sc_rev4_avx2(o, i, len);
+        return;
+    }
+#else
+    (void)simd;
+#endif
     if (so == 1 && si == 1) memmove(o, i, (size_t)(len * esz));
     else if (so == 1 && si == 0 && memcmp(i, zero, (size_t)esz) == 0) memset(o, 0, (size_t)(len * esz));
     else if (esz == 4) GENIE__SC_LOOP(uint32_t);
@@ -7494,7 +7515,7 @@ static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, con
     genie__mi m;
     if (nd == 1) { /* one run: threads take pieces of it */
         genie__share(sh[0], ith, nth, &lo, &hi);
-        genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz);
+        genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz, simd);
         return;
     }
     if (iv && (a = genie__sc_tile_dim(nd, so, si)) >= 0) {
@@ -7507,7 +7528,7 @@ static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, con
     st[1] = si;
     genie__mi_init(&m, nd - 1, sh, 2, st, off, lo);
     for (r = lo; r < hi; r++, genie__mi_next(&m))
-        genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz);
+        genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz, simd);
 }
 static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int simd) {
     const genie__node *n = p->n;

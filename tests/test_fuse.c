@@ -344,13 +344,13 @@ static void epilogue_cases(int th) {
 }
 
 /* Copies and fills that run alone (the strided copy kernel): contiguous() of
-   permuted, flipped, expanded and strided views, clones, reshapes that copy,
+   permuted, flipped (a middle dim, and the last: reversed runs), expanded and strided views, clones, reshapes that copy,
    copy_ into a transposed slice and into a transposed matrix, copy_ onto
    itself as is and flipped, full, zeros and fill_ of a transposed slice. For
    every element size, so the transposing path runs its f32 SIMD strips and its
    tiles; compared byte for byte with the reference. The 3-D shape is over the threads' threshold, and
    so is the strided 1-D one (one run, split over the threads). */
-#define NCOPY 14
+#define NCOPY 15
 static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
     int64_t s[3] = {5, 129, 131}, p[3] = {2, 0, 1}, f = 1, flat[2] = {645, 131}, n1 = 200003, i;
     double *v = (double *)malloc((size_t)n1 * sizeof(double));
@@ -392,6 +392,11 @@ static genie_tensor *copy_build(genie_ctx *c, int form, genie_dtype dt) {
         genie_fill_(c, genie_narrow(c, genie_transpose(c, y, 0, 2), 0, 7, 50), 7.0); /* a strided fill */
         break;
     case 12: y = genie_contiguous(c, genie_transpose(c, x, 1, 2)); break; /* 5 transposed planes */
+    case 13: { /* runs reversed: a flip of the last dim (rows of 131: a tail) */
+        const int64_t last = 2;
+        y = genie_contiguous(c, genie_flip(c, x, 1, &last));
+        break;
+    }
     default: { /* into a transposed destination from a contiguous source */
         int64_t ts[2] = {131, 645};
         y = genie_zeros(c, dt, 2, ts);
