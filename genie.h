@@ -6816,9 +6816,11 @@ static GENIE__AVX2 void genie__vy_POWH(void *out, const void *a, const void *b, 
         r = SEL_EQ(d, SET1(0.0), SET1(INFINITY), r);                                               \
         r = SEL_EQ(d, SET1(-INFINITY), SET1(0.0), r);                                              \
         break;                                                                                     \
-    default: r = SEL_EQ(d, SET1(-INFINITY), SET1(INFINITY), MUL(d, SQRT(d))); break; /* 1.5 */     \
+    default: r = SEL_EQ(d, SET1(-INFINITY), SET1(INFINITY), MUL(d, SQRT(d))); break; /* 1: 1.5 */  \
     }
-static int genie__powk_code(double e) { return e == 3.0 ? 3 : e == 4.0 ? 4 : e == -2.0 ? -2 : e == -0.5 ? -1 : 1; }
+static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic loop) */
+    return e == 3.0 ? 3 : e == 4.0 ? 4 : e == -2.0 ? -2 : e == -0.5 ? -1 : e == 1.5 ? 1 : 0;
+}
 #define GENIE__Y_SEL_EQ(d, v, t, f) _mm256_blendv_pd(f, t, _mm256_cmp_pd(d, v, _CMP_EQ_OQ))
 static GENIE__AVX2 __m256d genie__powk_y(__m256d d, int k) {
     __m256d r;
@@ -6831,7 +6833,7 @@ static GENIE__AVX2 void genie__vy_POWK(void *out, const void *a, const void *b, 
     float *y = (float *)out;
     const int k = genie__powk_code(*(const double *)b);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i + 8 <= n && k; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
         const __m128 lo = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), k));
         const __m128 hi = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), k));
@@ -6947,6 +6949,10 @@ static GENIE__AVX512 void genie__vz_POWK(void *out, const void *a, const void *b
     float *y = (float *)out;
     const int k = genie__powk_code(*(const double *)b);
     int64_t i = 0;
+    if (!k) {
+        genie__vg_POWK(out, a, b, n);
+        return;
+    }
     for (; i < n; i += 16) {
         const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
         const __m512 v = _mm512_maskz_loadu_ps(m, x + i);

@@ -1213,6 +1213,43 @@ static void f64_softmax_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
+/* The kernels of int_sort_cases, f64_softmax_cases, tri_cases (strided inputs) and
+   cols_cases (f16) on [301, 299], over the threads' threshold (the small cases run on one
+   thread whatever the context has): each result read as f64 or i64 and compared exactly. */
+static void big_cases(genie_ctx *c, genie_ctx *r, int th) {
+    int form, i;
+    for (form = 0; form < 7; form++) {
+        static int64_t got[2][301 * 299];
+        genie_ctx *cs[2];
+        int64_t n = 0, k, bad = 0;
+        int ok = 1;
+        cs[0] = c, cs[1] = r;
+        for (i = 0; i < 2; i++) {
+            int64_t s2[2] = {301, 299}, d0 = 0;
+            genie_tensor *x, *y;
+            genie_pool_push(cs[i]);
+            x = genie_mul_scalar(cs[i], genie_randn(cs[i], GENIE_F64, 2, s2, 97 + (uint64_t)form), 50.0);
+            switch (form) {
+            case 0: y = genie_tril(cs[i], genie_to_dtype(cs[i], genie_t(cs[i], x), GENIE_F32), 3); break; /* t() of the f32 copy */
+            case 1: y = genie_triu(cs[i], genie_narrow(cs[i], genie_to_dtype(cs[i], x, GENIE_F32), 1, 7, 250), -2); break;
+            case 2: y = genie_tuple_get(genie_sort(cs[i], genie_to_dtype(cs[i], x, GENIE_I64), -1, 1), 1); break;
+            case 3: y = genie_tuple_get(genie_sort(cs[i], genie_to_dtype(cs[i], x, GENIE_I32), 0, 0), 0); break;
+            case 4: y = genie_softmax(cs[i], genie_mul_scalar(cs[i], x, 0.1), -1); break;
+            case 5: y = genie_log_softmax(cs[i], genie_mul_scalar(cs[i], x, 0.1), -1); break;
+            default: y = genie_sum(cs[i], genie_to_dtype(cs[i], x, GENIE_F16), 1, &d0, 0); break;
+            }
+            n = y ? genie_numel(y) : 0;
+            if (!y || n > 301 * 299 ||
+                genie_read(cs[i], y, form == 2 || form == 3 ? GENIE_I64 : GENIE_F64, got[i], (size_t)n * 8) != GENIE_OK)
+                ok = 0;
+            genie_pool_pop(cs[i]);
+        }
+        for (k = 0; ok && k < n; k++) bad += got[0][k] != got[1][k];
+        FCHECK(ok && bad == 0, "big case %d (%d thread(s)): %lld of %lld elements differ from the reference (%s)", form, th,
+               (long long)bad, (long long)n, ok ? "read" : genie_last_error(c));
+    }
+}
+
 /* sort and topk of integer and bool rows (the radix sort over 64-bit keys) against the
    reference's qsort: ascending and descending, along the last, a middle and the first dim,
    over i64 values of the whole range and small ones with many ties (converted, wrapping, to
@@ -1336,6 +1373,7 @@ void fuse_tests(int *passed, int *failed) {
         int_reduce_cases(c, r, th);
         int_sort_cases(c, r, th);
         f64_softmax_cases(c, r, th);
+        big_cases(c, r, th);
         select_cases(c, r, th);
         tri_cases(c, r, th);
         cat_cases(c, r, th);
