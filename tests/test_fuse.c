@@ -1213,12 +1213,13 @@ static void f64_softmax_cases(genie_ctx *c, genie_ctx *r, int th) {
         }
 }
 
-/* The kernels of int_sort_cases, f64_softmax_cases, tri_cases (strided inputs) and
-   cols_cases (f16) on [301, 299], over the threads' threshold (the small cases run on one
-   thread whatever the context has): each result read as f64 or i64 and compared exactly. */
+/* The kernels of int_sort_cases, f64_softmax_cases, tri_cases (strided inputs), cols_cases
+   (f16) and sort_cases (f32 rows longer than 256: keys built in chunks) on [301, 299], over
+   the threads' threshold (the small cases run on one thread whatever the context has): each
+   result read as f64 or i64 and compared exactly. */
 static void big_cases(genie_ctx *c, genie_ctx *r, int th) {
     int form, i;
-    for (form = 0; form < 7; form++) {
+    for (form = 0; form < 9; form++) {
         static int64_t got[2][301 * 299];
         genie_ctx *cs[2];
         int64_t n = 0, k, bad = 0;
@@ -1236,11 +1237,16 @@ static void big_cases(genie_ctx *c, genie_ctx *r, int th) {
             case 3: y = genie_tuple_get(genie_sort(cs[i], genie_to_dtype(cs[i], x, GENIE_I32), 0, 0), 0); break;
             case 4: y = genie_softmax(cs[i], genie_mul_scalar(cs[i], x, 0.1), -1); break;
             case 5: y = genie_log_softmax(cs[i], genie_mul_scalar(cs[i], x, 0.1), -1); break;
-            default: y = genie_sum(cs[i], genie_to_dtype(cs[i], x, GENIE_F16), 1, &d0, 0); break;
+            case 6: y = genie_sum(cs[i], genie_to_dtype(cs[i], x, GENIE_F16), 1, &d0, 0); break;
+            default: { /* f32 rows of 299 (a chunk of 256 keys and a tail): ties, -0, +0 and NaN (sqrt of negatives) */
+                genie_tensor *h = genie_to_dtype(cs[i], genie_sqrt(cs[i], genie_round(cs[i], genie_mul_scalar(cs[i], x, 0.05))), GENIE_F32);
+                y = form == 7 ? genie_tuple_get(genie_topk(cs[i], h, 5, -1, 1, 1), 1) : genie_tuple_get(genie_sort(cs[i], h, -1, 1), 1);
+                break;
+            }
             }
             n = y ? genie_numel(y) : 0;
             if (!y || n > 301 * 299 ||
-                genie_read(cs[i], y, form == 2 || form == 3 ? GENIE_I64 : GENIE_F64, got[i], (size_t)n * 8) != GENIE_OK)
+                genie_read(cs[i], y, form == 2 || form == 3 || form >= 7 ? GENIE_I64 : GENIE_F64, got[i], (size_t)n * 8) != GENIE_OK)
                 ok = 0;
             genie_pool_pop(cs[i]);
         }
