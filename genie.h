@@ -9990,6 +9990,9 @@ typedef struct genie__fin {  /* element i of its space at data[off + sum_d idx_d
 typedef struct genie__fop {
     uint16_t op;
     int16_t x, y, z;         /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR; z: row ops only */
+    uint8_t vb;              /* vk's operand b: 0 none, 1 y, 2 &a.f[0] (the scalar, pow's exponent) */
+    genie__vfn vk;           /* the array kernel that runs it on the group's path, set as the group runs
+                                (genie__fop_bind); NULL: genie__fop_run's general forms */
     genie__args a;           /* the scalar (f[0]) and clamp's bounds; a row op's arguments */
 } genie__fop;
 typedef struct genie__fgroup {
@@ -10414,8 +10417,30 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
    masked_fill: y ? the scalar : x), rounded to cdt where `round` (a value only
    stored is rounded by its store); on the path's array kernel (genie__vops)
    where it has one, else element by element. */
+/* Resolve o's array kernel on path cpu once per run of its group, not once per tile:
+   the switches that find it, run between the kernels' loops, mispredicted on every
+   tile (15% of an 8-op chain in cache). Pow's exponent is a scalar (rebound on a tape
+   cache hit), so this runs after binding. */
+static void genie__fop_bind(genie__fop *o, genie_cpu cpu) {
+    const int kind = genie__op_kinds[o->op], scalar = o->y == GENIE__FSCALAR;
+    const int pu = o->op == GENIE__OP_POW && scalar ? genie__pow_unary(o->a.f[0]) : -1;
+    const int unary = kind == GENIE__K_UNARY || pu >= 0, id = pu >= 0 ? pu : genie__v_unary_id(o->op);
+    o->vk = NULL;
+    o->vb = 0;
+    if (kind == GENIE__K_COPY || o->op == GENIE__OP_WHERE || o->op == GENIE__OP_MASKED_FILL || o->op == GENIE__OP_CLAMP ||
+        cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || id < 0)
+        return;
+    o->vk = genie__vops[cpu][id + (unary || !scalar ? 0 : 1)];
+    o->vb = (uint8_t)(pu >= 0 || (!unary && scalar) ? 2 : unary ? 0 : 1);
+}
 static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
                            const float *z, int64_t n) {
+    if (o->vk) { /* the common case: no branch on the op */
+        o->vk(out, x, o->vb == 1 ? (const void *)y : o->vb == 2 ? (const void *)&o->a.f[0] : NULL, n);
+        if (round) genie__fround(cpu, cdt, out, n);
+        return;
+    }
+    {
     const int pu = o->op == GENIE__OP_POW && !y ? genie__pow_unary(o->a.f[0]) : -1; /* x ** 2, x ** -1 */
     const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY || pu >= 0, id = pu >= 0 ? pu : genie__v_unary_id(o->op);
     const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
@@ -10450,6 +10475,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cp
     else
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
     if (round) genie__fround(cpu, cdt, out, n);
+    }
 }
 /* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
    GENIE__FTILE). Contiguous f32 inputs are read in place and a written op with
@@ -10605,6 +10631,14 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
             if (f->sp == 0 && f->contig)
                 for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH(b + l);
         }
+        for (k = 0; k < g->nops && t + 4 < hi; k++) { /* the outputs' lines, owned 4 tiles ahead (chain8 -2%) */
+            const genie__fin *f = &g->out[k];
+            const size_t es = genie__dt_size[f->dt];
+            const char *b = (const char *)f->data + (size_t)(f->off + start + 4 * GENIE__FTILE) * es;
+            size_t l;
+            if (g->written[k] && f->sp == 0 && f->contig)
+                for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH_W(b + l);
+        }
         genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
     }
     return GENIE_OK;
@@ -10710,6 +10744,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     if (!err) {
         for (k = 0; k < g->nin; k++) g->in[k].data = (const char *)g->src[k]->buf->data;
         g->cpu = ctx->cpu;
+        for (j = 0; j < g->nops; j++) genie__fop_bind(&g->ops[j], g->cpu);
         p.ws = ctx->ws;
         genie__tpool_run(p.pool, g->row >= 0 ? genie__k_rfused : genie__k_fused, &p, nth);
         ctx->stats.nodes_executed += (uint64_t)g->nops;
