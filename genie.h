@@ -3033,6 +3033,21 @@ static genie__tc_entry *genie__tc_find(genie_ctx *ctx, const uint64_t *key, int6
     }
     return NULL;
 }
+/* A loop's step realizes the newest entry's structure again, and its compute has
+   evicted that entry and the key array since: ask for their first lines (16 KiB of
+   each at most) before the walk, so that they arrive while it runs (the encoder
+   block's tape cache hit: 0.70 -> 0.45 us, about 30 misses each of the key's build
+   and comparison). Prefetches only: nothing is read or written here. */
+static void genie__tc_prefetch(const genie_ctx *ctx) {
+    const genie__tc_entry *e = ctx->tcache;
+    size_t l, nk, no, nw;
+    if (!e) return;
+    nk = (size_t)e->nkey * 8, no = (size_t)e->ntape * sizeof(genie__tc_op), nw = (size_t)ctx->captkey * 8;
+    nk = nk < 16384 ? nk : 16384, no = no < 16384 ? no : 16384, nw = nw < nk ? nw : nk;
+    for (l = 0; l < nk; l += 64) GENIE__PREFETCH((const char *)e->key + l);
+    for (l = 0; l < nw; l += 64) GENIE__PREFETCH_W((const char *)ctx->tkey + l);
+    for (l = 0; l < no; l += 64) GENIE__PREFETCH((const char *)e->ops + l);
+}
 /* Apply a kept plan to this tape: groups as records, bound when they run (into
    the context's one scratch group), epilogues and takes copied. 0: no memory
    for the scratch group (the tape is then planned as usual). */
@@ -3139,6 +3154,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     int k;
     ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end (a nested */
     ctx->capwk_stack = ctx->capwk_next = ctx->capwk_tape = 0;        /* realize starts afresh) */
+    genie__tc_prefetch(ctx);
     for (k = 0; k < nroots; k++) {
         genie__node *r = roots[k];
         if (r->state != GENIE__PENDING || r->mark == ep) continue;
