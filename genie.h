@@ -6236,6 +6236,60 @@ static const float genie__vm_gelu_tab[10][8] = {
         if (cosine) q = GENIE__IADD(q, GENIE__I1(1));                                               \
         s = GENIE__DSEL(GENIE__ITEST(q, GENIE__I1(1)), c, s);                                       \
         return GENIE__DXOR(s, GENIE__I2D(GENIE__ISHL(GENIE__IAND(q, GENIE__I1(2)), 62)));          \
+    }                                                                                               \
+    /* pow(x, y) where the reference's f32 (libm's double pow, rounded) is decided: |x| = 2^k m,   \
+       m in [sqrt(1/2), sqrt2), log m = 2 atanh(s), s = (m - 1)/(m + 1), Taylor to s^19           \
+       (relative error < 2^-54); t = y log2|x|; 2^t = 2^n e^v, n = rint(t), v = (t - n) ln2,       \
+       Taylor to v^12 (< 2^-52). The result is within 2^-43 relative (2^10 f64 ulps) of the true  \
+       pow for |t| <= 128, so it rounds to the reference's f32 unless it lies within 2^14 ulps of  \
+       a midpoint between two f32 values (2^-14 of results). *bad marks those lanes, and the      \
+       ones where |x| is 0, a subnormal f64, infinite or NaN, x < 0 with y not an integer, or t    \
+       outside (-125, 127.5) (results near f32's ends): the caller takes libm's pow there. */    \
+    static ATTR GENIE__VINL GENIE__D genie__##P##_dpow(GENIE__D x, GENIE__D y, GENIE__DM *bad) {                 \
+        GENIE__D ax = GENIE__DABS(x), yh = GENIE__DMUL(y, GENIE__D1(0.5)), k, m, f, s, z, z2, z4, p, q, t, n, r, c; \
+        GENIE__DM neg = GENIE__DCMP(x, GENIE__D1(0.0), _CMP_LT_OQ), big;                             \
+        GENIE__I b = GENIE__D2I(ax), w;                                                             \
+        k = GENIE__DSUB(GENIE__I2D(GENIE__IOR(GENIE__ISHR(b, 52), GENIE__I1(0x4330000000000000))),   \
+                        GENIE__D1(4503599627371519.0)); /* the biased exponent - 1023 */             \
+        m = GENIE__I2D(GENIE__IOR(GENIE__IAND(b, GENIE__I1(0x000FFFFFFFFFFFFF)), GENIE__I1(0x3FF0000000000000))); \
+        big = GENIE__DCMP(m, GENIE__D1(1.4142135623730951), _CMP_GT_OQ);                             \
+        m = GENIE__DSEL(big, GENIE__DMUL(m, GENIE__D1(0.5)), m);                                     \
+        k = GENIE__DSEL(big, GENIE__DADD(k, GENIE__D1(1.0)), k);                                     \
+        f = GENIE__DSUB(m, GENIE__D1(1.0));                                                          \
+        s = GENIE__DDIV(f, GENIE__DADD(f, GENIE__D1(2.0)));                                          \
+        z = GENIE__DMUL(s, s);                                                                      \
+        /* Estrin's scheme: a chain of 4 products, not Horner's 8 (a vector's latency, not the \
+           units, bounded this loop) */                                                         \
+        z2 = GENIE__DMUL(z, z), z4 = GENIE__DMUL(z2, z2);                                         \
+        p = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 9), z, GENIE__D1(1.0 / 7)), z2, GENIE__DFMA(GENIE__D1(1.0 / 5), z, GENIE__D1(1.0 / 3))); \
+        q = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 17), z, GENIE__D1(1.0 / 15)), z2, GENIE__DFMA(GENIE__D1(1.0 / 13), z, GENIE__D1(1.0 / 11))); \
+        p = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 19), z4, q), z4, p);                           \
+        s = GENIE__DADD(s, s);                                                                      \
+        p = GENIE__DFMA(GENIE__DMUL(s, z), p, s); /* log m */                                        \
+        t = GENIE__DMUL(y, GENIE__DFMA(p, GENIE__D1(1.4426950408889634), k));                        \
+        n = GENIE__DRINT(t);                                                                        \
+        z = GENIE__DMUL(GENIE__DSUB(t, n), GENIE__D1(0.69314718055994531)); /* t - n exact */        \
+        z2 = GENIE__DMUL(z, z), z4 = GENIE__DMUL(z2, z2);                                         \
+        p = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 6), z, GENIE__D1(0.5)), z2, GENIE__DADD(z, GENIE__D1(1.0))); \
+        q = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 5040), z, GENIE__D1(1.0 / 720)), z2, GENIE__DFMA(GENIE__D1(1.0 / 120), z, GENIE__D1(1.0 / 24))); \
+        p = GENIE__DFMA(q, z4, p);                                                                 \
+        q = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 39916800), z, GENIE__D1(1.0 / 3628800)), z2, GENIE__DFMA(GENIE__D1(1.0 / 362880), z, GENIE__D1(1.0 / 40320))); \
+        p = GENIE__DFMA(GENIE__DFMA(GENIE__D1(1.0 / 479001600), z4, q), GENIE__DMUL(z4, z4), p);  \
+        r = GENIE__DMUL(p, GENIE__I2D(GENIE__ISHL(GENIE__IADD(GENIE__D2I(GENIE__DADD(n, GENIE__D1(6755399441055744.0))), \
+                                                               GENIE__I1(1023)), 52))); /* p 2^n */  \
+        r = GENIE__DSEL(neg, GENIE__DSEL(GENIE__DCMP(GENIE__DRINT(yh), yh, _CMP_NEQ_UQ), GENIE__DXOR(r, GENIE__D1(-0.0)), r), r); \
+        /* the lanes taken: c < 1. w: the low 29 bits (those f32 drops) + 2^28 + 2^14, mod 2^29,  \
+           below 2^15 within 2^14 of the midpoint 2^28 */                                          \
+        w = GENIE__IAND(GENIE__IADD(GENIE__D2I(r), GENIE__I1(0x10004000)), GENIE__I1(0x1FFFFFFF));  \
+        c = GENIE__DMUL(GENIE__DABS(GENIE__DSUB(t, GENIE__D1(1.25))), GENIE__D1(1.0 / 126.25));      \
+        c = GENIE__DSEL(GENIE__DCMP(GENIE__DSUB(GENIE__I2D(GENIE__IOR(w, GENIE__I1(0x4330000000000000))), \
+                                                GENIE__D1(4503599627370496.0)), GENIE__D1(32768.0), _CMP_LT_OQ), \
+                        GENIE__D1(NAN), c);                                                          \
+        c = GENIE__DSEL(GENIE__DCMP(ax, GENIE__D1(2.2250738585072014e-308), _CMP_LT_OQ), GENIE__D1(NAN), c); \
+        c = GENIE__DSEL(GENIE__DCMP(ax, GENIE__D1(1.7976931348623157e308), _CMP_NLE_UQ), GENIE__D1(NAN), c); \
+        c = GENIE__DSEL(neg, GENIE__DSEL(GENIE__DCMP(GENIE__DRINT(y), y, _CMP_EQ_OQ), c, GENIE__D1(NAN)), c); \
+        *bad = GENIE__DCMP(c, GENIE__D1(1.0), _CMP_NLT_UQ);                                          \
+        return r;                                                                                   \
     }
 
 /* Unary operations exact in f32 vectors: X(P, name, expression of x). */
@@ -6395,11 +6449,47 @@ static const float genie__vm_gelu_tab[10][8] = {
             }                                                                                       \
         }                                                                                           \
     }
-/* pow: kept scalar on the SIMD paths (the generic loop). */
-#define GENIE__VS_SCALAR(P, o)                                                                      \
-    static void genie__v##P##_##o(void *out, const void *a, const void *b, int64_t n) { genie__vg_##o(out, a, b, n); }
-#define GENIE__VS_SCALAR3(P, o)                                                                     \
-    GENIE__VS_SCALAR(P, o) GENIE__VS_SCALAR(P, o##_vs) GENIE__VS_SCALAR(P, o##_sv)
+/* pow in f64 lanes (genie__P_dpow), exact: the vectors with a lane that dpow does not take
+   (marked in redo, 64 vectors at a time), and the tail, run libm's pow a lane, as the
+   reference; no call inside the vector loop, whose constants then stay in registers.
+   LDX/LDY load a vector at i, XS/YS give element j (a the array, s the scalar). */
+#define GENIE__VS_POWLOOP(P, LDX, LDY, XS, YS)                                                      \
+    for (v0 = 0; v0 < n / GENIE__DL; v0 += 64) {                                                    \
+        const int64_t v1 = n / GENIE__DL - v0 < 64 ? n / GENIE__DL : v0 + 64;                         \
+        uint64_t redo = 0;                                                                          \
+        for (v = v0; v < v1; v++) {                                                                 \
+            const int64_t i = v * GENIE__DL;                                                        \
+            GENIE__DM bad;                                                                          \
+            GENIE__D r = genie__##P##_dpow(LDX, LDY, &bad);                                         \
+            if (GENIE__DANY(bad)) redo |= (uint64_t)1 << (v - v0);                                  \
+            else GENIE__DST(y + i, r);                                                              \
+        }                                                                                           \
+        for (v = v0; redo; v++, redo >>= 1)                                                         \
+            for (j = v * GENIE__DL; (redo & 1) && j < (v + 1) * GENIE__DL; j++)                     \
+                y[j] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);                               \
+    }                                                                                               \
+    for (j = n - n % GENIE__DL; j < n; j++) y[j] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);
+#define GENIE__VS_POW(P)                                                                            \
+    static GENIE__VATTR void genie__v##P##_POW(void *out, const void *a, const void *b, int64_t n) { \
+        const float *xp = (const float *)a, *zp = (const float *)b;                                 \
+        float *y = (float *)out;                                                                    \
+        int64_t v0, v, j;                                                                           \
+        GENIE__VS_POWLOOP(P, GENIE__DLD(xp + i), GENIE__DLD(zp + i), xp[j], zp[j])                  \
+    }                                                                                               \
+    static GENIE__VATTR void genie__v##P##_POW_vs(void *out, const void *a, const void *b, int64_t n) { \
+        const float *xp = (const float *)a;                                                         \
+        const double s = *(const double *)b;                                                        \
+        float *y = (float *)out;                                                                    \
+        int64_t v0, v, j;                                                                           \
+        GENIE__VS_POWLOOP(P, GENIE__DLD(xp + i), GENIE__D1(s), xp[j], s)                            \
+    }                                                                                               \
+    static GENIE__VATTR void genie__v##P##_POW_sv(void *out, const void *a, const void *b, int64_t n) { \
+        const float *zp = (const float *)a;                                                         \
+        const double s = *(const double *)b;                                                        \
+        float *y = (float *)out;                                                                    \
+        int64_t v0, v, j;                                                                           \
+        GENIE__VS_POWLOOP(P, GENIE__D1(s), GENIE__DLD(zp + i), s, zp[j])                            \
+    }
 #define GENIE__VS_LNOT(P)                                                                           \
     static GENIE__VATTR void genie__v##P##_LOGICAL_NOT(void *out, const void *a, const void *b, int64_t n) { \
         const float *xp = (const float *)a, *zp = (const float *)a;                                 \
@@ -6415,7 +6505,7 @@ static const float genie__vm_gelu_tab[10][8] = {
     GENIE__VD_LIST(GENIE__VS_UD, P)                                                                 \
     GENIE__VBF_LIST(GENIE__VS_BF, P)                                                                \
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
-    GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_SCALAR3(P, POW) GENIE__VS_LNOT(P)
+    GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
