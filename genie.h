@@ -6449,45 +6449,41 @@ static const float genie__vm_gelu_tab[10][8] = {
             }                                                                                       \
         }                                                                                           \
     }
-/* pow in f64 lanes (genie__P_dpow), exact: the vectors with a lane that dpow does not take
-   (marked in redo, 64 vectors at a time), and the tail, run libm's pow a lane, as the
-   reference; no call inside the vector loop, whose constants then stay in registers.
-   LDX/LDY load a vector at i, XS/YS give element j (a the array, s the scalar). */
+/* pow in f64 lanes (genie__P_dpow), exact: the lanes dpow does not take, and the tail, run
+   libm's pow, as the reference; their inputs are read before the vector's store (out may be
+   an input). LDX/LDY load a vector at i, XS/YS give element j (a the array, s the scalar). */
 #define GENIE__VS_POWLOOP(P, LDX, LDY, XS, YS)                                                      \
-    for (v0 = 0; v0 < n / GENIE__DL; v0 += 64) {                                                    \
-        const int64_t v1 = n / GENIE__DL - v0 < 64 ? n / GENIE__DL : v0 + 64;                         \
-        uint64_t redo = 0;                                                                          \
-        for (v = v0; v < v1; v++) {                                                                 \
-            const int64_t i = v * GENIE__DL;                                                        \
-            GENIE__DM bad;                                                                          \
-            GENIE__D r = genie__##P##_dpow(LDX, LDY, &bad);                                         \
-            if (GENIE__DANY(bad)) redo |= (uint64_t)1 << (v - v0);                                  \
-            else GENIE__DST(y + i, r);                                                              \
-        }                                                                                           \
-        for (v = v0; redo; v++, redo >>= 1)                                                         \
-            for (j = v * GENIE__DL; (redo & 1) && j < (v + 1) * GENIE__DL; j++)                     \
-                y[j] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);                               \
+    for (i = 0; i + GENIE__DL <= n; i += GENIE__DL) {                                               \
+        GENIE__DM bad;                                                                              \
+        GENIE__D r = genie__##P##_dpow(LDX, LDY, &bad);                                             \
+        const int bits = GENIE__DBITS(bad);                                                         \
+        float fix[GENIE__DL];                                                                       \
+        for (j = i; bits && j < i + GENIE__DL; j++)                                                 \
+            if (bits >> (j - i) & 1) fix[j - i] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);    \
+        GENIE__DST(y + i, r);                                                                       \
+        for (j = i; bits && j < i + GENIE__DL; j++)                                                 \
+            if (bits >> (j - i) & 1) y[j] = fix[j - i];                                             \
     }                                                                                               \
-    for (j = n - n % GENIE__DL; j < n; j++) y[j] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);
+    for (j = i; j < n; j++) y[j] = (float)genie__binary_f(GENIE__OP_POW, XS, YS);
 #define GENIE__VS_POW(P)                                                                            \
     static GENIE__VATTR void genie__v##P##_POW(void *out, const void *a, const void *b, int64_t n) { \
         const float *xp = (const float *)a, *zp = (const float *)b;                                 \
         float *y = (float *)out;                                                                    \
-        int64_t v0, v, j;                                                                           \
+        int64_t i, j;                                                                               \
         GENIE__VS_POWLOOP(P, GENIE__DLD(xp + i), GENIE__DLD(zp + i), xp[j], zp[j])                  \
     }                                                                                               \
     static GENIE__VATTR void genie__v##P##_POW_vs(void *out, const void *a, const void *b, int64_t n) { \
         const float *xp = (const float *)a;                                                         \
         const double s = *(const double *)b;                                                        \
         float *y = (float *)out;                                                                    \
-        int64_t v0, v, j;                                                                           \
+        int64_t i, j;                                                                               \
         GENIE__VS_POWLOOP(P, GENIE__DLD(xp + i), GENIE__D1(s), xp[j], s)                            \
     }                                                                                               \
     static GENIE__VATTR void genie__v##P##_POW_sv(void *out, const void *a, const void *b, int64_t n) { \
         const float *zp = (const float *)a;                                                         \
         const double s = *(const double *)b;                                                        \
         float *y = (float *)out;                                                                    \
-        int64_t v0, v, j;                                                                           \
+        int64_t i, j;                                                                               \
         GENIE__VS_POWLOOP(P, GENIE__D1(s), GENIE__DLD(zp + i), s, zp[j])                            \
     }
 #define GENIE__VS_LNOT(P)                                                                           \
@@ -6578,6 +6574,7 @@ static const float genie__vm_gelu_tab[10][8] = {
 #define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
 #define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
 #define GENIE__DANY(m) ((m) != 0)
+#define GENIE__DBITS(m) ((int)(m)) /* lane l's bit at 1 << l */
 /* a / b for finite a and normal b: rcp14 and a Newton step (2^-28), then the quotient
    corrected by its residual (within a hair of the rounded quotient), without vdivps */
 static GENIE__AVX512 GENIE__VINL __m512 genie__z_fdiv(__m512 a, __m512 b) {
@@ -6655,6 +6652,7 @@ GENIE__VS_ALL(z)
 #undef GENIE__ISHR
 #undef GENIE__ITEST
 #undef GENIE__DANY
+#undef GENIE__DBITS
 
 /* AVX2 + FMA: f32 x 8, f64 x 4, masks are vectors */
 #define GENIE__VATTR GENIE__AVX2
@@ -6727,6 +6725,7 @@ GENIE__VS_ALL(z)
 #define GENIE__ISHR(a, k) _mm256_srli_epi64(a, k)
 #define GENIE__ITEST(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
 #define GENIE__DANY(m) (_mm256_movemask_pd(m) != 0)
+#define GENIE__DBITS(m) _mm256_movemask_pd(m)
 /* y 2^k for integer-valued k in [-252, 254] as y 2^floor(k/2) 2^ceil(k/2): both factors
    normal, so a result in the subnormal range is rounded once, at the last product */
 static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
@@ -6805,6 +6804,7 @@ GENIE__VS_ALL(y)
 #undef GENIE__ISHR
 #undef GENIE__ITEST
 #undef GENIE__DANY
+#undef GENIE__DBITS
 
 /* f16 / bf16 <-> f32 in registers, bit for bit as genie__h2f / f2h / bf2f / f2bf.
    f16/bf16 -> f32 makes a NaN quiet, as the reference's copy through double does.
@@ -10519,10 +10519,6 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
-/* One op over a tile: out = op(x, y) (y NULL: the scalar; where: x ? y : z;
-   masked_fill: y ? the scalar : x), rounded to cdt where `round` (a value only
-   stored is rounded by its store); on the path's array kernel (genie__vops)
-   where it has one, else element by element. */
 /* Resolve o's array kernel on path cpu once per run of its group, not once per tile:
    the switches that find it, run between the kernels' loops, mispredicted on every
    tile (15% of an 8-op chain in cache). Pow's exponent is a scalar (rebound on a tape
@@ -10539,6 +10535,10 @@ static void genie__fop_bind(genie__fop *o, genie_cpu cpu) {
     o->vk = genie__vops[cpu][id + (unary || !scalar ? 0 : 1)];
     o->vb = (uint8_t)(pu >= 0 || (!unary && scalar) ? 2 : unary ? 0 : 1);
 }
+/* One op over a tile: out = op(x, y) (y NULL: the scalar; where: x ? y : z;
+   masked_fill: y ? the scalar : x), rounded to cdt where `round` (a value only
+   stored is rounded by its store); on the path's array kernel (genie__vops)
+   where it has one, else element by element. */
 static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
                            const float *z, int64_t n) {
     if (o->vk) { /* the common case: no branch on the op */
@@ -10739,11 +10739,12 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
         }
         for (k = 0; k < g->nops && t + 4 < hi; k++) { /* the outputs' lines, owned 4 tiles ahead (chain8 -2%) */
             const genie__fin *f = &g->out[k];
-            const size_t es = genie__dt_size[f->dt];
-            const char *b = (const char *)f->data + (size_t)(f->off + start + 4 * GENIE__FTILE) * es;
-            size_t l;
-            if (g->written[k] && f->sp == 0 && f->contig)
-                for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH_W(b + l);
+            size_t es, l;
+            const char *b;
+            if (!g->written[k] || f->sp != 0 || !f->contig) continue; /* out[k] is set for written ops only */
+            es = genie__dt_size[f->dt];
+            b = (const char *)f->data + (size_t)(f->off + start + 4 * GENIE__FTILE) * es;
+            for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH_W(b + l);
         }
         genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
     }
