@@ -1303,9 +1303,35 @@ static void int_sort_cases(genie_ctx *c, genie_ctx *r, int th) {
 
 /* cumsum of f32, f16 and bf16 along each dim of [3, 11, 70] (the column-block kernel, in
    double in the reference's order, f16/bf16 rounded through f32 as it stores), finite and
-   special values, and of a transposed view (the reference): bit for bit. */
+   special values, and of a transposed view (the reference): bit for bit. Then f16 and bf16
+   rows of 1100 (the half rows' kernel: chunks of 512 and a tail; 7 rows, four at once and
+   three alone), finite values and all of them. */
 static void cumsum_cases(genie_ctx *c, genie_ctx *r, int th) {
     int dim, form, i;
+    for (form = 0; form < 4; form++) {
+        genie_ctx *cs[2];
+        genie_tensor *res[2];
+        const genie_dtype dt = form % 2 ? GENIE_BF16 : GENIE_F16;
+        char what[96];
+        cs[0] = c, cs[1] = r;
+        for (i = 0; i < 2; i++) {
+            genie_tensor *x0 = half_data(cs[i], dt, 7, 1100, 83 + (uint64_t)form), *x;
+            genie_realize(cs[i], 1, &x0);
+            genie_pool_push(cs[i]);
+            /* form 0, 1: NaN, infinities and the largest values replaced by 0.25 (long finite sums) */
+            x = form < 2 ? genie_where(cs[i], genie_lt(cs[i], genie_abs(cs[i], x0), genie_full(cs[i], dt, 0, NULL, 1e4)), x0,
+                                       genie_full(cs[i], dt, 0, NULL, 0.25))
+                         : x0;
+            res[i] = genie_cumsum(cs[i], x, 1);
+            genie_retain(res[i]);
+            genie_pool_pop(cs[i]);
+            genie_release(x0);
+        }
+        snprintf(what, sizeof what, "cumsum of %s rows of 1100, form %d (%d thread(s))", dt == GENIE_F16 ? "f16" : "bf16", form, th);
+        compare(c, res[0], r, res[1], what, (uint64_t)form, 0.0);
+        genie_release(res[0]);
+        genie_release(res[1]);
+    }
     for (dim = 0; dim < 3; dim++)
         for (form = 0; form < 5; form++) {
             genie_ctx *cs[2];
