@@ -5887,8 +5887,10 @@ static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *n
               the reference, and within 1e-14 of it in absolute terms.
               rsqrt runs on f64 vectors (exact); sin and cos reduce |x| <= 2^18 by
               pi/2 in f64 vectors (<= 1 ulp, measured 0 over every f32 in
-              [2^15, 2^18)); a block with a larger lane (or inf, NaN) goes to libm,
-              as does pow (exact). The rest are exact f32 vector instructions (IEEE
+              [2^15, 2^18)); a block with a larger lane (or inf, NaN) goes to libm.
+              pow runs on f64 vectors (genie__P_dpow) and is exact: a lane whose
+              f32 rounding the vector leaves open, or a special operand, takes
+              libm's pow. The rest are exact f32 vector instructions (IEEE
               add/sub/mul/div/sqrt give the same f32 as the reference's
               double-then-round). */
 typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
