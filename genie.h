@@ -5016,7 +5016,7 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
      where a double overflows or underflows), bit-identical, not vectorized;
    - softmax, log_softmax, logsumexp: x - max in f32 (as PyTorch), exp in f32 SIMD
      (genie__exp16_avx512 / genie__exp8_avx2: <= 2 ulp; expf on GENERIC), sums
-     in f64: softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
+     in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
    - layer_norm: (x - mean) * rstd in f64, rounded, then t * w + b in one f32
      FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
