@@ -10864,9 +10864,10 @@ static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *
         n = GENIE__MIN(GENIE__FTILE, s1 - c);
         for (k = 0; k < g->nin && c + (s1 - s0) + n <= g->total; k++) {
             const genie__fin *f = &g->in[k];
-            const char *b = (const char *)f->data + (size_t)(f->off + c + (s1 - s0)) * 4;
+            const char *b;
             int64_t l;
-            if (f->sp != 0 || !f->contig || f->dt != GENIE_F32) continue;
+            if (f->sp != 0 || !f->contig || f->dt != GENIE_F32) continue; /* others: not at c */
+            b = (const char *)f->data + (size_t)(f->off + c + (s1 - s0)) * 4;
             for (l = 0; l < n * 4; l += 64) GENIE__PREFETCH_L2(b + l);
         }
         genie__fpass(g, 0, 0, g->row, regs, opr, NULL, c, n, ro->x, xrow + (c - s0));
