@@ -5239,7 +5239,7 @@ static GENIE__AVX512 int64_t genie__rfind_avx512(const float *x, int64_t n, floa
 /* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
    2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
    conversions of every vector were a fifth of the pass, which is compute-bound on
-   double-pumped AVX-512 (Zen 4: [4096, 4096] softmax 0.54 ns per element in cache). */
+   double-pumped AVX-512 (Zen 4, [4096, 4096] softmax in cache: 0.54 -> 0.36 ns an element). */
 static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int64_t n, float mx) {
     const __m512 m = _mm512_set1_ps(mx);
     __m512d a0 = _mm512_setzero_pd(), a1 = a0;
