@@ -76,7 +76,7 @@ build-fuzz/fuzz_api: tests/fuzz/fuzz_api.c genie.h
 	$(FUZZ_CC) $(FUZZ_FLAGS) -I. $< -o $@ -lm -pthread
 # libFuzzer's log goes to build-fuzz/fuzz.log; on a failure the target prints its tail, then
 # the lines that say what broke, then the failing input in hex (a CI log shows only its end).
-fuzz: build-fuzz/fuzz_api
+fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors
 	@mkdir -p build-fuzz/corpus
 	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
 	@echo "fuzz_api: $(FUZZ_SECONDS) s from a fresh seed (log: build-fuzz/fuzz.log)"
@@ -192,14 +192,21 @@ asan: | $(BUILD)
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	GENIE_FILES_ONE_MODE=1 build-asan/test_main
 
+# test_main under valgrind in VG_SHARDS processes side by side (GENIE_TEST_SHARD=I/N: each runs
+# every N-th suite), one a core: valgrind runs a process's threads one at a time
+VG_SHARDS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 valgrind: examples $(BUILD)/test_main
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
-	  $(BUILD)/test_main 20000 >/dev/null || { echo "FAIL valgrind test_main"; exit 1; }; \
-	echo "  valgrind test_main (unit tests and program files) clean"
+	pids=""; for i in $$(seq 0 $$(($(VG_SHARDS) - 1))); do \
+	  GENIE_TEST_SHARD=$$i/$(VG_SHARDS) GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 valgrind -q --error-exitcode=1 \
+	    --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_main 20000 >$(BUILD)/valgrind_$$i.log 2>&1 & pids="$$pids $$!"; done; \
+	i=0; ok=1; for p in $$pids; do wait $$p || { ok=0; echo "FAIL valgrind test_main, shard $$i/$(VG_SHARDS) ($(BUILD)/valgrind_$$i.log):"; \
+	  grep -m20 -E 'FAIL|==[0-9]+==' $(BUILD)/valgrind_$$i.log; tail -n 3 $(BUILD)/valgrind_$$i.log; }; i=$$((i + 1)); done; \
+	[ $$ok = 1 ] || exit 1; \
+	echo "  valgrind test_main (unit tests and program files, $(VG_SHARDS) shards side by side) clean"
 
 # ---- the build matrix (tests/matrix.sh; .ci/run runs it): gcc, clang (C99, C11), g++, clang++
 # (C++11, C++17) at -O0 and -O2, -DGENIE_NO_THREADS, ThreadSanitizer, clang's ASan+UBSan, the

@@ -4,6 +4,7 @@
    This file includes genie.h without the implementation (impl.c has it), so
    the build itself checks that two translation units link together; cxx_part.cpp
    is a third, compiled as C++. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime: the shards' unit times */
 #include "prog.h"
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,26 @@
 #include <time.h>
 
 static int passed, failed, skipped;
+
+/* GENIE_TEST_SHARD=I/N (make valgrind runs N processes side by side): this process runs the
+   suites, program files and long suites' parts (test_reduce.c's) whose index k has k % N == I,
+   so the N shards run each unit once. GENIE_TEST_TIMES=1 prints each unit's wall time. */
+static int shard_i, shard_n = 1, shard_k, shard_times;
+int test_shard_take(void);
+int test_shard_take(void) { return shard_k++ % shard_n == shard_i; }
+static double wall_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#define SUITE(call)                                                                                 \
+    do {                                                                                            \
+        if (test_shard_take()) {                                                                    \
+            double t0_ = wall_now();                                                                \
+            call;                                                                                   \
+            if (shard_times) printf("  [unit %d: %s %.2f s]\n", shard_k - 1, #call, wall_now() - t0_); \
+        }                                                                                           \
+    } while (0)
 #define CHECK(cond) check_((cond) != 0, #cond, __FILE__, __LINE__)
 static void check_(int ok, const char *what, const char *file, int line) {
     if (ok) passed++;
@@ -495,10 +516,13 @@ static void run_data_files(void) {
     for (m = 0; m < nmodes; m++)
         for (i = m == 2 ? 1 : 0; i < 4; i++) {
             int p = 0, f = 0;
+            double t0 = wall_now();
+            if (!test_shard_take()) continue;
             prog_cpu = modes[m].cpu;
             prog_threads = modes[m].threads;
             if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
             printf("  %-30s %-16s %d passed, %d failed\n", files[i], modes[m].name, p, f);
+            if (shard_times) printf("  [unit %d: %s %s %.2f s]\n", shard_k - 1, files[i], modes[m].name, wall_now() - t0);
             passed += p;
             failed += f;
         }
@@ -549,41 +573,47 @@ int main(int argc, char **argv) {
         return failed != 0;
     }
     if (argc > 1) chain = atoi(argv[1]);
-    test_errors();
-    test_read_conversions();
-    test_laziness();
-    test_graph_freed();
-    test_no_pool();
-    test_blob();
-    test_tuples_lazy();
-    test_rng();
-    test_scopes_dump();
-    test_data_errors();
-    test_inplace_versions();
-    test_view_rules();
-    CHECK(cxx_smoke() == 0);
-    test_planner(&passed, &failed);
-    test_chain(chain);
-    fuse_tests(&passed, &failed);
-    rfuse_tests(&passed, &failed);
-    tcache_tests(&passed, &failed);
-    threads_tests(&passed, &failed);
-    test_vmath(&passed, &failed, &skipped);
-    test_reduce_run(&passed, &failed, &skipped);
-    test_roles(&passed, &failed);
-    test_llmops_run(&passed, &failed, &skipped);
+    if (getenv("GENIE_TEST_SHARD") && (sscanf(getenv("GENIE_TEST_SHARD"), "%d/%d", &shard_i, &shard_n) != 2 ||
+                                       shard_n < 1 || shard_i < 0 || shard_i >= shard_n)) {
+        printf("FAIL GENIE_TEST_SHARD=%s: expected I/N with 0 <= I < N\n", getenv("GENIE_TEST_SHARD"));
+        return 1;
+    }
+    shard_times = getenv("GENIE_TEST_TIMES") != NULL;
+    SUITE(test_errors());
+    SUITE(test_read_conversions());
+    SUITE(test_laziness());
+    SUITE(test_graph_freed());
+    SUITE(test_no_pool());
+    SUITE(test_blob());
+    SUITE(test_tuples_lazy());
+    SUITE(test_rng());
+    SUITE(test_scopes_dump());
+    SUITE(test_data_errors());
+    SUITE(test_inplace_versions());
+    SUITE(test_view_rules());
+    SUITE(CHECK(cxx_smoke() == 0));
+    SUITE(test_planner(&passed, &failed));
+    SUITE(test_chain(chain));
+    SUITE(fuse_tests(&passed, &failed));
+    SUITE(rfuse_tests(&passed, &failed));
+    SUITE(tcache_tests(&passed, &failed));
+    SUITE(threads_tests(&passed, &failed));
+    SUITE(test_vmath(&passed, &failed, &skipped));
+    test_reduce_run(&passed, &failed, &skipped); /* its shapes and cases are units */
+    SUITE(test_roles(&passed, &failed));
+    SUITE(test_llmops_run(&passed, &failed, &skipped));
 #ifdef _WIN32 /* the mapped-file suite replaces files its live tensors still map, which Windows forbids */
     printf("skip: safetensors on mapped files under Windows (the suite rewrites files it still maps); "
            "the read-into-memory variant runs\n");
     skipped++;
 #else
-    test_safetensors_run(&passed, &failed);
+    SUITE(test_safetensors_run(&passed, &failed));
 #endif
-    test_safetensors_nommap_run(&passed, &failed);
+    SUITE(test_safetensors_nommap_run(&passed, &failed));
     printf("  unit tests: %d passed, %d failed\n", passed, failed);
-    gemm_tests(&passed, &failed, &skipped);
+    SUITE(gemm_tests(&passed, &failed, &skipped));
     run_data_files();
-    run_fresh_random();
+    SUITE(run_fresh_random());
     if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     else printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -431,6 +431,7 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
 }
 
 void test_reduce_run(int *passed, int *failed, int *skipped);
+int test_shard_take(void); /* test_main.c: does this process run the next unit (GENIE_TEST_SHARD)? */
 void test_reduce_run(int *passed, int *failed, int *skipped) {
     static const int64_t shapes[][2] = {{1, 1}, {3, 3}, {300, 1}, {2, 15}, {5, 16}, {7, 17}, {300, 17}, {1, 1000},
                                         {70, 1000}, {1, 4097}, {17, 4097}};
@@ -463,7 +464,8 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
             nfast++;
         }
     }
-    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        if (!test_shard_take()) continue; /* a shard's unit: one shape */
         for (pat = 0; pat < 6; pat++)
             for (v = 0; v < 3; v++) {
                 if (v == 1 && shapes[s][0] < 2) continue;
@@ -475,21 +477,25 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
                     check_case(ref, fast, fname, nfast, (s + pat + v) % 2 ? GENIE_F16 : GENIE_BF16, shapes[s][0] - (v == 1),
                                shapes[s][1], pat, v, ~0ul);
             }
+    }
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
-    check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
-               1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN | 1ul << T_LN_WB | 1ul << T_SUM);
+    if (test_shard_take())
+        check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
+                   1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN | 1ul << T_LN_WB | 1ul << T_SUM);
     /* f16/bf16 rows longer than 64K (a vocabulary's logits): through f32 rows in the workspace too */
-    check_case(ref, fast, fname, nfast, GENIE_BF16, 2, 70001, 2, 0,
-               1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN_WB | 1ul << T_SUM | 1ul << T_AMAX);
-    check_case(ref, fast, fname, nfast, GENIE_F16, 1, 131075, 3, 0, 1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_MEAN);
+    if (test_shard_take())
+        check_case(ref, fast, fname, nfast, GENIE_BF16, 2, 70001, 2, 0,
+                   1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_LN_WB | 1ul << T_SUM | 1ul << T_AMAX);
+    if (test_shard_take())
+        check_case(ref, fast, fname, nfast, GENIE_F16, 1, 131075, 3, 0, 1ul << T_SOFTMAX | 1ul << T_LOGSOFTMAX | 1ul << T_MEAN);
     /* softmax rows up to 4096 stream from a stack row: rows of 2047 (odd alignments) and 4096 */
     if (!getenv("GENIE_GEMM_QUICK")) { /* quick (valgrind): the 8 MiB case above is enough */
-        check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
-        check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
+        if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
+        if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
     }
-    gathered_cases(fast, fname, nfast, passed, failed);
+    if (test_shard_take()) gathered_cases(fast, fname, nfast, passed, failed);
     /* errors stay errors: the fast paths change no message */
-    for (i = 0; i < nfast; i++) {
+    for (i = 0, t = test_shard_take(); t && i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
         genie_tensor *z = genie_zeros(fast[i], GENIE_F32, 2, sh);
         genie_tensor *r = genie_amax(fast[i], z, 1, &last, 0);
