@@ -324,7 +324,8 @@ GENIEDEF int            genie_shares_storage(const genie_tensor *a, const genie_
 /* ---- materializing ---- */
 /* materializes the n tensors (one tape); data errors are reported here */
 GENIEDEF genie_result genie_realize(genie_ctx *ctx, int n, genie_tensor *const *ts);
-/* materializes; numel elements converted to `as`, row-major, into dst (dst_bytes too small: error) */
+/* materializes; numel elements converted to `as`, row-major, into dst (dst_bytes too small: error).
+   A contiguous tensor is one copy (bits as they are), or one SIMD f32 <-> f16/bf16 conversion */
 GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as, void *dst, size_t dst_bytes);
 /* materializes a one-element tensor into *out */
 GENIEDEF genie_result genie_item(genie_ctx *ctx, genie_tensor *t, double *out);
@@ -12863,6 +12864,7 @@ GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as
     const char *fn = "genie_read";
     genie_result r;
     int64_t numel, i;
+    genie_dtype sdt;
     genie__mi m;
     const int64_t *st;
     if (!ctx) return GENIE_ERR_INVALID_ARG;
@@ -12884,9 +12886,24 @@ GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as
     if (r == GENIE_OK) r = genie__be_view_to_host(ctx, t->st->ver->buf, t->st->dtype, t->v, fn);
     if (r != GENIE_OK) return r;
     st = t->v->strides;
+    sdt = (genie_dtype)t->st->dtype;
+    if (numel > 0 && genie__is_contig(t->v->ndim, t->v->shape, st)) { /* whole arrays: bytes, or f32 <-> f16/bf16 */
+        const char *src = (const char *)t->st->ver->buf->data + (size_t)t->v->off * genie__dt_size[sdt];
+        if (as == sdt) {
+            memcpy(dst, src, (size_t)numel * genie__dt_size[sdt]);
+            return GENIE_OK;
+        }
+        if (as == GENIE_F32 && (sdt == GENIE_F16 || sdt == GENIE_BF16)) {
+            genie__hconv(ctx->cpu, sdt, 0, dst, src, numel);
+            return GENIE_OK;
+        }
+        if (sdt == GENIE_F32 && (as == GENIE_F16 || as == GENIE_BF16)) {
+            genie__hconv(ctx->cpu, as, 1, dst, src, numel);
+            return GENIE_OK;
+        }
+    }
     genie__mi_init(&m, t->v->ndim, t->v->shape, 1, &st, &t->v->off, 0);
-    for (i = 0; i < numel; i++, genie__mi_next(&m))
-        genie__copy_elem(dst, i, as, t->st->ver->buf->data, m.off[0], t->st->dtype);
+    for (i = 0; i < numel; i++, genie__mi_next(&m)) genie__copy_elem(dst, i, as, t->st->ver->buf->data, m.off[0], sdt);
     return GENIE_OK;
 }
 static genie_result genie__item(genie_ctx *ctx, const char *fn, genie_tensor *t, double *f, int64_t *i) {

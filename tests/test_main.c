@@ -144,6 +144,59 @@ static void test_read_conversions(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* genie_read's whole-array paths (contiguous: bytes as they are, f32 <-> f16/bf16 by the array
+   conversions) against its element path, which a transposed view takes: every pair of f32, f16,
+   bf16 and f64, element for element (any NaN for a NaN), on the tensor, a narrowed one (an
+   offset) and the transposed one. A signalling NaN read as its own dtype keeps its bits. */
+static int same_value(genie_dtype dt, const void *a, const void *b) {
+    double x, y;
+    uint16_t u, v;
+    float f, g;
+    switch (dt) {
+    case GENIE_F64: memcpy(&x, a, 8), memcpy(&y, b, 8); return x == y || (x != x && y != y);
+    case GENIE_F32: memcpy(&f, a, 4), memcpy(&g, b, 4); return f == g || (f != f && g != g);
+    default: memcpy(&u, a, 2), memcpy(&v, b, 2); {
+            const unsigned e = dt == GENIE_F16 ? 0x7c00u : 0x7f80u;
+            return u == v || ((u & e) == e && (u & ~e & 0x7fffu) && (v & e) == e && (v & ~e & 0x7fffu));
+        }
+    }
+}
+static void test_read_paths(void) {
+    static const genie_dtype dts[4] = {GENIE_F32, GENIE_F16, GENIE_BF16, GENIE_F64};
+    enum { R = 37, C = 29, N = R * C };
+    genie_ctx *ctx = genie_ctx_create(NULL);
+    int64_t sh[2] = {R, C}, one = 1, i, j;
+    float *x = (float *)malloc(N * 4);
+    char *bc = (char *)malloc(N * 8), *bn = (char *)malloc(N * 8), *bt = (char *)malloc(N * 8);
+    uint32_t snan = 0x7f800001u, sb;
+    int k, a, ok = 1;
+    for (i = 0; i < N; i++) x[i] = i % 41 == 7 ? NAN : i % 53 == 3 ? -INFINITY : (float)(sin((double)i) * ldexp(1.0, (int)(i % 40) - 20));
+    for (k = 0; k < 3; k++) {
+        genie_tensor *t = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, x), dts[k]);
+        for (a = 0; a < 4; a++) {
+            const size_t es = dts[a] == GENIE_F64 ? 8 : dts[a] == GENIE_F32 ? 4 : 2;
+            CHECK(genie_read(ctx, t, dts[a], bc, N * es) == GENIE_OK);
+            CHECK(genie_read(ctx, genie_narrow(ctx, t, 0, 5, 30), dts[a], bn, 30 * C * es) == GENIE_OK);
+            CHECK(genie_read(ctx, genie_t(ctx, t), dts[a], bt, N * es) == GENIE_OK);
+            for (i = 0; i < R; i++)
+                for (j = 0; j < C; j++) {
+                    ok &= same_value(dts[a], bc + (size_t)(i * C + j) * es, bt + (size_t)(j * R + i) * es);
+                    if (i >= 5 && i < 35) ok &= same_value(dts[a], bc + (size_t)(i * C + j) * es, bn + (size_t)((i - 5) * C + j) * es);
+                }
+        }
+    }
+    CHECK(ok);
+    { /* a signalling NaN's payload survives a same-dtype read */
+        float v;
+        memcpy(&v, &snan, 4);
+        CHECK(genie_read(ctx, genie_from_data(ctx, GENIE_F32, 1, &one, &v), GENIE_F32, &v, 4) == GENIE_OK);
+        memcpy(&sb, &v, 4);
+        CHECK(sb == snan);
+    }
+    free(x), free(bc), free(bn), free(bt);
+    genie_ctx_destroy(ctx);
+}
+
 static void test_laziness(void) {
     genie_ctx *ctx = genie_ctx_create(NULL);
     float v[4] = {1, 2, 3, 4}, out[4];
@@ -581,6 +634,7 @@ int main(int argc, char **argv) {
     shard_times = getenv("GENIE_TEST_TIMES") != NULL;
     SUITE(test_errors());
     SUITE(test_read_conversions());
+    SUITE(test_read_paths());
     SUITE(test_laziness());
     SUITE(test_graph_freed());
     SUITE(test_no_pool());
