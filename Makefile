@@ -183,6 +183,10 @@ bench-cuda: cuda
 	else echo "skip: PyTorch peer ($(TORCH_PY) missing; TORCH_PY=...)"; $(BUILD)/bench_cuda; fi
 
 # ---- sanitizers and valgrind ----
+# test_main under ASan and under valgrind runs in SHARDS processes side by side (tests/shards.sh:
+# GENIE_TEST_SHARD=I/N, each runs every N-th suite), one a core: valgrind runs a process's
+# threads one at a time, and most suites run on one thread
+SHARDS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 asan: | $(BUILD)
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" all
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
@@ -190,23 +194,16 @@ asan: | $(BUILD)
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
-	GENIE_FILES_ONE_MODE=1 build-asan/test_main
+	GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
-# test_main under valgrind in VG_SHARDS processes side by side (GENIE_TEST_SHARD=I/N: each runs
-# every N-th suite), one a core: valgrind runs a process's threads one at a time
-VG_SHARDS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 valgrind: examples $(BUILD)/test_main
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	pids=""; for i in $$(seq 0 $$(($(VG_SHARDS) - 1))); do \
-	  GENIE_TEST_SHARD=$$i/$(VG_SHARDS) GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 valgrind -q --error-exitcode=1 \
-	    --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_main 20000 >$(BUILD)/valgrind_$$i.log 2>&1 & pids="$$pids $$!"; done; \
-	i=0; ok=1; for p in $$pids; do wait $$p || { ok=0; echo "FAIL valgrind test_main, shard $$i/$(VG_SHARDS) ($(BUILD)/valgrind_$$i.log):"; \
-	  grep -m20 -E 'FAIL|==[0-9]+==' $(BUILD)/valgrind_$$i.log; tail -n 3 $(BUILD)/valgrind_$$i.log; }; i=$$((i + 1)); done; \
-	[ $$ok = 1 ] || exit 1; \
-	echo "  valgrind test_main (unit tests and program files, $(VG_SHARDS) shards side by side) clean"
+	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) $(BUILD)/valgrind.log \
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_main 20000 || exit 1; \
+	echo "  valgrind test_main (unit tests and program files) clean"
 
 # ---- the build matrix (tests/matrix.sh; .ci/run runs it): gcc, clang (C99, C11), g++, clang++
 # (C++11, C++17) at -O0 and -O2, -DGENIE_NO_THREADS, ThreadSanitizer, clang's ASan+UBSan, the

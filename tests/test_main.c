@@ -15,10 +15,24 @@ static int passed, failed, skipped;
 
 /* GENIE_TEST_SHARD=I/N (make valgrind runs N processes side by side): this process runs the
    suites, program files and long suites' parts (test_reduce.c's) whose index k has k % N == I,
-   so the N shards run each unit once. GENIE_TEST_TIMES=1 prints each unit's wall time. */
+   so the N shards run each unit once. With GENIE_TEST_CLAIM=DIR as well (tests/shards.sh), a
+   unit goes to the first shard that reaches it instead (it creates DIR/k), which balances the
+   shards whatever the units' lengths. GENIE_TEST_TIMES=1 prints each unit's wall time. */
 static int shard_i, shard_n = 1, shard_k, shard_times;
+static const char *shard_claim;
 int test_shard_take(void);
-int test_shard_take(void) { return shard_k++ % shard_n == shard_i; }
+int test_shard_take(void) {
+    const int k = shard_k++;
+    if (shard_claim) {
+        char path[512];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/%d", shard_claim, k);
+        if (!(f = fopen(path, "wx"))) return 0; /* C11's exclusive mode: another shard has it */
+        fclose(f);
+        return 1;
+    }
+    return k % shard_n == shard_i;
+}
 static double wall_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -632,6 +646,17 @@ int main(int argc, char **argv) {
         return 1;
     }
     shard_times = getenv("GENIE_TEST_TIMES") != NULL;
+    shard_claim = shard_n > 1 ? getenv("GENIE_TEST_CLAIM") : NULL;
+    if (shard_claim) { /* a folder that takes no files would leave every unit unclaimed */
+        char path[512];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/shard-%d", shard_claim, shard_i);
+        if (!(f = fopen(path, "w"))) {
+            printf("FAIL GENIE_TEST_CLAIM=%s: cannot create files there\n", shard_claim);
+            return 1;
+        }
+        fclose(f);
+    }
     SUITE(test_errors());
     SUITE(test_read_conversions());
     SUITE(test_read_paths());

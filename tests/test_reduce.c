@@ -325,6 +325,7 @@ static int same_bits(genie_ctx *c, genie_tensor *r, genie_tensor *y, int64_t n, 
     return ok;
 }
 static int g_rowwise(int op) { return op == G_SOFTMAX || op == G_LOGSOFTMAX || op == G_LN || op == G_RMS; }
+int test_shard_take(void); /* test_main.c: does this process run the next unit (GENIE_TEST_SHARD)? */
 static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
     /* x: a contiguous [A, B, C], or its transpose [C, B, A] (v 1), or a slice [A, B, C - 2] at C's
        offset 1 (v 2: rows of unit stride, not dense; [A, B - 2, C] where C is 2); over every dim */
@@ -333,7 +334,8 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
     size_t s;
     int k, v, op, pat, di;
     for (di = 0; di < 3; di++)
-    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        if (!test_shard_take()) continue; /* a shard's unit: one dtype and shape */
         for (v = 0; v < 3; v++)
             for (pat = 0; pat < 6; pat += 2 + (s > 0) + 2 * (di > 0)) {
                 const int64_t *sh = shapes[s], total = sh[0] * sh[1] * sh[2];
@@ -428,10 +430,10 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
                 }
                 free(data);
             }
+    }
 }
 
 void test_reduce_run(int *passed, int *failed, int *skipped);
-int test_shard_take(void); /* test_main.c: does this process run the next unit (GENIE_TEST_SHARD)? */
 void test_reduce_run(int *passed, int *failed, int *skipped) {
     static const int64_t shapes[][2] = {{1, 1}, {3, 3}, {300, 1}, {2, 15}, {5, 16}, {7, 17}, {300, 17}, {1, 1000},
                                         {70, 1000}, {1, 4097}, {17, 4097}};
@@ -464,9 +466,9 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
             nfast++;
         }
     }
-    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        if (!test_shard_take()) continue; /* a shard's unit: one shape */
-        for (pat = 0; pat < 6; pat++)
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (pat = 0; pat < 6; pat++) {
+            if (!test_shard_take()) continue; /* a shard's unit: one shape and pattern */
             for (v = 0; v < 3; v++) {
                 if (v == 1 && shapes[s][0] < 2) continue;
                 if (shapes[s][0] * shapes[s][1] > 20000 && (pat == 1 || pat == 3 || pat == 5) && v) continue; /* keep it short */
@@ -477,7 +479,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
                     check_case(ref, fast, fname, nfast, (s + pat + v) % 2 ? GENIE_F16 : GENIE_BF16, shapes[s][0] - (v == 1),
                                shapes[s][1], pat, v, ~0ul);
             }
-    }
+        }
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
     if (test_shard_take())
         check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
@@ -493,7 +495,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
         if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 1030, 2047, 2, 1, 1ul << T_SOFTMAX);
         if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
     }
-    if (test_shard_take()) gathered_cases(fast, fname, nfast, passed, failed);
+    gathered_cases(fast, fname, nfast, passed, failed); /* its dtypes and shapes are units */
     /* errors stay errors: the fast paths change no message */
     for (i = 0, t = test_shard_take(); t && i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
