@@ -184,8 +184,8 @@ bench-cuda: cuda
 
 # ---- sanitizers and valgrind ----
 # test_main under ASan and under valgrind runs in SHARDS processes side by side (tests/shards.sh:
-# GENIE_TEST_SHARD=I/N, each runs every N-th suite), one a core: valgrind runs a process's
-# threads one at a time, and most suites run on one thread
+# each suite runs once, in the first process that reaches it), one a core: valgrind runs a
+# process's threads one at a time, and most suites run on one thread
 SHARDS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 asan: | $(BUILD)
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" all
