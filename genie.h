@@ -2563,6 +2563,7 @@ typedef struct genie__kparams {
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
     const struct genie__fgroup *fg;    /* fused elementwise groups */
     const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
+    long next;                         /* chunks handed out (genie__take) */
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
@@ -3327,6 +3328,17 @@ static void genie__share(int64_t total, int ith, int nth, int64_t *lo, int64_t *
     *lo = total * ith / nth;
     *hi = total * (ith + 1) / nth;
 }
+/* Shares taken as they come, for kernels whose values do not depend on which thread
+   computes a unit (elementwise and row groups): chunks of genie__chunk units, the next
+   one to whichever thread is free (p->next counts those handed out), so a thread that the
+   machine slows (another process, a hypervisor) leaves its part to the others, where a
+   static share (genie__share) made every thread wait for it: chain8 16M on 2 threads
+   took 14.5 ms, or 16-23 when one core lagged by 2-9 ms. 0: no chunk is left. */
+static int64_t genie__chunk(int64_t total, int nth) {
+    const int64_t c = total / (16 * (int64_t)nth);
+    return nth <= 1 ? total : c < 1 ? 1 : c > 64 ? 64 : c;
+}
+static int genie__take(genie__kparams *p, int nth, int64_t total, int64_t chunk, int64_t *lo, int64_t *hi);
 #define GENIE__IN(n, i) ((const void *)(n)->in[i].n->buf->data)
 #define GENIE__OUT(n) ((n)->buf->data)
 
@@ -7239,9 +7251,9 @@ GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 &
    [off, off + numel) in some order of dims, no negative strides) and every
    input is read through the same strides (or, for a binary op, is one value
    broadcast: all strides 0), with f32 operands (bool out for comparisons and
-   logical ops; f16/bf16 <-> f32 for copies). Threads take 16-element-aligned
-   contiguous ranges; below GENIE__V_MIN_SHARED elements a node stays on the
-   calling thread. */
+   logical ops; f16/bf16 <-> f32 for copies). Threads take chunks of 512-element
+   units as they come (genie__take); below GENIE__V_MIN_SHARED elements a node stays
+   on the calling thread. */
 #define GENIE__V_MIN_SHARED (1 << 16)
 typedef struct genie__vjob {
     genie__vfn fn;
@@ -7360,12 +7372,15 @@ static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
 }
 static genie_result genie__k_vrun(genie__kparams *p, int ith, int nth, genie_cpu cpu) {
     genie__vjob j;
-    int64_t lo, hi;
+    int64_t lo, hi, units, chunk;
+    (void)ith;
     if (!genie__v_setup(p->n, cpu, &j)) return GENIE_ERR_UNSUPPORTED; /* not reached: checked when picked */
-    genie__share((j.n + 15) / 16, ith, nth, &lo, &hi);
-    lo *= 16;
-    hi = hi * 16 < j.n ? hi * 16 : j.n;
-    if (lo < hi) j.fn(j.o + lo * j.osz, j.a + lo * j.isz, j.bstep ? j.b + lo * 4 : j.b, hi - lo);
+    units = (j.n + 511) / 512, chunk = genie__chunk(units, nth); /* chunks of 512-element units (genie__take) */
+    while (genie__take(p, nth, units, chunk, &lo, &hi)) {
+        lo *= 512;
+        hi = hi * 512 < j.n ? hi * 512 : j.n;
+        j.fn(j.o + lo * j.osz, j.a + lo * j.isz, j.bstep ? j.b + lo * 4 : j.b, hi - lo);
+    }
     return GENIE_OK;
 }
 static genie_result genie__k_v_generic(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_GENERIC); }
@@ -10802,7 +10817,13 @@ static int64_t genie__frow_cap(const genie__fgroup *g) {
 static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) {
     return ((size_t)(g->nin + g->nops) * GENIE__FTILE + (g->row >= 0 ? 2 * (size_t)genie__frow_cap(g) : 0)) * 4;
 }
-/* The fused kernel: threads take whole tiles; registers live in the workspace.
+static int genie__take(genie__kparams *p, int nth, int64_t total, int64_t chunk, int64_t *lo, int64_t *hi) {
+    const int64_t c = nth > 1 ? (int64_t)GENIE__ADD(&p->next, 1) : (int64_t)p->next++; /* alone: all at once */
+    *lo = c * chunk;
+    *hi = GENIE__MIN(total, *lo + chunk);
+    return *lo < total;
+}
+/* The fused kernel: threads take chunks of whole tiles (genie__take); registers live in the workspace.
    The tile two ahead is prefetched while this one computes: the hardware
    prefetcher alone leaves a compute-heavy chain waiting on each tile's first
    loads (the 8-op chain: 33.5 -> 31.6 ms on 16M floats). */
@@ -10828,20 +10849,22 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
        and the ops' registers fill: chain8 16M, 1 thread, interleaved A/B: L1 43.7 ms, none
        30.7, L2 4 or 8 tiles ahead 27.7-28.0 against none's 29.5-30.9 (2 threads 14.7-14.8
        against 15.5-16.0). */
-    genie__share((g->total + GENIE__FTILE - 1) / GENIE__FTILE, ith, nth, &lo, &hi);
-    for (t = lo; t < hi; t++) {
-        const int64_t start = t * GENIE__FTILE, ahead = start + 4 * GENIE__FTILE;
-        int k;
-        for (k = 0; k < g->nin + g->nops && t + 4 < hi; k++) {
-            const genie__fin *f = k < g->nin ? &g->in[k] : &g->out[k - g->nin];
-            const char *b;
-            size_t es, l;
-            if ((k >= g->nin && !g->written[k - g->nin]) || f->sp != 0 || !f->contig) continue; /* out: written only */
-            es = genie__dt_size[f->dt];
-            b = (const char *)f->data + (size_t)(f->off + ahead) * es;
-            for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH_L2(b + l);
+    const int64_t ntiles = (g->total + GENIE__FTILE - 1) / GENIE__FTILE, chunk = genie__chunk(ntiles, nth);
+    while (genie__take(p, nth, ntiles, chunk, &lo, &hi)) {
+        for (t = lo; t < hi; t++) {
+            const int64_t start = t * GENIE__FTILE, ahead = start + 4 * GENIE__FTILE;
+            int k;
+            for (k = 0; k < g->nin + g->nops && t + 4 < hi; k++) {
+                const genie__fin *f = k < g->nin ? &g->in[k] : &g->out[k - g->nin];
+                const char *b;
+                size_t es, l;
+                if ((k >= g->nin && !g->written[k - g->nin]) || f->sp != 0 || !f->contig) continue; /* out: written only */
+                es = genie__dt_size[f->dt];
+                b = (const char *)f->data + (size_t)(f->off + ahead) * es;
+                for (l = 0; l < GENIE__FTILE * es; l += 64) GENIE__PREFETCH_L2(b + l);
+            }
+            genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
         }
-        genie__fpass(g, 0, 0, g->nops, regs, ops, NULL, start, GENIE__MIN(GENIE__FTILE, g->total - start), -1, NULL);
     }
     return GENIE_OK;
 }
@@ -10900,30 +10923,32 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const int nt = direct && g->nops == g->row + 1 && g->rows * len >= GENIE__ROWS_NT_BYTES / 4;
     const float *w = ro->y != GENIE__FNONE ? (const float *)g->in[-1 - ro->y].data + g->in[-1 - ro->y].off : NULL;
     const float *b = ro->z != GENIE__FNONE ? (const float *)g->in[-1 - ro->z].data + g->in[-1 - ro->z].off : NULL;
+    const int64_t nblk = (g->rows + ob - 1) / ob, chunk = genie__chunk(nblk, nth);
     int64_t lo, hi, blk, i0, i1, o, c, n;
-    genie__share((g->rows + ob - 1) / ob, ith, nth, &lo, &hi);
-    for (blk = lo; blk < hi; blk++) {
-        const int64_t r0 = blk * ob, r1 = GENIE__MIN(g->rows, r0 + ob);
-        float *y0 = direct ? (float *)rout->data + rout->off + r0 * olen : yrow;
-        for (i0 = r0; i0 < r1; i0 = i1) {
-            const float *xs;
-            i1 = GENIE__MIN(r1, i0 + ib);
-            xs = genie__frows_in(g, regs, opr, xrow, i0, i1);
-            for (o = i0; o < i1; o++) {
-                const float *x = xs + (o - i0) * len;
-                double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, w, b, nt);
-                if (kind == GENIE__K_REDUCE) {
-                    y0[o - r0] = (float)r;
-                } else if (kind == GENIE__K_ARGREDUCE) { /* the root: written in place */
-                    if (ro->a.i[1]) ((int64_t *)rout->data)[rout->off + o] = (int64_t)r;
-                    else ((float *)rout->data)[rout->off + o] = x[(int64_t)r];
+    while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
+        for (blk = lo; blk < hi; blk++) {
+            const int64_t r0 = blk * ob, r1 = GENIE__MIN(g->rows, r0 + ob);
+            float *y0 = direct ? (float *)rout->data + rout->off + r0 * olen : yrow;
+            for (i0 = r0; i0 < r1; i0 = i1) {
+                const float *xs;
+                i1 = GENIE__MIN(r1, i0 + ib);
+                xs = genie__frows_in(g, regs, opr, xrow, i0, i1);
+                for (o = i0; o < i1; o++) {
+                    const float *x = xs + (o - i0) * len;
+                    double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, w, b, nt);
+                    if (kind == GENIE__K_REDUCE) {
+                        y0[o - r0] = (float)r;
+                    } else if (kind == GENIE__K_ARGREDUCE) { /* the root: written in place */
+                        if (ro->a.i[1]) ((int64_t *)rout->data)[rout->off + o] = (int64_t)r;
+                        else ((float *)rout->data)[rout->off + o] = x[(int64_t)r];
+                    }
                 }
             }
-        }
-        if (rout && !direct && kind != GENIE__K_ARGREDUCE) genie__fout_store(rout, g, r0 * olen, (r1 - r0) * olen, yrow);
-        for (c = r0 * olen; c < r1 * olen; c += n) {
-            n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
-            genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n, -1, NULL);
+            if (rout && !direct && kind != GENIE__K_ARGREDUCE) genie__fout_store(rout, g, r0 * olen, (r1 - r0) * olen, yrow);
+            for (c = r0 * olen; c < r1 * olen; c += n) {
+                n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
+                genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n, -1, NULL);
+            }
         }
     }
     return GENIE_OK;
