@@ -9281,25 +9281,31 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         size_t esz = pl->f64 ? 8 : 4;
         const int64_t strip = pl->g.M > 1 ? GENIE__MAX(16, (int64_t)(256 << 10) / (GENIE__MAX(pl->g.K, 1) * (int64_t)esz) / 16 * 16)
                                           : INT64_MAX;
-        for (bi = 0; bi < pl->batches; bi++) {
-            int64_t i, c0, c1;
-            genie__mm_setup(pl, bi, &g, &cb, &out);
-            genie__share((g.N + 15) / 16, ith, nth, &lo, &hi);
-            lo *= 16;
-            hi = GENIE__MIN(hi * 16, g.N);
-            for (c0 = lo; c0 < hi; c0 = c1) {
-                c1 = hi - c0 > strip ? c0 + strip : hi;
-                for (i = 0; i < g.M; i++) {
-                    const char *ai = g.a + i * g.rsa * (int64_t)esz;
-                    char *ci = g.c + (i * g.rsc + c0 * g.csc) * (int64_t)esz;
-                    const int in4 = pl->skinny == 1 && kr->dot4 && i / 4 * 4 + 4 <= g.M; /* in a group of four rows */
-                    if (in4 && i % 4 == 0) /* the group's four rows now; their epilogues at their turns */
-                        kr->dot4(ai, g.rsa, g.b + c0 * g.csb * (int64_t)esz, g.csb, c1 - c0, g.K, ci, g.rsc, g.csc);
-                    else if (!in4 && pl->skinny == 1) kr->dot(ai, g.b + c0 * g.csb * (int64_t)esz, g.csb, c1 - c0, g.K, ci, g.csc);
-                    else if (pl->skinny == 2) kr->axpy(ai, g.csa, g.b + c0 * (int64_t)esz, g.rsb, c1 - c0, g.K, ci);
-                    if (g.epi.bias || g.epi.act || g.epi.res) {
-                        if (pl->f64) genie__epi_d(&g.epi, (double *)ci, g.rsc, g.csc, i, c0, 1, c1 - c0);
-                        else genie__epi_s(&g.epi, (float *)ci, g.rsc, g.csc, i, c0, 1, c1 - c0);
+        /* units of 16 columns of every product, in chunks as threads come free (genie__take:
+           a decode step's products are memory-bound, and a lagging core held the other) */
+        const int64_t ucols = (pl->g.N + 15) / 16, units = pl->batches * ucols, chunk = genie__chunk(units, nth);
+        int64_t u, u1;
+        while (genie__take(p, nth, units, chunk, &u, &u1)) {
+            for (; u < u1; u = (bi + 1) * ucols) { /* the chunk's part in product bi */
+                int64_t i, c0, c1;
+                bi = u / ucols;
+                genie__mm_setup(pl, bi, &g, &cb, &out);
+                lo = (u - bi * ucols) * 16;
+                hi = GENIE__MIN((GENIE__MIN(u1, (bi + 1) * ucols) - bi * ucols) * 16, g.N);
+                for (c0 = lo; c0 < hi; c0 = c1) {
+                    c1 = hi - c0 > strip ? c0 + strip : hi;
+                    for (i = 0; i < g.M; i++) {
+                        const char *ai = g.a + i * g.rsa * (int64_t)esz;
+                        char *ci = g.c + (i * g.rsc + c0 * g.csc) * (int64_t)esz;
+                        const int in4 = pl->skinny == 1 && kr->dot4 && i / 4 * 4 + 4 <= g.M; /* in a group of four rows */
+                        if (in4 && i % 4 == 0) /* the group's four rows now; their epilogues at their turns */
+                            kr->dot4(ai, g.rsa, g.b + c0 * g.csb * (int64_t)esz, g.csb, c1 - c0, g.K, ci, g.rsc, g.csc);
+                        else if (!in4 && pl->skinny == 1) kr->dot(ai, g.b + c0 * g.csb * (int64_t)esz, g.csb, c1 - c0, g.K, ci, g.csc);
+                        else if (pl->skinny == 2) kr->axpy(ai, g.csa, g.b + c0 * (int64_t)esz, g.rsb, c1 - c0, g.K, ci);
+                        if (g.epi.bias || g.epi.act || g.epi.res) {
+                            if (pl->f64) genie__epi_d(&g.epi, (double *)ci, g.rsc, g.csc, i, c0, 1, c1 - c0);
+                            else genie__epi_s(&g.epi, (float *)ci, g.rsc, g.csc, i, c0, 1, c1 - c0);
+                        }
                     }
                 }
             }
