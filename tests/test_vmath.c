@@ -160,6 +160,37 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
         if (vm_unaries[k].ulp) printf("    vmath %-7s %-10s max %lld ulp over %lld inputs\n", path, vm_unaries[k].name,
                                       (long long)worst, (long long)n);
     }
+    /* gelu's two loops: a call whose elements are all >= -1 runs x Phi(x) by pieces (no exp),
+       one with an element below -1 (or NaN) the general form. Both within gelu's bound over
+       the sweep's inputs >= -1 and the pieces' ends (-1 itself included), then the same with
+       every 64th a -2 (each call of the array kernel, a chunk of 512-element units, meets one) */
+    {
+        static const float ends[] = {-1.0f, -0.5f, 0.0f, 1.0f, 2.0f, 4.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
+        float *xg = (float *)malloc(((size_t)n + 200) * 4), *g[2];
+        int64_t m = 0, e;
+        g[0] = (float *)malloc(((size_t)n + 200) * 4), g[1] = (float *)malloc(((size_t)n + 200) * 4);
+        VCHECK(xg && g[0] && g[1], path, "gelu loops: malloc");
+        for (i = 0; xg && g[0] && g[1] && i < VM_COUNT(ends); i++) {
+            float v = ends[i];
+            for (e = 0; e < 8; e++) v = nextafterf(v, -INFINITY);
+            for (e = 0; e < 17; e++, v = nextafterf(v, INFINITY))
+                if (v >= -1.0f) xg[m++] = v, xg[m++] = -v >= -1.0f ? -v : v;
+        }
+        for (e = 0; xg && g[0] && g[1] && e < n; e++)
+            if (x[e] >= -1.0f) xg[m++] = x[e];
+        if (xg && g[0] && g[1]) xg[m++] = INFINITY;
+        for (i = 0; xg && g[0] && g[1] && i < 2; i++) {
+            for (e = 0; i && e < m; e += 64) xg[e] = -2.0f;
+            for (c = 0; c < 2; c++) {
+                genie_pool_push(cs[c]);
+                VCHECK(vm_get(cs[c], genie_gelu(cs[c], vm_vec(cs[c], GENIE_F32, m, xg)), 0, m, g[c]), path, "gelu loops");
+                genie_pool_pop(cs[c]);
+            }
+            snprintf(label, sizeof label, "gelu of %lld inputs >= -1%s", (long long)m, i ? ", every 64th -2" : "");
+            VCHECK(vm_compare(xg, g[0], g[1], m, VM_ULP_gelu, 1, path, label) >= 0, path, label);
+        }
+        free(xg), free(g[0]), free(g[1]);
+    }
     /* logical_not (bool out) */
     for (c = 0; c < 2; c++) {
         genie_pool_push(cs[c]);
