@@ -166,9 +166,10 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
        every 64th a -2 (each call of the array kernel, a chunk of 512-element units, meets one) */
     {
         static const float ends[] = {-1.0f, -0.5f, 0.0f, 1.0f, 2.0f, 4.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
-        float *xg = (float *)malloc(((size_t)n + 200) * 4), *g[2];
+        const size_t cap = (size_t)n + 2 * 17 * (size_t)VM_COUNT(ends) + 1; /* the sweep, two a step near each end, inf */
+        float *xg = (float *)malloc(cap * 4), *g[2];
         int64_t m = 0, e;
-        g[0] = (float *)malloc(((size_t)n + 200) * 4), g[1] = (float *)malloc(((size_t)n + 200) * 4);
+        g[0] = (float *)malloc(cap * 4), g[1] = (float *)malloc(cap * 4);
         VCHECK(xg && g[0] && g[1], path, "gelu loops: malloc");
         for (i = 0; xg && g[0] && g[1] && i < VM_COUNT(ends); i++) {
             float v = ends[i];
