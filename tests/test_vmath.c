@@ -143,7 +143,7 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
     genie_ctx *cs[2];
     float *os[2];
     int k, c, i;
-    char label[64];
+    char label[96];
     cs[0] = fast; cs[1] = ref;
     os[0] = o1; os[1] = o2;
     /* unary operations over the sweep */
@@ -160,35 +160,47 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
         if (vm_unaries[k].ulp) printf("    vmath %-7s %-10s max %lld ulp over %lld inputs\n", path, vm_unaries[k].name,
                                       (long long)worst, (long long)n);
     }
-    /* gelu's two loops: a call whose elements are all >= -1 runs x Phi(x) by pieces (no exp),
-       one with an element below -1 (or NaN) the general form. Both within gelu's bound over
-       the sweep's inputs >= -1 and the pieces' ends (-1 itself included), then the same with
-       every 64th a -2 (each call of the array kernel, a chunk of 512-element units, meets one) */
+    /* The operations with two loops: a call whose elements are all >= lim runs the cheaper
+       form (gelu: x Phi(x) by pieces, no exp; silu, sigmoid: exp without masks), one with an
+       element below lim (or NaN) the general form. Both within the bound over the sweep's
+       inputs >= lim and the forms' ends (lim itself included), then the same with every 64th
+       below lim (each call of the array kernel, a chunk of 512-element units, meets one) */
     {
-        static const float ends[] = {-1.0f, -0.5f, 0.0f, 1.0f, 2.0f, 4.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
-        const size_t cap = (size_t)n + 2 * 17 * (size_t)VM_COUNT(ends) + 1; /* the sweep, two a step near each end, inf */
+        static const float gelu_ends[] = {-1.0f, -0.5f, 0.0f, 1.0f, 2.0f, 4.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
+        static const float logi_ends[] = {-80.0f, -40.0f, -1.0f, 0.0f, 1.0f, 40.0f, 80.0f, 89.0f, 1e30f, 1e-38f};
+        static const struct { const char *name; vm_unary_fn fn; float lim, below; const float *ends; int nends, ulp, tail; } sp[] = {
+            {"gelu", genie_gelu, -1.0f, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1},
+            {"silu", genie_silu, -80.0f, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_silu, 0},
+            {"sigmoid", genie_sigmoid, -80.0f, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_sigmoid, 0},
+        };
+        const size_t cap = (size_t)n + 2 * 17 * 16 + 1; /* the sweep, two a step near each end (up to 16), inf */
         float *xg = (float *)malloc(cap * 4), *g[2];
-        int64_t m = 0, e;
+        int s;
         g[0] = (float *)malloc(cap * 4), g[1] = (float *)malloc(cap * 4);
-        VCHECK(xg && g[0] && g[1], path, "gelu loops: malloc");
-        for (i = 0; xg && g[0] && g[1] && i < VM_COUNT(ends); i++) {
-            float v = ends[i];
-            for (e = 0; e < 8; e++) v = nextafterf(v, -INFINITY);
-            for (e = 0; e < 17; e++, v = nextafterf(v, INFINITY))
-                if (v >= -1.0f) xg[m++] = v, xg[m++] = -v >= -1.0f ? -v : v;
-        }
-        for (e = 0; xg && g[0] && g[1] && e < n; e++)
-            if (x[e] >= -1.0f) xg[m++] = x[e];
-        if (xg && g[0] && g[1]) xg[m++] = INFINITY;
-        for (i = 0; xg && g[0] && g[1] && i < 2; i++) {
-            for (e = 0; i && e < m; e += 64) xg[e] = -2.0f;
-            for (c = 0; c < 2; c++) {
-                genie_pool_push(cs[c]);
-                VCHECK(vm_get(cs[c], genie_gelu(cs[c], vm_vec(cs[c], GENIE_F32, m, xg)), 0, m, g[c]), path, "gelu loops");
-                genie_pool_pop(cs[c]);
+        VCHECK(xg && g[0] && g[1], path, "two loops: malloc");
+        for (s = 0; xg && g[0] && g[1] && s < VM_COUNT(sp); s++) {
+            const float lim = sp[s].lim;
+            int64_t m = 0, e;
+            for (i = 0; i < sp[s].nends && i < 16; i++) {
+                float v = sp[s].ends[i];
+                for (e = 0; e < 8; e++) v = nextafterf(v, -INFINITY);
+                for (e = 0; e < 17; e++, v = nextafterf(v, INFINITY))
+                    if (v >= lim) xg[m++] = v, xg[m++] = -v >= lim ? -v : v;
             }
-            snprintf(label, sizeof label, "gelu of %lld inputs >= -1%s", (long long)m, i ? ", every 64th -2" : "");
-            VCHECK(vm_compare(xg, g[0], g[1], m, VM_ULP_gelu, 1, path, label) >= 0, path, label);
+            for (e = 0; e < n; e++)
+                if (x[e] >= lim) xg[m++] = x[e];
+            xg[m++] = INFINITY;
+            for (i = 0; i < 2; i++) {
+                for (e = 0; i && e < m; e += 64) xg[e] = sp[s].below;
+                for (c = 0; c < 2; c++) {
+                    genie_pool_push(cs[c]);
+                    VCHECK(vm_get(cs[c], sp[s].fn(cs[c], vm_vec(cs[c], GENIE_F32, m, xg)), 0, m, g[c]), path, sp[s].name);
+                    genie_pool_pop(cs[c]);
+                }
+                snprintf(label, sizeof label, "%s of %lld inputs >= %g%s", sp[s].name, (long long)m, lim,
+                         i ? ", every 64th below" : "");
+                VCHECK(vm_compare(xg, g[0], g[1], m, sp[s].ulp, sp[s].tail, path, label) >= 0, path, label);
+            }
         }
         free(xg), free(g[0]), free(g[1]);
     }
