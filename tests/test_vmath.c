@@ -166,7 +166,8 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
        inputs >= lim and the forms' ends (lim itself included), then the same with every 64th
        below lim (each call of the array kernel, a chunk of 512-element units, meets one) */
     {
-        static const float gelu_ends[] = {-1.0f, -0.5f, 0.0f, 1.0f, 2.0f, 4.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
+        static const float gelu_ends[] = {-1.0f, -0.75f, -0.5f, -0.25f, 0.0f, 0.5f, 1.0f, 1.5f, /* both tables' pieces */
+                                          2.0f, 3.0f, 4.0f, 5.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
         static const float logi_ends[] = {-80.0f, -40.0f, -1.0f, 0.0f, 1.0f, 40.0f, 80.0f, 89.0f, 1e30f, 1e-38f};
         static const struct { const char *name; vm_unary_fn fn; float lim, below; const float *ends; int nends, ulp, tail; } sp[] = {
             {"gelu", genie_gelu, -1.0f, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1},
