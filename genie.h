@@ -8942,7 +8942,7 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
    it is in L1 (bbuf: one KC x NR panel per thread), and no thread waits.
    C is T; packed panels hold P, each KU consecutive k (1, or 2 for bf16 pairs:
    a block of kc k is KP(kc) packed steps, and blocks start at multiples of KU);
-   pack_a/pack_b_##sfx pack, genie__epi_##esfx finishes tiles. */
+   pack_a/pack_b_##sfx pack, genie__epi_##esfx finishes blocks of GENIE__EPI_PANELS panels. */
 #define GENIE__KP(kc, KU) (((kc) + (KU) - 1) / (KU))
 /* The epilogue (bias, activation, residual) runs on a thread's rows of each group of this many
    finished panels (256 f32 columns on AVX-512: a block in L2), a call a row: per micro-tile, a
