@@ -104,8 +104,11 @@ static void test_steps(genie_cpu cpu, int threads) {
    the sum through its transpose where the others read it through its producer's own
    view (a flag bit, no view words); V_INPLACE and V_INPLACE_T write it in place
    through its own view and through its transpose (the output view is the first
-   input's: a flag bit), so each pair differs only in the views the bits stand for. */
-enum { V_BASE, V_STRIDE, V_DTYPE, V_CONST, V_HELD, V_SAME_CONST, V_SHAPE, V_TREAD, V_INPLACE, V_INPLACE_T, V_N };
+   input's: a flag bit), so each pair differs only in the views the bits stand for.
+   V_DIM0 and V_DIM1 take a softmax over dim 0 and over dim 1 of the same [6, 6]: they
+   differ only in an integer argument (the key writes arguments up to the last nonzero
+   one, so dim 0 writes none). */
+enum { V_BASE, V_STRIDE, V_DTYPE, V_CONST, V_HELD, V_SAME_CONST, V_SHAPE, V_TREAD, V_INPLACE, V_INPLACE_T, V_DIM0, V_DIM1, V_N };
 static genie_tensor *variant(genie_ctx *c, int v, genie_tensor **held, genie_stats *before) {
     genie_tensor *x = inp(c, v == V_DTYPE ? GENIE_F64 : GENIE_F32, 6, v == V_SHAPE ? 10 : 6, 5, 0);
     genie_tensor *y = inp(c, v == V_DTYPE ? GENIE_F64 : GENIE_F32, 6, v == V_SHAPE ? 10 : 6, 6, v != V_CONST);
@@ -117,6 +120,7 @@ static genie_tensor *variant(genie_ctx *c, int v, genie_tensor **held, genie_sta
     if (v == V_INPLACE) genie_add_(c, t, x);
     if (v == V_INPLACE_T) genie_add_(c, genie_t(c, t), x);
     u = genie_mul_scalar(c, v == V_TREAD ? genie_t(c, t) : t, 3.0);
+    if (v == V_DIM0 || v == V_DIM1) u = genie_softmax(c, u, v == V_DIM0 ? 0 : 1);
     *held = NULL;
     if (v == V_HELD) { *held = u; genie_retain(u); }
     t = genie_sigmoid(c, genie_sub(c, u, x));
