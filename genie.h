@@ -1604,6 +1604,13 @@ struct genie_ctx {
     int *wk_next;
     struct genie__tape_op *wk_tape;
     int64_t capwk_stack, capwk_next, capwk_tape;
+    /* the nodes the running tape frees, by tape index (NULL elsewhere, and whenever kept):
+       they go back to the slab after the tape ran, its last first, so that the next capture
+       takes their slots in this tape's order. Freed as they ran (group roots after their
+       insides), a loop's slots would scatter, and the walk's and capture's prefetches along
+       the slab would miss (tiny nodes: walk 50 -> 110 ns a node over 25 runs, capture 45 -> 90) */
+    struct genie__node **wk_free, **tape_free;
+    int64_t capwk_free;
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
     genie_stats stats;
@@ -1801,7 +1808,8 @@ static void genie__node_release(genie_ctx *ctx, genie__node *n) {
         genie__vspec_release(ctx, m->out);
         genie__buf_release(ctx, m->buf);
         if (m->in != m->in_small) GENIE_FREE(m->in);
-        genie__slab_free(&ctx->nodes, m);
+        if (ctx->tape_free && ctx->tape_ep && m->mark == ctx->tape_ep) ctx->tape_free[m->tix] = m; /* on this tape: later */
+        else genie__slab_free(&ctx->nodes, m);
         ctx->stats.nodes_live--;
     }
     ctx->releasing = 0;
@@ -3133,14 +3141,17 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
    about 200,000 nodes: a larger one is not kept). */
 #define GENIE__WALK_KEEP_BYTES ((uint64_t)32 << 20)
 static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capstack, int *next, int64_t capnext,
-                             genie__tape_op *tape, int64_t captape) {
-    if ((uint64_t)capstack * sizeof *stack + (uint64_t)capnext * sizeof *next + (uint64_t)captape * sizeof *tape >
-        GENIE__WALK_KEEP_BYTES) {
+                             genie__tape_op *tape, int64_t captape, genie__node **dfree, int64_t capfree) {
+    if ((uint64_t)capstack * sizeof *stack + (uint64_t)capnext * sizeof *next + (uint64_t)captape * sizeof *tape +
+        (uint64_t)capfree * sizeof *dfree > GENIE__WALK_KEEP_BYTES) {
         GENIE_FREE(stack);
         GENIE_FREE(next);
         GENIE_FREE(tape);
+        GENIE_FREE(dfree);
         return;
     }
+    if (ctx->wk_free) GENIE_FREE(dfree);
+    else ctx->wk_free = dfree, ctx->capwk_free = capfree;
     if (ctx->wk_stack) GENIE_FREE(stack);
     else ctx->wk_stack = stack, ctx->capwk_stack = capstack;
     if (ctx->wk_next) GENIE_FREE(next);
@@ -3152,12 +3163,15 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     genie__node **stack = ctx->wk_stack;
     int *next = ctx->wk_next;
     genie__tape_op *tape = ctx->wk_tape;
+    genie__node **dfree = ctx->wk_free, **outer_free;
     int64_t sp = 0, capstack = ctx->capwk_stack, capnext = ctx->capwk_next, ntape = 0, captape = ctx->capwk_tape, i;
+    int64_t capfree = ctx->capwk_free, had_free = capfree; /* dfree: all NULL up to capfree */
     genie_result res = GENIE_OK;
     uint32_t ep = ++ctx->epoch;
     int k;
     ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end (a nested */
     ctx->capwk_stack = ctx->capwk_next = ctx->capwk_tape = 0;        /* realize starts afresh) */
+    ctx->wk_free = NULL, ctx->capwk_free = 0;
     genie__tc_prefetch(ctx);
     for (k = 0; k < nroots; k++) {
         genie__node *r = roots[k];
@@ -3236,6 +3250,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             }
             ctx->stats.tape_plan_ns = genie__now_ns() - t0;
         }
+        outer_free = ctx->tape_free;
+        ctx->tape_free = NULL; /* out of memory: each node goes back as it is freed */
+        if (genie__grow((void **)&dfree, &capfree, ntape, sizeof *dfree)) {
+            memset(dfree + had_free, 0, (size_t)(capfree - had_free) * sizeof *dfree);
+            ctx->tape_free = dfree;
+        }
         ctx->tape_ep = ep;
         ctx->tape_held = 0;
         ctx->stats.tape_peak_bytes = 0;
@@ -3258,15 +3278,19 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             genie__work_add(ctx, n, flops, bytes, tape[i].inner ? 0 : genie__now_ns() - t0);
             genie__node_release(ctx, n);
         }
+        if (ctx->tape_free)
+            for (i = ntape - 1; i >= 0; i--)
+                if (dfree[i]) genie__slab_free(&ctx->nodes, dfree[i]), dfree[i] = NULL;
+        ctx->tape_free = outer_free;
         ctx->tape_ep = 0;
     }
     for (k = 0; k < nroots && res == GENIE_OK; k++)
         if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
-    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape);
+    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
     return res;
 oom:
     for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
-    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape);
+    genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
     genie__fail(ctx, GENIE_ERR_OOM, "genie_realize: out of memory building the tape");
     return GENIE_ERR_OOM;
 }
@@ -12570,6 +12594,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->wk_stack);
     GENIE_FREE(ctx->wk_next);
     GENIE_FREE(ctx->wk_tape);
+    GENIE_FREE(ctx->wk_free);
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
