@@ -816,35 +816,44 @@ GENIEDEF const char *genie_result_string(genie_result r) {
 /* >>memory ---------------------------------------------------------------- */
 /* Fixed-size objects (nodes, handles, storages, view specs) come from slabs:
    capture allocates no data and never calls malloc per object in steady state. */
+#define GENIE__SLAB_PER 256 /* objects a chunk */
 typedef struct genie__slab {
     size_t size;      /* object size, >= sizeof(void*) */
     void *free_list;  /* singly linked through the first word */
+    char *fresh;      /* the newest chunk's slots never handed out: fresh[0 .. nfresh * size) */
+    int nfresh;
     void **chunks;    /* every chunk, freed at destroy */
     int nchunks, capchunks;
     int64_t live;
 } genie__slab;
 
+/* An object's slot, its bytes as they were (GENIE__SLAB_NEW clears them), or NULL: a freed
+   slot, else the newest chunk's next in address order. A new chunk is neither cleared
+   nor linked, as each object is cleared when it is handed out: clearing the chunk too
+   was a second pass over its fresh pages in a cold capture. */
 static void *genie__slab_alloc(genie__slab *s) {
     void *p;
     if (!s->free_list) {
-        const int per = 256;
-        char *chunk;
-        int i;
-        if (s->nchunks == s->capchunks) {
-            int nc = s->capchunks ? s->capchunks * 2 : 16;
-            void **c = (void **)GENIE_REALLOC(s->chunks, (size_t)nc * sizeof(void *));
-            if (!c) return NULL;
-            s->chunks = c;
-            s->capchunks = nc;
+        if (!s->nfresh) {
+            const int per = GENIE__SLAB_PER;
+            char *chunk;
+            if (s->nchunks == s->capchunks) {
+                int nc = s->capchunks ? s->capchunks * 2 : 16;
+                void **c = (void **)GENIE_REALLOC(s->chunks, (size_t)nc * sizeof(void *));
+                if (!c) return NULL;
+                s->chunks = c;
+                s->capchunks = nc;
+            }
+            chunk = (char *)GENIE_MALLOC(s->size * (size_t)per);
+            if (!chunk) return NULL;
+            s->chunks[s->nchunks++] = chunk;
+            s->fresh = chunk, s->nfresh = per;
         }
-        chunk = (char *)GENIE_MALLOC(s->size * (size_t)per);
-        if (!chunk) return NULL;
-        memset(chunk, 0, s->size * (size_t)per);
-        s->chunks[s->nchunks++] = chunk;
-        for (i = per - 1; i >= 0; i--) {
-            *(void **)(chunk + (size_t)i * s->size) = s->free_list;
-            s->free_list = chunk + (size_t)i * s->size;
-        }
+        p = s->fresh;
+        s->fresh += s->size;
+        s->nfresh--;
+        s->live++;
+        return p;
     }
     p = s->free_list;
     s->free_list = *(void **)p;
@@ -12602,8 +12611,8 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     if (ctx->be) ctx->be->destroy(ctx->be_state); /* after every device block went back */
     for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
         char *c = (char *)ctx->nodes.chunks[i];
-        int j;
-        for (j = 0; j < 256; j++) {
+        int j, used = i + 1 < ctx->nodes.nchunks ? GENIE__SLAB_PER : GENIE__SLAB_PER - ctx->nodes.nfresh; /* the rest never handed out */
+        for (j = 0; j < used; j++) {
             genie__node *n = (genie__node *)(c + (size_t)j * sizeof(genie__node));
             if (n->refs > 0 && n->in && n->in != n->in_small) { GENIE_FREE(n->in); n->in = NULL; }
         }
