@@ -2602,19 +2602,25 @@ static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, which inputs are produced inside the
    tape (lazy) and which were materialized before it ran (constants). */
-typedef struct genie__tape_op {
+typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a line an entry */
     genie__node *n;
-    int nlazy, nconst;
-    int inner;                 /* computed inside a fused group (written only if readable later) */
-    int uses;                  /* references from later nodes of this tape */
-    struct genie__fgroup *fg;  /* the group this node is the root of */
-    const char *tfg;           /* or: the group as kept by the tape cache (bound when it runs) */
+    int32_t uses;              /* references from later nodes of this tape */
+    int32_t take;              /* planned: the input whose dying buffer n's output takes, -1 */
+    union {
+        struct genie__fgroup *built; /* the group this node is the root of (planned now) */
+        const char *kept;            /* or (fg_kept): as kept by the tape cache, bound when it runs */
+    } fg;
+    uint8_t inner;             /* computed inside a fused group (written only if readable later) */
+    uint8_t fg_kept;
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
-    int take;                  /* planner: the input whose dying buffer n's output takes, -1 */
-    int64_t last, xpos;        /* planner: the last position reading n; where n runs (a group's root's) */
-    int64_t die_head, die_next; /* planner: temporaries whose last reader runs here; the next of them */
-    uint64_t counted, alloc_at; /* planner: bytes of n's buffer in the bound; inner buffers made here */
 } genie__tape_op;
+GENIE__STATIC_ASSERT(tape_op_line, sizeof(genie__tape_op) <= 64);
+/* The planner's view of a tape entry (genie__plan), apart: a tape-cache hit never needs it. */
+typedef struct genie__plan_op {
+    int64_t last, xpos;         /* the last position reading n; where n runs (a group's root's) */
+    int64_t die_head, die_next; /* temporaries whose last reader runs here; the next of them */
+    uint64_t counted, alloc_at; /* bytes of n's buffer in the bound; inner buffers made here */
+} genie__plan_op;
 static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
 static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
@@ -2737,37 +2743,42 @@ static int genie__take_ok(const genie__node *n, int k) {
    product epilogue runs with its consumer, and has a buffer only when it
    outlives the tape), its last reader, its in-place take, and the liveness
    bound, stepping through the places where something runs. */
-static void genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint32_t ep) {
+static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint32_t ep) {
     uint64_t live = 0, bound = 0;
     int64_t i, c;
     int j, k;
+    genie__plan_op *pl = (genie__plan_op *)GENIE_MALLOC((size_t)ntape * sizeof *pl);
 #define GENIE__IN_TAPE(c) ((c) && (c)->mark == ep && (c)->state == GENIE__PENDING)
-#define GENIE__TEMP(t) ((t)->n->refs == (t)->uses + 1)
+#define GENIE__TEMP(i) (tape[i].n->refs == tape[i].uses + 1)
+    for (i = 0; i < ntape; i++) tape[i].take = -1;
+    if (!pl) { /* no takes: each output gets a buffer of its own */
+        ctx->stats.tape_bound_bytes = 0;
+        return 0;
+    }
     for (i = 0; i < ntape; i++) {
-        tape[i].take = -1;
-        tape[i].last = tape[i].die_head = tape[i].die_next = -1;
-        tape[i].xpos = i;
-        tape[i].counted = tape[i].alloc_at = 0;
+        pl[i].last = pl[i].die_head = pl[i].die_next = -1;
+        pl[i].xpos = i;
+        pl[i].counted = pl[i].alloc_at = 0;
     }
     for (i = ntape - 1; i >= 0; i--) /* an inner node runs where its (only) consumer runs */
         for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
             genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && tape[x->tix].inner) tape[x->tix].xpos = tape[i].xpos;
+            if (GENIE__IN_TAPE(x) && tape[x->tix].inner) pl[x->tix].xpos = pl[i].xpos;
         }
     for (i = 0; i < ntape; i++)
         for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
             genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && tape[i].xpos > tape[x->tix].last) tape[x->tix].last = tape[i].xpos;
+            if (GENIE__IN_TAPE(x) && pl[i].xpos > pl[x->tix].last) pl[x->tix].last = pl[i].xpos;
         }
     for (i = ntape - 1; i >= 0; i--) { /* temporaries by the place of their last reader */
-        genie__tape_op *t = &tape[i];
-        if (t->last >= 0 && GENIE__TEMP(t)) {
-            t->die_next = tape[t->last].die_head;
-            tape[t->last].die_head = i;
+        genie__plan_op *t = &pl[i];
+        if (t->last >= 0 && GENIE__TEMP(i)) {
+            t->die_next = pl[t->last].die_head;
+            pl[t->last].die_head = i;
         }
-        if (t->inner && !GENIE__TEMP(t)) { /* a written inner node: made where its group runs */
-            t->counted = (uint64_t)t->n->numel * genie__dt_size[t->n->dtype];
-            tape[t->xpos].alloc_at += t->counted;
+        if (tape[i].inner && !GENIE__TEMP(i)) { /* a written inner node: made where its group runs */
+            t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
+            pl[t->xpos].alloc_at += t->counted;
         }
     }
     for (i = 0; i < ntape; i++) {
@@ -2777,15 +2788,15 @@ static void genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uin
         if (n->base) {
             genie__node *b = n->base;
             if (!GENIE__IN_TAPE(b)) bytes = 0; /* computed before: assumed reusable (a lower bound) */
-            else if (GENIE__TEMP(&tape[b->tix]) && tape[b->tix].last == i && !tape[b->tix].inner) {
+            else if (GENIE__TEMP(b->tix) && pl[b->tix].last == i && !tape[b->tix].inner) {
                 for (k = 0; k < n->nin; k++)
                     if (n->in[k].n == b && !genie__vspec_equal(n->in[k].v, n->out)) break;
                 if (k == n->nin) donor = b;
             }
-        } else if (!tape[i].fg && !tape[i].epi.prod) { /* genie__exec runs it */
+        } else if (!tape[i].fg.built && !tape[i].epi.prod) { /* genie__exec runs it */
             for (k = 0; k < n->nin && !donor; k++) {
                 genie__node *x = n->in[k].n;
-                if (GENIE__IN_TAPE(x) && !tape[x->tix].inner && GENIE__TEMP(&tape[x->tix]) && tape[x->tix].last == i &&
+                if (GENIE__IN_TAPE(x) && !tape[x->tix].inner && GENIE__TEMP(x->tix) && pl[x->tix].last == i &&
                     genie__can_take(n, k)) {
                     donor = x;
                     tape[i].take = k;
@@ -2793,22 +2804,24 @@ static void genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uin
             }
         }
         if (donor) {
-            tape[i].counted = tape[donor->tix].counted;
-            tape[donor->tix].counted = 0;
+            pl[i].counted = pl[donor->tix].counted;
+            pl[donor->tix].counted = 0;
         } else {
-            tape[i].counted = bytes;
+            pl[i].counted = bytes;
             live += bytes;
         }
-        live += tape[i].alloc_at;
+        live += pl[i].alloc_at;
         if (live > bound) bound = live;
-        for (c = tape[i].die_head; c >= 0; c = tape[c].die_next) { /* buffers freed after this place */
-            live -= tape[c].counted;
-            tape[c].counted = 0;
+        for (c = pl[i].die_head; c >= 0; c = pl[c].die_next) { /* buffers freed after this place */
+            live -= pl[c].counted;
+            pl[c].counted = 0;
         }
     }
 #undef GENIE__IN_TAPE
 #undef GENIE__TEMP
+    GENIE_FREE(pl);
     ctx->stats.tape_bound_bytes = bound;
+    return 1;
 }
 
 static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
@@ -3081,7 +3094,7 @@ static int genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *t
         genie__tape_op *t = &tape[i];
         t->inner = o->inner;
         t->take = o->take;
-        t->tfg = o->fg >= 0 ? e->fgs + o->fg : NULL;
+        if (o->fg >= 0) t->fg.kept = e->fgs + o->fg, t->fg_kept = 1;
         if (o->prod >= 0) {
             t->epi.prod = tape[o->prod].n;
             t->epi.act = o->act;
@@ -3099,7 +3112,7 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     int64_t i;
     size_t nfgb = 0, at = 0;
     uint64_t bytes;
-    for (i = 0; i < ntape; i++) nfgb += tape[i].fg ? genie__tc_fg_bytes(tape[i].fg) : 0;
+    for (i = 0; i < ntape; i++) nfgb += tape[i].fg.built ? genie__tc_fg_bytes(tape[i].fg.built) : 0;
     bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) + nfgb;
     if (bytes > GENIE_TAPE_CACHE_BYTES) return;
     while (ctx->tcache && ctx->tc_bytes + bytes > GENIE_TAPE_CACHE_BYTES) { /* evict the least recent */
@@ -3125,10 +3138,10 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
         o->inner = (uint8_t)t->inner;
         o->take = t->take;
         o->fg = o->prod = o->res = -1;
-        if (t->fg) {
-            genie__tc_fg_save(e->fgs + at, t->fg);
+        if (t->fg.built) {
+            genie__tc_fg_save(e->fgs + at, t->fg.built);
             o->fg = (int32_t)at;
-            at += genie__tc_fg_bytes(t->fg);
+            at += genie__tc_fg_bytes(t->fg.built);
         }
         if (t->epi.prod) {
             o->prod = (int32_t)t->epi.prod->tix;
@@ -3211,28 +3224,28 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 stack[sp] = c;
                 next[sp++] = 0;
             } else {
-                int j;
+                int j, nlazy = 0, nconst = 0;
                 if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
                 tape[ntape].n = top;
-                tape[ntape].nlazy = tape[ntape].nconst = tape[ntape].inner = tape[ntape].uses = 0;
-                tape[ntape].fg = NULL;
-                tape[ntape].tfg = NULL;
+                tape[ntape].uses = 0;
+                tape[ntape].inner = tape[ntape].fg_kept = 0;
+                tape[ntape].fg.built = NULL;
                 memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
                     if (genie__node_input(top, j)->state == GENIE__PENDING) {
-                        tape[ntape].nlazy++;
+                        nlazy++;
                         tape[genie__node_input(top, j)->tix].uses++;
                     } else {
-                        tape[ntape].nconst++;
+                        nconst++;
                     }
                 }
                 /* while top is in cache: its role (its inputs' are known: >>scope), and the
                    tape holds it while it runs */
                 genie__role_find(top);
                 top->refs++;
-                ctx->stats.tape_lazy_inputs += (uint64_t)tape[ntape].nlazy;
-                ctx->stats.tape_constants += (uint64_t)tape[ntape].nconst;
+                ctx->stats.tape_lazy_inputs += (uint64_t)nlazy;
+                ctx->stats.tape_constants += (uint64_t)nconst;
                 ntape++;
                 sp--;
             }
@@ -3250,11 +3263,11 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else {
                 for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
                     if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
-                    if (!genie__groupable(tape[i].n) || !(tape[i].fg = genie__fgroup_build(tape[i].n, tape))) continue;
-                    genie__fgroup_mark(tape[i].fg, tape);
+                    if (!genie__groupable(tape[i].n) || !(tape[i].fg.built = genie__fgroup_build(tape[i].n, tape))) continue;
+                    genie__fgroup_mark(tape[i].fg.built, tape);
                 }
-                genie__plan(ctx, tape, ntape, ep); /* after fusion: it knows which nodes run where */
-                if (nkey > 0) genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape);
+                /* after fusion: it knows which nodes run where; out of memory, a plan with no takes (not kept) */
+                if (genie__plan(ctx, tape, ntape, ep) && nkey > 0) genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape);
                 ctx->stats.tape_cache_misses++;
             }
             ctx->stats.tape_plan_ns = genie__now_ns() - t0;
@@ -3273,12 +3286,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             uint64_t flops, bytes, t0;
             if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n);
             flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
-            if (tape[i].tfg) {
-                struct genie__fgroup *g = genie__tc_fg_bind(tape[i].tfg, tape, ctx->fg_scratch);
+            if (tape[i].fg_kept) {
+                struct genie__fgroup *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
-            } else if (tape[i].fg) {
-                if (!ctx->be || !genie__be_group(ctx, tape[i].fg)) genie__exec_group(ctx, tape[i].fg);
-                GENIE_FREE(tape[i].fg);
+            } else if (tape[i].fg.built) {
+                if (!ctx->be || !genie__be_group(ctx, tape[i].fg.built)) genie__exec_group(ctx, tape[i].fg.built);
+                GENIE_FREE(tape[i].fg.built);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
             } else if (!tape[i].inner) {
