@@ -1619,7 +1619,7 @@ struct genie_ctx {
        insides), a loop's slots would scatter, and the walk's and capture's prefetches along
        the slab would miss (tiny nodes: walk 50 -> 110 ns a node over 25 runs, capture 45 -> 90) */
     struct genie__node **wk_free, **tape_free;
-    int64_t capwk_free;
+    int64_t capwk_free, ntape_free; /* tape_free's length: the running tape's */
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
     genie_stats stats;
@@ -1817,7 +1817,10 @@ static void genie__node_release(genie_ctx *ctx, genie__node *n) {
         genie__vspec_release(ctx, m->out);
         genie__buf_release(ctx, m->buf);
         if (m->in != m->in_small) GENIE_FREE(m->in);
-        if (ctx->tape_free && ctx->tape_ep && m->mark == ctx->tape_ep) ctx->tape_free[m->tix] = m; /* on this tape: later */
+        /* on this tape: later (a node that only seems so, its mark an epoch that wrapped, is
+           given back later too, or at once if its slot is taken) */
+        if (ctx->tape_free && ctx->tape_ep && m->mark == ctx->tape_ep && m->tix < ctx->ntape_free && !ctx->tape_free[m->tix])
+            ctx->tape_free[m->tix] = m;
         else genie__slab_free(&ctx->nodes, m);
         ctx->stats.nodes_live--;
     }
@@ -3187,7 +3190,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     genie__tape_op *tape = ctx->wk_tape;
     genie__node **dfree = ctx->wk_free, **outer_free;
     int64_t sp = 0, capstack = ctx->capwk_stack, capnext = ctx->capwk_next, ntape = 0, captape = ctx->capwk_tape, i;
-    int64_t capfree = ctx->capwk_free, had_free = capfree; /* dfree: all NULL up to capfree */
+    int64_t capfree = ctx->capwk_free, had_free = capfree, outer_nfree; /* dfree: all NULL up to capfree */
     genie_result res = GENIE_OK;
     uint32_t ep = ++ctx->epoch;
     int k;
@@ -3272,11 +3275,11 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             }
             ctx->stats.tape_plan_ns = genie__now_ns() - t0;
         }
-        outer_free = ctx->tape_free;
+        outer_free = ctx->tape_free, outer_nfree = ctx->ntape_free;
         ctx->tape_free = NULL; /* out of memory: each node goes back as it is freed */
         if (genie__grow((void **)&dfree, &capfree, ntape, sizeof *dfree)) {
             memset(dfree + had_free, 0, (size_t)(capfree - had_free) * sizeof *dfree);
-            ctx->tape_free = dfree;
+            ctx->tape_free = dfree, ctx->ntape_free = ntape;
         }
         ctx->tape_ep = ep;
         ctx->tape_held = 0;
@@ -3303,7 +3306,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         if (ctx->tape_free)
             for (i = ntape - 1; i >= 0; i--)
                 if (dfree[i]) genie__slab_free(&ctx->nodes, dfree[i]), dfree[i] = NULL;
-        ctx->tape_free = outer_free;
+        ctx->tape_free = outer_free, ctx->ntape_free = outer_nfree;
         ctx->tape_ep = 0;
     }
     for (k = 0; k < nroots && res == GENIE_OK; k++)
