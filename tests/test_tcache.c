@@ -106,8 +106,7 @@ static void test_steps(genie_cpu cpu, int threads) {
    through its own view and through its transpose (the output view is the first
    input's: a flag bit), so each pair differs only in the views the bits stand for.
    V_DIM0 and V_DIM1 take a softmax over dim 0 and over dim 1 of the same [6, 6]: they
-   differ only in an integer argument (the key writes arguments up to the last nonzero
-   one, so dim 0 writes none). */
+   differ only in an integer argument, which the key must hold. */
 enum { V_BASE, V_STRIDE, V_DTYPE, V_CONST, V_HELD, V_SAME_CONST, V_SHAPE, V_TREAD, V_INPLACE, V_INPLACE_T, V_DIM0, V_DIM1, V_N };
 static genie_tensor *variant(genie_ctx *c, int v, genie_tensor **held, genie_stats *before) {
     genie_tensor *x = inp(c, v == V_DTYPE ? GENIE_F64 : GENIE_F32, 6, v == V_SHAPE ? 10 : 6, 5, 0);
