@@ -56,6 +56,8 @@
  *                          (default 256 MiB; 0 frees every block at once)
  *     GENIE_TAPE_CACHE_BYTES planned tapes a context keeps by structure, at most
  *                          (default 16 MiB; a bigger plan is not kept)
+ *     GENIE_PACK_CACHE_BYTES packed weights a context keeps, at most, until
+ *                          genie_set_pack_cache (default 64 MiB; 0: none)
  *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
  *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
  *                          which also poisons them (see "Dead handles" in README.md)
@@ -254,6 +256,10 @@ typedef struct genie_stats {
     uint64_t copies_to_device, bytes_to_device; /* host -> device copies the tape needed */
     uint64_t copies_to_host, bytes_to_host;     /* device -> host: CPU fallbacks and reads */
     genie_work work_by_role[GENIE_ROLE_COUNT]; /* computed nodes by role (genie_work_of: by phase too) */
+    /* the pack cache (genie_set_pack_cache) */
+    uint64_t pack_cache_bytes; /* packed weights kept now */
+    uint64_t pack_cache_packs; /* weights packed into it */
+    uint64_t pack_cache_hits;  /* products that read a kept weight instead of packing it */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -263,6 +269,12 @@ GENIEDEF genie_ctx   *genie_ctx_create(const genie_ctx_desc *desc);
 GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
 /* kernel threads, 0: all cores; n < 0 is an error */
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
+/* the pack cache: an f32 product of 17 rows up to one block of A (132 rows on avx512, 96 on
+   avx2, 128 generic) whose B is a constant of the tape, genie-owned (not genie_from_blob memory)
+   and seen a second time keeps that B (a weight) packed for the micro-kernel, and packs it no
+   more until the value dies or its buffer is written; max_bytes in all (default 64 MiB,
+   GENIE_PACK_CACHE_BYTES; 0: off; lowering it drops every packed weight). Results are the same. */
+GENIEDEF genie_result genie_set_pack_cache(genie_ctx *ctx, size_t max_bytes);
 GENIEDEF genie_cpu    genie_cpu_path(const genie_ctx *ctx);   /* the kernel path in use */
 GENIEDEF int          genie_cpu_supported(genie_cpu path);    /* 1 if this CPU runs it */
 GENIEDEF const char  *genie_cpu_name(genie_cpu path);         /* "avx512", ...; "" if unknown */
@@ -944,8 +956,14 @@ typedef struct genie__buf {
     struct genie__buf *older, *newer; /* cached: every cached block by when it was freed */
     void *dev;                      /* a backend's block of cap bytes (kept while cached), or NULL */
     uint32_t loc;                   /* GENIE__ON_HOST | GENIE__ON_DEV: which copies are current */
+    struct genie__pk *pk;           /* its bytes as a packed weight (the pack cache), or NULL:
+                                       dropped when it is freed or another value writes it */
 } genie__buf;
 enum { GENIE__ON_HOST = 1, GENIE__ON_DEV = 2 };
+#ifndef GENIE_PACK_CACHE_BYTES
+#define GENIE_PACK_CACHE_BYTES ((size_t)64 << 20)
+#endif
+static void genie__pk_drop(genie_ctx *ctx, genie__buf *b); /* >>cpu: the pack cache */
 
 static double genie__no_data[1]; /* the data of empty external buffers given as NULL (never read) */
 
@@ -1604,6 +1622,7 @@ struct genie_ctx {
     uint32_t epoch;
     struct genie__tc_entry *tcache;   /* the tape cache (>>tape), most recently used first */
     uint64_t tc_bytes, tc_mask;       /* its bytes; the hash mask (GENIE_TAPE_HASH_BITS: tests) */
+    size_t pk_cap;                    /* the pack cache's budget (genie_set_pack_cache) */
     uint64_t *tkey;                   /* the key of the tape being planned */
     struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
@@ -1711,6 +1730,7 @@ static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
         b->dev = NULL;
     }
     b->loc = GENIE__ON_HOST;
+    b->pk = NULL;
     b->refs = 1;
     b->external = 0;
     b->bytes = bytes;
@@ -1735,6 +1755,7 @@ static genie__buf *genie__buf_new(genie_ctx *ctx, size_t bytes) {
 static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
     size_t cap;
     int c;
+    if (b->pk) genie__pk_drop(ctx, b);
     if (b->prev) b->prev->next = b->next;
     else ctx->bufs = b->next;
     if (b->next) b->next->prev = b->prev;
@@ -2841,10 +2862,12 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
     if (!failed) {
         if (n->base && genie__can_reuse(n)) {
             n->buf = n->base->buf;
+            if (n->buf->pk) genie__pk_drop(ctx, n->buf); /* about to be written */
             n->buf->refs++;
             ctx->stats.inplace_reused++;
         } else if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
             n->buf = n->in[take].n->buf;
+            if (n->buf->pk) genie__pk_drop(ctx, n->buf);
             n->buf->refs++;
             ctx->stats.tape_inplace++;
         } else {
@@ -8784,6 +8807,9 @@ typedef struct genie__gemm {
     const genie__conv_b *cb;
     char *c;
     genie__epi epi;
+    const void *bpk; /* B already packed (the pack cache): panel j of k-block q at
+                        bpk + (q * bnp + j) * NR * KP(kcb), or NULL: packed as it runs */
+    int64_t bnp;     /* with bpk: B's panels in a k-block */
 } genie__gemm;
 
 /* The source of the panel of B that a thread packs after panel jr of its share
@@ -9033,10 +9059,18 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jg = jr = plo; jr < phi; jr++) {                                               \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
-                    const P *bp = jit ? bbuf + (int64_t)ith * nr * GENIE__KP(kcb, KU) : bbuf + jr * nr * kp; \
+                    const int64_t pstep = nr * GENIE__KP(kcb, KU);                                  \
+                    const P *bp = g->bpk ? (const P *)g->bpk + (pc / kcb * g->bnp + j0 / nr) * pstep \
+                                  : jit  ? bbuf + (int64_t)ith * pstep : bbuf + jr * nr * kp;       \
                     genie__ukpf nx = {NULL, 0, 0, 0, 0}, pf; /* JIT: the next panel's source, a share per call */ \
-                    const int pfn = jit && genie__gemm_next(g, kr, jc, ncb, pc, kcb, jr, phi, ith, nth, &nx); \
-                    if (jit) genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (P *)bp);                    \
+                    int pfn = 0;                                                                    \
+                    if (g->bpk && jr + 1 < phi) { /* kept panels: the next one, kp rows of NR */   \
+                        nx.p = (const char *)(bp + pstep), nx.ld = nr * (int64_t)sizeof(P);          \
+                        nx.r1 = kp, nx.lpr = (nx.ld + 63) / 64, pfn = 1;                            \
+                    } else if (jit && !g->bpk) {                                                    \
+                        pfn = genie__gemm_next(g, kr, jc, ncb, pc, kcb, jr, phi, ith, nth, &nx);    \
+                        genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (P *)bp);                         \
+                    }                                                                               \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
                         const int64_t m = GENIE__MIN(mr, mc - ir), i0 = ic + ir, nq = (mc + mr - 1) / mr; \
                         const genie__ukr uk = GENIE__PANEL_UK(kr, GENIE__PANEL_ROWS(kr, m));        \
@@ -9128,6 +9162,7 @@ typedef struct genie__mm_plan {
     genie__gemm g;          /* batch 0's product */
     genie__conv_b cb;       /* conv2d: batch 0's image */
     int f64, half, coop, nb;
+    int bin;                /* the input B is (1; 0 when computed transposed) */
     int bh;                 /* bf16 x bf16 as bf16 pairs (vdpbf16ps): packed on genie__gemm_kern_bh, or skinny 3 by dotbh */
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16); 3 dot of f16/bf16 (rows of A as f32, or bf16 pairs: bh) */
     int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
@@ -9170,6 +9205,7 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
     genie__gemm *g = &pl->g;
     int64_t sh[GENIE__MAXD], st[GENIE__MAXD], ra, ro, rc = 0, rr = 0;
     g->M = ov->shape[nb]; g->N = ov->shape[nb + 1]; g->K = av->shape[nb + 1];
+    pl->bin = 1;
     g->a = GENIE__VDATA(n, 0); g->adt = n->in[0].n->dtype; g->rsa = av->strides[nb]; g->csa = av->strides[nb + 1];
     g->b = GENIE__VDATA(n, 1); g->bdt = n->in[1].n->dtype; g->rsb = bv->strides[nb]; g->csb = bv->strides[nb + 1];
     pl->ors = ov->strides[nb];
@@ -9201,6 +9237,7 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
         pl->ors = pl->ocs;
         pl->ocs = t;
         genie__gemm_transpose(g);
+        pl->bin = 0;
         for (i = 0; i < nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
     }
     if (nb <= 0) return;
@@ -9341,6 +9378,80 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
     return 1;
+}
+/* ---- the pack cache ----
+   A product of M <= MC rows packs each panel of B as it runs (genie__gemm's JIT): for a
+   weight that outlives the tape the same packing every step, 1/M of the work (the encoder
+   block: 5-9%). The cache keeps such a B in that layout, hung on the weight's buffer
+   (genie__buf.pk): the first time a buffer is B an entry marks it (no panels); the
+   second time, within the context's budget, its panels are packed once and kept, and
+   every product with that key reads them. A buffer's bytes change only when it is freed
+   (genie__buf_free_now) or a value takes it to write into (genie__exec's in-place reuse
+   and planned takes): both drop its entry. A weight made anew each step (training) is
+   B once per buffer, so it is never packed; genie_from_blob memory is never kept. */
+typedef struct genie__pk {
+    const char *b;               /* the key: B's first element, layout, kernel */
+    const genie__gemm_kern *kr;
+    int64_t rsb, csb, K, N;
+    void *raw;                   /* NULL: seen once, nothing packed */
+    float *panels;               /* in raw, 64-byte aligned: genie__gemm.bpk's layout */
+    size_t bytes;
+} genie__pk;
+static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
+    genie__pk *e = b->pk;
+    b->pk = NULL;
+    if (!e) return;
+    if (e->raw) {
+        GENIE_FREE(e->raw);
+        ctx->stats.pack_cache_bytes -= e->bytes;
+    }
+    GENIE_FREE(e);
+}
+/* Node n's planned product reads B from the cache (pl->g.bpk) when it is an f32 product
+   of one block of A, one batch, and B a genie-owned constant of this tape seen before
+   with this key. Out of memory or budget: B is packed as it runs, as without the cache. */
+static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node *n) {
+    const genie__gemm_kern *kr = pl->kr;
+    genie__gemm *g = &pl->g;
+    const genie__node *x = n->in[pl->bin].n;
+    genie__buf *b = x->buf;
+    genie__pk *e;
+    int64_t nkb, kcb, np, q, j;
+    size_t bytes;
+    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->skinny || g->cb || pl->nb ||
+        g->bdt != GENIE_F32 || !GENIE__GEMM_JIT(kr, g->M) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
+        !b || b->external)
+        return; /* x->mark: computed by this tape */
+    e = b->pk;
+    if (e && (e->b != g->b || e->kr != kr || e->rsb != g->rsb || e->csb != g->csb || e->K != g->K || e->N != g->N)) {
+        genie__pk_drop(ctx, b);
+        e = NULL;
+    }
+    if (!e) { /* the first time: a mark */
+        if (!(e = (genie__pk *)GENIE_MALLOC(sizeof *e))) return;
+        memset(e, 0, sizeof *e);
+        e->b = g->b, e->kr = kr, e->rsb = g->rsb, e->csb = g->csb, e->K = g->K, e->N = g->N;
+        b->pk = e;
+        return;
+    }
+    /* k-blocks and panels as genie__gemm_s makes them */
+    nkb = (g->K + kr->kc - 1) / kr->kc, kcb = (g->K + nkb - 1) / nkb, np = (g->N + kr->nr - 1) / kr->nr;
+    if (!e->raw) {
+        bytes = (size_t)(nkb * np * kcb * kr->nr) * sizeof(float);
+        if (bytes > ctx->pk_cap || ctx->stats.pack_cache_bytes > ctx->pk_cap - bytes || !(e->raw = GENIE_MALLOC(bytes + 64))) return;
+        e->panels = (float *)(void *)(((uintptr_t)e->raw + 63) & ~(uintptr_t)63);
+        e->bytes = bytes;
+        for (q = 0; q < nkb; q++)
+            for (j = 0; j < np; j++)
+                genie__pack_b_s(g, q * kcb, GENIE__MIN(kcb, g->K - q * kcb), j * kr->nr, GENIE__MIN(kr->nr, g->N - j * kr->nr),
+                                kr, e->panels + (q * np + j) * kr->nr * kcb);
+        ctx->stats.pack_cache_bytes += bytes;
+        ctx->stats.pack_cache_packs++;
+    } else {
+        ctx->stats.pack_cache_hits++;
+    }
+    g->bpk = e->panels;
+    g->bnp = np;
 }
 /* The f16/bf16 skinny product (skinny 3): columns of a strip, which the rows of C take in
    turn (with doth4: B's strip of up to 256 KiB stays in L2 for them), and the bytes of a
@@ -10069,6 +10180,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return NULL;
     }
     if (!genie__ws_reserve(ctx, genie__mm_ws_bytes(ctx->mm_plan, *nth))) goto oom;
+    genie__pk_bind(ctx, ctx->mm_plan, n);
     p->plan = ctx->mm_plan;
     p->ws = ctx->ws;
     return genie__k_gemm;
@@ -11416,6 +11528,7 @@ static int genie__be_node(genie_ctx *ctx, genie__node *n, int take) {
     if (r == GENIE_OK) {
         if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
             n->buf = n->in[take].n->buf;
+            if (n->buf->pk) genie__pk_drop(ctx, n->buf);
             n->buf->refs++;
             ctx->stats.tape_inplace++;
         } else if (!(n->buf = genie__buf_new(ctx, (size_t)n->numel * genie__dt_size[n->dtype]))) {
@@ -12597,6 +12710,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
     ctx->no_scope.ctx = ctx;
     ctx->scope = &ctx->no_scope;
     ctx->tc_mask = ~(uint64_t)0;
+    ctx->pk_cap = GENIE_PACK_CACHE_BYTES;
     { /* tests force tape-cache hash collisions: GENIE_TAPE_HASH_BITS=0 makes every hash equal */
         const char *hb = getenv("GENIE_TAPE_HASH_BITS");
         if (hb && *hb >= '0' && *hb <= '9' && atoi(hb) < 64) ctx->tc_mask = ((uint64_t)1 << atoi(hb)) - 1;
@@ -12656,6 +12770,15 @@ GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n) {
         return GENIE_ERR_INVALID_ARG;
     }
     ctx->n_threads = n;
+    return GENIE_OK;
+}
+GENIEDEF genie_result genie_set_pack_cache(genie_ctx *ctx, size_t max_bytes) {
+    genie__buf *b;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (max_bytes < ctx->pk_cap)
+        for (b = ctx->bufs; b; b = b->next)
+            if (b->pk) genie__pk_drop(ctx, b);
+    ctx->pk_cap = max_bytes;
     return GENIE_OK;
 }
 GENIEDEF genie_cpu genie_cpu_path(const genie_ctx *ctx) { return ctx ? ctx->cpu : GENIE_CPU_AUTO; }

@@ -15,6 +15,8 @@
       genie's result is checked once against the block's math in ATen with the same weights (the
       ATen peer writes x, the weights and its result to a file; they enter genie by from_data).
       genie's statistics for one block are printed (nodes executed, fused groups, peak bytes).
+      A third row per thread count runs the same block with the pack cache off
+      (genie_set_pack_cache(ctx, 0): each weight packed as its product runs).
    3. tiny: a chain of 100,000 add_scalar on a [16] tensor, realized: ns per node, capture
       included (released and held as above), vs ATen eager t = t.add(1) per op.
    4. capture: a chain of 1,000,000 add_scalar on [64,64], ns per op captured: cold (a fresh
@@ -500,6 +502,19 @@ int main(int argc, char **argv) {
             row("encoder block (fast path)", th, tg[th], pf, 0, "ms", 1e3, note);
             snprintf(note, sizeof note, "vs torch::nn::TransformerEncoderLayer, eval, split %s", sm ? sm : "-");
             row("encoder block (nn module)", th, tg[th], pm, 0, "ms", 1e3, note);
+            { /* the same without the pack cache: each weight packed as its product runs */
+                double tn;
+                genie_set_pack_cache(bctx, 0);
+                tn = median_s(3, block_reps, block_run, &a);
+                genie_set_pack_cache(bctx, (size_t)64 << 20);
+                check(bctx, "block");
+                row("encoder block, no pack cache", th, tn, pf, 0, "ms", 1e3, "the same runs with genie_set_pack_cache(ctx, 0)");
+            }
+        }
+        {
+            genie_stats sp = genie_get_stats(bctx);
+            printf("  the pack cache: %llu weights packed (%.2f MB kept), %llu products read them\n",
+                   (unsigned long long)sp.pack_cache_packs, (double)sp.pack_cache_bytes / 1e6, (unsigned long long)sp.pack_cache_hits);
         }
         printf("  block, one forward in a context holding only its weights and input: %llu nodes captured, %llu executed,\n"
                "  %llu fused groups (%llu nodes inside them), %.2f MB peak data above the %.2f MB of weights and input;\n",

@@ -234,6 +234,20 @@ static int prog_planner_fused(genie_ctx *ctx) {
     genie_read(ctx, genie_add(ctx, h, genie_to_dtype(ctx, g, GENIE_F32)), GENIE_F32, out, sizeof out);
     return genie_status(ctx);
 }
+/* The pack cache: a weight read by three products (marked, packed, read from the cache),
+   written in place, then read again. */
+static int prog_pack_cache(genie_ctx *ctx) {
+    int64_t xs[2] = {24, 64}, ws[2] = {40, 64};
+    float out[24 * 40];
+    genie_tensor *x = genie_randn(ctx, GENIE_F32, 2, xs, 11), *w = genie_randn(ctx, GENIE_F32, 2, ws, 12);
+    int i;
+    genie_realize(ctx, 2, (genie_tensor *[]){x, w});
+    for (i = 0; i < 4; i++) {
+        if (i == 3) genie_add_(ctx, w, genie_ones(ctx, GENIE_F32, 2, ws));
+        genie_read(ctx, genie_linear(ctx, x, w, NULL), GENIE_F32, out, sizeof out);
+    }
+    return genie_status(ctx);
+}
 /* The thread pool: products, row kernels and elementwise work big enough to split. */
 static int prog_threads(genie_ctx *ctx) {
     int64_t s[2] = {160, 160};
@@ -269,6 +283,7 @@ static const aprog progs[] = {
     {"the planner and fused groups", prog_planner_fused, {1, 0, GENIE_CPU_AUTO, NULL}},
     {"the reference kernels", prog_planner_fused, {1, 0, GENIE_CPU_REFERENCE, NULL}},
     {"the thread pool", prog_threads, {2, 0, GENIE_CPU_AUTO, NULL}},
+    {"the pack cache", prog_pack_cache, {1, 0, GENIE_CPU_AUTO, NULL}},
     {"a no_pool context", prog_no_pool, {1, 1, GENIE_CPU_AUTO, NULL}},
 };
 

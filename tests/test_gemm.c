@@ -837,6 +837,129 @@ static void self_check(void) {
     }
 }
 
+/* ---- the pack cache (genie_set_pack_cache) ----
+   A weight read as B by products of one block of A is marked the first time, packed the
+   second and read from the cache from then on. Each product here runs in a context with
+   the cache and in one without it, on the same host data: the panels are the same, so
+   the results must be bitwise equal, before and after the weight's buffer is written in
+   place or freed and handed out to a new weight, and for a weight an earlier tape computed. */
+static float *pk_prod(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, int lin, int64_t *n) {
+    genie_tensor *y;
+    float *v = NULL;
+    genie_pool_push(ctx);
+    y = lin ? genie_linear(ctx, x, w, NULL) : genie_matmul(ctx, x, w);
+    *n = y ? genie_numel(y) : 0;
+    if (y && (v = (float *)malloc((size_t)*n * sizeof(float) + 4)) != NULL &&
+        genie_read(ctx, y, GENIE_F32, v, (size_t)*n * sizeof(float)) != GENIE_OK) {
+        free(v);
+        v = NULL;
+    }
+    genie_pool_pop(ctx);
+    return v;
+}
+/* products of x and w in both contexts, k times; 1 when all were equal */
+static int pk_same(genie_ctx *const *c, genie_tensor *const *x, genie_tensor *const *w, int lin, int k) {
+    int ok = 1;
+    while (k-- > 0) {
+        int64_t n0 = 0, n1 = 0;
+        float *a = pk_prod(c[0], x[0], w[0], lin, &n0), *b = pk_prod(c[1], x[1], w[1], lin, &n1);
+        ok &= a && b && n0 == n1 && n0 > 0 && memcmp(a, b, (size_t)n0 * sizeof(float)) == 0;
+        free(a);
+        free(b);
+    }
+    return ok;
+}
+/* one more weight packed and one more product read it since *s (then *s: now) */
+static int pk_hit(genie_ctx *ctx, genie_stats *s) {
+    genie_stats n = genie_get_stats(ctx);
+    int ok = n.pack_cache_packs == s->pack_cache_packs + 1 && n.pack_cache_hits == s->pack_cache_hits + 1;
+    *s = n;
+    return ok;
+}
+static void pack_cache(void) {
+    /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
+       N not a multiple of the panels */
+    static const int64_t shapes[][3] = {{17, 33, 7}, {64, 100, 513}, {96, 250, 1100}, {40, 64, 64}};
+    static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
+    int f, si, li, lin;
+    g_lazy = 0;
+    for (f = 0; f < g_nfc; f++)
+        for (si = 0; si < 4; si++)
+            for (li = 0; li < 4; li++)
+                for (lin = 0; lin < 2; lin++) {
+                    const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+                    const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
+                    genie_ctx_desc d = {.n_threads = g_fc[f].nt, .cpu = g_fc[f].path};
+                    genie_ctx *c[2];
+                    genie_tensor *x[2], *w[2], *t[2];
+                    genie_stats s0, s1;
+                    uint64_t seed = 7000 + (uint64_t)(si * 8 + li * 2 + lin) * 4;
+                    int i, ok;
+                    c[0] = genie_ctx_create(&d), c[1] = genie_ctx_create(&d);
+                    snprintf(g_where, sizeof g_where, "pack cache: %s [%lld,%lld] by %s [%lld,%lld] %s; path %s, %d thread%s",
+                             lin ? "linear" : "matmul", (long long)M, (long long)K, lin ? "weight" : "B", (long long)ws[0],
+                             (long long)ws[1], g_lnames[lays[li]], genie_cpu_name(g_fc[f].path), g_fc[f].nt, g_fc[f].nt > 1 ? "s" : "");
+                    GCHECK(c[0] && c[1] && genie_set_pack_cache(c[1], 0) == GENIE_OK);
+                    if (!c[0] || !c[1]) { genie_ctx_destroy(c[0]); genie_ctx_destroy(c[1]); continue; }
+                    for (i = 0; i < 2; i++) { /* held by these handles alone: releasing them frees them */
+                        genie_pool_push(c[i]);
+                        x[i] = operand(c[i], GENIE_F32, 2, xs, L_CONTIG, seed);
+                        w[i] = operand(c[i], GENIE_F32, 2, ws, lays[li], seed + 1);
+                        genie_retain(x[i]);
+                        genie_retain(w[i]);
+                        genie_pool_pop(c[i]);
+                    }
+                    s0 = genie_get_stats(c[0]);
+                    GCHECK(pk_same(c, x, w, lin, 3)); /* marked, packed, read from the cache */
+                    s1 = genie_get_stats(c[0]);
+                    GCHECK(s1.pack_cache_packs == s0.pack_cache_packs + 1 && s1.pack_cache_hits == s0.pack_cache_hits + 1);
+                    GCHECK(s1.pack_cache_bytes >= (uint64_t)(N * K * 4) && genie_get_stats(c[1]).pack_cache_packs == 0);
+                    /* written in place: the old version's buffer holds the new one (the entry must go) */
+                    for (i = 0; i < 2; i++) {
+                        genie_pool_push(c[i]);
+                        genie_add_(c[i], w[i], operand(c[i], GENIE_F32, 2, ws, L_CONTIG, seed + 2));
+                        genie_realize(c[i], 1, &w[i]);
+                        genie_pool_pop(c[i]);
+                    }
+                    GCHECK(genie_get_stats(c[0]).inplace_reused > s1.inplace_reused || lays[li] != L_CONTIG);
+                    GCHECK(pk_same(c, x, w, lin, 3) && pk_hit(c[0], &s1));
+                    /* computed: B is a value an earlier tape computed (w dies there) */
+                    for (i = 0; i < 2; i++) {
+                        genie_pool_push(c[i]);
+                        t[i] = genie_tril(c[i], w[i], 3);
+                        genie_retain(t[i]);
+                        genie_pool_pop(c[i]);
+                        genie_release(w[i]);
+                        genie_realize(c[i], 1, &t[i]);
+                        w[i] = t[i];
+                    }
+                    GCHECK(pk_same(c, x, w, lin, 3) && pk_hit(c[0], &s1));
+                    /* freed: a new weight of the same size takes the freed block */
+                    for (i = 0; i < 2; i++) {
+                        genie_release(w[i]);
+                        genie_pool_push(c[i]);
+                        w[i] = operand(c[i], GENIE_F32, 2, ws, lays[li], seed + 3);
+                        genie_retain(w[i]);
+                        genie_pool_pop(c[i]);
+                    }
+                    GCHECK(pk_same(c, x, w, lin, 3) && pk_hit(c[0], &s1));
+                    ok = genie_status(c[0]) == GENIE_OK && genie_status(c[1]) == GENIE_OK;
+                    GCHECK(ok);
+                    if (!ok) printf("  %s / %s\n", genie_last_error(c[0]), genie_last_error(c[1]));
+                    /* the budget: 0 drops every packed weight */
+                    GCHECK(genie_set_pack_cache(c[0], 0) == GENIE_OK && genie_get_stats(c[0]).pack_cache_bytes == 0);
+                    GCHECK(pk_same(c, x, w, lin, 2));
+                    for (i = 0; i < 2; i++) {
+                        genie_release(x[i]);
+                        genie_release(w[i]);
+                        genie_ctx_destroy(c[i]);
+                    }
+                    draws_clear();
+                }
+    snprintf(g_where, sizeof g_where, "pack cache");
+    GCHECK(genie_set_pack_cache(NULL, 1) == GENIE_ERR_INVALID_ARG);
+}
+
 void gemm_tests(int *passed, int *failed, int *skipped) {
     genie_ctx_desc rd = {.n_threads = 1, .cpu = GENIE_CPU_REFERENCE};
     clock_t c0 = clock();
@@ -888,6 +1011,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     layouts();
     linears();
     convs();
+    pack_cache();
     for (p = 0; p < g_nfc; p++) genie_ctx_destroy(g_fc[p].ctx);
     genie_ctx_destroy(g_ref);
     genie_ctx_destroy(g_gen);
