@@ -15,8 +15,9 @@
       genie's result is checked once against the block's math in ATen with the same weights (the
       ATen peer writes x, the weights and its result to a file; they enter genie by from_data).
       genie's statistics for one block are printed (nodes executed, fused groups, peak bytes).
-      A third row per thread count runs the same block with the pack cache off
-      (genie_set_pack_cache(ctx, 0): each weight packed as its product runs).
+      A third row per thread count runs the same block in a second context with the pack cache
+      off (genie_set_pack_cache(ctx, 0): each weight packed as its product runs), timed in turns
+      with the first (median_pair).
    3. tiny: a chain of 100,000 add_scalar on a [16] tensor, realized: ns per node, capture
       included (released and held as above), vs ATen eager t = t.add(1) per op.
    4. capture: a chain of 1,000,000 add_scalar on [64,64], ns per op captured: cold (a fresh
@@ -454,9 +455,9 @@ int main(int argc, char **argv) {
 
     /* 2. the encoder block */
     {
-        genie_ctx *bctx = genie_ctx_create(&desc);
-        block_w w;
-        block_arg a;
+        genie_ctx *bctx = genie_ctx_create(&desc), *nctx;
+        block_w w, nw;
+        block_arg a, na;
         float *ref, *out = (float *)malloc((size_t)S * D * sizeof(float));
         genie_stats s0, s1;
         double diff = -1, tg[3], plan_miss, plan_hit;
@@ -491,31 +492,38 @@ int main(int argc, char **argv) {
             for (i = 0; i < S * D; i++) diff = fabs((double)out[i] - ref[i]) > diff ? fabs((double)out[i] - ref[i]) : diff;
         }
         a.ctx = bctx, a.w = &w;
+        { /* the same block and weights in a context without the pack cache */
+            float *nref = NULL;
+            nctx = genie_ctx_create(&desc);
+            if (!nctx) { printf("out of memory\n"); exit(1); }
+            genie_set_pack_cache(nctx, 0);
+            block_load(nctx, &nw, &nref);
+            free(nref);
+            na.ctx = nctx, na.w = &nw;
+        }
         for (th = 1; th <= 2; th++) {
             double pf = peer_d(th == 1 ? "block_fast1" : "block_fast2"), pm = peer_d(th == 1 ? "block_module1" : "block_module2");
             const char *sf = peer_s(th == 1 ? "block_fast1_split" : "block_fast2_split");
             const char *sm = peer_s(th == 1 ? "block_module1_split" : "block_module2_split");
+            double tn;
             genie_set_num_threads(bctx, th);
-            tg[th] = median_s(3, block_reps, block_run, &a);
+            genie_set_num_threads(nctx, th);
+            median_pair(3, block_reps, block_run, &a, block_run, &na, &tg[th], &tn); /* in turns: the same machine */
             check(bctx, "block");
+            check(nctx, "block, no pack cache");
             snprintf(note, sizeof note, "vs at::_transformer_encoder_layer_fwd (fast path), split %s", sf ? sf : "-");
             row("encoder block (fast path)", th, tg[th], pf, 0, "ms", 1e3, note);
             snprintf(note, sizeof note, "vs torch::nn::TransformerEncoderLayer, eval, split %s", sm ? sm : "-");
             row("encoder block (nn module)", th, tg[th], pm, 0, "ms", 1e3, note);
-            { /* the same without the pack cache: each weight packed as its product runs */
-                double tn;
-                genie_set_pack_cache(bctx, 0);
-                tn = median_s(3, block_reps, block_run, &a);
-                genie_set_pack_cache(bctx, (size_t)64 << 20);
-                check(bctx, "block");
-                row("encoder block, no pack cache", th, tn, pf, 0, "ms", 1e3, "the same runs with genie_set_pack_cache(ctx, 0)");
-            }
+            row("encoder block, no pack cache", th, tn, pf, 0, "ms", 1e3,
+                "timed in turns with the rows above, in a context with genie_set_pack_cache(ctx, 0)");
         }
         {
             genie_stats sp = genie_get_stats(bctx);
             printf("  the pack cache: %llu weights packed (%.2f MB kept), %llu products read them\n",
                    (unsigned long long)sp.pack_cache_packs, (double)sp.pack_cache_bytes / 1e6, (unsigned long long)sp.pack_cache_hits);
         }
+        genie_ctx_destroy(nctx);
         printf("  block, one forward in a context holding only its weights and input: %llu nodes captured, %llu executed,\n"
                "  %llu fused groups (%llu nodes inside them), %.2f MB peak data above the %.2f MB of weights and input;\n",
                (unsigned long long)(s1.nodes_created - s0.nodes_created), (unsigned long long)(s1.nodes_executed - s0.nodes_executed),
