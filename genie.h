@@ -9047,11 +9047,14 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     for (jc = 0; jc < N; jc += ncb) {                                                               \
         const int64_t nc = GENIE__MIN(N - jc, ncb), npn = (nc + nr - 1) / nr;                      \
         for (pc = 0; pc == 0 || pc < K; pc += kcb) {                                                \
-            const int64_t kc = GENIE__MIN(K - pc, kcb), kp = GENIE__KP(kc, KU);                     \
+            /* a panel's slot in bbuf is sized for the widest block (pstep), not this block's kp: \
+               without a barrier between blocks a thread still reading block k's panel must not    \
+               meet one packing block k+1's (K = 513: blocks of 257 and 256 rows) */               \
+            const int64_t kc = GENIE__MIN(K - pc, kcb), kp = GENIE__KP(kc, KU), pstep = nr * GENIE__KP(kcb, KU); \
             const int first = pc == 0, last = pc + kc >= K;                                         \
             genie__share(npn, ith, nth, &plo, &phi);                                                \
             for (jr = plo; jr < phi && !jit; jr++)                                                  \
-                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * nr * kp); \
+                genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * pstep); \
             if (split_m) genie__barrier(pool, nth);                                                 \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
@@ -9059,9 +9062,8 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                 genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
                 for (jg = jr = plo; jr < phi; jr++) {                                               \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
-                    const int64_t pstep = nr * GENIE__KP(kcb, KU);                                  \
                     const P *bp = g->bpk ? (const P *)g->bpk + (pc / kcb * g->bnp + j0 / nr) * pstep \
-                                  : jit  ? bbuf + (int64_t)ith * pstep : bbuf + jr * nr * kp;       \
+                                  : jit  ? bbuf + (int64_t)ith * pstep : bbuf + jr * pstep;          \
                     genie__ukpf nx = {NULL, 0, 0, 0, 0}, pf; /* JIT: the next panel's source, a share per call */ \
                     int pfn = 0;                                                                    \
                     if (g->bpk && jr + 1 < phi) { /* kept panels: the next one, kp rows of NR */   \

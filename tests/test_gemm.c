@@ -960,6 +960,55 @@ static void pack_cache(void) {
     GCHECK(genie_set_pack_cache(NULL, 1) == GENIE_ERR_INVALID_ARG);
 }
 
+/* ---- blocks of k of unequal size under an N split ----
+   M past one block of A, N wide enough that each thread packs and reads only its own panels
+   of B (no barrier between blocks of k), K one past a multiple of KC: blocks of k+1 and k
+   packed steps. A thread that ran ahead into the next block of k once packed its panels over
+   the tail of the last panel another thread was still reading (slots kp apart, kp changing
+   between blocks). The product runs again and again on 2 threads, bitwise equal to 1 thread's
+   each time; a timing the race needs is not certain, but TSan (make matrix) flags it on any
+   run. */
+static void uneven_k(void) {
+    /* {M, N, K}: K = 513 splits AVX2 and AVX-512 f32's KC 512 into 257 + 256, K = 257 the
+       generic path's and every f64 KC of 256 into 129 + 128. Quick (valgrind, TSan): the
+       smaller two, without the reference */
+    static const int64_t shapes[][3] = {{140, 528, 513}, {140, 528, 257}, {300, 2112, 513}};
+    const int nshapes = g_quick ? 2 : 3, reps = g_quick ? 1 : 8;
+    int d, si, f, r;
+    g_lazy_cases = 0; /* inputs from host data: the same values in every context */
+    for (d = 0; d < 2; d++)
+        for (si = 0; si < nshapes; si++) {
+            const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], as[2] = {M, K}, bs[2] = {K, N};
+            gcase c = mm(g_dts[d], F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, E_NONE, 0);
+            if (!g_quick) run_case(&c); /* against the reference, and 2 threads against 1 once */
+            g_lazy = 0;
+            for (f = 0; f + 1 < g_nfc; f++) {
+                double *one = NULL;
+                if (g_fc[f].nt != 1 || g_fc[f + 1].nt != 2 || g_fc[f + 1].path != g_fc[f].path) continue;
+                for (r = 0; r <= reps; r++) {
+                    genie_ctx *ctx = g_fc[r == 0 ? f : f + 1].ctx;
+                    genie_tensor *y;
+                    double *v;
+                    snprintf(g_where, sizeof g_where, "uneven blocks of k: %s [%lld,%lld]@[%lld,%lld]; path %s, %d thread%s, run %d",
+                             genie_dtype_name(g_dts[d]), (long long)M, (long long)K, (long long)K, (long long)N,
+                             genie_cpu_name(g_fc[f].path), r ? 2 : 1, r ? "s" : "", r);
+                    genie_pool_push(ctx);
+                    y = genie_matmul(ctx, operand(ctx, g_dts[d], 2, as, L_CONTIG, c.seed),
+                                     operand(ctx, g_dts[d], 2, bs, L_CONTIG, c.seed + 1));
+                    v = y ? read64(ctx, y) : NULL;
+                    GCHECK(v != NULL && genie_status(ctx) == GENIE_OK);
+                    if (r == 0) one = v, v = NULL;
+                    else GCHECK(one && v && memcmp(one, v, (size_t)(M * N) * sizeof(double)) == 0);
+                    free(v);
+                    genie_clear_error(ctx);
+                    genie_pool_pop(ctx);
+                }
+                free(one);
+                draws_clear();
+            }
+        }
+}
+
 void gemm_tests(int *passed, int *failed, int *skipped) {
     genie_ctx_desc rd = {.n_threads = 1, .cpu = GENIE_CPU_REFERENCE};
     clock_t c0 = clock();
@@ -1012,6 +1061,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     linears();
     convs();
     pack_cache();
+    uneven_k();
     for (p = 0; p < g_nfc; p++) genie_ctx_destroy(g_fc[p].ctx);
     genie_ctx_destroy(g_ref);
     genie_ctx_destroy(g_gen);
