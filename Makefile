@@ -304,8 +304,7 @@ bench-gemm: | $(BUILD)
 # a GPT-2-small-sized decoder: prefill and decode tokens/s on 1 and 2 threads beside PyTorch eager
 # (bench/llm_torch.py, same weights and math; threads pinned: torch's count and OPENBLAS_NUM_THREADS,
 # on 2 cores PyTorch's best of the splits 1x2, 2x1, 2x2) and the decode bandwidth bound.
-# LLM_REPS=1 runs each measure once (default 3, best kept: a weight enters the pack cache on
-# its product's second run, so the third shows the steady state).
+# LLM_REPS=1 runs each measure once (default 3, best kept: the machines are noisy).
 LLM_REPS ?= 3
 bench-llm: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/llm.c -o $(BUILD)/bench_llm -lm -pthread

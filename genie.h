@@ -269,11 +269,15 @@ GENIEDEF genie_ctx   *genie_ctx_create(const genie_ctx_desc *desc);
 GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
 /* kernel threads, 0: all cores; n < 0 is an error */
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
-/* the pack cache: an f32 product of 17 rows up to one block of A (132 rows on avx512, 96 on
-   avx2, 128 generic) whose B is a constant of the tape, genie-owned (not genie_from_blob memory)
-   and seen a second time keeps that B (a weight) packed for the micro-kernel, and packs it no
-   more until the value dies or its buffer is written; max_bytes in all (default 64 MiB,
-   GENIE_PACK_CACHE_BYTES; 0: off; lowering it drops every packed weight). Results are the same. */
+/* the pack cache: an f32 product that takes the packed kernel (not the skinny ones of M <= 16,
+   or N <= 16, with k or B's rows contiguous) with all its rows in one block of A (M <= 132 on
+   avx512, 96 on avx2, 128 generic; one batch, or a batch broadcast against one B, its rows
+   counted together), whose B is a constant of the tape in genie's memory (from data, computed,
+   or a safetensors file; not the caller's genie_from_blob memory) that an earlier tape read the
+   same way, keeps that B (a weight) packed for the micro-kernel, and packs it no more until the
+   value dies or its buffer is written; up to 4 layouts or slices of one buffer. max_bytes in all
+   (default 64 MiB, GENIE_PACK_CACHE_BYTES; 0: off; lowering it drops every packed weight).
+   Results are bitwise the same. */
 GENIEDEF genie_result genie_set_pack_cache(genie_ctx *ctx, size_t max_bytes);
 GENIEDEF genie_cpu    genie_cpu_path(const genie_ctx *ctx);   /* the kernel path in use */
 GENIEDEF int          genie_cpu_supported(genie_cpu path);    /* 1 if this CPU runs it */
@@ -9385,60 +9389,79 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
    A product of M <= MC rows packs each panel of B as it runs (genie__gemm's JIT): for a
    weight that outlives the tape the same packing every step, 1/M of the work (the encoder
    block: 5-9%). The cache keeps such a B in that layout, hung on the weight's buffer
-   (genie__buf.pk): the first time a buffer is B an entry marks it (no panels); the
-   second time, within the context's budget, its panels are packed once and kept, and
-   every product with that key reads them. A buffer's bytes change only when it is freed
-   (genie__buf_free_now) or a value takes it to write into (genie__exec's in-place reuse
-   and planned takes): both drop its entry. A weight made anew each step (training) is
-   B once per buffer, so it is never packed; genie_from_blob memory is never kept. */
+   (genie__buf.pk, a list of up to GENIE__PK_KEYS keys, newest first: q, k and v sliced
+   from one buffer, or one weight read in two layouts, are keys of their own): the first
+   tape that reads a key marks it (no panels); a later tape, within the context's budget,
+   packs its panels once, and every product with that key reads them. A buffer's bytes
+   change only when it is freed (genie__buf_free_now) or a value takes it to write into
+   (genie__exec's in-place reuse and planned takes): both drop its list. A weight written
+   in place every step is marked and dropped in turn, never packed (packing it within the
+   tape that marked it would pack once a step, into fresh pages); one made anew every step
+   is never seen by two tapes. genie_from_blob memory is kept only when it is a
+   safetensors mapping (genie's own, never written); the caller may write other blobs. */
+#define GENIE__PK_KEYS 4
 typedef struct genie__pk {
+    struct genie__pk *next;      /* the buffer's next older key */
     const char *b;               /* the key: B's first element, layout, kernel */
     const genie__gemm_kern *kr;
     int64_t rsb, csb, K, N;
-    void *raw;                   /* NULL: seen once, nothing packed */
+    uint32_t ep;                 /* the tape that marked it */
+    void *raw;                   /* NULL: marked, nothing packed */
     float *panels;               /* in raw, 64-byte aligned: genie__gemm.bpk's layout */
     size_t bytes;
 } genie__pk;
-static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
-    genie__pk *e = b->pk;
-    b->pk = NULL;
-    if (!e) return;
+static void genie__pk_free(genie_ctx *ctx, genie__pk *e) {
     if (e->raw) {
         GENIE_FREE(e->raw);
         ctx->stats.pack_cache_bytes -= e->bytes;
     }
     GENIE_FREE(e);
 }
+static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
+    genie__pk *e = b->pk, *next;
+    b->pk = NULL;
+    for (; e; e = next) {
+        next = e->next;
+        genie__pk_free(ctx, e);
+    }
+}
+static void genie__stmap_deleter(void *data, void *user); /* >>io: safetensors */
 /* Node n's planned product reads B from the cache (pl->g.bpk) when it is an f32 product
-   of one block of A, one batch, and B a genie-owned constant of this tape seen before
-   with this key. Out of memory or budget: B is packed as it runs, as without the cache. */
+   of one block of A, one batch, and B a constant of this tape in genie's own memory that
+   an earlier tape marked with this key. Out of memory or budget: B is packed as it runs,
+   as without the cache. */
 static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node *n) {
     const genie__gemm_kern *kr = pl->kr;
     genie__gemm *g = &pl->g;
     const genie__node *x = n->in[pl->bin].n;
     genie__buf *b = x->buf;
-    genie__pk *e;
+    genie__pk *e, **pe;
     int64_t nkb, kcb, np, q, j;
+    int keys = 0;
     size_t bytes;
     if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->skinny || g->cb || pl->nb ||
         g->bdt != GENIE_F32 || !GENIE__GEMM_JIT(kr, g->M) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
-        !b || b->external)
+        !b || (b->external && b->deleter != genie__stmap_deleter))
         return; /* x->mark: computed by this tape */
-    e = b->pk;
-    if (e && (e->b != g->b || e->kr != kr || e->rsb != g->rsb || e->csb != g->csb || e->K != g->K || e->N != g->N)) {
-        genie__pk_drop(ctx, b);
-        e = NULL;
-    }
-    if (!e) { /* the first time: a mark */
+    for (pe = &b->pk; (e = *pe) != NULL; pe = &e->next, keys++)
+        if (e->b == g->b && e->kr == kr && e->rsb == g->rsb && e->csb == g->csb && e->K == g->K && e->N == g->N) break;
+    if (!e) { /* a new key: a mark (the list full: in place of its oldest) */
+        if (keys == GENIE__PK_KEYS) {
+            for (pe = &b->pk; (*pe)->next; pe = &(*pe)->next) {}
+            genie__pk_free(ctx, *pe);
+            *pe = NULL;
+        }
         if (!(e = (genie__pk *)GENIE_MALLOC(sizeof *e))) return;
         memset(e, 0, sizeof *e);
-        e->b = g->b, e->kr = kr, e->rsb = g->rsb, e->csb = g->csb, e->K = g->K, e->N = g->N;
+        e->b = g->b, e->kr = kr, e->rsb = g->rsb, e->csb = g->csb, e->K = g->K, e->N = g->N, e->ep = ctx->tape_ep;
+        e->next = b->pk;
         b->pk = e;
         return;
     }
     /* k-blocks and panels as genie__gemm_s makes them */
     nkb = (g->K + kr->kc - 1) / kr->kc, kcb = (g->K + nkb - 1) / nkb, np = (g->N + kr->nr - 1) / kr->nr;
     if (!e->raw) {
+        if (e->ep == ctx->tape_ep) return; /* marked by this tape */
         bytes = (size_t)(nkb * np * kcb * kr->nr) * sizeof(float);
         if (bytes > ctx->pk_cap || ctx->stats.pack_cache_bytes > ctx->pk_cap - bytes || !(e->raw = GENIE_MALLOC(bytes + 64))) return;
         e->panels = (float *)(void *)(((uintptr_t)e->raw + 63) & ~(uintptr_t)63);

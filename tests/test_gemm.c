@@ -879,13 +879,14 @@ static int pk_hit(genie_ctx *ctx, genie_stats *s) {
 static void pack_cache(void) {
     /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
        N not a multiple of the panels */
-    static const int64_t shapes[][3] = {{17, 33, 7}, {64, 100, 513}, {96, 250, 1100}, {40, 64, 64}};
+    /* and N past NC (2048): column blocks of B, on contiguous and transposed B alone (not quick) */
+    static const int64_t shapes[][3] = {{17, 33, 7}, {64, 100, 513}, {96, 250, 1100}, {40, 64, 64}, {17, 2100, 520}};
     static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
     int f, si, li, lin;
     g_lazy = 0;
     for (f = 0; f < g_nfc; f++)
-        for (si = 0; si < 4; si++)
-            for (li = 0; li < 4; li++)
+        for (si = 0; si < (g_quick ? 4 : 5); si++)
+            for (li = 0; li < (si == 4 ? 2 : 4); li++)
                 for (lin = 0; lin < 2; lin++) {
                     const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
                     const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
@@ -958,6 +959,89 @@ static void pack_cache(void) {
                 }
     snprintf(g_where, sizeof g_where, "pack cache");
     GCHECK(genie_set_pack_cache(NULL, 1) == GENIE_ERR_INVALID_ARG);
+}
+
+/* Keys of one buffer: q, k and v sliced from one weight (three keys), one weight read
+   by matmul and by linear (two layouts), five slices (more than GENIE__PK_KEYS: marked
+   in turn, never packed) and a weight read twice a step and written in place after
+   (marked and dropped each step, never packed). A round's products run in one tape, in
+   a context with the cache and one without; 3 rounds; bitwise equal, and the counts. */
+enum { PKS_QKV, PKS_TWO, PKS_FIVE, PKS_INPLACE, PKS_COUNT };
+static const char *const g_pks_names[PKS_COUNT] = {"q, k, v slices", "matmul and linear", "five slices", "written in place"};
+#define PK_M 20
+#define PK_N 70
+#define PK_K 300
+/* one round of scenario sc on x [M, K], x2 [M, N] and w: its products' values in out, and
+   how many (0 on an error) */
+static int64_t pk_round(genie_ctx *ctx, int sc, genie_tensor *x, genie_tensor *x2, genie_tensor *w, float *out) {
+    genie_tensor *y[5];
+    int n = 0, i, ok = 1;
+    int64_t off = 0;
+    genie_pool_push(ctx);
+    if (sc == PKS_QKV || sc == PKS_FIVE)
+        for (; n < (sc == PKS_QKV ? 3 : 5); n++) y[n] = genie_matmul(ctx, x, genie_narrow(ctx, w, 1, n * PK_N, PK_N));
+    else {
+        y[n++] = genie_matmul(ctx, x, w);
+        y[n++] = sc == PKS_TWO ? genie_linear(ctx, x2, w, NULL) : genie_matmul(ctx, genie_neg(ctx, x), w);
+    }
+    ok = genie_realize(ctx, n, y) == GENIE_OK;
+    for (i = 0; i < n && ok; i++) {
+        int64_t k = genie_numel(y[i]);
+        ok = genie_read(ctx, y[i], GENIE_F32, out + off, (size_t)k * sizeof(float)) == GENIE_OK;
+        off += k;
+    }
+    if (ok && sc == PKS_INPLACE) { /* the step's update */
+        int64_t ws[2] = {PK_K, PK_N};
+        genie_add_(ctx, w, genie_mul_scalar(ctx, genie_randn(ctx, GENIE_F32, 2, ws, 91), 0.01));
+        ok = genie_realize(ctx, 1, &w) == GENIE_OK;
+    }
+    genie_pool_pop(ctx);
+    return ok ? off : 0;
+}
+static void pack_cache_keys(void) {
+    float *out[2];
+    int f, sc, i, r;
+    out[0] = (float *)malloc((size_t)(5 * PK_M * PK_K) * sizeof(float)); /* the most a round makes: linear's [M, K] and more */
+    out[1] = (float *)malloc((size_t)(5 * PK_M * PK_K) * sizeof(float));
+    g_lazy = 0;
+    for (f = 0; f < g_nfc && out[0] && out[1]; f++)
+        for (sc = 0; sc < PKS_COUNT; sc++) {
+            genie_ctx_desc d = {.n_threads = g_fc[f].nt, .cpu = g_fc[f].path};
+            const int64_t xs[2] = {PK_M, PK_K}, x2s[2] = {PK_M, PK_N}, ws[2] = {PK_K, sc == PKS_QKV ? 3 * PK_N : sc == PKS_FIVE ? 5 * PK_N : PK_N};
+            genie_ctx *c[2];
+            genie_tensor *x[2], *x2[2], *w[2];
+            genie_stats st;
+            int same = 1;
+            c[0] = genie_ctx_create(&d), c[1] = genie_ctx_create(&d);
+            snprintf(g_where, sizeof g_where, "pack cache keys: %s; path %s, %d thread%s", g_pks_names[sc],
+                     genie_cpu_name(g_fc[f].path), g_fc[f].nt, g_fc[f].nt > 1 ? "s" : "");
+            GCHECK(c[0] && c[1] && genie_set_pack_cache(c[1], 0) == GENIE_OK);
+            if (!c[0] || !c[1]) { genie_ctx_destroy(c[0]); genie_ctx_destroy(c[1]); continue; }
+            for (i = 0; i < 2; i++) { /* genie-owned constants, alive across the rounds */
+                x[i] = operand(c[i], GENIE_F32, 2, xs, L_CONTIG, 8100);
+                x2[i] = operand(c[i], GENIE_F32, 2, x2s, L_CONTIG, 8101);
+                w[i] = operand(c[i], GENIE_F32, 2, ws, L_CONTIG, 8102);
+                genie_realize(c[i], 1, &w[i]);
+            }
+            for (r = 0; r < 3; r++) {
+                const int64_t n0 = pk_round(c[0], sc, x[0], x2[0], w[0], out[0]), n1 = pk_round(c[1], sc, x[1], x2[1], w[1], out[1]);
+                same &= n0 > 0 && n0 == n1 && memcmp(out[0], out[1], (size_t)n0 * sizeof(float)) == 0;
+            }
+            GCHECK(same);
+            st = genie_get_stats(c[0]);
+            if (sc == PKS_QKV || sc == PKS_TWO) { /* round 1 marks each key, round 2 packs it, round 3 reads it */
+                const uint64_t keys = sc == PKS_QKV ? 3 : 2;
+                GCHECK(st.pack_cache_packs == keys && st.pack_cache_hits == keys);
+                GCHECK(st.pack_cache_bytes >= keys * (uint64_t)(PK_N * PK_K) * 4);
+            } else {
+                GCHECK(st.pack_cache_packs == 0 && st.pack_cache_hits == 0 && st.pack_cache_bytes == 0);
+            }
+            GCHECK(genie_status(c[0]) == GENIE_OK && genie_status(c[1]) == GENIE_OK);
+            for (i = 0; i < 2; i++) genie_ctx_destroy(c[i]);
+            draws_clear();
+        }
+    free(out[0]);
+    free(out[1]);
 }
 
 /* ---- blocks of k of unequal size under an N split ----
@@ -1061,6 +1145,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     linears();
     convs();
     pack_cache();
+    pack_cache_keys();
     uneven_k();
     for (p = 0; p < g_nfc; p++) genie_ctx_destroy(g_fc[p].ctx);
     genie_ctx_destroy(g_ref);

@@ -640,6 +640,66 @@ static void s_unusual(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* The pack cache keeps a weight read from a file (the mapping is genie's own and never
+   written): a product of 20 rows reading it as B marks it in one tape, packs it in the next
+   and reads the panels from then on, bitwise as a context without the cache computes it.
+   The caller's own memory (genie_from_blob) is never kept: the caller may write it. */
+static void s_free_blob(void *data, void *user) { (void)user; free(data); }
+static void s_pack_cache(void) {
+    enum { M = 20, K = 300, N = 70 };
+    char pathbuf[512];
+    const char *path = s_path(pathbuf, "pack.safetensors"), *name = "w";
+    static const int64_t xs[2] = {M, K}, ws[2] = {K, N};
+    genie_ctx *ctx = genie_ctx_create(NULL), *off = genie_ctx_create(NULL);
+    genie_safetensors *st = NULL;
+    genie_tensor *w, *x, *xo, *wo, *wb;
+    genie_stats s;
+    float *xv = (float *)malloc(sizeof(float) * M * K), *wv = (float *)malloc(sizeof(float) * K * N);
+    float *a = (float *)malloc(sizeof(float) * M * N), *b = (float *)malloc(sizeof(float) * M * N);
+    int i, same = 1;
+    SCHECK(ctx && off && xv && wv && a && b && genie_set_pack_cache(off, 0) == GENIE_OK);
+    if (!ctx || !off || !xv || !wv || !a || !b) goto out;
+    for (i = 0; i < M * K; i++) xv[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    for (i = 0; i < K * N; i++) wv[i] = (float)((i * 53) % 97) / 48.0f - 1.0f;
+    w = genie_from_data(ctx, GENIE_F32, 2, ws, wv);
+    SCHECK(genie_safetensors_save(ctx, path, 1, &name, &w) == GENIE_OK);
+    SCHECK(genie_safetensors_open(ctx, path, &st) == GENIE_OK);
+    w = genie_safetensors_get(st, "w");
+    x = genie_from_data(ctx, GENIE_F32, 2, xs, xv);
+    xo = genie_from_data(off, GENIE_F32, 2, xs, xv);
+    wo = genie_from_data(off, GENIE_F32, 2, ws, wv);
+    for (i = 0; i < 3; i++) {
+        genie_pool_push(ctx);
+        same &= genie_read(ctx, genie_matmul(ctx, x, w), GENIE_F32, a, sizeof(float) * M * N) == GENIE_OK;
+        genie_pool_pop(ctx);
+        genie_pool_push(off);
+        same &= genie_read(off, genie_matmul(off, xo, wo), GENIE_F32, b, sizeof(float) * M * N) == GENIE_OK;
+        genie_pool_pop(off);
+        same &= memcmp(a, b, sizeof(float) * M * N) == 0;
+    }
+    s = genie_get_stats(ctx);
+    SCHECK(same && s.pack_cache_packs == 1 && s.pack_cache_hits == 1 && s.pack_cache_bytes >= sizeof(float) * K * N);
+    /* the caller's memory: read as B three times, never packed */
+    wb = genie_from_blob(ctx, GENIE_F32, 2, ws, NULL, wv, s_free_blob, NULL);
+    wv = NULL; /* wb's deleter frees it */
+    for (i = 0; i < 3; i++) {
+        genie_pool_push(ctx);
+        SCHECK(genie_read(ctx, genie_matmul(ctx, x, wb), GENIE_F32, a, sizeof(float) * M * N) == GENIE_OK &&
+               memcmp(a, b, sizeof(float) * M * N) == 0);
+        genie_pool_pop(ctx);
+    }
+    SCHECK(genie_get_stats(ctx).pack_cache_packs == 1);
+    genie_safetensors_close(st);
+    remove(path);
+out:
+    genie_ctx_destroy(ctx);
+    genie_ctx_destroy(off);
+    free(xv);
+    free(wv);
+    free(a);
+    free(b);
+}
+
 void ST_RUN(int *passed, int *failed);
 void ST_RUN(int *passed, int *failed) {
     int p0 = *passed, f0 = *failed;
@@ -654,6 +714,7 @@ void ST_RUN(int *passed, int *failed) {
     s_save_errors();
     s_malformed();
     s_unusual();
+    s_pack_cache();
     printf("  safetensors (%s): %d passed, %d failed\n", ST_TAG, *passed - p0, *failed - f0);
 }
 
