@@ -8831,7 +8831,8 @@ static int genie__gemm_next(const genie__gemm *g, const genie__gemm_kern *kr, in
         if (pc + kcb < g->K) k0 = pc + kcb;
         else if ((jc += ncb) < g->N) k0 = 0;
         else return 0;
-        genie__share((GENIE__MIN(g->N - jc, ncb) + nr - 1) / nr, ith, nth, &lo, &hi);
+        genie__share(ncb / nr, ith, nth, &lo, &hi); /* as the driver shares a block's panels */
+        hi = GENIE__MIN(hi, (GENIE__MIN(g->N - jc, ncb) + nr - 1) / nr);
         if (lo >= hi) return 0;
         j0 = jc + lo * nr;
     }
@@ -9056,7 +9057,12 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                meet one packing block k+1's (K = 513: blocks of 257 and 256 rows) */               \
             const int64_t kc = GENIE__MIN(K - pc, kcb), kp = GENIE__KP(kc, KU), pstep = nr * GENIE__KP(kcb, KU); \
             const int first = pc == 0, last = pc + kc >= K;                                         \
-            genie__share(npn, ith, nth, &plo, &phi);                                                \
+            /* shares of a full block's panels, cut to this block's: a thread's slots stay the  \
+               same in every block of columns (a last block of fewer panels would otherwise     \
+               move the shares, and a thread packing its first slot there met one still         \
+               reading that slot in the block before: N = 2090, 66 and 65 panels of 16) */        \
+            genie__share(ncb / nr, ith, nth, &plo, &phi);                                           \
+            phi = GENIE__MIN(phi, npn), plo = GENIE__MIN(plo, phi);                                 \
             for (jr = plo; jr < phi && !jit; jr++)                                                  \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * pstep); \
             if (split_m) genie__barrier(pool, nth);                                                 \

@@ -880,14 +880,14 @@ static void pack_cache(void) {
     /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
        N not a multiple of the panels */
     /* and N past NC (2048): column blocks of B, on contiguous and transposed B alone. Quick
-       (valgrind, TSan): the first two, under a million multiply-adds */
-    static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520}};
+       (valgrind, TSan): the first three, under a million multiply-adds (the third two blocks of k) */
+    static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {17, 33, 513}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520}};
     static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
     int f, si, li, lin;
     g_lazy = 0;
     for (f = 0; f < g_nfc; f++)
-        for (si = 0; si < (g_quick ? 2 : 5); si++)
-            for (li = 0; li < (si == 4 ? 2 : 4); li++)
+        for (si = 0; si < (g_quick ? 3 : 6); si++)
+            for (li = 0; li < (si == 5 ? 2 : 4); li++)
                 for (lin = 0; lin < 2; lin++) {
                     const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
                     const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
@@ -1036,6 +1036,7 @@ static void pack_cache_keys(void) {
                 GCHECK(st.pack_cache_bytes >= keys * (uint64_t)(PK_N * PK_K) * 4);
             } else {
                 GCHECK(st.pack_cache_packs == 0 && st.pack_cache_hits == 0 && st.pack_cache_bytes == 0);
+                if (sc == PKS_INPLACE) GCHECK(st.inplace_reused >= 3); /* the update wrote w's own buffer */
             }
             GCHECK(genie_status(c[0]) == GENIE_OK && genie_status(c[1]) == GENIE_OK);
             for (i = 0; i < 2; i++) genie_ctx_destroy(c[i]);
@@ -1045,28 +1046,34 @@ static void pack_cache_keys(void) {
     free(out[1]);
 }
 
-/* ---- blocks of k of unequal size under an N split ----
+/* ---- blocks of k, or of columns, of unequal size under an N split ----
    M past one block of A, N wide enough that each thread packs and reads only its own panels
-   of B (no barrier between blocks of k), K one past a multiple of KC: blocks of k+1 and k
-   packed steps. A thread that ran ahead into the next block of k once packed its panels over
-   the tail of the last panel another thread was still reading (slots kp apart, kp changing
-   between blocks). The product runs again and again on 2 threads, bitwise equal to 1 thread's
+   of B (no barrier between blocks), K one past a multiple of KC: blocks of k+1 and k packed
+   steps. A thread that ran ahead into the next block of k once packed its panels over the
+   tail of the last panel another thread was still reading (slots kp apart, kp changing
+   between blocks); and into a last block of columns a panel short, over a slot another
+   thread still read (the shares of the panels moved). The product runs again and again on 2 threads, bitwise equal to 1 thread's
    each time; a timing the race needs is not certain, but TSan (make matrix) flags it on any
    run. */
 static void uneven_k(void) {
     /* {M, N, K}: K = 513 splits AVX2 and AVX-512 f32's KC 512 into 257 + 256, K = 257 the
-       generic path's and every f64 KC of 256 into 129 + 128. The reference checks the smaller
-       two (the third, 325 M multiply-adds, doubled the suite's reference work); quick
-       (valgrind, TSan): the smaller two, without the reference */
-    static const int64_t shapes[][3] = {{140, 528, 513}, {140, 528, 257}, {300, 2112, 513}};
-    const int nshapes = g_quick ? 2 : 3, reps = g_quick ? 1 : 8;
+       generic path's and every f64 KC of 256 into 129 + 128. Then column blocks of unequal
+       panel counts (N past NC = 2048, the last block a panel short), which once moved the
+       threads' shares of the panels between blocks: N = 2090 is 66 + 65 panels of 16
+       (generic, AVX2 f32), 4040 is 64 + 63 of 32 (AVX-512 f32), 2066 is 130 + 129 of 8 (f64
+       on AVX2). The reference checks the first three (the fourth, 325 M multiply-adds,
+       doubled the suite's reference work); quick (valgrind, TSan): the first three, without
+       the reference */
+    static const int64_t shapes[][3] = {{140, 528, 513}, {140, 528, 257}, {140, 2090, 16},
+                                        {300, 2112, 513}, {140, 2090, 64}, {140, 4040, 64}, {140, 2066, 64}};
+    const int nshapes = g_quick ? 3 : 7, reps = g_quick ? 1 : 8;
     int d, si, f, r;
     g_lazy_cases = 0; /* inputs from host data: the same values in every context */
     for (d = 0; d < 2; d++)
         for (si = 0; si < nshapes; si++) {
             const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2], as[2] = {M, K}, bs[2] = {K, N};
             gcase c = mm(g_dts[d], F_2D, M, N, K, 0, L_CONTIG, L_CONTIG, E_NONE, 0);
-            if (!g_quick && si < 2) run_case(&c); /* against the reference, and 2 threads against 1 once */
+            if (!g_quick && si < 3) run_case(&c); /* against the reference, and 2 threads against 1 once */
             g_lazy = 0;
             for (f = 0; f + 1 < g_nfc; f++) {
                 double *one = NULL;

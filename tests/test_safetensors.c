@@ -681,7 +681,8 @@ static void s_pack_cache(void) {
     SCHECK(same && s.pack_cache_packs == 1 && s.pack_cache_hits == 1 && s.pack_cache_bytes >= sizeof(float) * K * N);
     /* the caller's memory: read as B three times, never packed */
     wb = genie_from_blob(ctx, GENIE_F32, 2, ws, NULL, wv, s_free_blob, NULL);
-    wv = NULL; /* wb's deleter frees it */
+    if (!wb) free(wv); /* else wb's deleter frees it */
+    wv = NULL;
     for (i = 0; i < 3; i++) {
         genie_pool_push(ctx);
         SCHECK(genie_read(ctx, genie_matmul(ctx, x, wb), GENIE_F32, a, sizeof(float) * M * N) == GENIE_OK &&

@@ -419,7 +419,7 @@ static void vm_convert(genie_ctx *fast, genie_ctx *ref, const char *path, const 
 void test_vmath(int *passed, int *failed, int *skipped) {
     static const genie_cpu paths[] = {GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
     /* quick (valgrind): the structured sweep (about 51,000 values) and some 9,000 random patterns */
-    const int64_t cap = getenv("GENIE_GEMM_QUICK") ? 60000 : 200000;
+    const int64_t cap = getenv("GENIE_GEMM_QUICK") && atoi(getenv("GENIE_GEMM_QUICK")) != 0 ? 60000 : 200000;
     float *x = (float *)malloc(4 * 1000100), *y = (float *)malloc(4 * 1000100);
     float *o1 = (float *)malloc(4 * 4 * 1000100), *o2 = (float *)malloc(4 * 4 * 1000100);
     genie_ctx_desc rd;
