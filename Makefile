@@ -194,14 +194,14 @@ asan: | $(BUILD)
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
-	GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
+	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
 	  echo "  valgrind example $$e clean"; done; \
-	GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) $(BUILD)/valgrind.log \
+	GENIE_TEST_TIMES=1 GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) $(BUILD)/valgrind.log \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_main 20000 || exit 1; \
 	echo "  valgrind test_main (unit tests and program files) clean"
 

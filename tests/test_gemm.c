@@ -880,14 +880,15 @@ static void pack_cache(void) {
     /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
        N not a multiple of the panels */
     /* and N past NC (2048): column blocks of B, on contiguous and transposed B alone. Quick
-       (valgrind, TSan): the first three, under a million multiply-adds (the third two blocks of k) */
+       (valgrind, TSan): the first three, under a million multiply-adds (the third, two blocks of
+       k, on contiguous B alone) */
     static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {17, 33, 513}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520}};
     static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
     int f, si, li, lin;
     g_lazy = 0;
     for (f = 0; f < g_nfc; f++)
         for (si = 0; si < (g_quick ? 3 : 6); si++)
-            for (li = 0; li < (si == 5 ? 2 : 4); li++)
+            for (li = 0; li < (si == 5 ? 2 : g_quick && si == 2 ? 1 : 4); li++)
                 for (lin = 0; lin < 2; lin++) {
                     const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
                     const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
@@ -1052,9 +1053,9 @@ static void pack_cache_keys(void) {
    steps. A thread that ran ahead into the next block of k once packed its panels over the
    tail of the last panel another thread was still reading (slots kp apart, kp changing
    between blocks); and into a last block of columns a panel short, over a slot another
-   thread still read (the shares of the panels moved). The product runs again and again on 2 threads, bitwise equal to 1 thread's
-   each time; a timing the race needs is not certain, but TSan (make matrix) flags it on any
-   run. */
+   thread still read (the shares of the panels moved). The product runs 4 times on 2
+   threads, bitwise equal to 1 thread's each time; a timing the race needs is not certain,
+   but TSan (make matrix) flags it on any run. */
 static void uneven_k(void) {
     /* {M, N, K}: K = 513 splits AVX2 and AVX-512 f32's KC 512 into 257 + 256, K = 257 the
        generic path's and every f64 KC of 256 into 129 + 128. Then column blocks of unequal
@@ -1066,7 +1067,7 @@ static void uneven_k(void) {
        the reference */
     static const int64_t shapes[][3] = {{140, 528, 513}, {140, 528, 257}, {140, 2090, 16},
                                         {300, 2112, 513}, {140, 2090, 64}, {140, 4040, 64}, {140, 2066, 64}};
-    const int nshapes = g_quick ? 3 : 7, reps = g_quick ? 1 : 8;
+    const int nshapes = g_quick ? 3 : 7, reps = g_quick ? 1 : 4;
     int d, si, f, r;
     g_lazy_cases = 0; /* inputs from host data: the same values in every context */
     for (d = 0; d < 2; d++)
