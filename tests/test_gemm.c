@@ -878,10 +878,9 @@ static int pk_hit(genie_ctx *ctx, genie_stats *s) {
 }
 static void pack_cache(void) {
     /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
-       N not a multiple of the panels */
-    /* and N past NC (2048): column blocks of B, on contiguous and transposed B alone. Quick
-       (valgrind, TSan): the first three, under a million multiply-adds (the third, two blocks of
-       k, on contiguous B alone) */
+       N not a multiple of the panels, and past NC (2048: column blocks of B, on contiguous
+       and transposed B alone). Quick (valgrind, TSan): the first three, under a million
+       multiply-adds (the third, two blocks of k, on contiguous B alone) */
     static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {17, 33, 513}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520}};
     static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
     int f, si, li, lin;
@@ -1056,14 +1055,14 @@ static void pack_cache_keys(void) {
    thread still read (the shares of the panels moved). The product runs 4 times on 2
    threads, bitwise equal to 1 thread's each time; a timing the race needs is not certain,
    but TSan (make matrix) flags it on any run. */
-static void uneven_k(void) {
+static void uneven_blocks(void) {
     /* {M, N, K}: K = 513 splits AVX2 and AVX-512 f32's KC 512 into 257 + 256, K = 257 the
        generic path's and every f64 KC of 256 into 129 + 128. Then column blocks of unequal
        panel counts (N past NC = 2048, the last block a panel short), which once moved the
        threads' shares of the panels between blocks: N = 2090 is 66 + 65 panels of 16
        (generic, AVX2 f32), 4040 is 64 + 63 of 32 (AVX-512 f32), 2066 is 130 + 129 of 8 (f64
-       on AVX2). The reference checks the first three (the fourth, 325 M multiply-adds,
-       doubled the suite's reference work); quick (valgrind, TSan): the first three, without
+       on AVX2). The reference checks the first three (the fourth's 325 M multiply-adds would
+       double the suite's reference work); quick (valgrind, TSan): the first three, without
        the reference */
     static const int64_t shapes[][3] = {{140, 528, 513}, {140, 528, 257}, {140, 2090, 16},
                                         {300, 2112, 513}, {140, 2090, 64}, {140, 4040, 64}, {140, 2066, 64}};
@@ -1083,7 +1082,7 @@ static void uneven_k(void) {
                     genie_ctx *ctx = g_fc[r == 0 ? f : f + 1].ctx;
                     genie_tensor *y;
                     double *v;
-                    snprintf(g_where, sizeof g_where, "uneven blocks of k: %s [%lld,%lld]@[%lld,%lld]; path %s, %d thread%s, run %d",
+                    snprintf(g_where, sizeof g_where, "uneven blocks: %s [%lld,%lld]@[%lld,%lld]; path %s, %d thread%s, run %d",
                              genie_dtype_name(g_dts[d]), (long long)M, (long long)K, (long long)K, (long long)N,
                              genie_cpu_name(g_fc[f].path), r ? 2 : 1, r ? "s" : "", r);
                     genie_pool_push(ctx);
@@ -1156,7 +1155,7 @@ void gemm_tests(int *passed, int *failed, int *skipped) {
     convs();
     pack_cache();
     pack_cache_keys();
-    uneven_k();
+    uneven_blocks();
     for (p = 0; p < g_nfc; p++) genie_ctx_destroy(g_fc[p].ctx);
     genie_ctx_destroy(g_ref);
     genie_ctx_destroy(g_gen);
