@@ -18,7 +18,8 @@
 #include <math.h>
 
 #define MAX_SLOTS 4096
-#define MAX_TOK 4096
+#define MAX_LINE (1 << 20)
+#define MAX_TOK (MAX_LINE / 2) /* every token of a full line: a byte and its separator at least */
 
 typedef struct arg {
     char kind; /* t tensor, u tuple, i int, f float, d dtype, L list, T slots, N null */
@@ -355,7 +356,7 @@ const char *prog_backend = NULL;
 
 int prog_run_file(const char *path, int *passed, int *failed) {
     FILE *f = fopen(path, "r");
-    static char line[1 << 20];
+    static char line[MAX_LINE];
     static char *tok[MAX_TOK];
     runstate rs;
     genie_ctx *ctx;
@@ -373,8 +374,16 @@ int prog_run_file(const char *path, int *passed, int *failed) {
     }
     while (fgets(line, sizeof line, f)) {
         int ntok = 0;
-        char *p = strtok(line, " \t\r\n");
+        size_t len = strlen(line);
+        char *p;
         rs.line++;
+        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* cut by the buffer: the rest unread */
+            int c;
+            while ((c = fgetc(f)) != EOF && c != '\n') {}
+            fail(&rs, "line longer than %s%s", "1 MiB", "");
+            continue;
+        }
+        p = strtok(line, " \t\r\n");
         while (p && ntok < MAX_TOK) { tok[ntok++] = p; p = strtok(NULL, " \t\r\n"); }
         if (ntok == 0 || tok[0][0] == '#') continue;
         if (tok[0][0] == 'P') {
