@@ -286,26 +286,40 @@ def prog_graphs(seed):
         b = rng.choice(pool)
         t = a.value
         k = rng.random()
+        # zs: the value may hold a zero whose sign PyTorch leaves to its kernel's path: min and
+        # max of -0.0 and 0.0 (and relu, a max with 0) return either, by vector width or tail
+        za, zb = getattr(a, 'zsign', False), getattr(b, 'zsign', False)
         if k < 0.35:
             op = rng.choice(['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'lt', 'ge', 'eq', 'logical_or'])
+            if op == 'div' and zb and isinstance(b.value, torch.Tensor) and bool((b.value == 0).any()):
+                continue  # x / that zero is inf of either sign (graphs-9010163)
             n = P.op(op, a, b)
+            zs = za or zb or op in ('maximum', 'minimum')
         elif k < 0.45:
             n = P.op(rng.choice(['add_scalar', 'mul_scalar', 'sub_scalar']), a, float(rng.randint(-2, 2)) + rng.choice([0, 0.5]))
+            zs = za
         elif k < 0.6:
             dims = tuple(sorted({rdim(rng, t.dim()) for _ in range(rng.randint(0, t.dim()))}))
             op = rng.choice(['sum', 'amax', 'amin', 'mean', 'prod'])
             n = P.op(op, a, dims, rng.randint(0, 1))
+            zs = za or op in ('amax', 'amin')
         elif k < 0.7:
             if (a.value.dtype != b.value.dtype or a.value.dtype == torch.bool) and \
                     (a.value.numel() == 0 or b.value.numel() == 0):
                 continue  # PyTorch skips the dtype check when the product is empty (README)
             n = P.op('matmul', a, b)
+            zs = za or zb
         elif k < 0.8:
-            n = P.op(rng.choice(['neg', 'abs', 'exp', 'relu', 'sigmoid', 'square', 'logical_not']), a)
+            op = rng.choice(['neg', 'abs', 'exp', 'relu', 'sigmoid', 'square', 'logical_not'])
+            n = P.op(op, a)
+            zs = za or op == 'relu'
         elif k < 0.9:
             n = random_view(rng, a)
+            zs = za
         else:
             n = P.op('where', P.op('gt', a, b), a, b)
+            zs = za or zb
+        n.zsign = zs
         if isinstance(n.value, torch.Tensor):
             lows = [x.value.dtype for x in pool if x.value.dtype in (torch.float16, torch.bfloat16, torch.float32)]
             tol = min(lows, key=lambda d: {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2}[d]) if lows else None
