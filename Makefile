@@ -226,8 +226,9 @@ props: $(BUILD)/test_main
 DIFF_N    ?= 100000
 DIFF_SEED ?= 100000
 DIFF_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+DIFF_MODE ?= fused
 diff-test: $(BUILD)/test_main
-	tests/diff_test.sh $(BUILD)/test_main $(DIFF_N) $(DIFF_SEED) $(DIFF_JOBS) $(BUILD)/diff_test
+	GENIE_FILES_MODE=$(DIFF_MODE) tests/diff_test.sh $(BUILD)/test_main $(DIFF_N) $(DIFF_SEED) $(DIFF_JOBS) $(BUILD)/diff_test
 
 # regenerate the checked-in expectations from PyTorch
 cases:

@@ -8,6 +8,9 @@
 #   chunks of DIFF_CHUNK (default 2000) programs handed to JOBS parallel workers, each chunk its
 #   own seed range. A chunk with a mismatch keeps its program file and log in OUTDIR: replay it
 #   with `TEST_MAIN --files FILE` (each FAIL line names the program, "views-SEED").
+#   GENIE_FILES_MODE (make's DIFF_MODE) picks the path: fused (default: groups, epilogues and
+#   the tape cache on every core), fused1 (the same on one thread) or reference (unfused, the
+#   reference kernels, one thread); replay a chunk with the same variable set.
 # Prints one line per chunk, then the programs run, the checks passed and failed, the programs
 # that mismatched and the seconds taken; exits 1 on any mismatch or failed chunk.
 set -u
@@ -39,7 +42,7 @@ if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
 fi
 rm -rf "$DIFF_OUT" && mkdir -p "$DIFF_OUT" || exit 1
 t0=$(date +%s)
-echo "differential test: $n programs (views, graphs, ops) from seed $seed, $jobs workers"
+echo "differential test: $n programs (views, graphs, ops) from seed $seed, $jobs workers, ${GENIE_FILES_MODE:-fused}"
 # the chunk list: kind by kind, seed ranges of `chunk` programs
 k=0
 for mode in views graphs ops; do

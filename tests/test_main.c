@@ -631,6 +631,15 @@ static void run_fresh_random(void) {
 int main(int argc, char **argv) {
     int chain = 1000000, i;
     if (argc > 1 && strcmp(argv[1], "--files") == 0) { /* replay program files only (make props) */
+        const char *mode = getenv("GENIE_FILES_MODE"); /* as run_data_files: "fused" (the default), */
+        if (mode && strcmp(mode, "reference") == 0) {  /* "reference" or "fused1" (one thread) */
+            prog_cpu = GENIE_CPU_REFERENCE, prog_threads = 1;
+        } else if (mode && strcmp(mode, "fused1") == 0) {
+            prog_threads = 1;
+        } else if (mode && strcmp(mode, "fused") != 0) {
+            printf("FAIL GENIE_FILES_MODE=%s: expected fused, fused1 or reference\n", mode);
+            return 1;
+        }
         for (i = 2; i < argc; i++) {
             int p = 0, f = 0;
             if (prog_run_file(argv[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", argv[i]); failed++; continue; }
