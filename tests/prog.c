@@ -377,11 +377,13 @@ int prog_run_file(const char *path, int *passed, int *failed) {
         size_t len = strlen(line);
         char *p;
         rs.line++;
-        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* cut by the buffer: the rest unread */
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n') {}
-            fail(&rs, "line longer than %s%s", "1 MiB", "");
-            continue;
+        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* the buffer full: the line ends here, */
+            int c = fgetc(f);                                      /* or its rest is unread */
+            if (c != EOF && c != '\n') {
+                while ((c = fgetc(f)) != EOF && c != '\n') {}
+                fail(&rs, "line longer than %s%s", "1 MiB", "");
+                continue;
+            }
         }
         p = strtok(line, " \t\r\n");
         while (p && ntok < MAX_TOK) { tok[ntok++] = p; p = strtok(NULL, " \t\r\n"); }
