@@ -10524,18 +10524,22 @@ typedef struct genie__fin {  /* element i of its space at data[off + sum_d idx_d
     const char *data;
     int dt, contig;          /* contig: st are the space's row-major strides */
     int sp;                  /* its space: 0, 1 (a row group's output), 2 (a row operand: data[off + j], j < len) */
+    int ldt;                 /* an input's: the dtype it is loaded as (its readers' compute dtype: a wider value
+                                rounded to it, as the reference loads it) */
     int64_t off, st[GENIE__MAXD];
 } genie__fin;
 typedef struct genie__fop {
     uint16_t op;
     int16_t x, y, z;         /* operands: >= 0 the register of op x; < 0 input -1-x; y may be GENIE__FSCALAR; z: row ops only */
     uint8_t vb;              /* vk's operand b: 0 none, 1 y, 2 &a.f[0] (the scalar, pow's exponent) */
+    uint8_t dt;              /* its node's dtype: the value's, held in f32 (rounded to dt where g->rnd says) */
     genie__vfn vk;           /* the array kernel that runs it on the group's path, set as the group runs
                                 (genie__fop_bind); NULL: genie__fop_run's general forms */
     genie__args a;           /* the scalar (f[0]) and clamp's bounds; a row op's arguments */
 } genie__fop;
 typedef struct genie__fgroup {
-    int nd, nin, nops, cdt;  /* cdt: the nodes' dtype; registers hold f32 */
+    int nd, nin, nops, cdt;  /* cdt: the root's compute dtype (genie__fdt); registers hold f32 */
+    uint32_t rnd;            /* bit j: op j's value is rounded to ops[j].dt in its register (genie__fgroup_rnd) */
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */
     int64_t shape[GENIE__MAXD], total; /* space 0 */
     int row, ond;            /* row groups: ops[row] is the row op (-1: none); space 1 is oshape[ond] */
@@ -10552,8 +10556,8 @@ typedef struct genie__fgroup {
 /* May n be computed inside a group? A float unary/binary computed in its own
    dtype (f32, or f16/bf16 held in f32 and rounded after every op), out of place;
    where and masked_fill of those dtypes (the bool operand loaded as 0 or 1); or a
-   clone, contiguous or dtype conversion between those dtypes (the value itself: a
-   narrowing conversion only as a group's root, genie__fdt). */
+   clone, contiguous or dtype conversion between those dtypes (the value itself,
+   rounded to the narrower dtype where a later op of the group reads it). */
 static int genie__fusable(const genie__node *n) {
     int k = genie__op_kinds[n->op];
 #define GENIE__FDT(t) ((t) == GENIE_F32 || (t) == GENIE_F16 || (t) == GENIE_BF16)
@@ -10568,8 +10572,8 @@ static int genie__fusable(const genie__node *n) {
 #undef GENIE__FDT
 }
 /* The dtype n's value is computed in inside a group: a narrowing conversion's
-   (f32 to f16/bf16, f16 <-> bf16) is its input's, rounded once by its store, so
-   it roots its group; every other node's is its own. */
+   (f32 to f16/bf16, f16 <-> bf16) is its input's, rounded to its own (by the store,
+   or in its register where a later op reads it); every other node's is its own. */
 static int genie__fdt(const genie__node *n) {
     int x = genie__op_kinds[n->op] == GENIE__K_COPY ? n->in[0].n->dtype : n->dtype;
     return x == n->dtype || x == GENIE_F32 || (x == GENIE_F16 && n->dtype == GENIE_BF16) ||
@@ -10584,11 +10588,11 @@ static int genie__groupable(const genie__node *n) {
     int64_t rows, len;
     return genie__fusable(n) || genie__row_groupable(n, &rows, &len);
 }
-/* Is pending p read by c through its own output view, of c's dtype, and by no
-   other node of this tape? */
+/* Is pending p read by c through its own output view, of c's dtype (a conversion
+   reads any), and by no other node of this tape? */
 static int genie__reads_only(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     int i, uses = 0;
-    if (p->state != GENIE__PENDING || p->dtype != genie__fdt(c)) return 0;
+    if (p->state != GENIE__PENDING || (p->dtype != c->dtype && genie__op_kinds[c->op] != GENIE__K_COPY)) return 0;
     for (i = 0; i < c->nin; i++)
         if (c->in[i].n == p) {
             if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
@@ -10598,7 +10602,7 @@ static int genie__reads_only(const genie__node *p, const genie__node *c, const g
 }
 /* Does producer p join consumer c's group: fusable, and read only by c as above? */
 static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
-    return genie__fusable(p) && genie__fdt(p) == p->dtype && genie__reads_only(p, c, tape);
+    return genie__fusable(p) && genie__reads_only(p, c, tape);
 }
 /* Does row op c take its input's producer p as its prologue: f32 elementwise,
    read once in this tape, by c as in[0] through p's own view? */
@@ -10614,7 +10618,7 @@ static void genie__fin_set(genie__fin *f, const genie__fgroup *g, int sp, const 
     int d;
     int64_t run = 1;
     f->data = (const char *)data;
-    f->dt = dt;
+    f->dt = f->ldt = dt;
     f->sp = sp;
     f->off = v->off;
     f->contig = 1;
@@ -10624,12 +10628,12 @@ static void genie__fin_set(genie__fin *f, const genie__fgroup *g, int sp, const 
         run *= shape[d];
     }
 }
-/* The input slot of (node, view) over space sp, added if new; -1 when the group is full. */
+/* The input slot of (node, view) over space sp loaded as ldt, added if new; -1 when the group is full. */
 static int genie__fgroup_input(genie__fgroup *g, int sp, const int *perm, genie__node *n, const genie__vspec *v,
-                               const genie__vspec **views) {
+                               const genie__vspec **views, int ldt) {
     int k;
     for (k = 0; k < g->nin; k++)
-        if (g->src[k] == n && g->in[k].sp == sp && genie__vspec_equal(views[k], v)) return k;
+        if (g->src[k] == n && g->in[k].sp == sp && g->in[k].ldt == ldt && genie__vspec_equal(views[k], v)) return k;
     if (g->nin == GENIE__FMAX_IN) return -1;
     g->src[k] = n;
     views[k] = v;
@@ -10641,21 +10645,46 @@ static int genie__fgroup_input(genie__fgroup *g, int sp, const int *perm, genie_
     } else {
         genie__fin_set(&g->in[k], g, sp, perm, NULL, n->dtype, v);
     }
+    g->in[k].ldt = ldt;
     return g->nin++;
 }
 /* The operand of node n's input i, computing op j of space sp: the register
-   of an earlier op of the same space that computes it, else an input slot. */
+   of an earlier op of the same space that computes it, else an input slot,
+   loaded as n computes (a conversion: as the value is; a row op: f32). */
 static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *perm, const genie__node *n, int i,
                                  const genie__vspec **views, int16_t *opnd) {
+    const int ldt = j == g->row ? GENIE_F32 : genie__op_kinds[n->op] == GENIE__K_COPY ? n->in[i].n->dtype : n->dtype;
     int k, first = sp == 1 ? g->row : 0, slot;
     for (k = j - 1; k >= first && k >= 0; k--)
         if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) {
             *opnd = (int16_t)k;
             return 1;
         }
-    slot = genie__fgroup_input(g, sp, perm, n->in[i].n, n->in[i].v, views);
+    slot = genie__fgroup_input(g, sp, perm, n->in[i].n, n->in[i].v, views, ldt);
     *opnd = (int16_t)(-1 - slot);
     return slot >= 0;
+}
+/* g->rnd: the ops whose value is rounded to their f16/bf16 dtype in the register,
+   where a later op reads it or it is not written (a value only stored is rounded by
+   its store); a conversion only where it narrows (f32 to f16/bf16, f16 <-> bf16:
+   a value already of its dtype is kept as it is). ops[].dt set. */
+static void genie__fgroup_rnd(genie__fgroup *g) {
+    uint32_t read = 0, rnd = 0;
+    int j;
+    for (j = 0; j < g->nops; j++) {
+        const genie__fop *o = &g->ops[j];
+        if (o->x >= 0) read |= 1u << o->x;
+        if (o->y >= 0 && o->y != GENIE__FNONE) read |= 1u << o->y;
+        if (o->z >= 0 && o->z != GENIE__FNONE) read |= 1u << o->z;
+    }
+    for (j = 0; j < g->nops; j++) {
+        const genie__fop *o = &g->ops[j];
+        int xdt = o->x >= 0 ? g->ops[o->x].dt : g->in[-1 - o->x].dt;
+        if ((o->dt != GENIE_F16 && o->dt != GENIE_BF16) || (!(read >> j & 1) && g->written[j])) continue;
+        if (genie__op_kinds[o->op] == GENIE__K_COPY && xdt == o->dt) continue;
+        rnd |= 1u << j;
+    }
+    g->rnd = rnd;
 }
 /* May no array kernel run elementwise n alone (genie__v_setup): f16/bf16 values, or a
    layout other than a dense output read by its operands in the same order (or one
@@ -10753,6 +10782,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         int sp = g->row >= 0 && j > g->row, ok = 1;
         int16_t opnd[3] = {0, 0, 0};
         o->op = n->op;
+        o->dt = (uint8_t)n->dtype;
         o->a = n->a;
         o->z = GENIE__FNONE;
         if (j == g->row) {
@@ -10776,6 +10806,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->written[j] = j == g->nops - 1 || n->refs > 1 + tape[n->tix].uses;
         if (g->written[j]) genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, perm, NULL, n->dtype, n->out);
     }
+    genie__fgroup_rnd(g);
     return g;
 }
 /* Every node of the group but its root is inner: never run on its own. */
@@ -10849,6 +10880,7 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
         genie__node *n = tape[op[j].node].n;
         g->nodes[j] = n;
         g->ops[j].op = op[j].op, g->ops[j].x = op[j].x, g->ops[j].y = op[j].y, g->ops[j].z = op[j].z;
+        g->ops[j].dt = (uint8_t)n->dtype; /* in the key */
         g->ops[j].a = n->a; /* scalars are not in the key */
         g->written[j] = op[j].written;
         if (op[j].written) g->out[j] = out[nw++];
@@ -10856,22 +10888,24 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     g->root = g->nodes[h->nops - 1];
     src = (const int16_t *)(const void *)(out + nw);
     for (k = 0; k < h->nin; k++) g->src[k] = g->nodes[src[2 * k]]->in[src[2 * k + 1]].n;
+    genie__fgroup_rnd(g);
     return g;
 }
 #undef GENIE__AL8
 /* Elements [start, start + n) of f's space: load an input as f32 (as the
-   reference loads it: rounded to the compute dtype), store an output. f16/bf16
-   values of the group's dtype, or of an f32 group, convert on the path's array kernels. */
+   reference loads it: rounded to its readers' compute dtype, f->ldt), store an
+   output. f16/bf16 values loaded as their own dtype or as f32 convert on the
+   path's array kernels. */
 static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, float *dst) {
     const int nd = f->sp ? g->ond : g->nd;
     const int64_t *shape = f->sp ? g->oshape : g->shape;
-    const genie__vfn up = f->dt == g->cdt || g->cdt == GENIE_F32 ? genie__fconv(g->cpu, f->dt, 0) : NULL; /* f16/bf16 -> f32: exact */
+    const genie__vfn up = f->dt == f->ldt || f->ldt == GENIE_F32 ? genie__fconv(g->cpu, f->dt, 0) : NULL; /* f16/bf16 -> f32: exact */
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
     } else if (f->contig && up) {
         up(dst, (const uint16_t *)f->data + f->off + start, NULL, n);
-    } else if (((f->dt == GENIE_F32 && g->cdt == GENIE_F32) || up) && nd >= 1) {
+    } else if (((f->dt == GENIE_F32 && f->ldt == GENIE_F32) || up) && nd >= 1) {
         /* runs along the last dim: copied (converted), (stride 0: a broadcast row) filled, or
            gathered at their stride (a transposed input: no index step per element) */
         const size_t es = genie__dt_size[f->dt];
@@ -10925,13 +10959,13 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
             e += run;
         }
     } else if (f->contig) {
-        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, g->cdt);
+        for (e = 0; e < n; e++) dst[e] = (float)genie__ld_as(f->data, f->off + start + e, f->dt, f->ldt);
     } else {
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
         genie__mi_init(&m, nd, shape, 1, st, &f->off, start);
-        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, g->cdt);
+        for (e = 0; e < n; e++, genie__mi_next(&m)) dst[e] = (float)genie__ld_as(f->data, m.off[0], f->dt, f->ldt);
     }
 }
 static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
@@ -10969,14 +11003,14 @@ static void genie__fop_bind(genie__fop *o, genie_cpu cpu) {
     o->vb = (uint8_t)(pu >= 0 || (!unary && scalar) ? 2 : unary ? 0 : 1);
 }
 /* One op over a tile: out = op(x, y) (y NULL: the scalar; where: x ? y : z;
-   masked_fill: y ? the scalar : x), rounded to cdt where `round` (a value only
-   stored is rounded by its store); on the path's array kernel (genie__vops)
+   masked_fill: y ? the scalar : x), rounded to dt where `round` (g->rnd: a value
+   only stored is rounded by its store); on the path's array kernel (genie__vops)
    where it has one, else element by element. */
-static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
+static void genie__fop_run(const genie__fop *o, int dt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
                            const float *z, int64_t n) {
     if (o->vk) { /* the common case: no branch on the op */
         o->vk(out, x, o->vb == 1 ? (const void *)y : o->vb == 2 ? (const void *)&o->a.f[0] : NULL, n);
-        if (round) genie__fround(cpu, cdt, out, n);
+        if (round) genie__fround(cpu, dt, out, n);
         return;
     }
     {
@@ -11013,7 +11047,7 @@ static void genie__fop_run(const genie__fop *o, int cdt, int round, genie_cpu cp
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], y[e]);
     else
         for (e = 0; e < n; e++) out[e] = (float)genie__binary_f(o->op, x[e], o->a.f[0]);
-    if (round) genie__fround(cpu, cdt, out, n);
+    if (round) genie__fround(cpu, dt, out, n);
     }
 }
 /* Ops [j0, j1), all of space sp, over its elements [start, start + n) (n <=
@@ -11025,13 +11059,7 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
                          int64_t start, int64_t n, int jx, float *xdst) {
     const float *ip[GENIE__FMAX_IN];
     float *op[GENIE__FMAX_OPS];
-    uint32_t read = 0; /* f16/bf16 groups: the ops a later op reads (the others are rounded by their store) */
     int j, k;
-    for (j = j0; j < j1 && g->cdt != GENIE_F32; j++) {
-        if (g->ops[j].x >= 0) read |= 1u << g->ops[j].x;
-        if (g->ops[j].y >= 0 && g->ops[j].y != GENIE__FNONE) read |= 1u << g->ops[j].y;
-        if (g->ops[j].z >= 0 && g->ops[j].z != GENIE__FNONE) read |= 1u << g->ops[j].z;
-    }
     for (k = 0; k < g->nin; k++) {
         const genie__fin *f = &g->in[k];
         if (f->sp != sp) continue;
@@ -11051,11 +11079,12 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
         x = o->x < 0 ? ip[-1 - o->x] : o->x == g->row ? rowv : op[o->x];
         y = o->y == GENIE__FSCALAR ? NULL : o->y < 0 ? ip[-1 - o->y] : o->y == g->row ? rowv : op[o->y];
         z = o->z == GENIE__FNONE ? NULL : o->z < 0 ? ip[-1 - o->z] : o->z == g->row ? rowv : op[o->z];
-        if (genie__op_kinds[o->op] == GENIE__K_COPY && op[j] == opr + (size_t)j * GENIE__FTILE) {
-            op[j] = (float *)(uintptr_t)x; /* a copy or conversion in a register: its operand's (already of its dtype) */
+        if (genie__op_kinds[o->op] == GENIE__K_COPY && op[j] == opr + (size_t)j * GENIE__FTILE && !(g->rnd >> j & 1)) {
+            op[j] = (float *)(uintptr_t)x; /* a copy or conversion in a register: its operand's (of its dtype, or wider
+                                              and only stored) */
             continue;
         }
-        genie__fop_run(o, g->cdt, (read >> j & 1) || !g->written[j], g->cpu, op[j], x, y, z, n);
+        genie__fop_run(o, o->dt, g->rnd >> j & 1, g->cpu, op[j], x, y, z, n);
     }
     for (j = j0; j < j1; j++)
         if (g->written[j] && (j == jx || !g->out[j].contig || g->out[j].dt != GENIE_F32)) genie__fout_store(&g->out[j], g, start, n, op[j]);
@@ -11076,7 +11105,7 @@ static int genie__fin_transposed(const genie__fin *f, int nd) {
 }
 static int genie__fblocked(const genie__fgroup *g) {
     int k;
-    if (g->row >= 0 || g->cdt != GENIE_F32 || g->nd < 2 || g->shape[g->nd - 2] < GENIE__FTR ||
+    if (g->row >= 0 || g->cdt != GENIE_F32 || g->rnd || g->nd < 2 || g->shape[g->nd - 2] < GENIE__FTR ||
         g->shape[g->nd - 1] < GENIE__FTC)
         return 0;
     for (k = 0; k < g->nin; k++)
@@ -11123,7 +11152,7 @@ static void genie__fpass_block(const genie__fgroup *g, float *regs, float *opr, 
             op[j] = (float *)(uintptr_t)x; /* a copy in a register: its operand's */
             continue;
         }
-        genie__fop_run(o, g->cdt, !g->written[j], g->cpu, op[j], x, y, z, nr * nc);
+        genie__fop_run(o, o->dt, 0, g->cpu, op[j], x, y, z, nr * nc); /* f32 values (genie__fblocked) */
     }
     for (j = 0; j < g->nops; j++)
         if (g->written[j])

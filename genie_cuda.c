@@ -336,7 +336,7 @@ static void gc_group_kernel(const genie__fgroup *g, gc_sb *b, int64_t *v, double
         gc_sb_printf(b, "    %s a%d = (%s)ld%d((const void *)p.v[%d], ", R, k, R, fins[k]->dt, opos[k]);
         if (fins[k]->contig) gc_sb_printf(b, "p.v[%d] + i);\n", opos[k] + 1);
         else gc_sb_printf(b, "o%d);\n", k);
-        if (fins[k]->dt != g->cdt) gc_sb_printf(b, "    a%d = rc%d(a%d);\n", k, g->cdt, k); /* loaded as the reference: rounded to cdt */
+        if (fins[k]->dt != fins[k]->ldt) gc_sb_printf(b, "    a%d = rc%d(a%d);\n", k, fins[k]->ldt, k); /* loaded as the reference: rounded to its readers' dtype */
     }
     spos = 0;
     for (j = 0; j < g->nops; j++) {
@@ -348,7 +348,7 @@ static void gc_group_kernel(const genie__fgroup *g, gc_sb *b, int64_t *v, double
         else if (o->y != GENIE__FSCALAR) snprintf(y, sizeof y, "a%d", -1 - o->y);
         gc_sb_printf(b, "    %s r%d = ", R, j);
         gc_op_expr(b, o->op, x, genie__op_kinds[o->op] == GENIE__K_BINARY && o->y != GENIE__FSCALAR ? y : NULL, spos, dbl);
-        gc_sb_printf(b, ";\n    r%d = rc%d(r%d);\n", j, g->cdt, j);
+        gc_sb_printf(b, ";\n    r%d = rc%d(r%d);\n", j, o->dt, j); /* each op's value rounded to its dtype */
         if (o->op == GENIE__OP_CLAMP) spos += 2;
         else if (o->y == GENIE__FSCALAR) spos++;
     }
@@ -386,10 +386,12 @@ static int gc_node_group(const genie__node *n, genie__fgroup *g) {
     g->nops = 1;
     g->nodes[0] = (genie__node *)n;
     g->ops[0].op = n->op;
+    g->ops[0].dt = (uint8_t)g->cdt;
     g->ops[0].a = n->a;
     for (i = 0; i < n->nin && (kind == GENIE__K_BINARY ? i < 2 : i < 1); i++) {
         g->src[i] = n->in[i].n;
         genie__fin_set(&g->in[i], g, 0, perm, NULL, n->in[i].n->dtype, n->in[i].v);
+        g->in[i].ldt = g->cdt; /* a conversion's input too: rounded to the output dtype, then stored */
     }
     g->nin = i;
     g->ops[0].x = -1;
@@ -625,10 +627,11 @@ static int gc_key_group(const genie__fgroup *g, uint64_t *k) {
     int n = 0, i, j;
     k[n++] = 1; /* an elementwise group */
     k[n++] = (uint64_t)g->nd | (uint64_t)g->nin << 8 | (uint64_t)g->nops << 16 | (uint64_t)g->cdt << 24;
-    for (i = 0; i < g->nin; i++) k[n++] = (uint64_t)g->in[i].dt | (uint64_t)g->in[i].contig << 8;
+    for (i = 0; i < g->nin; i++) k[n++] = (uint64_t)g->in[i].dt | (uint64_t)g->in[i].contig << 8 | (uint64_t)g->in[i].ldt << 16;
     for (j = 0; j < g->nops; j++) {
         const genie__fop *o = &g->ops[j];
-        k[n++] = (uint64_t)o->op | (uint64_t)(uint16_t)o->x << 16 | (uint64_t)(uint16_t)o->y << 32 | (uint64_t)g->written[j] << 48;
+        k[n++] = (uint64_t)o->op | (uint64_t)(uint16_t)o->x << 16 | (uint64_t)(uint16_t)o->y << 32 | (uint64_t)g->written[j] << 48 |
+                 (uint64_t)o->dt << 56;
         if (g->written[j]) k[n++] = (uint64_t)g->out[j].dt | (uint64_t)g->out[j].contig << 8;
     }
     return n;

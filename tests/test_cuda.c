@@ -81,6 +81,14 @@ static genie_tensor *c_bf16_chain(genie_ctx *c) {
     genie_tensor *y = genie_silu(c, genie_sub(c, genie_mul_scalar(c, x, 2.0), genie_t(c, genie_t(c, x))));
     return genie_to_dtype(c, genie_exp(c, y), GENIE_F32);
 }
+static genie_tensor *c_mixed_chain(genie_ctx *c) { /* three dtypes in one group, each narrowing rounded in its register */
+    genie_tensor *x = rnd(c, GENIE_F32, 2, 17, 33, 0, 0, 19);
+    genie_tensor *b = genie_to_dtype(c, rnd(c, GENIE_F32, 2, 17, 33, 0, 0, 20), GENIE_BF16);
+    genie_tensor *h = genie_to_dtype(c, rnd(c, GENIE_F32, 2, 17, 33, 0, 0, 21), GENIE_F16);
+    genie_tensor *y = genie_mul(c, genie_to_dtype(c, genie_gelu(c, x), GENIE_BF16), b);
+    y = genie_add(c, genie_to_dtype(c, y, GENIE_F16), h);
+    return genie_mul(c, genie_to_dtype(c, y, GENIE_F32), x);
+}
 static genie_tensor *c_f64(genie_ctx *c) { /* single f64 nodes (not fused: double registers) */
     genie_tensor *x = rnd(c, GENIE_F64, 2, 13, 7, 0, 0, 8);
     genie_tensor *e = genie_exp(c, x);
@@ -170,7 +178,8 @@ static genie_tensor *c_block(genie_ctx *c) { /* an encoder-like block: attention
 typedef struct tcase { const char *name; build_fn fn; int reps; double tol; } tcase; /* tol: on the GPU */
 static const tcase cases[] = {
     {"chain8", c_chain8, 1, 1e-5}, {"unary_all", c_unary_all, 1, 1e-5}, {"binary_bcast", c_binary_bcast, 1, 1e-5},
-    {"f16_chain", c_f16_chain, 1, 2e-3}, {"bf16_chain", c_bf16_chain, 1, 1.6e-2}, {"f64", c_f64, 1, 1e-6},
+    {"f16_chain", c_f16_chain, 1, 2e-3}, {"bf16_chain", c_bf16_chain, 1, 1.6e-2}, {"mixed_chain", c_mixed_chain, 1, 1.6e-2},
+    {"f64", c_f64, 1, 1e-6},
     {"convert", c_convert, 1, 0}, {"reduce", c_reduce_any, 24, 1e-5}, {"softmax", c_softmax, 1, 1e-5},
     {"softmax_f16", c_softmax_f16, 1, 2e-3}, {"layer_norm", c_layer_norm, 1, 1e-5}, {"matmul", c_matmul, 1, 1e-5},
     {"bmm", c_bmm, 1, 1e-5}, {"linear", c_linear, 1, 1e-5}, {"matmul_f64", c_matmul_f64, 1, 1e-6},
