@@ -6034,7 +6034,10 @@ typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
     X(P, ADD) X(P, SUB) X(P, MUL) X(P, DIV) X(P, POW) X(P, MAXIMUM) X(P, MINIMUM)
 #define GENIE__VC_LIST(X, P) /* binary, bool out */ \
     X(P, EQ) X(P, NE) X(P, LT) X(P, LE) X(P, GT) X(P, GE) X(P, LOGICAL_AND) X(P, LOGICAL_OR)
-#define GENIE__VX_LIST(X, P) X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, B2F) X(P, SEL) X(P, SELS) X(P, POWH) X(P, POWK)
+#define GENIE__VX_LIST(X, P) \
+    X(P, H2F) X(P, F2H) X(P, BF2F) X(P, F2BF) X(P, RH) X(P, RBF) X(P, B2F) X(P, SEL) X(P, SELS) X(P, POWH) X(P, POWK)
+/* RH, RBF: f32[n] -> f32[n] rounded to f16/bf16 and back (F2H then H2F, F2BF then BF2F, bit
+   for bit): an f16/bf16 op's value in a group's f32 register, in one pass over it. */
 /* B2F: bool (uint8) -> f32 0 or 1; SEL: out = a != 0 ? b : out (b f32[n]), SELS: the
    same with one f32 *b (where and masked_fill blend into out, which holds the other value);
    POWH: x ** 0.5, the reference's pow: on the SIMD paths the correctly rounded sqrt, +0 for
@@ -6116,6 +6119,16 @@ static void genie__vg_F2BF(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
     (void)b;
     for (i = 0; i < n; i++) ((uint16_t *)out)[i] = genie__f2bf(((const float *)a)[i]);
+}
+static void genie__vg_RH(void *out, const void *a, const void *b, int64_t n) {
+    int64_t i;
+    (void)b;
+    for (i = 0; i < n; i++) ((float *)out)[i] = genie__v_quiet(genie__h2f(genie__f2h(((const float *)a)[i])));
+}
+static void genie__vg_RBF(void *out, const void *a, const void *b, int64_t n) {
+    int64_t i;
+    (void)b;
+    for (i = 0; i < n; i++) ((float *)out)[i] = genie__v_quiet(genie__bf2f(genie__f2bf(((const float *)a)[i])));
 }
 static void genie__vg_B2F(void *out, const void *a, const void *b, int64_t n) {
     int64_t i;
@@ -7179,6 +7192,31 @@ static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
+static GENIE__AVX2 void genie__vy_RH(void *out, const void *a, const void *b, int64_t n) { /* through f16, a tile at a time */
+    uint16_t h[512];
+    int64_t i, c;
+    (void)b;
+    for (i = 0; i < n; i += c) {
+        c = n - i < 512 ? n - i : 512;
+        genie__vy_F2H(h, (const float *)a + i, NULL, c);
+        genie__vy_H2F((float *)out + i, h, NULL, c);
+    }
+}
+static GENIE__AVX2 void genie__vy_RBF(void *out, const void *a, const void *b, int64_t n) { /* F2BF's rounding, in place */
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256i u = _mm256_castps_si256(v), hi = _mm256_set1_epi32((int)0xffff0000u);
+        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+        __m256i r = _mm256_and_si256(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), hi);
+        __m256i q = _mm256_or_si256(_mm256_and_si256(u, hi), _mm256_set1_epi32(0x400000)); /* NaN: quiet */
+        _mm256_storeu_ps(y + i, _mm256_blendv_ps(_mm256_castsi256_ps(r), _mm256_castsi256_ps(q), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
+}
 static GENIE__AVX2 void genie__vy_B2F(void *out, const void *a, const void *b, int64_t n) {
     const uint8_t *m = (const uint8_t *)a;
     float *y = (float *)out;
@@ -7315,6 +7353,38 @@ static GENIE__AVX512 void genie__vz_F2BF(void *out, const void *a, const void *b
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
+static GENIE__AVX512 void genie__vz_RH(void *out, const void *a, const void *b, int64_t n) { /* vcvtps2ph, vcvtph2ps */
+    const float *x = (const float *)a;
+    float *y = (float *)out, t[16];
+    int64_t i = 0, j;
+    (void)b;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), (__mmask16)-1, v, _MM_FROUND_TO_NEAREST_INT);
+        if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)) { /* a NaN lane: as F2H redoes it (out may be x) */
+            _mm512_storeu_ps(t, v);
+            for (j = 0; j < 16; j++) y[i + j] = genie__v_quiet(genie__h2f(genie__f2h(t[j])));
+        } else {
+            _mm512_storeu_ps(y + i, _mm512_mask_cvtph_ps(_mm512_setzero_ps(), (__mmask16)-1, h));
+        }
+    }
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(genie__f2h(x[i])));
+}
+static GENIE__AVX512 void genie__vz_RBF(void *out, const void *a, const void *b, int64_t n) { /* F2BF's rounding, in place */
+    const float *x = (const float *)a;
+    float *y = (float *)out;
+    int64_t i = 0;
+    (void)b;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m512i u = _mm512_castps_si512(v), hi = _mm512_set1_epi32((int)0xffff0000u);
+        __m512i odd = _mm512_and_si512(GENIE__Z_SRLI32(u, 16), _mm512_set1_epi32(1));
+        __m512i r = _mm512_and_si512(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), hi);
+        __m512i q = _mm512_or_si512(_mm512_and_si512(u, hi), _mm512_set1_epi32(0x400000)); /* NaN: quiet */
+        _mm512_storeu_si512((void *)(y + i), _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), r, q));
+    }
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
+}
 static GENIE__AVX512 void genie__vz_B2F(void *out, const void *a, const void *b, int64_t n) {
     const uint8_t *m = (const uint8_t *)a;
     float *y = (float *)out;
@@ -7419,12 +7489,17 @@ static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void 
     else
         for (e = 0; e < n; e++) ((float *)out)[e] = (float)genie__ldf(in, e, dt);
 }
-/* x[0, n) rounded to f16/bf16 cdt and back (f32 cdt: unchanged), in registers. */
+/* x[0, n) rounded to f16/bf16 cdt and back (f32 cdt: unchanged), in registers: the path's
+   RH/RBF kernel, or (another path) through f16/bf16 a tile at a time. */
 #define GENIE__HROUND_TILE 512
 static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
     uint16_t h[GENIE__HROUND_TILE];
     int64_t e, c;
     if (cdt != GENIE_F16 && cdt != GENIE_BF16) return;
+    if (cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT) {
+        genie__vops[cpu][cdt == GENIE_F16 ? GENIE__V_RH : GENIE__V_RBF](x, x, NULL, n);
+        return;
+    }
     for (e = 0; e < n; e += c) {
         c = n - e < GENIE__HROUND_TILE ? n - e : GENIE__HROUND_TILE;
         genie__hconv(cpu, cdt, 1, h, x + e, c);

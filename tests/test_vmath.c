@@ -414,6 +414,28 @@ static void vm_convert(genie_ctx *fast, genie_ctx *ref, const char *path, const 
             genie_pool_pop(cs[0]);
         }
     }
+    /* f16/bf16 values held in a group's f32 registers (the RH, RBF kernels), over the sweep,
+       bit for bit: a narrowing conversion read by a widening one, f16/bf16 ops read by others */
+    for (d = 0; d < 2; d++) {
+        float *o[2][2];
+        genie_ctx *cs[2];
+        cs[0] = fast; cs[1] = ref;
+        for (c = 0; c < 2; c++) {
+            genie_tensor *h16;
+            o[c][0] = (float *)malloc((size_t)n * 4), o[c][1] = (float *)malloc((size_t)n * 4);
+            genie_pool_push(cs[c]);
+            h16 = genie_to_dtype(cs[c], vm_vec(cs[c], GENIE_F32, n, x), dts[d]);
+            VCHECK(o[c][0] && o[c][1] && vm_get(cs[c], genie_to_dtype(cs[c], h16, GENIE_F32), 0, n, o[c][0]) &&
+                   vm_get(cs[c], genie_to_dtype(cs[c], genie_add_scalar(cs[c], genie_mul_scalar(cs[c], h16, 3.0), 0.0), GENIE_F32),
+                          0, n, o[c][1]), path, "held f16/bf16");
+            genie_pool_pop(cs[c]);
+        }
+        VCHECK(vm_compare(x, o[0][0], o[1][0], n, 0, 0, path, d ? "f32 -> bf16 -> f32" : "f32 -> f16 -> f32") == 0, path,
+               d ? "bf16 round trip" : "f16 round trip");
+        VCHECK(vm_compare(x, o[0][1], o[1][1], n, 0, 0, path, d ? "bf16 x * 3 + 0" : "f16 x * 3 + 0") == 0, path,
+               d ? "bf16 ops held" : "f16 ops held");
+        for (c = 0; c < 2; c++) free(o[c][0]), free(o[c][1]);
+    }
 }
 
 void test_vmath(int *passed, int *failed, int *skipped) {
