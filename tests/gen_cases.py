@@ -431,5 +431,17 @@ for op in ('logical_or', 'logical_and'):
     P.run(op, dg, P.op('add', dg, dg))
     P.run(op, dg, P.op('to_dtype', dg, torch.float32))
 
+# ---- mixed dtypes in one chain (one fused group): each op rounds to its own dtype, as ATen's nodes do ----
+P.begin('mixed dtypes')
+for shape in [(5, 7), (3, 1, 33)]:
+    x, y = d(rnd(shape, torch.float32)), d(rnd(shape, torch.float32))
+    h, b = d(rnd(shape, torch.float16)), d(rnd(shape, torch.bfloat16))
+    t = P.op('to_dtype', P.op('mul', x, y), torch.float16)  # f32 -> f16, read by an f16 op
+    t = P.op('to_dtype', P.op('add', t, h), torch.bfloat16)  # f16 -> bf16, read by bf16 ops
+    t = P.op('to_dtype', P.op('mul_scalar', P.op('mul', t, b), 3.0), torch.float32)
+    P.run('sub', t, x)
+    P.run('add', P.op('to_dtype', P.op('exp', h), torch.float32), P.op('mul', y, y))  # f16 op into a widening
+    P.run('add', P.op('to_dtype', P.op('mul', x, y), torch.float16), d(torch.tensor(1.0 / 3)))  # 0-dim f32, f16 op
+
 P.write(sys.argv[1] if len(sys.argv) > 1 else 'tests/data/cases.txt')
 print('wrote %d lines' % len(P.lines))
