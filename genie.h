@@ -2625,7 +2625,7 @@ static void genie__barrier(struct genie__tpool *pool, int nth);
 static int genie__ctx_threads(const genie_ctx *ctx);
 static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
 static int genie__fusable(const genie__node *n);
-static int genie__groupable(const genie__node *n);
+static int genie__groupable(const genie__node *n, int half);
 static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, how many later entries read it, and how it runs
@@ -2650,7 +2650,7 @@ typedef struct genie__plan_op {
     uint64_t counted, alloc_at; /* bytes of n's buffer in the bound; inner buffers made here */
 } genie__plan_op;
 static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
-static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape);
+static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int half);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
 static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 static int genie__be_node(genie_ctx *ctx, genie__node *n, int take);
@@ -3293,7 +3293,8 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else {
                 for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
                     if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
-                    if (!genie__groupable(tape[i].n) || !(tape[i].fg.built = genie__fgroup_build(tape[i].n, tape))) continue;
+                    if (!genie__groupable(tape[i].n, !ctx->be) || !(tape[i].fg.built = genie__fgroup_build(tape[i].n, tape, !ctx->be)))
+                        continue; /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
                     genie__fgroup_mark(tape[i].fg.built, tape);
                 }
                 /* after fusion: it knows which nodes run where; out of memory, a plan with no takes (not kept) */
@@ -10654,14 +10655,15 @@ static int genie__fdt(const genie__node *n) {
     return x == n->dtype || x == GENIE_F32 || (x == GENIE_F16 && n->dtype == GENIE_BF16) ||
                    (x == GENIE_BF16 && n->dtype == GENIE_F16) ? x : n->dtype;
 }
-/* May n be the centre of a row group: a row op whose rows fit the row registers? */
-static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len) { /* f32 rows only */
-    return n->nin >= 1 && n->in[0].n->dtype == GENIE_F32 && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
+/* May n be the centre of a row group: a row op whose rows fit the row registers? Rows
+   of f32, or (half) of f16/bf16 computed in f32 and rounded once, as genie__k_rows does. */
+static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len, int half) {
+    return n->nin >= 1 && (half || n->in[0].n->dtype == GENIE_F32) && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
 }
 /* May n root a group: elementwise, or a row op (the centre of a row group)? */
-static int genie__groupable(const genie__node *n) {
+static int genie__groupable(const genie__node *n, int half) {
     int64_t rows, len;
-    return genie__fusable(n) || genie__row_groupable(n, &rows, &len);
+    return genie__fusable(n) || genie__row_groupable(n, &rows, &len, half);
 }
 /* Is pending p read by c through its own output view, of c's dtype (a conversion
    reads any), and by no other node of this tape? */
@@ -10679,10 +10681,10 @@ static int genie__reads_only(const genie__node *p, const genie__node *c, const g
 static int genie__fuses_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     return genie__fusable(p) && genie__reads_only(p, c, tape);
 }
-/* Does row op c take its input's producer p as its prologue: f32 elementwise,
-   read once in this tape, by c as in[0] through p's own view? */
+/* Does row op c take its input's producer p as its prologue: elementwise, read
+   once in this tape, by c as in[0] through p's own view? */
 static int genie__prologue_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
-    return genie__fusable(p) && p->dtype == GENIE_F32 && p->state == GENIE__PENDING && c->in[0].n == p &&
+    return genie__fusable(p) && p->state == GENIE__PENDING && c->in[0].n == p &&
            tape[p->tix].uses == 1 && genie__vspec_equal(c->in[0].v, p->out);
 }
 /* Where element idx of space sp (0 or 1) lives in a view laid over it (dims permuted by perm). */
@@ -10778,9 +10780,10 @@ static int genie__lone_group(const genie__node *n) {
 }
 /* Build the group rooted at r: its inner producers breadth first from the
    root (reversed, producers come before consumers); the first row op met (or
-   r itself) becomes the centre, its input's producers its prologue. NULL: r has
-   no inner producer and an array or row kernel runs it alone, or out of memory. */
-static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape) {
+   r itself) becomes the centre, its input's producers its prologue (half: an
+   f16/bf16 row op may be one). NULL: r has no inner producer and an array or row
+   kernel runs it alone, or out of memory. */
+static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int half) {
     genie__fgroup *g;
     genie__node *q[GENIE__FMAX_OPS], *pq[GENIE__FMAX_OPS], *c = NULL; /* the root's tree, the prologue, the centre */
     const genie__vspec *views[GENIE__FMAX_IN];
@@ -10788,7 +10791,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     int64_t rows = 0, len = 0;
     q[0] = r;
     if (!genie__fusable(r)) {
-        if (!genie__row_groupable(r, &rows, &len)) return NULL;
+        if (!genie__row_groupable(r, &rows, &len, half)) return NULL;
         c = r;
     }
     for (head = 0; head < nq; head++) {
@@ -10799,7 +10802,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             for (j = 0; j < nq; j++) seen |= q[j] == pn;
             if (seen) continue;
             if (genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
-            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__row_groupable(pn, &rows, &len) &&
+            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__row_groupable(pn, &rows, &len, half) &&
                      genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn;
         }
     }
@@ -11239,8 +11242,15 @@ static int64_t genie__frow_cap(const genie__fgroup *g) {
     int64_t c = g->len > GENIE__FTILE ? g->len : GENIE__FTILE;
     return (c + 15) & ~(int64_t)15;
 }
+/* A row group's f16/bf16 layer_norm weight or bias: converted into a row register of its own. */
+static int genie__frow_half_wb(const genie__fgroup *g) {
+    const genie__fop *ro = g->row >= 0 ? &g->ops[g->row] : NULL;
+    return ro && ((ro->y != GENIE__FNONE && g->in[-1 - ro->y].dt != GENIE_F32) ||
+                  (ro->z != GENIE__FNONE && g->in[-1 - ro->z].dt != GENIE_F32));
+}
 static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) {
-    return ((size_t)(g->nin + g->nops) * GENIE__FTILE + (g->row >= 0 ? 2 * (size_t)genie__frow_cap(g) : 0)) * 4;
+    const size_t rregs = g->row < 0 ? 0 : genie__frow_half_wb(g) ? 4 : 2; /* x, y rows (and w, b) */
+    return ((size_t)(g->nin + g->nops) * GENIE__FTILE + rregs * (size_t)genie__frow_cap(g)) * 4;
 }
 static int genie__take(genie__kparams *p, int nth, int64_t total, int64_t chunk, int64_t *lo, int64_t *hi) {
     const int64_t c = nth > 1 ? (int64_t)GENIE__ADD(&p->next, 1) : (int64_t)p->next++; /* alone: all at once */
@@ -11295,7 +11305,7 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
 }
 /* Rows [i0, i1) of the row op's input, row-major: read in place (a contiguous
    f32 input), loaded, or computed by the prologue tile by tile into xrow. Before each
-   tile, the contiguous f32 inputs' lines of the same tile in the next block are asked
+   tile, the contiguous inputs' lines of the same tile in the next block are asked
    for into L2: the row op's own next-row prefetch reads the workspace row in a group, so
    without this the inputs' lines were asked for by nothing. Into L2, not L1: a next
    row's lines in L1 (2 x 16 KiB) evicted the block's workspace row. bench-rowwise's groups
@@ -11310,6 +11320,12 @@ static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *
     if (ro->x < 0) {
         const genie__fin *f = &g->in[-1 - ro->x];
         if (f->contig && f->dt == GENIE_F32) return (const float *)f->data + f->off + s0;
+        if (f->contig && s1 + (s1 - s0) <= g->total) { /* f16/bf16 rows: the next block's lines, as below */
+            const int64_t es = (int64_t)genie__dt_size[f->dt];
+            const char *b = (const char *)f->data + (size_t)(f->off + s1) * (size_t)es;
+            int64_t l;
+            for (l = 0; l < (s1 - s0) * es; l += 64) GENIE__PREFETCH_L2(b + l);
+        }
         genie__fin_load(f, g, s0, s1 - s0, xrow);
         return xrow;
     }
@@ -11318,11 +11334,12 @@ static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *
         n = GENIE__MIN(GENIE__FTILE, s1 - c);
         for (k = 0; k < g->nin && c + (s1 - s0) + n <= g->total; k++) {
             const genie__fin *f = &g->in[k];
+            const int64_t es = (int64_t)genie__dt_size[f->dt];
             const char *b;
             int64_t l;
-            if (f->sp != 0 || !f->contig || f->dt != GENIE_F32) continue; /* others: not at c */
-            b = (const char *)f->data + (size_t)(f->off + c + (s1 - s0)) * 4;
-            for (l = 0; l < n * 4; l += 64) GENIE__PREFETCH_L2(b + l);
+            if (f->sp != 0 || !f->contig) continue; /* others: not at c */
+            b = (const char *)f->data + (size_t)(f->off + c + (s1 - s0)) * (size_t)es;
+            for (l = 0; l < n * es; l += 64) GENIE__PREFETCH_L2(b + l);
         }
         genie__fpass(g, 0, 0, g->row, regs, opr, NULL, c, n, ro->x, xrow + (c - s0));
     }
@@ -11331,8 +11348,10 @@ static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *
 /* The row group kernel: threads take blocks of rows (a reduction's block fills
    a tile of outputs, a row-shaped op's a tile of inputs, or one row); each
    block: its input rows, the row op row by row into the output rows (the row
-   op's own buffer when it is written contiguously, else a register), the
-   epilogue over the block's outputs. Results do not depend on the threads. */
+   op's own buffer when it is written contiguously in f32, else a register), the
+   epilogue over the block's outputs. f16/bf16 rows are loaded into f32, computed
+   there (weight and bias converted once) and rounded once: by the store, and in the
+   register before an epilogue reads it. Results do not depend on the threads. */
 static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
@@ -11346,10 +11365,19 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
     const int direct = rout && rout->contig && rout->dt == GENIE_F32 && kind != GENIE__K_ARGREDUCE;
     const int nt = direct && g->nops == g->row + 1 && g->rows * len >= GENIE__ROWS_NT_BYTES / 4;
-    const float *w = ro->y != GENIE__FNONE ? (const float *)g->in[-1 - ro->y].data + g->in[-1 - ro->y].off : NULL;
-    const float *b = ro->z != GENIE__FNONE ? (const float *)g->in[-1 - ro->z].data + g->in[-1 - ro->z].off : NULL;
+    const float *w = NULL, *b = NULL;
     const int64_t nblk = (g->rows + ob - 1) / ob, chunk = genie__chunk(nblk, nth);
-    int64_t lo, hi, blk, i0, i1, o, c, n;
+    const int rnd = g->nops > g->row + 1 && (g->rnd >> g->row & 1); /* an f16/bf16 row value the epilogue reads */
+    const int rms_w = ro->op == GENIE__OP_RMS_NORM && ro->y != GENIE__FNONE && (ro->dt == GENIE_F16 || ro->dt == GENIE_BF16);
+    int64_t lo, hi, blk, i0, i1, o, c, n, j;
+    if (ro->y != GENIE__FNONE || ro->z != GENIE__FNONE) { /* layer_norm's weight, bias: f32 in place, else converted */
+        float *wb = yrow + cap;
+        const genie__fin *fw = ro->y != GENIE__FNONE ? &g->in[-1 - ro->y] : NULL, *fb = ro->z != GENIE__FNONE ? &g->in[-1 - ro->z] : NULL;
+        if (fw && fw->dt == GENIE_F32) w = (const float *)fw->data + fw->off;
+        else if (fw) genie__fin_load(fw, g, 0, len, wb), w = wb;
+        if (fb && fb->dt == GENIE_F32) b = (const float *)fb->data + fb->off;
+        else if (fb) genie__fin_load(fb, g, 0, len, wb + cap), b = wb + cap;
+    }
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
             const int64_t r0 = blk * ob, r1 = GENIE__MIN(g->rows, r0 + ob);
@@ -11360,15 +11388,21 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
                 xs = genie__frows_in(g, regs, opr, xrow, i0, i1);
                 for (o = i0; o < i1; o++) {
                     const float *x = xs + (o - i0) * len;
-                    double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, w, b, nt);
+                    double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, rms_w ? NULL : w, b, nt);
+                    if (rms_w) { /* x * rstd rounded to the dtype before the weight, as genie__k_rows */
+                        float *yo = y0 + (o - r0) * olen;
+                        genie__fround(g->cpu, ro->dt, yo, len);
+                        for (j = 0; j < len; j++) yo[j] *= w[j];
+                    }
                     if (kind == GENIE__K_REDUCE) {
                         y0[o - r0] = (float)r;
                     } else if (kind == GENIE__K_ARGREDUCE) { /* the root: written in place */
                         if (ro->a.i[1]) ((int64_t *)rout->data)[rout->off + o] = (int64_t)r;
-                        else ((float *)rout->data)[rout->off + o] = x[(int64_t)r];
+                        else genie__stf((void *)(uintptr_t)rout->data, rout->off + o, rout->dt, x[(int64_t)r]); /* a value */
                     }
                 }
             }
+            if (rnd) genie__fround(g->cpu, ro->dt, yrow, (r1 - r0) * olen); /* not direct: f16/bf16 */
             if (rout && !direct && kind != GENIE__K_ARGREDUCE) genie__fout_store(rout, g, r0 * olen, (r1 - r0) * olen, yrow);
             for (c = r0 * olen; c < r1 * olen; c += n) {
                 n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
