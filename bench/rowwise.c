@@ -12,7 +12,9 @@
    consumers over [4096, 4096] (x, m: two such tensors; w, b: [4096]), fused
    (one realize: one pass over memory) against the same nodes unfused (the
    prologue, the row op and the epilogue realized one after the other, each
-   value written and read back: what ran before row groups). */
+   value written and read back: what ran before row groups), in f32, then with x,
+   m, w and b in f16 and in bf16 (each op of the dtype, the row op in f32 and
+   rounded once). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdlib.h>
 #include <string.h>
@@ -224,13 +226,13 @@ int main(void) {
         }
         genie_ctx_destroy(ctx);
     }
-    printf("\nrow groups over [%d, %d] f32: fused (one pass) vs unfused (each stage written and read back): ms, MB written\n", N, N);
+    printf("\nrow groups over [%d, %d]: fused (one pass) vs unfused (each stage written and read back): ms, MB written\n", N, N);
     for (nth = 1; nth <= 2; nth++) {
         genie_ctx_desc d;
         genie_ctx *ctx;
         genie_tensor *x, *m, *w, *b;
         float *md = (float *)malloc(bytes);
-        int k;
+        int k, h;
         if (!md) return 1;
         for (i = 0; i < (size_t)N * N; i++) md[i] = (float)((i * 40503u) % 997) * 0.002f - 1.0f;
         memset(&d, 0, sizeof d);
@@ -240,11 +242,23 @@ int main(void) {
         m = genie_from_data(ctx, GENIE_F32, 2, shape, md);
         w = genie_from_data(ctx, GENIE_F32, 1, &ln, wd);
         b = genie_from_data(ctx, GENIE_F32, 1, &ln, bd);
-        printf("\n%d thread%s, path %s\n  %-30s %8s %8s %8s %8s %8s\n", nth, nth > 1 ? "s" : "", genie_cpu_name(genie_cpu_path(ctx)),
+        printf("\n%d thread%s, path %s\n  %-35s %8s %8s %8s %8s %8s\n", nth, nth > 1 ? "s" : "", genie_cpu_name(genie_cpu_path(ctx)),
                "group", "fused", "unfused", "speedup", "MB fused", "unfused");
-        for (k = 0; k < NGROUPS; k++) {
-            double mf, mu, tf = group_time(ctx, x, m, w, b, k, 1, &mf), tu = group_time(ctx, x, m, w, b, k, 0, &mu);
-            printf("  %-30s %8.2f %8.2f %7.2fx %8.2f %8.2f\n", gnames[k], tf * 1e3, tu * 1e3, tu / tf, mf, mu);
+        for (h = 0; h < 3; h++) {
+            static const genie_dtype gdt[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+            genie_tensor *xh = x, *mh = m, *wh = w, *bh = b;
+            if (h) {
+                xh = genie_to_dtype(ctx, x, gdt[h]), mh = genie_to_dtype(ctx, m, gdt[h]);
+                wh = genie_to_dtype(ctx, w, gdt[h]), bh = genie_to_dtype(ctx, b, gdt[h]);
+                genie_realize(ctx, 1, &xh), genie_realize(ctx, 1, &mh), genie_realize(ctx, 1, &wh), genie_realize(ctx, 1, &bh);
+            }
+            for (k = 0; k < NGROUPS; k++) {
+                double mf, mu, tf = group_time(ctx, xh, mh, wh, bh, k, 1, &mf), tu = group_time(ctx, xh, mh, wh, bh, k, 0, &mu);
+                char name[48];
+                snprintf(name, sizeof name, "%s %s", gnames[k], genie_dtype_name(gdt[h]));
+                printf("  %-35s %8.2f %8.2f %7.2fx %8.2f %8.2f\n", name, tf * 1e3, tu * 1e3, tu / tf, mf, mu);
+            }
+            if (h) genie_release(xh), genie_release(mh), genie_release(wh), genie_release(bh);
         }
         genie_ctx_destroy(ctx);
         free(md);
