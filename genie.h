@@ -10730,7 +10730,7 @@ static int genie__fgroup_input(genie__fgroup *g, int sp, const int *perm, genie_
    loaded as n computes (a conversion: as the value is; a row op: f32). */
 static int genie__fgroup_operand(genie__fgroup *g, int j, int sp, const int *perm, const genie__node *n, int i,
                                  const genie__vspec **views, int16_t *opnd) {
-    const int ldt = j == g->row ? GENIE_F32 : genie__op_kinds[n->op] == GENIE__K_COPY ? n->in[i].n->dtype : n->dtype;
+    const int ldt = j == g->row ? (int)GENIE_F32 : genie__op_kinds[n->op] == GENIE__K_COPY ? (int)n->in[i].n->dtype : (int)n->dtype;
     int k, first = sp == 1 ? g->row : 0, slot;
     for (k = j - 1; k >= first && k >= 0; k--)
         if (g->nodes[k] == n->in[i].n && genie__vspec_equal(n->in[i].v, g->nodes[k]->out)) {
