@@ -10595,7 +10595,8 @@ GENIE__STATIC_ASSERT(fmax_ops_bits, GENIE__FMAX_OPS <= 32); /* genie__fpass keep
 #define GENIE__FTILE 512     /* elements of a tile: a register of a group fits L1 */
 #define GENIE__FSCALAR INT16_MIN
 #define GENIE__FNONE INT16_MAX /* no operand */
-#define GENIE__FROW_MAX (1 << 16) /* longest row of a row group (two row registers a thread: 512 KiB) */
+#define GENIE__FROW_MAX (1 << 16) /* longest row of a row group (two row registers a thread, four with f16/bf16
+                                     layer_norm weights: 512 KiB or 1 MiB) */
 typedef struct genie__fin {  /* element i of its space at data[off + sum_d idx_d * st[d]] */
     const char *data;
     int dt, contig;          /* contig: st are the space's row-major strides */
@@ -10979,7 +10980,7 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
     const int64_t *shape = f->sp ? g->oshape : g->shape;
     const genie__vfn up = f->dt == f->ldt || f->ldt == GENIE_F32 ? genie__fconv(g->cpu, f->dt, 0) : NULL; /* f16/bf16 -> f32: exact */
     int64_t e;
-    if (f->contig && f->dt == GENIE_F32) {
+    if (f->contig && f->dt == GENIE_F32 && f->ldt == GENIE_F32) {
         memcpy(dst, (const float *)f->data + f->off + start, (size_t)n * 4);
     } else if (f->contig && up) {
         up(dst, (const uint16_t *)f->data + f->off + start, NULL, n);
@@ -11141,7 +11142,7 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
     for (k = 0; k < g->nin; k++) {
         const genie__fin *f = &g->in[k];
         if (f->sp != sp) continue;
-        if (f->contig && f->dt == GENIE_F32) {
+        if (f->contig && f->dt == GENIE_F32 && f->ldt == GENIE_F32) { /* (an f32 value an f16/bf16 op reads: loaded rounded) */
             ip[k] = (const float *)f->data + f->off + start;
         } else {
             genie__fin_load(f, g, start, n, regs + (size_t)k * GENIE__FTILE);

@@ -581,7 +581,7 @@ static void half_held_operands(genie_ctx *c, genie_ctx *r) {
    non-dense or broadcast view, or f16 <-> bf16) is a group of one. Each chain is checked
    against the reference (exact ones bit for bit) and for the groups and fused nodes
    it ran as. */
-#define NCONV 16
+#define NCONV 17
 static genie_tensor *conv_build(genie_ctx *c, int k, genie_tensor **held, int *exact, int *groups, int *nodes) {
     genie_tensor *x16 = half_data(c, GENIE_F16, HALF_R, HALF_C, 21), *xb = half_data(c, GENIE_BF16, HALF_R, HALF_C, 22);
     genie_tensor *x32 = half_data(c, GENIE_F32, HALF_R, HALF_C, 23), *y32 = half_data(c, GENIE_F32, HALF_R, HALF_C, 24);
@@ -626,6 +626,12 @@ static genie_tensor *conv_build(genie_ctx *c, int k, genie_tensor **held, int *e
     case 14: /* f16 ops widened as a softmax's prologue: one row group */
         *exact = 0, *nodes = 3;
         return genie_softmax(c, genie_to_dtype(c, genie_mul(c, x16, x16), GENIE_F32), -1);
+    case 16: { /* the same over a space of one element, where the 0-dim operand's view counts as contiguous:
+                  0.5 + 1/3 is 0.83300781 rounded as the reference (1/3 to f16 first), 0.83349609 if not */
+        int64_t one[2] = {1, 1};
+        *nodes = 2;
+        return genie_add(c, genie_to_dtype(c, genie_full(c, GENIE_F32, 2, one, 0.5), GENIE_F16), genie_full(c, GENIE_F32, 0, NULL, 1.0 / 3));
+    }
     default: { /* a 0-dim f32 tensor read by an f32 op and by an f16 one (which loads it rounded to f16) */
         genie_tensor *s0 = genie_full(c, GENIE_F32, 0, NULL, 1.0 / 3);
         *nodes = 3;
