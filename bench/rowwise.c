@@ -116,18 +116,19 @@ static double node_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_
 /* Row groups: the prologue, row op and epilogue of case k; fused: one realize,
    else each stage realized on its own (its value written, then read). Only
    the result is held when it runs (a value a handle holds is always written). */
-enum { G_SOFTMAX, G_LN, G_LN_RELU, G_LN_EPI, G_DOT, G_LSE, NGROUPS };
+enum { G_SOFTMAX, G_LN, G_LN_RELU, G_LN_EPI, G_DOT, G_LSE, G_CDOT, G_CMAX, NGROUPS };
 static const char *const gnames[NGROUPS] = {"softmax(x * 0.125 + m)", "layer_norm(x + m, w, b)", "relu(layer_norm(x + m, w, b))",
-                                           "layer_norm(x + m) * w + b", "sum(x * m, -1)", "logsumexp(x * 0.5, -1) + 1"};
+                                           "layer_norm(x + m) * w + b", "sum(x * m, -1)", "logsumexp(x * 0.5, -1) + 1",
+                                           "sum(x * m, 0)", "amax(x + m, 0) * 0.5"};
 static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_tensor *x, genie_tensor *m, genie_tensor *w,
                            genie_tensor *b) {
-    int64_t last = -1, ln = N;
+    int64_t last = -1, ln = N, first = 0;
     genie_tensor *y;
     genie_pool_push(ctx);
     if (s == 0) {
         switch (k) {
         case G_SOFTMAX: y = genie_add(ctx, genie_mul_scalar(ctx, x, 0.125), m); break;
-        case G_DOT: y = genie_mul(ctx, x, m); break;
+        case G_DOT: case G_CDOT: y = genie_mul(ctx, x, m); break;
         case G_LSE: y = genie_mul_scalar(ctx, x, 0.5); break;
         default: y = genie_add(ctx, x, m); break;
         }
@@ -135,6 +136,8 @@ static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_
         switch (k) {
         case G_SOFTMAX: y = genie_softmax(ctx, t, -1); break;
         case G_DOT: y = genie_sum(ctx, t, 1, &last, 0); break;
+        case G_CDOT: y = genie_sum(ctx, t, 1, &first, 0); break;
+        case G_CMAX: y = genie_amax(ctx, t, 1, &first, 0); break;
         case G_LSE: y = genie_logsumexp(ctx, t, 1, &last, 0); break;
         case G_LN_EPI: y = genie_layer_norm(ctx, t, 1, &ln, NULL, NULL, 1e-5); break;
         default: y = genie_layer_norm(ctx, t, 1, &ln, w, b, 1e-5); break;
@@ -142,7 +145,7 @@ static genie_tensor *stage(genie_ctx *ctx, genie_tensor *t, int k, int s, genie_
     } else if (k == G_LN_EPI) {
         y = genie_add(ctx, genie_mul(ctx, t, w), b);
     } else {
-        y = k == G_LSE ? genie_add_scalar(ctx, t, 1.0) : k == G_LN_RELU ? genie_relu(ctx, t) : t;
+        y = k == G_LSE ? genie_add_scalar(ctx, t, 1.0) : k == G_LN_RELU ? genie_relu(ctx, t) : k == G_CMAX ? genie_mul_scalar(ctx, t, 0.5) : t;
     }
     genie_retain(y);
     genie_pool_pop(ctx);

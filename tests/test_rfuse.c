@@ -8,6 +8,10 @@
    handles (they must be written, and equal the reference), odd row lengths (1,
    3, 17, 64, 1000, 1031) and batch shapes, on 1 and 2 threads; then in-place
    writes through views inside and around fused chains, and empty tensors.
+   Column groups too: sum, mean, amax and amin over the leading dims (dim 0, dims
+   0 and 1), and the row reductions of the transposed leaf, whose kept dims are
+   then one unit-stride run; a column reduction whose input is not laid out so
+   is no group's centre, and its program's groups are not predicted.
    Each program's statistics must show the one group it predicts (fused_groups,
    fused_nodes): a pass without fusion fails here.
    Tolerances: a program of exact operations (add, sub, mul, maximum, relu,
@@ -38,12 +42,30 @@ static uint32_t rnd(uint32_t n) {
 }
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
-       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_COUNT };
+       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
-                                             "layer_norm", "layer_norm w b"};
-static int exact_op(int op) { return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV; }
-static int row_shaped(int op) { return op >= R_SOFTMAX; }
+                                             "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
+                                             "amax over dims 0, 1", "amin over dim 0 keepdim"};
+static int exact_op(int op) {
+    return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
+           op == R_CAMIN;
+}
+static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
+/* Column reductions (over leading dims: a column group's centre): the leading dims they reduce. */
+static int col_dims(int op) { return op == R_CSUM || op == R_CAMIN ? 1 : op == R_CMEAN || op == R_CAMAX ? 2 : 0; }
+/* Does a column reduction over t's first nred dims take a column group (genie.h, >>fuse): its
+   kept dims one unit-stride run, of at least 16 elements? */
+static int col_group(genie_tensor *t, int nred) {
+    const int64_t *sh = genie_shape(t), *st = genie_strides(t);
+    int64_t run = 1;
+    int d;
+    for (d = 2; d >= nred; d--) {
+        if (sh[d] != 1 && st[d] != run) return 0;
+        run *= sh[d];
+    }
+    return run >= 16;
+}
 
 /* The leaves of a program over rows [A, B, L] (A*B rows of L): x, a transposed
    view xt, a row vector bias [L] and a column [A, B, 1] (both broadcast), an
@@ -100,7 +122,7 @@ static genie_tensor *step(genie_ctx *c, genie_tensor *t, genie_tensor *const *o,
     }
 }
 static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leaves *lv) {
-    int64_t last = -1, L = genie_shape(t)[2];
+    int64_t last = -1, L = genie_shape(t)[2], dims01[2] = {0, 1};
     genie_tuple *tu;
     genie_tensor *r;
     switch (op) {
@@ -125,7 +147,11 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
     case R_SOFTMAX: return genie_softmax(c, t, -1);
     case R_LOGSOFTMAX: return genie_log_softmax(c, t, -1);
     case R_LN: return genie_layer_norm(c, t, 1, &L, NULL, NULL, 1e-5);
-    default: return genie_layer_norm(c, t, 1, &L, lv->w, lv->b, 1e-5);
+    case R_LN_WB: return genie_layer_norm(c, t, 1, &L, lv->w, lv->b, 1e-5);
+    case R_CSUM: return genie_sum(c, t, 1, dims01, 0);
+    case R_CMEAN: return genie_mean(c, t, 2, dims01, 1);
+    case R_CAMAX: return genie_amax(c, t, 2, dims01, 0);
+    default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
 
@@ -133,12 +159,13 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
    np prologue steps, the row op, ne epilogue steps; some values held. Returns
    the handles to read; *groups, *nodes: the groups it fuses into and their
    nodes (one group around the row op; rows over 64K elements are no centre:
-   the prologue and epilogue chains are groups of their own). */
+   the prologue and epilogue chains are groups of their own; -1: not predicted,
+   a column reduction whose input's kept dims are not one run). */
 #define NKEEP 4
 static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     const int half = genie_dtype_of(lv->x) != GENIE_F32; /* a lone f16/bf16 op is a group of one */
     genie_tensor *pro[4], *epi[3], *t, *u;
-    int np, ne, i, nout = 0, trans, noe = 0;
+    int np, ne, i, nout = 0, trans, noe = 0, cg;
     rng_state = seed;
     trans = !exact_op(op) && rnd(2);
     np = (int)rnd(6);
@@ -150,9 +177,11 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
         t = step(c, t, pro, 4, trans);
         if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
     }
+    cg = !col_dims(op) || col_group(t, col_dims(op));
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
+    else if (col_dims(op)) { epi[noe++] = lv->bias; epi[noe++] = lv->s0; }
     else if (op == R_SUM_KEEP || op == R_STD || op == R_AMIN) epi[noe++] = genie_unsqueeze(c, lv->ov, 2);
     else if (op != R_SUM_ALL) epi[noe++] = lv->ov;
     else epi[noe++] = lv->s0;
@@ -164,8 +193,8 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
     if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
-    *groups = np + ne > 0;
-    *nodes = np + ne > 0 ? np + ne + 1 : 0;
+    *groups = !cg ? -1 : np + ne > 0;
+    *nodes = !cg ? -1 : np + ne > 0 ? np + ne + 1 : 0;
     if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
         *groups = (np >= 2 - half) + (ne >= 2 - half);
         *nodes = (np >= 2 - half ? np : 0) + (ne >= 2 - half ? ne : 0);
@@ -229,7 +258,8 @@ static void random_programs(int th, genie_dtype dt) {
                 snprintf(what, sizeof what, "%s %s [%lld, %lld, %lld] seed %llu, %d thread%s", genie_dtype_name(dt), r_names[op],
                          (long long)s[0], (long long)s[1], (long long)s[2], (unsigned long long)seed, th, th > 1 ? "s" : "");
                 RCHECK(na == nb, "%s: programs differ", what);
-                RCHECK(s1.fused_groups - s0.fused_groups == (uint64_t)groups && s1.fused_nodes - s0.fused_nodes == (uint64_t)nodes,
+                RCHECK(groups < 0 || (s1.fused_groups - s0.fused_groups == (uint64_t)groups &&
+                                      s1.fused_nodes - s0.fused_nodes == (uint64_t)nodes),
                        "%s: %llu groups of %llu nodes, expected %d of %d", what,
                        (unsigned long long)(s1.fused_groups - s0.fused_groups), (unsigned long long)(s1.fused_nodes - s0.fused_nodes),
                        groups, nodes);
