@@ -10865,8 +10865,9 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             }
     }
     /* a lone op runs on its array kernel where one takes it, else here (f16/bf16 converted in
-       registers, strided and row-broadcast operands read through their views) */
-    if ((nq + np < 2 && (c || !genie__lone_group(r))) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
+       registers, strided and row-broadcast operands read through their views); a lone row op
+       on its row kernel, a lone column reduction here (its rows streamed: genie__k_cfused) */
+    if ((nq + np < 2 && (c ? !col : !genie__lone_group(r))) || !(g = (genie__fgroup *)GENIE_MALLOC(sizeof(genie__fgroup))))
         return NULL;
     memset(g, 0, sizeof *g);
     g->root = r;

@@ -1084,26 +1084,29 @@ static void gather_cases(genie_ctx *c, genie_ctx *r, int th) {
 }
 
 /* sum, mean, amax and amin of f32, f16 and bf16 over leading dims (a column sum's
-   layout: the column kernel, in double in the reference's order) and over other layouts
-   (the reference), with NaN, inf and signed zeros: bit for bit. */
+   layout: a column group of one, or the column kernel where fewer than 16 columns are
+   kept (forms 10, 11), in double in the reference's order) and over other layouts (the
+   reference), with NaN, inf and signed zeros: bit for bit. */
 static void cols_cases(genie_ctx *c, genie_ctx *r, int th) {
     static const genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
     int op, form, i, d;
     for (d = 0; d < 3; d++)
     for (op = 0; op < 4; op++)
-        for (form = 0; form < 10; form++) { /* forms 5-9: finite values (NaN and inf would hide a sum's error) */
+        for (form = 0; form < 12; form++) { /* forms 5-9, 11: finite values (NaN and inf would hide a sum's error) */
             genie_ctx *cs[2];
             genie_tensor *res[2];
             cs[0] = c, cs[1] = r;
             for (i = 0; i < 2; i++) {
                 int64_t d0 = 0, d01[2] = {0, 1}, d02[2] = {0, 2}, s3[3] = {11, 3, HALF_C}, s2[2] = {HALF_R, HALF_C}, *dims = &d0;
+                int64_t s7[2] = {HALF_R * HALF_C / 7, 7};
                 int nd = 1, keep = form % 5 == 1;
-                genie_tensor *x0 = form < 5 ? half_data(cs[i], dts[d], HALF_R, HALF_C, 51 + (uint64_t)op)
+                genie_tensor *x0 = form < 5 || form == 10 ? half_data(cs[i], dts[d], HALF_R, HALF_C, 51 + (uint64_t)op)
                                             : genie_to_dtype(cs[i], genie_randn(cs[i], GENIE_F32, 2, s2, 51 + (uint64_t)op), dts[d]),
                              *x = x0;
                 genie_realize(cs[i], 1, &x0);
                 genie_pool_push(cs[i]);
-                if (form % 5 >= 2) x = genie_reshape(cs[i], x, 3, s3);
+                if (form >= 10) x = genie_reshape(cs[i], x, 2, s7); /* 7 columns kept */
+                else if (form % 5 >= 2) x = genie_reshape(cs[i], x, 3, s3);
                 if (form % 5 == 2) dims = d01, nd = 2;             /* [11, 3] reduced, the rows kept */
                 if (form % 5 == 3) dims = d02, nd = 2;             /* not a leading run: the reference */
                 if (form % 5 == 4) x = genie_t(cs[i], genie_reshape(cs[i], x, 2, s2)); /* transposed */

@@ -54,13 +54,16 @@ static int exact_op(int op) {
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 /* Column reductions (over leading dims: a column group's centre): the leading dims they reduce. */
 static int col_dims(int op) { return op == R_CSUM || op == R_CAMIN ? 1 : op == R_CMEAN || op == R_CAMAX ? 2 : 0; }
-/* Does a column reduction over t's first nred dims take a column group (genie.h, >>fuse): its
-   kept dims one unit-stride run, of at least 16 elements? */
-static int col_group(genie_tensor *t, int nred) {
+/* Is op of t the centre of a column group (genie.h, >>fuse): sum, mean, amax or amin whose kept
+   dims (in order) are one unit-stride run of at least 16 elements? The row ops over the last dim
+   are, of the transposed leaf. */
+static int col_group(genie_tensor *t, int op) {
     const int64_t *sh = genie_shape(t), *st = genie_strides(t);
+    const int row = op == R_SUM || op == R_SUM_KEEP || op == R_MEAN || op == R_AMAX || op == R_AMIN;
     int64_t run = 1;
     int d;
-    for (d = 2; d >= nred; d--) {
+    if (!row && !col_dims(op)) return 0;
+    for (d = row ? 1 : 2; d >= (row ? 0 : col_dims(op)); d--) { /* the kept dims */
         if (sh[d] != 1 && st[d] != run) return 0;
         run *= sh[d];
     }
@@ -159,8 +162,9 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
    np prologue steps, the row op, ne epilogue steps; some values held. Returns
    the handles to read; *groups, *nodes: the groups it fuses into and their
    nodes (one group around the row op; rows over 64K elements are no centre:
-   the prologue and epilogue chains are groups of their own; -1: not predicted,
-   a column reduction whose input's kept dims are not one run). */
+   the prologue and epilogue chains are groups of their own; a column group's
+   centre alone is a group of one; -1: not predicted, a column reduction whose
+   input's kept dims are not one run). */
 #define NKEEP 4
 static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     const int half = genie_dtype_of(lv->x) != GENIE_F32; /* a lone f16/bf16 op is a group of one */
@@ -177,7 +181,7 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
         t = step(c, t, pro, 4, trans);
         if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
     }
-    cg = !col_dims(op) || col_group(t, col_dims(op));
+    cg = col_group(t, op);
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
@@ -193,8 +197,8 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
     if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
-    *groups = !cg ? -1 : np + ne > 0;
-    *nodes = !cg ? -1 : np + ne > 0 ? np + ne + 1 : 0;
+    *groups = col_dims(op) && !cg ? -1 : np + ne > 0 || cg;
+    *nodes = col_dims(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
     if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
         *groups = (np >= 2 - half) + (ne >= 2 - half);
         *nodes = (np >= 2 - half ? np : 0) + (ne >= 2 - half ? ne : 0);
