@@ -10588,13 +10588,13 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    each row (the row kernels' primitives), then the epilogue tile by tile over
    the block's outputs: one pass over memory for the whole group.
    Column groups (col, the CPU's only): the centre is a sum, mean, amax or amin
-   over leading dims (genie__col_centre: its kept dims one unit-stride run, as
-   the column kernel takes them); space 0 is [rows, len], the reduced positions
-   by the kept ones (the centre's input view with its reduced dims moved first),
-   space 1 the [len] results. The CPU runs a block of up to GENIE__RCOLS kept
-   positions at a time down all rows: each row's segment computed by the
-   prologue and added to the block's accumulators as the column kernel adds
-   them, then the epilogue over the block's results. Node
+   whose kept dims end in a unit-stride run (genie__col_centre); space 0 is
+   [outer, rows, len]: the kept dims before the run, the reduced ones, the run
+   (the centre's input view with its dims so ordered), space 1 the [outer, len]
+   results. The CPU runs a block of kept positions at a time down all rows:
+   each row's segment computed by the prologue and added to the block's
+   accumulators as the column kernel adds them, then the epilogue over the
+   block's results. Node
    pointers are only in root, nodes[] and src[], scalars only in ops[].a, so a
    cached group is rebound by rewriting those. */
 #define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
@@ -10628,7 +10628,8 @@ typedef struct genie__fgroup {
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */
     int64_t shape[GENIE__MAXD], total; /* space 0 */
     int row, ond;            /* row groups: ops[row] is the row op (-1: none); space 1 is oshape[ond] */
-    int col;                 /* a column group: space 0 as [rows reduced, len kept] */
+    int col;                 /* a column group: space 0 as [outer, rows reduced, len kept] */
+    int64_t outer;
     int64_t oshape[GENIE__MAXD], ototal, rows, len; /* row groups: space 0 as [rows, len] */
     genie__fin in[GENIE__FMAX_IN];
     genie__fop ops[GENIE__FMAX_OPS];
@@ -10670,15 +10671,33 @@ static int genie__fdt(const genie__node *n) {
 static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len, int half) {
     return n->nin >= 1 && (half || n->in[0].n->dtype == GENIE_F32) && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
 }
-/* May n be the centre of a column group: a sum, mean, amax or amin of f32/f16/bf16 over
-   leading dims, its kept dims one unit-stride run (genie__reduce_cols_ok)? rows: the
-   reduced positions, len: the kept ones. */
+/* A reduction's kept dims (the first nk of its input view v) end in a unit-stride run:
+   the kept dims before it are outer, each position of them a column problem of its own.
+   Returns how many are outer. */
+static int genie__col_outer(const genie__vspec *v, int nk) {
+    int64_t run = 1;
+    int k;
+    for (k = nk - 1; k >= 0 && (v->shape[k] == 1 || v->strides[k] == run); k--) run *= v->shape[k];
+    return k + 1;
+}
+/* May n be the centre of a column group: a sum, mean, amax or amin of f32/f16/bf16 whose
+   kept dims end in a unit-stride run (genie__col_outer) of at least GENIE__COL_MIN
+   elements, a contiguous output? rows: the reduced positions, len: the run's. */
 #define GENIE__COL_MIN 16 /* fewest kept positions of a column group (fewer: a call a row and position) */
 static int genie__col_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
-    if (!v || n->base || n->numel <= 0 || !genie__reduce_cols_ok(n, GENIE_CPU_GENERIC)) return 0;
-    *len = genie__numel((int)n->a.i[0], v->shape);
-    *rows = genie__numel(v->ndim - (int)n->a.i[0], v->shape + n->a.i[0]);
+    const int op = n->op, nk = (int)n->a.i[0];
+    int dt, no;
+    if (!v || n->base || n->numel <= 0 || nk < 1 || nk >= v->ndim ||
+        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN))
+        return 0;
+    dt = n->in[0].n->dtype;
+    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides))
+        return 0;
+    no = genie__col_outer(v, nk);
+    *len = genie__numel(nk - no, v->shape + no);
+    *rows = genie__numel(v->ndim - nk, v->shape + nk);
     return *rows > 0 && *len >= GENIE__COL_MIN;
 }
 /* May n be a group's centre, and of which kind (*col): a column group where the CPU
@@ -10878,10 +10897,11 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->cdt = GENIE_F32;
         g->nd = v->ndim;
         g->col = col;
-        if (col) { /* [reduced..., kept...] of the centre's input view; the prologue's view permuted to it */
-            const int nk = (int)c->a.i[0], nr = v->ndim - nk;
-            for (d = 0; d < v->ndim; d++) cperm[d] = d < nr ? nk + d : d - nr;
+        if (col) { /* [outer kept..., reduced..., kept run...] of the centre's input view; the prologue's view permuted to it */
+            const int nk = (int)c->a.i[0], nr = v->ndim - nk, no = genie__col_outer(v, nk);
+            for (d = 0; d < v->ndim; d++) cperm[d] = d < no ? d : d < no + nr ? nk + d - no : d - nr;
             for (d = 0; d < v->ndim; d++) perm[d] = np ? vperm[cperm[d]] : cperm[d];
+            g->outer = genie__numel(no, v->shape);
         }
         for (d = 0; d < v->ndim; d++) g->shape[d] = v->shape[cperm[d]];
         g->ond = c->out->ndim;
@@ -10957,7 +10977,7 @@ static void genie__fgroup_mark(const genie__fgroup *g, genie__tape_op *tape) {
    rebuilds the group around this tape's nodes (and their scalars). */
 typedef struct genie__tc_fgh {
     int32_t nd, nin, nops, cdt, row, ond, col, pad;
-    int64_t shape[GENIE__MAXD], total, oshape[GENIE__MAXD], ototal, rows, len;
+    int64_t shape[GENIE__MAXD], total, oshape[GENIE__MAXD], ototal, rows, len, outer;
 } genie__tc_fgh;
 typedef struct genie__tc_fop {
     uint16_t op;
@@ -10979,7 +10999,7 @@ static void genie__tc_fg_save(char *rec, const genie__fgroup *g) {
     int16_t *src;
     int j, k, i, nw = 0;
     h->nd = g->nd, h->nin = g->nin, h->nops = g->nops, h->cdt = g->cdt, h->row = g->row, h->ond = g->ond;
-    h->col = g->col, h->pad = 0;
+    h->col = g->col, h->pad = 0, h->outer = g->outer;
     memcpy(h->shape, g->shape, sizeof h->shape);
     memcpy(h->oshape, g->oshape, sizeof h->oshape);
     h->total = g->total, h->ototal = g->ototal, h->rows = g->rows, h->len = g->len;
@@ -11008,7 +11028,7 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
     const int16_t *src;
     int j, k, nw = 0;
     g->nd = h->nd, g->nin = h->nin, g->nops = h->nops, g->cdt = h->cdt, g->row = h->row, g->ond = h->ond;
-    g->col = h->col;
+    g->col = h->col, g->outer = h->outer;
     memcpy(g->shape, h->shape, sizeof g->shape);
     memcpy(g->oshape, h->oshape, sizeof g->oshape);
     g->total = h->total, g->ototal = h->ototal, g->rows = h->rows, g->len = h->len;
@@ -11482,8 +11502,9 @@ static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_
     if (cpu == GENIE_CPU_AVX2) *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2;
 #endif
 }
-/* The column group kernel: threads take blocks of up to GENIE__CFW kept positions,
-   about a thread's share, each with its accumulators in the workspace (L2); a block
+/* The column group kernel: threads take blocks of up to GENIE__CFW kept positions of
+   one outer position, about a thread's share, each with its accumulators in the
+   workspace (L2); a block
    goes down all rows, each row's segment a tile at a time (where the block is the whole
    row and short, whole rows to a tile) read in place (a contiguous f32 input), loaded,
    or computed by the prologue, and added to the accumulators as genie__k_reduce_cols adds
@@ -11494,14 +11515,15 @@ static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_
    stores it, then written and read by the epilogue. Its results bit for bit: a column's
    sum is added in row order whatever the block and the threads. */
 static int64_t genie__cfw(const genie__fgroup *g, int nth) {
-    const int64_t w = (g->len + nth - 1) / nth;
+    const int64_t w = g->outer >= nth ? g->len : (g->len + nth - 1) / nth;
     return GENIE__MIN(GENIE__CFW, (w + 15) & ~(int64_t)15);
 }
 static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
     const int mm = ro->op == GENIE__OP_AMAX || ro->op == GENIE__OP_AMIN, want_max = ro->op == GENIE__OP_AMAX;
-    const int64_t R = g->rows, K = g->len, W = genie__cfw(g, nth), nblk = (K + W - 1) / W, chunk = genie__chunk(nblk, nth);
+    const int64_t R = g->rows, K = g->len, W = genie__cfw(g, nth), cb = (K + W - 1) / W, nblk = g->outer * cb;
+    const int64_t chunk = genie__chunk(nblk, nth);
     const genie__fin *f = ro->x < 0 ? &g->in[-1 - ro->x] : NULL, *rout = g->written[g->row] ? &g->out[g->row] : NULL;
     const int inplace = f && f->contig && f->dt == GENIE_F32 && f->ldt == GENIE_F32;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
@@ -11513,7 +11535,7 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     genie__cols_fns(g->cpu, &add, &mmf);
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
-            const int64_t c0 = blk * W, nb = GENIE__MIN(W, K - c0);
+            const int64_t a = blk / cb, c0 = blk % cb * W, nb = GENIE__MIN(W, K - c0), o0 = a * K + c0; /* o0: its first result */
             const int64_t m = nb == K && 2 * K <= GENIE__FTILE ? GENIE__FTILE / K : 1; /* rows a tile */
             for (c = 0; c < nb; c++) {
                 if (mm) accf[c] = want_max ? -INFINITY : INFINITY;
@@ -11522,7 +11544,7 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
             for (r = 0; r < R; r = r1) {
                 r1 = GENIE__MIN(R, r + m);
                 for (t = 0; t < nb; t += n) {
-                    const int64_t s0 = r * K + c0 + t;
+                    const int64_t s0 = (a * R + r) * K + c0 + t;
                     const float *x = seg;
                     int k;
                     n = m > 1 ? (r1 - r) * K : GENIE__MIN(GENIE__FTILE, nb - t);
@@ -11556,8 +11578,8 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
             }
             for (t = 0; t < nb; t += n) {
                 n = GENIE__MIN(GENIE__FTILE, nb - t);
-                if (rout) genie__fout_store(rout, g, c0 + t, n, y + t);
-                if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y + t, c0 + t, n, -1, NULL);
+                if (rout) genie__fout_store(rout, g, o0 + t, n, y + t);
+                if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y + t, o0 + t, n, -1, NULL);
             }
         }
     }
@@ -11576,7 +11598,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    share = g->col      ? g->len >= 32 && g->total >= GENIE__ROWS_MIN_SHARED
+    share = g->col      ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
     p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
     nth = genie__tpool_size(p.pool);

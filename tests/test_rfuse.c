@@ -9,9 +9,10 @@
    3, 17, 64, 1000, 1031) and batch shapes, on 1 and 2 threads; then in-place
    writes through views inside and around fused chains, and empty tensors.
    Column groups too: sum, mean, amax and amin over the leading dims (dim 0, dims
-   0 and 1), and the row reductions of the transposed leaf, whose kept dims are
-   then one unit-stride run; a column reduction whose input is not laid out so
-   is no group's centre, and its program's groups are not predicted.
+   0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
+   transposed leaf, whose kept dims then end in a unit-stride run; a column
+   reduction whose input is not laid out so is no group's centre, and its
+   program's groups are not predicted.
    Each program's statistics must show the one group it predicts (fused_groups,
    fused_nodes): a pass without fusion fails here.
    Tolerances: a program of exact operations (add, sub, mul, maximum, relu,
@@ -42,32 +43,36 @@ static uint32_t rnd(uint32_t n) {
 }
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
-       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_COUNT };
+       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
                                              "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
-                                             "amax over dims 0, 1", "amin over dim 0 keepdim"};
+                                             "amax over dims 0, 1", "amin over dim 0 keepdim", "mean over dim 1"};
 static int exact_op(int op) {
     return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
            op == R_CAMIN;
 }
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
-/* Column reductions (over leading dims: a column group's centre): the leading dims they reduce. */
-static int col_dims(int op) { return op == R_CSUM || op == R_CAMIN ? 1 : op == R_CMEAN || op == R_CAMAX ? 2 : 0; }
+/* Column reductions (a column group's centre where the input is laid out so): the dims they
+   keep, a bit a dim. */
+static int col_kept(int op) {
+    return op == R_CSUM || op == R_CAMIN ? 6 : op == R_CMEAN || op == R_CAMAX ? 4 : op == R_CMID ? 5 : 0;
+}
 /* Is op of t the centre of a column group (genie.h, >>fuse): sum, mean, amax or amin whose kept
-   dims (in order) are one unit-stride run of at least 16 elements? The row ops over the last dim
-   are, of the transposed leaf. */
+   dims, in order, end in a unit-stride run of at least 16 elements? The row ops over the last
+   dim are, of the transposed leaf. */
 static int col_group(genie_tensor *t, int op) {
     const int64_t *sh = genie_shape(t), *st = genie_strides(t);
     const int row = op == R_SUM || op == R_SUM_KEEP || op == R_MEAN || op == R_AMAX || op == R_AMIN;
+    const int kept = row ? 3 : col_kept(op);
     int64_t run = 1;
     int d;
-    if (!row && !col_dims(op)) return 0;
-    for (d = row ? 1 : 2; d >= (row ? 0 : col_dims(op)); d--) { /* the kept dims */
-        if (sh[d] != 1 && st[d] != run) return 0;
+    for (d = 2; d >= 0 && kept; d--) {
+        if (!(kept >> d & 1)) continue;
+        if (sh[d] != 1 && st[d] != run) break;
         run *= sh[d];
     }
-    return run >= 16;
+    return kept && run >= 16;
 }
 
 /* The leaves of a program over rows [A, B, L] (A*B rows of L): x, a transposed
@@ -154,6 +159,7 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
     case R_CSUM: return genie_sum(c, t, 1, dims01, 0);
     case R_CMEAN: return genie_mean(c, t, 2, dims01, 1);
     case R_CAMAX: return genie_amax(c, t, 2, dims01, 0);
+    case R_CMID: return genie_mean(c, t, 1, dims01 + 1, 0);
     default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
@@ -185,7 +191,7 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
-    else if (col_dims(op)) { epi[noe++] = lv->bias; epi[noe++] = lv->s0; }
+    else if (col_kept(op)) { epi[noe++] = lv->bias; epi[noe++] = lv->s0; }  /* [L] broadcast, 0-dim */
     else if (op == R_SUM_KEEP || op == R_STD || op == R_AMIN) epi[noe++] = genie_unsqueeze(c, lv->ov, 2);
     else if (op != R_SUM_ALL) epi[noe++] = lv->ov;
     else epi[noe++] = lv->s0;
@@ -197,8 +203,8 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
     if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
-    *groups = col_dims(op) && !cg ? -1 : np + ne > 0 || cg;
-    *nodes = col_dims(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
+    *groups = col_kept(op) && !cg ? -1 : np + ne > 0 || cg;
+    *nodes = col_kept(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
     if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
         *groups = (np >= 2 - half) + (ne >= 2 - half);
         *nodes = (np >= 2 - half ? np : 0) + (ne >= 2 - half ? ne : 0);
