@@ -3787,6 +3787,38 @@ static GENIE__AVX512 void genie__cols_add_avx512(double *acc, const float *r, in
     for (; c < nb; c++) acc[c] += (double)r[c];
 }
 #endif
+/* acc[c] += (r[c] - mean[c])^2 in f64 for c < nb (a multiply, then an add: the reference's
+   var/std step), and acc[c] *= r[c] (prod's): a column group's (genie__k_cfused) */
+typedef void (*genie__cols_sqdev_fn)(double *acc, const double *mean, const float *r, int64_t nb);
+static void genie__cols_sqdev_c(double *acc, const double *mean, const float *r, int64_t nb) {
+    int64_t c;
+    for (c = 0; c < nb; c++) {
+        const double d = (double)r[c] - mean[c], sq = d * d;
+        acc[c] += sq;
+    }
+}
+static void genie__cols_prod_c(double *acc, const float *r, int64_t nb) {
+    int64_t c;
+    for (c = 0; c < nb; c++) acc[c] *= (double)r[c];
+}
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__cols_sqdev_avx2(double *acc, const double *mean, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 4 <= nb; c += 4) {
+        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(r + c)), _mm256_loadu_pd(mean + c));
+        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_mul_pd(d, d)));
+    }
+    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
+}
+static GENIE__AVX512 void genie__cols_sqdev_avx512(double *acc, const double *mean, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 8 <= nb; c += 8) {
+        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(r + c)), _mm512_loadu_pd(mean + c));
+        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_mul_pd(d, d)));
+    }
+    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
+}
+#endif
 /* acc[c] = the reference's running max (want_max) or min of acc[c] and r[c] for c < nb: a
    NaN acc stays, a NaN r takes it, ties keep acc. In f32: the reference's double holds the
    same f32 values, and comparing them is exact either way (amax over dim 0 of [2048, 2048]
@@ -10587,8 +10619,8 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    rows at a time: the prologue tile by tile into a row register, the row op on
    each row (the row kernels' primitives), then the epilogue tile by tile over
    the block's outputs: one pass over memory for the whole group.
-   Column groups (col, the CPU's only): the centre is a sum, mean, amax or amin
-   whose kept dims end in a unit-stride run (genie__col_centre); space 0 is
+   Column groups (col, the CPU's only): the centre is a sum, mean, amax, amin,
+   prod, var or std whose kept dims end in a unit-stride run (genie__col_centre); space 0 is
    [outer, rows, len]: the kept dims before the run, the reduced ones, the run
    (the centre's input view with its dims so ordered), space 1 the [outer, len]
    results. The CPU runs a block of kept positions at a time down all rows:
@@ -10680,16 +10712,17 @@ static int genie__col_outer(const genie__vspec *v, int nk) {
     for (k = nk - 1; k >= 0 && (v->shape[k] == 1 || v->strides[k] == run); k--) run *= v->shape[k];
     return k + 1;
 }
-/* May n be the centre of a column group: a sum, mean, amax or amin of f32/f16/bf16 whose
-   kept dims end in a unit-stride run (genie__col_outer) of at least GENIE__COL_MIN
-   elements, a contiguous output? rows: the reduced positions, len: the run's. */
+/* May n be the centre of a column group: a sum, mean, amax, amin, prod, var or std of
+   f32/f16/bf16 whose kept dims end in a unit-stride run (genie__col_outer) of at least
+   GENIE__COL_MIN elements, a contiguous output? rows: the reduced positions, len: the run's. */
 #define GENIE__COL_MIN 16 /* fewest kept positions of a column group (fewer: a call a row and position) */
 static int genie__col_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
     const int op = n->op, nk = (int)n->a.i[0];
     int dt, no;
     if (!v || n->base || n->numel <= 0 || nk < 1 || nk >= v->ndim ||
-        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN))
+        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN &&
+         op != GENIE__OP_PROD && op != GENIE__OP_VAR && op != GENIE__OP_STD))
         return 0;
     dt = n->in[0].n->dtype;
     if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
@@ -11328,10 +11361,10 @@ static int genie__frow_half_wb(const genie__fgroup *g) {
     return ro && ((ro->y != GENIE__FNONE && g->in[-1 - ro->y].dt != GENIE_F32) ||
                   (ro->z != GENIE__FNONE && g->in[-1 - ro->z].dt != GENIE_F32));
 }
-#define GENIE__CFW 8192 /* widest block of a column group (its f64 sums: 64 KiB) */
+#define GENIE__CFW 8192 /* widest block of a column group (its f64 sums: 64 KiB, deviations 64 more) */
 static size_t genie__fgroup_ws_bytes(const genie__fgroup *g) {
     const size_t rregs = g->row < 0 || g->col ? 0 : genie__frow_half_wb(g) ? 4 : 2; /* x, y rows (and w, b) */
-    const size_t cregs = g->col ? GENIE__FTILE + 3 * GENIE__CFW : 0; /* a segment, results, f64 sums */
+    const size_t cregs = g->col ? GENIE__FTILE + 5 * GENIE__CFW : 0; /* a segment, results, f64 sums and deviations */
     return ((size_t)(g->nin + g->nops) * GENIE__FTILE + rregs * (size_t)genie__frow_cap(g) + cregs) * 4;
 }
 static int genie__take(genie__kparams *p, int nth, int64_t total, int64_t chunk, int64_t *lo, int64_t *hi) {
@@ -11495,11 +11528,11 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 /* The column sums' adds and comparisons of path cpu (genie__k_reduce_cols's). */
-static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_mm_fn *mm) {
-    *add = genie__cols_add_c, *mm = genie__cols_mm_c;
+static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_mm_fn *mm, genie__cols_sqdev_fn *sq) {
+    *add = genie__cols_add_c, *mm = genie__cols_mm_c, *sq = genie__cols_sqdev_c;
 #ifdef GENIE__X86
-    if (cpu == GENIE_CPU_AVX512) *add = genie__cols_add_avx512, *mm = genie__cols_mm_avx512;
-    if (cpu == GENIE_CPU_AVX2) *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2;
+    if (cpu == GENIE_CPU_AVX512) *add = genie__cols_add_avx512, *mm = genie__cols_mm_avx512, *sq = genie__cols_sqdev_avx512;
+    if (cpu == GENIE_CPU_AVX2) *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2, *sq = genie__cols_sqdev_avx2;
 #endif
 }
 /* The column group kernel: threads take blocks of up to GENIE__CFW kept positions of
@@ -11508,7 +11541,9 @@ static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_
    goes down all rows, each row's segment a tile at a time (where the block is the whole
    row and short, whole rows to a tile) read in place (a contiguous f32 input), loaded,
    or computed by the prologue, and added to the accumulators as genie__k_reduce_cols adds
-   them (f64 sums, f32 comparisons, row by row). A row's segment is long enough for the
+   them (f64 sums, f32 comparisons, row by row; prod's f64 products, and var's and std's
+   squared deviations from the means in a second pass, the prologue computed again, as
+   genie__k_reduce computes them). A row's segment is long enough for the
    hardware to stream it: blocks of 256 (the column kernel's) read 1 KiB a row and took
    sum(x * m, 0) over [4096, 4096] to 20.8 ms, slower than the unfused 16.3. Each result
    is rounded once from its accumulator to the centre's dtype, as the column kernel
@@ -11521,57 +11556,71 @@ static int64_t genie__cfw(const genie__fgroup *g, int nth) {
 static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
-    const int mm = ro->op == GENIE__OP_AMAX || ro->op == GENIE__OP_AMIN, want_max = ro->op == GENIE__OP_AMAX;
+    const int op = ro->op, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN, want_max = op == GENIE__OP_AMAX;
+    const int two = op == GENIE__OP_VAR || op == GENIE__OP_STD; /* var, std: the means, then the squared deviations */
     const int64_t R = g->rows, K = g->len, W = genie__cfw(g, nth), cb = (K + W - 1) / W, nblk = g->outer * cb;
     const int64_t chunk = genie__chunk(nblk, nth);
     const genie__fin *f = ro->x < 0 ? &g->in[-1 - ro->x] : NULL, *rout = g->written[g->row] ? &g->out[g->row] : NULL;
     const int inplace = f && f->contig && f->dt == GENIE_F32 && f->ldt == GENIE_F32;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
     float *seg = opr + (size_t)g->nops * GENIE__FTILE, *y = seg + GENIE__FTILE, *accf = y + GENIE__CFW;
-    double *acc = (double *)(void *)accf; /* sums, or accf: comparisons */
+    double *acc = (double *)(void *)accf, *dev = acc + GENIE__CFW; /* sums (accf: comparisons), squared deviations */
     genie__cols_add_fn add;
     genie__cols_mm_fn mmf;
+    genie__cols_sqdev_fn sqdev;
     int64_t lo, hi, blk, r, r1, i, c, t, n;
-    genie__cols_fns(g->cpu, &add, &mmf);
+    int pass;
+    genie__cols_fns(g->cpu, &add, &mmf, &sqdev);
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
             const int64_t a = blk / cb, c0 = blk % cb * W, nb = GENIE__MIN(W, K - c0), o0 = a * K + c0; /* o0: its first result */
             const int64_t m = nb == K && 2 * K <= GENIE__FTILE ? GENIE__FTILE / K : 1; /* rows a tile */
             for (c = 0; c < nb; c++) {
                 if (mm) accf[c] = want_max ? -INFINITY : INFINITY;
-                else acc[c] = 0.0;
+                else acc[c] = op == GENIE__OP_PROD ? 1.0 : 0.0, dev[c] = 0.0;
             }
-            for (r = 0; r < R; r = r1) {
-                r1 = GENIE__MIN(R, r + m);
-                for (t = 0; t < nb; t += n) {
-                    const int64_t s0 = (a * R + r) * K + c0 + t;
-                    const float *x = seg;
-                    int k;
-                    n = m > 1 ? (r1 - r) * K : GENIE__MIN(GENIE__FTILE, nb - t);
-                    for (k = 0; k < g->nin && r1 < R; k++) { /* the next rows' lines of this tile, into L2 */
-                        const genie__fin *fk = &g->in[k];
-                        const int64_t es = (int64_t)genie__dt_size[fk->dt], ahead = s0 + (r1 - r) * K;
-                        const char *b = (const char *)fk->data + (size_t)(fk->off + ahead) * (size_t)es;
-                        int64_t l;
-                        if (fk->sp != 0 || !fk->contig) continue;
-                        for (l = 0; l < GENIE__MIN(n, (R - r1) * K) * es; l += 64) GENIE__PREFETCH_L2(b + l);
-                    }
-                    if (inplace) x = (const float *)f->data + f->off + s0;
-                    else if (f) genie__fin_load(f, g, s0, n, seg);
-                    else genie__fpass(g, 0, 0, g->row, regs, opr, NULL, s0, n, ro->x, seg);
-                    if (m > 1) n = nb;
-                    for (i = 0; i < r1 - r; i++) {
-                        if (mm) mmf(accf + t, x + i * K, n, want_max);
-                        else add(acc + t, x + i * K, n);
+            for (pass = 0; pass <= two; pass++) {
+                for (r = 0; r < R; r = r1) {
+                    r1 = GENIE__MIN(R, r + m);
+                    for (t = 0; t < nb; t += n) {
+                        const int64_t s0 = (a * R + r) * K + c0 + t;
+                        const float *x = seg;
+                        int k;
+                        n = m > 1 ? (r1 - r) * K : GENIE__MIN(GENIE__FTILE, nb - t);
+                        for (k = 0; k < g->nin && r1 < R; k++) { /* the next rows' lines of this tile, into L2 */
+                            const genie__fin *fk = &g->in[k];
+                            const int64_t es = (int64_t)genie__dt_size[fk->dt], ahead = s0 + (r1 - r) * K;
+                            const char *b = (const char *)fk->data + (size_t)(fk->off + ahead) * (size_t)es;
+                            int64_t l;
+                            if (fk->sp != 0 || !fk->contig) continue;
+                            for (l = 0; l < GENIE__MIN(n, (R - r1) * K) * es; l += 64) GENIE__PREFETCH_L2(b + l);
+                        }
+                        if (inplace) x = (const float *)f->data + f->off + s0;
+                        else if (f) genie__fin_load(f, g, s0, n, seg);
+                        else genie__fpass(g, 0, 0, g->row, regs, opr, NULL, s0, n, ro->x, seg);
+                        if (m > 1) n = nb;
+                        for (i = 0; i < r1 - r; i++) {
+                            if (pass) sqdev(dev + t, acc + t, x + i * K, n);
+                            else if (mm) mmf(accf + t, x + i * K, n, want_max);
+                            else if (op == GENIE__OP_PROD) genie__cols_prod_c(acc + t, x + i * K, n);
+                            else add(acc + t, x + i * K, n);
+                        }
                     }
                 }
+                if (two && !pass)
+                    for (c = 0; c < nb; c++) acc[c] /= (double)R; /* the means */
             }
             for (c = 0; c < nb; c++) {
-                const double v = mm ? (double)accf[c] : ro->op == GENIE__OP_MEAN ? acc[c] / (double)R : acc[c];
+                double v = mm ? (double)accf[c] : op == GENIE__OP_MEAN ? acc[c] / (double)R : acc[c], dof;
                 uint16_t h;
+                if (two) { /* as the reference: the deviations over R - correction (0: inf or NaN) */
+                    dof = (double)R - (double)ro->a.i[1];
+                    v = dev[c] / (dof > 0 ? dof : 0.0);
+                    if (op == GENIE__OP_STD) v = sqrt(v);
+                }
                 if (ro->dt == GENIE_F32) {
                     y[c] = (float)v;
-                } else { /* f16/bf16: rounded from the f64 value, as the column kernel stores it */
+                } else { /* f16/bf16: rounded from the f64 value, as the reference stores it */
                     genie__stf(&h, 0, ro->dt, v);
                     y[c] = (float)genie__ldf(&h, 0, ro->dt);
                 }

@@ -8,8 +8,8 @@
    handles (they must be written, and equal the reference), odd row lengths (1,
    3, 17, 64, 1000, 1031) and batch shapes, on 1 and 2 threads; then in-place
    writes through views inside and around fused chains, and empty tensors.
-   Column groups too: sum, mean, amax and amin over the leading dims (dim 0, dims
-   0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
+   Column groups too: sum, mean, amax, amin, prod, var and std over the leading
+   dims (dim 0, dims 0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
    transposed leaf, whose kept dims then end in a unit-stride run; a column
    reduction whose input is not laid out so is no group's centre, and its
    program's groups are not predicted.
@@ -43,27 +43,30 @@ static uint32_t rnd(uint32_t n) {
 }
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
-       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_COUNT };
+       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_CPROD, R_CVAR, R_CSTD, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
                                              "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
-                                             "amax over dims 0, 1", "amin over dim 0 keepdim", "mean over dim 1"};
+                                             "amax over dims 0, 1", "amin over dim 0 keepdim", "mean over dim 1",
+                                             "prod over dim 0", "var over dim 1", "std over dims 0, 1 keepdim"};
 static int exact_op(int op) {
     return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
-           op == R_CAMIN;
+           op == R_CAMIN || op == R_CPROD;
 }
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 /* Column reductions (a column group's centre where the input is laid out so): the dims they
    keep, a bit a dim. */
 static int col_kept(int op) {
-    return op == R_CSUM || op == R_CAMIN ? 6 : op == R_CMEAN || op == R_CAMAX ? 4 : op == R_CMID ? 5 : 0;
+    return op == R_CSUM || op == R_CAMIN || op == R_CPROD ? 6 : op == R_CMEAN || op == R_CAMAX || op == R_CSTD ? 4
+         : op == R_CMID || op == R_CVAR ? 5 : 0;
 }
-/* Is op of t the centre of a column group (genie.h, >>fuse): sum, mean, amax or amin whose kept
+/* Is op of t the centre of a column group (genie.h, >>fuse): sum, mean, amax, amin, prod, var or std whose kept
    dims, in order, end in a unit-stride run of at least 16 elements? The row ops over the last
    dim are, of the transposed leaf. */
 static int col_group(genie_tensor *t, int op) {
     const int64_t *sh = genie_shape(t), *st = genie_strides(t);
-    const int row = op == R_SUM || op == R_SUM_KEEP || op == R_MEAN || op == R_AMAX || op == R_AMIN;
+    const int row = op == R_SUM || op == R_SUM_KEEP || op == R_MEAN || op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_VAR ||
+                    op == R_STD;
     const int kept = row ? 3 : col_kept(op);
     int64_t run = 1;
     int d;
@@ -160,6 +163,9 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
     case R_CMEAN: return genie_mean(c, t, 2, dims01, 1);
     case R_CAMAX: return genie_amax(c, t, 2, dims01, 0);
     case R_CMID: return genie_mean(c, t, 1, dims01 + 1, 0);
+    case R_CPROD: return genie_prod(c, t, 1, dims01, 0);
+    case R_CVAR: return genie_var(c, t, 1, dims01 + 1, 1, 0);
+    case R_CSTD: return genie_std(c, t, 2, dims01, 0, 1);
     default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
@@ -276,7 +282,9 @@ static void random_programs(int th, genie_dtype dt) {
                 for (k = 0; k < na && k < nb; k++) {
                     char w2[260];
                     snprintf(w2, sizeof w2, "%s, value %d of %d", what, k + 1, na);
-                    if (!compare(c, a[k], r, b[k], w2, exact_op(op) && (dt == GENIE_F32 || op != R_PROD) ? 0 : tol) && ++fails > 10) return;
+                    if (!compare(c, a[k], r, b[k], w2, exact_op(op) && (dt == GENIE_F32 || (op != R_PROD && op != R_CPROD)) ? 0 : tol) &&
+                        ++fails > 10)
+                        return;
                     genie_release(a[k]);
                     genie_release(b[k]);
                 }
