@@ -9,7 +9,8 @@
    ~2 us each) and its zero fill included; the zero fill of 64 MiB is timed on
    its own too, for scale. Best of 5 runs after a warm-up.
    Then row groups (>>fuse): a row op with its elementwise producers and
-   consumers over [4096, 4096] (x, m: two such tensors; w, b: [4096]), fused
+   consumers over [4096, 4096] (x, m: two such tensors; w, b: [4096]), and two
+   column groups (a reduction over dim 0: the rows go down the columns), fused
    (one realize: one pass over memory) against the same nodes unfused (the
    prologue, the row op and the epilogue realized one after the other, each
    value written and read back: what ran before row groups), in f32, then with x,
