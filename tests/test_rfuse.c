@@ -423,11 +423,11 @@ static void cache_cases(void) {
     }
     hits = genie_get_stats(cs[0]).tape_cache_hits;
     for (it = 0; it < 3; it++) {
-        genie_tensor *res[2][2];
+        genie_tensor *res[2][3];
         char what[80];
         uint64_t g0 = genie_get_stats(cs[0]).fused_groups, n0 = genie_get_stats(cs[0]).fused_nodes;
         for (k = 0; k < 2; k++) {
-            int64_t s[2] = {9, 130}, L = 130;
+            int64_t s[2] = {9, 130}, L = 130, d0 = 0;
             genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 20), *m = genie_randn(cs[k], GENIE_F32, 2, s, 21);
             genie_tensor *w = genie_randn(cs[k], GENIE_F32, 1, &L, 22), *all[3];
             all[0] = x; all[1] = m; all[2] = w;
@@ -435,21 +435,26 @@ static void cache_cases(void) {
             genie_pool_push(cs[k]);
             res[k][0] = genie_mul(cs[k], genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), -1), w);
             res[k][1] = genie_add_scalar(cs[k], genie_layer_norm(cs[k], genie_add(cs[k], x, m), 1, &L, w, NULL, 1e-5 + 0.5 * it), (double)it);
+            /* a column group, its scalars changed each iteration */
+            res[k][2] = genie_mul_scalar(cs[k], genie_sum(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), 1, &d0, 0),
+                                         1.0 + it);
             genie_retain(res[k][0]);
             genie_retain(res[k][1]);
+            genie_retain(res[k][2]);
             genie_pool_pop(cs[k]);
-            genie_realize(cs[k], 2, res[k]);
+            genie_realize(cs[k], 3, res[k]);
             genie_release(x); genie_release(m); genie_release(w);
         }
         snprintf(what, sizeof what, "tape cache, iteration %d", it);
-        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 2 && genie_get_stats(cs[0]).fused_nodes - n0 == 7,
-               "%s: %llu groups of %llu nodes, expected 2 of 7", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
+        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 3 && genie_get_stats(cs[0]).fused_nodes - n0 == 11,
+               "%s: %llu groups of %llu nodes, expected 3 of 11", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
                (unsigned long long)(genie_get_stats(cs[0]).fused_nodes - n0));
         compare(cs[0], res[0][0], cs[1], res[1][0], what, 1e-4);
         compare(cs[0], res[0][1], cs[1], res[1][1], what, 1e-4);
-        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); }
+        compare(cs[0], res[0][2], cs[1], res[1][2], what, 0.0); /* bit for bit */
+        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); genie_release(res[k][2]); }
     }
-    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for a repeated row group",
+    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for repeated row and column groups",
            (unsigned long long)(genie_get_stats(cs[0]).tape_cache_hits - hits));
     for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
 }
