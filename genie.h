@@ -2600,6 +2600,7 @@ struct genie__fgroup;
 typedef struct genie__epi_src {
     struct genie__node *prod;      /* the product (its inputs are read) */
     int act;                       /* 0 or the unary op applied */
+    int act_last;                  /* 1: act(p + res), else act(p) + res */
     struct genie__node *res;       /* the residual added, or NULL */
     const struct genie__vspec *res_v;
 } genie__epi_src;
@@ -2946,7 +2947,7 @@ typedef struct genie__tc_op {
     int32_t take, fg, prod, res; /* planned take; the group's record (byte offset) or -1; epilogue
                                     product (tape position) or -1 and the residual's input slot or -1 */
     int16_t act;
-    uint8_t inner, pad;
+    uint8_t inner, act_last;
 } genie__tc_op;
 typedef struct genie__tc_entry {
     struct genie__tc_entry *next;
@@ -3126,10 +3127,12 @@ static int genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *t
         t->take = o->take;
         if (o->fg >= 0) t->fg.kept = e->fgs + o->fg, t->fg_kept = 1;
         if (o->prod >= 0) {
+            const genie__node *rn = o->act_last ? t->n->in[0].n : t->n; /* the residual's reader: act(p + r)'s add */
             t->epi.prod = tape[o->prod].n;
             t->epi.act = o->act;
-            t->epi.res = o->res >= 0 ? t->n->in[o->res].n : NULL;
-            t->epi.res_v = o->res >= 0 ? t->n->in[o->res].v : NULL;
+            t->epi.act_last = o->act_last;
+            t->epi.res = o->res >= 0 ? rn->in[o->res].n : NULL;
+            t->epi.res_v = o->res >= 0 ? rn->in[o->res].v : NULL;
         }
     }
     ctx->stats.tape_bound_bytes = e->bound;
@@ -3174,10 +3177,12 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
             at += genie__tc_fg_bytes(t->fg.built);
         }
         if (t->epi.prod) {
+            const genie__node *rn = t->epi.act_last ? t->n->in[0].n : t->n; /* the residual's reader */
             o->prod = (int32_t)t->epi.prod->tix;
             o->act = (int16_t)t->epi.act;
-            for (s = 0; t->epi.res && s < t->n->nin; s++)
-                if (t->n->in[s].n == t->epi.res && t->n->in[s].v == t->epi.res_v) o->res = s;
+            o->act_last = (uint8_t)t->epi.act_last;
+            for (s = 0; t->epi.res && s < rn->nin; s++)
+                if (rn->in[s].n == t->epi.res && rn->in[s].v == t->epi.res_v) o->res = s;
         }
     }
     e->next = ctx->tcache;
@@ -8907,7 +8912,7 @@ typedef struct genie__conv_b { /* B[(c, ky, kx), (y, x)] = x[c, y*sy - py + ky*d
    element (i, j) through their strides; NULL: none; act: 0 or a unary op). */
 typedef struct genie__epi {
     const char *bias, *res;
-    int bias_dt, res_dt, act;
+    int bias_dt, res_dt, act, act_last; /* act_last: the residual added before act */
     genie_cpu cpu;           /* f32 activations run on this path's array kernels */
     int64_t bias_rs, bias_cs, res_rs, res_cs;
 } genie__epi;
@@ -9091,6 +9096,7 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
     const genie__vfn vadd = sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC && e->cpu < GENIE_CPU_COUNT \
                                 ? genie__vops[e->cpu][genie__v_unary_id(GENIE__OP_ADD)] : NULL;     \
     int64_t i, j;                                                                                   \
+    int ph;                                                                                         \
     for (i = 0; i < m; i++) {                                                                       \
         T *row = c + i * rsc;                                                                       \
         if (e->bias) {                                                                              \
@@ -9109,16 +9115,20 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
                 for (j = 0; j < n; j++) row[j * csc] += (T)genie__ldf(e->bias, bo + j * e->bias_cs, e->bias_dt); \
             }                                                                                       \
         }                                                                                           \
-        if (e->act && sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC &&                 \
-            genie__vops[e->cpu][genie__v_unary_id(e->act)])                                         \
-            genie__vops[e->cpu][genie__v_unary_id(e->act)](row, row, NULL, n);                      \
-        else if (e->act)                                                                            \
-            for (j = 0; j < n; j++) row[j * csc] = (T)genie__unary_f(e->act, row[j * csc], NULL);   \
-        if (e->res && vadd && e->res_dt == DT && e->res_cs == 1)                                    \
-            vadd(row, row, (const T *)e->res + (i0 + i) * e->res_rs + j0, n);                       \
-        else if (e->res)                                                                            \
-            for (j = 0; j < n; j++)                                                                 \
-                row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
+        for (ph = 0; ph < 2; ph++) { /* act then the residual, or (act_last) the other way */          \
+            if (ph == !!e->act_last) {                                                              \
+                if (e->act && sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC &&          \
+                    genie__vops[e->cpu][genie__v_unary_id(e->act)])                                 \
+                    genie__vops[e->cpu][genie__v_unary_id(e->act)](row, row, NULL, n);              \
+                else if (e->act)                                                                    \
+                    for (j = 0; j < n; j++) row[j * csc] = (T)genie__unary_f(e->act, row[j * csc], NULL); \
+            } else if (e->res && vadd && e->res_dt == DT && e->res_cs == 1) {                       \
+                vadd(row, row, (const T *)e->res + (i0 + i) * e->res_rs + j0, n);                   \
+            } else if (e->res) {                                                                    \
+                for (j = 0; j < n; j++)                                                             \
+                    row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
+            }                                                                                       \
+        }                                                                                           \
     }                                                                                               \
 }
 /* Thread ith of nth computes its share of one product. With N wide enough, each
@@ -9343,6 +9353,7 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
         g->epi.res_cs = rv->strides[nb + 1];
     }
     g->epi.act = es ? es->act : 0;
+    g->epi.act_last = es ? es->act_last : 0;
     pl->nb = nb;
     for (i = 0; i < nb; i++) {
         pl->bshape[i] = ov->shape[i];
@@ -9382,16 +9393,22 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
     }
 }
 /* conv2d: x [N, C, H, W], w [O, C/g, kh, kw] (unit stride over (c, ky, kx) flattened),
-   bias [O], out [N, O, Ho, Wo] contiguous. 0: the weight's layout does not fit. */
-static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n) {
+   bias [O], out [N, O, Ho, Wo] contiguous, and an epilogue's residual (es) read over out's
+   shape with (Ho, Wo) as one dim. 0: a layout does not fit (genie__conv_gemm_ok). */
+static int genie__conv_gemm_ok(const genie__node *n, const genie__vspec *rv) {
+    const genie__vspec *wv = n->in[1].v, *ov = n->out;
+    int64_t wk, rk;
+    return genie__merges(2, wv->shape + 1, wv->strides + 1, &wk) && (wk == 1 || wv->shape[1] * wv->shape[2] * wv->shape[3] <= 1) &&
+           ov->strides[2] == ov->shape[3] * ov->strides[3] && (!rv || genie__merges(1, rv->shape + 2, rv->strides + 2, &rk));
+}
+static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v, *ov = n->out, *bv = n->nin > 2 ? n->in[2].v : NULL;
+    const genie__vspec *rv = es && es->res ? es->res_v : NULL;
     const int64_t *a = n->a.i;
     genie__gemm *g = &pl->g;
     genie__conv_b *cb = &pl->cb;
-    int64_t groups = genie__conv_groups(xv, wv), og = ov->shape[1] / groups, Cg = wv->shape[1], wk;
-    if (!genie__merges(2, wv->shape + 1, wv->strides + 1, &wk) || (wk != 1 && Cg * wv->shape[2] * wv->shape[3] > 1) ||
-        ov->strides[2] != ov->shape[3] * ov->strides[3])
-        return 0;
+    int64_t groups = genie__conv_groups(xv, wv), og = ov->shape[1] / groups, Cg = wv->shape[1], rk = 0;
+    if (!genie__conv_gemm_ok(n, rv)) return 0;
     g->M = og; g->N = ov->shape[2] * ov->shape[3]; g->K = Cg * wv->shape[2] * wv->shape[3];
     g->a = GENIE__VDATA(n, 1); g->adt = n->in[1].n->dtype; g->rsa = wv->strides[0]; g->csa = 1;
     cb->x = GENIE__VDATA(n, 0); cb->dt = n->in[0].n->dtype;
@@ -9406,10 +9423,20 @@ static int genie__mm_plan_conv(genie__mm_plan *pl, const genie__node *n) {
         g->epi.bias_dt = n->in[2].n->dtype;
         g->epi.bias_rs = bv->strides[0];
     }
+    if (rv) { /* the residual: rows its channels, columns (Ho, Wo) merged */
+        genie__merges(1, rv->shape + 2, rv->strides + 2, &rk);
+        g->epi.res = (const char *)es->res->buf->data + rv->off * (int64_t)genie__dt_size[es->res->dtype];
+        g->epi.res_dt = es->res->dtype;
+        g->epi.res_rs = rv->strides[1];
+        g->epi.res_cs = rk;
+    }
+    g->epi.act = es ? es->act : 0;
+    g->epi.act_last = es ? es->act_last : 0;
     pl->nb = 2; /* (image, group) */
     pl->bshape[0] = ov->shape[0]; pl->bshape[1] = groups;
     pl->bst[0][0] = 0; pl->bst[0][1] = og * wv->strides[0];
     pl->bst[1][0] = xv->strides[0]; pl->bst[1][1] = Cg * xv->strides[1];
+    pl->bst[2][0] = rv ? rv->strides[0] : 0; pl->bst[2][1] = rv ? og * rv->strides[1] : 0;
     pl->bst[3][0] = 0; pl->bst[3][1] = bv ? og * bv->strides[0] : 0;
     pl->bst[4][0] = ov->strides[0]; pl->bst[4][1] = og * ov->strides[1];
     return 1;
@@ -9455,7 +9482,7 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->odt = n->dtype;
     pl->out = (char *)GENIE__OUT(o) + o->out->off * (int64_t)genie__dt_size[n->dtype];
     if (genie__op_kinds[n->op] == GENIE__K_CONV2D) {
-        if (es || !genie__mm_plan_conv(pl, n)) return 0;
+        if (!genie__mm_plan_conv(pl, n, es)) return 0;
     } else {
         genie__mm_plan_matmul(pl, n, es);
     }
@@ -11692,10 +11719,14 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
 }
 
 /* ---- products with an epilogue ----
-   x = act(p), x = p + r, x = act(p) + r, with p a matmul/linear (f32 or f64)
-   that nothing else reads (no handle, no other node) and x read through p's own
-   layout: x is computed by the GEMM, act and the residual applied to each
-   finished tile; p and act(p) are never written. */
+   x = act(p), x = p + r, x = act(p) + r, x = act(p + r), with p a matmul/linear or a conv2d (f32
+   or f64) that nothing else reads (no handle, no other node) and x read through
+   p's own layout: x is computed by the GEMM, act and the residual applied to each
+   finished tile; p and act(p) are never written. A conv2d's residual is read with
+   its (Ho, Wo) as one dim (genie__conv_gemm_ok), its bias is its own. */
+static int genie__epi_prod(const genie__node *p, const genie__vspec *rv) {
+    return genie__op_kinds[p->op] == GENIE__K_MATMUL || (genie__op_kinds[p->op] == GENIE__K_CONV2D && genie__conv_gemm_ok(p, rv));
+}
 static int genie__epi_act(int op) {
     return op == GENIE__OP_RELU || op == GENIE__OP_GELU || op == GENIE__OP_GELU_TANH || op == GENIE__OP_SILU ||
            op == GENIE__OP_SIGMOID || op == GENIE__OP_TANH;
@@ -11713,19 +11744,35 @@ static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
     int s;
     if (genie__epi_act(x->op) && x->nin == 1) {
         genie__node *p = x->in[0].n;
-        if (genie__op_kinds[p->op] != GENIE__K_MATMUL || !genie__epi_takes(tape, p, x, 0)) return 0;
-        e->prod = p;
-        e->act = x->op;
-        tape[p->tix].inner = 1;
-        return 1;
+        if (genie__epi_prod(p, NULL) && genie__epi_takes(tape, p, x, 0)) {
+            e->prod = p;
+            e->act = x->op;
+            tape[p->tix].inner = 1;
+            return 1;
+        }
+        /* act(p + r): a residual block's relu(conv2d(x) + x) */
+        if (p->op != GENIE__OP_ADD || p->nin != 2 || p->has_scalar || p->in[0].n == p->in[1].n || !genie__epi_takes(tape, p, x, 0))
+            return 0;
+        for (s = 0; s < 2; s++) {
+            genie__node *q = p->in[s].n;
+            if (!genie__epi_prod(q, p->in[1 - s].v) || !genie__epi_takes(tape, q, p, s)) continue;
+            e->prod = q;
+            e->act = x->op;
+            e->act_last = 1;
+            e->res = p->in[1 - s].n;
+            e->res_v = p->in[1 - s].v;
+            tape[q->tix].inner = tape[p->tix].inner = 1;
+            return 1;
+        }
+        return 0;
     }
     if (x->op != GENIE__OP_ADD || x->nin != 2 || x->has_scalar || x->in[0].n == x->in[1].n) return 0;
     for (s = 0; s < 2; s++) {
         genie__node *p = x->in[s].n, *r = x->in[1 - s].n;
         if (!genie__epi_takes(tape, p, x, s)) continue;
-        if (genie__op_kinds[p->op] == GENIE__K_MATMUL) {
+        if (genie__epi_prod(p, x->in[1 - s].v)) {
             e->prod = p;
-        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__op_kinds[p->in[0].n->op] == GENIE__K_MATMUL &&
+        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__epi_prod(p->in[0].n, x->in[1 - s].v) &&
                    genie__epi_takes(tape, p->in[0].n, p, 0)) {
             e->prod = p->in[0].n;
             e->act = p->op;

@@ -1,7 +1,7 @@
 /* test_fuse.c - the planned tape against the reference kernels: random trees
    of elementwise operations over odd shapes and views (transposed, broadcast,
    sliced inputs; some intermediates still held, some released; in-place writes
-   between realizes), and products with epilogues, each built twice: in a
+   between realizes), and products (matmul, linear, conv2d) with epilogues, each built twice: in a
    context that fuses and in one on GENIE_CPU_REFERENCE (every node on its own
    reference kernel). Fused f32 elementwise groups compute exactly what the
    reference does (f32 operands, each op in double rounded to f32), so they
@@ -285,7 +285,7 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
 }
 
 /* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
-   act(matmul) (+ a broadcast residual) over batches; f32 and f64. */
+   act(matmul) (+ a broadcast residual) over batches, act(residual + linear); f32 and f64. */
 static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s) {
     int64_t xs[3] = {s[0], s[1], s[2]}, ws[2] = {s[3], s[2]}, bs[1] = {s[3]}, rs[3] = {s[0], s[1], s[3]}, w2s[2] = {s[2], s[3]};
     genie_tensor *x = genie_randn(c, dt, 3, xs, 1), *w = genie_randn(c, dt, 2, ws, 2), *b = genie_randn(c, dt, 1, bs, 3);
@@ -300,17 +300,103 @@ static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int
     case 2: y = genie_add(c, r, genie_silu(c, genie_linear(c, x, w, NULL))); break;
     case 3: y = genie_relu(c, genie_matmul(c, x, w2)); break;
     case 4: y = genie_add(c, genie_tanh(c, genie_matmul(c, x, w2)), genie_expand(c, b, 3, rs)); break;
-    default: y = genie_add(c, genie_linear(c, x, w, b), genie_transpose(c, genie_contiguous(c, genie_transpose(c, r, 1, 2)), 1, 2)); break;
+    case 5: y = genie_add(c, genie_linear(c, x, w, b), genie_transpose(c, genie_contiguous(c, genie_transpose(c, r, 1, 2)), 1, 2)); break;
+    default: y = genie_relu(c, genie_add(c, r, genie_linear(c, x, w, b))); break;
     }
     genie_retain(y);
     genie_pool_pop(c); /* the product is read by nothing else: it takes the epilogue */
     return y;
 }
+/* conv2d with an epilogue: act(conv2d), conv2d + residual (contiguous, channels-last,
+   a per-channel broadcast), residual + act(conv2d), act(conv2d + residual) (a residual
+   block's); groups, strides, paddings; f32 and f64; each realized twice in its context,
+   the second time from the tape cache. A residual whose (Ho, Wo) do not run as one dim
+   (a slice of a wider tensor) takes no epilogue: the conv2d runs alone (f32: the add is
+   a group of one). */
+static genie_tensor *conv_epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s, int64_t groups, int64_t st,
+                                    int64_t pad) {
+    const int64_t Ho = (s[2] + 2 * pad - s[5]) / st + 1, Wo = (s[3] + 2 * pad - s[5]) / st + 1;
+    int64_t xs[4] = {s[0], s[1], s[2], s[3]}, ws[4] = {s[4], s[1] / groups, s[5], s[5]}, bs[1] = {s[4]};
+    int64_t stride[2] = {st, st}, padding[2] = {pad, pad}, dil[2] = {1, 1}, cs[3] = {s[4], 1, 1}, perm[4] = {0, 3, 1, 2};
+    int64_t rs[4] = {s[0], s[4], Ho, Wo}, rcl[4] = {s[0], Ho, Wo, s[4]}, rw[4] = {s[0], s[4], Ho, Wo + 3};
+    genie_tensor *x = genie_randn(c, dt, 4, xs, 1), *w = genie_randn(c, dt, 4, ws, 2), *b = genie_randn(c, dt, 1, bs, 3);
+    genie_tensor *r = genie_randn(c, dt, 4, rs, 4), *rc = genie_randn(c, dt, 4, rcl, 5), *rwide = genie_randn(c, dt, 4, rw, 6);
+    genie_tensor *ch = genie_randn(c, dt, 3, cs, 7), *y, *all[7];
+    all[0] = x; all[1] = w; all[2] = b; all[3] = r; all[4] = rc; all[5] = rwide; all[6] = ch;
+    genie_realize(c, 7, all);
+    genie_pool_push(c);
+    switch (form) {
+    case 0: y = genie_relu(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups)); break;
+    case 1: y = genie_add(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups), r); break;
+    case 2: y = genie_add(c, r, genie_gelu(c, genie_conv2d(c, x, w, NULL, stride, padding, dil, groups))); break;
+    case 3: y = genie_add(c, genie_silu(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups)), ch); break;
+    case 4: y = genie_add(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups), genie_permute(c, rc, 4, perm)); break;
+    case 5: y = genie_add(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups), genie_slice(c, rwide, 3, 1, Wo + 1, 1)); break;
+    case 6: y = genie_relu(c, genie_add(c, genie_conv2d(c, x, w, b, stride, padding, dil, groups), r)); break;
+    default: y = genie_gelu(c, genie_add(c, genie_conv2d(c, x, w, NULL, stride, padding, dil, groups), genie_permute(c, rc, 4, perm))); break;
+    }
+    genie_retain(y);
+    genie_pool_pop(c); /* the conv2d is read by nothing else: it takes the epilogue */
+    return y;
+}
+static void conv_epilogue_cases(int th) {
+    static const int64_t shapes[][6] = {{1, 3, 8, 8, 4, 3}, {2, 4, 17, 13, 6, 3}, {1, 8, 30, 30, 16, 1}, {3, 6, 9, 9, 12, 5}}; /* N C H W O k */
+    int form, dt, si, gi;
+    for (dt = 0; dt < 2; dt++)
+        for (form = 0; form < 8; form++)
+            for (si = 0; si < 4; si++)
+                for (gi = 0; gi < 2; gi++) {
+                    const int64_t *s = shapes[si], groups = gi && s[1] % 2 == 0 && s[4] % 2 == 0 ? 2 : 1;
+                    const int64_t st = si % 2 + 1, pad = si == 3 ? 2 : 1, K = s[1] / groups * s[5] * s[5];
+                    const int want = form == 5 ? !dt : form == 2 || form == 3 || form >= 6 ? 3 : 2; /* fused nodes */
+                    genie_ctx_desc dc, dr;
+                    genie_ctx *c, *r;
+                    genie_tensor *y, *yr;
+                    int64_t n, i, bad = 0, again;
+                    uint64_t hits;
+                    double *a, *b, tol = dt ? 1e-12 : 3e-5;
+                    memset(&dc, 0, sizeof dc);
+                    memset(&dr, 0, sizeof dr);
+                    dc.n_threads = th;
+                    dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
+                    dr.cpu = GENIE_CPU_REFERENCE;
+                    c = genie_ctx_create(&dc);
+                    r = genie_ctx_create(&dr);
+                    y = conv_epi_build(c, form, dt ? GENIE_F64 : GENIE_F32, s, groups, st, pad);
+                    yr = conv_epi_build(r, form, dt ? GENIE_F64 : GENIE_F32, s, groups, st, pad);
+                    n = genie_numel(y);
+                    a = (double *)malloc((size_t)n * 8), b = (double *)malloc((size_t)n * 8);
+                    FCHECK(genie_read(c, y, GENIE_F64, a, (size_t)n * 8) == GENIE_OK && genie_read(r, yr, GENIE_F64, b, (size_t)n * 8) == GENIE_OK,
+                           "conv2d epilogue form %d: read failed", form);
+                    for (i = 0; i < n; i++)
+                        if (!(fabs(a[i] - b[i]) <= tol * (1 + fabs(b[i])) * sqrt((double)K))) bad++;
+                    FCHECK(bad == 0, "conv2d epilogue form %d %s shape %d groups %lld, %d threads: %lld elements differ", form,
+                           dt ? "f64" : "f32", si, (long long)groups, th, (long long)bad);
+                    FCHECK(genie_get_stats(c).fused_nodes == (uint64_t)want || genie_cpu_path(c) == GENIE_CPU_REFERENCE,
+                           "conv2d epilogue form %d %s shape %d: %llu nodes fused, expected %d", form, dt ? "f64" : "f32", si,
+                           (unsigned long long)genie_get_stats(c).fused_nodes, want);
+                    genie_release(y); /* the same structure again: the tape cache's plan, the same values */
+                    hits = genie_get_stats(c).tape_cache_hits;
+                    y = conv_epi_build(c, form, dt ? GENIE_F64 : GENIE_F32, s, groups, st, pad);
+                    FCHECK(genie_read(c, y, GENIE_F64, a, (size_t)n * 8) == GENIE_OK, "conv2d epilogue form %d: read failed", form);
+                    for (i = 0, again = 0; i < n; i++)
+                        if (!(fabs(a[i] - b[i]) <= tol * (1 + fabs(b[i])) * sqrt((double)K))) again++;
+                    FCHECK(again == 0 && genie_get_stats(c).tape_cache_hits >= hits + 2,
+                           "conv2d epilogue form %d %s shape %d, again: %lld elements differ, %llu tape cache hits", form,
+                           dt ? "f64" : "f32", si, (long long)again, (unsigned long long)(genie_get_stats(c).tape_cache_hits - hits));
+                    genie_release(y);
+                    genie_release(yr);
+                    free(a);
+                    free(b);
+                    genie_ctx_destroy(c);
+                    genie_ctx_destroy(r);
+                }
+}
 static void epilogue_cases(int th) {
     static const int64_t shapes[][4] = {{1, 7, 13, 5}, {2, 33, 70, 40}, {3, 1, 64, 300}, {1, 128, 64, 128}, {4, 5, 3, 2}};
     int form, dt, si;
     for (dt = 0; dt < 2; dt++)
-        for (form = 0; form < 6; form++)
+        for (form = 0; form < 7; form++)
             for (si = 0; si < 5; si++) {
                 genie_ctx_desc dc, dr;
                 genie_ctx *c, *r;
@@ -1464,6 +1550,7 @@ void fuse_tests(int *passed, int *failed) {
         cumsum_cases(c, r, th);
         if (th == 2 || !getenv("GENIE_GEMM_QUICK")) copy_cases(c, r, th); /* quick (valgrind): 2 threads only */
         epilogue_cases(th);
+        conv_epilogue_cases(th);
         groups += genie_get_stats(c).fused_groups;
         FCHECK(genie_get_stats(r).fused_groups == 0, "the reference path fused");
         genie_ctx_destroy(c);
