@@ -10914,7 +10914,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     genie__fgroup *g;
     genie__node *q[GENIE__FMAX_OPS], *pq[GENIE__FMAX_OPS], *c = NULL; /* the root's tree, the prologue, the centre */
     const genie__vspec *views[GENIE__FMAX_IN];
-    int perm[GENIE__MAXD], cperm[GENIE__MAXD], ident[GENIE__MAXD], vperm[GENIE__MAXD], nq = 1, np = 0, head, j, i, d, col = 0;
+    int perm[GENIE__MAXD], cperm[GENIE__MAXD], ident[GENIE__MAXD], vperm[GENIE__MAXD], nq = 1, np = 0, head, j, i, d, col = 0, pcol;
     int64_t rows = 0, len = 0;
     q[0] = r;
     if (!genie__fusable(r)) {
@@ -10929,8 +10929,8 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             for (j = 0; j < nq; j++) seen |= q[j] == pn;
             if (seen) continue;
             if (genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
-            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__centre_of(pn, &rows, &len, &col, cpu) &&
-                     genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn;
+            else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__centre_of(pn, &rows, &len, &pcol, cpu) &&
+                     genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn, col = pcol; /* (rows, len: the last call's) */
         }
     }
     if (c && nq < GENIE__FMAX_OPS && genie__prologue_into(c->in[0].n, c, tape, col, vperm)) {
