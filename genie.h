@@ -11724,7 +11724,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
    p's own layout: x is computed by the GEMM, act and the residual applied to each
    finished tile; p and act(p) are never written. A conv2d's residual is read with
    its (Ho, Wo) as one dim (genie__conv_gemm_ok), its bias is its own. */
-static int genie__epi_prod(const genie__node *p, const genie__vspec *rv) {
+static int genie__epi_prod(const genie__node *p, const genie__vspec *rv) { /* p pending (its inputs are read) */
     return genie__op_kinds[p->op] == GENIE__K_MATMUL || (genie__op_kinds[p->op] == GENIE__K_CONV2D && genie__conv_gemm_ok(p, rv));
 }
 static int genie__epi_act(int op) {
@@ -11744,18 +11744,18 @@ static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
     int s;
     if (genie__epi_act(x->op) && x->nin == 1) {
         genie__node *p = x->in[0].n;
-        if (genie__epi_prod(p, NULL) && genie__epi_takes(tape, p, x, 0)) {
+        if (genie__epi_takes(tape, p, x, 0) && genie__epi_prod(p, NULL)) { /* (pending first: a done node's inputs are gone) */
             e->prod = p;
             e->act = x->op;
             tape[p->tix].inner = 1;
             return 1;
         }
         /* act(p + r): a residual block's relu(conv2d(x) + x) */
-        if (p->op != GENIE__OP_ADD || p->nin != 2 || p->has_scalar || p->in[0].n == p->in[1].n || !genie__epi_takes(tape, p, x, 0))
+        if (p->op != GENIE__OP_ADD || !genie__epi_takes(tape, p, x, 0) || p->nin != 2 || p->has_scalar || p->in[0].n == p->in[1].n)
             return 0;
         for (s = 0; s < 2; s++) {
             genie__node *q = p->in[s].n;
-            if (!genie__epi_prod(q, p->in[1 - s].v) || !genie__epi_takes(tape, q, p, s)) continue;
+            if (!genie__epi_takes(tape, q, p, s) || !genie__epi_prod(q, p->in[1 - s].v)) continue;
             e->prod = q;
             e->act = x->op;
             e->act_last = 1;
@@ -11772,8 +11772,8 @@ static int genie__epi_match(genie__tape_op *tape, genie__node *x) {
         if (!genie__epi_takes(tape, p, x, s)) continue;
         if (genie__epi_prod(p, x->in[1 - s].v)) {
             e->prod = p;
-        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__epi_prod(p->in[0].n, x->in[1 - s].v) &&
-                   genie__epi_takes(tape, p->in[0].n, p, 0)) {
+        } else if (genie__epi_act(p->op) && p->nin == 1 && genie__epi_takes(tape, p->in[0].n, p, 0) &&
+                   genie__epi_prod(p->in[0].n, x->in[1 - s].v)) {
             e->prod = p->in[0].n;
             e->act = p->op;
             tape[p->tix].inner = 1;

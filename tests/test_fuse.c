@@ -342,6 +342,34 @@ static genie_tensor *conv_epi_build(genie_ctx *c, int form, genie_dtype dt, cons
 static void conv_epilogue_cases(int th) {
     static const int64_t shapes[][6] = {{1, 3, 8, 8, 4, 3}, {2, 4, 17, 13, 6, 3}, {1, 8, 30, 30, 16, 1}, {3, 6, 9, 9, 12, 5}}; /* N C H W O k */
     int form, dt, si, gi;
+    { /* products computed by an earlier realize (their inputs dropped): relu of each, relu of each + r,
+         take no epilogue (a differential run crashed here, reading a done conv2d's dropped weight view) */
+        genie_ctx_desc d;
+        genie_ctx *c;
+        int64_t xs[4] = {1, 2, 5, 5}, ws[4] = {3, 2, 3, 3}, rs[4] = {1, 3, 3, 3}, ms[2] = {4, 4}, one[2] = {1, 1}, zero[2] = {0, 0};
+        genie_tensor *x, *w, *r, *m, *cv, *mm, *y[4];
+        float got[27];
+        memset(&d, 0, sizeof d);
+        d.n_threads = th;
+        d.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
+        c = genie_ctx_create(&d);
+        x = genie_full(c, GENIE_F32, 4, xs, 1.0), w = genie_full(c, GENIE_F32, 4, ws, -1.0), r = genie_full(c, GENIE_F32, 4, rs, 20.0);
+        m = genie_full(c, GENIE_F32, 2, ms, 1.0);
+        cv = genie_conv2d(c, x, w, NULL, one, zero, one, 1); /* each output -18 */
+        mm = genie_matmul(c, m, m);                          /* each 4 */
+        genie_realize(c, 1, &cv);
+        genie_realize(c, 1, &mm);
+        y[0] = genie_relu(c, cv);
+        y[1] = genie_relu(c, genie_add(c, cv, r));
+        y[2] = genie_relu(c, mm);
+        y[3] = genie_relu(c, genie_add(c, mm, mm));
+        FCHECK(genie_read(c, y[0], GENIE_F32, got, 27 * 4) == GENIE_OK && got[0] == 0.0f && got[26] == 0.0f &&
+                   genie_read(c, y[1], GENIE_F32, got, 27 * 4) == GENIE_OK && got[0] == 2.0f && got[26] == 2.0f &&
+                   genie_read(c, y[2], GENIE_F32, got, 16 * 4) == GENIE_OK && got[15] == 4.0f &&
+                   genie_read(c, y[3], GENIE_F32, got, 16 * 4) == GENIE_OK && got[15] == 8.0f,
+               "activations of products an earlier realize computed: %s", genie_last_error(c));
+        genie_ctx_destroy(c);
+    }
     for (dt = 0; dt < 2; dt++)
         for (form = 0; form < 8; form++)
             for (si = 0; si < 4; si++)
