@@ -284,6 +284,18 @@ static void typed_cases(genie_ctx *c, genie_ctx *r, int th) {
     typed_unary_cases(c, r, th);
 }
 
+/* A context on the best path this CPU runs (whatever GENIE_CPU says) with th threads, and
+   one on GENIE_CPU_REFERENCE: every node alone on its reference kernel. */
+static void ctx_pair(int th, genie_ctx **c, genie_ctx **r) {
+    genie_ctx_desc dc, dr;
+    memset(&dc, 0, sizeof dc);
+    memset(&dr, 0, sizeof dr);
+    dc.n_threads = th;
+    dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
+    dr.cpu = GENIE_CPU_REFERENCE;
+    *c = genie_ctx_create(&dc);
+    *r = genie_ctx_create(&dr);
+}
 /* Products with an epilogue: act(linear), linear + residual, act(linear) + residual,
    act(matmul) (+ a broadcast residual) over batches, act(residual + linear); f32 and f64. */
 static genie_tensor *epi_build(genie_ctx *c, int form, genie_dtype dt, const int64_t *s) {
@@ -377,19 +389,12 @@ static void conv_epilogue_cases(int th) {
                     const int64_t *s = shapes[si], groups = gi && s[1] % 2 == 0 && s[4] % 2 == 0 ? 2 : 1;
                     const int64_t st = si % 2 + 1, pad = si == 3 ? 2 : 1, K = s[1] / groups * s[5] * s[5];
                     const int want = form == 5 ? !dt : form == 2 || form == 3 || form >= 6 ? 3 : 2; /* fused nodes */
-                    genie_ctx_desc dc, dr;
                     genie_ctx *c, *r;
                     genie_tensor *y, *yr;
                     int64_t n, i, bad = 0, again;
                     uint64_t hits;
                     double *a, *b, tol = dt ? 1e-12 : 3e-5;
-                    memset(&dc, 0, sizeof dc);
-                    memset(&dr, 0, sizeof dr);
-                    dc.n_threads = th;
-                    dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
-                    dr.cpu = GENIE_CPU_REFERENCE;
-                    c = genie_ctx_create(&dc);
-                    r = genie_ctx_create(&dr);
+                    ctx_pair(th, &c, &r);
                     y = conv_epi_build(c, form, dt ? GENIE_F64 : GENIE_F32, s, groups, st, pad);
                     yr = conv_epi_build(r, form, dt ? GENIE_F64 : GENIE_F32, s, groups, st, pad);
                     n = genie_numel(y);
@@ -426,7 +431,6 @@ static void epilogue_cases(int th) {
     for (dt = 0; dt < 2; dt++)
         for (form = 0; form < 7; form++)
             for (si = 0; si < 5; si++) {
-                genie_ctx_desc dc, dr;
                 genie_ctx *c, *r;
                 genie_tensor *y, *yr;
                 const int64_t *s = shapes[si];
@@ -434,13 +438,7 @@ static void epilogue_cases(int th) {
                 double *a = (double *)malloc((size_t)n * 8), *b = (double *)malloc((size_t)n * 8);
                 /* |err| <= K 2^-22 sum|a||b| with unit-normal data, |sum| ~ sqrt(K): a relative 2^-15 covers it */
                 double tol = dt ? 1e-12 : 3e-5;
-                memset(&dc, 0, sizeof dc);
-                memset(&dr, 0, sizeof dr);
-                dc.n_threads = th;
-                dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1);
-                dr.cpu = GENIE_CPU_REFERENCE;
-                c = genie_ctx_create(&dc);
-                r = genie_ctx_create(&dr);
+                ctx_pair(th, &c, &r);
                 y = epi_build(c, form, dt ? GENIE_F64 : GENIE_F32, s);
                 yr = epi_build(r, form, dt ? GENIE_F64 : GENIE_F32, s);
                 FCHECK(genie_read(c, y, GENIE_F64, a, (size_t)n * 8) == GENIE_OK && genie_read(r, yr, GENIE_F64, b, (size_t)n * 8) == GENIE_OK,
@@ -1529,15 +1527,8 @@ void fuse_tests(int *passed, int *failed) {
     P = passed;
     F = failed;
     for (th = 1; th <= 2; th++) {
-        genie_ctx_desc dc, dr;
         genie_ctx *c, *r;
-        memset(&dc, 0, sizeof dc);
-        memset(&dr, 0, sizeof dr);
-        dc.n_threads = th;
-        dc.cpu = (genie_cpu)(GENIE_CPU_COUNT - 1); /* the best path this CPU runs, whatever GENIE_CPU says */
-        dr.cpu = GENIE_CPU_REFERENCE;
-        c = genie_ctx_create(&dc);
-        r = genie_ctx_create(&dr);
+        ctx_pair(th, &c, &r);
         for (i = 0; i < nprog; i++) { /* the last two: 8 MiB and more (2.1M elements, split over the threads) */
             uint64_t seed = 1000u * (uint64_t)th + (uint64_t)i;
             int64_t R = i >= 60 ? 3001 : i % 3 == 0 ? 1 + (int64_t)(seed % 7) : i % 3 == 1 ? 33 : 300;
