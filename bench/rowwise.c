@@ -114,6 +114,27 @@ static double node_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_
     return best;
 }
 
+/* A channel's statistics over (0, 2, 3) of x [N, C, H, W] (segmented rows: N runs of H x W):
+   mean, var, amax, argmax of the flattened tensor; best of 5, seconds */
+enum { C_MEAN, C_VAR, C_AMAX, NCSTATS };
+static const char *const cnames[NCSTATS] = {"mean", "var", "amax"};
+static double stat_time(genie_ctx *ctx, genie_tensor *x, int op) {
+    static const int64_t dims[3] = {0, 2, 3};
+    double best = 1e9;
+    int r;
+    for (r = 0; r < 6; r++) {
+        genie_tensor *y;
+        double t0;
+        genie_pool_push(ctx);
+        y = op == C_MEAN ? genie_mean(ctx, x, 3, dims, 0) : op == C_VAR ? genie_var(ctx, x, 3, dims, 1, 0) : genie_amax(ctx, x, 3, dims, 0);
+        t0 = now();
+        if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
+        if (r && now() - t0 < best) best = now() - t0;
+        genie_pool_pop(ctx);
+    }
+    return best;
+}
+
 /* Row groups: the prologue, row op and epilogue of case k; fused: one realize,
    else each stage realized on its own (its value written, then read). Only
    the result is held when it runs (a value a handle holds is always written). */
@@ -229,6 +250,32 @@ int main(void) {
             }
         }
         genie_ctx_destroy(ctx);
+    }
+    { /* channel statistics of an NCHW activation: its reads against a copy of the same bytes */
+        const int64_t csh[4] = {64, 64, 56, 56}, cn = csh[0] * csh[1] * csh[2] * csh[3], all = (int64_t)N * N;
+        printf("\nchannel statistics over (0, 2, 3) of [64, 64, 56, 56] f32 (%.1f MiB; segmented rows: 64 runs of 3136)\n",
+               (double)cn * 4 / 1048576);
+        for (nth = 1; nth <= 2; nth++) {
+            genie_ctx_desc d;
+            genie_ctx *ctx;
+            genie_tensor *x;
+            double tc = copy_time(dst, (const char *)data, (size_t)cn * 4, nth, 0);
+            int op;
+            memset(&d, 0, sizeof d);
+            d.n_threads = nth;
+            ctx = genie_ctx_create(&d);
+            x = genie_from_data(ctx, GENIE_F32, 2, shape, data);
+            x = genie_contiguous(ctx, genie_narrow(ctx, genie_reshape(ctx, x, 1, &all), 0, 0, cn)); /* its first 49 MiB */
+            x = genie_reshape(ctx, x, 4, csh);
+            genie_realize(ctx, 1, &x);
+            printf("  %d thread%s: memcpy %.2f ms", nth, nth > 1 ? "s" : "", tc * 1e3);
+            for (op = 0; op < NCSTATS; op++) {
+                const double t = stat_time(ctx, x, op);
+                printf("; %s %.2f ms = %.0f%% of copy", cnames[op], t * 1e3, 100.0 * ((double)cn * 4 / t) / (2.0 * (double)cn * 4 / tc));
+            }
+            printf("\n");
+            genie_ctx_destroy(ctx);
+        }
     }
     printf("\nrow groups over [%d, %d]: fused (one pass) vs unfused (each stage written and read back): ms, MB written\n", N, N);
     for (nth = 1; nth <= 2; nth++) {

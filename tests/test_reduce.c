@@ -433,6 +433,101 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
     }
 }
 
+/* Segmented rows: a reduction whose reduced dims are no one run (a channel's statistics
+   over [N, C, H, W]) against the reference within the bounds above (its order differs:
+   f32 sum, mean, var and std add segment by segment in place, the rest gather the row);
+   argmax/argmin over every dim of a slice. x: [A, B, C, D] reduced over dims (0, 2, 3),
+   (0, 1, 3) (two dims of segments), or a slice [A, B, C, D - 2] over (0, 2, 3). */
+enum { S_SUM, S_MEAN, S_VAR, S_STD, S_AMAX, S_AMIN, S_PROD, S_LSE, S_ARGMAX, S_ARGMIN, S_COUNT };
+static const char *const s_names[S_COUNT] = {"sum", "mean", "var c=1", "std c=0", "amax", "amin", "prod", "logsumexp",
+                                             "argmax all", "argmin all"};
+static genie_tensor *s_apply(genie_ctx *c, int op, genie_tensor *x, int nd, const int64_t *dims) {
+    switch (op) {
+    case S_SUM: return genie_sum(c, x, nd, dims, 0);
+    case S_MEAN: return genie_mean(c, x, nd, dims, 1);
+    case S_VAR: return genie_var(c, x, nd, dims, 1, 0);
+    case S_STD: return genie_std(c, x, nd, dims, 0, 0);
+    case S_AMAX: return genie_amax(c, x, nd, dims, 0);
+    case S_AMIN: return genie_amin(c, x, nd, dims, 0);
+    case S_PROD: return genie_prod(c, x, nd, dims, 0);
+    case S_LSE: return genie_logsumexp(c, x, nd, dims, 0);
+    case S_ARGMAX: return genie_argmax(c, x, GENIE_DIM_NONE, 0);
+    default: return genie_argmin(c, x, GENIE_DIM_NONE, 0);
+    }
+}
+/* op over x (the case's view of data, in context c) read as f64 into out[n]; its sum of
+   |x| over the same dims into sabs (the sum bound's scale); returns the count or -1 */
+static int64_t s_run(genie_ctx *c, genie_dtype dt, const float *data, const int64_t *sh, int v, int op, double *out,
+                     double *sabs) {
+    static const int64_t d023[3] = {0, 2, 3}, d013[3] = {0, 1, 3};
+    const int64_t *dims = v == 1 ? d013 : d023;
+    genie_tensor *x, *r, *a;
+    int64_t n = -1;
+    genie_pool_push(c);
+    x = data_as(c, dt, 4, sh, data);
+    if (v == 2) x = genie_narrow(c, x, 3, 1, sh[3] - 2);
+    r = s_apply(c, op, x, 3, dims);
+    a = genie_sum(c, genie_abs(c, genie_to_dtype(c, x, GENIE_F64)), 3, dims, 0); /* inf where r is inf or NaN */
+    if (r && genie_numel(r) <= 64 && genie_read(c, r, GENIE_F64, out, (size_t)genie_numel(r) * 8) == GENIE_OK &&
+        (!sabs || genie_read(c, a, GENIE_F64, sabs, (size_t)genie_numel(a) * 8) == GENIE_OK))
+        n = genie_numel(r);
+    genie_clear_error(c);
+    genie_pool_pop(c);
+    return n;
+}
+static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
+    static const int64_t shapes[][4] = {{3, 5, 1, 16}, {2, 7, 3, 33}, {4, 3, 2, 1000}, {2, 2, 5, 18}, {2, 21, 2, 17}};
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_BF16, GENIE_F16};
+    size_t s;
+    int di, v, pat, op, k;
+    for (di = 0; di < 3; di++)
+        for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int64_t *sh = shapes[s], total = sh[0] * sh[1] * sh[2] * sh[3];
+            float *data;
+            if (!test_shard_take()) continue; /* a shard's unit: one dtype and shape */
+            data = (float *)malloc((size_t)total * sizeof(float));
+            for (pat = 0; pat < 8; pat++) { /* 6, 7: zeros of both signs the largest (smallest) value */
+                int64_t e;
+                rng_state = (uint64_t)(s * 977 + (size_t)pat * 13 + (size_t)di);
+                if (pat < 6) fill(data, sh[0] * sh[1] * sh[2], sh[3], pat);
+                for (e = 0; pat >= 6 && e < total; e++) {
+                    static const float c[4] = {1, -0.0f, 0.0f, 2};
+                    data[e] = (pat == 6 ? -1.0f : 1.0f) * c[(int)(urand() * 4)];
+                }
+                round_to_dt(ref, dts[di], data, total);
+                for (v = 0; v < 3; v++)
+                    for (op = 0; op < S_COUNT; op++) {
+                        double r[64], sabs[64], f[64];
+                        const int64_t nr = s_run(ref, dts[di], data, sh, v, op, r, sabs);
+                        const int64_t len = (v == 2 ? sh[3] - 2 : sh[3]) * sh[0] * (v == 1 ? sh[1] : sh[2]);
+                        if (nr < 0) { (*failed)++; printf("FAIL reduce segments: the reference failed\n"); continue; }
+                        for (k = 0; k < nfast; k++) {
+                            const int64_t nf = s_run(fast[k], dts[di], data, sh, v, op, f, NULL);
+                            int64_t e, bad = -1;
+                            for (e = 0; nf == nr && e < nr && bad < 0; e++) {
+                                double tol = 0;
+                                if (op == S_SUM || op == S_MEAN)
+                                    tol = 2 * U24 * fabs(r[e]) + (double)len * ldexp(1, -50) * sabs[e] / (op == S_MEAN ? (double)len : 1.0);
+                                if (op == S_VAR || op == S_STD) tol = 4 * U24 * fabs(r[e]);
+                                if (op == S_LSE) tol = 2 * U24 * fabs(r[e]) + 16 * U24;
+                                if (tol > 0) tol += ulp_dt(dts[di], r[e]);
+                                if (!agree(f[e], r[e], tol)) bad = e;
+                            }
+                            if (nf == nr && bad < 0) { (*passed)++; continue; }
+                            (*failed)++;
+                            if (r_shown++ < 20)
+                                printf("FAIL reduce segments %s %s of [%lld, %lld, %lld, %lld] variant %d pattern %d on %s: "
+                                       "element %lld: %.9g, reference %.9g (%lld vs %lld results)\n", genie_dtype_name(dts[di]),
+                                       s_names[op], (long long)sh[0], (long long)sh[1], (long long)sh[2], (long long)sh[3], v, pat,
+                                       fname[k], (long long)bad, bad >= 0 ? f[bad] : 0.0, bad >= 0 ? r[bad] : 0.0, (long long)nf,
+                                       (long long)nr);
+                        }
+                    }
+            }
+            free(data);
+        }
+}
+
 void test_reduce_run(int *passed, int *failed, int *skipped);
 void test_reduce_run(int *passed, int *failed, int *skipped) {
     static const int64_t shapes[][2] = {{1, 1}, {3, 3}, {300, 1}, {2, 15}, {5, 16}, {7, 17}, {300, 17}, {1, 1000},
@@ -496,6 +591,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
         if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 513, 4096, 3, 0, 1ul << T_SOFTMAX);
     }
     gathered_cases(fast, fname, nfast, passed, failed); /* its dtypes and shapes are units */
+    segment_cases(ref, fast, fname, nfast, passed, failed);
     /* errors stay errors: the fast paths change no message */
     for (i = 0, t = test_shard_take(); t && i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
