@@ -3858,6 +3858,48 @@ static GENIE__AVX512 void genie__cols_mm_avx512(float *acc, const float *r, int6
     genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
 }
 #endif
+/* acc[c], idx[c] = r[c], j where r[c] is better than acc[c] (genie__better: a NaN acc stays,
+   a NaN r takes it, ties keep the first) for c < nb: row j's step of a column argmax
+   (want_max) or argmin, and of max/min along a dim (a column group's: genie__k_cfused) */
+typedef void (*genie__cols_arg_fn)(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max);
+static void genie__cols_arg_c(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
+    int64_t c;
+    for (c = 0; c < nb; c++) {
+        const float y = r[c], a = acc[c];
+        if (a == a && (y != y || (want_max ? y > a : y < a))) acc[c] = y, idx[c] = j;
+    }
+}
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__cols_arg_avx2(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
+    const __m256i jv = _mm256_set1_epi64x(j);
+    int64_t c = 0;
+    for (; c + 8 <= nb; c += 8) {
+        const __m256 a = _mm256_loadu_ps(acc + c), y = _mm256_loadu_ps(r + c);
+        const __m256 better = want_max ? _mm256_cmp_ps(y, a, _CMP_GT_OQ) : _mm256_cmp_ps(y, a, _CMP_LT_OQ);
+        const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_or_ps(_mm256_cmp_ps(y, y, _CMP_UNORD_Q), better));
+        const __m256i t = _mm256_castps_si256(take);
+        const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
+        _mm256_storeu_ps(acc + c, _mm256_blendv_ps(a, y, take));
+        _mm256_storeu_si256((__m256i *)(void *)(idx + c), _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c)), jv, lo));
+        _mm256_storeu_si256((__m256i *)(void *)(idx + c + 4),
+                            _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c + 4)), jv, hi));
+    }
+    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
+}
+static GENIE__AVX512 void genie__cols_arg_avx512(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
+    const __m512i jv = _mm512_set1_epi64(j);
+    int64_t c = 0;
+    for (; c + 16 <= nb; c += 16) {
+        const __m512 a = _mm512_loadu_ps(acc + c), y = _mm512_loadu_ps(r + c);
+        const __mmask16 better = want_max ? _mm512_cmp_ps_mask(y, a, _CMP_GT_OQ) : _mm512_cmp_ps_mask(y, a, _CMP_LT_OQ);
+        const __mmask16 take = (__mmask16)(~_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & (_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) | better));
+        _mm512_storeu_ps(acc + c, _mm512_mask_mov_ps(a, take, y));
+        _mm512_mask_storeu_epi64(idx + c, (__mmask8)take, jv);
+        _mm512_mask_storeu_epi64(idx + c + 8, (__mmask8)(take >> 8), jv);
+    }
+    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
+}
+#endif
 /* f16/bf16 (dt) to f32 (to16 0) or back, n elements, on path cpu's array kernel */
 static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
 static genie_result genie__k_reduce_cols_with(genie_cpu cpu, genie__cols_add_fn add, genie__cols_mm_fn mmf, genie__kparams *p,
@@ -5292,6 +5334,35 @@ static GENIE__AVX2 __m256 genie__exp8_avx2(__m256 x) {
     s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, _mm256_set1_epi32(127)), 23));
     return _mm256_and_ps(_mm256_mul_ps(_mm256_mul_ps(y, s1), s2), keep);
 }
+
+/* acc[c] += exp(r[c] - m[c]) for c < nb: exp in f32 as the row kernels' rsumexp (expf; the
+   path's exp of x <= 0), summed in f64: a column logsumexp's second pass (genie__k_cfused;
+   m[c] >= every r[c] of its column, or NaN, or a +inf column's 0, whose sum is not used) */
+typedef void (*genie__cols_sumexp_fn)(double *acc, const float *m, const float *r, int64_t nb);
+static void genie__cols_sumexp_c(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c;
+    for (c = 0; c < nb; c++) acc[c] += (double)expf(r[c] - m[c]);
+}
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__cols_sumexp_avx2(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 8 <= nb; c += 8) {
+        const __m256 e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(m + c)));
+        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm256_castps256_ps128(e))));
+        _mm256_storeu_pd(acc + c + 4, _mm256_add_pd(_mm256_loadu_pd(acc + c + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1))));
+    }
+    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
+}
+static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 16 <= nb; c += 16) {
+        const __m512 e = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(m + c)));
+        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm512_castps512_ps256(e))));
+        _mm512_storeu_pd(acc + c + 8, _mm512_add_pd(_mm512_loadu_pd(acc + c + 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1))));
+    }
+    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
+}
+#endif
 
 /* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
 static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
@@ -10764,7 +10835,8 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    each row (the row kernels' primitives), then the epilogue tile by tile over
    the block's outputs: one pass over memory for the whole group.
    Column groups (col, the CPU's only): the centre is a sum, mean, amax, amin,
-   prod, var or std whose kept dims end in a unit-stride run (genie__col_centre); space 0 is
+   prod, var, std, logsumexp or argreduce (a prologue only, as in row groups) whose
+   kept dims end in a unit-stride run (genie__col_centre); space 0 is
    [outer, rows, len]: the kept dims before the run, the reduced ones, the run
    (the centre's input view with its dims so ordered), space 1 the [outer, len]
    results. The CPU runs a block of kept positions at a time down all rows:
@@ -10856,20 +10928,20 @@ static int genie__col_outer(const genie__vspec *v, int nk) {
     for (k = nk - 1; k >= 0 && (v->shape[k] == 1 || v->strides[k] == run); k--) run *= v->shape[k];
     return k + 1;
 }
-/* May n be the centre of a column group: a sum, mean, amax, amin, prod, var or std of
-   f32/f16/bf16 whose kept dims end in a unit-stride run (genie__col_outer) of at least
-   GENIE__COL_MIN elements, a contiguous output? rows: the reduced positions, len: the run's. */
+/* May n be the centre of a column group: a sum, mean, amax, amin, prod, var, std, logsumexp
+   or argreduce of f32/f16/bf16 whose kept dims end in a unit-stride run (genie__col_outer) of
+   at least GENIE__COL_MIN elements, a contiguous output? rows: the reduced positions, len: the run's. */
 #define GENIE__COL_MIN 16 /* fewest kept positions of a column group (fewer: a call a row and position) */
 static int genie__col_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
-    const int op = n->op, nk = (int)n->a.i[0];
+    const int op = n->op, nk = (int)n->a.i[0], arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE;
     int dt, no;
     if (!v || n->base || n->numel <= 0 || nk < 1 || nk >= v->ndim ||
         (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN &&
-         op != GENIE__OP_PROD && op != GENIE__OP_VAR && op != GENIE__OP_STD))
+         op != GENIE__OP_PROD && op != GENIE__OP_VAR && op != GENIE__OP_STD && op != GENIE__OP_LOGSUMEXP && !arg))
         return 0;
     dt = n->in[0].n->dtype;
-    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
+    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != (arg && n->a.i[1] ? GENIE_I64 : dt) ||
         !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides))
         return 0;
     no = genie__col_outer(v, nk);
@@ -11672,11 +11744,16 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 /* The column sums' adds and comparisons of path cpu (genie__k_reduce_cols's). */
-static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_mm_fn *mm, genie__cols_sqdev_fn *sq) {
-    *add = genie__cols_add_c, *mm = genie__cols_mm_c, *sq = genie__cols_sqdev_c;
+static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_mm_fn *mm, genie__cols_sqdev_fn *sq,
+                            genie__cols_arg_fn *arg, genie__cols_sumexp_fn *se) {
+    *add = genie__cols_add_c, *mm = genie__cols_mm_c, *sq = genie__cols_sqdev_c, *arg = genie__cols_arg_c, *se = genie__cols_sumexp_c;
 #ifdef GENIE__X86
-    if (cpu == GENIE_CPU_AVX512) *add = genie__cols_add_avx512, *mm = genie__cols_mm_avx512, *sq = genie__cols_sqdev_avx512;
-    if (cpu == GENIE_CPU_AVX2) *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2, *sq = genie__cols_sqdev_avx2;
+    if (cpu == GENIE_CPU_AVX512)
+        *add = genie__cols_add_avx512, *mm = genie__cols_mm_avx512, *sq = genie__cols_sqdev_avx512, *arg = genie__cols_arg_avx512,
+        *se = genie__cols_sumexp_avx512;
+    if (cpu == GENIE_CPU_AVX2)
+        *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2, *sq = genie__cols_sqdev_avx2, *arg = genie__cols_arg_avx2,
+        *se = genie__cols_sumexp_avx2;
 #endif
 }
 /* The column group kernel: threads take blocks of up to GENIE__CFW kept positions of
@@ -11687,7 +11764,8 @@ static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_
    or computed by the prologue, and added to the accumulators as genie__k_reduce_cols adds
    them (f64 sums, f32 comparisons, row by row; prod's f64 products, and var's and std's
    squared deviations from the means in a second pass, the prologue computed again, as
-   genie__k_reduce computes them). A row's segment is long enough for the
+   genie__k_reduce computes them; logsumexp's maxima, then its sums of f32 exp(x - max) in
+   f64 in a second pass, as the row kernel's; an argreduce's best values and their rows). A row's segment is long enough for the
    hardware to stream it: blocks of 256 (the column kernel's) read 1 KiB a row and took
    sum(x * m, 0) over [4096, 4096] to 20.8 ms, slower than the unfused 16.3. Each result
    is rounded once from its accumulator to the centre's dtype, as the column kernel
@@ -11700,8 +11778,11 @@ static int64_t genie__cfw(const genie__fgroup *g, int nth) {
 static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
-    const int op = ro->op, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN, want_max = op == GENIE__OP_AMAX;
-    const int two = op == GENIE__OP_VAR || op == GENIE__OP_STD; /* var, std: the means, then the squared deviations */
+    const int op = ro->op, arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE, lse = op == GENIE__OP_LOGSUMEXP;
+    const int mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || lse; /* logsumexp: the maxima first */
+    const int want_max = op == GENIE__OP_AMAX || lse || op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM;
+    const int two = op == GENIE__OP_VAR || op == GENIE__OP_STD || lse; /* var, std: the means, then the squared deviations;
+                                                                          logsumexp: the maxima, then sum exp(x - max) */
     const int64_t R = g->rows, K = g->len, W = genie__cfw(g, nth), cb = (K + W - 1) / W, nblk = g->outer * cb;
     const int64_t chunk = genie__chunk(nblk, nth);
     const genie__fin *f = ro->x < 0 ? &g->in[-1 - ro->x] : NULL, *rout = g->written[g->row] ? &g->out[g->row] : NULL;
@@ -11709,19 +11790,24 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
     float *seg = opr + (size_t)g->nops * GENIE__FTILE, *y = seg + GENIE__FTILE, *accf = y + GENIE__CFW;
     double *acc = (double *)(void *)accf, *dev = acc + GENIE__CFW; /* sums (accf: comparisons), squared deviations */
+    int64_t *idx = (int64_t *)(void *)dev;                          /* an argreduce's indices */
     genie__cols_add_fn add;
     genie__cols_mm_fn mmf;
     genie__cols_sqdev_fn sqdev;
+    genie__cols_arg_fn argf;
+    genie__cols_sumexp_fn sumexp;
     int64_t lo, hi, blk, r, r1, i, c, t, n;
     int pass;
-    genie__cols_fns(g->cpu, &add, &mmf, &sqdev);
+    genie__cols_fns(g->cpu, &add, &mmf, &sqdev, &argf, &sumexp);
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
             const int64_t a = blk / cb, c0 = blk % cb * W, nb = GENIE__MIN(W, K - c0), o0 = a * K + c0; /* o0: its first result */
             const int64_t m = nb == K && 2 * K <= GENIE__FTILE ? GENIE__FTILE / K : 1; /* rows a tile */
             for (c = 0; c < nb; c++) {
-                if (mm) accf[c] = want_max ? -INFINITY : INFINITY;
-                else acc[c] = op == GENIE__OP_PROD ? 1.0 : 0.0, dev[c] = 0.0;
+                if (mm || arg) accf[c] = want_max ? -INFINITY : INFINITY; /* (an argreduce: row 0 ties or beats it) */
+                else acc[c] = op == GENIE__OP_PROD ? 1.0 : 0.0;
+                if (arg) idx[c] = 0;
+                else if (!mm || lse) dev[c] = 0.0;
             }
             for (pass = 0; pass <= two; pass++) {
                 for (r = 0; r < R; r = r1) {
@@ -11744,20 +11830,32 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
                         else genie__fpass(g, 0, 0, g->row, regs, opr, NULL, s0, n, ro->x, seg);
                         if (m > 1) n = nb;
                         for (i = 0; i < r1 - r; i++) {
-                            if (pass) sqdev(dev + t, acc + t, x + i * K, n);
+                            if (pass && lse) sumexp(dev + t, accf + t, x + i * K, n);
+                            else if (pass) sqdev(dev + t, acc + t, x + i * K, n);
                             else if (mm) mmf(accf + t, x + i * K, n, want_max);
+                            else if (arg) argf(accf + t, idx + t, x + i * K, n, r + i, want_max);
                             else if (op == GENIE__OP_PROD) genie__cols_prod_c(acc + t, x + i * K, n);
                             else add(acc + t, x + i * K, n);
                         }
                     }
                 }
                 if (two && !pass)
-                    for (c = 0; c < nb; c++) acc[c] /= (double)R; /* the means */
+                    for (c = 0; c < nb; c++) {
+                        if (lse) accf[c] = accf[c] == -INFINITY ? 0.0f : accf[c]; /* as the reference (+inf: below) */
+                        else acc[c] /= (double)R;                          /* the means */
+                    }
+            }
+            if (arg) { /* the root, no epilogue: the indices, or (max/min along a dim) the values */
+                for (c = 0; c < nb; c++) {
+                    if (ro->a.i[1]) ((int64_t *)(void *)(uintptr_t)rout->data)[rout->off + o0 + c] = idx[c];
+                    else genie__stf((void *)(uintptr_t)rout->data, rout->off + o0 + c, rout->dt, accf[c]);
+                }
+                continue;
             }
             for (c = 0; c < nb; c++) {
-                double v = mm ? (double)accf[c] : op == GENIE__OP_MEAN ? acc[c] / (double)R : acc[c], dof;
+                double v = lse ? (accf[c] == INFINITY ? INFINITY : log(dev[c]) + accf[c]) : mm ? (double)accf[c] : op == GENIE__OP_MEAN ? acc[c] / (double)R : acc[c], dof;
                 uint16_t h;
-                if (two) { /* as the reference: the deviations over R - correction (0: inf or NaN) */
+                if (two && !lse) { /* as the reference: the deviations over R - correction (0: inf or NaN) */
                     dof = (double)R - (double)ro->a.i[1];
                     v = dev[c] / (dof > 0 ? dof : 0.0);
                     if (op == GENIE__OP_STD) v = sqrt(v);

@@ -8,8 +8,8 @@
    handles (they must be written, and equal the reference), odd row lengths (1,
    3, 17, 64, 1000, 1031) and batch shapes, on 1 and 2 threads; then in-place
    writes through views inside and around fused chains, and empty tensors.
-   Column groups too: sum, mean, amax, amin, prod, var and std over the leading
-   dims (dim 0, dims 0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
+   Column groups too: sum, mean, amax, amin, prod, var, std, logsumexp, argmax, argmin and max
+   values over the leading dims (dim 0, dims 0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
    transposed leaf, whose kept dims then end in a unit-stride run; a column
    reduction whose input is not laid out so is no group's centre, and its
    program's groups are not predicted.
@@ -43,30 +43,35 @@ static uint32_t rnd(uint32_t n) {
 }
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
-       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_CPROD, R_CVAR, R_CSTD, R_COUNT };
+       R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_CPROD, R_CVAR, R_CSTD,
+       R_CLSE, R_CARGMAX, R_CARGMIN, R_CMAXV, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
                                              "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
                                              "amax over dims 0, 1", "amin over dim 0 keepdim", "mean over dim 1",
-                                             "prod over dim 0", "var over dim 1", "std over dims 0, 1 keepdim"};
+                                             "prod over dim 0", "var over dim 1", "std over dims 0, 1 keepdim",
+                                             "logsumexp over dim 0", "argmax over dim 0", "argmin over dim 1 keepdim",
+                                             "max values over dim 0"};
 static int exact_op(int op) {
     return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
-           op == R_CAMIN || op == R_CPROD;
+           op == R_CAMIN || op == R_CPROD || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV;
 }
+static int arg_op(int op) { return op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV; }
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 /* Column reductions (a column group's centre where the input is laid out so): the dims they
    keep, a bit a dim. */
 static int col_kept(int op) {
-    return op == R_CSUM || op == R_CAMIN || op == R_CPROD ? 6 : op == R_CMEAN || op == R_CAMAX || op == R_CSTD ? 4
-         : op == R_CMID || op == R_CVAR ? 5 : 0;
+    return op == R_CSUM || op == R_CAMIN || op == R_CPROD || op == R_CLSE || op == R_CARGMAX || op == R_CMAXV ? 6
+         : op == R_CMEAN || op == R_CAMAX || op == R_CSTD ? 4
+         : op == R_CMID || op == R_CVAR || op == R_CARGMIN ? 5 : 0;
 }
-/* Is op of t the centre of a column group (genie.h, >>fuse): sum, mean, amax, amin, prod, var or std whose kept
-   dims, in order, end in a unit-stride run of at least 16 elements? The row ops over the last
-   dim are, of the transposed leaf. */
+/* Is op of t the centre of a column group (genie.h, >>fuse): a reduction (sum, mean, amax, amin, prod, var,
+   std, logsumexp) or argreduce whose kept dims, in order, end in a unit-stride run of at least 16 elements? The
+   row ops over the last dim are, of the transposed leaf. */
 static int col_group(genie_tensor *t, int op) {
     const int64_t *sh = genie_shape(t), *st = genie_strides(t);
     const int row = op == R_SUM || op == R_SUM_KEEP || op == R_MEAN || op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_VAR ||
-                    op == R_STD;
+                    op == R_STD || op == R_LSE || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV;
     const int kept = row ? 3 : col_kept(op);
     int64_t run = 1;
     int d;
@@ -166,6 +171,15 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
     case R_CPROD: return genie_prod(c, t, 1, dims01, 0);
     case R_CVAR: return genie_var(c, t, 1, dims01 + 1, 1, 0);
     case R_CSTD: return genie_std(c, t, 2, dims01, 0, 1);
+    case R_CLSE: return genie_logsumexp(c, t, 1, dims01, 0);
+    case R_CARGMAX: return genie_argmax(c, t, 0, 0);
+    case R_CARGMIN: return genie_argmin(c, t, 1, 1);
+    case R_CMAXV:
+        tu = genie_max_dim(c, t, 0, 0);
+        r = genie_tuple_get(tu, 0);
+        genie_retain(r);
+        genie_tuple_release(tu);
+        return r;
     default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
@@ -185,7 +199,7 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     rng_state = seed;
     trans = !exact_op(op) && rnd(2);
     np = (int)rnd(6);
-    ne = op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV ? 0 : (int)rnd(5);
+    ne = arg_op(op) ? 0 : (int)rnd(5);
     pro[0] = lv->x; pro[1] = lv->xt; pro[2] = lv->bias; pro[3] = lv->col;
     genie_pool_push(c);
     t = rnd(2) ? lv->x : lv->xt; /* a transposed input with no prologue: the row op reads it through its view */
@@ -208,7 +222,7 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     genie_retain(t);
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
-    if (op == R_MAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
+    if (op == R_MAXV || op == R_CMAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
     *groups = col_kept(op) && !cg ? -1 : np + ne > 0 || cg;
     *nodes = col_kept(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
     if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
