@@ -10915,9 +10915,16 @@ static int genie__fdt(const genie__node *n) {
                    (x == GENIE_BF16 && n->dtype == GENIE_F16) ? x : n->dtype;
 }
 /* May n be the centre of a row group: a row op whose rows fit the row registers? Rows
-   of f32, or (half) of f16/bf16 computed in f32 and rounded once, as genie__k_rows does. */
+   of f32, or (half) of f16/bf16 computed in f32 and rounded once, as genie__k_rows does.
+   Not a reduction whose reduced dims are several runs (segmented rows, genie__grows_plan):
+   the group gathered its rows a tile at a time, slower alone than the segmented kernel and
+   its epilogue apart ([16, 64, 56, 56] var over (0, 2, 3) then rsqrt(v + eps): 1.2 -> 0.5 ms). */
 static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len, int half) {
-    return n->nin >= 1 && (half || n->in[0].n->dtype == GENIE_F32) && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX;
+    const int kind = genie__op_kinds[n->op];
+    int64_t xs;
+    return n->nin >= 1 && (half || n->in[0].n->dtype == GENIE_F32) && genie__row_centre(n, rows, len) && *len <= GENIE__FROW_MAX &&
+           ((kind != GENIE__K_REDUCE && kind != GENIE__K_ARGREDUCE) ||
+            genie__dims_run(n->in[0].v, (int)n->a.i[0], n->in[0].v->ndim, &xs));
 }
 /* A reduction's kept dims (the first nk of its input view v) end in a unit-stride run:
    the kept dims before it are outer, each position of them a column problem of its own.

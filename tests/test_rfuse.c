@@ -83,6 +83,20 @@ static int col_group(genie_tensor *t, int op) {
     return kept && run >= 16;
 }
 
+/* Are t's dims one run of some stride (dims of size 1 aside)? A sum over them all is a row;
+   else (the transposed leaf's) segments, which center no row group (genie.h, genie__row_groupable). */
+static int one_run(genie_tensor *t) {
+    const int64_t *sh = genie_shape(t), *st = genie_strides(t);
+    int64_t want = -1;
+    int d;
+    for (d = genie_ndim(t) - 1; d >= 0; d--) {
+        if (sh[d] == 1) continue;
+        if (want >= 0 && st[d] != want) return 0;
+        want = st[d] * sh[d];
+    }
+    return 1;
+}
+
 /* The leaves of a program over rows [A, B, L] (A*B rows of L): x, a transposed
    view xt, a row vector bias [L] and a column [A, B, 1] (both broadcast), an
    output-space vector ov [A, B] read with stride 2, layer_norm's w and b, a 0-d s0. */
@@ -190,12 +204,13 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
    nodes (one group around the row op; rows over 64K elements are no centre:
    the prologue and epilogue chains are groups of their own; a column group's
    centre alone is a group of one; -1: not predicted, a column reduction whose
-   input's kept dims are not one run). */
+   input's kept dims are not one run, or a sum over every dim of a prologue laid out
+   as the transposed leaf: segments, no centre). */
 #define NKEEP 4
 static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     const int half = genie_dtype_of(lv->x) != GENIE_F32; /* a lone f16/bf16 op is a group of one */
     genie_tensor *pro[4], *epi[3], *t, *u;
-    int np, ne, i, nout = 0, trans, noe = 0, cg;
+    int np, ne, i, nout = 0, trans, noe = 0, cg, seg;
     rng_state = seed;
     trans = !exact_op(op) && rnd(2);
     np = (int)rnd(6);
@@ -208,6 +223,7 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
         if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
     }
     cg = col_group(t, op);
+    seg = op == R_SUM_ALL && !one_run(t);
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
@@ -225,7 +241,9 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     if (op == R_MAXV || op == R_CMAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
     *groups = col_kept(op) && !cg ? -1 : np + ne > 0 || cg;
     *nodes = col_kept(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
-    if (op == R_SUM_ALL && genie_numel(lv->x) > 65536) { /* one row of them all, too long for the row registers */
+    if (seg && np) *groups = *nodes = -1; /* segments of a prologue laid out as the transposed leaf (its layout: not predicted) */
+    else if (op == R_SUM_ALL && (genie_numel(lv->x) > 65536 || seg)) { /* one row of them all, too long for the row registers,
+                                                                          or segments of the strided leaf: no centre */
         *groups = (np >= 2 - half) + (ne >= 2 - half);
         *nodes = (np >= 2 - half ? np : 0) + (ne >= 2 - half ? ne : 0);
     }
