@@ -5922,21 +5922,23 @@ static int genie__grows_direct(const genie__node *n, const genie__grows *g) {
     return g->xs == 1 && !g->snd && n->in[0].n->dtype == GENIE_F32 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
 }
 static int64_t genie__grows_cap(int64_t len);
+/* Does segmented row g of n run in place (genie__grows_segsum, genie__grows_segmm): sum,
+   mean, var, std, amax or amin of unit-stride segments (f16/bf16 a segment at a time
+   converted to f32 in the workspace)? */
+static int genie__grows_segsum_ok(const genie__node *n, const genie__grows *g) {
+    return g->snd && g->xs == 1 &&
+           (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR || n->op == GENIE__OP_STD ||
+            n->op == GENIE__OP_AMAX || n->op == GENIE__OP_AMIN);
+}
 /* Floats of a thread's workspace: a block of gathered rows (xb), for a row-shaped result
    its rows (yb), and f16/bf16 layer_norm's weight and bias as f32; none in place. */
 static int64_t genie__grows_ws(const genie__node *n, const genie__grows *g) {
     const int kind = genie__op_kinds[n->op];
     const int64_t blk = g->rows < g->blk ? g->rows : g->blk;
     if (genie__grows_direct(n, g)) return 0;
+    if (genie__grows_segsum_ok(n, g)) return n->in[0].n->dtype == GENIE_F32 ? 0 : genie__grows_cap(g->slen); /* a segment */
     return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1) +
            (kind == GENIE__K_LAYER_NORM && n->in[0].n->dtype != GENIE_F32 ? 2 * genie__grows_cap(g->len) : 0);
-}
-/* Does segmented row g of n run in place (genie__grows_segsum, genie__grows_segmm): f32 sum,
-   mean, var, std, amax or amin of unit-stride segments? */
-static int genie__grows_segsum_ok(const genie__node *n, const genie__grows *g) {
-    return g->snd && g->xs == 1 && n->in[0].n->dtype == GENIE_F32 &&
-           (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR || n->op == GENIE__OP_STD ||
-            n->op == GENIE__OP_AMAX || n->op == GENIE__OP_AMIN);
 }
 static int genie__grows_plan(const genie__node *n, genie__grows *g) {
     const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
@@ -6016,8 +6018,14 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
    of adjacent rows (channels) reads memory in order (a row at a time hopped a stride per
    segment: [64, 64, 56, 56] mean 2.8 -> 1.3 ms, 1 thread). Each row's in its own order
    whatever the block: the same results on any threads. */
-static void genie__grows_segsum(const genie__rowk *rk, const genie__grows *g, const float *src, const int64_t *xo, int64_t nr,
-                                double *r, double *m2) {
+/* Segment x0 + off of f32 (in place) or f16/bf16 (dt: converted into buf) as f32. */
+static const float *genie__grows_seg(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t off, float *buf) {
+    if (dt == GENIE_F32) return (const float *)src + off;
+    genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, g->slen);
+    return buf;
+}
+static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
+                                const int64_t *xo, int64_t nr, double *r, double *m2) {
     const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
     const double nb = (double)g->slen;
     genie__mi m;
@@ -6026,7 +6034,7 @@ static void genie__grows_segsum(const genie__rowk *rk, const genie__grows *g, co
     genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
     for (s = 0; s < nseg; s++, genie__mi_next(&m))
         for (i = 0; i < nr; i++) {
-            const float *x = src + xo[i] + m.off[0];
+            const float *x = genie__grows_seg(cpu, g, dt, src, xo[i] + m.off[0], buf);
             const double sb = rk->sum(x, g->slen);
             if (m2) {
                 const double q = rk->sqdev(x, g->slen, sb / nb), na = (double)s * nb, d = sb / nb - (s ? r[i] / na : 0.0);
@@ -6039,20 +6047,22 @@ static void genie__grows_segsum(const genie__rowk *rk, const genie__grows *g, co
    genie__grows_segsum goes: best[i] each segment's extreme combined as the reference
    (the first NaN stays, ties keep the first), at[i] the segment it came from; a zero's
    or NaN's bits are then its first one's there (earlier segments hold none). */
-static void genie__grows_segmm(const genie__rowk *rk, const genie__grows *g, const float *src, const int64_t *xo, int64_t nr,
-                               int want_max, float *best) {
+static void genie__grows_segmm(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
+                               const int64_t *xo, int64_t nr, int want_max, float *best) {
     const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
-    const float *at[GENIE__GROWS];
+    int64_t at[GENIE__GROWS], s, i;
     genie__mi m;
-    int64_t s, i;
     genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
     for (s = 0; s < nseg; s++, genie__mi_next(&m))
         for (i = 0; i < nr; i++) {
-            const float *x = src + xo[i] + m.off[0], v = rk->maxmin(x, g->slen, want_max);
-            if (!s || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) best[i] = v, at[i] = x;
+            const float *x = genie__grows_seg(cpu, g, dt, src, xo[i] + m.off[0], buf), v = rk->maxmin(x, g->slen, want_max);
+            if (!s || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) best[i] = v, at[i] = xo[i] + m.off[0];
         }
     for (i = 0; i < nr; i++)
-        if (best[i] == 0 || best[i] != best[i]) best[i] = at[i][rk->find(at[i], g->slen, best[i])];
+        if (best[i] == 0 || best[i] != best[i]) {
+            const float *x = genie__grows_seg(cpu, g, dt, src, at[i], buf);
+            best[i] = x[rk->find(x, g->slen, best[i])];
+        }
 }
 /* Gather segmented row x0 (f32 or f16/bf16 of dtype dt) into the f32 row x: one run at a time. */
 static void genie__grows_segs(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t x0, float *x) {
@@ -6096,7 +6106,7 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__
     cap = genie__grows_cap(g.len);
     direct = genie__grows_direct(n, &g);
     xb = yb = NULL; /* in place: no workspace (p->ws may be NULL) */
-    if (!direct) {
+    if (!direct && genie__grows_ws(n, &g) > 0) {
         xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
         yb = rows_out ? xb + (g.rows < g.blk ? g.rows : g.blk) * cap : xb; /* (a reduction's: unused) */
     }
@@ -6120,16 +6130,19 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__
         if (segsum) { /* the rows' sums (and squared deviations) or extremes, segment by segment */
             const int op = n->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD;
             double r[GENIE__GROWS], m2[GENIE__GROWS], dof = (double)g.len - (double)n->a.i[1];
+            const void *src = half ? (const void *)h0 : (const void *)x0;
             float mm[GENIE__GROWS];
             if (op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) {
-                genie__grows_segmm(rk, &g, x0, xo, nr, op == GENIE__OP_AMAX, mm);
-                memcpy(y0 + n->out->off + r0, mm, (size_t)nr * sizeof(float));
+                genie__grows_segmm(rk, cpu, &g, dt, src, xb, xo, nr, op == GENIE__OP_AMAX, mm);
+                for (i = 0; i < nr; i++) genie__stf(y0, n->out->off + r0 + i, dt, (double)mm[i]); /* f16/bf16: exact */
                 continue;
             }
-            genie__grows_segsum(rk, &g, x0, xo, nr, r, two ? m2 : NULL);
-            for (i = 0; i < nr; i++) {
-                const double v = op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)g.len : m2[i] / (dof > 0 ? dof : 0.0);
-                y0[n->out->off + r0 + i] = (float)(op == GENIE__OP_STD ? sqrt(v) : v);
+            genie__grows_segsum(rk, cpu, &g, dt, src, xb, xo, nr, r, two ? m2 : NULL);
+            for (i = 0; i < nr; i++) { /* rounded once from f64, as the reference stores it */
+                double v = op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)g.len : m2[i] / (dof > 0 ? dof : 0.0);
+                if (op == GENIE__OP_STD) v = sqrt(v);
+                if (half) genie__stf(y0, n->out->off + r0 + i, dt, v);
+                else y0[n->out->off + r0 + i] = (float)v;
             }
             continue;
         }

@@ -442,7 +442,7 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
 
 /* Segmented rows: a reduction whose reduced dims are no one run (a channel's statistics
    over [N, C, H, W]) against the reference within the bounds above (its order differs:
-   f32 sum, mean, var and std add segment by segment in place, the rest gather the row);
+   sum, mean, var and std add segment by segment in place, the rest gather the row);
    argmax/argmin over every dim of a slice. x: [A, B, C, D] reduced over dims (0, 2, 3),
    (0, 1, 3) (two dims of segments), or a slice [A, B, C, D - 2] over (0, 2, 3). */
 enum { S_SUM, S_MEAN, S_VAR, S_STD, S_AMAX, S_AMIN, S_PROD, S_LSE, S_ARGMAX, S_ARGMIN, S_COUNT };
