@@ -6010,7 +6010,8 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
     }
     return x0 + j % g->slen * g->xs;
 }
-/* Over the f32 unit-stride segments of rows xo[0, nr): r[i] = the sum of row i's x and
+/* Over the unit-stride segments of rows xo[0, nr) (f32 in place, f16/bf16 each converted
+   into buf: genie__grows_seg): r[i] = the sum of row i's x and
    (m2 not NULL: var, std) m2[i] its squared deviations from its mean, in f64, segment by
    segment in place: each segment's about its own mean, combined with the running ones as
    Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
@@ -6018,7 +6019,7 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
    of adjacent rows (channels) reads memory in order (a row at a time hopped a stride per
    segment: [64, 64, 56, 56] mean 2.8 -> 1.3 ms, 1 thread). Each row's in its own order
    whatever the block: the same results on any threads. */
-/* Segment x0 + off of f32 (in place) or f16/bf16 (dt: converted into buf) as f32. */
+/* The segment at src + off as f32: in place, or (f16/bf16, dt) converted into buf. */
 static const float *genie__grows_seg(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t off, float *buf) {
     if (dt == GENIE_F32) return (const float *)src + off;
     genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, g->slen);
@@ -6043,9 +6044,9 @@ static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const geni
             r[i] += sb;
         }
 }
-/* amax (want_max) or amin of the f32 unit-stride segments of rows xo[0, nr) in place, as
+/* amax (want_max) or amin of the unit-stride segments of rows xo[0, nr) in place, as
    genie__grows_segsum goes: best[i] each segment's extreme combined as the reference
-   (the first NaN stays, ties keep the first), at[i] the segment it came from; a zero's
+   (the first NaN stays, ties keep the first), at[i] the offset of the segment it came from; a zero's
    or NaN's bits are then its first one's there (earlier segments hold none). */
 static void genie__grows_segmm(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
                                const int64_t *xo, int64_t nr, int want_max, float *best) {
