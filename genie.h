@@ -5826,6 +5826,8 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__k
         float *y = (float *)out + n->out->off + o * len;
         double r;
         if (half) {
+            if (o + 1 < hi) /* the next row into L2 while this one computes (its kernels prefetch the f32 row) */
+                for (j = 0; j < len; j += 32) GENIE__PREFETCH_L2(h0 + (o + 1) * len + j);
             genie__hconv(cpu, dt, 0, xb, h0 + o * len, len);
             x = xb;
             y = yb;
