@@ -10858,7 +10858,13 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    results. The CPU runs a block of kept positions at a time down all rows:
    each row's segment computed by the prologue and added to the block's
    accumulators as the column kernel adds them, then the epilogue over the
-   block's results. Node
+   block's results.
+   Segmented groups (col 2, the CPU's only): the centre is a sum, mean, var, std,
+   amax or amin whose reduced dims are several runs (genie__seg_centre) and whose
+   input the prologue computes; space 0 is the centre's input view (rows: the kept
+   positions, len: the reduced ones), dims merged where every view allows
+   (genie__fgroup_merge0); outer: the runs' length. The CPU runs a block of rows
+   down the runs (genie__k_sfused), then the epilogue over the block's results. Node
    pointers are only in root, nodes[] and src[], scalars only in ops[].a, so a
    cached group is rebound by rewriting those. */
 #define GENIE__FMAX_OPS 32   /* ops of a group (a longer chain is several groups) */
@@ -10892,7 +10898,7 @@ typedef struct genie__fgroup {
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */
     int64_t shape[GENIE__MAXD], total; /* space 0 */
     int row, ond;            /* row groups: ops[row] is the row op (-1: none); space 1 is oshape[ond] */
-    int col;                 /* a column group: space 0 as [outer, rows reduced, len kept] */
+    int col;                 /* 1: a column group, space 0 as [outer, rows reduced, len kept]; 2: segmented */
     int64_t outer;
     int64_t oshape[GENIE__MAXD], ototal, rows, len; /* row groups: space 0 as [rows, len] */
     genie__fin in[GENIE__FMAX_IN];
@@ -10972,11 +10978,41 @@ static int genie__col_centre(const genie__node *n, int64_t *rows, int64_t *len) 
     *rows = genie__numel(v->ndim - nk, v->shape + nk);
     return *rows > 0 && *len >= GENIE__COL_MIN;
 }
-/* May n be a group's centre, and of which kind (*col): a column group where the CPU
-   runs the group (cpu) and n reduces leading dims as above, else a row group (cpu: f16/bf16
-   rows too). */
+/* A reduction's reduced dims (from nk on, of view v) as segments (genie__grows_plan): the
+   length of the longest unit-stride run they end in, 0 if they are one run or end in none. */
+static int64_t genie__seg_run(const genie__vspec *v, int nk) {
+    int64_t xs;
+    int s = nk + 1;
+    if (nk < 0 || nk >= v->ndim || genie__dims_run(v, nk, v->ndim, &xs)) return 0;
+    while (!genie__dims_run(v, s, v->ndim, &xs)) s++; /* one dim is a run: s < ndim */
+    return xs == 1 ? genie__numel(v->ndim - s, v->shape + s) : 0;
+}
+/* May n be the centre of a segmented group: a sum, mean, var, std, amax or amin of
+   f32/f16/bf16 whose reduced dims are several runs (a channel's statistics over (0, 2, 3) of
+   [N, C, H, W]) of at least GENIE__SEG_MIN elements, a contiguous output? (With a prologue
+   only: genie__fgroup_build.) rows: the kept positions, len: the reduced ones. */
+static int genie__seg_centre(const genie__node *n, int64_t *rows, int64_t *len) {
+    const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
+    const int op = n->op, nk = (int)n->a.i[0];
+    int dt;
+    if (!v || n->base || n->numel <= 0 ||
+        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN && op != GENIE__OP_VAR &&
+         op != GENIE__OP_STD))
+        return 0;
+    dt = n->in[0].n->dtype;
+    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__seg_run(v, nk) < GENIE__SEG_MIN)
+        return 0;
+    *rows = genie__numel(nk, v->shape);
+    *len = genie__numel(v->ndim - nk, v->shape + nk);
+    return *rows > 0 && *len > 0;
+}
+/* May n be a group's centre, and of which kind (*col): where the CPU runs the group (cpu),
+   a column group (1) where n reduces leading dims as above, a segmented group (2) where its
+   reduced dims are several runs, else a row group (0; cpu: f16/bf16 rows too). */
 static int genie__centre_of(const genie__node *n, int64_t *rows, int64_t *len, int *col, int cpu) {
     *col = cpu && genie__col_centre(n, rows, len);
+    if (!*col && cpu && genie__seg_centre(n, rows, len)) *col = 2;
     return *col || genie__row_groupable(n, rows, len, cpu);
 }
 /* May n root a group: elementwise, or a row op (the centre of a row or column group)? */
@@ -11017,8 +11053,8 @@ static int genie__view_perm(const genie__vspec *v, const genie__vspec *o, int *p
     return 1;
 }
 /* Does row op c take its input's producer p as its prologue: elementwise, read
-   once in this tape, by c as in[0] through p's own view (a column group's centre:
-   through p's view permuted, *perm as genie__view_perm's)? */
+   once in this tape, by c as in[0] through p's own view (a column or segmented group's
+   centre: through p's view permuted, *perm as genie__view_perm's)? */
 static int genie__prologue_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape, int col, int *perm) {
     return genie__fusable(p) && p->state == GENIE__PENDING && c->in[0].n == p && tape[p->tix].uses == 1 &&
            (col ? genie__view_perm(c->in[0].v, p->out, perm) : genie__vspec_equal(c->in[0].v, p->out));
@@ -11114,6 +11150,31 @@ static int genie__lone_group(const genie__node *n) {
             (!genie__v_same(n->out, n->in[i].v) && !(n->nin == 2 && genie__v_bcast(n->in[i].v)))) return 1;
     return 0;
 }
+/* Merge adjacent dims of space 0 where every view of it (inputs and written values) steps
+   through both as one (d's stride = d + 1's x its size, or either of size 1): fewer, longer
+   runs for genie__fin_load. Element idx of the space keeps its place in every view; for a
+   kernel that walks space 0 by its linear index (a segmented group's: [N, C, H, W] read by
+   channel merges H and W, runs of H x W, not of W). */
+static void genie__fgroup_merge0(genie__fgroup *g) {
+    int d, e, k, ok;
+    for (d = g->nd - 2; d >= 0; d--) {
+        const int64_t a = g->shape[d], b = g->shape[d + 1];
+        for (k = 0, ok = 1; k < g->nin + g->nops && ok; k++) {
+            const genie__fin *f = k < g->nin ? &g->in[k] : &g->out[k - g->nin];
+            if ((k < g->nin || g->written[k - g->nin]) && f->sp == 0) ok = a == 1 || b == 1 || f->st[d] == f->st[d + 1] * b;
+        }
+        if (!ok) continue;
+        for (k = 0; k < g->nin + g->nops; k++) {
+            genie__fin *f = k < g->nin ? &g->in[k] : &g->out[k - g->nin];
+            if ((k >= g->nin && !g->written[k - g->nin]) || f->sp != 0) continue;
+            if (b != 1) f->st[d] = f->st[d + 1]; /* (b == 1: d's own) */
+            for (e = d + 1; e + 1 < g->nd; e++) f->st[e] = f->st[e + 1];
+        }
+        g->shape[d] = a * b;
+        for (e = d + 1; e + 1 < g->nd; e++) g->shape[e] = g->shape[e + 1];
+        g->nd--;
+    }
+}
 /* Build the group rooted at r: its inner producers breadth first from the
    root (reversed, producers come before consumers); the first row op met (or
    r itself) becomes the centre, its input's producers its prologue (cpu: the CPU
@@ -11129,8 +11190,9 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     int perm[GENIE__MAXD], cperm[GENIE__MAXD], ident[GENIE__MAXD], vperm[GENIE__MAXD], nq = 1, np = 0, head, j, i, d, col = 0, pcol;
     int64_t rows = 0, len = 0;
     q[0] = r;
-    if (!genie__fusable(r)) {
-        if (!genie__centre_of(r, &rows, &len, &col, cpu)) return NULL;
+    if (!genie__fusable(r)) { /* a segmented centre only with a prologue (alone: its own kernel, genie__k_grows) */
+        if (!genie__centre_of(r, &rows, &len, &col, cpu) || (col == 2 && !genie__prologue_into(r->in[0].n, r, tape, col, vperm)))
+            return NULL;
         c = r;
     }
     for (head = 0; head < nq; head++) {
@@ -11142,7 +11204,8 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             if (seen) continue;
             if (genie__fuses_into(pn, q[head], tape)) q[nq++] = pn;
             else if (!c && genie__op_kinds[pn->op] != GENIE__K_ARGREDUCE && genie__centre_of(pn, &rows, &len, &pcol, cpu) &&
-                     genie__reads_only(pn, q[head], tape)) q[nq++] = c = pn, col = pcol; /* (rows, len: the last call's) */
+                     genie__reads_only(pn, q[head], tape) && (pcol != 2 || genie__prologue_into(pn->in[0].n, pn, tape, pcol, vperm)))
+                q[nq++] = c = pn, col = pcol; /* (rows, len: the last call's) */
         }
     }
     if (c && nq < GENIE__FMAX_OPS && genie__prologue_into(c->in[0].n, c, tape, col, vperm)) {
@@ -11169,7 +11232,10 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->cdt = GENIE_F32;
         g->nd = v->ndim;
         g->col = col;
-        if (col) { /* [outer kept..., reduced..., kept run...] of the centre's input view; the prologue's view permuted to it */
+        if (col == 2) { /* the centre's input view, [kept..., reduced...]; the prologue's view permuted to it; outer: the run */
+            for (d = 0; d < v->ndim; d++) perm[d] = vperm[d];
+            g->outer = genie__seg_run(v, (int)c->a.i[0]);
+        } else if (col) { /* [outer kept..., reduced..., kept run...] of the centre's input view; the prologue's view permuted to it */
             const int nk = (int)c->a.i[0], nr = v->ndim - nk, no = genie__col_outer(v, nk);
             for (d = 0; d < v->ndim; d++) cperm[d] = d < no ? d : d < no + nr ? nk + d - no : d - nr;
             for (d = 0; d < v->ndim; d++) perm[d] = np ? vperm[cperm[d]] : cperm[d];
@@ -11235,6 +11301,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, g->row >= 0 && j >= g->row ? ident : perm, NULL, n->dtype, n->out);
     }
     genie__fgroup_rnd(g);
+    if (g->col == 2) genie__fgroup_merge0(g);
     return g;
 }
 /* Every node of the group but its root is inner: never run on its own. */
@@ -11899,6 +11966,83 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* The segmented group kernel (col 2): threads take blocks of GENIE__GROWS rows (kept
+   positions, adjacent channels); a block goes down the segments, segment s of each of its
+   rows before segment s + 1 (memory in order, as genie__grows_segsum), each segment (outer:
+   its length, a run of space 0's linear index: row i's segment s is [i len + s outer, + outer))
+   computed by the prologue a tile at a time and folded into the row's accumulators as the
+   segmented kernel folds its segments (f64 sums, Chan's update for var and std, the extremes
+   as the reference compares them, a zero's or NaN's bits its first one's); then the results,
+   rounded once to the centre's dtype, written and read by the epilogue. */
+static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
+    const genie__fgroup *g = p->fg;
+    const genie__fop *ro = &g->ops[g->row];
+    const genie__rowk *rk = &genie__rowks[g->cpu];
+    const int op = ro->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN;
+    const int want_max = op == GENIE__OP_AMAX;
+    const int64_t R = g->rows, L = g->len, S = g->outer, nseg = L / S, nblk = (R + GENIE__GROWS - 1) / GENIE__GROWS;
+    const int64_t chunk = genie__chunk(nblk, nth);
+    const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
+    float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
+    float *seg = opr + (size_t)g->nops * GENIE__FTILE, best[GENIE__GROWS], y[GENIE__GROWS];
+    double r[GENIE__GROWS], m2[GENIE__GROWS];
+    int64_t lo, hi, blk, sg, i, t, n;
+    while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
+        for (blk = lo; blk < hi; blk++) {
+            const int64_t r0 = blk * GENIE__GROWS, nr = GENIE__MIN(GENIE__GROWS, R - r0);
+            for (i = 0; i < nr; i++) r[i] = m2[i] = 0, best[i] = 0;
+            for (sg = 0; sg < nseg; sg++)
+                for (i = 0; i < nr; i++) {
+                    for (t = 0; t < S; t += n) {
+                        const int64_t first = sg * S + t; /* the tile's place in its row */
+                        int k;
+                        n = GENIE__MIN(GENIE__FTILE, S - t);
+                        for (k = 0; k < g->nin; k++) { /* 4 tiles on in memory into L2 (the next channel's segment follows) */
+                            const genie__fin *fk = &g->in[k];
+                            const int64_t es = (int64_t)genie__dt_size[fk->dt];
+                            int64_t off = fk->off, pos = (r0 + i) * L + first, l;
+                            int d;
+                            if (fk->sp != 0 || fk->st[g->nd - 1] != 1) continue;
+                            for (d = g->nd - 1; d >= 0; d--) {
+                                off += pos % g->shape[d] * fk->st[d];
+                                pos /= g->shape[d];
+                            }
+                            for (l = 0; l < n * es; l += 64) GENIE__PREFETCH_L2(fk->data + (off + 4 * GENIE__FTILE) * es + l);
+                        }
+                        genie__fpass(g, 0, 0, g->row, regs, opr, NULL, (r0 + i) * L + first, n, ro->x, seg);
+                        if (mm) {
+                            const float v = rk->maxmin(seg, n, want_max);
+                            if (!first || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i]))))
+                                best[i] = v == 0 || v != v ? seg[rk->find(seg, n, v)] : v;
+                        } else {
+                            const double sb = rk->sum(seg, n), nb = (double)n, na = (double)first;
+                            if (two) {
+                                const double q = rk->sqdev(seg, n, sb / nb), d = sb / nb - (first ? r[i] / na : 0.0);
+                                m2[i] = first ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
+                            }
+                            r[i] += sb;
+                        }
+                    }
+                }
+            for (i = 0; i < nr; i++) {
+                const double dof = (double)L - (double)ro->a.i[1];
+                double v = mm ? (double)best[i] : op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)L
+                                                                            : m2[i] / (dof > 0 ? dof : 0.0);
+                uint16_t h;
+                if (op == GENIE__OP_STD) v = sqrt(v);
+                if (ro->dt == GENIE_F32) {
+                    y[i] = (float)v;
+                } else { /* f16/bf16: rounded from the f64 value, as the reference stores it */
+                    genie__stf(&h, 0, ro->dt, v);
+                    y[i] = (float)genie__ldf(&h, 0, ro->dt);
+                }
+            }
+            if (rout) genie__fout_store(rout, g, r0, nr, y);
+            if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y, r0, nr, -1, NULL);
+        }
+    }
+    return GENIE_OK;
+}
 /* Run a group at its root's place in the tape: buffers for the written nodes,
    the kernel over the threads; then each written node is done and drops its
    inputs, and the inner nodes nothing can read, never written, are freed with
@@ -11912,7 +12056,8 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    share = g->col      ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
+    share = g->col == 2 ? g->rows > GENIE__GROWS && g->total >= GENIE__ROWS_MIN_SHARED
+            : g->col    ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
     p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
     nth = genie__tpool_size(p.pool);
@@ -11937,7 +12082,8 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         g->cpu = ctx->cpu;
         for (j = 0; j < g->nops; j++) genie__fop_bind(&g->ops[j], g->cpu);
         p.ws = ctx->ws;
-        genie__tpool_run(p.pool, g->col ? genie__k_cfused : g->row >= 0 ? genie__k_rfused : genie__k_fused, &p, nth);
+        genie__tpool_run(p.pool, g->col == 2 ? genie__k_sfused : g->col ? genie__k_cfused : g->row >= 0 ? genie__k_rfused : genie__k_fused,
+                         &p, nth);
         ctx->stats.nodes_executed += (uint64_t)g->nops;
         ctx->stats.fused_groups++;
         ctx->stats.fused_nodes += (uint64_t)g->nops;

@@ -44,18 +44,21 @@ static uint32_t rnd(uint32_t n) {
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
        R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_CPROD, R_CVAR, R_CSTD,
-       R_CLSE, R_CARGMAX, R_CARGMIN, R_CMAXV, R_COUNT };
+       R_CLSE, R_CARGMAX, R_CARGMIN, R_CMAXV, R_SSUM, R_SMEAN, R_SVAR, R_SAMAX, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
                                              "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
                                              "amax over dims 0, 1", "amin over dim 0 keepdim", "mean over dim 1",
                                              "prod over dim 0", "var over dim 1", "std over dims 0, 1 keepdim",
                                              "logsumexp over dim 0", "argmax over dim 0", "argmin over dim 1 keepdim",
-                                             "max values over dim 0"};
+                                             "max values over dim 0", "sum over dims 0, 2", "mean over dims 0, 2",
+                                             "var over dims 0, 2", "amax over dims 0, 2"};
 static int exact_op(int op) {
     return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
-           op == R_CAMIN || op == R_CPROD || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV;
+           op == R_CAMIN || op == R_CPROD || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV || op == R_SAMAX;
 }
+/* Reductions over dims 0 and 2 of [A, B, L], keeping B (a channel's statistics). */
+static int seg_op(int op) { return op >= R_SSUM && op <= R_SAMAX; }
 static int arg_op(int op) { return op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV; }
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 /* Column reductions (a column group's centre where the input is laid out so): the dims they
@@ -63,7 +66,7 @@ static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 static int col_kept(int op) {
     return op == R_CSUM || op == R_CAMIN || op == R_CPROD || op == R_CLSE || op == R_CARGMAX || op == R_CMAXV ? 6
          : op == R_CMEAN || op == R_CAMAX || op == R_CSTD ? 4
-         : op == R_CMID || op == R_CVAR || op == R_CARGMIN ? 5 : 0;
+         : op == R_CMID || op == R_CVAR || op == R_CARGMIN ? 5 : seg_op(op) ? 2 : 0;
 }
 /* Is op of t the centre of a column group (genie.h, >>fuse): a reduction (sum, mean, amax, amin, prod, var,
    std, logsumexp) or argreduce whose kept dims, in order, end in a unit-stride run of at least 16 elements? The
@@ -83,6 +86,12 @@ static int col_group(genie_tensor *t, int op) {
     return kept && run >= 16;
 }
 
+/* Is a reduction over dims 0 and 2 of t segments (genie.h, a segmented group's centre where a
+   prologue computes t): A runs of L >= 16 elements of unit stride, not one run? */
+static int seg_layout(genie_tensor *t) {
+    const int64_t *sh = genie_shape(t), *st = genie_strides(t);
+    return sh[0] > 1 && sh[2] >= 16 && st[2] == 1 && st[0] != sh[2];
+}
 /* Are t's dims one run of some stride (dims of size 1 aside)? A sum over them all is a row;
    else (the transposed leaf's) segments, which center no row group (genie.h, genie__row_groupable). */
 static int one_run(genie_tensor *t) {
@@ -152,7 +161,7 @@ static genie_tensor *step(genie_ctx *c, genie_tensor *t, genie_tensor *const *o,
     }
 }
 static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leaves *lv) {
-    int64_t last = -1, L = genie_shape(t)[2], dims01[2] = {0, 1};
+    int64_t last = -1, L = genie_shape(t)[2], dims01[2] = {0, 1}, dims02[2] = {0, 2};
     genie_tuple *tu;
     genie_tensor *r;
     switch (op) {
@@ -194,6 +203,10 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
         genie_retain(r);
         genie_tuple_release(tu);
         return r;
+    case R_SSUM: return genie_sum(c, t, 2, dims02, 0);
+    case R_SMEAN: return genie_mean(c, t, 2, dims02, 0);
+    case R_SVAR: return genie_var(c, t, 2, dims02, 1, 0);
+    case R_SAMAX: return genie_amax(c, t, 2, dims02, 0);
     default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
@@ -210,7 +223,7 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
 static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     const int half = genie_dtype_of(lv->x) != GENIE_F32; /* a lone f16/bf16 op is a group of one */
     genie_tensor *pro[4], *epi[3], *t, *u;
-    int np, ne, i, nout = 0, trans, noe = 0, cg, seg;
+    int np, ne, i, nout = 0, trans, noe = 0, cg, sg, seg;
     rng_state = seed;
     trans = !exact_op(op) && rnd(2);
     np = (int)rnd(6);
@@ -223,10 +236,12 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
         if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
     }
     cg = col_group(t, op);
+    sg = !cg && seg_op(op) && np > 0 && seg_layout(t); /* a segmented group: only with a prologue */
     seg = op == R_SUM_ALL && !one_run(t);
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
+    else if (seg_op(op)) { epi[noe++] = genie_select(c, lv->ov, 0, 0); epi[noe++] = lv->s0; } /* [B] strided, 0-dim */
     else if (col_kept(op)) { epi[noe++] = lv->bias; epi[noe++] = lv->s0; }  /* [L] broadcast, 0-dim */
     else if (op == R_SUM_KEEP || op == R_STD || op == R_AMIN) epi[noe++] = genie_unsqueeze(c, lv->ov, 2);
     else if (op != R_SUM_ALL) epi[noe++] = lv->ov;
@@ -239,8 +254,8 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     out[nout++] = t;
     genie_pool_pop(c); /* the other intermediates are released: nothing can read them */
     if (op == R_MAXV || op == R_CMAXV) genie_release(u); /* ours, not the pool's (taken from the tuple) */
-    *groups = col_kept(op) && !cg ? -1 : np + ne > 0 || cg;
-    *nodes = col_kept(op) && !cg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
+    *groups = col_kept(op) && !cg && !sg ? -1 : np + ne > 0 || cg;
+    *nodes = col_kept(op) && !cg && !sg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
     if (seg && np) *groups = *nodes = -1; /* segments of a prologue laid out as the transposed leaf (its layout: not predicted) */
     else if (op == R_SUM_ALL && (genie_numel(lv->x) > 65536 || seg)) { /* one row of them all, too long for the row registers,
                                                                           or segments of the strided leaf: no centre */
@@ -455,38 +470,43 @@ static void cache_cases(void) {
     }
     hits = genie_get_stats(cs[0]).tape_cache_hits;
     for (it = 0; it < 3; it++) {
-        genie_tensor *res[2][3];
+        genie_tensor *res[2][4];
         char what[80];
         uint64_t g0 = genie_get_stats(cs[0]).fused_groups, n0 = genie_get_stats(cs[0]).fused_nodes;
         for (k = 0; k < 2; k++) {
-            int64_t s[2] = {9, 130}, L = 130, d0 = 0;
+            int64_t s[2] = {9, 130}, L = 130, d0 = 0, s3[3] = {3, 5, 40}, d02[2] = {0, 2};
             genie_tensor *x = genie_randn(cs[k], GENIE_F32, 2, s, 20), *m = genie_randn(cs[k], GENIE_F32, 2, s, 21);
-            genie_tensor *w = genie_randn(cs[k], GENIE_F32, 1, &L, 22), *all[3];
-            all[0] = x; all[1] = m; all[2] = w;
-            genie_realize(cs[k], 3, all);
+            genie_tensor *w = genie_randn(cs[k], GENIE_F32, 1, &L, 22), *x3 = genie_randn(cs[k], GENIE_F32, 3, s3, 23), *all[4];
+            all[0] = x; all[1] = m; all[2] = w; all[3] = x3;
+            genie_realize(cs[k], 4, all);
             genie_pool_push(cs[k]);
             res[k][0] = genie_mul(cs[k], genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), -1), w);
             res[k][1] = genie_add_scalar(cs[k], genie_layer_norm(cs[k], genie_add(cs[k], x, m), 1, &L, w, NULL, 1e-5 + 0.5 * it), (double)it);
             /* a column group, its scalars changed each iteration */
             res[k][2] = genie_mul_scalar(cs[k], genie_sum(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.5 + it), m), 1, &d0, 0),
                                          1.0 + it);
+            /* a segmented group: var over dims 0 and 2 of [3, 5, 40], keeping 5 */
+            res[k][3] = genie_mul_scalar(cs[k], genie_var(cs[k], genie_square(cs[k], genie_add_scalar(cs[k], x3, 0.5 + it)), 2, d02, 1, 0),
+                                         1.0 + it);
             genie_retain(res[k][0]);
             genie_retain(res[k][1]);
             genie_retain(res[k][2]);
+            genie_retain(res[k][3]);
             genie_pool_pop(cs[k]);
-            genie_realize(cs[k], 3, res[k]);
-            genie_release(x); genie_release(m); genie_release(w);
+            genie_realize(cs[k], 4, res[k]);
+            genie_release(x); genie_release(m); genie_release(w); genie_release(x3);
         }
         snprintf(what, sizeof what, "tape cache, iteration %d", it);
-        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 3 && genie_get_stats(cs[0]).fused_nodes - n0 == 11,
-               "%s: %llu groups of %llu nodes, expected 3 of 11", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
+        RCHECK(genie_get_stats(cs[0]).fused_groups - g0 == 4 && genie_get_stats(cs[0]).fused_nodes - n0 == 15,
+               "%s: %llu groups of %llu nodes, expected 4 of 15", what, (unsigned long long)(genie_get_stats(cs[0]).fused_groups - g0),
                (unsigned long long)(genie_get_stats(cs[0]).fused_nodes - n0));
         compare(cs[0], res[0][0], cs[1], res[1][0], what, 1e-4);
         compare(cs[0], res[0][1], cs[1], res[1][1], what, 1e-4);
         compare(cs[0], res[0][2], cs[1], res[1][2], what, 0.0); /* bit for bit */
-        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); genie_release(res[k][2]); }
+        compare(cs[0], res[0][3], cs[1], res[1][3], what, 1e-4);
+        for (k = 0; k < 2; k++) { genie_release(res[k][0]); genie_release(res[k][1]); genie_release(res[k][2]); genie_release(res[k][3]); }
     }
-    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for repeated row and column groups",
+    RCHECK(genie_get_stats(cs[0]).tape_cache_hits >= hits + 2, "tape cache: %llu hits for repeated row, column and segmented groups",
            (unsigned long long)(genie_get_stats(cs[0]).tape_cache_hits - hits));
     for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
 }
