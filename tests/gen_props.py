@@ -121,8 +121,8 @@ def random_view(rng, s):
         shape = factor_shape(rng, t.numel(), MAXD)
         if shape and rng.random() < 0.3:
             shape[rng.randrange(len(shape))] = -1
-        if rng.random() < 0.05:
-            shape = shape + [2]
+        if rng.random() < 0.05 and len(shape) < MAXD:  # a shape of the wrong size; never over genie's 8 dims
+            shape = shape + [2]                          # (views-28002192: 9 of the right size, a view PyTorch takes)
         return P.op(op, s, tuple(shape))
     if op == 'permute':
         perm = list(range(nd))
