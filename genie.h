@@ -10859,9 +10859,9 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
    each row's segment computed by the prologue and added to the block's
    accumulators as the column kernel adds them, then the epilogue over the
    block's results.
-   Segmented groups (col 2, the CPU's only): the centre is a sum, mean, var, std,
-   amax or amin whose reduced dims are several runs (genie__seg_centre) and whose
-   input the prologue computes; space 0 is the centre's input view (rows: the kept
+   Segmented groups (col 2, the CPU's only): the centre is a reduction or argreduce
+   (as a column group's) whose reduced dims are several runs (genie__seg_centre) and
+   whose input the prologue computes; space 0 is the centre's input view (rows: the kept
    positions, len: the reduced ones), dims merged where every view allows
    (genie__fgroup_merge0); outer: the runs' length. The CPU runs a block of rows
    down the runs (genie__k_sfused), then the epilogue over the block's results. Node
@@ -10987,20 +10987,21 @@ static int64_t genie__seg_run(const genie__vspec *v, int nk) {
     while (!genie__dims_run(v, s, v->ndim, &xs)) s++; /* one dim is a run: s < ndim */
     return xs == 1 ? genie__numel(v->ndim - s, v->shape + s) : 0;
 }
-/* May n be the centre of a segmented group: a sum, mean, var, std, amax or amin of
-   f32/f16/bf16 whose reduced dims are several runs (a channel's statistics over (0, 2, 3) of
-   [N, C, H, W]) of at least GENIE__SEG_MIN elements, a contiguous output? (With a prologue
-   only: genie__fgroup_build.) rows: the kept positions, len: the reduced ones. */
+/* May n be the centre of a segmented group: a sum, mean, amax, amin, prod, var, std,
+   logsumexp or argreduce of f32/f16/bf16 whose reduced dims are several runs (a channel's
+   statistics over (0, 2, 3) of [N, C, H, W]) of at least GENIE__SEG_MIN elements, a
+   contiguous output? (With a prologue only: genie__fgroup_build.) rows: the kept positions,
+   len: the reduced ones. */
 static int genie__seg_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
-    const int op = n->op, nk = (int)n->a.i[0];
+    const int op = n->op, nk = (int)n->a.i[0], arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE;
     int dt;
     if (!v || n->base || n->numel <= 0 ||
-        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN && op != GENIE__OP_VAR &&
-         op != GENIE__OP_STD))
+        (op != GENIE__OP_SUM && op != GENIE__OP_MEAN && op != GENIE__OP_AMAX && op != GENIE__OP_AMIN && op != GENIE__OP_PROD &&
+         op != GENIE__OP_VAR && op != GENIE__OP_STD && op != GENIE__OP_LOGSUMEXP && !arg))
         return 0;
     dt = n->in[0].n->dtype;
-    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
+    if ((dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != (arg ? GENIE_I64 : dt) ||
         !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__seg_run(v, nk) < GENIE__SEG_MIN)
         return 0;
     *rows = genie__numel(nk, v->shape);
@@ -11053,11 +11054,20 @@ static int genie__view_perm(const genie__vspec *v, const genie__vspec *o, int *p
     return 1;
 }
 /* Does row op c take its input's producer p as its prologue: elementwise, read
-   once in this tape, by c as in[0] through p's own view (a column or segmented group's
-   centre: through p's view permuted, *perm as genie__view_perm's)? */
+   once in this tape, by c as in[0] through p's view permuted, *perm as genie__view_perm's
+   (a row group's centre: only dims of size 1 moved, as a reduction over (0, 2, 3) of
+   [N, 1, H, W] keeps dim 1 first, the rows in memory order still)? */
 static int genie__prologue_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape, int col, int *perm) {
-    return genie__fusable(p) && p->state == GENIE__PENDING && c->in[0].n == p && tape[p->tix].uses == 1 &&
-           (col ? genie__view_perm(c->in[0].v, p->out, perm) : genie__vspec_equal(c->in[0].v, p->out));
+    int i, last = -1;
+    if (!genie__fusable(p) || p->state != GENIE__PENDING || c->in[0].n != p || tape[p->tix].uses != 1 ||
+        !genie__view_perm(c->in[0].v, p->out, perm))
+        return 0;
+    for (i = 0; i < c->in[0].v->ndim && !col; i++)
+        if (c->in[0].v->shape[i] != 1) {
+            if (perm[i] < last) return 0;
+            last = perm[i];
+        }
+    return 1;
 }
 /* Where element idx of space sp (0 or 1) lives in a view laid over it (dims permuted by perm). */
 static void genie__fin_set(genie__fin *f, const genie__fgroup *g, int sp, const int *perm, const void *data, int dt,
@@ -11190,8 +11200,11 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     int perm[GENIE__MAXD], cperm[GENIE__MAXD], ident[GENIE__MAXD], vperm[GENIE__MAXD], nq = 1, np = 0, head, j, i, d, col = 0, pcol;
     int64_t rows = 0, len = 0;
     q[0] = r;
-    if (!genie__fusable(r)) { /* a segmented centre only with a prologue (alone: its own kernel, genie__k_grows) */
-        if (!genie__centre_of(r, &rows, &len, &col, cpu) || (col == 2 && !genie__prologue_into(r->in[0].n, r, tape, col, vperm)))
+    if (!genie__fusable(r)) { /* a segmented centre alone: prod, logsumexp and the argreductions (the others run
+                                 in place on their own kernel, genie__k_grows, which gathers these rows) */
+        if (!genie__centre_of(r, &rows, &len, &col, cpu) ||
+            (col == 2 && !genie__prologue_into(r->in[0].n, r, tape, col, vperm) && r->op != GENIE__OP_PROD &&
+             r->op != GENIE__OP_LOGSUMEXP && genie__op_kinds[r->op] != GENIE__K_ARGREDUCE))
             return NULL;
         c = r;
     }
@@ -11233,13 +11246,15 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->nd = v->ndim;
         g->col = col;
         if (col == 2) { /* the centre's input view, [kept..., reduced...]; the prologue's view permuted to it; outer: the run */
-            for (d = 0; d < v->ndim; d++) perm[d] = vperm[d];
+            for (d = 0; d < v->ndim; d++) perm[d] = np ? vperm[d] : d;
             g->outer = genie__seg_run(v, (int)c->a.i[0]);
         } else if (col) { /* [outer kept..., reduced..., kept run...] of the centre's input view; the prologue's view permuted to it */
             const int nk = (int)c->a.i[0], nr = v->ndim - nk, no = genie__col_outer(v, nk);
             for (d = 0; d < v->ndim; d++) cperm[d] = d < no ? d : d < no + nr ? nk + d - no : d - nr;
             for (d = 0; d < v->ndim; d++) perm[d] = np ? vperm[cperm[d]] : cperm[d];
             g->outer = genie__numel(no, v->shape);
+        } else if (np) { /* the centre's input view; the prologue's, its dims of size 1 moved, permuted to it */
+            for (d = 0; d < v->ndim; d++) perm[d] = vperm[d];
         }
         for (d = 0; d < v->ndim; d++) g->shape[d] = v->shape[cperm[d]];
         g->ond = c->out->ndim;
@@ -11279,7 +11294,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         if (j == g->row) {
             int hw = genie__op_kinds[n->op] == GENIE__K_LAYER_NORM && n->a.i[1];
             int hb = genie__op_kinds[n->op] == GENIE__K_LAYER_NORM && n->a.i[2];
-            if (col && np) o->x = (int16_t)(np - 1); /* the prologue's value (read through a permuted view) */
+            if (np) o->x = (int16_t)(np - 1); /* the prologue's value (read through a permuted view) */
             else ok = genie__fgroup_operand(g, j, 0, cperm, n, 0, views, &o->x);
             o->y = o->z = GENIE__FNONE;
             if (ok && hw) ok = genie__fgroup_operand(g, j, 2, ident, n, 1, views, &o->y);
@@ -11467,6 +11482,8 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
 }
 static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64_t start, int64_t n, const float *src) {
     char *data = (char *)f->data;
+    const int nd = f->sp ? g->ond : g->nd;
+    const int64_t *shape = f->sp ? g->oshape : g->shape;
     const genie__vfn down = genie__fconv(g->cpu, f->dt, 1);
     int64_t e;
     if (f->contig && f->dt == GENIE_F32) {
@@ -11475,11 +11492,42 @@ static void genie__fout_store(const genie__fin *f, const genie__fgroup *g, int64
         down((uint16_t *)(void *)data + f->off + start, src, NULL, n);
     } else if (f->contig) {
         for (e = 0; e < n; e++) genie__stf(data, f->off + start + e, f->dt, src[e]);
+    } else if ((f->dt == GENIE_F32 || down) && nd >= 1) {
+        /* runs along the last dim (as genie__fin_load's): copied (converted), or scattered at
+           their stride (a value held through a permuted view: no index step per element) */
+        const size_t es = genie__dt_size[f->dt];
+        const int64_t s = f->st[nd - 1];
+        uint16_t h[GENIE__FTILE];
+        for (e = 0; e < n;) {
+            int64_t pos = start + e, j = pos % shape[nd - 1], run = GENIE__MIN(shape[nd - 1] - j, n - e), off = f->off, r;
+            char *y;
+            int d;
+            for (d = nd - 1; d >= 0; d--) {
+                off += (pos % shape[d]) * f->st[d];
+                pos /= shape[d];
+            }
+            y = data + (size_t)off * es;
+            if (s == 1 && down) {
+                down(y, src + e, NULL, run);
+            } else if (s == 1) {
+                memcpy(y, src + e, (size_t)run * 4);
+            } else if (down) { /* through h, a tile at a time */
+                int64_t c0, c;
+                for (c0 = 0; c0 < run; c0 += c) {
+                    c = GENIE__MIN(run - c0, GENIE__FTILE);
+                    down(h, src + e + c0, NULL, c);
+                    for (r = 0; r < c; r++) ((uint16_t *)(void *)y)[(c0 + r) * s] = h[r];
+                }
+            } else {
+                for (r = 0; r < run; r++) ((float *)(void *)y)[r * s] = src[e + r];
+            }
+            e += run;
+        }
     } else {
         genie__mi m;
         const int64_t *st[1];
         st[0] = f->st;
-        genie__mi_init(&m, f->sp ? g->ond : g->nd, f->sp ? g->oshape : g->shape, 1, st, &f->off, start);
+        genie__mi_init(&m, nd, shape, 1, st, &f->off, start);
         for (e = 0; e < n; e++, genie__mi_next(&m)) genie__stf(data, m.off[0], f->dt, src[e]);
     }
 }
@@ -11970,31 +12018,40 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
    positions, adjacent channels); a block goes down the segments, segment s of each of its
    rows before segment s + 1 (memory in order, as genie__grows_segsum), each segment (outer:
    its length, a run of space 0's linear index: row i's segment s is [i len + s outer, + outer))
-   computed by the prologue a tile at a time and folded into the row's accumulators as the
-   segmented kernel folds its segments (f64 sums, Chan's update for var and std, the extremes
-   as the reference compares them, a zero's or NaN's bits its first one's); then the results,
+   computed by the prologue a tile at a time (a lone centre's f32 input read in place) and
+   folded into the row's accumulators as the segmented kernel folds its segments (f64 sums,
+   Chan's update for var and std, the extremes as the reference compares them, a zero's or
+   NaN's bits its first one's); prod multiplies in f64 in the reference's order; logsumexp
+   is online, one pass: a tile's maximum v and sum exp(x - v), merged into the row's (m, s)
+   by rescaling the smaller side's sum (a tile of -inf adds nothing, +inf or a NaN decides
+   the row); an argreduce keeps the first extreme's place in its row (a later tile's only
+   where strictly beyond, or the first NaN), the root with no epilogue. Then the results,
    rounded once to the centre's dtype, written and read by the epilogue. */
 static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
     const genie__rowk *rk = &genie__rowks[g->cpu];
-    const int op = ro->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN;
-    const int want_max = op == GENIE__OP_AMAX;
+    const int op = ro->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD, lse = op == GENIE__OP_LOGSUMEXP;
+    const int arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || arg;
+    const int want_max = op == GENIE__OP_AMAX || op == GENIE__OP_ARGMAX;
     const int64_t R = g->rows, L = g->len, S = g->outer, nseg = L / S, nblk = (R + GENIE__GROWS - 1) / GENIE__GROWS;
     const int64_t chunk = genie__chunk(nblk, nth);
     const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
+    const genie__fin *fx = ro->x < 0 ? &g->in[-1 - ro->x] : NULL; /* a lone centre's input */
+    const int direct = fx && fx->dt == GENIE_F32 && fx->ldt == GENIE_F32 && fx->st[g->nd - 1] == 1; /* its tiles in place */
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
     float *seg = opr + (size_t)g->nops * GENIE__FTILE, best[GENIE__GROWS], y[GENIE__GROWS];
-    double r[GENIE__GROWS], m2[GENIE__GROWS];
-    int64_t lo, hi, blk, sg, i, t, n;
+    double r[GENIE__GROWS], m2[GENIE__GROWS]; /* logsumexp: s, m */
+    int64_t at[GENIE__GROWS], lo, hi, blk, sg, i, t, n, j;
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
             const int64_t r0 = blk * GENIE__GROWS, nr = GENIE__MIN(GENIE__GROWS, R - r0);
-            for (i = 0; i < nr; i++) r[i] = m2[i] = 0, best[i] = 0;
+            for (i = 0; i < nr; i++) r[i] = op == GENIE__OP_PROD ? 1.0 : 0.0, m2[i] = lse ? -INFINITY : 0.0, best[i] = 0, at[i] = 0;
             for (sg = 0; sg < nseg; sg++)
-                for (i = 0; i < nr; i++) {
+                for (i = 0; i < nr; i++)
                     for (t = 0; t < S; t += n) {
                         const int64_t first = sg * S + t; /* the tile's place in its row */
+                        const float *x = seg;
                         int k;
                         n = GENIE__MIN(GENIE__FTILE, S - t);
                         for (k = 0; k < g->nin; k++) { /* 4 tiles on in memory into L2 (the next channel's segment follows) */
@@ -12008,26 +12065,46 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                                 pos /= g->shape[d];
                             }
                             for (l = 0; l < n * es; l += 64) GENIE__PREFETCH_L2(fk->data + (off + 4 * GENIE__FTILE) * es + l);
+                            if (fk == fx && direct) x = (const float *)(const void *)fk->data + off; /* the tile in place */
                         }
-                        genie__fpass(g, 0, 0, g->row, regs, opr, NULL, (r0 + i) * L + first, n, ro->x, seg);
-                        if (mm) {
-                            const float v = rk->maxmin(seg, n, want_max);
-                            if (!first || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i]))))
-                                best[i] = v == 0 || v != v ? seg[rk->find(seg, n, v)] : v;
+                        if (!fx) genie__fpass(g, 0, 0, g->row, regs, opr, NULL, (r0 + i) * L + first, n, ro->x, seg);
+                        else if (!direct) genie__fin_load(fx, g, (r0 + i) * L + first, n, seg);
+                        if (lse) {
+                            const float v = rk->maxmin(x, n, 1); /* NaN where the tile has one */
+                            if (v != v || (v == INFINITY && m2[i] == m2[i])) {
+                                m2[i] = v; /* the row's result, unless a NaN follows an inf */
+                            } else if (m2[i] == m2[i] && m2[i] != INFINITY && v != -INFINITY) {
+                                const double e = rk->sumexp(x, NULL, n, v);
+                                if (v > m2[i]) r[i] = r[i] * exp(m2[i] - v) + e, m2[i] = v; /* (m -inf: r is 0) */
+                                else r[i] += e * exp((double)v - m2[i]);
+                            }
+                        } else if (mm) {
+                            const float v = rk->maxmin(x, n, want_max);
+                            if (!first || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) {
+                                const int64_t f = arg || v == 0 || v != v ? rk->find(x, n, v) : 0;
+                                best[i] = v == 0 || v != v ? x[f] : v;
+                                at[i] = first + f;
+                            }
+                        } else if (op == GENIE__OP_PROD) {
+                            for (j = 0; j < n; j++) r[i] *= x[j]; /* the reference's order, one multiply waited on */
                         } else {
-                            const double sb = rk->sum(seg, n), nb = (double)n, na = (double)first;
+                            const double sb = rk->sum(x, n), nb = (double)n, na = (double)first;
                             if (two) {
-                                const double q = rk->sqdev(seg, n, sb / nb), d = sb / nb - (first ? r[i] / na : 0.0);
+                                const double q = rk->sqdev(x, n, sb / nb), d = sb / nb - (first ? r[i] / na : 0.0);
                                 m2[i] = first ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
                             }
                             r[i] += sb;
                         }
                     }
-                }
+            if (arg) { /* the root, no epilogue: the indices (max/min along one dim, the values, never segments) */
+                for (i = 0; i < nr; i++) ((int64_t *)(void *)(uintptr_t)rout->data)[rout->off + r0 + i] = at[i];
+                continue;
+            }
             for (i = 0; i < nr; i++) {
                 const double dof = (double)L - (double)ro->a.i[1];
-                double v = mm ? (double)best[i] : op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)L
-                                                                            : m2[i] / (dof > 0 ? dof : 0.0);
+                double v = lse ? (m2[i] != m2[i] || isinf(m2[i]) ? m2[i] : log(r[i]) + m2[i]) /* (every x -inf: -inf) */
+                         : mm ? (double)best[i] : op == GENIE__OP_SUM || op == GENIE__OP_PROD ? r[i]
+                         : op == GENIE__OP_MEAN ? r[i] / (double)L : m2[i] / (dof > 0 ? dof : 0.0);
                 uint16_t h;
                 if (op == GENIE__OP_STD) v = sqrt(v);
                 if (ro->dt == GENIE_F32) {

@@ -444,7 +444,10 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
    over [N, C, H, W]) against the reference within the bounds above (its order differs:
    sum, mean, var and std add segment by segment in place, the rest gather the row);
    argmax/argmin over every dim of a slice. x: [A, B, C, D] reduced over dims (0, 2, 3),
-   (0, 1, 3) (two dims of segments), or a slice [A, B, C, D - 2] over (0, 2, 3). */
+   (0, 1, 3) (two dims of segments), or a slice [A, B, C, D - 2] over (0, 2, 3). Then the
+   same with a prologue, neg(neg(x)) (exact: every value's bits kept), fused with the
+   reduction into a segmented group (genie.h, >>fuse) where its runs are 16 elements or
+   more; the argreductions read it transposed in dims 0 and 1 (runs of C x D). */
 enum { S_SUM, S_MEAN, S_VAR, S_STD, S_AMAX, S_AMIN, S_PROD, S_LSE, S_ARGMAX, S_ARGMIN, S_COUNT };
 static const char *const s_names[S_COUNT] = {"sum", "mean", "var c=1", "std c=0", "amax", "amin", "prod", "logsumexp",
                                              "argmax all", "argmin all"};
@@ -462,22 +465,28 @@ static genie_tensor *s_apply(genie_ctx *c, int op, genie_tensor *x, int nd, cons
     default: return genie_argmin(c, x, GENIE_DIM_NONE, 0);
     }
 }
-/* op over x (the case's view of data, in context c) read as f64 into out[n]; its sum of
-   |x| over the same dims into sabs (the sum bound's scale); returns the count or -1 */
-static int64_t s_run(genie_ctx *c, genie_dtype dt, const float *data, const int64_t *sh, int v, int op, double *out,
-                     double *sabs) {
+/* op over x (the case's view of data, in context c; pro: through the prologue) read as f64
+   into out[n]; its sum of |x| over the same dims into sabs (the sum bound's scale); *fused:
+   the nodes the realize fused; returns the count or -1 */
+static int64_t s_run(genie_ctx *c, genie_dtype dt, const float *data, const int64_t *sh, int v, int pro, int op, double *out,
+                     double *sabs, int64_t *fused) {
     static const int64_t d023[3] = {0, 2, 3}, d013[3] = {0, 1, 3};
     const int64_t *dims = v == 1 ? d013 : d023;
     genie_tensor *x, *r, *a;
     int64_t n = -1;
+    uint64_t f0;
     genie_pool_push(c);
     x = data_as(c, dt, 4, sh, data);
+    f0 = genie_get_stats(c).fused_nodes;
     if (v == 2) x = genie_narrow(c, x, 3, 1, sh[3] - 2);
+    if (pro) x = genie_neg(c, genie_neg(c, x));
+    if (pro && (op == S_ARGMAX || op == S_ARGMIN)) x = genie_transpose(c, x, 0, 1);
     r = s_apply(c, op, x, 3, dims);
     a = genie_sum(c, genie_abs(c, genie_to_dtype(c, x, GENIE_F64)), 3, dims, 0); /* inf where r is inf or NaN */
     if (r && genie_numel(r) <= 64 && genie_read(c, r, GENIE_F64, out, (size_t)genie_numel(r) * 8) == GENIE_OK &&
         (!sabs || genie_read(c, a, GENIE_F64, sabs, (size_t)genie_numel(a) * 8) == GENIE_OK))
         n = genie_numel(r);
+    *fused = (int64_t)(genie_get_stats(c).fused_nodes - f0);
     genie_clear_error(c);
     genie_pool_pop(c);
     return n;
@@ -494,23 +503,41 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
             if (!test_shard_take()) continue; /* a shard's unit: one dtype and shape */
             if (total > 20000 && getenv("GENIE_GEMM_QUICK")) continue; /* quick (valgrind): the short runs */
             data = (float *)malloc((size_t)total * sizeof(float));
-            for (pat = 0; pat < 8; pat++) { /* 6, 7: zeros of both signs the largest (smallest) value */
+            for (pat = 0; pat < 9; pat++) { /* 6, 7: zeros of both signs the largest (smallest) value */
                 int64_t e;
                 rng_state = (uint64_t)(s * 977 + (size_t)pat * 13 + (size_t)di);
                 if (pat < 6) fill(data, sh[0] * sh[1] * sh[2], sh[3], pat);
-                for (e = 0; pat >= 6 && e < total; e++) {
+                for (e = 0; pat >= 6 && pat < 8 && e < total; e++) {
                     static const float c[4] = {1, -0.0f, 0.0f, 2};
                     data[e] = (pat == 6 ? -1.0f : 1.0f) * c[(int)(urand() * 4)];
                 }
+                for (e = 0; pat == 8 && e < total; e++) { /* 8: by channel b (dim 1), every value -inf; one +inf
+                                                             late; a +inf early and a NaN late; -inf but one 3 */
+                    const int64_t b = e / (sh[2] * sh[3]) % sh[1], at = e % (sh[2] * sh[3]) + e / (sh[1] * sh[2] * sh[3]) * sh[2] * sh[3];
+                    const int64_t last = sh[0] * sh[2] * sh[3] - 1; /* the channel's last element (at: its place) */
+                    data[e] = b % 4 == 0 || b % 4 == 3 ? -INFINITY : (float)(urand() * 4 - 2);
+                    if (b % 4 == 1 && at == last) data[e] = INFINITY;
+                    if (b % 4 == 2 && at == 1) data[e] = INFINITY;
+                    if (b % 4 == 2 && at == last - 1) data[e] = NAN;
+                    if (b % 4 == 3 && at == last / 2) data[e] = 3;
+                }
                 round_to_dt(ref, dts[di], data, total);
-                for (v = 0; v < 3; v++)
+                for (v = 0; v < 6; v++)
                     for (op = 0; op < S_COUNT; op++) {
                         double r[64], sabs[64], f[64];
-                        const int64_t nr = s_run(ref, dts[di], data, sh, v, op, r, sabs);
-                        const int64_t len = (v == 2 ? sh[3] - 2 : sh[3]) * sh[0] * (v == 1 ? sh[1] : sh[2]);
+                        const int pro = v >= 3, w = v % 3, arg = op == S_ARGMAX || op == S_ARGMIN;
+                        const int64_t d = w == 2 ? sh[3] - 2 : sh[3], run = w == 1 && !arg ? d : sh[2] * d;
+                        /* without the prologue: runs of C x D, D (one run where C is 1) or D - 2; argreductions: v 2 only */
+                        const int64_t run0 = w == 0 ? sh[2] * sh[3] : w == 1 && sh[2] == 1 ? 0 : d;
+                        const int lone = op == S_PROD || op == S_LSE || ((op == S_ARGMAX || op == S_ARGMIN) && w == 2);
+                        /* the segmented group's nodes, or the prologue's; alone, prod, logsumexp and the argreductions */
+                        const int64_t want = pro ? 2 + (run >= 16) : lone && run0 >= 16;
+                        int64_t nfused = 0;
+                        const int64_t nr = s_run(ref, dts[di], data, sh, w, pro, op, r, sabs, &nfused);
+                        const int64_t len = d * sh[0] * (w == 1 ? sh[1] : sh[2]);
                         if (nr < 0) { (*failed)++; printf("FAIL reduce segments: the reference failed\n"); continue; }
                         for (k = 0; k < nfast; k++) {
-                            const int64_t nf = s_run(fast[k], dts[di], data, sh, v, op, f, NULL);
+                            const int64_t nf = s_run(fast[k], dts[di], data, sh, w, pro, op, f, NULL, &nfused);
                             int64_t e, bad = -1;
                             for (e = 0; nf == nr && e < nr && bad < 0; e++) {
                                 double tol = 0;
@@ -521,14 +548,15 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
                                 if (tol > 0) tol += ulp_dt(dts[di], r[e]);
                                 if (!agree(f[e], r[e], tol)) bad = e;
                             }
-                            if (nf == nr && bad < 0) { (*passed)++; continue; }
+                            if (nf == nr && bad < 0 && nfused == want) { (*passed)++; continue; }
                             (*failed)++;
                             if (r_shown++ < 20)
                                 printf("FAIL reduce segments %s %s of [%lld, %lld, %lld, %lld] variant %d pattern %d on %s: "
-                                       "element %lld: %.9g, reference %.9g (%lld vs %lld results)\n", genie_dtype_name(dts[di]),
+                                       "element %lld: %.9g, reference %.9g (%lld vs %lld results; %lld nodes fused, %lld expected)\n",
+                                       genie_dtype_name(dts[di]),
                                        s_names[op], (long long)sh[0], (long long)sh[1], (long long)sh[2], (long long)sh[3], v, pat,
                                        fname[k], (long long)bad, bad >= 0 ? f[bad] : 0.0, bad >= 0 ? r[bad] : 0.0, (long long)nf,
-                                       (long long)nr);
+                                       (long long)nr, (long long)nfused, (long long)want);
                         }
                     }
             }

@@ -12,7 +12,9 @@
    values over the leading dims (dim 0, dims 0 and 1) and over dim 1 (dim 0 kept outside), and the row reductions of the
    transposed leaf, whose kept dims then end in a unit-stride run; a column
    reduction whose input is not laid out so is no group's centre, and its
-   program's groups are not predicted.
+   program's groups are not predicted. Segmented groups: sum, mean, var, amax, prod and
+   logsumexp over dims (0, 2) with a prologue, and argmax/argmin of all from a leaf laid
+   out as [B, A, L] (x02: runs of L), with a prologue or alone.
    Each program's statistics must show the one group it predicts (fused_groups,
    fused_nodes): a pass without fusion fails here.
    Tolerances: a program of exact operations (add, sub, mul, maximum, relu,
@@ -44,7 +46,7 @@ static uint32_t rnd(uint32_t n) {
 
 enum { R_SUM, R_SUM_KEEP, R_SUM_ALL, R_MEAN, R_AMAX, R_AMIN, R_PROD, R_VAR, R_STD, R_LSE, R_ARGMAX, R_ARGMIN, R_MAXV,
        R_SOFTMAX, R_LOGSOFTMAX, R_LN, R_LN_WB, R_CSUM, R_CMEAN, R_CAMAX, R_CAMIN, R_CMID, R_CPROD, R_CVAR, R_CSTD,
-       R_CLSE, R_CARGMAX, R_CARGMIN, R_CMAXV, R_SSUM, R_SMEAN, R_SVAR, R_SAMAX, R_COUNT };
+       R_CLSE, R_CARGMAX, R_CARGMIN, R_CMAXV, R_SSUM, R_SMEAN, R_SVAR, R_SAMAX, R_SPROD, R_SLSE, R_SARGMAX, R_SARGMIN, R_COUNT };
 static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "mean", "amax", "amin", "prod", "var", "std",
                                              "logsumexp", "argmax", "argmin", "max values", "softmax", "log_softmax",
                                              "layer_norm", "layer_norm w b", "sum over dim 0", "mean over dims 0, 1 keepdim",
@@ -52,14 +54,20 @@ static const char *const r_names[R_COUNT] = {"sum", "sum keepdim", "sum all", "m
                                              "prod over dim 0", "var over dim 1", "std over dims 0, 1 keepdim",
                                              "logsumexp over dim 0", "argmax over dim 0", "argmin over dim 1 keepdim",
                                              "max values over dim 0", "sum over dims 0, 2", "mean over dims 0, 2",
-                                             "var over dims 0, 2", "amax over dims 0, 2"};
+                                             "var over dims 0, 2", "amax over dims 0, 2", "prod over dims 0, 2",
+                                             "logsumexp over dims 0, 2", "argmax of all", "argmin of all keepdim"};
 static int exact_op(int op) {
     return op == R_AMAX || op == R_AMIN || op == R_PROD || op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CAMAX ||
-           op == R_CAMIN || op == R_CPROD || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV || op == R_SAMAX;
+           op == R_CAMIN || op == R_CPROD || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV || op == R_SAMAX ||
+           op == R_SPROD || op == R_SARGMAX || op == R_SARGMIN;
 }
 /* Reductions over dims 0 and 2 of [A, B, L], keeping B (a channel's statistics). */
-static int seg_op(int op) { return op >= R_SSUM && op <= R_SAMAX; }
-static int arg_op(int op) { return op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV; }
+static int seg_op(int op) { return op >= R_SSUM && op <= R_SLSE; }
+/* Argreductions over every dim: from the leaf laid out as [B, A, L] (x02), segments of L. */
+static int flat_op(int op) { return op == R_SARGMAX || op == R_SARGMIN; }
+static int arg_op(int op) {
+    return op == R_ARGMAX || op == R_ARGMIN || op == R_MAXV || op == R_CARGMAX || op == R_CARGMIN || op == R_CMAXV || flat_op(op);
+}
 static int row_shaped(int op) { return op >= R_SOFTMAX && op <= R_LN_WB; }
 /* Column reductions (a column group's centre where the input is laid out so): the dims they
    keep, a bit a dim. */
@@ -105,16 +113,26 @@ static int one_run(genie_tensor *t) {
     }
     return 1;
 }
+/* Are t's dims, not one run, segments for a reduction over them all: do they end in a
+   unit-stride run of at least 16 elements (genie.h, genie__seg_run)? */
+static int flat_seg(genie_tensor *t) {
+    const int64_t *sh = genie_shape(t), *st = genie_strides(t);
+    int64_t run = 1;
+    int d;
+    for (d = genie_ndim(t) - 1; d >= 0 && (sh[d] == 1 || st[d] == run); d--) run *= sh[d];
+    return !one_run(t) && run >= 16;
+}
 
 /* The leaves of a program over rows [A, B, L] (A*B rows of L): x, a transposed
    view xt, a row vector bias [L] and a column [A, B, 1] (both broadcast), an
-   output-space vector ov [A, B] read with stride 2, layer_norm's w and b, a 0-d s0. */
+   output-space vector ov [A, B] read with stride 2, layer_norm's w and b, a 0-d s0,
+   and x02: [B, A, L] transposed in its first two dims. */
 typedef struct leaves {
-    genie_tensor *x, *xt, *bias, *col, *ov, *w, *b, *s0;
+    genie_tensor *x, *xt, *bias, *col, *ov, *w, *b, *s0, *x02;
 } leaves;
 static void make_leaves(genie_ctx *c, uint64_t seed, int64_t A, int64_t B, int64_t L, genie_dtype dt, leaves *lv) {
-    int64_t s3[3] = {A, B, L}, s3t[3] = {A, L, B}, sc[3] = {A, B, 1}, so[3] = {A, B, 2};
-    genie_tensor *all[8];
+    int64_t s3[3] = {A, B, L}, s3t[3] = {A, L, B}, sc[3] = {A, B, 1}, so[3] = {A, B, 2}, s3s[3] = {B, A, L};
+    genie_tensor *all[9];
     int i;
     lv->x = genie_randn(c, GENIE_F32, 3, s3, seed);
     lv->xt = genie_transpose(c, genie_randn(c, GENIE_F32, 3, s3t, seed + 1), 1, 2);
@@ -124,22 +142,25 @@ static void make_leaves(genie_ctx *c, uint64_t seed, int64_t A, int64_t B, int64
     lv->w = genie_randn(c, GENIE_F32, 1, &L, seed + 5);
     lv->b = genie_randn(c, GENIE_F32, 1, &L, seed + 6);
     lv->s0 = genie_randn(c, GENIE_F32, 0, NULL, seed + 7);
+    lv->x02 = genie_transpose(c, genie_randn(c, GENIE_F32, 3, s3s, seed + 8), 0, 1);
     all[0] = lv->x; all[1] = lv->xt; all[2] = lv->bias; all[3] = lv->col; all[4] = lv->ov; all[5] = lv->w; all[6] = lv->b;
-    all[7] = lv->s0;
-    for (i = 0; i < 8 && dt != GENIE_F32; i++) { /* of dt (the transposed one as a view, as in f32) */
-        genie_tensor *u = i == 1 ? genie_transpose(c, all[i], 1, 2) : all[i], *h = genie_to_dtype(c, u, dt);
-        if (i == 1) genie_release(u);
+    all[7] = lv->s0; all[8] = lv->x02;
+    for (i = 0; i < 9 && dt != GENIE_F32; i++) { /* of dt (the transposed ones as views, as in f32) */
+        const int tr = i == 1 || i == 8, d0 = i == 1;
+        genie_tensor *u = tr ? genie_transpose(c, all[i], d0, d0 + 1) : all[i], *h = genie_to_dtype(c, u, dt);
+        if (tr) genie_release(u);
         genie_release(all[i]);
-        all[i] = i == 1 ? genie_transpose(c, h, 1, 2) : h;
-        if (i == 1) genie_release(h);
+        all[i] = tr ? genie_transpose(c, h, d0, d0 + 1) : h;
+        if (tr) genie_release(h);
     }
     lv->x = all[0]; lv->xt = all[1]; lv->bias = all[2]; lv->col = all[3]; lv->ov = all[4]; lv->w = all[5]; lv->b = all[6];
-    lv->s0 = all[7];
-    genie_realize(c, 8, all);
+    lv->s0 = all[7]; lv->x02 = all[8];
+    genie_realize(c, 9, all);
 }
 static void drop_leaves(leaves *lv) {
     genie_release(lv->x); genie_release(lv->xt); genie_release(lv->bias); genie_release(lv->col);
     genie_release(lv->ov); genie_release(lv->w); genie_release(lv->b); genie_release(lv->s0);
+    genie_release(lv->x02);
 }
 
 /* One elementwise step on t; o: operands of t's shape (or broadcast to it). Exact unless trans. */
@@ -207,6 +228,10 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
     case R_SMEAN: return genie_mean(c, t, 2, dims02, 0);
     case R_SVAR: return genie_var(c, t, 2, dims02, 1, 0);
     case R_SAMAX: return genie_amax(c, t, 2, dims02, 0);
+    case R_SPROD: return genie_prod(c, t, 2, dims02, 0);
+    case R_SLSE: return genie_logsumexp(c, t, 2, dims02, 0);
+    case R_SARGMAX: return genie_argmax(c, t, GENIE_DIM_NONE, 0);
+    case R_SARGMIN: return genie_argmin(c, t, GENIE_DIM_NONE, 1);
     default: return genie_amin(c, t, 1, dims01, 1);
     }
 }
@@ -216,21 +241,23 @@ static genie_tensor *row_apply(genie_ctx *c, int op, genie_tensor *t, const leav
    the handles to read; *groups, *nodes: the groups it fuses into and their
    nodes (one group around the row op; rows over 64K elements are no centre:
    the prologue and epilogue chains are groups of their own; a column group's
-   centre alone is a group of one; -1: not predicted, a column reduction whose
-   input's kept dims are not one run, or a sum over every dim of a prologue laid out
-   as the transposed leaf: segments, no centre). */
+   centre alone is a group of one, and so is an argreduction of all of the x02
+   leaf; -1: not predicted, a column reduction whose input's kept dims are not
+   one run, or a sum over every dim of a prologue laid out as the transposed
+   leaf: segments, no centre). */
 #define NKEEP 4
 static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_tensor **out, int *groups, int *nodes) {
     const int half = genie_dtype_of(lv->x) != GENIE_F32; /* a lone f16/bf16 op is a group of one */
-    genie_tensor *pro[4], *epi[3], *t, *u;
-    int np, ne, i, nout = 0, trans, noe = 0, cg, sg, seg;
+    genie_tensor *pro[4], *epi[3], *t, *t0, *u;
+    int np, ne, i, nout = 0, trans, noe = 0, cg, sg, seg, nocentre;
     rng_state = seed;
     trans = !exact_op(op) && rnd(2);
     np = (int)rnd(6);
     ne = arg_op(op) ? 0 : (int)rnd(5);
     pro[0] = lv->x; pro[1] = lv->xt; pro[2] = lv->bias; pro[3] = lv->col;
     genie_pool_push(c);
-    t = rnd(2) ? lv->x : lv->xt; /* a transposed input with no prologue: the row op reads it through its view */
+    t = rnd(2) ? (flat_op(op) ? lv->x02 : lv->x) : lv->xt; /* a transposed input with no prologue: the row op reads it
+                                                              through its view */
     for (i = 0; i < np; i++) {
         t = step(c, t, pro, 4, trans);
         if (nout < NKEEP - 1 && rnd(5) == 0) { genie_retain(t); out[nout++] = t; }
@@ -238,6 +265,8 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     cg = col_group(t, op);
     sg = !cg && seg_op(op) && np > 0 && seg_layout(t); /* a segmented group: only with a prologue */
     seg = op == R_SUM_ALL && !one_run(t);
+    t0 = t;
+    nocentre = flat_op(op) && !flat_seg(t) && (!one_run(t) || genie_numel(t) > 65536); /* neither segments nor a row */
     t = u = row_apply(c, op, t, lv);
     if (nout < NKEEP - 1 && ne > 0 && rnd(4) == 0) { genie_retain(t); out[nout++] = t; }
     if (row_shaped(op)) { epi[noe++] = lv->x; epi[noe++] = lv->xt; epi[noe++] = lv->bias; }
@@ -257,6 +286,13 @@ static int build(genie_ctx *c, uint64_t seed, int op, const leaves *lv, genie_te
     *groups = col_kept(op) && !cg && !sg ? -1 : np + ne > 0 || cg;
     *nodes = col_kept(op) && !cg && !sg ? -1 : np + ne > 0 || cg ? np + ne + 1 : 0;
     if (seg && np) *groups = *nodes = -1; /* segments of a prologue laid out as the transposed leaf (its layout: not predicted) */
+    else if (flat_op(op) && !np && flat_seg(t0)) { /* the leaf's segments alone: a segmented group of one */
+        *groups = 1;
+        *nodes = 1;
+    } else if (nocentre && np) {
+        *groups = np >= 2 - half;
+        *nodes = np >= 2 - half ? np : 0;
+    }
     else if (op == R_SUM_ALL && (genie_numel(lv->x) > 65536 || seg)) { /* one row of them all, too long for the row registers,
                                                                           or segments of the strided leaf: no centre */
         *groups = (np >= 2 - half) + (ne >= 2 - half);
@@ -329,7 +365,7 @@ static void random_programs(int th, genie_dtype dt) {
                 for (k = 0; k < na && k < nb; k++) {
                     char w2[260];
                     snprintf(w2, sizeof w2, "%s, value %d of %d", what, k + 1, na);
-                    if (!compare(c, a[k], r, b[k], w2, exact_op(op) && (dt == GENIE_F32 || (op != R_PROD && op != R_CPROD)) ? 0 : tol) &&
+                    if (!compare(c, a[k], r, b[k], w2, exact_op(op) && (dt == GENIE_F32 || (op != R_PROD && op != R_CPROD && op != R_SPROD)) ? 0 : tol) &&
                         ++fails > 10)
                         return;
                     genie_release(a[k]);
