@@ -6225,6 +6225,115 @@ static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *n
     }
     return fn;
 }
+/* argmax/argmin over every dim of a dense view that is not contiguous (x.t(), a permuted
+   tensor): index order is not memory order, so the extreme is found in memory order (any
+   order finds it, NaN where there is one), then the least index holding it (a zero: either
+   sign; a NaN: any NaN), the reference's first one. Along a run of the unit-stride dim the
+   index grows with the address, so a run's first match is its only candidate. f16/bf16 a
+   tile at a time in f32 (exact). Threads split the memory; their partials meet in the
+   workspace (nth floats, flags and indices) after a barrier. */
+#define GENIE__ADTILE 512 /* elements a tile */
+static int genie__argdense_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
+    const int dt = v ? (int)n->in[0].n->dtype : -1;
+    return v && !n->base && cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && genie__op_kinds[n->op] == GENIE__K_ARGREDUCE &&
+           n->a.i[1] && n->a.i[0] == 0 && n->dtype == GENIE_I64 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
+           genie__numel(v->ndim, v->shape) > 1 && !genie__is_contig(v->ndim, v->shape, v->strides) &&
+           genie__is_dense(v->ndim, v->shape, v->strides);
+}
+/* x[j], j in [e, e + c) of the dense block, as f32: in place, or converted into t */
+static const float *genie__argdense_tile(genie_cpu cpu, int dt, const char *x0, int64_t e, int64_t c, float *t) {
+    if (dt == GENIE_F32) return (const float *)(const void *)x0 + e;
+    genie__hconv(cpu, dt, 0, t, (const uint16_t *)(const void *)x0 + e, c);
+    return t;
+}
+static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *v = n->in[0].v;
+    const int dt = n->in[0].n->dtype, want_max = n->op == GENIE__OP_ARGMAX;
+    const int64_t total = genie__numel(v->ndim, v->shape);
+    const char *x0 = (const char *)GENIE__IN(n, 0) + (size_t)v->off * genie__dt_size[dt];
+    float *part = (float *)(void *)p->ws, t[GENIE__ADTILE], m = 0, g = 0;
+    int64_t *at = (int64_t *)(void *)(p->ws + 8 * (size_t)nth), lst[GENIE__MAXD], lo, hi, e, c, run = 1, best = INT64_MAX;
+    int8_t *has = (int8_t *)(p->ws + 16 * (size_t)nth);
+    int ord[GENIE__MAXD], nd = 0, d, k, any = 0;
+    genie__contig_strides(v->ndim, v->shape, lst);
+    for (d = 0; d < v->ndim; d++) /* the dims by stride, descending (size 1 left out) */
+        if (v->shape[d] > 1) {
+            for (k = nd++; k > 0 && v->strides[ord[k - 1]] < v->strides[d]; k--) ord[k] = ord[k - 1];
+            ord[k] = d;
+        }
+    run = v->shape[ord[nd - 1]]; /* the unit-stride dim's */
+    genie__share(total, ith, nth, &lo, &hi);
+    for (e = lo; e < hi; e += c) { /* the extreme, in memory order */
+        const float *x;
+        float y;
+        c = hi - e < GENIE__ADTILE ? hi - e : GENIE__ADTILE;
+        x = genie__argdense_tile(cpu, dt, x0, e, c, t);
+        y = rk->maxmin(x, c, want_max);
+        if (!any || (m == m && (y != y || (want_max ? y > m : y < m)))) m = y;
+        any = 1;
+    }
+    part[ith] = m, has[ith] = (int8_t)any;
+    genie__barrier(p->pool, nth);
+    for (k = 0, any = 0; k < nth; k++) /* the same on every thread */
+        if (has[k] && (!any || (g == g && (part[k] != part[k] || (want_max ? part[k] > g : part[k] < g))))) g = part[k], any = 1;
+    genie__share(total / run, ith, nth, &lo, &hi); /* now by runs: a run's first match */
+    for (e = lo * run; e < hi * run; e += run) {
+        int64_t j, f;
+        for (j = 0; j < run; j += c) {
+            const float *x;
+            c = run - j < GENIE__ADTILE ? run - j : GENIE__ADTILE;
+            x = genie__argdense_tile(cpu, dt, x0, e + j, c, t);
+            f = rk->find(x, c, g);
+            if (g != g ? x[f] != x[f] : x[f] == g) {
+                int64_t pos = e + j + f, idx = 0;
+                for (d = 0; d < nd; d++) {
+                    idx += pos / v->strides[ord[d]] * lst[ord[d]];
+                    pos %= v->strides[ord[d]];
+                }
+                if (idx < best) best = idx;
+                break;
+            }
+        }
+    }
+    at[ith] = best;
+    genie__barrier(p->pool, nth);
+    if (ith == 0) {
+        for (k = 1; k < nth; k++) best = at[k] < best ? at[k] : best;
+        ((int64_t *)GENIE__OUT(n))[n->out->off] = best;
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_argdense_c(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_argdense_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
+}
+static genie_result genie__k_argdense_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
+}
+#endif
+/* The dense argreduce kernel for node n, its threads and workspace; NULL: another kernel. */
+static genie__kernel genie__fast_argdense(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    genie__kernel fn = genie__k_argdense_c;
+    if (p->epi || p->fg || !p->n->buf || !genie__argdense_ok(p->n, ctx->cpu) || !genie__rowks[ctx->cpu].sum) return NULL;
+#ifdef GENIE__X86
+    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_argdense_avx2;
+    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_argdense_avx512;
+#endif
+    p->pool = genie__tpool_get(ctx, p->n->in[0].n->numel >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (!genie__ws_reserve(ctx, (size_t)*nth * 24)) {
+        p->pool = NULL;
+        *nth = 1;
+        return NULL;
+    }
+    p->ws = ctx->ws;
+    return fn;
+}
 /* ---- end of fast reductions, softmax, layer_norm ---- */
 /* ---- array kernels for elementwise operations (contiguous f32) ----
    One kernel per operation and path, all of the shape
@@ -10524,6 +10633,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, GENIE__BY_PATH(ctx->cpu, genie__k_reduce_cols));
     if ((kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE || kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM) &&
         n->buf && (fn = genie__fast_grows(ctx, p, nth)) != NULL) return fn;
+    if (kind == GENIE__K_ARGREDUCE && (fn = genie__fast_argdense(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_SOFTMAX && !p->epi && n->buf && genie__softmax_f64_ok(n, ctx->cpu))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_softmax_f64);
     if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))

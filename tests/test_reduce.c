@@ -491,6 +491,27 @@ static int64_t s_run(genie_ctx *c, genie_dtype dt, const float *data, const int6
     genie_pool_pop(c);
     return n;
 }
+/* data [A, B, C, D] of pattern pat: fill's 0-5 over rows of D; 6, 7: zeros of both signs the
+   largest (smallest) value; 8: by channel b (dim 1), every value -inf; one +inf late; a +inf
+   early and a NaN late; -inf but one 3 */
+static void seg_fill(float *data, const int64_t *sh, int pat) {
+    const int64_t total = sh[0] * sh[1] * sh[2] * sh[3];
+    int64_t e;
+    if (pat < 6) fill(data, sh[0] * sh[1] * sh[2], sh[3], pat);
+    for (e = 0; pat >= 6 && pat < 8 && e < total; e++) {
+        static const float c[4] = {1, -0.0f, 0.0f, 2};
+        data[e] = (pat == 6 ? -1.0f : 1.0f) * c[(int)(urand() * 4)];
+    }
+    for (e = 0; pat == 8 && e < total; e++) {
+        const int64_t b = e / (sh[2] * sh[3]) % sh[1], at = e % (sh[2] * sh[3]) + e / (sh[1] * sh[2] * sh[3]) * sh[2] * sh[3];
+        const int64_t last = sh[0] * sh[2] * sh[3] - 1; /* the channel's last element (at: its place) */
+        data[e] = b % 4 == 0 || b % 4 == 3 ? -INFINITY : (float)(urand() * 4 - 2);
+        if (b % 4 == 1 && at == last) data[e] = INFINITY;
+        if (b % 4 == 2 && at == 1) data[e] = INFINITY;
+        if (b % 4 == 2 && at == last - 1) data[e] = NAN;
+        if (b % 4 == 3 && at == last / 2) data[e] = 3;
+    }
+}
 static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
     static const int64_t shapes[][4] = {{3, 5, 1, 16}, {2, 7, 3, 33}, {4, 3, 2, 1000}, {2, 2, 5, 18}, {2, 21, 2, 17}};
     static const genie_dtype dts[3] = {GENIE_F32, GENIE_BF16, GENIE_F16};
@@ -503,24 +524,9 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
             if (!test_shard_take()) continue; /* a shard's unit: one dtype and shape */
             if (total > 20000 && getenv("GENIE_GEMM_QUICK")) continue; /* quick (valgrind): the short runs */
             data = (float *)malloc((size_t)total * sizeof(float));
-            for (pat = 0; pat < 9; pat++) { /* 6, 7: zeros of both signs the largest (smallest) value */
-                int64_t e;
+            for (pat = 0; pat < 9; pat++) {
                 rng_state = (uint64_t)(s * 977 + (size_t)pat * 13 + (size_t)di);
-                if (pat < 6) fill(data, sh[0] * sh[1] * sh[2], sh[3], pat);
-                for (e = 0; pat >= 6 && pat < 8 && e < total; e++) {
-                    static const float c[4] = {1, -0.0f, 0.0f, 2};
-                    data[e] = (pat == 6 ? -1.0f : 1.0f) * c[(int)(urand() * 4)];
-                }
-                for (e = 0; pat == 8 && e < total; e++) { /* 8: by channel b (dim 1), every value -inf; one +inf
-                                                             late; a +inf early and a NaN late; -inf but one 3 */
-                    const int64_t b = e / (sh[2] * sh[3]) % sh[1], at = e % (sh[2] * sh[3]) + e / (sh[1] * sh[2] * sh[3]) * sh[2] * sh[3];
-                    const int64_t last = sh[0] * sh[2] * sh[3] - 1; /* the channel's last element (at: its place) */
-                    data[e] = b % 4 == 0 || b % 4 == 3 ? -INFINITY : (float)(urand() * 4 - 2);
-                    if (b % 4 == 1 && at == last) data[e] = INFINITY;
-                    if (b % 4 == 2 && at == 1) data[e] = INFINITY;
-                    if (b % 4 == 2 && at == last - 1) data[e] = NAN;
-                    if (b % 4 == 3 && at == last / 2) data[e] = 3;
-                }
+                seg_fill(data, sh, pat);
                 round_to_dt(ref, dts[di], data, total);
                 for (v = 0; v < 6; v++)
                     for (op = 0; op < S_COUNT; op++) {
@@ -562,6 +568,54 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
             }
             free(data);
         }
+}
+
+/* argmax/argmin over every dim of a permuted [A, B, C, D] (dense, not contiguous: the extreme
+   found in memory order, then its least index; genie.h, genie__k_argdense), and of one laid
+   out in runs of C x D (a segmented group of one), against the reference: the same index.
+   78,000 elements, over the 64K that share the work among threads (quick: 7,800). */
+static void dense_arg_cases(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
+    static const int64_t perms[3][4] = {{0, 3, 1, 2}, {0, 1, 3, 2}, {1, 0, 2, 3}};
+    static const int pats[5] = {0, 2, 5, 6, 8};
+    static const genie_dtype dts[3] = {GENIE_F32, GENIE_BF16, GENIE_F16};
+    const int64_t sh[4] = {2, 3, getenv("GENIE_GEMM_QUICK") ? 13 : 130, 100}, total = sh[0] * sh[1] * sh[2] * sh[3];
+    float *data = (float *)malloc((size_t)total * sizeof(float));
+    int di, pi, q, op, k;
+    for (di = 0; di < 3; di++)
+        for (pi = 0; pi < 5; pi++) {
+            if (!test_shard_take()) continue; /* a shard's unit: one dtype and pattern */
+            rng_state = (uint64_t)(pi * 31 + di * 7 + 5);
+            seg_fill(data, sh, pats[pi]);
+            round_to_dt(ref, dts[di], data, total);
+            for (q = 0; q < 3; q++)
+                for (op = 0; op < 2; op++) {
+                    int64_t want = -1, got = -1;
+                    for (k = -1; k < nfast; k++) {
+                        genie_ctx *c = k < 0 ? ref : fast[k];
+                        genie_tensor *x, *r;
+                        int64_t idx = -2;
+                        genie_pool_push(c);
+                        x = genie_permute(c, data_as(c, dts[di], 4, sh, data), 4, perms[q]);
+                        r = op ? genie_argmin(c, x, GENIE_DIM_NONE, 0) : genie_argmax(c, x, GENIE_DIM_NONE, 0);
+                        if (!r || genie_read(c, r, GENIE_I64, &idx, sizeof idx) != GENIE_OK) idx = -2;
+                        genie_clear_error(c);
+                        genie_pool_pop(c);
+                        if (k < 0) {
+                            want = idx;
+                            continue;
+                        }
+                        got = idx;
+                        if (want >= 0 && got == want) { (*passed)++; continue; }
+                        (*failed)++;
+                        if (r_shown++ < 20)
+                            printf("FAIL reduce dense %s %s of [2, 3, %lld, 100] permuted (%lld, %lld, %lld, %lld) pattern %d on %s: "
+                                   "%lld, reference %lld\n", genie_dtype_name(dts[di]), op ? "argmin" : "argmax", (long long)sh[2],
+                                   (long long)perms[q][0], (long long)perms[q][1], (long long)perms[q][2], (long long)perms[q][3],
+                                   pats[pi], fname[k], (long long)got, (long long)want);
+                    }
+                }
+        }
+    free(data);
 }
 
 void test_reduce_run(int *passed, int *failed, int *skipped);
@@ -628,6 +682,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
     }
     gathered_cases(fast, fname, nfast, passed, failed); /* its dtypes and shapes are units */
     segment_cases(ref, fast, fname, nfast, passed, failed);
+    dense_arg_cases(ref, fast, fname, nfast, passed, failed);
     /* errors stay errors: the fast paths change no message */
     for (i = 0, t = test_shard_take(); t && i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
