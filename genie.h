@@ -6013,7 +6013,7 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
     return x0 + j % g->slen * g->xs;
 }
 /* Over the unit-stride segments of rows xo[0, nr) (f32 in place, f16/bf16 each converted
-   into buf: genie__grows_seg): r[i] = the sum of row i's x and
+   into buf: genie__as_f32): r[i] = the sum of row i's x and
    (m2 not NULL: var, std) m2[i] its squared deviations from its mean, in f64, segment by
    segment in place: each segment's about its own mean, combined with the running ones as
    Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
@@ -6021,10 +6021,10 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
    of adjacent rows (channels) reads memory in order (a row at a time hopped a stride per
    segment: [64, 64, 56, 56] mean 2.8 -> 1.3 ms, 1 thread). Each row's in its own order
    whatever the block: the same results on any threads. */
-/* The segment at src + off as f32: in place, or (f16/bf16, dt) converted into buf. */
-static const float *genie__grows_seg(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t off, float *buf) {
+/* Elements [off, off + n) of src (dtype dt) as f32: in place, or (f16/bf16) converted into buf (exact). */
+static const float *genie__as_f32(genie_cpu cpu, int dt, const void *src, int64_t off, int64_t n, float *buf) {
     if (dt == GENIE_F32) return (const float *)src + off;
-    genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, g->slen);
+    genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, n);
     return buf;
 }
 static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
@@ -6037,7 +6037,7 @@ static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const geni
     genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
     for (s = 0; s < nseg; s++, genie__mi_next(&m))
         for (i = 0; i < nr; i++) {
-            const float *x = genie__grows_seg(cpu, g, dt, src, xo[i] + m.off[0], buf);
+            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf);
             const double sb = rk->sum(x, g->slen);
             if (m2) {
                 const double q = rk->sqdev(x, g->slen, sb / nb), na = (double)s * nb, d = sb / nb - (s ? r[i] / na : 0.0);
@@ -6058,12 +6058,12 @@ static void genie__grows_segmm(const genie__rowk *rk, genie_cpu cpu, const genie
     genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
     for (s = 0; s < nseg; s++, genie__mi_next(&m))
         for (i = 0; i < nr; i++) {
-            const float *x = genie__grows_seg(cpu, g, dt, src, xo[i] + m.off[0], buf), v = rk->maxmin(x, g->slen, want_max);
+            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf), v = rk->maxmin(x, g->slen, want_max);
             if (!s || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) best[i] = v, at[i] = xo[i] + m.off[0];
         }
     for (i = 0; i < nr; i++)
         if (best[i] == 0 || best[i] != best[i]) {
-            const float *x = genie__grows_seg(cpu, g, dt, src, at[i], buf);
+            const float *x = genie__as_f32(cpu, dt, src, at[i], g->slen, buf);
             best[i] = x[rk->find(x, g->slen, best[i])];
         }
 }
@@ -6241,12 +6241,6 @@ static int genie__argdense_ok(const genie__node *n, genie_cpu cpu) {
            genie__numel(v->ndim, v->shape) > 1 && !genie__is_contig(v->ndim, v->shape, v->strides) &&
            genie__is_dense(v->ndim, v->shape, v->strides);
 }
-/* x[j], j in [e, e + c) of the dense block, as f32: in place, or converted into t */
-static const float *genie__argdense_tile(genie_cpu cpu, int dt, const char *x0, int64_t e, int64_t c, float *t) {
-    if (dt == GENIE_F32) return (const float *)(const void *)x0 + e;
-    genie__hconv(cpu, dt, 0, t, (const uint16_t *)(const void *)x0 + e, c);
-    return t;
-}
 static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
     genie__node *n = p->n;
     const genie__vspec *v = n->in[0].v;
@@ -6269,7 +6263,7 @@ static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, geni
         const float *x;
         float y;
         c = hi - e < GENIE__ADTILE ? hi - e : GENIE__ADTILE;
-        x = genie__argdense_tile(cpu, dt, x0, e, c, t);
+        x = genie__as_f32(cpu, dt, x0, e, c, t);
         y = rk->maxmin(x, c, want_max);
         if (!any || (m == m && (y != y || (want_max ? y > m : y < m)))) m = y;
         any = 1;
@@ -6284,7 +6278,7 @@ static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, geni
         for (j = 0; j < run; j += c) {
             const float *x;
             c = run - j < GENIE__ADTILE ? run - j : GENIE__ADTILE;
-            x = genie__argdense_tile(cpu, dt, x0, e + j, c, t);
+            x = genie__as_f32(cpu, dt, x0, e + j, c, t);
             f = rk->find(x, c, g);
             if (g != g ? x[f] != x[f] : x[f] == g) {
                 int64_t pos = e + j + f, idx = 0;
@@ -11100,8 +11094,8 @@ static int64_t genie__seg_run(const genie__vspec *v, int nk) {
 /* May n be the centre of a segmented group: a sum, mean, amax, amin, prod, var, std,
    logsumexp or argreduce of f32/f16/bf16 whose reduced dims are several runs (a channel's
    statistics over (0, 2, 3) of [N, C, H, W]) of at least GENIE__SEG_MIN elements, a
-   contiguous output? (With a prologue only: genie__fgroup_build.) rows: the kept positions,
-   len: the reduced ones. */
+   contiguous output? (Alone only prod, logsumexp and the argreductions: genie__fgroup_build.)
+   rows: the kept positions, len: the reduced ones. */
 static int genie__seg_centre(const genie__node *n, int64_t *rows, int64_t *len) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
     const int op = n->op, nk = (int)n->a.i[0], arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE;
