@@ -12118,6 +12118,46 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
+/* The segmented group kernel's results for rows [r0, r0 + nr) from their accumulators (r, m2:
+   sums, deviations or logsumexp's s and m; best, at: the extremes and their places): an
+   argreduce's indices written (the root, no epilogue), else the values rounded once to the
+   centre's dtype, written and read by the epilogue. */
+static void genie__sfused_emit(const genie__fgroup *g, float *regs, float *opr, int64_t r0, int64_t nr, const double *r,
+                               const double *m2, const float *best, const int64_t *at) {
+    const genie__fop *ro = &g->ops[g->row];
+    const int op = ro->op, lse = op == GENIE__OP_LOGSUMEXP;
+    const int mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN;
+    const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
+    float y[GENIE__GROWS];
+    int64_t i;
+    if (genie__op_kinds[op] == GENIE__K_ARGREDUCE) { /* (max/min along one dim, the values, never segments) */
+        for (i = 0; i < nr; i++) ((int64_t *)(void *)(uintptr_t)rout->data)[rout->off + r0 + i] = at[i];
+        return;
+    }
+    for (i = 0; i < nr; i++) {
+        const double dof = (double)g->len - (double)ro->a.i[1];
+        double v = lse ? (m2[i] != m2[i] || isinf(m2[i]) ? m2[i] : log(r[i]) + m2[i]) /* (every x -inf: -inf) */
+                 : mm ? (double)best[i] : op == GENIE__OP_SUM || op == GENIE__OP_PROD ? r[i]
+                 : op == GENIE__OP_MEAN ? r[i] / (double)g->len : m2[i] / (dof > 0 ? dof : 0.0);
+        uint16_t h;
+        if (op == GENIE__OP_STD) v = sqrt(v);
+        if (ro->dt == GENIE_F32) {
+            y[i] = (float)v;
+        } else { /* f16/bf16: rounded from the f64 value, as the reference stores it */
+            genie__stf(&h, 0, ro->dt, v);
+            y[i] = (float)genie__ldf(&h, 0, ro->dt);
+        }
+    }
+    if (rout) genie__fout_store(rout, g, r0, nr, y);
+    if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y, r0, nr, -1, NULL);
+}
+/* Chunks of segments an extreme's group of a single block splits into (genie__k_sfused):
+   16 a thread, so that a thread the machine slows leaves its part to the others. */
+static int64_t genie__sfused_chunks(const genie__fgroup *g, int nth) {
+    const int op = g->ops[g->row].op;
+    const int ext = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || genie__op_kinds[op] == GENIE__K_ARGREDUCE;
+    return ext && g->rows <= GENIE__GROWS && nth > 1 ? GENIE__MIN(g->len / g->outer, 16 * (int64_t)nth) : 0;
+}
 /* The segmented group kernel (col 2): threads take blocks of GENIE__GROWS rows (kept
    positions, adjacent channels); a block goes down the segments, segment s of each of its
    rows before segment s + 1 (memory in order, as genie__grows_segsum), each segment (outer:
@@ -12129,8 +12169,12 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
    is online, one pass: a tile's maximum v and sum exp(x - v), merged into the row's (m, s)
    by rescaling the smaller side's sum (a tile of -inf adds nothing, +inf or a NaN decides
    the row); an argreduce keeps the first extreme's place in its row (a later tile's only
-   where strictly beyond, or the first NaN), the root with no epilogue. Then the results,
-   rounded once to the centre's dtype, written and read by the epilogue. */
+   where strictly beyond, or the first NaN). Then genie__sfused_emit. A single block of an
+   extreme (amax, amin, argmax, argmin of a few channels, or of everything) is split by
+   segments instead: threads take chunks of them (genie__sfused_chunks), each chunk's
+   extremes kept in the workspace after the threads' registers, merged after a barrier in
+   the chunks' order by the same rule, so the result is the one-thread result exactly (the
+   sums are not split: their rounding would depend on the threads). */
 static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
@@ -12139,19 +12183,21 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const int arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || arg;
     const int want_max = op == GENIE__OP_AMAX || op == GENIE__OP_ARGMAX;
     const int64_t R = g->rows, L = g->len, S = g->outer, nseg = L / S, nblk = (R + GENIE__GROWS - 1) / GENIE__GROWS;
-    const int64_t chunk = genie__chunk(nblk, nth);
-    const genie__fin *rout = g->written[g->row] ? &g->out[g->row] : NULL;
+    const int64_t nck = genie__sfused_chunks(g, nth), chunk = nck ? 1 : genie__chunk(nblk, nth);
     const genie__fin *fx = ro->x < 0 ? &g->in[-1 - ro->x] : NULL; /* a lone centre's input */
     const int direct = fx && fx->dt == GENIE_F32 && fx->ldt == GENIE_F32 && fx->st[g->nd - 1] == 1; /* its tiles in place */
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
-    float *seg = opr + (size_t)g->nops * GENIE__FTILE, best[GENIE__GROWS], y[GENIE__GROWS];
+    float *seg = opr + (size_t)g->nops * GENIE__FTILE, best[GENIE__GROWS];
+    float *cbest = (float *)(p->ws + (size_t)nth * genie__fgroup_ws_bytes(g)); /* split: chunk c's row i at c GROWS + i */
+    int64_t *cat = (int64_t *)(void *)(cbest + (size_t)nck * GENIE__GROWS);
     double r[GENIE__GROWS], m2[GENIE__GROWS]; /* logsumexp: s, m */
-    int64_t at[GENIE__GROWS], lo, hi, blk, sg, i, t, n, j;
-    while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
-        for (blk = lo; blk < hi; blk++) {
+    int64_t at[GENIE__GROWS], lo, hi, blk, sg, i, t, n, j, c;
+    while (genie__take(p, nth, nck ? nck : nblk, chunk, &lo, &hi)) {
+        for (blk = nck ? 0 : lo; blk < (nck ? 1 : hi); blk++) {
             const int64_t r0 = blk * GENIE__GROWS, nr = GENIE__MIN(GENIE__GROWS, R - r0);
+            const int64_t s0 = nck ? nseg * lo / nck : 0, s1 = nck ? nseg * hi / nck : nseg;
             for (i = 0; i < nr; i++) r[i] = op == GENIE__OP_PROD ? 1.0 : 0.0, m2[i] = lse ? -INFINITY : 0.0, best[i] = 0, at[i] = 0;
-            for (sg = 0; sg < nseg; sg++)
+            for (sg = s0; sg < s1; sg++)
                 for (i = 0; i < nr; i++)
                     for (t = 0; t < S; t += n) {
                         const int64_t first = sg * S + t; /* the tile's place in its row */
@@ -12184,7 +12230,7 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                             }
                         } else if (mm) {
                             const float v = rk->maxmin(x, n, want_max);
-                            if (!first || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) {
+                            if (first == s0 * S || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) {
                                 const int64_t f = arg || v == 0 || v != v ? rk->find(x, n, v) : 0;
                                 best[i] = v == 0 || v != v ? x[f] : v;
                                 at[i] = first + f;
@@ -12200,28 +12246,24 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                             r[i] += sb;
                         }
                     }
-            if (arg) { /* the root, no epilogue: the indices (max/min along one dim, the values, never segments) */
-                for (i = 0; i < nr; i++) ((int64_t *)(void *)(uintptr_t)rout->data)[rout->off + r0 + i] = at[i];
+            if (nck) { /* this chunk's extremes, merged below */
+                for (i = 0; i < nr; i++) cbest[lo * GENIE__GROWS + i] = best[i], cat[lo * GENIE__GROWS + i] = at[i];
                 continue;
             }
-            for (i = 0; i < nr; i++) {
-                const double dof = (double)L - (double)ro->a.i[1];
-                double v = lse ? (m2[i] != m2[i] || isinf(m2[i]) ? m2[i] : log(r[i]) + m2[i]) /* (every x -inf: -inf) */
-                         : mm ? (double)best[i] : op == GENIE__OP_SUM || op == GENIE__OP_PROD ? r[i]
-                         : op == GENIE__OP_MEAN ? r[i] / (double)L : m2[i] / (dof > 0 ? dof : 0.0);
-                uint16_t h;
-                if (op == GENIE__OP_STD) v = sqrt(v);
-                if (ro->dt == GENIE_F32) {
-                    y[i] = (float)v;
-                } else { /* f16/bf16: rounded from the f64 value, as the reference stores it */
-                    genie__stf(&h, 0, ro->dt, v);
-                    y[i] = (float)genie__ldf(&h, 0, ro->dt);
-                }
-            }
-            if (rout) genie__fout_store(rout, g, r0, nr, y);
-            if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y, r0, nr, -1, NULL);
+            genie__sfused_emit(g, regs, opr, r0, nr, r, m2, best, at);
         }
     }
+    if (!nck) return GENIE_OK;
+    genie__barrier(p->pool, nth);
+    if (ith) return GENIE_OK;
+    for (i = 0; i < R; i++) { /* in the chunks' order, as one thread folds the tiles */
+        best[i] = cbest[i], at[i] = cat[i];
+        for (c = 1; c < nck; c++) {
+            const float v = cbest[c * GENIE__GROWS + i];
+            if (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i]))) best[i] = v, at[i] = cat[c * GENIE__GROWS + i];
+        }
+    }
+    genie__sfused_emit(g, regs, opr, 0, R, r, m2, best, at);
     return GENIE_OK;
 }
 /* Run a group at its root's place in the tape: buffers for the written nodes,
@@ -12237,7 +12279,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    share = g->col == 2 ? g->rows > GENIE__GROWS && g->total >= GENIE__ROWS_MIN_SHARED
+    share = g->col == 2 ? (g->rows > GENIE__GROWS || genie__sfused_chunks(g, 2)) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->col    ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
     p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
@@ -12254,7 +12296,8 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         if (!g->out[j].contig || (g->out[j].sp ? g->ototal : g->total) != n->numel) memset(n->buf->data, 0, bytes);
         g->out[j].data = (const char *)n->buf->data;
     }
-    if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g))) {
+    if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g) +
+                                            (g->col == 2 ? (size_t)genie__sfused_chunks(g, nth) * GENIE__GROWS * 12 : 0))) {
         genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for a fused pass", genie__op_names[g->root->op]);
         err = (uint8_t)-GENIE_ERR_OOM;
     }
