@@ -576,6 +576,42 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
         }
 }
 
+/* The row kernels' exp, held to its stated bound through softmax (softmax's own bound,
+   24 ulp and more, would hide an exp several ulp off): in a row [0, x1..x4096] with every x
+   in [-103.97, -28], the sum rounds 1 / sum to 1 in f32, so each output is exp(x) as the
+   kernel computes it: within 1.5 ulp of exp in double (the AVX-512 table exp: 1.07, the
+   AVX2 polynomial 1.01, GENERIC's libm expf); rows [0, x], x in [-28, 0], add the scale's
+   two roundings: within 3 ulp of e^x / (1 + e^x). */
+static double exp_ulps(double got, double want) {
+    const float w = (float)want;
+    return fabs(got - want) / (w < ldexp(1, -126) ? ldexp(1, -149) : ldexp(1, ilogb(w) - 23));
+}
+static void exp_row_cases(genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
+    enum { M = 4096, R = 8192 };
+    static float a[M + 1], b[2 * R], ya[M + 1], yb[2 * R];
+    const int64_t sa[2] = {1, M + 1}, sb[2] = {R, 2};
+    int64_t i, k;
+    a[0] = 0;
+    for (i = 1; i <= M; i++) a[i] = (float)(-28.0 - 75.97 * (double)(i - 1) / (M - 1));
+    for (i = 0; i < R; i++) b[2 * i] = 0, b[2 * i + 1] = (float)(-28.0 * (double)i / (R - 1));
+    for (k = 0; k < nfast; k++) {
+        genie_ctx *c = fast[k];
+        double wa = 0, wb = 0;
+        int ok;
+        genie_pool_push(c);
+        ok = genie_read(c, genie_softmax(c, data_as(c, GENIE_F32, 2, sa, a), -1), GENIE_F32, ya, sizeof ya) == GENIE_OK &&
+             genie_read(c, genie_softmax(c, data_as(c, GENIE_F32, 2, sb, b), -1), GENIE_F32, yb, sizeof yb) == GENIE_OK;
+        genie_pool_pop(c);
+        for (i = 1; ok && i <= M; i++) wa = fmax(wa, exp_ulps(ya[i], exp((double)a[i])));
+        for (i = 0; ok && i < R; i++) wb = fmax(wb, exp_ulps(yb[2 * i + 1], exp((double)b[2 * i + 1]) / (1 + exp((double)b[2 * i + 1]))));
+        if (getenv("GENIE_EXP_ULPS")) printf("  exp through softmax rows on %s: %.3f / %.3f ulp\n", fname[k], wa, wb);
+        if (ok && wa <= 1.5 && wb <= 3) { (*passed)++; continue; }
+        (*failed)++;
+        printf("FAIL reduce exp through softmax rows on %s: %s; worst %.3f ulp from exp (bound 1.5), %.3f from e^x / (1 + e^x) "
+               "(bound 3)\n", fname[k], ok ? "computed" : genie_last_error(c), wa, wb);
+    }
+}
+
 /* argmax/argmin over every dim of a permuted [A, B, C, D] (dense, not contiguous: the extreme
    found in memory order, then its least index; genie.h, genie__k_argdense), and of one laid
    out in runs of C x D (a segmented group of one), against the reference: the same index.
@@ -691,6 +727,7 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
     gathered_cases(fast, fname, nfast, passed, failed); /* its dtypes and shapes are units */
     segment_cases(ref, fast, fname, nfast, passed, failed);
     dense_arg_cases(ref, fast, fname, nfast, passed, failed);
+    if (test_shard_take()) exp_row_cases(fast, fname, nfast, passed, failed);
     /* errors stay errors: the fast paths change no message */
     for (i = 0, t = test_shard_take(); t && i < nfast; i++) {
         int64_t sh[2] = {2, 0}, last = -1;
