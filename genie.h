@@ -12160,13 +12160,22 @@ static void genie__sfused_emit(const genie__fgroup *g, float *regs, float *opr, 
     if (rout) genie__fout_store(rout, g, r0, nr, y);
     if (g->nops > g->row + 1) genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y, r0, nr, -1, NULL);
 }
-/* Chunks of segments an extreme's group of a single block splits into (genie__k_sfused):
-   16 a thread, so that a thread the machine slows leaves its part to the others. */
-static int64_t genie__sfused_chunks(const genie__fgroup *g, int nth) {
-    const int op = g->ops[g->row].op;
-    const int ext = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || genie__op_kinds[op] == GENIE__K_ARGREDUCE;
-    return ext && g->rows <= GENIE__GROWS && nth > 1 ? GENIE__MIN(g->len / g->outer, 16 * (int64_t)nth) : 0;
+/* Chunks of segments a segmented group of a single block (16 rows or fewer: a few channels,
+   or one, the reduction of everything) splits into, from 64K elements, so that its threads
+   share it (genie__k_sfused): 64, or one a segment where there are fewer; 0: blocks of rows.
+   Never on the threads: so the values do not depend on them. prod does not split (the
+   reference's order, bit for bit). */
+#define GENIE__SEG_CHUNKS 64
+static int64_t genie__sfused_chunks(const genie__fgroup *g) {
+    return g->ops[g->row].op != GENIE__OP_PROD && g->rows <= GENIE__GROWS && g->total >= GENIE__ROWS_MIN_SHARED
+               ? GENIE__MIN(g->len / g->outer, GENIE__SEG_CHUNKS) : 0;
 }
+/* A chunk's accumulators, one row's (genie__k_sfused's split) */
+typedef struct {
+    double r, m2; /* sums, deviations; logsumexp: s, m */
+    float best;   /* the extreme */
+    int64_t at;   /* its place */
+} genie__seg_acc;
 /* The segmented group kernel (col 2): threads take blocks of GENIE__GROWS rows (kept
    positions, adjacent channels); a block goes down the segments, segment s of each of its
    rows before segment s + 1 (memory in order, as genie__grows_segsum), each segment (outer:
@@ -12178,12 +12187,11 @@ static int64_t genie__sfused_chunks(const genie__fgroup *g, int nth) {
    is online, one pass: a tile's maximum v and sum exp(x - v), merged into the row's (m, s)
    by rescaling the smaller side's sum (a tile of -inf adds nothing, +inf or a NaN decides
    the row); an argreduce keeps the first extreme's place in its row (a later tile's only
-   where strictly beyond, or the first NaN). Then genie__sfused_emit. A single block of an
-   extreme (amax, amin, argmax, argmin of a few channels, or of everything) is split by
-   segments instead: threads take chunks of them (genie__sfused_chunks), each chunk's
-   extremes kept in the workspace after the threads' registers, merged after a barrier in
-   the chunks' order by the same rule, so the result is the one-thread result exactly (the
-   sums are not split: their rounding would depend on the threads). */
+   where strictly beyond, or the first NaN). Then genie__sfused_emit. A single block
+   (genie__sfused_chunks) is split by segments instead: threads take chunks of them as they
+   come, each chunk's accumulators kept in the workspace after the threads' registers, then
+   after a barrier thread 0 folds the chunks in their order by the same rules (Chan's for
+   the deviations, the counts the chunks'), so every thread count gives one result. */
 static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
@@ -12192,24 +12200,24 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const int arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || arg;
     const int want_max = op == GENIE__OP_AMAX || op == GENIE__OP_ARGMAX;
     const int64_t R = g->rows, L = g->len, S = g->outer, nseg = L / S, nblk = (R + GENIE__GROWS - 1) / GENIE__GROWS;
-    const int64_t nck = genie__sfused_chunks(g, nth), chunk = nck ? 1 : genie__chunk(nblk, nth);
+    const int64_t nck = genie__sfused_chunks(g), chunk = nck ? 1 : genie__chunk(nblk, nth);
     const genie__fin *fx = ro->x < 0 ? &g->in[-1 - ro->x] : NULL; /* a lone centre's input */
     const int direct = fx && fx->dt == GENIE_F32 && fx->ldt == GENIE_F32 && fx->st[g->nd - 1] == 1; /* its tiles in place */
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
     float *seg = opr + (size_t)g->nops * GENIE__FTILE, best[GENIE__GROWS];
-    float *cbest = (float *)(p->ws + (size_t)nth * genie__fgroup_ws_bytes(g)); /* split: chunk c's row i at c GROWS + i */
-    int64_t *cat = (int64_t *)(void *)(cbest + (size_t)nck * GENIE__GROWS);
+    genie__seg_acc *acc = (genie__seg_acc *)(void *)(p->ws + (size_t)nth * genie__fgroup_ws_bytes(g)); /* chunk c's row i:
+                                                                                                         c GROWS + i */
     double r[GENIE__GROWS], m2[GENIE__GROWS]; /* logsumexp: s, m */
     int64_t at[GENIE__GROWS], lo, hi, blk, sg, i, t, n, j, c;
     while (genie__take(p, nth, nck ? nck : nblk, chunk, &lo, &hi)) {
         for (blk = nck ? 0 : lo; blk < (nck ? 1 : hi); blk++) {
             const int64_t r0 = blk * GENIE__GROWS, nr = GENIE__MIN(GENIE__GROWS, R - r0);
-            const int64_t s0 = nck ? nseg * lo / nck : 0, s1 = nck ? nseg * hi / nck : nseg;
+            const int64_t s0 = nck ? nseg * lo / nck : 0, s1 = nck ? nseg * hi / nck : nseg, base = s0 * S;
             for (i = 0; i < nr; i++) r[i] = op == GENIE__OP_PROD ? 1.0 : 0.0, m2[i] = lse ? -INFINITY : 0.0, best[i] = 0, at[i] = 0;
             for (sg = s0; sg < s1; sg++)
                 for (i = 0; i < nr; i++)
                     for (t = 0; t < S; t += n) {
-                        const int64_t first = sg * S + t; /* the tile's place in its row */
+                        const int64_t first = sg * S + t; /* the tile's place in its row; first - base in its chunk */
                         const float *x = seg;
                         int k;
                         n = GENIE__MIN(GENIE__FTILE, S - t);
@@ -12239,7 +12247,7 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                             }
                         } else if (mm) {
                             const float v = rk->maxmin(x, n, want_max);
-                            if (first == s0 * S || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) {
+                            if (first == base || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) {
                                 const int64_t f = arg || v == 0 || v != v ? rk->find(x, n, v) : 0;
                                 best[i] = v == 0 || v != v ? x[f] : v;
                                 at[i] = first + f;
@@ -12247,16 +12255,19 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                         } else if (op == GENIE__OP_PROD) {
                             for (j = 0; j < n; j++) r[i] *= x[j]; /* the reference's order, one multiply waited on */
                         } else {
-                            const double sb = rk->sum(x, n), nb = (double)n, na = (double)first;
+                            const double sb = rk->sum(x, n), nb = (double)n, na = (double)(first - base);
                             if (two) {
-                                const double q = rk->sqdev(x, n, sb / nb), d = sb / nb - (first ? r[i] / na : 0.0);
-                                m2[i] = first ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
+                                const double q = rk->sqdev(x, n, sb / nb), d = sb / nb - (na > 0 ? r[i] / na : 0.0);
+                                m2[i] = na > 0 ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
                             }
                             r[i] += sb;
                         }
                     }
-            if (nck) { /* this chunk's extremes, merged below */
-                for (i = 0; i < nr; i++) cbest[lo * GENIE__GROWS + i] = best[i], cat[lo * GENIE__GROWS + i] = at[i];
+            if (nck) { /* this chunk's accumulators, folded below */
+                for (i = 0; i < nr; i++) {
+                    genie__seg_acc *a = &acc[lo * GENIE__GROWS + i];
+                    a->r = r[i], a->m2 = m2[i], a->best = best[i], a->at = at[i];
+                }
                 continue;
             }
             genie__sfused_emit(g, regs, opr, r0, nr, r, m2, best, at);
@@ -12265,11 +12276,30 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     if (!nck) return GENIE_OK;
     genie__barrier(p->pool, nth);
     if (ith) return GENIE_OK;
-    for (i = 0; i < R; i++) { /* in the chunks' order, as one thread folds the tiles */
-        best[i] = cbest[i], at[i] = cat[i];
+    for (i = 0; i < R; i++) { /* the chunks in their order, as one thread folds the tiles */
+        double na = (double)(nseg / nck * S); /* chunk 0's elements a row (chunk c: segments [nseg c / nck, nseg (c + 1) / nck)) */
+        r[i] = acc[i].r, m2[i] = acc[i].m2, best[i] = acc[i].best, at[i] = acc[i].at;
         for (c = 1; c < nck; c++) {
-            const float v = cbest[c * GENIE__GROWS + i];
-            if (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i]))) best[i] = v, at[i] = cat[c * GENIE__GROWS + i];
+            const genie__seg_acc *a = &acc[c * GENIE__GROWS + i];
+            const double nb = (double)((nseg * (c + 1) / nck - nseg * c / nck) * S);
+            if (mm) {
+                if (best[i] == best[i] && (a->best != a->best || (want_max ? a->best > best[i] : a->best < best[i])))
+                    best[i] = a->best, at[i] = a->at;
+            } else if (lse) { /* a chunk's (m, s) as a tile's (v, e) */
+                if (a->m2 != a->m2 || (a->m2 == INFINITY && m2[i] == m2[i])) {
+                    m2[i] = a->m2;
+                } else if (m2[i] == m2[i] && m2[i] != INFINITY && a->m2 != -INFINITY) {
+                    if (a->m2 > m2[i]) r[i] = r[i] * exp(m2[i] - a->m2) + a->r, m2[i] = a->m2;
+                    else r[i] += a->r * exp(a->m2 - m2[i]);
+                }
+            } else {
+                if (two) {
+                    const double d = a->r / nb - r[i] / na;
+                    m2[i] = m2[i] + a->m2 + d * d * (na * nb / (na + nb));
+                }
+                r[i] += a->r;
+            }
+            na += nb;
         }
     }
     genie__sfused_emit(g, regs, opr, 0, R, r, m2, best, at);
@@ -12288,7 +12318,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    share = g->col == 2 ? (g->rows > GENIE__GROWS || genie__sfused_chunks(g, 2)) && g->total >= GENIE__ROWS_MIN_SHARED
+    share = g->col == 2 ? (g->rows > GENIE__GROWS || genie__sfused_chunks(g)) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->col    ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
     p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
@@ -12306,7 +12336,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         g->out[j].data = (const char *)n->buf->data;
     }
     if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g) +
-                                            (g->col == 2 ? (size_t)genie__sfused_chunks(g, nth) * GENIE__GROWS * 12 : 0))) {
+                                            (g->col == 2 ? (size_t)genie__sfused_chunks(g) * GENIE__GROWS * sizeof(genie__seg_acc) : 0))) {
         genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for a fused pass", genie__op_names[g->root->op]);
         err = (uint8_t)-GENIE_ERR_OOM;
     }
