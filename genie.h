@@ -5509,16 +5509,56 @@ static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_
     const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
     GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
 }
+/* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA: 16 lanes under
+   mask t (the head up to y's line, the tail) */
+static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
+                                                 const float *b) {
+    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
+    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
+    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
+    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
+    return v;
+}
+/* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
+   512-bit extract and insert of genie__rnorm16_avx512 took a fifth of the pass (Zen 4, a
+   row in L1: 3.3 -> 2.6 ms for 16M); the same operations, so the same values. */
 static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
                                              const float *w, const float *b, int nt) {
     const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    GENIE__NT_LOOP(
-        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
-        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
-        v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
-        if (w && b) v = _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w + j), _mm512_maskz_loadu_ps(t, b + j));
-        else if (w) v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w + j));
-        else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b + j));)
+    const int64_t h = nt ? genie__nt_head(y, n) : 0;
+    int64_t j;
+    if (h) {
+        const __mmask16 t = (__mmask16)((1u << h) - 1u);
+        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
+    }
+    for (j = h; j + 16 <= n; j += 16) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
+        if (w && b) {
+            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
+        } else if (w) {
+            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
+            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
+        } else if (b) {
+            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
+            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
+        }
+        if (nt) { /* a whole line at once (two streamed halves: slower) */
+            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+        } else {
+            _mm256_storeu_ps(y + j, lo);
+            _mm256_storeu_ps(y + j + 8, hi);
+        }
+    }
+    if (j < n) {
+        const __mmask16 t = genie__tail16(n - j);
+        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
+    }
+    if (nt) _mm_sfence();
 }
 
 /* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
