@@ -513,9 +513,11 @@ static void seg_fill(float *data, const int64_t *sh, int pat) {
     }
 }
 static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *fname, int nfast, int *passed, int *failed) {
-    /* the last: over the 64K elements that share the work, with 3 channels (one block of rows), so
-       the threads split the segments (in chunks merged in order: prod excepted) */
-    static const int64_t shapes[][4] = {{3, 5, 1, 16}, {2, 7, 3, 33}, {4, 3, 2, 1000}, {2, 2, 5, 18}, {2, 21, 2, 17}, {8, 3, 4, 700}};
+    /* the last two: over the 64K elements that share the work, with 3 channels (one block of rows),
+       so the threads split the segments (in chunks merged in order: prod excepted); the last one's
+       100 or 200 segments make 64 chunks of one to four, unequal */
+    static const int64_t shapes[][4] = {{3, 5, 1, 16}, {2, 7, 3, 33}, {4, 3, 2, 1000}, {2, 2, 5, 18},
+                                        {2, 21, 2, 17}, {8, 3, 4, 700}, {100, 3, 2, 120}};
     static const genie_dtype dts[3] = {GENIE_F32, GENIE_BF16, GENIE_F16};
     const int quick = getenv("GENIE_GEMM_QUICK") != NULL;
     size_t s;
