@@ -5189,8 +5189,10 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
      (genie__exp16_avx512 / genie__exp8_avx2: <= 1.07 ulp; expf on GENERIC), sums
      in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
-   - layer_norm: (x - mean) * rstd in f64, rounded, then t * w + b in one f32
-     FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
+   - layer_norm: the mean and variance in one f64 pass about x[0] (two passes, the mean's
+     then the deviations', where x[0] lies over 32 deviations out: the shifted sums would
+     lose more than 10 of f64's bits), (x - mean) * rstd in f64, rounded, then t * w + b
+     in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
    Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
    AVX-512) are written with streaming stores: no read for ownership of lines that
    will not be read again soon. softmax computes exp once into a row on the stack
@@ -5214,6 +5216,7 @@ typedef struct genie__rowk {
     /* nt: the output is large (GENIE__ROWS_NT_BYTES): store it past the caches where the path can */
     void (*subsub)(const float *x, float *y, int64_t n, float a, float b, int nt); /* y = (x - a) - b */
     void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b, int nt);
+    double (*sumsq)(const float *x, int64_t n, double c, double *s1); /* sum (x - c)^2 and *s1 = sum (x - c), in f64 */
 } genie__rowk;
 
 /* GENERIC: plain C, the same arithmetic as the SIMD paths. */
@@ -5234,6 +5237,18 @@ static double genie__rsqdev_c(const float *x, int64_t n, double mean) {
     }
     for (; j < n; j++) s0 += (x[j] - mean) * (x[j] - mean);
     return s0 + s1;
+}
+static double genie__rsumsq_c(const float *x, int64_t n, double c, double *s1) {
+    double a0 = 0, a1 = 0, q0 = 0, q1 = 0;
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        const double d0 = x[j] - c, d1 = x[j + 1] - c;
+        a0 += d0, a1 += d1;
+        q0 += d0 * d0, q1 += d1 * d1;
+    }
+    for (; j < n; j++) a0 += x[j] - c, q0 += (x[j] - c) * (x[j] - c);
+    *s1 = a0 + a1;
+    return q0 + q1;
 }
 static float genie__rmax_c(const float *x, int64_t n, int want_max) {
     float m = x[0];
@@ -5407,6 +5422,26 @@ static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, doub
     s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
     for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
     return s;
+}
+static GENIE__AVX512 double genie__rsumsq_avx512(const float *x, int64_t n, double c, double *s1) {
+    const __m512d m = _mm512_set1_pd(c);
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
+    int64_t j = 0;
+    double s, q;
+    for (; j + 16 <= n; j += 16) {
+        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
+        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        q0 = _mm512_fmadd_pd(d0, d0, q0);
+        q1 = _mm512_fmadd_pd(d1, d1, q1);
+    }
+    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    q = _mm512_reduce_add_pd(_mm512_add_pd(q0, q1));
+    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
+    *s1 = s;
+    return q;
 }
 /* max of x (want_max) or of -x, NaN tracked apart: max_ps drops NaNs. */
 static GENIE__AVX512 float genie__rmax_avx512(const float *x, int64_t n, int want_max) {
@@ -5608,6 +5643,26 @@ static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double m
     for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
     return s;
 }
+static GENIE__AVX2 double genie__rsumsq_avx2(const float *x, int64_t n, double c, double *s1) {
+    const __m256d m = _mm256_set1_pd(c);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
+    int64_t j = 0;
+    double s, q;
+    for (; j + 8 <= n; j += 8) {
+        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
+        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm256_add_pd(a0, d0);
+        a1 = _mm256_add_pd(a1, d1);
+        q0 = _mm256_fmadd_pd(d0, d0, q0);
+        q1 = _mm256_fmadd_pd(d1, d1, q1);
+    }
+    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
+    q = genie__hsum_pd_avx2(_mm256_add_pd(q0, q1));
+    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
+    *s1 = s;
+    return q;
+}
 static GENIE__AVX2 float genie__rmax_avx2(const float *x, int64_t n, int want_max) {
     const __m256 neg = _mm256_set1_ps(want_max ? 0.0f : -0.0f);
     __m256 m0 = _mm256_xor_ps(_mm256_set1_ps(x[0]), neg), m1 = m0, nan = _mm256_setzero_ps();
@@ -5715,10 +5770,10 @@ static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, d
 #endif /* GENIE__X86 */
 
 #define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
-                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s}
+                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s, genie__rsumsq_##s}
 static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
-    {0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
-    {0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
     GENIE__ROWK(c),
 #ifdef GENIE__X86
     GENIE__ROWK(avx2),
@@ -5823,11 +5878,23 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
         m = rk->maxmin(x, len, 1);
         rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
         return 0;
-    case GENIE__OP_LAYER_NORM:
-    case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
-        mean = op == GENIE__OP_RMS_NORM ? 0.0 : rk->sum(x, len) / (double)len;
-        r = rk->sqdev(x, len, mean) / (double)len;
+    case GENIE__OP_LAYER_NORM: { /* one pass about c = x[0]: mean c + d, d = s1 / len, variance (s2 - s1 d) / len,
+                                    where d^2 <= 1024 var (the f64 sums lose 10 bits at most to the shift; so far
+                                    only if x[0] lies 32 deviations out); else, or for inf or NaN, two passes */
+        const double c = x[0];
+        double s1, s2 = rk->sumsq(x, len, c, &s1), d = s1 / (double)len;
+        mean = c + d;
+        r = (s2 - s1 * d) / (double)len;
+        if (!(d * d <= 1024.0 * r)) {
+            mean = rk->sum(x, len) / (double)len;
+            r = rk->sqdev(x, len, mean) / (double)len;
+        }
         rk->norm(x, y, len, mean, 1.0 / sqrt(r + a->f[0]), w, b, nt);
+        return 0;
+    }
+    case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
+        r = rk->sqdev(x, len, 0.0) / (double)len;
+        rk->norm(x, y, len, 0.0, 1.0 / sqrt(r + a->f[0]), w, b, nt);
         return 0;
     default: /* argmax, argmin, max/min along a dim: the index */
         m = rk->maxmin(x, len, op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM);

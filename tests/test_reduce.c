@@ -149,7 +149,9 @@ static double urand(void) { /* [0, 1) */
     return (double)(rng_state >> 40) / 16777216.0;
 }
 /* Patterns: 0 uniform, 1 large magnitudes, 2 +-inf and NaN in rows, 3 all-equal
-   rows (-0, 1.5, -1e30, -inf), 4 a large mean (cancellation), 5 many ties. */
+   rows (-0, 1.5, -1e30, -inf), 4 a large mean (cancellation), 5 many ties, 6 a large mean
+   and a first element 0, 10, 20, 31, 33 or 10^4 deviations out (layer_norm's one pass about
+   x[0], and for 10^4 its two passes, where the shift is over 32 of the row's deviations). */
 static void fill(float *x, int64_t R, int64_t L, int pat) {
     int64_t r, j;
     for (r = 0; r < R; r++)
@@ -167,6 +169,11 @@ static void fill(float *x, int64_t R, int64_t L, int pat) {
             case 2: v = (float)(40 * u - 20); break;
             case 3: { static const float c[4] = {-0.0f, 1.5f, -1e30f, -INFINITY}; v = c[r % 4]; break; }
             case 4: v = (float)(1000 + 0.02 * u - 0.01); break;
+            case 6: { /* deviation 0.02 / sqrt(12) */
+                static const double k[6] = {0, 10, 20, 31, 33, 1e4};
+                v = (float)(1000 + (j ? 0.02 * u - 0.01 : k[r % 6] * 0.0057735));
+                break;
+            }
             default: { static const float c[5] = {-1, 0, -0.0f, 1, 2}; v = c[(int)(u * 5)]; break; }
             }
             x[r * L + j] = v;
@@ -717,6 +724,8 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
                                shapes[s][1], pat, v, ~0ul);
             }
         }
+    /* layer_norm's first element far out (pattern 6) */
+    if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 36, 3001, 6, 0, 1ul << T_LN | 1ul << T_LN_WB);
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
     if (test_shard_take())
         check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
