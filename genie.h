@@ -5302,11 +5302,11 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 /* The same target attributes as >>gemm's (an identical redefinition there is allowed). */
 #define GENIE__AVX2 __attribute__((target("avx2,fma")))
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
-/* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table) */
-static const float genie__exp2_16[16] = {0x1p+0f,        0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f,
-                                         0x1.306fe0p+0f, 0x1.3dea64p+0f, 0x1.4bfdaep+0f, 0x1.5ab07ep+0f,
-                                         0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
-                                         0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f};
+/* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table; decimal, as C++ before 17
+   has no hexadecimal floating constants: each is the f32 0x1.0b5586p+0, ... exactly) */
+static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
+                                         1.29683955f, 1.35425555f, 1.41421356f, 1.47682615f, 1.54221083f, 1.61049033f,
+                                         1.68179283f, 1.75625216f, 1.83400809f, 1.91520656f};
 /* expf, 16 lanes, of x <= 0 or NaN (x minus the row's max: every caller's argument):
    k = round(x 16 / ln2) by adding 1.5 2^23 (whose low mantissa bits are then k mod 16),
    r = x - k ln2/16 (ln2/16 in two parts: k's 12 bits times the high one exact), |r| <=
@@ -5322,8 +5322,8 @@ static GENIE__AVX512 __m512 genie__exp16_avx512(__m512 x) {
     const __m512 kb = _mm512_fmadd_ps(x, _mm512_set1_ps(23.083120654223414f), sh), k = _mm512_sub_ps(kb, sh);
     const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kb), _mm512_loadu_ps(genie__exp2_16));
     __m512 r, p;
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62ep-5f), x); /* 0.0433197021484375 */
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.0bfbe8p-19f), r);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.0433197021484375f), x); /* ln2/16 to 12 bits: 0x1.62ep-5 */
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(1.99663656e-06f), r);     /* the rest: 0x1.0bfbe8p-19 */
     p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6), r, _mm512_set1_ps(0.5f));
     p = _mm512_mul_ps(_mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f)), r);
     p = _mm512_fmadd_ps(t, p, t);

@@ -150,8 +150,8 @@ static double urand(void) { /* [0, 1) */
 }
 /* Patterns: 0 uniform, 1 large magnitudes, 2 +-inf and NaN in rows, 3 all-equal
    rows (-0, 1.5, -1e30, -inf), 4 a large mean (cancellation), 5 many ties, 6 a large mean
-   and a first element 0, 10, 20, 31, 33 or 10^4 deviations out (layer_norm's one pass about
-   x[0], and for 10^4 its two passes, where the shift is over 32 of the row's deviations). */
+   and a first element 0, 10, 20, 31, 33 or 10^4 deviations out (the one pass about x[0] of
+   layer_norm, var and std, and for 10^4 their two passes: the shift is over 32 deviations). */
 static void fill(float *x, int64_t R, int64_t L, int pat) {
     int64_t r, j;
     for (r = 0; r < R; r++)
@@ -724,8 +724,10 @@ void test_reduce_run(int *passed, int *failed, int *skipped) {
                                shapes[s][1], pat, v, ~0ul);
             }
         }
-    /* layer_norm's first element far out (pattern 6) */
-    if (test_shard_take()) check_case(ref, fast, fname, nfast, GENIE_F32, 36, 3001, 6, 0, 1ul << T_LN | 1ul << T_LN_WB);
+    /* layer_norm's, var's and std's first element far out (pattern 6) */
+    if (test_shard_take())
+        check_case(ref, fast, fname, nfast, GENIE_F32, 36, 3001, 6, 0,
+                   1ul << T_LN | 1ul << T_LN_WB | 1ul << T_VAR0 | 1ul << T_VAR1 | 1ul << T_STD0);
     /* outputs of 8 MiB and more: softmax and layer_norm stream their stores (rows of 4097: every alignment) */
     if (test_shard_take())
         check_case(ref, fast, fname, nfast, GENIE_F32, 520, 4097, 2, 1,
