@@ -5189,9 +5189,9 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
      (genie__exp16_avx512 / genie__exp8_avx2: <= 1.07 ulp; expf on GENERIC), sums
      in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
-   - layer_norm: the mean and variance in one f64 pass about x[0] (two passes, the mean's
-     then the deviations', where x[0] lies over 32 deviations out: the shifted sums would
-     lose more than 10 of f64's bits), (x - mean) * rstd in f64, rounded, then t * w + b
+   - layer_norm (and var, std): the mean and variance in one f64 pass about x[0] (two passes,
+     the mean's then the deviations', where x[0] lies over 32 deviations out: the shifted sums
+     would lose more than 10 of f64's bits; genie__row_m2), (x - mean) * rstd in f64, rounded, then t * w + b
      in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
    Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
    AVX-512) are written with streaming stores: no read for ownership of lines that
@@ -5837,6 +5837,21 @@ static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
            genie__is_dense(v->ndim, v->shape, v->strides);
 }
 
+/* A row's mean (*mean) and sum of squared deviations, in one f64 pass about c = x[0]: the
+   sums s1 of x - c and s2 of its squares, mean c + d (d = s1 / len), s2 - s1 d, where d^2
+   <= 1024 times the variance (the shift costs the f64 sums 10 bits at most: x[0] lies no
+   further than 32 deviations out); else, and for inf or NaN, two passes (the mean's, then
+   the deviations'). */
+static double genie__row_m2(const genie__rowk *rk, const float *x, int64_t len, double *mean) {
+    const double c = x[0];
+    double s1, s2 = rk->sumsq(x, len, c, &s1), d = s1 / (double)len, m2 = s2 - s1 * d;
+    if (d * d * (double)len <= 1024.0 * m2) {
+        *mean = c + d;
+        return m2;
+    }
+    *mean = rk->sum(x, len) / (double)len;
+    return rk->sqdev(x, len, *mean);
+}
 /* One row x[len] of row op `op` (arguments a) with the path's primitives: a
    reduction's value, or an argreduce's index, returned; softmax, log_softmax
    and layer_norm (weight w, bias b, or NULL) write y[len] (nt: stream it). */
@@ -5856,9 +5871,8 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
         for (j = 0; j < len; j++) r *= x[j];
         return r;
     case GENIE__OP_VAR: case GENIE__OP_STD:
-        mean = rk->sum(x, len) / (double)len;
         dof = (double)len - (double)a->i[1];
-        r = rk->sqdev(x, len, mean) / (dof > 0 ? dof : 0.0);
+        r = genie__row_m2(rk, x, len, &mean) / (dof > 0 ? dof : 0.0);
         return op == GENIE__OP_STD ? sqrt(r) : r;
     case GENIE__OP_LOGSUMEXP:
         m = rk->maxmin(x, len, 1);
@@ -5878,20 +5892,10 @@ static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a
         m = rk->maxmin(x, len, 1);
         rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
         return 0;
-    case GENIE__OP_LAYER_NORM: { /* one pass about c = x[0]: mean c + d, d = s1 / len, variance (s2 - s1 d) / len,
-                                    where d^2 <= 1024 var (the f64 sums lose 10 bits at most to the shift; so far
-                                    only if x[0] lies 32 deviations out); else, or for inf or NaN, two passes */
-        const double c = x[0];
-        double s1, s2 = rk->sumsq(x, len, c, &s1), d = s1 / (double)len;
-        mean = c + d;
-        r = (s2 - s1 * d) / (double)len;
-        if (!(d * d <= 1024.0 * r)) {
-            mean = rk->sum(x, len) / (double)len;
-            r = rk->sqdev(x, len, mean) / (double)len;
-        }
+    case GENIE__OP_LAYER_NORM:
+        r = genie__row_m2(rk, x, len, &mean) / (double)len;
         rk->norm(x, y, len, mean, 1.0 / sqrt(r + a->f[0]), w, b, nt);
         return 0;
-    }
     case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
         r = rk->sqdev(x, len, 0.0) / (double)len;
         rk->norm(x, y, len, 0.0, 1.0 / sqrt(r + a->f[0]), w, b, nt);
