@@ -456,6 +456,7 @@ static void gathered_cases(genie_ctx **fast, const char *const *fname, int nfast
    reduction into a segmented group (genie.h, >>fuse) where its runs are 16 elements or
    more; the argreductions read it transposed in dims 0 and 1 (runs of C x D). */
 enum { S_SUM, S_MEAN, S_VAR, S_STD, S_AMAX, S_AMIN, S_PROD, S_LSE, S_ARGMAX, S_ARGMIN, S_COUNT };
+#define S_MAXR 256 /* results (and sums of |x|) a case reads at most */
 static const char *const s_names[S_COUNT] = {"sum", "mean", "var c=1", "std c=0", "amax", "amin", "prod", "logsumexp",
                                              "argmax all", "argmin all"};
 static genie_tensor *s_apply(genie_ctx *c, int op, genie_tensor *x, int nd, const int64_t *dims) {
@@ -490,8 +491,8 @@ static int64_t s_run(genie_ctx *c, genie_dtype dt, const float *data, const int6
     if (pro && (op == S_ARGMAX || op == S_ARGMIN)) x = genie_transpose(c, x, 0, 1);
     r = s_apply(c, op, x, 3, dims);
     a = genie_sum(c, genie_abs(c, genie_to_dtype(c, x, GENIE_F64)), 3, dims, 0); /* inf where r is inf or NaN */
-    if (r && genie_numel(r) <= 64 && genie_read(c, r, GENIE_F64, out, (size_t)genie_numel(r) * 8) == GENIE_OK &&
-        (!sabs || genie_read(c, a, GENIE_F64, sabs, (size_t)genie_numel(a) * 8) == GENIE_OK))
+    if (r && genie_numel(r) <= S_MAXR && genie_read(c, r, GENIE_F64, out, (size_t)genie_numel(r) * 8) == GENIE_OK &&
+        (!sabs || (genie_numel(a) <= S_MAXR && genie_read(c, a, GENIE_F64, sabs, (size_t)genie_numel(a) * 8) == GENIE_OK)))
         n = genie_numel(r);
     *fused = (int64_t)(genie_get_stats(c).fused_nodes - f0);
     genie_clear_error(c);
@@ -544,7 +545,7 @@ static void segment_cases(genie_ctx *ref, genie_ctx **fast, const char *const *f
                     for (op = 0; op < S_COUNT; op++) {
                         if (v >= 3 && quick && pat != 2 && pat != 6 && pat != 8) continue; /* quick: the prologue with
                                                                                              the special values */
-                        double r[64], sabs[64], f[64], f1[64]; /* f1: the path's 1-thread values */
+                        double r[S_MAXR], sabs[S_MAXR], f[S_MAXR], f1[S_MAXR]; /* f1: the path's 1-thread values */
                         int64_t nf1 = -1;
                         const int pro = v >= 3, w = v % 3, arg = op == S_ARGMAX || op == S_ARGMIN;
                         const int64_t d = w == 2 ? sh[3] - 2 : sh[3], run = w == 1 && !arg ? d : sh[2] * d;
