@@ -6177,7 +6177,7 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
 /* Over the unit-stride segments of rows xo[0, nr) (f32 in place, f16/bf16 each converted
    into buf: genie__as_f32): r[i] = the sum of row i's x and
    (m2 not NULL: var, std) m2[i] its squared deviations from its mean, in f64, segment by
-   segment in place: each segment's about its own mean, combined with the running ones as
+   segment in place: each segment's about its own mean (one pass: genie__row_m2), combined with the running ones as
    Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
    cancellation: every term is >= 0). Segment s of every row, then segment s + 1: a block
    of adjacent rows (channels) reads memory in order (a row at a time hopped a stride per
@@ -6200,12 +6200,14 @@ static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const geni
     for (s = 0; s < nseg; s++, genie__mi_next(&m))
         for (i = 0; i < nr; i++) {
             const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf);
-            const double sb = rk->sum(x, g->slen);
-            if (m2) {
-                const double q = rk->sqdev(x, g->slen, sb / nb), na = (double)s * nb, d = sb / nb - (s ? r[i] / na : 0.0);
+            if (m2) { /* the segment's mean and squared deviations in one pass (genie__row_m2) */
+                double mb;
+                const double q = genie__row_m2(rk, x, g->slen, &mb), na = (double)s * nb, d = mb - (s ? r[i] / na : 0.0);
                 m2[i] = s ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
+                r[i] += mb * nb;
+            } else {
+                r[i] += rk->sum(x, g->slen);
             }
-            r[i] += sb;
         }
 }
 /* amax (want_max) or amin of the unit-stride segments of rows xo[0, nr) in place, as
@@ -12408,12 +12410,15 @@ static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
                         } else if (op == GENIE__OP_PROD) {
                             for (j = 0; j < n; j++) r[i] *= x[j]; /* the reference's order, one multiply waited on */
                         } else {
-                            const double sb = rk->sum(x, n), nb = (double)n, na = (double)(first - base);
-                            if (two) {
-                                const double q = rk->sqdev(x, n, sb / nb), d = sb / nb - (na > 0 ? r[i] / na : 0.0);
+                            const double nb = (double)n, na = (double)(first - base);
+                            if (two) { /* one pass, as genie__grows_segsum */
+                                double mb;
+                                const double q = genie__row_m2(rk, x, n, &mb), d = mb - (na > 0 ? r[i] / na : 0.0);
                                 m2[i] = na > 0 ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
+                                r[i] += mb * nb;
+                            } else {
+                                r[i] += rk->sum(x, n);
                             }
-                            r[i] += sb;
                         }
                     }
             if (nck) { /* this chunk's accumulators, folded below */
