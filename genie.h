@@ -12185,7 +12185,15 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const int64_t nblk = (g->rows + ob - 1) / ob, chunk = genie__chunk(nblk, nth);
     const int rnd = g->nops > g->row + 1 && (g->rnd >> g->row & 1); /* an f16/bf16 row value the epilogue reads */
     const int rms_w = ro->op == GENIE__OP_RMS_NORM && ro->y != GENIE__FNONE && (ro->dt == GENIE_F16 || ro->dt == GENIE_BF16);
-    int64_t lo, hi, blk, i0, i1, o, c, n, j;
+    /* a large softmax (the root, streamed): its rows pipelined as genie__k_rows', across a take's blocks */
+    const int pipe = ro->op == GENIE__OP_SOFTMAX && nt && len <= GENIE__SOFTMAX_ROW && rk->sumexp_scale;
+    float tb[2 * GENIE__SOFTMAX_ROW + 1536], *t2[2] = {tb, tb}, *yq = NULL, sq = 0; /* yq: the row waiting to go */
+    int64_t lo, hi, blk, i0, i1, o, c, n, j;                                          /* out, its exps in t2[tq] */
+    int tq = 0;
+    if (pipe) { /* the stack rows 1 and 3 KiB past the output's rows modulo 4 KiB (genie__k_rows) */
+        t2[0] = (float *)(void *)((char *)tb + (((uintptr_t)rout->data + 1024 - (uintptr_t)tb) & 4095));
+        t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
+    }
     if (ro->y != GENIE__FNONE || ro->z != GENIE__FNONE) { /* layer_norm's weight, bias: f32 in place, else converted */
         float *wb = yrow + cap;
         const genie__fin *fw = ro->y != GENIE__FNONE ? &g->in[-1 - ro->y] : NULL, *fb = ro->z != GENIE__FNONE ? &g->in[-1 - ro->z] : NULL;
@@ -12204,7 +12212,15 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
                 xs = genie__frows_in(g, regs, opr, xrow, i0, i1);
                 for (o = i0; o < i1; o++) {
                     const float *x = xs + (o - i0) * len;
-                    double r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, rms_w ? NULL : w, b, nt);
+                    double r;
+                    if (pipe) { /* this row's exps while the previous one streams out */
+                        const float m = rk->maxmin(x, len, 1);
+                        const double se = yq ? rk->sumexp_scale(x, t2[o & 1], len, m, t2[(o - 1) & 1], yq, sq)
+                                             : rk->sumexp(x, t2[o & 1], len, m);
+                        yq = y0 + (o - r0) * olen, sq = (float)(1.0 / se), tq = (int)(o & 1);
+                        continue;
+                    }
+                    r = genie__row_run(rk, ro->op, &ro->a, x, len, y0 + (o - r0) * olen, rms_w ? NULL : w, b, nt);
                     if (rms_w) { /* x * rstd rounded to the dtype before the weight, as genie__k_rows */
                         float *yo = y0 + (o - r0) * olen;
                         genie__fround(g->cpu, ro->dt, yo, len);
@@ -12224,6 +12240,10 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
                 n = GENIE__MIN(GENIE__FTILE, r1 * olen - c);
                 genie__fpass(g, 1, g->row + 1, g->nops, regs, opr, y0 + (c - r0 * olen), c, n, -1, NULL);
             }
+        }
+        if (yq) { /* the take's last row (the next take's rows are elsewhere) */
+            rk->scale(t2[tq], yq, len, sq, 1);
+            yq = NULL;
         }
     }
     return GENIE_OK;

@@ -494,6 +494,49 @@ static void long_cases(int th) {
     for (k = 0; k < 2; k++) genie_ctx_destroy(cs[k]);
 }
 
+/* softmax(x * 0.125 + m) over outputs of 8 MiB and more: a group whose root streams its rows out,
+   pipelined (genie.h, genie__k_rfused: row o's exps while row o - 1 goes out), with rows of 4097
+   (every alignment of the output) and of 200 (two rows a prologue block), every element within
+   1e-5 of the reference relative to itself (softmax's bound: 2^-24 (24 + |x - max|)). Quick
+   (valgrind): the first shape on 1 thread only. */
+static void stream_cases(int th) {
+    static const int64_t shapes[2][2] = {{520, 4097}, {10500, 200}};
+    int si, k;
+    for (si = 0; si < 2; si++) {
+        genie_ctx *cs[2];
+        float *v[2];
+        int64_t n = shapes[si][0] * shapes[si][1], i, bad = 0;
+        uint64_t g0 = 0;
+        if (getenv("GENIE_GEMM_QUICK") && (si || th > 1)) continue;
+        for (k = 0; k < 2; k++) {
+            genie_ctx_desc d;
+            genie_tensor *x, *m, *t;
+            memset(&d, 0, sizeof d);
+            d.n_threads = th;
+            d.cpu = k ? GENIE_CPU_REFERENCE : (genie_cpu)(GENIE_CPU_COUNT - 1);
+            cs[k] = genie_ctx_create(&d);
+            v[k] = (float *)malloc((size_t)n * sizeof(float));
+            x = genie_randn(cs[k], GENIE_F32, 2, shapes[si], 41);
+            m = genie_randn(cs[k], GENIE_F32, 1, shapes[si] + 1, 42);
+            genie_realize(cs[k], 1, &x);
+            genie_realize(cs[k], 1, &m);
+            if (k == 0) g0 = genie_get_stats(cs[0]).fused_groups;
+            t = genie_softmax(cs[k], genie_add(cs[k], genie_mul_scalar(cs[k], x, 0.125), m), -1);
+            RCHECK(v[k] && genie_read(cs[k], t, GENIE_F32, v[k], (size_t)n * sizeof(float)) == GENIE_OK, "streamed softmax: %s",
+                   genie_last_error(cs[k]));
+        }
+        RCHECK(genie_get_stats(cs[0]).fused_groups == g0 + 1, "streamed softmax [%lld, %lld]: not one fused group",
+               (long long)shapes[si][0], (long long)shapes[si][1]);
+        for (i = 0; i < n && v[0] && v[1]; i++)
+            if (!(fabs((double)v[0][i] - v[1][i]) <= 1e-5 * fabs((double)v[1][i])) && bad++ == 0)
+                printf("  streamed softmax [%lld, %lld], %d threads: element %lld: fused %.9g, reference %.9g\n",
+                       (long long)shapes[si][0], (long long)shapes[si][1], th, (long long)i, v[0][i], v[1][i]);
+        RCHECK(bad == 0, "streamed softmax [%lld, %lld], %d threads: %lld of %lld elements off", (long long)shapes[si][0],
+               (long long)shapes[si][1], th, (long long)bad, (long long)n);
+        for (k = 0; k < 2; k++) free(v[k]), genie_ctx_destroy(cs[k]);
+    }
+}
+
 /* The tape cache keeps row groups as templates: the same structure realized
    again with other scalars (the prologue's scale, layer_norm's eps) takes the
    kept plan, rebound to the new nodes and scalars. */
@@ -560,6 +603,7 @@ void rfuse_tests(int *passed, int *failed) {
         random_programs(th, GENIE_F32);
         inplace_cases(th);
         long_cases(th);
+        stream_cases(th);
     }
     empty_cases();
     cache_cases();
