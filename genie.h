@@ -6004,6 +6004,15 @@ static const float *genie__rows_param(genie_cpu cpu, const genie__node *n, int i
     genie__hconv(cpu, w->dtype, 0, buf, (const char *)w->buf->data + n->in[i].v->off * 2, len);
     return buf;
 }
+/* The two stack rows of a pipelined softmax (genie__k_rows, genie__k_rfused) in tb[GENIE__PIPE_TB]:
+   1 and 3 KiB past `by` (the rows they pass beside) modulo 4 KiB. 16 KiB apart, a load 4 KiB
+   from a pending store (this row's exps, the previous ones read back) waited on it, and runs
+   were bimodal. */
+#define GENIE__PIPE_TB (2 * GENIE__SOFTMAX_ROW + 1536)
+static void genie__pipe_rows(float *tb, const void *by, float **t2) {
+    t2[0] = (float *)(void *)((char *)tb + (((uintptr_t)by + 1024 - (uintptr_t)tb) & 4095));
+    t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
+}
 /* Rows [lo, hi) of this thread's share, row by row with the path's primitives. f16/bf16
    rows are converted to f32 in the workspace (p->ws), computed, and rounded back (rms_norm:
    x * rstd rounded to the dtype before the weight, as the reference). */
@@ -6037,12 +6046,8 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__k
            scaling pass did nothing but store: [4096, 4096], 1 thread, Zen 4, six alternating runs
            of a driver: AVX-512 6.4-7.1 -> 4.6-5.1 ms, AVX2 9.3-10.4 -> 7.8-8.5). The same values
            as genie__row_run. */
-        float tb[2 * GENIE__SOFTMAX_ROW + 1536], *t2[2], *y0 = (float *)out + n->out->off, sp = 0;
-        /* the two rows 1 KiB and 3 KiB past the input's rows modulo 4 KiB: a load 4 KiB from a
-           pending store (the next row's exps, the previous ones read back) waits on it */
-        const size_t sk = ((uintptr_t)x0 + 1024 - (uintptr_t)tb) & 4095;
-        t2[0] = (float *)(void *)((char *)tb + sk);
-        t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
+        float tb[GENIE__PIPE_TB], *t2[2], *y0 = (float *)out + n->out->off, sp = 0;
+        genie__pipe_rows(tb, x0, t2);
         for (o = lo; o < hi; o++) {
             const float *x = x0 + o * len;
             const float m = rk->maxmin(x, len, 1);
@@ -12187,13 +12192,10 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const int rms_w = ro->op == GENIE__OP_RMS_NORM && ro->y != GENIE__FNONE && (ro->dt == GENIE_F16 || ro->dt == GENIE_BF16);
     /* a large softmax (the root, streamed): its rows pipelined as genie__k_rows', across a take's blocks */
     const int pipe = ro->op == GENIE__OP_SOFTMAX && nt && len <= GENIE__SOFTMAX_ROW && rk->sumexp_scale;
-    float tb[2 * GENIE__SOFTMAX_ROW + 1536], *t2[2] = {tb, tb}, *yq = NULL, sq = 0; /* yq: the row waiting to go */
-    int64_t lo, hi, blk, i0, i1, o, c, n, j;                                          /* out, its exps in t2[tq] */
+    float tb[GENIE__PIPE_TB], *t2[2] = {tb, tb}, *yq = NULL, sq = 0; /* yq: the row waiting to go out, */
+    int64_t lo, hi, blk, i0, i1, o, c, n, j;                            /* its exps in t2[tq] */
     int tq = 0;
-    if (pipe) { /* the stack rows 1 and 3 KiB past the output's rows modulo 4 KiB (genie__k_rows) */
-        t2[0] = (float *)(void *)((char *)tb + (((uintptr_t)rout->data + 1024 - (uintptr_t)tb) & 4095));
-        t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
-    }
+    if (pipe) genie__pipe_rows(tb, rout->data, t2); /* beside the output's rows (the input may be a workspace row) */
     if (ro->y != GENIE__FNONE || ro->z != GENIE__FNONE) { /* layer_norm's weight, bias: f32 in place, else converted */
         float *wb = yrow + cap;
         const genie__fin *fw = ro->y != GENIE__FNONE ? &g->in[-1 - ro->y] : NULL, *fb = ro->z != GENIE__FNONE ? &g->in[-1 - ro->z] : NULL;
