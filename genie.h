@@ -670,8 +670,9 @@ GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const cha
 #define GENIE__DIAG_PUSHED 1
 #endif
 #include <immintrin.h>
-#define GENIE__AVX2 __attribute__((target("avx2,fma")))
-#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+#include <cpuid.h>
+#define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
+#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 #endif
 /* The kernel name##_generic, _avx2 or _avx512 for path cpu (x86 builds define all three) */
 #ifdef GENIE__X86
@@ -5307,8 +5308,8 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 
 #ifdef GENIE__X86
 /* The same target attributes as >>gemm's (an identical redefinition there is allowed). */
-#define GENIE__AVX2 __attribute__((target("avx2,fma")))
-#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+#define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
+#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 /* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table; decimal, as C++ before 17
    has no hexadecimal floating constants: each is the f32 0x1.0b5586p+0, ... exactly) */
 static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
@@ -6875,6 +6876,15 @@ static const float genie__vm_phi16_tab[8][16] = {
         GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
         return GENIE__FSEL(z, GENIE__F1(0.0f), GENIE__FSCALE(GENIE__FADD(p, GENIE__F1(1.0f)), k)); \
     }                                                                                              \
+    /* exp for x >= -86 (not NaN; k >= -124, a normal result): (2 + 2p) 2^(k - 1), 2^(k - 1)      \
+       normal up to k = 128; exp's value */                                                       \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fexp_mid(GENIE__F x) {                           \
+        GENIE__F c = GENIE__FMINV(GENIE__F1(89.0f), x);                                            \
+        GENIE__F k = genie__##P##_fk(c);                                                           \
+        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
+        return GENIE__FMUL(GENIE__FFMA(p, GENIE__F1(2.0f), GENIE__F1(2.0f)),                       \
+                           GENIE__FSHL(GENIE__FADD(k, GENIE__F1(8388734.0f)), 23));                \
+    }                                                                                              \
     /* expm1: 2^k p + (2^k - 1) (one rounding; exact p for k = 0) on x clamped to [-30, 89];       \
        above 64 the -1 is below half an ulp and the result is exp's */                             \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fexpm1(GENIE__F x) {                             \
@@ -6884,6 +6894,14 @@ static const float genie__vm_phi16_tab[8][16] = {
         GENIE__F s = genie__##P##_fpow2(GENIE__FMINV(GENIE__F1(100.0f), k));                       \
         return GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(64.0f), _CMP_GT_OQ), GENIE__FSCALE(GENIE__FADD(p, GENIE__F1(1.0f)), k), \
                            GENIE__FFMA(s, p, GENIE__FSUB(s, GENIE__F1(1.0f))));                    \
+    }                                                                                              \
+    /* expm1 for x <= 64 (not NaN): expm1's value without its exp branch */                       \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fexpm1_mid(GENIE__F x) {                         \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(-30.0f), x);                                           \
+        GENIE__F k = genie__##P##_fk(c);                                                           \
+        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
+        GENIE__F s = genie__##P##_fpow2(k);                                                        \
+        return GENIE__FFMA(s, p, GENIE__FSUB(s, GENIE__F1(1.0f)));                                 \
     }                                                                                              \
     /* tanh: t / (t + 2) with t = expm1(2|x|) (|x| clamped to 10, where tanh is 1 in f32), signed */ \
     static ATTR GENIE__VINL GENIE__F genie__##P##_ftanh(GENIE__F x) {                              \
@@ -6902,17 +6920,20 @@ static const float genie__vm_phi16_tab[8][16] = {
        (exact 1 + 2^k for k >= -24). |w| is clamped to 110 (k >= -159); beyond, the result         \
        is n for w > 110 and n times 0 for w < -110 (below f32's least subnormal for                \
        |n| < 2^40; NaN for an infinite n, as the reference's inf / inf), so the quotient           \
-       only sees finite n. lo: wl is not 0. */                                                     \
-    static ATTR GENIE__VINL GENIE__F genie__##P##_flogistic(GENIE__F n, GENIE__F wh, GENIE__F wl, int lo) { \
+       only sees finite n. lo: wl is not 0. mid: every w < 0 lane has w >= -87 (results normal,   \
+       2^k normal for k >= -126): 2^k by the exponent's bits, |w| clamped to 87 (1 + e is 1       \
+       beyond), the same values. */                                                               \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogistic(GENIE__F n, GENIE__F wh, GENIE__F wl, int lo, int mid) { \
         GENIE__FM neg = GENIE__FCMP(wh, GENIE__F1(0.0f), _CMP_LT_OQ);                              \
         GENIE__F h = GENIE__FOR(wh, GENIE__F1(-0.0f)); /* -|wh| */                                 \
-        GENIE__F c = GENIE__FMAXV(GENIE__F1(-110.0f), h);                                          \
+        GENIE__F c = GENIE__FMAXV(GENIE__F1(mid ? -87.0f : -110.0f), h);                           \
         GENIE__F k = genie__##P##_fk(c), r = genie__##P##_fred(c, k), p, s, q;                     \
         if (lo) r = GENIE__FADD(r, GENIE__FXOR(wl, GENIE__FANDN(wh, GENIE__F1(-0.0f))));           \
         p = genie__##P##_fexpm1r(r);                                                               \
-        s = GENIE__FSCALE(GENIE__F1(1.0f), k);                                                     \
+        s = mid ? genie__##P##_fpow2(k) : GENIE__FSCALE(GENIE__F1(1.0f), k);                       \
         q = GENIE__FDIV(GENIE__FSEL(neg, GENIE__FFMA(n, p, n), n), GENIE__FFMA(p, s, GENIE__FADD(s, GENIE__F1(1.0f)))); \
-        q = GENIE__FSEL(neg, GENIE__FSCALE(q, k), q);                                              \
+        q = GENIE__FSEL(neg, mid ? GENIE__FMUL(q, s) : GENIE__FSCALE(q, k), q);                    \
+        if (mid) return q;                                                                         \
         return GENIE__FSEL(GENIE__FCMP(h, GENIE__F1(-110.0f), _CMP_LT_OQ), GENIE__FSEL(neg, GENIE__FMUL(n, GENIE__F1(0.0f)), n), q); \
     }                                                                                              \
     /* n sigmoid(x) = n / (1 + exp(-x)) for x >= -80 (not NaN): exp(-x) of x clamped to 80          \
@@ -6926,15 +6947,15 @@ static const float genie__vm_phi16_tab[8][16] = {
         return GENIE__FDIV(n, GENIE__FADD(GENIE__FFMA(p, s, s), GENIE__F1(1.0f)));                \
     }                                                                                              \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fsigmoid(GENIE__F x) {                           \
-        return genie__##P##_flogistic(GENIE__F1(1.0f), x, x, 0);                                   \
+        return genie__##P##_flogistic(GENIE__F1(1.0f), x, x, 0, 0);                                \
     }                                                                                              \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fsilu(GENIE__F x) {                              \
-        return genie__##P##_flogistic(x, x, x, 0);                                                 \
+        return genie__##P##_flogistic(x, x, x, 0, 0);                                              \
     }                                                                                              \
     /* gelu_tanh: 0.5 x (1 + tanh(u)) = x sigmoid(2u), 2u = x (c1 + c2 x^2) (c1 = 2 sqrt(2/pi),    \
        c2 = 0.044715 c1) formed in two floats (x^2 exact by FMA, the sum by TwoSum) on x           \
-       clamped to [-20, 20] (|2u| > 110 there) */                                                  \
-    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu_tanh(GENIE__F x) {                         \
+       clamped to [-20, 20] (|2u| > 110 there). mid: x >= -9 (2u >= -67) */                       \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu_tanh_f(GENIE__F x, int mid) {              \
         GENIE__F c = GENIE__FMAXV(GENIE__F1(-20.0f), GENIE__FMINV(GENIE__F1(20.0f), x));           \
         GENIE__F sh = GENIE__FMUL(c, c), sl = GENIE__FFMS(c, c, sh);                               \
         GENIE__F th = GENIE__FMUL(GENIE__F1(0.0713548139f), sh), tl, ah, bb, al, wh;               \
@@ -6945,7 +6966,13 @@ static const float genie__vm_phi16_tab[8][16] = {
         al = GENIE__FADD(GENIE__FSUB(GENIE__F1(1.59576917f), GENIE__FSUB(ah, bb)), GENIE__FSUB(th, bb)); \
         al = GENIE__FADD(al, GENIE__FADD(tl, GENIE__F1(-4.53406805e-08f)));                        \
         wh = GENIE__FMUL(c, ah);                                                                   \
-        return genie__##P##_flogistic(x, wh, GENIE__FFMA(c, al, GENIE__FFMS(c, ah, wh)), 1);       \
+        return genie__##P##_flogistic(x, wh, GENIE__FFMA(c, al, GENIE__FFMS(c, ah, wh)), 1, mid);  \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu_tanh(GENIE__F x) {                         \
+        return genie__##P##_fgelu_tanh_f(x, 0);                                                    \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_fgelu_tanh_mid(GENIE__F x) {                     \
+        return genie__##P##_fgelu_tanh_f(x, 1);                                                    \
     }                                                                                              \
     /* erf: x P(x^2) for |x| < 1/2 (P of degree 4, relative error < 2^-29); else erf(|x|) by       \
        pieces of width 1/2 on [1/2, 4) (degree 7, absolute error < 2^-30) and 1 above 4, signed */ \
@@ -7016,13 +7043,13 @@ static const float genie__vm_phi16_tab[8][16] = {
     }                                                                                              \
     /* log(u) + c for u > 0 finite (subnormal u scaled by 2^23 first): u = 2^k m, m in             \
        [sqrt(1/2), sqrt2), f = m - 1 exact, log1p(f) = f + f^2 (-1/2 + f P(f)) (P of degree 7,     \
-       relative error < 2^-27), plus k ln2 in two parts */                                         \
-    static ATTR GENIE__VINL GENIE__F genie__##P##_flogc(GENIE__F u, GENIE__F c) {                  \
+       relative error < 2^-27), plus k ln2 in two parts. norm: u is normal (no lane scaled) */     \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogc_f(GENIE__F u, GENIE__F c, int norm) {      \
         GENIE__FM sub = GENIE__FCMP(u, GENIE__F1(1.17549435e-38f), _CMP_LT_OQ), big;               \
         GENIE__F k, m, f, p;                                                                       \
-        u = GENIE__FSEL(sub, GENIE__FMUL(u, GENIE__F1(8388608.0f)), u);                            \
+        if (!norm) u = GENIE__FSEL(sub, GENIE__FMUL(u, GENIE__F1(8388608.0f)), u);                 \
         k = GENIE__FSUB(GENIE__FOR(GENIE__FSHR(u, 23), GENIE__F1(8388608.0f)), GENIE__F1(8388735.0f)); \
-        k = GENIE__FSEL(sub, GENIE__FSUB(k, GENIE__F1(23.0f)), k);                                 \
+        if (!norm) k = GENIE__FSEL(sub, GENIE__FSUB(k, GENIE__F1(23.0f)), k);                      \
         m = GENIE__FOR(GENIE__FAND(u, GENIE__FBITS(0x007fffff)), GENIE__F1(1.0f));                 \
         big = GENIE__FCMP(m, GENIE__F1(1.41421354f), _CMP_GT_OQ);                                  \
         m = GENIE__FSEL(big, GENIE__FMUL(m, GENIE__F1(0.5f)), m);                                  \
@@ -7039,6 +7066,13 @@ static const float genie__vm_phi16_tab[8][16] = {
         p = GENIE__FADD(GENIE__FFMA(GENIE__FMUL(f, f), p, f), c);                                  \
         return GENIE__FFMA(k, GENIE__F1(0.693359375f), GENIE__FFMA(k, GENIE__F1(-2.12194442e-4f), p)); \
     }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flogc(GENIE__F u, GENIE__F c) {                  \
+        return genie__##P##_flogc_f(u, c, 0);                                                      \
+    }                                                                                              \
+    /* log for x in [FLT_MIN, FLT_MAX]: no scaling, no special values */                          \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog_mid(GENIE__F x) {                           \
+        return genie__##P##_flogc_f(x, GENIE__F1(0.0f), 1);                                        \
+    }                                                                                              \
     /* log's special values by u: +inf, 0 -> -inf, negative -> NaN, NaN kept */                    \
     static ATTR GENIE__VINL GENIE__F genie__##P##_flogfix(GENIE__F u, GENIE__F r) {                \
         r = GENIE__FSEL(GENIE__FCMP(u, GENIE__F1(INFINITY), _CMP_EQ_OQ), u, r);                    \
@@ -7049,13 +7083,21 @@ static const float genie__vm_phi16_tab[8][16] = {
     static ATTR GENIE__VINL GENIE__F genie__##P##_flog(GENIE__F x) {                               \
         return genie__##P##_flogfix(x, genie__##P##_flogc(x, GENIE__F1(0.0f)));                    \
     }                                                                                              \
-    /* log1p: log(u) + c / u, u = 1 + x rounded and c its rounding error (TwoSum's order) */       \
-    static ATTR GENIE__VINL GENIE__F genie__##P##_flog1p(GENIE__F x) {                             \
+    /* log1p: log(u) + c / u, u = 1 + x rounded and c its rounding error (TwoSum's order);         \
+       mid: x in [-1 + 2^-24, FLT_MAX] (u normal and finite): no scaling, no special values */    \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog1p_f(GENIE__F x, int mid) {                  \
         GENIE__F u = GENIE__FADD(x, GENIE__F1(1.0f));                                              \
         GENIE__F c = GENIE__FSEL(GENIE__FCMP(GENIE__FANDN(GENIE__F1(-0.0f), x), GENIE__F1(1.0f), _CMP_LT_OQ), \
                                  GENIE__FSUB(x, GENIE__FSUB(u, GENIE__F1(1.0f))),                  \
                                  GENIE__FSUB(GENIE__F1(1.0f), GENIE__FSUB(u, x)));                 \
+        if (mid) return genie__##P##_flogc_f(u, GENIE__FDIV(c, u), 1);                             \
         return genie__##P##_flogfix(u, genie__##P##_flogc(u, GENIE__FDIV(c, u)));                  \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog1p(GENIE__F x) {                             \
+        return genie__##P##_flog1p_f(x, 0);                                                        \
+    }                                                                                              \
+    static ATTR GENIE__VINL GENIE__F genie__##P##_flog1p_mid(GENIE__F x) {                         \
+        return genie__##P##_flog1p_f(x, 1);                                                        \
     }
 
 /* f64 vector functions: 1 / sqrt(x) (exact after rounding to f32), sin and cos */
@@ -7165,9 +7207,7 @@ static const float genie__vm_phi16_tab[8][16] = {
                             GENIE__FSEL(GENIE__FCMP(x, lo, _CMP_LT_OQ), lo, x)))
 /* Unary operations on f32 vector functions: X(P, name, expression of x). */
 #define GENIE__VT_LIST(X, P)                                                                        \
-    X(P, EXP, genie__##P##_fexp(x)) X(P, LOG, genie__##P##_flog(x)) X(P, TANH, genie__##P##_ftanh(x)) \
-    X(P, GELU_TANH, genie__##P##_fgelu_tanh(x))                                                     \
-    X(P, ERF, genie__##P##_ferf(x)) X(P, LOG1P, genie__##P##_flog1p(x)) X(P, EXPM1, genie__##P##_fexpm1(x))
+    X(P, TANH, genie__##P##_ftanh(x)) X(P, ERF, genie__##P##_ferf(x))
 /* Unary operations on f64 vectors: X(P, name, function). */
 #define GENIE__VD_LIST(X, P) X(P, RSQRT, rsqrt)
 /* Binary operations in f32 vectors, f32 out: X(P, name, expression of x, z). */
@@ -7211,24 +7251,34 @@ static const float genie__vm_phi16_tab[8][16] = {
         GENIE__VS_ULOOP(EXPR)                                                                       \
         (void)lo; (void)hi;                                                                         \
     }
-/* Operations with a cheaper form on a range: an array whose elements are all >= LIM (none
-   NaN) runs FAST, any other GEN; one loop a call, so that each keeps its constants in
+/* Operations with a cheaper form on a range: an array whose elements all lie in [LO, HI]
+   (none NaN) runs FAST, any other GEN; one loop a call, so that each keeps its constants in
    registers (a choice per vector made randn's gelu 28% slower, 0.62 -> 0.79 ns an element).
-   The check stops at the first vector with a lane below LIM (or NaN).
-   gelu, LIM -1 (a relu's or a square's output; a chunk of real activations rarely is): in
+   The check stops at the first vector with a lane outside (or NaN).
+   gelu, [-1, inf] (a relu's or a square's output; a chunk of real activations rarely is): in
    cache, 1 thread, AVX-512, relu then gelu 0.82 -> 0.42 ns an element, randn's unchanged.
-   silu and sigmoid, LIM -80 (real activations are): silu 0.40 -> 0.29 ns an element, sigmoid
-   0.40 -> 0.29, chain8 in cache 1.13 -> 1.02 (with vdivps, GENIE__FDIV). */
-#define GENIE__VS_SPLIT(P, o, LIM, FAST, GEN)                                                       \
+   silu and sigmoid, [-80, inf] (real activations are): silu 0.40 -> 0.29 ns an element, sigmoid
+   0.40 -> 0.29, chain8 in cache 1.13 -> 1.02 (with vdivps, GENIE__FDIV).
+   log [FLT_MIN, FLT_MAX], log1p [-1 + 2^-24, FLT_MAX]: no scaling of subnormals, no special
+   values; AVX-512 log 0.46 -> 0.36 ns an element, log1p 0.55 -> 0.42.
+   On AVX2 only (EVERY 0; GENIE__FSCALE_EMU: scalef is nine operations there), exp [-86, inf],
+   expm1 [-inf, 64], gelu_tanh [-9, inf]: 2^k by the exponent's bits, no results that are
+   subnormal or overflow 2^k; exp 0.43 -> 0.31 ns an element, gelu_tanh 1.07 -> 0.94 (on
+   AVX-512 the check cost exp more than it saved: 0.22 -> 0.25).
+   Every FAST form gives the general form's values bit for bit on its range. */
+#define GENIE__VS_SPLIT(P, o, LO, HI, FAST, GEN, EVERY)                                             \
     static GENIE__VATTR void genie__v##P##_##o(void *out, const void *a, const void *b, int64_t n) { \
         float *y = (float *)out, t[GENIE__FL];                                                      \
         const float *xp = (const float *)a;                                                         \
         int64_t i = 0;                                                                              \
-        int in = 1;                                                                                 \
+        int in = (EVERY) || GENIE__FSCALE_EMU; /* else no check: GEN */                             \
         (void)b;                                                                                    \
-        for (; in && i + GENIE__FL <= n; i += GENIE__FL)                                            \
-            in = GENIE__FALL(GENIE__FCMP(GENIE__FLD(xp + i), GENIE__F1(LIM), _CMP_GE_OQ));          \
-        for (; in && i < n; i++) in = xp[i] >= (LIM);                                               \
+        for (; in && i + GENIE__FL <= n; i += GENIE__FL) {                                          \
+            GENIE__F v_ = GENIE__FLD(xp + i);                                                       \
+            in = GENIE__FALL(GENIE__MAND(GENIE__FCMP(v_, GENIE__F1(LO), _CMP_GE_OQ),                \
+                                         GENIE__FCMP(v_, GENIE__F1(HI), _CMP_LE_OQ)));              \
+        }                                                                                           \
+        for (; in && i < n; i++) in = xp[i] >= (LO) && xp[i] <= (HI);                               \
         i = 0;                                                                                      \
         if (in) {                                                                                   \
             GENIE__VS_ULOOP(FAST)                                                                   \
@@ -7236,11 +7286,16 @@ static const float genie__vm_phi16_tab[8][16] = {
             GENIE__VS_ULOOP(GEN)                                                                    \
         }                                                                                           \
     }
-/* X(P, name, LIM, FAST, GEN) */
+/* X(P, name, LO, HI, FAST, GEN, EVERY) */
 #define GENIE__VSPLIT_LIST(X, P)                                                                    \
-    X(P, GELU, -1.0f, GENIE__FGELU_POS(P, x), genie__##P##_fgelu(x))                                \
-    X(P, SILU, -80.0f, genie__##P##_flogistic_mid(x, x), genie__##P##_fsilu(x))                     \
-    X(P, SIGMOID, -80.0f, genie__##P##_flogistic_mid(GENIE__F1(1.0f), x), genie__##P##_fsigmoid(x))
+    X(P, GELU, -1.0f, INFINITY, GENIE__FGELU_POS(P, x), genie__##P##_fgelu(x), 1)                   \
+    X(P, SILU, -80.0f, INFINITY, genie__##P##_flogistic_mid(x, x), genie__##P##_fsilu(x), 1)        \
+    X(P, SIGMOID, -80.0f, INFINITY, genie__##P##_flogistic_mid(GENIE__F1(1.0f), x), genie__##P##_fsigmoid(x), 1) \
+    X(P, LOG, 1.17549435e-38f, 3.40282347e+38f, genie__##P##_flog_mid(x), genie__##P##_flog(x), 1)  \
+    X(P, LOG1P, -0.99999994f, 3.40282347e+38f, genie__##P##_flog1p_mid(x), genie__##P##_flog1p(x), 1) \
+    X(P, EXP, -86.0f, INFINITY, genie__##P##_fexp_mid(x), genie__##P##_fexp(x), 0)                  \
+    X(P, EXPM1, -INFINITY, 64.0f, genie__##P##_fexpm1_mid(x), genie__##P##_fexpm1(x), 0)            \
+    X(P, GELU_TANH, -9.0f, INFINITY, genie__##P##_fgelu_tanh_mid(x), genie__##P##_fgelu_tanh(x), 0)
 #define GENIE__VS_UD(P, o, fn)                                                                      \
     static GENIE__VATTR void genie__v##P##_##o(void *out, const void *a, const void *b, int64_t n) { \
         float *y = (float *)out, t[GENIE__DL];                                                      \
@@ -7428,6 +7483,7 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__FM __mmask16
 #define GENIE__FALL(m) ((m) == (__mmask16)0xFFFF) /* every lane's compare true */
 #define GENIE__FSCALE(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
+#define GENIE__FSCALE_EMU 0
 #define GENIE__MAND(a, b) ((__mmask16)((a) & (b)))
 #define GENIE__MOR(a, b) ((__mmask16)((a) | (b)))
 #define GENIE__MST(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
@@ -7515,6 +7571,7 @@ GENIE__VS_ALL(z)
 #undef GENIE__FM
 #undef GENIE__FALL
 #undef GENIE__FSCALE
+#undef GENIE__FSCALE_EMU
 #undef GENIE__MAND
 #undef GENIE__MOR
 #undef GENIE__MST
@@ -7553,7 +7610,7 @@ GENIE__VS_ALL(z)
 #undef GENIE__DANY
 #undef GENIE__DBITS
 
-/* AVX2 + FMA: f32 x 8, f64 x 4, masks are vectors */
+/* AVX2 + FMA (+ F16C): f32 x 8, f64 x 4, masks are vectors */
 #define GENIE__VATTR GENIE__AVX2
 #define GENIE__F __m256
 #define GENIE__FL 8
@@ -7586,11 +7643,14 @@ GENIE__VS_ALL(z)
 #define GENIE__FM __m256
 #define GENIE__FALL(m) (_mm256_movemask_ps(m) == 0xFF) /* every lane's compare true */
 #define GENIE__FSCALE(y, k) genie__y_fscale(y, k)
+#define GENIE__FSCALE_EMU 1
 #define GENIE__MAND(a, b) _mm256_and_ps(a, b)
 #define GENIE__MOR(a, b) _mm256_or_ps(a, b)
+/* 8 compare lanes (all ones or zero) -> 8 bytes of 1 or 0: two saturating packs */
 #define GENIE__MST(p, m)                                                                             \
-    { int mk_ = _mm256_movemask_ps(m), j_;                                                           \
-      for (j_ = 0; j_ < 8; j_++) ((uint8_t *)(void *)(p))[j_] = (uint8_t)((mk_ >> j_) & 1); }
+    { __m128i w_ = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(m)),                   \
+                                   _mm256_extracti128_si256(_mm256_castps_si256(m), 1));             \
+      _mm_storel_epi64((__m128i *)(void *)(p), _mm_and_si128(_mm_packs_epi16(w_, w_), _mm_set1_epi8(1))); }
 #define GENIE__D __m256d
 #define GENIE__DM __m256d
 #define GENIE__I __m256i
@@ -7669,6 +7729,7 @@ GENIE__VS_ALL(y)
 #undef GENIE__FM
 #undef GENIE__FALL
 #undef GENIE__FSCALE
+#undef GENIE__FSCALE_EMU
 #undef GENIE__MAND
 #undef GENIE__MOR
 #undef GENIE__MST
@@ -7709,49 +7770,28 @@ GENIE__VS_ALL(y)
 
 /* f16 / bf16 <-> f32 in registers, bit for bit as genie__h2f / f2h / bf2f / f2bf.
    f16/bf16 -> f32 makes a NaN quiet, as the reference's copy through double does.
-   AVX-512: vcvtph2ps / vcvtps2ph (F16C's instructions, part of AVX-512F) round
-   to nearest even; f32 -> f16 NaN lanes (rare) are redone by genie__f2h, which
-   drops the payload. AVX2: the same in integer vectors, since F16C is not
-   implied by AVX2 and __builtin_cpu_supports("f16c") is unknown to clang 14.
-   bf16 by integer shifts, NaN made quiet. */
+   vcvtph2ps / vcvtps2ph (F16C, which the AVX2 path requires and AVX-512F includes)
+   round to nearest even; f32 -> f16 NaN lanes (rare) are redone by genie__f2h, which
+   drops the payload. bf16 by integer shifts, NaN made quiet. */
 static GENIE__AVX2 void genie__vy_H2F(void *out, const void *a, const void *b, int64_t n) {
     const uint16_t *h = (const uint16_t *)a;
     float *y = (float *)out;
     int64_t i = 0;
     (void)b;
-    for (; i + 8 <= n; i += 8) { /* integer form of genie__h2f: normal, inf/NaN, subnormal lanes */
-        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(h + i)));
-        __m256i em = _mm256_and_si256(v, _mm256_set1_epi32(0x7fff)), e = _mm256_and_si256(v, _mm256_set1_epi32(0x7c00));
-        __m256i r = _mm256_add_epi32(_mm256_slli_epi32(em, 13), _mm256_set1_epi32(112 << 23));
-        __m256i big = _mm256_or_si256(_mm256_slli_epi32(em, 13), _mm256_set1_epi32(0x7f800000));
-        __m256 sub = _mm256_mul_ps(_mm256_cvtepi32_ps(em), _mm256_set1_ps(1.0f / 16777216.0f));
-        r = _mm256_blendv_epi8(r, big, _mm256_cmpeq_epi32(e, _mm256_set1_epi32(0x7c00)));
-        r = _mm256_blendv_epi8(r, _mm256_castps_si256(sub), _mm256_cmpeq_epi32(e, _mm256_setzero_si256()));
-        r = _mm256_or_si256(r, _mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x8000)), 16));
-        r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpgt_epi32(em, _mm256_set1_epi32(0x7c00)), _mm256_set1_epi32(0x400000)));
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
-    }
+    for (; i + 8 <= n; i += 8) /* vcvtph2ps keeps NaN payloads and makes them quiet, as the reference */
+        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(h + i))));
     for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(h[i]));
 }
 static GENIE__AVX2 void genie__vy_F2H(void *out, const void *a, const void *b, int64_t n) {
     const float *x = (const float *)a;
     uint16_t *h = (uint16_t *)out;
-    int64_t i = 0;
+    int64_t i = 0, j;
     (void)b;
-    for (; i + 8 <= n; i += 8) { /* round to nearest even in integers (subnormals by an f32 add of 0.5) */
-        __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));
-        __m256i sg = _mm256_and_si256(u, _mm256_set1_epi32((int)0x80000000u)), f = _mm256_xor_si256(u, sg);
-        __m256i odd = _mm256_and_si256(_mm256_srli_epi32(f, 13), _mm256_set1_epi32(1));
-        __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(f, _mm256_set1_epi32((int)(0xfff - (112u << 23)))), odd), 13);
-        __m256i sub = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(f), _mm256_set1_ps(0.5f))),
-                                       _mm256_set1_epi32(0x3f000000));
-        __m256i big = _mm256_blendv_epi8(_mm256_set1_epi32(0x7c00), _mm256_set1_epi32(0x7e00),
-                                         _mm256_cmpgt_epi32(f, _mm256_set1_epi32(0x7f800000)));
-        r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x38800000), f));
-        r = _mm256_blendv_epi8(r, big, _mm256_cmpgt_epi32(f, _mm256_set1_epi32(0x477fffff)));
-        r = _mm256_or_si256(r, _mm256_srli_epi32(sg, 16));
-        _mm_storeu_si128((__m128i *)(void *)(h + i),
-                         _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm_storeu_si128((__m128i *)(void *)(h + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)))
+            for (j = i; j < i + 8; j++) h[j] = genie__f2h(x[j]);
     }
     for (; i < n; i++) h[i] = genie__f2h(x[i]);
 }
@@ -7785,15 +7825,22 @@ static GENIE__AVX2 void genie__vy_F2BF(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++) h[i] = genie__f2bf(x[i]);
 }
-static GENIE__AVX2 void genie__vy_RH(void *out, const void *a, const void *b, int64_t n) { /* through f16, a tile at a time */
-    uint16_t h[512];
-    int64_t i, c;
+static GENIE__AVX2 void genie__vy_RH(void *out, const void *a, const void *b, int64_t n) { /* vcvtps2ph, vcvtph2ps */
+    const float *x = (const float *)a;
+    float *y = (float *)out, t[8];
+    int64_t i = 0, j;
     (void)b;
-    for (i = 0; i < n; i += c) {
-        c = n - i < 512 ? n - i : 512;
-        genie__vy_F2H(h, (const float *)a + i, NULL, c);
-        genie__vy_H2F((float *)out + i, h, NULL, c);
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) { /* a NaN lane: as F2H redoes it (out may be x) */
+            _mm256_storeu_ps(t, v);
+            for (j = 0; j < 8; j++) y[i + j] = genie__v_quiet(genie__h2f(genie__f2h(t[j])));
+        } else {
+            _mm256_storeu_ps(y + i, _mm256_cvtph_ps(h));
+        }
     }
+    for (; i < n; i++) y[i] = genie__v_quiet(genie__h2f(genie__f2h(x[i])));
 }
 static GENIE__AVX2 void genie__vy_RBF(void *out, const void *a, const void *b, int64_t n) { /* F2BF's rounding, in place */
     const float *x = (const float *)a;
@@ -8712,11 +8759,19 @@ static const char *const genie__cpu_names[] = {
 };
 GENIE__STATIC_ASSERT(cpu_names, sizeof(genie__cpu_names) / sizeof(genie__cpu_names[0]) == GENIE_CPU_COUNT);
 
+#ifdef GENIE__X86
+/* F16C (CPUID.1:ECX bit 29; every AVX2 CPU made has it): clang 14's __builtin_cpu_supports
+   does not know the name */
+static int genie__cpu_f16c(void) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 29) & 1u);
+}
+#endif
 static int genie__cpu_runs(genie_cpu path) {
     switch (path) {
     case GENIE_CPU_REFERENCE: case GENIE_CPU_GENERIC: return 1;
 #ifdef GENIE__X86
-    case GENIE_CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GENIE_CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && genie__cpu_f16c();
     case GENIE_CPU_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #endif

@@ -160,46 +160,58 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
         if (vm_unaries[k].ulp) printf("    vmath %-7s %-10s max %lld ulp over %lld inputs\n", path, vm_unaries[k].name,
                                       (long long)worst, (long long)n);
     }
-    /* The operations with two loops: a call whose elements are all >= lim runs the cheaper
-       form (gelu: x Phi(x) by pieces, no exp; silu, sigmoid: exp without masks), one with an
-       element below lim (or NaN) the general form. Both within the bound over the sweep's
-       inputs >= lim and the forms' ends (lim itself included), then the same with every 64th
-       below lim (each call of the array kernel, a chunk of 512-element units, meets one) */
+    /* The operations with two loops: a call whose elements all lie in [lo, hi] runs the cheaper
+       form (gelu: x Phi(x) by pieces, no exp; silu, sigmoid: exp without masks; exp, expm1,
+       gelu_tanh, log, log1p: the general form without the lanes outside), one with an element
+       outside (or NaN) the general form. Both within the bound over the sweep's inputs in
+       range and the forms' ends (lo, hi themselves included), then the same with every 64th
+       outside (each call of the array kernel, a chunk of 512-element units, meets one) */
     {
         static const float gelu_ends[] = {-1.0f, -0.75f, -0.5f, -0.25f, 0.0f, 0.5f, 1.0f, 1.5f, /* both tables' pieces */
                                           2.0f, 3.0f, 4.0f, 5.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
         static const float logi_ends[] = {-80.0f, -40.0f, -1.0f, 0.0f, 1.0f, 40.0f, 80.0f, 89.0f, 1e30f, 1e-38f};
-        static const struct { const char *name; vm_unary_fn fn; float lim, below; const float *ends; int nends, ulp, tail; } sp[] = {
-            {"gelu", genie_gelu, -1.0f, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1},
-            {"silu", genie_silu, -80.0f, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_silu, 0},
-            {"sigmoid", genie_sigmoid, -80.0f, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_sigmoid, 0},
+        static const float exp_ends[] = {-86.0f, -80.0f, -1.0f, 0.0f, 1e-38f, 1.0f, 88.0f, 88.3762589f, 88.7228394f, 89.0f, 1e30f};
+        static const float expm1_ends[] = {-1e30f, -104.0f, -88.0f, -30.0f, -1.0f, -1e-38f, 0.0f, 1.0f, 44.0f, 63.0f, 64.0f};
+        static const float gtanh_ends[] = {-9.0f, -8.0f, -5.0f, -1.0f, 0.0f, 1e-38f, 1.0f, 5.0f, 9.0f, 20.0f, 1e30f};
+        static const float log_ends[] = {1.17549435e-38f, 1e-30f, 0.707106769f, 1.0f, 1.41421354f, 2.0f, 1e30f, 3.40282347e+38f};
+        static const float log1p_ends[] = {-0.99999994f, -0.9f, -0.5f, -1e-38f, 0.0f, 1e-38f, 0.5f, 1.0f, 1e30f, 3.40282347e+38f};
+        static const struct { const char *name; vm_unary_fn fn; float lo, hi, out; const float *ends; int nends, ulp, tail; } sp[] = {
+            {"gelu", genie_gelu, -1.0f, INFINITY, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1},
+            {"silu", genie_silu, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_silu, 0},
+            {"sigmoid", genie_sigmoid, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_sigmoid, 0},
+            {"exp", genie_exp, -86.0f, INFINITY, -90.0f, exp_ends, VM_COUNT(exp_ends), VM_ULP_exp, 0},
+            {"expm1", genie_expm1, -INFINITY, 64.0f, 65.0f, expm1_ends, VM_COUNT(expm1_ends), VM_ULP_expm1, 0},
+            {"gelu_tanh", genie_gelu_tanh, -9.0f, INFINITY, -9.5f, gtanh_ends, VM_COUNT(gtanh_ends), VM_ULP_gelu_tanh, 1},
+            {"log", genie_log, 1.17549435e-38f, 3.40282347e+38f, 0.0f, log_ends, VM_COUNT(log_ends), VM_ULP_log, 0},
+            {"log1p", genie_log1p, -0.99999994f, 3.40282347e+38f, -1.0f, log1p_ends, VM_COUNT(log1p_ends), VM_ULP_log1p, 0},
         };
-        const size_t cap = (size_t)n + 2 * 17 * 16 + 1; /* the sweep, two a step near each end (up to 16), inf */
+        const size_t cap = (size_t)n + 2 * 17 * 16 + 2; /* the sweep, two a step near each end (up to 16), infs */
         float *xg = (float *)malloc(cap * 4), *g[2];
         int s;
         g[0] = (float *)malloc(cap * 4), g[1] = (float *)malloc(cap * 4);
         VCHECK(xg && g[0] && g[1], path, "two loops: malloc");
         for (s = 0; xg && g[0] && g[1] && s < VM_COUNT(sp); s++) {
-            const float lim = sp[s].lim;
+            const float lo = sp[s].lo, hi = sp[s].hi;
             int64_t m = 0, e;
             for (i = 0; i < sp[s].nends && i < 16; i++) {
                 float v = sp[s].ends[i];
                 for (e = 0; e < 8; e++) v = nextafterf(v, -INFINITY);
                 for (e = 0; e < 17; e++, v = nextafterf(v, INFINITY))
-                    if (v >= lim) xg[m++] = v, xg[m++] = -v >= lim ? -v : v;
+                    if (v >= lo && v <= hi) xg[m++] = v, xg[m++] = -v >= lo && -v <= hi ? -v : v;
             }
             for (e = 0; e < n; e++)
-                if (x[e] >= lim) xg[m++] = x[e];
-            xg[m++] = INFINITY;
+                if (x[e] >= lo && x[e] <= hi) xg[m++] = x[e];
+            if (hi == INFINITY) xg[m++] = INFINITY;
+            if (lo == -INFINITY) xg[m++] = -INFINITY;
             for (i = 0; i < 2; i++) {
-                for (e = 0; i && e < m; e += 64) xg[e] = sp[s].below;
+                for (e = 0; i && e < m; e += 64) xg[e] = sp[s].out;
                 for (c = 0; c < 2; c++) {
                     genie_pool_push(cs[c]);
                     VCHECK(vm_get(cs[c], sp[s].fn(cs[c], vm_vec(cs[c], GENIE_F32, m, xg)), 0, m, g[c]), path, sp[s].name);
                     genie_pool_pop(cs[c]);
                 }
-                snprintf(label, sizeof label, "%s of %lld inputs >= %g%s", sp[s].name, (long long)m, lim,
-                         i ? ", every 64th below" : "");
+                snprintf(label, sizeof label, "%s of %lld inputs in [%g, %g]%s", sp[s].name, (long long)m, lo, hi,
+                         i ? ", every 64th outside" : "");
                 VCHECK(vm_compare(xg, g[0], g[1], m, sp[s].ulp, sp[s].tail, path, label) >= 0, path, label);
             }
         }
