@@ -102,8 +102,9 @@ compile-checks: | $(BUILD)
 	@$(CC) -std=c99 $(WARN) -DGENIE_NO_THREADS -I. -fsyntax-only $(BUILD)/cc_check.c && echo "  compile: $(CC) -std=c99 -DGENIE_NO_THREADS ok"
 	@$(CXX) -std=c++11 -O2 $(WARN) -I. -c $(BUILD)/cc_check.cpp -o $(BUILD)/cc_check_cxx.o && echo "  compile: $(CXX) -std=c++11 -O2 (the implementation as C++, optimized) ok"
 	@if command -v x86_64-w64-mingw32-gcc >/dev/null; then \
-	  x86_64-w64-mingw32-gcc -std=c99 -O2 $(WARN) -I. -c $(BUILD)/cc_check.c -o $(BUILD)/cc_check_win.o && \
-	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads) ok"; \
+	  printf '#define GENIE_IMPLEMENTATION\n#include "genie.h"\n#include <intrin.h>\nint main(void){return 0;}\n' > $(BUILD)/cc_check_win.c && \
+	  x86_64-w64-mingw32-gcc -std=c99 -O2 $(WARN) -I. -c $(BUILD)/cc_check_win.c -o $(BUILD)/cc_check_win.o && \
+	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
 test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples

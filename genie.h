@@ -670,7 +670,6 @@ GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const cha
 #define GENIE__DIAG_PUSHED 1
 #endif
 #include <immintrin.h>
-#include <cpuid.h>
 #define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 #endif
@@ -6920,9 +6919,9 @@ static const float genie__vm_phi16_tab[8][16] = {
        (exact 1 + 2^k for k >= -24). |w| is clamped to 110 (k >= -159); beyond, the result         \
        is n for w > 110 and n times 0 for w < -110 (below f32's least subnormal for                \
        |n| < 2^40; NaN for an infinite n, as the reference's inf / inf), so the quotient           \
-       only sees finite n. lo: wl is not 0. mid: every w < 0 lane has w >= -87 (results normal,   \
-       2^k normal for k >= -126): 2^k by the exponent's bits, |w| clamped to 87 (1 + e is 1       \
-       beyond), the same values. */                                                               \
+       only sees finite n. lo: wl is not 0. mid: every w < 0 lane has w >= -87, so 2^k is normal  \
+       (k >= -126) and q 2^k rounded once, as scalef: 2^k by the exponent's bits, |w| clamped to  \
+       87 (1 + e is 1 beyond), the same values. */                                                \
     static ATTR GENIE__VINL GENIE__F genie__##P##_flogistic(GENIE__F n, GENIE__F wh, GENIE__F wl, int lo, int mid) { \
         GENIE__FM neg = GENIE__FCMP(wh, GENIE__F1(0.0f), _CMP_LT_OQ);                              \
         GENIE__F h = GENIE__FOR(wh, GENIE__F1(-0.0f)); /* -|wh| */                                 \
@@ -7648,8 +7647,8 @@ GENIE__VS_ALL(z)
 #define GENIE__MOR(a, b) _mm256_or_ps(a, b)
 /* 8 compare lanes (all ones or zero) -> 8 bytes of 1 or 0: two saturating packs */
 #define GENIE__MST(p, m)                                                                             \
-    { __m128i w_ = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(m)),                   \
-                                   _mm256_extracti128_si256(_mm256_castps_si256(m), 1));             \
+    { const __m256i m_ = _mm256_castps_si256(m);                                                     \
+      const __m128i w_ = _mm_packs_epi32(_mm256_castsi256_si128(m_), _mm256_extracti128_si256(m_, 1)); \
       _mm_storel_epi64((__m128i *)(void *)(p), _mm_and_si128(_mm_packs_epi16(w_, w_), _mm_set1_epi8(1))); }
 #define GENIE__D __m256d
 #define GENIE__DM __m256d
@@ -7787,11 +7786,14 @@ static GENIE__AVX2 void genie__vy_F2H(void *out, const void *a, const void *b, i
     uint16_t *h = (uint16_t *)out;
     int64_t i = 0, j;
     (void)b;
-    for (; i + 8 <= n; i += 8) {
+    for (; i + 8 <= n; i += 8) { /* NaN lanes redone from the vector (out may be a) */
         __m256 v = _mm256_loadu_ps(x + i);
         _mm_storeu_si128((__m128i *)(void *)(h + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)))
-            for (j = i; j < i + 8; j++) h[j] = genie__f2h(x[j]);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+            float t[8];
+            _mm256_storeu_ps(t, v);
+            for (j = 0; j < 8; j++) h[i + j] = genie__f2h(t[j]);
+        }
     }
     for (; i < n; i++) h[i] = genie__f2h(x[i]);
 }
@@ -7960,8 +7962,11 @@ static GENIE__AVX512 void genie__vz_F2H(void *out, const void *a, const void *b,
     for (; i + 16 <= n; i += 16) {
         __m512 v = _mm512_loadu_ps(x + i);
         _mm256_storeu_si256((__m256i *)(void *)(h + i), _mm512_mask_cvtps_ph(_mm256_setzero_si256(), (__mmask16)-1, v, _MM_FROUND_TO_NEAREST_INT));
-        if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q))
-            for (j = i; j < i + 16; j++) h[j] = genie__f2h(x[j]);
+        if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)) { /* NaN lanes redone from the vector (out may be a) */
+            float t[16];
+            _mm512_storeu_ps(t, v);
+            for (j = 0; j < 16; j++) h[i + j] = genie__f2h(t[j]);
+        }
     }
     for (; i < n; i++) h[i] = genie__f2h(x[i]);
 }
@@ -8761,10 +8766,13 @@ GENIE__STATIC_ASSERT(cpu_names, sizeof(genie__cpu_names) / sizeof(genie__cpu_nam
 
 #ifdef GENIE__X86
 /* F16C (CPUID.1:ECX bit 29; every AVX2 CPU made has it): clang 14's __builtin_cpu_supports
-   does not know the name */
+   does not know the name, and <cpuid.h>'s __cpuid macro breaks mingw's <intrin.h> included
+   after genie, so the instruction itself (leaf 1 exists on every CPU with AVX2) */
 static int genie__cpu_f16c(void) {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 29) & 1u);
+    unsigned a = 1, b, c = 0, d;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    (void)b, (void)d;
+    return (int)((c >> 29) & 1u);
 }
 #endif
 static int genie__cpu_runs(genie_cpu path) {
@@ -8962,7 +8970,7 @@ static GENIE__AVX512 void genie__uk_d_avx512_t(int64_t kc, const void *ap, const
    exact in f32, each addition rounded (the order within a pair is the hardware's);
    subnormal inputs and sums are read and written as zero (the instruction's DAZ/FTZ,
    as oneDNN's bf16 products in PyTorch). */
-#define GENIE__AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,avx512bf16")))
+#define GENIE__AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,avx512bf16")))
 #define GENIE__UKB_STEP(i)                                                    \
     { const __m512bh ai = (__m512bh)_mm512_set1_epi32((int)a[i]);            \
       c##i##0 = _mm512_dpbf16_ps(c##i##0, ai, b0);                            \
@@ -9423,7 +9431,7 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
-/* dot_h on AVX2 (no F16C assumed): each row of B converted into an f32 row on the stack by
+/* dot_h on AVX2: each row of B converted into an f32 row on the stack by
    the path's array conversion (2048 at a time), then dot: the weight is read at half the
    bytes, where the packed product converted and wrote all of it first. */
 static GENIE__AVX2 void genie__doth_avx2(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,

@@ -165,7 +165,9 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
        gelu_tanh, log, log1p: the general form without the lanes outside), one with an element
        outside (or NaN) the general form. Both within the bound over the sweep's inputs in
        range and the forms' ends (lo, hi themselves included), then the same with every 64th
-       outside (each call of the array kernel, a chunk of 512-element units, meets one) */
+       outside (each call of the array kernel, a chunk of 512-element units, meets one). The
+       forms that claim the general form's values (same) are held to them bit for bit: every
+       element the second run did not move outside, against the first run */
     {
         static const float gelu_ends[] = {-1.0f, -0.75f, -0.5f, -0.25f, 0.0f, 0.5f, 1.0f, 1.5f, /* both tables' pieces */
                                           2.0f, 3.0f, 4.0f, 5.0f, 5.99999952f, 6.0f, 1e30f, 1e-38f};
@@ -175,22 +177,22 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
         static const float gtanh_ends[] = {-9.0f, -8.0f, -5.0f, -1.0f, 0.0f, 1e-38f, 1.0f, 5.0f, 9.0f, 20.0f, 1e30f};
         static const float log_ends[] = {1.17549435e-38f, 1e-30f, 0.707106769f, 1.0f, 1.41421354f, 2.0f, 1e30f, 3.40282347e+38f};
         static const float log1p_ends[] = {-0.99999994f, -0.9f, -0.5f, -1e-38f, 0.0f, 1e-38f, 0.5f, 1.0f, 1e30f, 3.40282347e+38f};
-        static const struct { const char *name; vm_unary_fn fn; float lo, hi, out; const float *ends; int nends, ulp, tail; } sp[] = {
-            {"gelu", genie_gelu, -1.0f, INFINITY, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1},
-            {"silu", genie_silu, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_silu, 0},
-            {"sigmoid", genie_sigmoid, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_sigmoid, 0},
-            {"exp", genie_exp, -86.0f, INFINITY, -90.0f, exp_ends, VM_COUNT(exp_ends), VM_ULP_exp, 0},
-            {"expm1", genie_expm1, -INFINITY, 64.0f, 65.0f, expm1_ends, VM_COUNT(expm1_ends), VM_ULP_expm1, 0},
-            {"gelu_tanh", genie_gelu_tanh, -9.0f, INFINITY, -9.5f, gtanh_ends, VM_COUNT(gtanh_ends), VM_ULP_gelu_tanh, 1},
-            {"log", genie_log, 1.17549435e-38f, 3.40282347e+38f, 0.0f, log_ends, VM_COUNT(log_ends), VM_ULP_log, 0},
-            {"log1p", genie_log1p, -0.99999994f, 3.40282347e+38f, -1.0f, log1p_ends, VM_COUNT(log1p_ends), VM_ULP_log1p, 0},
+        static const struct { const char *name; vm_unary_fn fn; float lo, hi, out; const float *ends; int nends, ulp, tail, same; } sp[] = {
+            {"gelu", genie_gelu, -1.0f, INFINITY, -2.0f, gelu_ends, VM_COUNT(gelu_ends), VM_ULP_gelu, 1, 0},
+            {"silu", genie_silu, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_silu, 0, 0},
+            {"sigmoid", genie_sigmoid, -80.0f, INFINITY, -100.0f, logi_ends, VM_COUNT(logi_ends), VM_ULP_sigmoid, 0, 0},
+            {"exp", genie_exp, -86.0f, INFINITY, -90.0f, exp_ends, VM_COUNT(exp_ends), VM_ULP_exp, 0, 1},
+            {"expm1", genie_expm1, -INFINITY, 64.0f, 65.0f, expm1_ends, VM_COUNT(expm1_ends), VM_ULP_expm1, 0, 1},
+            {"gelu_tanh", genie_gelu_tanh, -9.0f, INFINITY, -9.5f, gtanh_ends, VM_COUNT(gtanh_ends), VM_ULP_gelu_tanh, 1, 1},
+            {"log", genie_log, 1.17549435e-38f, 3.40282347e+38f, 0.0f, log_ends, VM_COUNT(log_ends), VM_ULP_log, 0, 1},
+            {"log1p", genie_log1p, -0.99999994f, 3.40282347e+38f, -1.0f, log1p_ends, VM_COUNT(log1p_ends), VM_ULP_log1p, 0, 1},
         };
         const size_t cap = (size_t)n + 2 * 17 * 16 + 2; /* the sweep, two a step near each end (up to 16), infs */
-        float *xg = (float *)malloc(cap * 4), *g[2];
+        float *xg = (float *)malloc(cap * 4), *g[2], *g0 = (float *)malloc(cap * 4);
         int s;
         g[0] = (float *)malloc(cap * 4), g[1] = (float *)malloc(cap * 4);
-        VCHECK(xg && g[0] && g[1], path, "two loops: malloc");
-        for (s = 0; xg && g[0] && g[1] && s < VM_COUNT(sp); s++) {
+        VCHECK(xg && g[0] && g[1] && g0, path, "two loops: malloc");
+        for (s = 0; xg && g[0] && g[1] && g0 && s < VM_COUNT(sp); s++) {
             const float lo = sp[s].lo, hi = sp[s].hi;
             int64_t m = 0, e;
             for (i = 0; i < sp[s].nends && i < 16; i++) {
@@ -213,9 +215,18 @@ static void vm_path(genie_ctx *fast, genie_ctx *ref, const char *path, const flo
                 snprintf(label, sizeof label, "%s of %lld inputs in [%g, %g]%s", sp[s].name, (long long)m, lo, hi,
                          i ? ", every 64th outside" : "");
                 VCHECK(vm_compare(xg, g[0], g[1], m, sp[s].ulp, sp[s].tail, path, label) >= 0, path, label);
+                if (!i) {
+                    memcpy(g0, g[0], (size_t)m * 4);
+                } else if (sp[s].same) {
+                    int64_t bad = 0;
+                    for (e = 0; e < m; e++)
+                        if (e % 64 && memcmp(&g0[e], &g[0][e], 4)) bad++;
+                    snprintf(label, sizeof label, "%s in [%g, %g]: the general form's values bit for bit", sp[s].name, lo, hi);
+                    VCHECK(bad == 0, path, label);
+                }
             }
         }
-        free(xg), free(g[0]), free(g[1]);
+        free(xg), free(g[0]), free(g[1]), free(g0);
     }
     /* logical_not (bool out) */
     for (c = 0; c < 2; c++) {
