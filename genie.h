@@ -2060,12 +2060,35 @@ static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
     *count = n;
     return o;
 }
-/* 1: two elements of v share a memory location; 0: none; -1: out of memory. */
+/* Views with more elements than this are decided from their strides alone (an exact check
+   sorts every offset: 8 bytes an element). */
+#ifndef GENIE__OVERLAP_EXACT_MAX
+#define GENIE__OVERLAP_EXACT_MAX ((int64_t)1 << 22)
+#endif
+/* Do two elements of v share a memory location? 1 yes, 0 no, -1 undecided (too many
+   elements to sort, or out of memory). O(ndim log ndim) from the strides where they decide:
+   dims of size > 1 ordered by |stride| never overlap when each |stride| exceeds the span
+   of the dims below it (sum of |stride| * (size - 1)); a zero stride overlaps. Otherwise
+   (e.g. [3, 3] strides [2, 3], whose offsets are all distinct) every offset is sorted,
+   for at most GENIE__OVERLAP_EXACT_MAX elements. */
 static int genie__really_self_overlaps(const genie__vspec *v) {
-    int64_t n, i;
-    int64_t *o = genie__offsets_sorted(v, &n);
-    int r = 0;
-    if (!o) return -1;
+    int64_t st[GENIE__MAXD], sh[GENIE__MAXD], span = 0, n, i, *o;
+    int d, k, m = 0, r = 0;
+    if (genie__numel(v->ndim, v->shape) == 0) return 0;
+    for (d = 0; d < v->ndim; d++) {
+        int64_t a = v->strides[d] == INT64_MIN ? INT64_MAX : v->strides[d] < 0 ? -v->strides[d] : v->strides[d];
+        if (v->shape[d] <= 1) continue;
+        if (a == 0) return 1;
+        for (k = m++; k > 0 && st[k - 1] > a; k--) st[k] = st[k - 1], sh[k] = sh[k - 1]; /* insertion by |stride| */
+        st[k] = a, sh[k] = v->shape[d];
+    }
+    for (k = 0; k < m; k++) {
+        int64_t reach;
+        if (st[k] <= span || !genie__smul(st[k], sh[k] - 1, &reach) || !genie__sadd(span, reach, &span)) break;
+    }
+    if (k == m) return 0;
+    n = genie__numel(v->ndim, v->shape);
+    if (n > GENIE__OVERLAP_EXACT_MAX || !(o = genie__offsets_sorted(v, &n))) return -1;
     for (i = 1; i < n && !r; i++) r = o[i] == o[i - 1];
     GENIE_FREE(o);
     return r;
@@ -2863,7 +2886,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         GENIE_ASSERT(in->state != GENIE__PENDING); /* the tape is in topological order */
         if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
     }
-    if (!failed && ctx->be && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
+    if (!failed && ctx->be && n->inplace != 2 && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
     if (!failed) {
         if (n->base && genie__can_reuse(n)) {
             n->buf = n->base->buf;
@@ -2901,7 +2924,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
             if (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) /* but ATen checks */
                 r = genie__k_index(&p, 0, 1); /* every index: a loop over the index tensor alone */
         } else {
-            fn = genie__fast_kernel(ctx, &p, &nth);
+            fn = n->inplace == 2 ? NULL : genie__fast_kernel(ctx, &p, &nth); /* 2: the reference's order decides */
             if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
             r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
         }
@@ -4239,6 +4262,7 @@ static genie_result genie__k_conv2d(genie__kparams *p, int ith, int nth) {
     int64_t N = ov->shape[0], O = ov->shape[1], Ho = ov->shape[2], Wo = ov->shape[3];
     int64_t Cg = wv->shape[1], KH = wv->shape[2], KW = wv->shape[3], H = xv->shape[2], W = xv->shape[3];
     int64_t og = O / genie__conv_groups(xv, wv), lo, hi, t;
+    if (KH == 0 || KW == 0) Cg = 0; /* an empty kernel: each sum is empty, however many channels */
     genie__share(N * O, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         int64_t b = t / O, oc = t % O, g = oc / og, y, x, c, ky, kx;
@@ -12637,6 +12661,10 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     uint8_t err = 0;
     for (k = 0; k < g->nin && !err; k++)
         if (g->src[k]->state == GENIE__FAILED) err = g->src[k]->err_code;
+    if (err) { /* one node at a time: only what is computed from the failed value fails */
+        for (j = 0; j < g->nops; j++) genie__exec(ctx, g->nodes[j], -1);
+        return;
+    }
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
@@ -13024,7 +13052,7 @@ GENIEDEF const char *genie_role_name(genie_role_id role) {
 }
 GENIEDEF const char *genie_role(const genie_tensor *t) {
     genie__node *n;
-    if (!t || !t->st || !t->st->ver) return "";
+    if (!GENIE__LIVE(t) || !t->st->ver) return "";
     n = t->st->ver;
     if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(GENIE__CTX(t), 1, &n);
     return genie_role_name((genie_role_id)n->role);
@@ -13977,8 +14005,9 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: \"__metadata__\" is not a tensor name", fn, path);
             return GENIE_ERR_INVALID_ARG;
         }
-        if (!ts[i] || GENIE__CTX(ts[i]) != ctx) {
-            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL or of another context", fn, path, names[i]);
+        if (!ts[i] || genie__dead(ts[i]) || GENIE__CTX(ts[i]) != ctx) { /* liveness first: a dead slot's scope is not read */
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL, dead (used after its pool was popped "
+                        "or its last reference released) or of another context", fn, path, names[i]);
             return GENIE_ERR_INVALID_ARG;
         }
     }
@@ -16030,12 +16059,15 @@ GENIEDEF void genie_tuple_release(genie_tuple *tup) {
 
 /* ---- in place ---- */
 /* A new version of dst's storage: node n (already holding its inputs) writes
-   dst's elements over a copy of the current version. Returns dst. */
+   dst's elements over a copy of the current version. Returns dst. A destination
+   whose elements share memory (or may: undecided) is written in the reference
+   kernel's row-major order on one thread (n->inplace 2), so the last writer in
+   row-major order wins on every path. */
 static genie_tensor *genie__commit(genie_ctx *ctx, genie_tensor *dst, genie__node *n, int op) {
     genie__node *old = dst->st->ver;
     old->refs++;
     n->base = old;
-    n->inplace = 1;
+    n->inplace = (uint8_t)(genie__internal_overlap(dst->v) == GENIE__OV_TOO_HARD && genie__really_self_overlaps(dst->v) ? 2 : 1);
     dst->st->ver = n;
     genie__node_release(ctx, old); /* the storage's reference moves to n->base */
     dst->op = (uint8_t)op;
@@ -16061,9 +16093,9 @@ static int genie__check_write(genie_ctx *ctx, const char *fn, genie_tensor *dst,
         }
         if (ov == GENIE__OV_TOO_HARD && rmw) {
             int r = genie__really_self_overlaps(dst->v);
-            if (r < 0) { genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", fn); return 0; }
             if (r) {
-                genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: elements of the written-to tensor share memory locations, so a read-modify-write has no defined result. Please clone() the tensor before performing the operation.", fn);
+                genie__fail(ctx, GENIE_ERR_UNSUPPORTED, r > 0 ? "%s: unsupported operation: elements of the written-to tensor share memory locations, so a read-modify-write has no defined result. Please clone() the tensor before performing the operation."
+                            : "%s: unsupported operation: whether elements of the written-to tensor share memory locations cannot be decided from its strides, and it has too many elements to check one by one. Please clone() the tensor before performing the operation.", fn);
                 return 0;
             }
         }
@@ -16407,7 +16439,8 @@ GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source %s does not fit destination %s along dim %lld with %lld indices", fn,
                                            genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)d,
                                            (long long)ni);
-    if (genie__internal_overlap(t->v) == GENIE__OV_YES)
+    if (genie__internal_overlap(t->v) == GENIE__OV_YES ||
+        (genie__internal_overlap(t->v) == GENIE__OV_TOO_HARD && genie__really_self_overlaps(t->v))) /* no defined order */
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.", fn);
     for (i = 0; i < 2; i++) {
         int ov = genie__overlap_status(t, i ? src : index);
