@@ -14005,9 +14005,13 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: \"__metadata__\" is not a tensor name", fn, path);
             return GENIE_ERR_INVALID_ARG;
         }
-        if (!ts[i] || genie__dead(ts[i]) || GENIE__CTX(ts[i]) != ctx) { /* liveness first: a dead slot's scope is not read */
-            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL, dead (used after its pool was popped "
-                        "or its last reference released) or of another context", fn, path, names[i]);
+        if (ts[i] && genie__dead(ts[i])) { /* before its context is read: a dead slot's scope is not */
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is a dead handle (used after its pool was "
+                        "popped or its last reference released)", fn, path, names[i]);
+            return GENIE_ERR_INVALID_ARG;
+        }
+        if (!ts[i] || GENIE__CTX(ts[i]) != ctx) {
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is NULL or of another context", fn, path, names[i]);
             return GENIE_ERR_INVALID_ARG;
         }
     }
