@@ -124,11 +124,11 @@ TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
-# $(call run_tests,TEST_MAIN_ENV,TORCH_SUITE_ARGS): the body of both tiers
+# $(call run_tests,TEST_MAIN_ENV,TORCH_SUITE_ARGS,CUDA_SUITE_BUILD): the body of both tiers
 define run_tests
 	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-build
 	@$(MAKE) --no-print-directory torch-suite TORCH_SUITE_ARGS="$(2)"
-	@$(MAKE) --no-print-directory cuda-suite
+	@$(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD="$(3)"
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
@@ -139,9 +139,9 @@ define run_tests
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
 test: ## the quick tier: every suite, shorter (a few minutes)
-	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,--quick)
+	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,--quick,$(BUILD)/test_cuda)
 test-full: ## every suite at full size, the bridge's operator database too (CI's last step)
-	$(call run_tests,,)
+	$(call run_tests,,,cuda)
 
 # everything CI runs, each step timed, ending with test-full's summary line. The matrix runs its
 # cells side by side itself; the builds after it take one job a core.
@@ -212,8 +212,11 @@ $(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
 # inside `make test`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
 # without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
+# CUDA_SUITE_BUILD: what it builds first (make test: the test alone; test-full: genie_cuda.o and the
+# bench too, the link check of an application)
+CUDA_SUITE_BUILD ?= cuda
 cuda-suite: | $(BUILD) ## the CUDA backend's no-GPU tests: NVRTC compiles every kernel (skips without a toolkit)
-	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory cuda && $(BUILD)/test_cuda; \
+	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory $(CUDA_SUITE_BUILD) && $(BUILD)/test_cuda; \
 	else echo "skip: CUDA backend tests ($(CUDA)/include has no cuda_runtime_api.h or nvrtc.h; set CUDA=)"; fi
 # on a machine with an NVIDIA GPU: every case and the property programs on the GPU vs the CPU
 test-cuda: cuda ## the CUDA backend on a GPU against the CPU
@@ -318,7 +321,7 @@ define bench_run
 	  $(BENCH_ENV) $(BUILD)/bench_$(1) $(3); fi
 endef
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm ## every CPU bench below
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm ## every CPU bench: views, mlp, eltwise, rowwise, gemm, tape, attention, llm
 bench-views: $(BUILD)/bench_views ## views and copies beside PyTorch eager
 	$(call bench_run,views)
 bench-mlp: $(BUILD)/bench_mlp_step ## an MLP training-like step: capture, plan and run
