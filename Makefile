@@ -353,6 +353,7 @@ bench-save: ## run BENCH_SAVE and save each output in bench/results/ for perf-re
 	    echo "# compiler: $$($(CC) --version | head -1)"; \
 	    echo "# commit: $$(git rev-parse --short HEAD 2>/dev/null)$$(git diff --quiet HEAD -- genie.h bench 2>/dev/null || echo +local)"; \
 	    echo "# date: $$(date -u +%Y-%m-%d)"; \
+	    echo "# load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (1, 5, 15 min, before the run)"; \
 	    echo "# command: make bench-$$b$(if $(BENCH_QUICK), BENCH_QUICK=$(BENCH_QUICK))"; } > $$f.tmp && \
 	  $(MAKE) --no-print-directory -s bench-$$b >> $$f.tmp 2>&1 && mv $$f.tmp $$f && echo "  saved $$f" || \
 	  { echo "FAIL bench-$$b (output: $$f.tmp)"; exit 1; }; done
