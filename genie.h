@@ -1,4 +1,4 @@
-/* genie.h - a lazy tensor engine in one header (stb style).                      v0.1
+/* genie.h - a lazy tensor engine in one header (stb style).                    v0.2.0
  *
  * Programs build tensors and operations; genie records a graph rich in meaning
  * (module path, phase) instead of computing, and computes only what is needed,
@@ -76,9 +76,18 @@
  *     released: passing it is GENIE_ERR_INVALID_ARG until its slot serves a newer
  *     tensor (never, with GENIE_DEBUG or ASan). Sizes, strides, offsets and byte
  *     counts that int64 cannot hold are GENIE_ERR_OVERFLOW at capture.
+ *
+ * LICENSE: MIT (see the end of this file).
  */
 #ifndef GENIE_H
 #define GENIE_H
+
+/* The version of this header: semantic versioning (a MINOR step adds, a MAJOR step may break
+   the public API); genie_version() returns the implementation's GENIE_VERSION_STRING. */
+#define GENIE_VERSION_MAJOR 0
+#define GENIE_VERSION_MINOR 2
+#define GENIE_VERSION_PATCH 0
+#define GENIE_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -289,6 +298,7 @@ GENIEDEF const char  *genie_last_error(const genie_ctx *ctx);
 GENIEDEF void         genie_clear_error(genie_ctx *ctx);
 /* a static description; "unknown genie_result" for other values */
 GENIEDEF const char  *genie_result_string(genie_result r);
+GENIEDEF const char  *genie_version(void); /* GENIE_VERSION_STRING of the implementation compiled in */
 GENIEDEF void         genie_pool_push(genie_ctx *ctx); /* results made from now on belong to a new innermost pool */
 /* releases the innermost pool's handles and tuples; no pool pushed: no-op */
 GENIEDEF void         genie_pool_pop(genie_ctx *ctx);
@@ -562,10 +572,16 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
                          and of this role ("" none, NULL: all); zeros when none */
 
 /* ---- backends (see ">>backend" in the implementation; genie_cuda.c registers "cuda") ----
+   UNSTABLE, VERSIONED INTERFACE: the backend table below is for backends built together with
+   this header (genie_cuda.c). It names the implementation's internal structs, and its layout may
+   change in any release; GENIE_BACKEND_API_VERSION changes whenever it does, so a backend checks
+   it at compile time (#if GENIE_BACKEND_API_VERSION != N #error ...) and fills the table by
+   field name (designated initializers), never by position.
    A backend computes the tape nodes and fused groups it supports on its device;
    the CPU executor computes the rest. It sees the implementation's structs, so
    it lives in the translation unit that defines GENIE_IMPLEMENTATION. Fallible
    calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes). */
+#define GENIE_BACKEND_API_VERSION 1
 #define GENIE_BACKEND_MSG 512
 struct genie__node;
 struct genie__fgroup;
@@ -822,6 +838,7 @@ static const char *const genie__result_texts[] = {
 GENIE__STATIC_ASSERT(results, sizeof(genie__result_codes) / sizeof(genie__result_codes[0]) ==
                                   sizeof(genie__result_texts) / sizeof(genie__result_texts[0]));
 
+GENIEDEF const char *genie_version(void) { return GENIE_VERSION_STRING; }
 GENIEDEF const char *genie_result_string(genie_result r) {
     size_t i;
     for (i = 0; i < sizeof(genie__result_codes) / sizeof(genie__result_codes[0]); i++)
@@ -16498,3 +16515,29 @@ GENIEDEF const char *genie_op_name(const genie_tensor *t) {
 #pragma GCC diagnostic pop
 #endif
 #endif /* GENIE_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+LICENSE (MIT)
+------------------------------------------------------------------------------
+Copyright (c) 2026 the genie authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/
