@@ -11,9 +11,10 @@
  *              trip, for more than 64 KiB) and PUT only when the server lacks it;
  *              a weight stays on the device while its buffer lives, and another
  *              buffer of the same bytes needs no PUT;
- *   run        one node or one fused group as a RUN of 1..n ops, sent without
- *              waiting (a failure comes back as an ERROR, reported by the next
- *              call that waits, and fails every output of that RUN);
+ *   run        one node or one fused group as 1..n ops of a RUN gathered until
+ *              the next message that needs the server (a read, an upload) and
+ *              sent without waiting (a failure comes back as an ERROR, reported
+ *              by the next call that waits, and fails every output of that RUN);
  *   copy_out   GET of bytes [lo, hi): genie_read, genie_item and tuple elements
  *              bring back only the bytes of the view read;
  *   free       the id joins a FREE sent before the next message.
@@ -49,6 +50,8 @@ typedef struct rc_state {
     uint64_t *frees;        /* ids freed since the last FREE */
     uint32_t nfree;
     char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
+    gr_wr run;              /* the RUN being gathered: u32 op count (set when sent), then ops */
+    uint32_t run_nops;
     double timeout;         /* seconds */
 } rc_state;
 
@@ -160,10 +163,20 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     }
     return GENIE_OK;
 }
-static genie_result rc_flush_frees(rc_state *r, char *msg) {
+/* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers). */
+static genie_result rc_flush(rc_state *r, char *msg) {
     gr_wr w;
     uint32_t i;
     genie_result e;
+    if (r->run_nops) {
+        uint8_t *p = r->run.p;
+        p[0] = (uint8_t)r->run_nops, p[1] = (uint8_t)(r->run_nops >> 8), p[2] = (uint8_t)(r->run_nops >> 16), p[3] = (uint8_t)(r->run_nops >> 24);
+        e = r->run.oom ? rc_fail(r, msg, "RUN: out of memory") : rc_send(r, GR_RUN, ++r->next_req, r->run.p, r->run.n, "RUN", msg);
+        r->run.n = 0;
+        r->run.oom = 0;
+        r->run_nops = 0;
+        if (e != GENIE_OK) return e;
+    }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
     memset(&w, 0, sizeof w);
     gr_w32(&w, r->nfree);
@@ -200,12 +213,13 @@ static void rc_destroy(void *state) {
     if (!r) return;
     if (r->ep) {
         if (!r->dead) {
-            rc_flush_frees(r, msg);
+            rc_flush(r, msg);
             rc_send(r, GR_BYE, ++r->next_req, NULL, 0, "BYE", msg);
         }
         grx_close_ep(&r->x, r->ep, r->dead); /* a live server gets the FREE and BYE first */
     }
     grx_destroy(&r->x);
+    gr_wr_free(&r->run);
     free(r->frees);
     free(r);
 }
@@ -371,8 +385,8 @@ static void rc_view(gr_view *d, const genie__vspec *v) {
 }
 static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
 
-/* Node n as op number j of a RUN whose earlier ops are nodes[0..j-1]. */
-static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j) {
+/* Node n as op number base + j of a RUN whose ops base .. base + j - 1 are nodes[0..j-1]. */
+static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j, uint32_t base) {
     gr_op o;
     int k, i;
     memset(&o, 0, sizeof o);
@@ -395,7 +409,7 @@ static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__n
         o.in[k].dtype = s->dtype;
         o.in[k].kind = GR_SRC_BUF;
         for (i = 0; i < j; i++)
-            if (nodes[i] == s) { o.in[k].kind = GR_SRC_OP; o.in[k].ref = (uint64_t)i; }
+            if (nodes[i] == s) { o.in[k].kind = GR_SRC_OP; o.in[k].ref = base + (uint64_t)i; }
         if (o.in[k].kind == GR_SRC_BUF) o.in[k].ref = (uint64_t)(uintptr_t)s->buf->dev;
         rc_view(&o.in[k].v, n->in[k].v);
     }
@@ -408,24 +422,30 @@ static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__n
     gr_op_encode(w, &o);
 }
 
+/* Gathers n (or the group g) into the RUN being built; it goes with the next message that
+   needs the server (a read, an upload, the next FREE batch) or when it is full. */
 static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, char *msg) {
     rc_state *r = (rc_state *)state;
-    gr_wr w;
     genie_result e;
+    uint32_t nops = g ? (uint32_t)g->nops : 1;
     int j;
-    if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK || (e = rc_flush_frees(r, msg)) != GENIE_OK) return e;
-    memset(&w, 0, sizeof w);
-    if (g) {
-        gr_w32(&w, (uint32_t)g->nops);
-        for (j = 0; j < g->nops; j++) rc_encode_node(&w, g->nodes[j], g->written[j], g->nodes, j);
-    } else {
-        gr_w32(&w, 1);
-        rc_encode_node(&w, n, 1, &n, 0);
+    if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
+    if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20))) && (e = rc_flush(r, msg)) != GENIE_OK)
+        return e;
+    if (r->run_nops == 0) {
+        r->run.n = 0;
+        gr_w32(&r->run, 0); /* the op count, set when sent */
     }
-    if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "RUN: out of memory"); }
-    e = rc_send(r, GR_RUN, ++r->next_req, w.p, w.n, "RUN", msg);
-    gr_wr_free(&w);
-    return e;
+    if (g)
+        for (j = 0; j < g->nops; j++) rc_encode_node(&r->run, g->nodes[j], g->written[j], g->nodes, j, r->run_nops);
+    else
+        rc_encode_node(&r->run, n, 1, &n, 0, r->run_nops);
+    r->run_nops += nops;
+    if (r->run.oom) {
+        r->run.n = 0, r->run.oom = 0, r->run_nops = 0;
+        return rc_fail(r, msg, "RUN: out of memory");
+    }
+    return GENIE_OK;
 }
 
 static genie_result rc_alloc(void *state, genie__buf *b, char *msg) {
@@ -438,7 +458,7 @@ static void rc_free(void *state, genie__buf *b) {
     rc_state *r = (rc_state *)state;
     char msg[GENIE_BACKEND_MSG];
     if (b->dev && !r->dead) {
-        if (r->nfree == RC_FREE_BATCH) rc_flush_frees(r, msg);
+        if (r->nfree == RC_FREE_BATCH) rc_flush(r, msg);
         r->frees[r->nfree++] = (uint64_t)(uintptr_t)b->dev;
     }
     b->dev = NULL;
@@ -449,7 +469,7 @@ static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
     uint64_t id = (uint64_t)(uintptr_t)b->dev;
     genie_result e;
     gr_wr w;
-    if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush_frees(r, msg)) != GENIE_OK) return e;
+    if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
     crypto_generichash(hash, sizeof hash, (const unsigned char *)b->data, (unsigned long long)b->bytes, NULL, 0);
     if (b->bytes > RC_HAS_MIN) { /* the server may hold these bytes already (a weight seen before) */
         grx_msg *m = NULL;
@@ -480,7 +500,7 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     grx_msg *m = NULL;
     genie_result e;
     gr_wr w;
-    if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK || (e = rc_flush_frees(r, msg)) != GENIE_OK) return e;
+    if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
     memset(&w, 0, sizeof w);
     gr_w64(&w, (uint64_t)(uintptr_t)b->dev);
     gr_w64(&w, lo);

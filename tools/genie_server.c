@@ -34,6 +34,7 @@
 
 typedef struct sv_entry { /* a cached tensor: its bytes under their hash */
     uint8_t hash[GR_HASH_BYTES];
+    uint8_t *block;       /* what to free: the PUT's payload, which data points into */
     uint8_t *data;
     size_t size;
     int64_t refs;         /* buffers bound to it (pinned while > 0) */
@@ -110,7 +111,7 @@ static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within bu
         *pp = e->hnext;
         sv_lru_unlink(s, e);
         s->cache_bytes -= e->size;
-        free(e->data);
+        free(e->block);
         free(e);
     }
 }
@@ -281,10 +282,48 @@ static int sv_same_shape(genie_tensor *r, const gr_view *v) {
     return genie_ndim(r) == v->ndim && memcmp(genie_shape(r), v->shape, (size_t)v->ndim * 8) == 0;
 }
 
+/* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
+   overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
+static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **scratch, uint32_t from, uint32_t to,
+                    char *why, size_t wsz) {
+    uint32_t i;
+    int n = 0;
+    for (i = from; i < to; i++)
+        if (res[i]) scratch[n++] = res[i];
+    if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
+        snprintf(why, wsz, "RUN: %s", genie_last_error(c->g));
+        return GR_E_OP;
+    }
+    for (i = from; i < to; i++) {
+        const gr_op *o = &run->ops[i];
+        sv_buf *b;
+        const void *ptr;
+        if (!o->written) continue;
+        if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
+        if (b->err) sv_buf_clear(s, c, b);
+        if (b->entry || !b->data || b->size != o->out_cap) { /* new, resized, or a cached tensor's: its own bytes */
+            uint8_t *nd;
+            if (!b->entry && c->owned_bytes - b->size + o->out_cap > s->client_budget) {
+                snprintf(why, wsz, "RUN: the client's buffers would exceed %llu MiB", (unsigned long long)(s->client_budget >> 20));
+                return GR_E_LIMIT;
+            }
+            if (!(nd = (uint8_t *)calloc(1, o->out_cap ? (size_t)o->out_cap : 1))) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
+            if (b->data) memcpy(nd, b->data, b->size < o->out_cap ? b->size : (size_t)o->out_cap);
+            sv_buf_clear(s, c, b);
+            b->data = nd;
+            b->size = (size_t)o->out_cap;
+            c->owned_bytes += b->size;
+        }
+        if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
+        sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+    }
+    return 0;
+}
+
 static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     genie_tensor **res = NULL, **outs = NULL;
     char why[640];
-    uint32_t i, nw = 0;
+    uint32_t i, seg = 0; /* ops [seg, i) are computed lazily, not yet stored */
     int code = 0;
     why[0] = 0;
     if (!c->g) {
@@ -302,6 +341,13 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         const gr_op *o = &run->ops[i];
         genie_tensor *t[GR_MAX_IN], *r;
         int k;
+        uint32_t p;
+        for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
+            for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
+                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
+                    if ((code = sv_store(s, c, run, res, outs, seg, i, why, sizeof why)) != 0) goto done;
+                    seg = i;
+                }
         for (k = 0; k < o->nin && !code; k++) {
             const gr_src *src = &o->in[k];
             size_t es = gr_dtype_size[src->dtype];
@@ -364,36 +410,8 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             break;
         }
         res[i] = r;
-        if (o->written) outs[nw++] = r;
     }
-    if (!code && nw && genie_realize(c->g, (int)nw, outs) != GENIE_OK) {
-        code = GR_E_OP;
-        snprintf(why, sizeof why, "RUN: %s", genie_last_error(c->g));
-    }
-    for (i = 0; i < run->nops && !code; i++) { /* results into their buffers, in op order */
-        const gr_op *o = &run->ops[i];
-        sv_buf *b;
-        const void *ptr;
-        if (!o->written) continue;
-        if (!(b = sv_buf_get(c, o->out_buf))) { code = GR_E_LIMIT; snprintf(why, sizeof why, "RUN: too many buffers"); break; }
-        if (b->err) sv_buf_clear(s, c, b);
-        if (b->entry || !b->data || b->size != o->out_cap) { /* new, resized, or a cached tensor's: its own bytes */
-            uint8_t *nd;
-            if (!b->entry && c->owned_bytes - b->size + o->out_cap > s->client_budget) {
-                code = GR_E_LIMIT;
-                snprintf(why, sizeof why, "RUN: the client's buffers would exceed %llu MiB", (unsigned long long)(s->client_budget >> 20));
-                break;
-            }
-            if (!(nd = (uint8_t *)calloc(1, o->out_cap ? (size_t)o->out_cap : 1))) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); break; }
-            if (b->data) memcpy(nd, b->data, b->size < o->out_cap ? b->size : (size_t)o->out_cap);
-            sv_buf_clear(s, c, b);
-            b->data = nd;
-            b->size = (size_t)o->out_cap;
-            c->owned_bytes += b->size;
-        }
-        if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { code = GR_E_OP; snprintf(why, sizeof why, "RUN: %s", genie_last_error(c->g)); break; }
-        sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
-    }
+    if (!code) code = sv_store(s, c, run, res, outs, seg, run->nops, why, sizeof why);
 done:
     if (code) { /* every output of this RUN failed: later reads say why */
         for (i = 0; i < run->nops; i++) {
@@ -511,14 +529,16 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             break;
         }
         if (!(e = sv_find(s, hash))) {
-            if (!(e = (sv_entry *)calloc(1, sizeof *e)) || !(e->data = (uint8_t *)malloc(q.bytes ? (size_t)q.bytes : 1))) {
-                free(e);
+            if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
                 sv_buf_fail(s, c, b, "PUT: out of memory");
                 sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
                 break;
             }
             memcpy(e->hash, hash, GR_HASH_BYTES);
-            if (q.bytes) memcpy(e->data, q.data, (size_t)q.bytes);
+            e->block = m->data; /* the entry keeps the received payload: no copy */
+            e->data = q.bytes ? (uint8_t *)q.data : m->data;
+            m->data = NULL;
+            if (!e->data) e->data = e->block = (uint8_t *)malloc(1);
             e->size = (size_t)q.bytes;
             e->hnext = s->cache[sv_hslot(hash)];
             s->cache[sv_hslot(hash)] = e;
@@ -653,6 +673,7 @@ int main(int argc, char **argv) {
     ucp_listener_attr_t la;
     char msg[256], host[64] = "?";
     int i, efd = -1, port = 0, loopback;
+    double idle_since;
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
@@ -742,13 +763,14 @@ int main(int argc, char **argv) {
     printf("genie-server listening on %s:%d\n", host, port);
     fflush(stdout);
     ucp_worker_get_efd(s.x.w, &efd);
+    idle_since = 0;
     while (!sv_stop) {
         grx_msg *m;
         sv_client *c, **pp;
         int busy = ucp_worker_progress(s.x.w) != 0;
         while ((m = grx_pop(&s.x, NULL))) {
             for (c = s.clients; c && c->ep != m->ep; c = c->next) {}
-            if (c && c->state != 3 && !c->failed) sv_handle(&s, c, m);
+            if (c && c->state != 3) sv_handle(&s, c, m); /* a failed peer's last messages too (no replies) */
             grx_msg_free(&s.x, m);
             busy = 1;
             ucp_worker_progress(s.x.w);
@@ -763,7 +785,14 @@ int main(int argc, char **argv) {
                 pp = &c->next;
             }
         }
-        if (busy || s.x.head) continue;
+        if (busy || s.x.head) {
+            idle_since = 0;
+            continue;
+        }
+        if (idle_since == 0) idle_since = grx_now();
+        if (grx_now() - idle_since < 200e-6) continue; /* poll a little before sleeping: a client's
+                                                          next message usually follows at once */
+        idle_since = 0;
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
             struct pollfd pfd;
             pfd.fd = efd;
@@ -783,7 +812,7 @@ int main(int argc, char **argv) {
     while (s.oldest) {
         sv_entry *e = s.oldest;
         s.oldest = e->newer;
-        free(e->data);
+        free(e->block);
         free(e);
     }
     sodium_memzero(s.key, sizeof s.key);
