@@ -520,6 +520,51 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     return GENIE_OK;
 }
 
+static const genie_backend rc_backend;
+int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
+    rc_state *r;
+    char msg[GENIE_BACKEND_MSG];
+    grx_msg *m = NULL;
+    gr_rd rd;
+    uint32_t n, i;
+    genie_result e;
+    if (!ctx) return -1;
+    if (ctx->be != &rc_backend || !ctx->be_state) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: the context does not run on \"remote\"");
+        return -1;
+    }
+    r = (rc_state *)ctx->be_state;
+    if ((e = rc_check_async(r, "STATS", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK ||
+        (e = rc_send(r, GR_STATS, ++r->next_req, NULL, 0, "STATS", msg)) != GENIE_OK ||
+        (e = rc_wait(r, r->next_req, GR_STATS_REPLY, &m, "STATS", msg)) != GENIE_OK) {
+        genie__fail(ctx, e, "genie_remote_stats: %s", msg);
+        return -1;
+    }
+    rd = gr_rd_init(m->data, m->len);
+    n = gr_u32(&rd);
+    for (i = 0; i < n && !rd.bad; i++) {
+        unsigned pl = gr_u16(&rd), role;
+        const uint8_t *p = gr_take(&rd, pl);
+        genie_work w;
+        role = gr_u8(&rd);
+        w.nodes = gr_u64(&rd), w.flops = gr_u64(&rd), w.bytes = gr_u64(&rd), w.ns = gr_u64(&rd);
+        if (rd.bad || role >= GENIE_ROLE_COUNT) break;
+        if (rows && (int)i < max) {
+            size_t k = pl < sizeof rows[i].phase - 1 ? pl : sizeof rows[i].phase - 1;
+            memcpy(rows[i].phase, p, k);
+            rows[i].phase[k] = 0;
+            snprintf(rows[i].role, sizeof rows[i].role, "%s", genie_role_name((genie_role_id)role));
+            rows[i].work = w;
+        }
+    }
+    grx_msg_free(&r->x, m);
+    if (rd.bad || i < n || gr_left(&rd)) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: remote %s: a malformed STATS reply", r->addr);
+        return -1;
+    }
+    return (int)n;
+}
+
 static const genie_backend rc_backend = {"remote", rc_init, rc_destroy, rc_supports, rc_run, rc_alloc, rc_free, rc_copy_in, rc_copy_out};
 
 genie_result genie_remote_register(void) { return genie_backend_register(&rc_backend); }

@@ -17,6 +17,18 @@
 extern "C" {
 #endif
 genie_result genie_remote_register(void);
+
+/* Work the server did for this context, as genie accounts it there (genie_work: nodes, flops,
+   bytes, kernel ns), by phase and role (the role the server's genie found, genie_role_name). */
+typedef struct genie_remote_work {
+    char phase[64];      /* "" none (truncated past 63 bytes) */
+    char role[16];       /* "attention", "mlp", ..., "" none */
+    genie_work work;
+} genie_remote_work;
+/* Asks the server (one round trip, after the work gathered so far is sent): fills up to max
+   rows and returns how many there are (more than max: the rest left out); -1 and an error in
+   the context when ctx does not run on "remote" or the server cannot answer. */
+int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max);
 #ifdef __cplusplus
 }
 #endif

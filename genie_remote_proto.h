@@ -58,6 +58,8 @@ enum gr_type {
     GR_FREE,        /* c->s: u32 n, n x u64 id; no reply */
     GR_BYE,         /* c->s: empty; the server drops the client's state */
     GR_PING,        /* c->s: empty; reply OK (a round trip through the server's queue) */
+    GR_STATS,       /* c->s: empty; reply STATS_REPLY */
+    GR_STATS_REPLY, /* s->c: u32 n, n x (u16 phase length, phase, u8 role, u64 nodes, flops, bytes, ns) */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -501,8 +503,8 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         return 0;
     case GR_RUN:
         return gr_run_decode(p, n, &m->run, why);
-    case GR_BYE: case GR_PING:
-        if (n) GR__BAD(GR_E_MALFORMED, "BYE/PING: a payload");
+    case GR_BYE: case GR_PING: case GR_STATS:
+        if (n) GR__BAD(GR_E_MALFORMED, "BYE/PING/STATS: a payload");
         return 0;
     default:
         GR__BAD(GR_E_MALFORMED, "a message type clients do not send");

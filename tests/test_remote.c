@@ -36,7 +36,11 @@ static int passed, failed;
         }                                                                  \
     } while (0)
 
-/* ---- the server ---- */
+/* ---- the server (GENIE_SERVER_BIN, default build/genie-server) ---- */
+static const char *server_bin(void) {
+    const char *b = getenv("GENIE_SERVER_BIN");
+    return b && *b ? b : "build/genie-server";
+}
 typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
 static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
     char pf[256];
@@ -51,10 +55,10 @@ static int server_start(server *s, const char *extra1, const char *extra2, const
         (void)f;
         dup2(fileno(stdout), 2);
         if (extra1 && extra2)
-            execl("build/genie-server", "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
                   extra2, (char *)NULL);
         else
-            execl("build/genie-server", "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
         _exit(127);
     }
     for (i = 0; i < 400; i++) { /* up to 20 s */
@@ -288,6 +292,7 @@ static void mlp_step(genie_ctx *c, genie_tensor *w1, genie_tensor *b1, genie_ten
     int64_t xs[2] = {8, 256};
     genie_tensor *x, *y;
     genie_pool_push(c);
+    genie_set_phase(c, "decode");
     x = rnd(c, GENIE_F32, 2, xs, 100 + (uint64_t)step);
     y = genie_softmax(c, genie_linear(c, genie_relu(c, genie_linear(c, x, w1, b1)), w2, NULL), -1);
     genie_read(c, y, GENIE_F32, out, 8 * 16 * sizeof(float));
@@ -319,6 +324,21 @@ static void test_weights(const char *addr) {
     printf("  10 MLP steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips\n",
            (unsigned long long)total, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
            (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips);
+    { /* the server's accounting of this client's work, by phase and role */
+        genie_remote_work rows[32];
+        int n = genie_remote_stats(c, rows, 32), i, decode = 0;
+        uint64_t nodes = 0;
+        for (i = 0; i < n && i < 32; i++) {
+            printf("  server work: phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].phase, rows[i].role,
+                   (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops, (unsigned long long)rows[i].work.bytes,
+                   (unsigned long long)rows[i].work.ns);
+            nodes += rows[i].work.nodes;
+            decode |= strcmp(rows[i].phase, "decode") == 0 && rows[i].work.flops > 0;
+        }
+        CHECK(n > 0 && decode && nodes >= 20, "genie_remote_stats: %d rows, %llu nodes: %s", n, (unsigned long long)nodes, genie_last_error(c));
+        CHECK(genie_remote_stats(l, rows, 32) == -1 && genie_status(l) == GENIE_ERR_BACKEND, "genie_remote_stats on a CPU context");
+        genie_clear_error(l);
+    }
     /* another client of the same server: the large weight is there already (HAS), not sent */
     c2 = remote_ctx(addr);
     {
@@ -669,7 +689,7 @@ int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_codec();
     printf("  codec: %d checks\n", passed);
-    if (access("build/genie-server", X_OK) != 0) { printf("FAIL build/genie-server missing (make remote)\n"); return 1; }
+    if (access(server_bin(), X_OK) != 0) { printf("FAIL %s missing (make remote)\n", server_bin()); return 1; }
     if (server_start(&s, NULL, NULL, "main") != 0) { printf("FAIL the server did not start (see build/remote_test_main.log)\n"); return 1; }
     setenv("GENIE_REMOTE", s.addr, 1);
     test_identical(s.addr);

@@ -60,6 +60,8 @@ typedef struct sv_client {
     uint64_t nbufs, owned_bytes;
     uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
     char peer[80];
+    char *phases[64];     /* the phases its ops carried (their work: genie_work_of) */
+    int nphases;
     const char *why;      /* why it ended */
     struct sv_client *next;
 } sv_client;
@@ -396,7 +398,21 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             }
         }
         if (code) break;
-        r = sv_call(c->g, o, t);
+        { /* the op's module path and phase, so genie accounts its work as the client's would */
+            char mod[GR_MAX_STR + 1], ph[GR_MAX_STR + 1];
+            int j;
+            memcpy(mod, o->module, o->module_len);
+            mod[o->module_len] = 0;
+            memcpy(ph, o->phase, o->phase_len);
+            ph[o->phase_len] = 0;
+            if (mod[0]) genie_scope_push(c->g, mod);
+            genie_set_phase(c->g, ph[0] ? ph : NULL);
+            for (j = 0; j < c->nphases && strcmp(c->phases[j], ph) != 0; j++) {}
+            if (j == c->nphases && j < 64 && (c->phases[j] = (char *)malloc(strlen(ph) + 1))) strcpy(c->phases[c->nphases++], ph);
+            r = sv_call(c->g, o, t);
+            if (mod[0]) genie_scope_pop(c->g);
+            genie_set_phase(c->g, NULL);
+        }
         if (!r) {
             code = GR_E_OP;
             snprintf(why, sizeof why, "RUN op %u (%s): %s", i, gr_op_names[o->op],
@@ -578,6 +594,35 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         break;
     }
     case GR_PING: sv_send(s, c, GR_OK, h.id, NULL, 0); break;
+    case GR_STATS: { /* work by phase and role, as genie accounted it on this client's context */
+        gr_wr w;
+        uint32_t n = 0;
+        int p, r;
+        memset(&w, 0, sizeof w);
+        gr_w32(&w, 0);
+        for (p = 0; p < c->nphases && c->g; p++)
+            for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+                genie_work wk = genie_work_of(c->g, c->phases[p], genie_role_name((genie_role_id)r));
+                size_t pl = strlen(c->phases[p]);
+                if (!wk.nodes) continue;
+                gr_w16(&w, (unsigned)pl);
+                gr_wbytes(&w, c->phases[p], pl);
+                gr_w8(&w, (unsigned)r);
+                gr_w64(&w, wk.nodes);
+                gr_w64(&w, wk.flops);
+                gr_w64(&w, wk.bytes);
+                gr_w64(&w, wk.ns);
+                n++;
+            }
+        if (!w.oom) {
+            w.p[0] = (uint8_t)n, w.p[1] = (uint8_t)(n >> 8), w.p[2] = (uint8_t)(n >> 16), w.p[3] = (uint8_t)(n >> 24);
+            sv_send(s, c, GR_STATS_REPLY, h.id, w.p, w.n);
+        } else {
+            sv_error(s, c, h.id, GR_E_MEMORY, "STATS: out of memory");
+        }
+        gr_wr_free(&w);
+        break;
+    }
     case GR_BYE: sv_close(s, c, "BYE"); break;
     default: break;
     }
@@ -635,6 +680,7 @@ static void sv_client_free(sv *s, sv_client *c) {
     for (i = 0; i < SV_BUCKETS; i++)
         while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
     genie_ctx_destroy(c->g);
+    for (i = 0; i < c->nphases; i++) free(c->phases[i]);
     free(c);
     sv_evict(s);
 }
