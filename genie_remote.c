@@ -50,8 +50,14 @@ typedef struct rc_state {
     uint64_t *frees;        /* ids freed since the last FREE */
     uint32_t nfree;
     char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
-    gr_wr run;              /* the RUN being gathered: u32 op count (set when sent), then ops */
+    gr_wr run;              /* the tape being gathered: u32 op count (set when sent), then ops */
     uint32_t run_nops;
+    gr_wr slots;            /* its buffer table: u32 count (set when sent), then the ids by slot */
+    uint32_t nslots;
+    /* the tapes the server keeps for RUN_CACHED: the same first-in-first-out list it keeps */
+    uint8_t tape_hash[GR_TAPES][GR_HASH_BYTES];
+    size_t tape_len[GR_TAPES], tape_bytes;
+    int ntapes, tape_first;
     double timeout;         /* seconds */
 } rc_state;
 
@@ -168,13 +174,36 @@ static genie_result rc_flush(rc_state *r, char *msg) {
     gr_wr w;
     uint32_t i;
     genie_result e;
-    if (r->run_nops) {
-        uint8_t *p = r->run.p;
-        p[0] = (uint8_t)r->run_nops, p[1] = (uint8_t)(r->run_nops >> 8), p[2] = (uint8_t)(r->run_nops >> 16), p[3] = (uint8_t)(r->run_nops >> 24);
-        e = r->run.oom ? rc_fail(r, msg, "RUN: out of memory") : rc_send(r, GR_RUN, ++r->next_req, r->run.p, r->run.n, "RUN", msg);
-        r->run.n = 0;
-        r->run.oom = 0;
-        r->run_nops = 0;
+    if (r->run_nops) { /* a tape the server keeps goes as its hash and the buffer table only */
+        uint8_t hash[GR_HASH_BYTES];
+        int k, known = 0;
+        gr_put_u32_at(r->run.p, r->run_nops);
+        gr_put_u32_at(r->slots.p, r->nslots);
+        if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
+        else {
+            crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
+            for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
+            if (known) {
+                e = rc_send2(r, GR_RUN_CACHED, ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
+            } else {
+                e = rc_send2(r, GR_RUN, ++r->next_req, r->slots.p, r->slots.n, r->run.p, r->run.n, "RUN", msg);
+                if (r->run.n <= GR_TAPE_BYTES) { /* the server keeps it: as gr_tape_keep there */
+                    while (r->ntapes && (r->ntapes == GR_TAPES || r->tape_bytes + r->run.n > GR_TAPE_BYTES)) {
+                        r->tape_bytes -= r->tape_len[r->tape_first];
+                        r->tape_first = (r->tape_first + 1) % GR_TAPES;
+                        r->ntapes--;
+                    }
+                    k = (r->tape_first + r->ntapes) % GR_TAPES;
+                    memcpy(r->tape_hash[k], hash, GR_HASH_BYTES);
+                    r->tape_len[k] = r->run.n;
+                    r->tape_bytes += r->run.n;
+                    r->ntapes++;
+                }
+            }
+        }
+        r->run.n = r->slots.n = 0;
+        r->run.oom = r->slots.oom = 0;
+        r->run_nops = r->nslots = 0;
         if (e != GENIE_OK) return e;
     }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
@@ -220,6 +249,7 @@ static void rc_destroy(void *state) {
     }
     grx_destroy(&r->x);
     gr_wr_free(&r->run);
+    gr_wr_free(&r->slots);
     free(r->frees);
     free(r);
 }
@@ -385,8 +415,18 @@ static void rc_view(gr_view *d, const genie__vspec *v) {
 }
 static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
 
+/* The slot of buffer id in the RUN being gathered (added if new). */
+static uint64_t rc_slot(rc_state *r, uint64_t id) {
+    uint32_t k;
+    for (k = r->nslots; k-- > 0;) { /* recent buffers first: a step reads what it just wrote */
+        gr_rd rd = gr_rd_init(r->slots.p + 4 + (size_t)k * 8, 8);
+        if (gr_u64(&rd) == id) return k;
+    }
+    gr_w64(&r->slots, id);
+    return r->nslots++;
+}
 /* Node n as op number base + j of a RUN whose ops base .. base + j - 1 are nodes[0..j-1]. */
-static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j, uint32_t base) {
+static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j, uint32_t base) {
     gr_op o;
     int k, i;
     memset(&o, 0, sizeof o);
@@ -400,7 +440,7 @@ static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__n
     o.f[0] = n->a.f[0];
     o.f[1] = n->a.f[1];
     if (written) {
-        o.out_buf = (uint64_t)(uintptr_t)n->buf->dev;
+        o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
         o.out_cap = rc_cap(n->buf);
     }
     rc_view(&o.out, n->out);
@@ -410,7 +450,7 @@ static void rc_encode_node(gr_wr *w, const genie__node *n, int written, genie__n
         o.in[k].kind = GR_SRC_BUF;
         for (i = 0; i < j; i++)
             if (nodes[i] == s) { o.in[k].kind = GR_SRC_OP; o.in[k].ref = base + (uint64_t)i; }
-        if (o.in[k].kind == GR_SRC_BUF) o.in[k].ref = (uint64_t)(uintptr_t)s->buf->dev;
+        if (o.in[k].kind == GR_SRC_BUF) o.in[k].ref = rc_slot(r, (uint64_t)(uintptr_t)s->buf->dev);
         rc_view(&o.in[k].v, n->in[k].v);
     }
     o.module = n->scope->module;
@@ -430,19 +470,21 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     uint32_t nops = g ? (uint32_t)g->nops : 1;
     int j;
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
-    if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20))) && (e = rc_flush(r, msg)) != GENIE_OK)
+    if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
+        (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
-        r->run.n = 0;
-        gr_w32(&r->run, 0); /* the op count, set when sent */
+        r->run.n = r->slots.n = 0;
+        gr_w32(&r->run, 0);   /* the op count, set when sent */
+        gr_w32(&r->slots, 0); /* the slot count, likewise */
     }
     if (g)
-        for (j = 0; j < g->nops; j++) rc_encode_node(&r->run, g->nodes[j], g->written[j], g->nodes, j, r->run_nops);
+        for (j = 0; j < g->nops; j++) rc_encode_node(r, &r->run, g->nodes[j], g->written[j], g->nodes, j, r->run_nops);
     else
-        rc_encode_node(&r->run, n, 1, &n, 0, r->run_nops);
+        rc_encode_node(r, &r->run, n, 1, &n, 0, r->run_nops);
     r->run_nops += nops;
-    if (r->run.oom) {
-        r->run.n = 0, r->run.oom = 0, r->run_nops = 0;
+    if (r->run.oom || r->slots.oom) {
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
     return GENIE_OK;

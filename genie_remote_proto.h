@@ -40,6 +40,9 @@
 #define GR_MAX_BUF ((uint64_t)1 << 40)  /* a buffer in bytes */
 #define GR_MAX_FREE 65536           /* ids in one FREE */
 #define GR_MAX_MSG_LEN 1024         /* an ERROR's message */
+#define GR_MAX_SLOTS 65536          /* buffers one RUN names */
+#define GR_TAPES 256                /* tapes a connection keeps for RUN_CACHED (first in, first out) */
+#define GR_TAPE_BYTES ((size_t)16 << 20) /* ... and their bytes at most */
 #define GR_DEFAULT_MAX_PAYLOAD ((uint64_t)1 << 31)
 
 /* message types (docs/remote.md) */
@@ -52,7 +55,7 @@ enum gr_type {
     GR_HAS,         /* c->s: u64 id, u64 cap, u64 bytes, hash[32]; reply HAS_REPLY */
     GR_HAS_REPLY,   /* s->c: u8 found (1: id now reads the cached tensor) */
     GR_PUT,         /* c->s: u64 id, u64 cap, hash[32], then the bytes; no reply unless an ERROR */
-    GR_RUN,         /* c->s: a tape (gr_run); no reply unless an ERROR */
+    GR_RUN,         /* c->s: u32 nslots, nslots x u64 buffer id, then a tape (gr_run); no reply unless an ERROR */
     GR_GET,         /* c->s: u64 id, u64 lo, u64 hi; reply DATA or ERROR */
     GR_DATA,        /* s->c: the bytes [lo, hi) of the buffer */
     GR_FREE,        /* c->s: u32 n, n x u64 id; no reply */
@@ -60,6 +63,7 @@ enum gr_type {
     GR_PING,        /* c->s: empty; reply OK (a round trip through the server's queue) */
     GR_STATS,       /* c->s: empty; reply STATS_REPLY */
     GR_STATS_REPLY, /* s->c: u32 n, n x (u16 phase length, phase, u8 role, u64 nodes, flops, bytes, ns) */
+    GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -141,7 +145,11 @@ typedef struct gr_op {
 } gr_op;
 typedef struct gr_run {
     uint32_t nops;
-    gr_op *ops; /* malloc'd by gr_run_decode: gr_run_free */
+    gr_op *ops;       /* malloc'd by gr_run_decode: gr_run_free */
+    uint32_t nslots;  /* the buffers the tape names by slot: ids[slot] (malloc'd; never 0) */
+    uint64_t *ids;
+    const uint8_t *tape; /* RUN: the tape's bytes inside the payload (its hash names it), tape_len */
+    size_t tape_len;
 } gr_run;
 
 /* ---- reading: a cursor that turns bad at the first read past the end ---- */
@@ -236,6 +244,9 @@ GR_FN void gr_wf64(gr_wr *w, double d) {
 GR_FN void gr_wbytes(gr_wr *w, const void *p, size_t k) {
     uint8_t *q = gr_room(w, k);
     if (q && k) memcpy(q, p, k);
+}
+GR_FN void gr_put_u32_at(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
 }
 GR_FN void gr_wr_free(gr_wr *w) {
     free(w->p);
@@ -353,8 +364,22 @@ GR_FN void gr_op_encode(gr_wr *w, const gr_op *o) {
 }
 GR_FN void gr_run_free(gr_run *run) {
     free(run->ops);
+    free(run->ids);
     run->ops = NULL;
-    run->nops = 0;
+    run->ids = NULL;
+    run->nops = run->nslots = 0;
+}
+/* u32 nslots, nslots x u64 id (each not 0) into run->ids; 0 or a gr_err */
+GR_FN int gr_slots_decode(gr_rd *r, gr_run *run, char *why) {
+    uint32_t i;
+    run->nslots = gr_u32(r);
+    if (r->bad) { strcpy(why, "RUN: truncated before its buffer count"); run->nslots = 0; return GR_E_MALFORMED; }
+    if (run->nslots > GR_MAX_SLOTS) { strcpy(why, "RUN: more buffers than the limit"); run->nslots = 0; return GR_E_LIMIT; }
+    if ((uint64_t)run->nslots * 8 > gr_left(r)) { strcpy(why, "RUN: fewer bytes than its buffer count needs"); run->nslots = 0; return GR_E_MALFORMED; }
+    if (!(run->ids = (uint64_t *)malloc((size_t)(run->nslots ? run->nslots : 1) * 8))) { run->nslots = 0; strcpy(why, "RUN: out of memory"); return GR_E_MEMORY; }
+    for (i = 0; i < run->nslots; i++)
+        if ((run->ids[i] = gr_u64(r)) == 0) { strcpy(why, "RUN: buffer id 0"); gr_run_free(run); return GR_E_MALFORMED; }
+    return 0;
 }
 /* Decodes and checks a RUN payload: 0, or GR_E_MALFORMED / GR_E_LIMIT / GR_E_MEMORY
    with why[] saying what (why has at least 128 bytes). Checked here: counts against
@@ -363,7 +388,9 @@ GR_FN void gr_run_free(gr_run *run) {
    earlier ops, string lengths, nothing after the last op. Not checked here (the
    server's state and genie decide): whether buffers exist, views against their
    bytes, shapes and dtypes against what genie infers. */
-GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
+/* The tape of p (n bytes) with its buffer slots already in run (gr_slots_decode): on success
+   every buffer reference (a source's ref, an output's out_buf) holds the slot's id. */
+GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
     gr_rd r = gr_rd_init(p, n);
     uint32_t i;
     int k;
@@ -403,7 +430,8 @@ GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
             o->out_buf = gr_u64(&r);
             o->out_cap = gr_u64(&r);
             if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated output");
-            if (o->out_buf == 0) GR__BAD(GR_E_MALFORMED, "RUN: buffer id 0");
+            if (o->out_buf >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: an output slot past the buffer table");
+            o->out_buf = run->ids[o->out_buf];
             if (o->out_cap > GR_MAX_BUF) GR__BAD(GR_E_LIMIT, "RUN: output buffer over the size limit");
         }
         if (!gr_view_decode(&r, &o->out)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad output view");
@@ -417,7 +445,8 @@ GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
             if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated source");
             if (src->kind != GR_SRC_BUF && src->kind != GR_SRC_OP) GR__BAD(GR_E_MALFORMED, "RUN: unknown source kind");
             if (src->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown source dtype");
-            if (src->kind == GR_SRC_BUF && src->ref == 0) GR__BAD(GR_E_MALFORMED, "RUN: buffer id 0");
+            if (src->kind == GR_SRC_BUF && src->ref >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: a source slot past the buffer table");
+            if (src->kind == GR_SRC_BUF) src->ref = run->ids[src->ref];
             if (src->kind == GR_SRC_OP && src->ref >= i) GR__BAD(GR_E_MALFORMED, "RUN: a source that does not precede its op");
             if (src->kind == GR_SRC_OP && run->ops[src->ref].dtype != src->dtype) GR__BAD(GR_E_MALFORMED, "RUN: a source's dtype is not its op's");
             if (!gr_view_decode(&r, &src->v)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad source view");
@@ -436,6 +465,18 @@ GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
 #undef GR__BAD
     return 0;
 }
+/* A RUN payload: the buffer table, then the tape (run->tape, tape_len: its bytes). */
+GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
+    gr_rd r = gr_rd_init(p, n);
+    int rc;
+    memset(run, 0, sizeof *run);
+    why[0] = 0;
+    if ((rc = gr_slots_decode(&r, run, why)) != 0) return rc;
+    run->tape = r.p + r.at;
+    run->tape_len = gr_left(&r);
+    return gr_tape_decode(run->tape, run->tape_len, run, why);
+}
+
 /* ---- the other messages a server receives: gr_msg_decode ---- */
 typedef struct gr_msg {
     int type;
@@ -503,6 +544,14 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         return 0;
     case GR_RUN:
         return gr_run_decode(p, n, &m->run, why);
+    case GR_RUN_CACHED: { /* the tape comes from the connection's cache: gr_tape_decode */
+        int rc;
+        m->hash = gr_take(&r, GR_HASH_BYTES);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN_CACHED: truncated hash");
+        if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
+        if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED: bytes after its buffer table"); }
+        return 0;
+    }
     case GR_BYE: case GR_PING: case GR_STATS:
         if (n) GR__BAD(GR_E_MALFORMED, "BYE/PING/STATS: a payload");
         return 0;

@@ -112,6 +112,12 @@ static genie_ctx *local_ctx(void) {
 }
 
 /* ---- codec ---- */
+/* a RUN's buffer table: n (0-2) ids */
+static void w_slots(gr_wr *w, uint32_t n, uint64_t a, uint64_t b) {
+    gr_w32(w, n);
+    if (n > 0) gr_w64(w, a);
+    if (n > 1) gr_w64(w, b);
+}
 static void put_view(gr_view *v, int nd, const int64_t *shape, const int64_t *st, int64_t off) {
     memset(v, 0, sizeof *v);
     v->ndim = nd;
@@ -129,19 +135,21 @@ static void test_codec(void) {
     size_t cut;
     memset(ops, 0, sizeof ops);
     ops[0].op = GR_OP_EXP, ops[0].dtype = 0, ops[0].nin = 1;
-    ops[0].in[0].kind = GR_SRC_BUF, ops[0].in[0].ref = 5;
+    ops[0].in[0].kind = GR_SRC_BUF, ops[0].in[0].ref = 0; /* slot 0: buffer 5 */
     put_view(&ops[0].in[0].v, 2, sh, st, 0);
     put_view(&ops[0].out, 2, sh, st, 0);
     ops[0].module = "mlp.fc1", ops[0].module_len = 7, ops[0].phase = "", ops[0].phase_len = 0;
     ops[1] = ops[0];
-    ops[1].op = GR_OP_ADD, ops[1].has_scalar = 1, ops[1].f[0] = 2.5, ops[1].written = 1, ops[1].out_buf = 9, ops[1].out_cap = 24;
+    ops[1].op = GR_OP_ADD, ops[1].has_scalar = 1, ops[1].f[0] = 2.5, ops[1].written = 1, ops[1].out_buf = 1, ops[1].out_cap = 24; /* slot 1: 9 */
     ops[1].in[0].kind = GR_SRC_OP, ops[1].in[0].ref = 0;
     memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
     gr_w32(&w, 2);
     gr_op_encode(&w, &ops[0]);
     gr_op_encode(&w, &ops[1]);
     rc = gr_run_decode(w.p, w.n, &run, why);
     CHECK(rc == 0 && run.nops == 2 && run.ops[1].in[0].kind == GR_SRC_OP && run.ops[1].f[0] == 2.5 && run.ops[1].out_buf == 9 &&
+              run.ops[0].in[0].ref == 5 &&
               run.ops[0].module_len == 7 && memcmp(run.ops[0].module, "mlp.fc1", 7) == 0,
           "RUN round trip: rc %d %s", rc, why);
     gr_run_free(&run);
@@ -153,6 +161,7 @@ static void test_codec(void) {
     gr_wr_free(&w);
     /* a source that does not precede its op */
     memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
     gr_w32(&w, 1);
     ops[1].in[0].ref = 0;
     gr_op_encode(&w, &ops[1]);
@@ -160,17 +169,31 @@ static void test_codec(void) {
     gr_wr_free(&w);
     /* a view past every bound */
     memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
     gr_w32(&w, 1);
     put_view(&ops[0].in[0].v, 2, big, big, 0);
     gr_op_encode(&w, &ops[0]);
     CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge view: %s", why);
     gr_wr_free(&w);
-    /* huge counts */
+    /* huge counts; a slot past the table */
     memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
     gr_w32(&w, 0xffffffffu);
     CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge op count: %s", why);
     gr_wr_free(&w);
     memset(&w, 0, sizeof w);
+    gr_w32(&w, 0xffffffffu);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge slot count: %s", why);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 1, 5, 0);
+    gr_w32(&w, 1);
+    ops[0].in[0].ref = 1;
+    gr_op_encode(&w, &ops[0]);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "slot"), "slot past the table: %s", why);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
     gr_w32(&w, 1000);
     CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED, "op count past the bytes: %s", why);
     gr_wr_free(&w);
@@ -307,11 +330,13 @@ static void test_weights(const char *addr) {
     float ro[128], lo[128];
     int s, same = 1;
     genie_stats st;
+    uint64_t second = 0;
     for (s = 0; s < 10; s++) {
         mlp_step(c, w1, b1, w2, s, ro);
         mlp_step(l, lw1, lb1, lw2, s, lo);
         same &= memcmp(ro, lo, sizeof ro) == 0;
         if (s == 0) first = genie_get_stats(c).remote_bytes_sent;
+        if (s == 1) second = genie_get_stats(c).remote_bytes_sent;
     }
     st = genie_get_stats(c);
     total = st.remote_bytes_sent;
@@ -319,6 +344,8 @@ static void test_weights(const char *addr) {
     CHECK(first >= wbytes && first < wbytes + xbytes + 8192, "step 1 sent %llu bytes for %llu of weights", (unsigned long long)first,
           (unsigned long long)wbytes);
     CHECK(total - first < 9 * (xbytes + 4096), "steps 2-10 sent %llu bytes: the weights went again", (unsigned long long)(total - first));
+    CHECK(total - second < 8 * (xbytes + 600), "steps 3-10 sent %llu bytes: more than x, a RUN_CACHED and a GET each",
+          (unsigned long long)(total - second));
     CHECK(st.remote_bytes_received < 10 * (8 * 16 * 4 + 64) + 4096, "10 steps received %llu bytes (only y: 512 bytes a step)",
           (unsigned long long)st.remote_bytes_received);
     printf("  10 MLP steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips\n",
@@ -509,6 +536,7 @@ static void test_hostile(void) {
     put_view(&o.out, 1, one, st1, 0);
     o.module = o.phase = "";
     memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
     gr_w32(&w, 1);
     gr_op_encode(&w, &o);
     t = 0;
@@ -518,17 +546,25 @@ static void test_hostile(void) {
     CHECK(raw_call(&r, GR_RUN, w.p, w.n - 3, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "truncated RUN: type %d code %u", t, code);
     gr_wr_free(&w);
     memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
     gr_w32(&w, 0x7fffffff);
     t = 0;
     CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "huge op count: type %d code %u", t, code);
     gr_wr_free(&w);
     { /* an unknown buffer, and a view past a buffer's end */
-        o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 12345;
+        o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 0;
         memset(&w, 0, sizeof w);
+        w_slots(&w, 1, 12345, 0);
         gr_w32(&w, 1);
         gr_op_encode(&w, &o);
         t = 0;
         CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_BUFFER, "unknown buffer: type %d code %u", t, code);
+        gr_wr_free(&w);
+        memset(&w, 0, sizeof w); /* a tape this connection never sent */
+        gr_wbytes(&w, "0123456789abcdef0123456789abcdef", 32);
+        w_slots(&w, 1, 12345, 0);
+        t = 0;
+        CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "unknown tape: type %d code %u", t, code);
         gr_wr_free(&w);
     }
     {

@@ -62,6 +62,9 @@ typedef struct sv_client {
     char peer[80];
     char *phases[64];     /* the phases its ops carried (their work: genie_work_of) */
     int nphases;
+    struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; } tapes[GR_TAPES]; /* for RUN_CACHED */
+    int ntapes, tape_first;
+    size_t tape_bytes;
     const char *why;      /* why it ended */
     struct sv_client *next;
 } sv_client;
@@ -441,6 +444,38 @@ done:
     free(outs);
 }
 
+/* A RUN's tape kept under its BLAKE2b-256 hash for RUN_CACHED, first in first out, as the
+   client keeps its list: every RUN whose buffer table is whole (decoded or not), when not kept
+   already and at most GR_TAPE_BYTES. */
+static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
+    gr_rd r = gr_rd_init(p, n);
+    uint32_t ns = gr_u32(&r);
+    uint8_t hash[GR_HASH_BYTES];
+    size_t len;
+    int k;
+    if (r.bad || ns > GR_MAX_SLOTS || (uint64_t)ns * 8 > gr_left(&r)) return;
+    p += 4 + (size_t)ns * 8;
+    len = n - 4 - (size_t)ns * 8;
+    if (len > GR_TAPE_BYTES) return;
+    crypto_generichash(hash, sizeof hash, p, len, NULL, 0);
+    for (k = 0; k < c->ntapes; k++)
+        if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, hash, GR_HASH_BYTES) == 0) return;
+    while (c->ntapes && (c->ntapes == GR_TAPES || c->tape_bytes + len > GR_TAPE_BYTES)) {
+        c->tape_bytes -= c->tapes[c->tape_first].len;
+        free(c->tapes[c->tape_first].bytes);
+        c->tapes[c->tape_first].bytes = NULL;
+        c->tape_first = (c->tape_first + 1) % GR_TAPES;
+        c->ntapes--;
+    }
+    k = (c->tape_first + c->ntapes) % GR_TAPES;
+    if (!(c->tapes[k].bytes = (uint8_t *)malloc(len ? len : 1))) return; /* then RUN_CACHED of it gets an ERROR */
+    memcpy(c->tapes[k].bytes, p, len);
+    memcpy(c->tapes[k].hash, hash, GR_HASH_BYTES);
+    c->tapes[k].len = len;
+    c->tape_bytes += len;
+    c->ntapes++;
+}
+
 /* ---- one message ---- */
 static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     gr_hdr h;
@@ -473,6 +508,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_close(s, c, "no AUTH");
         return;
     }
+    if (h.type == GR_RUN) sv_tape_keep(c, m->data, m->len);
     if ((rc = gr_msg_decode(h.type, m->data, m->len, &q, why)) != 0) {
         sv_error(s, c, h.id, rc, why);
         if (c->state < 2) sv_close(s, c, "bad handshake");
@@ -578,6 +614,22 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         gr_run_free(&q.run);
         sv_evict(s);
         break;
+    case GR_RUN_CACHED: {
+        int k;
+        for (k = 0; k < c->ntapes; k++)
+            if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
+        if (k == c->ntapes) {
+            sv_error(s, c, h.id, GR_E_MALFORMED, "RUN_CACHED: no tape with that hash on this connection");
+        } else if ((rc = gr_tape_decode(c->tapes[(c->tape_first + k) % GR_TAPES].bytes, c->tapes[(c->tape_first + k) % GR_TAPES].len,
+                                        &q.run, why)) != 0) {
+            sv_error(s, c, h.id, rc, why);
+        } else {
+            sv_run(s, c, h.id, &q.run);
+        }
+        gr_run_free(&q.run);
+        sv_evict(s);
+        break;
+    }
     case GR_GET: {
         sv_buf *b = sv_buf_find(c, q.buf);
         if (!b || (!b->data && !b->err)) { sv_error(s, c, h.id, GR_E_BUFFER, "GET: no such buffer"); break; }
@@ -681,6 +733,7 @@ static void sv_client_free(sv *s, sv_client *c) {
         while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
     genie_ctx_destroy(c->g);
     for (i = 0; i < c->nphases; i++) free(c->phases[i]);
+    for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
     free(c);
     sv_evict(s);
 }

@@ -3,7 +3,7 @@
    tapes. Input: byte 0 picks the message type, the rest is the payload; the first
    24 bytes are also decoded as a header. Contracts checked on what decodes: every
    view's extent is in bounds, an op's sources precede it, an output's view fits
-   its cap, and a RUN re-encodes to the same bytes. A broken contract aborts.
+   its cap, and a RUN re-encodes to the same ops. A broken contract aborts.
    `make test` replays tests/fuzz/corpus_remote and regressions_remote through
    build/fuzz_remote_replay (no libFuzzer needed). */
 #include <stdio.h>
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");
     fr_check(rc == 0 || why[0] != 0, "decode: an error without a reason");
     if (rc != 0) {
-        fr_check(m.run.ops == NULL, "decode: ops kept after an error");
+        fr_check(m.run.ops == NULL && m.run.ids == NULL, "decode: ops or ids kept after an error");
         return 0;
     }
     if (type == GR_HAS || type == GR_PUT) fr_check(m.buf != 0 && m.bytes <= m.cap && m.cap <= GR_MAX_BUF, "HAS/PUT: bounds");
@@ -48,29 +48,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (i = 0; i < m.nfree; i++) sum += gr_free_id(&m, i); /* every id readable */
         (void)sum;
     }
-    if (type == GR_RUN) {
+    if (type == GR_RUN) { /* re-encoded (ids back to their first slot), it decodes to the same ops */
         gr_wr w;
         gr_run again;
+        uint32_t k2;
         memset(&w, 0, sizeof w);
+        gr_w32(&w, m.run.nslots);
+        for (i = 0; i < m.run.nslots; i++) gr_w64(&w, m.run.ids[i]);
         gr_w32(&w, m.run.nops);
         for (i = 0; i < m.run.nops; i++) {
-            const gr_op *o = &m.run.ops[i];
+            gr_op o = m.run.ops[i];
             int k;
-            int64_t e = gr_view_extent(&o->out);
-            fr_check(e >= 0 && gr_view_numel(&o->out) >= 0, "RUN: output view out of bounds");
-            fr_check(!o->written || (o->out_buf && (uint64_t)e * gr_dtype_size[o->dtype] <= o->out_cap), "RUN: output outside its cap");
-            fr_check(o->nin >= gr_op_arity[o->op][0] && o->nin <= gr_op_arity[o->op][1], "RUN: arity");
-            for (k = 0; k < o->nin; k++) {
-                fr_check(gr_view_extent(&o->in[k].v) >= 0, "RUN: source view out of bounds");
-                fr_check(o->in[k].kind == GR_SRC_BUF ? o->in[k].ref != 0 : o->in[k].ref < i, "RUN: source reference");
+            int64_t e = gr_view_extent(&o.out);
+            fr_check(e >= 0 && gr_view_numel(&o.out) >= 0, "RUN: output view out of bounds");
+            fr_check(!o.written || (o.out_buf && (uint64_t)e * gr_dtype_size[o.dtype] <= o.out_cap), "RUN: output outside its cap");
+            fr_check(o.nin >= gr_op_arity[o.op][0] && o.nin <= gr_op_arity[o.op][1], "RUN: arity");
+            for (k = 0; k < o.nin; k++) {
+                fr_check(gr_view_extent(&o.in[k].v) >= 0, "RUN: source view out of bounds");
+                fr_check(o.in[k].kind == GR_SRC_BUF ? o.in[k].ref != 0 : o.in[k].ref < i, "RUN: source reference");
+                if (o.in[k].kind == GR_SRC_BUF) {
+                    for (k2 = 0; m.run.ids[k2] != o.in[k].ref; k2++) {}
+                    o.in[k].ref = k2;
+                }
             }
-            gr_op_encode(&w, o);
+            if (o.written) {
+                for (k2 = 0; m.run.ids[k2] != o.out_buf; k2++) {}
+                o.out_buf = k2;
+            }
+            gr_op_encode(&w, &o);
         }
         fr_check(!w.oom, "RUN: re-encode out of memory");
-        fr_check(w.n == size - 1 && memcmp(w.p, data + 1, w.n) == 0, "RUN: does not re-encode to its bytes");
         fr_check(gr_run_decode(w.p, w.n, &again, why) == 0 && again.nops == m.run.nops, "RUN: re-encoded bytes do not decode");
+        for (i = 0; i < m.run.nops; i++) {
+            const gr_op *a = &m.run.ops[i], *b = &again.ops[i];
+            fr_check(a->op == b->op && a->out_buf == b->out_buf && a->nin == b->nin && (a->nin < 1 || a->in[0].ref == b->in[0].ref) &&
+                         memcmp(&a->out, &b->out, sizeof a->out) == 0,
+                     "RUN: re-encoded ops differ");
+        }
         gr_run_free(&again);
         gr_wr_free(&w);
+    }
+    if (type == GR_RUN || type == GR_RUN_CACHED) {
+        fr_check(m.run.nslots <= GR_MAX_SLOTS, "RUN: slot count");
+        for (i = 0; i < m.run.nslots; i++) fr_check(m.run.ids[i] != 0, "RUN: buffer id 0");
         gr_run_free(&m.run);
     }
     return 0;
