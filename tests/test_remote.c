@@ -42,7 +42,7 @@ static const char *server_bin(void) {
     return b && *b ? b : "build/genie-server";
 }
 typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
-static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
+static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
     char pf[256];
     int i;
     snprintf(pf, sizeof pf, "build/remote_test_%s.port", tag);
@@ -54,7 +54,10 @@ static int server_start(server *s, const char *extra1, const char *extra2, const
         FILE *f = freopen(s->log, "w", stdout);
         (void)f;
         dup2(fileno(stdout), 2);
-        if (extra1 && extra2)
+        if (extra1 && extra2 && extra3 && extra4)
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
+                  extra2, extra3, extra4, (char *)NULL);
+        else if (extra1 && extra2)
             execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
                   extra2, (char *)NULL);
         else
@@ -77,6 +80,9 @@ static int server_start(server *s, const char *extra1, const char *extra2, const
         }
     }
     return -1;
+}
+static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
+    return server_start4(s, extra1, extra2, NULL, NULL, tag);
 }
 static int server_stop(server *s) {
     int st = 0;
@@ -506,7 +512,7 @@ static void test_hostile(void) {
     uint8_t put[48 + 64];
     gr_op o;
     int64_t one[1] = {1}, st1[1] = {1};
-    CHECK(server_start(&s, "--max-payload-mb", "1", "hostile") == 0, "server for hostile clients");
+    CHECK(server_start4(&s, "--max-payload-mb", "1", "--client-mb", "1", "hostile") == 0, "server for hostile clients");
     /* wrong version: ERROR and the connection ends */
     CHECK(raw_open(&r, s.port) == 0, "raw client");
     CHECK(raw_hello(&r, 2, 3, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
@@ -571,6 +577,25 @@ static void test_hostile(void) {
         uint8_t f[4 + 8] = {0xff, 0xff, 0xff, 0x7f};
         t = 0;
         CHECK(raw_call(&r, GR_FREE, f, sizeof f, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "huge FREE count: type %d code %u", t, code);
+    }
+    { /* tensors a client binds count against --client-mb (1 MiB here): the second 600 KB PUT is refused */
+        size_t n = 600 << 10;
+        uint8_t *blob = (uint8_t *)calloc(1, 48 + n);
+        int k;
+        for (k = 0; k < 2; k++) {
+            gr_wr hw;
+            blob[48] = (uint8_t)(k + 1);
+            crypto_generichash(blob + 16, 32, blob + 48, n, NULL, 0);
+            memset(&hw, 0, sizeof hw);
+            gr_w64(&hw, 100 + (uint64_t)k);
+            gr_w64(&hw, n);
+            memcpy(blob, hw.p, 16);
+            gr_wr_free(&hw);
+            t = 0;
+            if (k == 0) CHECK(grx_send(&r.x, r.ep, GR_PUT, ++r.req, blob, 48 + n, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r), "a 600 KB PUT");
+            else CHECK(raw_call(&r, GR_PUT, blob, 48 + n, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "over --client-mb: type %d code %u", t, code);
+        }
+        free(blob);
     }
     CHECK(raw_alive(&r), "alive after all that");
     { /* oversized payload (server limit 1 MiB): ERROR, and the connection closes */

@@ -57,7 +57,7 @@ typedef struct sv_client {
     uint8_t challenge[GR_NONCE_BYTES], nonce[GR_NONCE_BYTES];
     genie_ctx *g;
     sv_buf *bufs[SV_BUCKETS];
-    uint64_t nbufs, owned_bytes;
+    uint64_t nbufs, owned_bytes, bound_bytes; /* its computed buffers' bytes; cached tensors it binds (pinned) */
     uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
     char peer[80];
     char *phases[64];     /* the phases its ops carried (their work: genie_work_of) */
@@ -132,6 +132,7 @@ static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
     if (b->entry) {
         b->entry->refs--;
         b->entry = NULL;
+        c->bound_bytes -= b->size;
     } else {
         c->owned_bytes -= b->size;
         free(b->data);
@@ -162,6 +163,16 @@ static sv_buf *sv_buf_get(sv_client *c, uint64_t id) {
     c->bufs[id % SV_BUCKETS] = b;
     c->nbufs++;
     return b;
+}
+/* b reads the cached tensor e from now on (its bytes pinned, counted against the client) */
+static void sv_bind(sv *s, sv_client *c, sv_buf *b, sv_entry *e) {
+    sv_buf_clear(s, c, b);
+    b->entry = e;
+    e->refs++;
+    b->data = e->data;
+    b->size = e->size;
+    c->bound_bytes += e->size;
+    sv_touch(s, e);
 }
 static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     sv_buf_clear(s, c, b);
@@ -558,12 +569,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         if (e && e->size == q.bytes) {
             sv_buf *b = sv_buf_get(c, q.buf);
             if (!b) { sv_error(s, c, h.id, GR_E_LIMIT, "HAS: too many buffers"); break; }
-            sv_buf_clear(s, c, b);
-            b->entry = e;
-            e->refs++;
-            b->data = e->data;
-            b->size = e->size;
-            sv_touch(s, e);
+            if (c->bound_bytes + e->size > s->client_budget) {
+                sv_error(s, c, h.id, GR_E_LIMIT, "HAS: the client's tensors would exceed its budget (--client-mb)");
+                break;
+            }
+            sv_bind(s, c, b, e);
             found = 1;
         }
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
@@ -578,6 +588,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         if (sodium_memcmp(hash, q.hash, GR_HASH_BYTES) != 0) {
             sv_buf_fail(s, c, b, "PUT: the bytes' BLAKE2b hash is not the one claimed");
             sv_error(s, c, h.id, GR_E_HASH, "PUT: the bytes' BLAKE2b hash is not the one claimed");
+            break;
+        }
+        if (c->bound_bytes + q.bytes > s->client_budget) { /* bound tensors are pinned: bounded per client */
+            sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
+            sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
             break;
         }
         if (!(e = sv_find(s, hash))) {
@@ -600,12 +615,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             else s->oldest = e;
             s->newest = e;
         }
-        sv_buf_clear(s, c, b);
-        b->entry = e;
-        e->refs++;
-        b->data = e->data;
-        b->size = e->size;
-        sv_touch(s, e);
+        sv_bind(s, c, b, e);
         sv_evict(s);
         break;
     }
