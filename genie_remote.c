@@ -35,6 +35,7 @@
 #include "genie_remote.h"
 #include <sodium.h>
 #include <stdarg.h>
+#include <sched.h>
 #include "genie_remote_ucx.h"
 
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
@@ -137,13 +138,14 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
 }
 /* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
-    double until = grx_now() + r->timeout;
+    double start = grx_now(), until = start + r->timeout;
     *out = NULL;
     r->ctx->stats.remote_round_trips++;
     for (;;) {
         ucp_worker_progress(r->x.w);
         rc_drain(r, req, out);
         if (*out) break;
+        if (grx_now() - start > 50e-6) sched_yield(); /* a long wait: let the server (maybe on this core) run */
         if (r->dead) return rc_lost(r, msg, what);
         if (grx_now() > until) {
             rc_lost(r, msg, what);

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ typedef struct sv_buf { /* a client's buffer */
     size_t size;          /* bytes readable */
     sv_entry *entry;      /* bound to a cached tensor (read-only), or NULL: owned */
     char *err;            /* the value failed: why (a GET or a RUN reading it gets this) */
+    genie_tensor *gt;     /* bound: the tensor as a 1-D genie tensor of its own (kept across RUNs,
+                             so genie's pack cache keeps a weight packed), or NULL */
     struct sv_buf *next;
 } sv_buf;
 
@@ -129,6 +132,8 @@ static sv_buf *sv_buf_find(sv_client *c, uint64_t id) {
     return NULL;
 }
 static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
+    genie_release(b->gt);
+    b->gt = NULL;
     if (b->entry) {
         b->entry->refs--;
         b->entry = NULL;
@@ -280,8 +285,16 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
 
 /* dst (dst's layout v, element size es) = src (genie's result r, read through its strides) */
 static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es) {
-    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i;
-    int d, nd = v->ndim;
+    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1;
+    int d, nd = v->ndim, dense = 1;
+    for (d = nd - 1; d >= 0; d--) { /* both row-major (size-1 dims aside): one copy */
+        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) dense = 0;
+        run *= v->shape[d];
+    }
+    if (dense) {
+        if (n > 0) memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
+        return;
+    }
     memset(idx, 0, sizeof idx);
     for (i = 0; i < n; i++) {
         int64_t so = 0, dof = v->off;
@@ -386,7 +399,14 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                              gr_op_names[o->op], k, (long long)ext, sv_dt_name(src->dtype), (long long)n);
                     break;
                 }
-                base = genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
+                if (b->entry && (!b->gt || (int)genie_dtype_of(b->gt) != src->dtype) && n > 0) {
+                    /* a cached tensor (a weight): a copy genie owns, kept while the buffer reads it */
+                    genie_release(b->gt);
+                    if ((b->gt = genie_from_data(c->g, (genie_dtype)src->dtype, 1, &n, b->data))) genie_retain(b->gt);
+                }
+                base = b->entry && b->gt && (int)genie_dtype_of(b->gt) == src->dtype
+                           ? b->gt
+                           : genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
                 t[k] = base ? genie_as_strided(c->g, base, src->v.ndim, src->v.shape, src->v.strides, src->v.off) : NULL;
             } else { /* an earlier op's result, laid out as that op declared */
                 const gr_op *p = &run->ops[src->ref];
@@ -899,8 +919,11 @@ int main(int argc, char **argv) {
             continue;
         }
         if (idle_since == 0) idle_since = grx_now();
-        if (grx_now() - idle_since < 200e-6) continue; /* poll a little before sleeping: a client's
-                                                          next message usually follows at once */
+        if (grx_now() - idle_since < 200e-6) { /* poll a little before sleeping: a client's next
+                                                  message usually follows at once */
+            sched_yield();
+            continue;
+        }
         idle_since = 0;
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
             struct pollfd pfd;
