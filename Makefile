@@ -97,6 +97,7 @@ fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors ## libFuzzer on the API and 
 	    echo "failing input $$f, hex (save it under tests/fuzz/regressions/):"; od -An -tx1 -v "$$f" | tr -d ' \n'; echo; fi; done; \
 	  exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-safetensors
+	@$(MAKE) --no-print-directory fuzz-remote
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here (and mingw-w64)
@@ -121,6 +122,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
 TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay \
+            $(BUILD)/fuzz_remote_replay \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
@@ -135,6 +137,7 @@ define run_tests
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
+	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
@@ -155,6 +158,7 @@ check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan,
 	   $(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(BUILD)/fuzz_probe >/dev/null 2>&1; then \
 	  $(call CHECK_STEP,fuzz,$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)); \
 	else echo "skip: make fuzz ($(FUZZ_CC)'s libFuzzer does not link here: install clang / libclang-rt-dev)"; fi
+	@$(call CHECK_STEP,test-remote,$(MAKE) --no-print-directory test-remote)
 	@$(MAKE) --no-print-directory test-full
 
 # the pkg-config file, with the version of genie.h (make install writes it with PREFIX)
@@ -411,3 +415,45 @@ fuzz-safetensors: $(BUILD)/fuzz_safetensors ## libFuzzer on the safetensors read
 	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -dict=../tests/fuzz/safetensors.dict \
 	  -print_final_stats=1 fuzz_corpus_safetensors ../tests/fuzz/corpus_safetensors
+
+# ---- the remote backend (genie_remote.c, tools/genie_server.c over UCX + libsodium; docs/remote.md) ----
+# genie_remote.c is genie's implementation unit with the "remote" backend: a program links
+# build/genie_remote.o $(pkg-config --libs ucx libsodium) instead of defining GENIE_IMPLEMENTATION.
+# Every target prints one skip line where pkg-config finds no ucx or libsodium.
+REMOTE_PKGS   = ucx libsodium
+HAVE_REMOTE   = pkg-config --exists $(REMOTE_PKGS)
+REMOTE_CFLAGS = $(shell pkg-config --cflags $(REMOTE_PKGS) 2>/dev/null)
+REMOTE_LIBS   = $(shell pkg-config --libs $(REMOTE_PKGS) 2>/dev/null) -lm -pthread
+REMOTE_HDRS   = genie.h genie_remote.h genie_remote_proto.h genie_remote_ucx.h
+REMOTE_ENV    = UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_WARN_UNUSED_ENV_VARS=n
+REMOTE_SKIP   = echo "skip: remote backend (pkg-config finds no ucx and libsodium: apt install libucx-dev libsodium-dev)"
+.PHONY: remote test-remote bench-remote fuzz-remote
+remote: ## the remote backend: build/genie_remote.o and build/genie-server (UCX, libsodium)
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie_remote.o $(BUILD)/genie-server; else $(REMOTE_SKIP); fi
+$(BUILD)/genie_remote.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -c $< -o $@
+$(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+$(BUILD)/test_remote: tests/test_remote.c tests/prog.c tests/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/test_remote.c tests/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+$(BUILD)/bench_remote: bench/remote.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+# forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
+test-remote: ## the remote backend against a forked genie-server on loopback
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory remote $(BUILD)/test_remote && $(REMOTE_ENV) $(BUILD)/test_remote; \
+	else $(REMOTE_SKIP); fi
+bench-remote: ## remote vs local: round trips, PUT throughput vs raw UCX, an MLP step
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory remote $(BUILD)/bench_remote && $(REMOTE_ENV) $(BUILD)/bench_remote; \
+	else $(REMOTE_SKIP); fi
+# the protocol's decoders: libFuzzer (make fuzz) and a replay of their corpus in make test
+# (pure C, no UCX needed)
+REMOTE_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_remote/* tests/fuzz/regressions_remote/*)
+$(BUILD)/fuzz_remote_replay: tests/fuzz/fuzz_remote.c genie_remote_proto.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. -DFUZZ_REMOTE_REPLAY $< -o $@
+$(BUILD)/fuzz_remote: tests/fuzz/fuzz_remote.c genie_remote_proto.h | $(BUILD)
+	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  $(WARN) -I. $< -o $@
+fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders for FUZZ_SECONDS
+	@mkdir -p $(BUILD)/fuzz_corpus_remote
+	cd $(BUILD) && ./fuzz_remote -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 fuzz_corpus_remote ../tests/fuzz/corpus_remote

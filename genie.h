@@ -198,6 +198,8 @@ typedef struct genie_ctx_desc {
     const char *backend; /* NULL or "cpu": the CPU executor; else a registered backend's name
                       ("cuda" when genie_cuda.c is linked); one that is missing or has no device
                       leaves GENIE_ERR_BACKEND in the context, which then runs on the CPU */
+    const char *backend_config; /* the backend's argument (copied); for "remote" the server's
+                      "host:port" (NULL: the environment variable GENIE_REMOTE) */
 } genie_ctx_desc;
 
 /* Roles found by recognising patterns in the graph (genie_role): X(id, name). */
@@ -269,6 +271,11 @@ typedef struct genie_stats {
     uint64_t pack_cache_bytes; /* packed weights kept now */
     uint64_t pack_cache_packs; /* weights packed into it */
     uint64_t pack_cache_hits;  /* products that read a kept weight instead of packing it */
+    /* the remote backend (genie_remote.c; all 0 elsewhere): its messages and their bytes
+       (headers included) each way, and the waits for a reply */
+    uint64_t remote_messages_sent, remote_messages_received;
+    uint64_t remote_bytes_sent, remote_bytes_received;
+    uint64_t remote_round_trips;
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -580,7 +587,9 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
    A backend computes the tape nodes and fused groups it supports on its device;
    the CPU executor computes the rest. It sees the implementation's structs, so
    it lives in the translation unit that defines GENIE_IMPLEMENTATION. Fallible
-   calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes). */
+   calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes).
+   On entry to init, *state holds the context (genie_ctx *) being created, so a
+   backend may read its genie_ctx_desc.backend_config (genie_backend_config). */
 #define GENIE_BACKEND_API_VERSION 1
 #define GENIE_BACKEND_MSG 512
 struct genie__node;
@@ -605,6 +614,8 @@ typedef struct genie_backend {
    be must outlive every context that selects it. */
 GENIEDEF genie_result genie_backend_register(const genie_backend *be);
 GENIEDEF const char  *genie_backend_name(const genie_ctx *ctx); /* "cpu" or the backend in use */
+/* the context's genie_ctx_desc.backend_config (a copy), NULL if none */
+GENIEDEF const char  *genie_backend_config(const genie_ctx *ctx);
 /* ---- weights: safetensors files (see >>io) ---- */
 typedef struct genie_safetensors genie_safetensors;
 /* Maps the file at path read-only (no copy); the file is untrusted: any defect is an error whose message names
@@ -1662,6 +1673,7 @@ struct genie_ctx {
     int64_t capwk_free, ntape_free; /* tape_free's length: the running tape's */
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
+    char *be_config;          /* genie_ctx_desc.backend_config, copied (NULL: none) */
     genie_stats stats;
     struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
     int64_t npwork, cappwork, lastpw;
@@ -12874,14 +12886,23 @@ GENIEDEF genie_result genie_backend_register(const genie_backend *be) {
     return GENIE_ERR_OOM;
 }
 GENIEDEF const char *genie_backend_name(const genie_ctx *ctx) { return ctx && ctx->be ? ctx->be->name : "cpu"; }
+GENIEDEF const char *genie_backend_config(const genie_ctx *ctx) { return ctx ? ctx->be_config : NULL; }
 
 /* Select desc's backend in a new context: on failure the context keeps
    GENIE_ERR_BACKEND with the reason and runs on the CPU. */
-static void genie__be_select(genie_ctx *ctx, const char *name) {
+static void genie__be_select(genie_ctx *ctx, const char *name, const char *config) {
     char msg[GENIE_BACKEND_MSG];
     genie_result r;
     int i;
     if (!name || !name[0] || strcmp(name, "cpu") == 0) return;
+    if (config) {
+        size_t len = strlen(config) + 1;
+        if (!(ctx->be_config = (char *)GENIE_MALLOC(len))) {
+            genie__fail(ctx, GENIE_ERR_OOM, "genie_ctx_create: out of memory for the backend's configuration; running on the CPU");
+            return;
+        }
+        memcpy(ctx->be_config, config, len);
+    }
     for (i = 0; i < GENIE__MAX_BACKENDS && genie__backends[i]; i++)
         if (strcmp(genie__backends[i]->name, name) == 0) break;
     if (i == GENIE__MAX_BACKENDS || !genie__backends[i]) {
@@ -12890,6 +12911,7 @@ static void genie__be_select(genie_ctx *ctx, const char *name) {
         return;
     }
     msg[0] = 0;
+    ctx->be_state = ctx; /* init reads its context here (the backend's configuration) */
     r = genie__backends[i]->init(&ctx->be_state, msg);
     if (r != GENIE_OK) {
         genie__fail(ctx, r == GENIE_ERR_OOM ? r : GENIE_ERR_BACKEND, "genie_ctx_create: backend \"%s\": %s; running on the CPU",
@@ -14173,7 +14195,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
         const char *hb = getenv("GENIE_TAPE_HASH_BITS");
         if (hb && *hb >= '0' && *hb <= '9' && atoi(hb) < 64) ctx->tc_mask = ((uint64_t)1 << atoi(hb)) - 1;
     }
-    if (desc) genie__be_select(ctx, desc->backend);
+    if (desc) genie__be_select(ctx, desc->backend, desc->backend_config);
     return ctx;
 }
 GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
@@ -14197,6 +14219,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
     genie__cache_flush(ctx);
     if (ctx->be) ctx->be->destroy(ctx->be_state); /* after every device block went back */
+    GENIE_FREE(ctx->be_config);
     for (i = 0; i < ctx->nodes.nchunks; i++) { /* heap input arrays of nodes still alive */
         char *c = (char *)ctx->nodes.chunks[i];
         int j, used = i + 1 < ctx->nodes.nchunks ? GENIE__SLAB_PER : GENIE__SLAB_PER - ctx->nodes.nfresh; /* the rest never handed out */

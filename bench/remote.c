@@ -1,0 +1,316 @@
+/* bench/remote.c - the remote backend beside its peers in one run (`make bench-remote`,
+ * UCX_TLS=tcp UCX_NET_DEVICES=lo): a raw UCX active-message echo (a child process
+ * that answers each message with an empty one: UCX's own round trip and bandwidth)
+ * against genie-server (forked on 127.0.0.1, port 0) speaking the protocol, and
+ * genie remote against genie local for a 10-step MLP.
+ *   round trip   raw UCX echo  vs  PING (the server's queue)  vs  an empty RUN + PING
+ *                vs  a genie step: exp of one element (a RUN_CACHED after the first) + GET
+ *   64 MiB       raw UCX send + empty reply  vs  PUT + PING (BLAKE2b on both sides)
+ *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step */
+#define _POSIX_C_SOURCE 200809L
+#include "genie.h"
+#include "genie_remote.h"
+#include <sodium.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "genie_remote_ucx.h"
+
+typedef struct peer { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; } peer;
+
+static void peer_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((peer *)arg)->dead = 1; }
+static int peer_open(peer *p, int port) {
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    ucp_ep_params_t ep;
+    char msg[256], a[64];
+    memset(p, 0, sizeof *p);
+    snprintf(a, sizeof a, "127.0.0.1:%d", port);
+    if (grx_parse_addr(a, &ss, &sl, msg, sizeof msg) || grx_init(&p->x, 0, (uint64_t)1 << 31, msg, sizeof msg)) return -1;
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = (const struct sockaddr *)&ss;
+    ep.sockaddr.addrlen = sl;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = peer_err;
+    ep.err_handler.arg = p;
+    return ucp_ep_create(p->x.w, &ep, &p->ep) == UCS_OK ? 0 : -1;
+}
+/* sends (p1, p2) and waits for one reply; its type, or -1 */
+static int peer_call(peer *p, int type, const void *p1, size_t n1, const void *p2, size_t n2) {
+    double until = grx_now() + 30.0;
+    grx_msg *m;
+    grx_send2(&p->x, p->ep, type, ++p->req, p1, n1, p2, n2, until, &p->dead);
+    while (grx_now() < until && !p->dead) {
+        ucp_worker_progress(p->x.w);
+        if ((m = grx_pop(&p->x, p->ep))) {
+            gr_hdr h;
+            int t = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 ? h.type : -1;
+            grx_msg_free(&p->x, m);
+            return t;
+        }
+    }
+    return -1;
+}
+
+static void echo_err(void *arg, ucp_ep_h ep, ucs_status_t st) { (void)arg; (void)ep; (void)st; }
+static void echo_conn(ucp_conn_request_h req, void *arg) {
+    grx *x = (grx *)arg;
+    ucp_ep_params_t ep;
+    ucp_ep_h h;
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.conn_request = req;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = echo_err;
+    ep.err_handler.arg = NULL;
+    ucp_ep_create(x->w, &ep, &h);
+}
+
+/* the raw echo: every message answered by an empty OK, until the parent closes */
+static void echo_child(int fd) {
+    grx x;
+    ucp_listener_h l;
+    ucp_listener_params_t lp;
+    ucp_listener_attr_t la;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    char msg[256];
+    int port = 0;
+    if (grx_parse_addr("127.0.0.1:0", &ss, &sl, msg, sizeof msg) || grx_init(&x, 0, (uint64_t)1 << 31, msg, sizeof msg)) _exit(1);
+    memset(&lp, 0, sizeof lp);
+    lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+    lp.sockaddr.addr = (const struct sockaddr *)&ss;
+    lp.sockaddr.addrlen = sl;
+    lp.conn_handler.cb = echo_conn;
+    lp.conn_handler.arg = &x;
+    if (ucp_listener_create(x.w, &lp, &l) != UCS_OK) _exit(1);
+    la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+    ucp_listener_query(l, &la);
+    port = ntohs(((struct sockaddr_in *)&la.sockaddr)->sin_port);
+    if (write(fd, &port, sizeof port) != (ssize_t)sizeof port) _exit(1);
+    close(fd);
+    for (;;) {
+        grx_msg *m;
+        ucp_worker_progress(x.w);
+        while ((m = grx_pop(&x, NULL))) {
+            grx_send(&x, m->ep, GR_OK, 0, NULL, 0, grx_now() + 30.0, NULL);
+            grx_msg_free(&x, m);
+        }
+        if (getppid() == 1) _exit(0);
+    }
+}
+
+static double best_rtt(peer *p, int type, const void *pl, size_t n, int iters) {
+    double best = 1e9;
+    int i;
+    for (i = 0; i < iters; i++) {
+        double t0 = grx_now();
+        if (peer_call(p, type, pl, n, NULL, 0) < 0) return -1;
+        t0 = grx_now() - t0;
+        if (t0 < best) best = t0;
+    }
+    return best;
+}
+
+static genie_tensor *rnd(genie_ctx *c, int nd, const int64_t *shape, uint64_t seed) {
+    int64_t n = 1, i;
+    float *f;
+    genie_tensor *t;
+    for (i = 0; i < nd; i++) n *= shape[i];
+    f = (float *)malloc((size_t)n * sizeof(float));
+    for (i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        f[i] = (float)((double)(seed >> 40) / 16777216.0 * 2.0 - 1.0);
+    }
+    t = genie_from_data(c, GENIE_F32, nd, shape, f);
+    free(f);
+    return t;
+}
+static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+/* the median time of `steps` MLP steps [m, k] -> h -> o (after one warm-up step) in ms, the
+   fastest in *best; bytes each way a step */
+static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o, int steps, uint64_t *bytes, double *best) {
+    int64_t w1s[2] = {hdim, k}, b1s[1] = {hdim}, w2s[2] = {o, hdim}, xs[2] = {m, k};
+    genie_tensor *w1 = rnd(c, 2, w1s, 1), *b1 = rnd(c, 1, b1s, 2), *w2 = rnd(c, 2, w2s, 3);
+    float *out = (float *)malloc((size_t)(m * o) * sizeof(float));
+    double t[64];
+    uint64_t b0 = 0;
+    int s;
+    for (s = 0; s <= steps; s++) {
+        genie_tensor *x, *y;
+        double t0 = grx_now();
+        if (s == 1) b0 = genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received;
+        genie_pool_push(c);
+        x = rnd(c, 2, xs, 100 + (uint64_t)s);
+        y = genie_softmax(c, genie_linear(c, genie_relu(c, genie_linear(c, x, w1, b1)), w2, NULL), -1);
+        genie_read(c, y, GENIE_F32, out, (size_t)(m * o) * sizeof(float));
+        genie_pool_pop(c);
+        if (s) t[s - 1] = grx_now() - t0;
+    }
+    *bytes = (genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received - b0) / (uint64_t)steps;
+    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    *best = t[0] * 1e3;
+    free(out);
+    return t[steps / 2] * 1e3;
+}
+
+int main(void) {
+    int fds[2], eport = 0, sport = 0, i;
+    pid_t echo, srv;
+    peer e, s;
+    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, put_bw, hash_bw;
+    size_t big = (size_t)64 << 20;
+    uint8_t *data = (uint8_t *)malloc(big), hash[32], hello[36];
+    char pf[] = "build/bench_remote.port", addr[64];
+    (void)genie_remote_register();
+    if (sodium_init() < 0 || !data) return 1;
+    for (i = 0; i < (int)big; i++) data[i] = (uint8_t)(i * 131 + 7);
+    /* the peers */
+    if (pipe(fds)) return 1;
+    fflush(stdout);
+    if ((echo = fork()) == 0) { close(fds[0]); echo_child(fds[1]); }
+    close(fds[1]);
+    if (read(fds[0], &eport, sizeof eport) != (ssize_t)sizeof eport) { printf("FAIL echo peer did not start\n"); return 1; }
+    unlink(pf);
+    if ((srv = fork()) == 0) {
+        FILE *f = freopen("build/bench_remote_server.log", "w", stdout);
+        (void)f;
+        execl("build/genie-server", "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 400 && sport <= 0; i++) {
+        FILE *f = fopen(pf, "r");
+        struct timespec ts = {0, 50000000};
+        if (f) { if (fscanf(f, "%d", &sport) != 1) sport = 0; fclose(f); }
+        if (sport <= 0) nanosleep(&ts, NULL);
+    }
+    if (sport <= 0) { printf("FAIL genie-server did not start\n"); return 1; }
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", sport);
+    if (peer_open(&e, eport) || peer_open(&s, sport)) { printf("FAIL connect\n"); return 1; }
+    memset(hello, 0, sizeof hello);
+    hello[0] = GR_VERSION, hello[2] = GR_VERSION;
+    if (peer_call(&s, GR_HELLO, hello, sizeof hello, NULL, 0) != GR_WELCOME) { printf("FAIL HELLO\n"); return 1; }
+    /* round trips: the best of 2000 */
+    best_rtt(&e, GR_PING, NULL, 0, 200);
+    raw_rtt = best_rtt(&e, GR_PING, NULL, 0, 2000);
+    best_rtt(&s, GR_PING, NULL, 0, 200);
+    ping_rtt = best_rtt(&s, GR_PING, NULL, 0, 2000);
+    { /* an empty RUN (no buffers, no ops), then PING: the RUN's handling plus a round trip */
+        uint8_t empty[8] = {0};
+        empty_rtt = 1e9;
+        for (i = 0; i < 2000; i++) {
+            double t0 = grx_now();
+            grx_send(&s.x, s.ep, GR_RUN, ++s.req, empty, sizeof empty, grx_now() + 30, &s.dead);
+            if (peer_call(&s, GR_PING, NULL, 0, NULL, 0) != GR_OK) { printf("FAIL empty RUN\n"); break; }
+            t0 = grx_now() - t0;
+            if (t0 < empty_rtt) empty_rtt = t0;
+        }
+    }
+    {
+        genie_ctx_desc d;
+        genie_ctx *c;
+        int64_t one[1] = {1};
+        float v0 = 1, v;
+        genie_tensor *x;
+        memset(&d, 0, sizeof d);
+        d.n_threads = 1;
+        d.backend = "remote";
+        d.backend_config = addr;
+        c = genie_ctx_create(&d);
+        x = genie_from_data(c, GENIE_F32, 1, one, &v0);
+        genie_realize(c, 1, &x);
+        run_rtt = 1e9;
+        for (i = 0; i < 2000; i++) {
+            double t0;
+            genie_tensor *y;
+            genie_pool_push(c);
+            t0 = grx_now();
+            y = genie_exp(c, x);
+            genie_read(c, y, GENIE_F32, &v, sizeof v);
+            t0 = grx_now() - t0;
+            if (t0 < run_rtt) run_rtt = t0;
+            genie_pool_pop(c);
+        }
+        if (genie_status(c) != GENIE_OK || genie_get_stats(c).backend_nodes < 2000) printf("FAIL the RUN loop: %s\n", genie_last_error(c));
+        genie_ctx_destroy(c);
+    }
+    /* 64 MiB: raw send + empty reply, against PUT (hash, send, the server hashes) + PING */
+    {
+        double t0, best = 1e9;
+        for (i = 0; i < 5; i++) {
+            t0 = grx_now();
+            peer_call(&e, GR_PUT, data, big, NULL, 0);
+            t0 = grx_now() - t0;
+            if (t0 < best) best = t0;
+        }
+        raw_bw = (double)big / best / 1e9;
+        best = 1e9;
+        for (i = 0; i < 5; i++) {
+            uint8_t head[48];
+            gr_wr w;
+            memset(&w, 0, sizeof w);
+            t0 = grx_now();
+            crypto_generichash(hash, 32, data, big, NULL, 0);
+            gr_w64(&w, 100 + (uint64_t)i);
+            gr_w64(&w, big);
+            gr_wbytes(&w, hash, 32);
+            memcpy(head, w.p, 48);
+            gr_wr_free(&w);
+            grx_send2(&s.x, s.ep, GR_PUT, ++s.req, head, 48, data, big, grx_now() + 30, &s.dead);
+            if (peer_call(&s, GR_PING, NULL, 0, NULL, 0) != GR_OK) { printf("FAIL PUT\n"); break; }
+            t0 = grx_now() - t0;
+            if (t0 < best) best = t0;
+        }
+        put_bw = (double)big / best / 1e9;
+        t0 = grx_now();
+        crypto_generichash(hash, 32, data, big, NULL, 0);
+        hash_bw = (double)big / (grx_now() - t0) / 1e9;
+    }
+    printf("bench-remote (loopback, UCX_TLS=tcp; best of runs)\n");
+    printf("  %-44s %10.1f us\n", "raw UCX active-message round trip", raw_rtt * 1e6);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie-server PING round trip", ping_rtt * 1e6, ping_rtt / raw_rtt);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "empty RUN + PING", empty_rtt * 1e6, empty_rtt / raw_rtt);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie step: RUN_CACHED (exp, 1 elem) + GET", run_rtt * 1e6, run_rtt / raw_rtt);
+    printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB send + reply", raw_bw);
+    printf("  %-44s %10.2f GB/s  (%.0f%% of raw; BLAKE2b alone %.2f GB/s)\n", "64 MiB PUT + PING (hashed on both sides)", put_bw,
+           100 * put_bw / raw_bw, hash_bw);
+    {
+        genie_ctx_desc d;
+        genie_ctx *c, *l;
+        uint64_t rb = 0, lb = 0;
+        double rm, lm;
+        memset(&d, 0, sizeof d);
+        d.n_threads = 1;
+        l = genie_ctx_create(&d);
+        d.backend = "remote";
+        d.backend_config = addr;
+        c = genie_ctx_create(&d);
+        static const int64_t sizes[2][4] = {{8, 256, 512, 16}, {64, 1024, 4096, 1024}};
+        int z;
+        for (z = 0; z < 2; z++) {
+            const int64_t *q = sizes[z];
+            double lbest, rbest;
+            char what[96];
+            lm = mlp_ms(l, q[0], q[1], q[2], q[3], z ? 10 : 50, &lb, &lbest);
+            rm = mlp_ms(c, q[0], q[1], q[2], q[3], z ? 10 : 50, &rb, &rbest);
+            snprintf(what, sizeof what, "MLP step [%d,%d]->%d->%d, local", (int)q[0], (int)q[1], (int)q[2], (int)q[3]);
+            printf("  %-44s %10.3f ms median, %.3f best\n", what, lm, lbest);
+            printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes a step)\n", "  remote", rm, rbest, rm / lm,
+                   (unsigned long long)rb);
+        }
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+    }
+    grx_close_ep(&e.x, e.ep, 1);
+    grx_close_ep(&s.x, s.ep, 0);
+    grx_destroy(&e.x);
+    grx_destroy(&s.x);
+    kill(echo, SIGKILL);
+    kill(srv, SIGTERM);
+    waitpid(echo, NULL, 0);
+    waitpid(srv, NULL, 0);
+    free(data);
+    return 0;
+}

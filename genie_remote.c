@@ -1,0 +1,617 @@
+/* genie_remote.c - genie's "remote" backend: tapes run on a genie-server over UCX
+ * (docs/remote.md; the protocol is genie_remote_proto.h, the server
+ * tools/genie_server.c). This file defines GENIE_IMPLEMENTATION, so a program
+ * links build/genie_remote.o instead of defining it (genie_remote.h).
+ *
+ * It plugs into the backend table (>>backend in genie.h) as genie_cuda.c does,
+ * with the server as the device:
+ *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
+ *              the buffer when something is written to it);
+ *   copy_in    a host buffer's bytes: its BLAKE2b-256 hash, then HAS (one round
+ *              trip, for more than 64 KiB) and PUT only when the server lacks it;
+ *              a weight stays on the device while its buffer lives, and another
+ *              buffer of the same bytes needs no PUT;
+ *   run        one node or one fused group as 1..n ops of a RUN gathered until
+ *              the next message that needs the server (a read, an upload) and
+ *              sent without waiting (a failure comes back as an ERROR, reported
+ *              by the next call that waits, and fails every output of that RUN);
+ *   copy_out   GET of bytes [lo, hi): genie_read, genie_item and tuple elements
+ *              bring back only the bytes of the view read;
+ *   free       the id joins a FREE sent before the next message.
+ * Nodes outside the protocol's ops (genie_remote_proto.h: GR_OP_LIST) run on the
+ * CPU, their sources fetched back (backend_fallbacks counts them).
+ *
+ * Faults: UCX's endpoint error callback (the server died, the link broke) or a
+ * reply later than GENIE_REMOTE_TIMEOUT_MS marks the connection lost: that call
+ * and every later one needing the server give GENIE_ERR_BACKEND naming the
+ * address, and from then on the context runs new work on its CPU (supports says
+ * no). Values that lived only on the server are lost; everything still on the
+ * host (weights, inputs, values read back) is intact, so after
+ * genie_clear_error the program re-runs the same step from the same tensors
+ * on the local CPU. */
+#define _POSIX_C_SOURCE 200809L
+#define GENIE_IMPLEMENTATION
+#include "genie.h"
+#include "genie_remote.h"
+#include <sodium.h>
+#include <stdarg.h>
+#include <sched.h>
+#include "genie_remote_ucx.h"
+
+#define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
+#define RC_FREE_BATCH 1024
+
+typedef struct rc_state {
+    genie_ctx *ctx;
+    grx x;
+    ucp_ep_h ep;
+    volatile int dead;      /* the connection is lost: nothing more goes to the server */
+    char addr[256];
+    uint64_t next_id, next_req;
+    uint64_t *frees;        /* ids freed since the last FREE */
+    uint32_t nfree;
+    char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
+    gr_wr run;              /* the tape being gathered: u32 op count (set when sent), then ops */
+    uint32_t run_nops;
+    gr_wr slots;            /* its buffer table: u32 count (set when sent), then the ids by slot */
+    uint32_t nslots;
+    /* the tapes the server keeps for RUN_CACHED: the same first-in-first-out list it keeps */
+    uint8_t tape_hash[GR_TAPES][GR_HASH_BYTES];
+    size_t tape_len[GR_TAPES], tape_bytes;
+    int ntapes, tape_first;
+    double timeout;         /* seconds */
+} rc_state;
+
+static genie_result rc_fail(rc_state *r, char *msg, const char *fmt, ...) {
+    char text[GENIE_BACKEND_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(msg, GENIE_BACKEND_MSG, "remote %.60s: %.440s", r->addr, text);
+    return GENIE_ERR_BACKEND;
+}
+static genie_result rc_lost(rc_state *r, char *msg, const char *what) {
+    r->dead = 1;
+    return rc_fail(r, msg, "%s: the connection to the server is lost (the context now runs on its CPU)", what);
+}
+
+static void rc_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
+    rc_state *r = (rc_state *)arg;
+    (void)ep;
+    (void)status;
+    r->dead = 1;
+}
+
+static genie_result rc_send2(rc_state *r, int type, uint64_t id, const void *p1, size_t n1, const void *p2, size_t n2,
+                             const char *what, char *msg) {
+    ucs_status_t s;
+    if (r->dead) return rc_lost(r, msg, what);
+    s = grx_send2(&r->x, r->ep, type, id, p1, n1, p2, n2, grx_now() + r->timeout, &r->dead);
+    if (s != UCS_OK) return rc_lost(r, msg, what);
+    r->ctx->stats.remote_messages_sent++;
+    r->ctx->stats.remote_bytes_sent += GR_HDR_BYTES + n1 + n2;
+    return GENIE_OK;
+}
+static genie_result rc_send(rc_state *r, int type, uint64_t id, const void *p, size_t n, const char *what, char *msg) {
+    return rc_send2(r, type, id, p, n, NULL, 0, what, msg);
+}
+
+/* An ERROR payload's text into out ("code N: text"). */
+static void rc_error_text(const grx_msg *m, char *out, size_t outsz) {
+    gr_rd rd = gr_rd_init(m->data, m->len);
+    uint32_t code = gr_u32(&rd), len = gr_u32(&rd);
+    const uint8_t *t = gr_take(&rd, len);
+    if (!t) { snprintf(out, outsz, "a malformed ERROR from the server"); return; }
+    snprintf(out, outsz, "server error %u: %.*s", code, (int)(len > 400 ? 400 : len), (const char *)t);
+}
+
+/* Takes in what the server sent: replies for req (any type) go to *out, ERRORs for
+   other requests into async_err. */
+static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
+    grx_msg *m;
+    while ((m = grx_pop(&r->x, r->ep))) {
+        gr_hdr h;
+        r->ctx->stats.remote_messages_received++;
+        r->ctx->stats.remote_bytes_received += m->hdr_len + m->len;
+        if (m->oversized || m->failed || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) {
+            snprintf(r->async_err, sizeof r->async_err, "a malformed message from the server");
+            r->dead = 1;
+            grx_msg_free(&r->x, m);
+            continue;
+        }
+        if (out && h.id == req && !*out) { *out = m; continue; }
+        if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        grx_msg_free(&r->x, m);
+    }
+}
+/* An ERROR the server sent since the last call (nothing waited for it). */
+static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
+    ucp_worker_progress(r->x.w);
+    rc_drain(r, 0, NULL);
+    if (r->async_err[0]) {
+        genie_result e = rc_fail(r, msg, "%s: %s", what, r->async_err);
+        r->async_err[0] = 0;
+        return e;
+    }
+    return r->dead ? rc_lost(r, msg, what) : GENIE_OK;
+}
+/* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
+static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
+    double start = grx_now(), until = start + r->timeout;
+    *out = NULL;
+    r->ctx->stats.remote_round_trips++;
+    for (;;) {
+        ucp_worker_progress(r->x.w);
+        rc_drain(r, req, out);
+        if (*out) break;
+        if (grx_now() - start > 50e-6) sched_yield(); /* a long wait: let the server (maybe on this core) run */
+        if (r->dead) return rc_lost(r, msg, what);
+        if (grx_now() > until) {
+            rc_lost(r, msg, what);
+            return rc_fail(r, msg, "%s: no reply within %.1f s (GENIE_REMOTE_TIMEOUT_MS); the context now runs on its CPU",
+                           what, r->timeout);
+        }
+    }
+    {
+        gr_hdr h;
+        gr_hdr_decode((*out)->hdr, (*out)->hdr_len, (*out)->len, &h);
+        if (h.type == GR_ERROR) {
+            char text[500];
+            rc_error_text(*out, text, sizeof text);
+            grx_msg_free(&r->x, *out);
+            *out = NULL;
+            return rc_fail(r, msg, "%s: %s", what, text);
+        }
+        if (h.type != type) {
+            grx_msg_free(&r->x, *out);
+            *out = NULL;
+            return rc_fail(r, msg, "%s: an unexpected reply from the server", what);
+        }
+    }
+    return GENIE_OK;
+}
+/* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers). */
+static genie_result rc_flush(rc_state *r, char *msg) {
+    gr_wr w;
+    uint32_t i;
+    genie_result e;
+    if (r->run_nops) { /* a tape the server keeps goes as its hash and the buffer table only */
+        uint8_t hash[GR_HASH_BYTES];
+        int k, known = 0;
+        gr_put_u32_at(r->run.p, r->run_nops);
+        gr_put_u32_at(r->slots.p, r->nslots);
+        if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
+        else {
+            crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
+            for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
+            if (known) {
+                e = rc_send2(r, GR_RUN_CACHED, ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
+            } else {
+                e = rc_send2(r, GR_RUN, ++r->next_req, r->slots.p, r->slots.n, r->run.p, r->run.n, "RUN", msg);
+                if (r->run.n <= GR_TAPE_BYTES) { /* the server keeps it: as gr_tape_keep there */
+                    while (r->ntapes && (r->ntapes == GR_TAPES || r->tape_bytes + r->run.n > GR_TAPE_BYTES)) {
+                        r->tape_bytes -= r->tape_len[r->tape_first];
+                        r->tape_first = (r->tape_first + 1) % GR_TAPES;
+                        r->ntapes--;
+                    }
+                    k = (r->tape_first + r->ntapes) % GR_TAPES;
+                    memcpy(r->tape_hash[k], hash, GR_HASH_BYTES);
+                    r->tape_len[k] = r->run.n;
+                    r->tape_bytes += r->run.n;
+                    r->ntapes++;
+                }
+            }
+        }
+        r->run.n = r->slots.n = 0;
+        r->run.oom = r->slots.oom = 0;
+        r->run_nops = r->nslots = 0;
+        if (e != GENIE_OK) return e;
+    }
+    if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
+    memset(&w, 0, sizeof w);
+    gr_w32(&w, r->nfree);
+    for (i = 0; i < r->nfree; i++) gr_w64(&w, r->frees[i]);
+    r->nfree = 0;
+    if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "FREE: out of memory"); }
+    e = rc_send(r, GR_FREE, ++r->next_req, w.p, w.n, "FREE", msg);
+    gr_wr_free(&w);
+    return e;
+}
+
+/* ---- the key (GENIE_REMOTE_KEY_FILE): BLAKE2b of the file's bytes ---- */
+static int rc_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    uint8_t buf[4096];
+    size_t n, total = 0;
+    crypto_generichash_state st;
+    if (!f) return -1;
+    crypto_generichash_init(&st, NULL, 0, crypto_auth_KEYBYTES);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        crypto_generichash_update(&st, buf, n);
+        total += n;
+    }
+    fclose(f);
+    crypto_generichash_final(&st, key, crypto_auth_KEYBYTES);
+    sodium_memzero(buf, sizeof buf);
+    return total ? 0 : -1;
+}
+
+/* ---- the backend's calls ---- */
+static void rc_destroy(void *state) {
+    rc_state *r = (rc_state *)state;
+    char msg[GENIE_BACKEND_MSG];
+    if (!r) return;
+    if (r->ep) {
+        if (!r->dead) {
+            rc_flush(r, msg);
+            rc_send(r, GR_BYE, ++r->next_req, NULL, 0, "BYE", msg);
+        }
+        grx_close_ep(&r->x, r->ep, r->dead); /* a live server gets the FREE and BYE first */
+    }
+    grx_destroy(&r->x);
+    gr_wr_free(&r->run);
+    gr_wr_free(&r->slots);
+    free(r->frees);
+    free(r);
+}
+
+static genie_result rc_init(void **state, char *msg) {
+    genie_ctx *ctx = (genie_ctx *)*state;
+    const char *cfg = genie_backend_config(ctx), *t;
+    rc_state *r;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    ucp_ep_params_t ep;
+    uint8_t nonce[GR_NONCE_BYTES], hello[4 + GR_NONCE_BYTES];
+    grx_msg *m = NULL;
+    genie_result e;
+    gr_rd rd;
+    unsigned version, need_key;
+    char why[256];
+    *state = NULL;
+    if (!cfg || !*cfg) cfg = getenv("GENIE_REMOTE");
+    if (!cfg || !*cfg) {
+        snprintf(msg, GENIE_BACKEND_MSG, "remote: no server address (genie_ctx_desc.backend_config or GENIE_REMOTE=host:port)");
+        return GENIE_ERR_BACKEND;
+    }
+    if (sodium_init() < 0) {
+        snprintf(msg, GENIE_BACKEND_MSG, "remote %s: libsodium failed to start", cfg);
+        return GENIE_ERR_BACKEND;
+    }
+    if (!(r = (rc_state *)calloc(1, sizeof *r)) || !(r->frees = (uint64_t *)malloc(RC_FREE_BATCH * sizeof(uint64_t)))) {
+        free(r);
+        snprintf(msg, GENIE_BACKEND_MSG, "remote: out of memory");
+        return GENIE_ERR_OOM;
+    }
+    r->ctx = ctx;
+    snprintf(r->addr, sizeof r->addr, "%s", cfg);
+    r->timeout = 10.0;
+    if ((t = getenv("GENIE_REMOTE_TIMEOUT_MS")) && atol(t) > 0) r->timeout = (double)atol(t) / 1000.0;
+    if (grx_parse_addr(cfg, &ss, &sl, why, sizeof why) != 0) {
+        e = rc_fail(r, msg, "%s", why);
+        free(r->frees);
+        free(r);
+        return e;
+    }
+    if (grx_init(&r->x, 0, GR_DEFAULT_MAX_PAYLOAD, why, sizeof why) != 0) {
+        e = rc_fail(r, msg, "%s", why);
+        free(r->frees);
+        free(r);
+        return e;
+    }
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = (const struct sockaddr *)&ss;
+    ep.sockaddr.addrlen = sl;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = rc_ep_error;
+    ep.err_handler.arg = r;
+    if (ucp_ep_create(r->x.w, &ep, &r->ep) != UCS_OK) {
+        r->ep = NULL;
+        e = rc_fail(r, msg, "cannot reach the server");
+        rc_destroy(r);
+        return e;
+    }
+    /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */
+    randombytes_buf(nonce, sizeof nonce);
+    hello[0] = GR_VERSION, hello[1] = 0, hello[2] = GR_VERSION, hello[3] = 0;
+    memcpy(hello + 4, nonce, sizeof nonce);
+    if ((e = rc_send(r, GR_HELLO, ++r->next_req, hello, sizeof hello, "HELLO", msg)) != GENIE_OK ||
+        (e = rc_wait(r, r->next_req, GR_WELCOME, &m, "HELLO", msg)) != GENIE_OK) {
+        if (r->dead) rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
+        rc_destroy(r);
+        return GENIE_ERR_BACKEND;
+    }
+    rd = gr_rd_init(m->data, m->len);
+    version = gr_u16(&rd);
+    need_key = gr_u8(&rd);
+    gr_u8(&rd);
+    gr_u32(&rd);
+    gr_u64(&rd);
+    t = (const char *)gr_take(&rd, GR_NONCE_BYTES);
+    if (rd.bad || gr_left(&rd) || version != GR_VERSION) {
+        grx_msg_free(&r->x, m);
+        e = rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
+        rc_destroy(r);
+        return e;
+    }
+    if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
+        uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
+        const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
+        if (rc_read_key(kf, key) != 0) {
+            grx_msg_free(&r->x, m);
+            e = rc_fail(r, msg, "the server needs a key: set GENIE_REMOTE_KEY_FILE to a readable, non-empty key file%s%s",
+                        kf ? ", not " : "", kf ? kf : "");
+            rc_destroy(r);
+            return e;
+        }
+        memcpy(text, t, GR_NONCE_BYTES);
+        memcpy(text + GR_NONCE_BYTES, nonce, GR_NONCE_BYTES);
+        memcpy(text + 2 * GR_NONCE_BYTES, "genie-remote", 12);
+        crypto_auth(mac, text, sizeof text, key);
+        sodium_memzero(key, sizeof key);
+        grx_msg_free(&r->x, m);
+        m = NULL;
+        if ((e = rc_send(r, GR_AUTH, ++r->next_req, mac, sizeof mac, "AUTH", msg)) != GENIE_OK ||
+            (e = rc_wait(r, r->next_req, GR_OK, &m, "AUTH (the key)", msg)) != GENIE_OK) {
+            rc_destroy(r);
+            return GENIE_ERR_BACKEND;
+        }
+    }
+    grx_msg_free(&r->x, m);
+    *state = r;
+    return GENIE_OK;
+}
+
+/* The protocol's op for genie's node op, or -1. */
+static int rc_wire_op(int op) {
+    switch (op) {
+#define RC_X(id, lo, hi) case GENIE__OP_##id: return GR_OP_##id;
+    GR_OP_LIST(RC_X)
+#undef RC_X
+    default: return -1;
+    }
+}
+static int rc_node_ok(const genie__node *n) {
+    int w = rc_wire_op(n->op), k;
+    if (w < 0 || n->base || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
+    if (n->nin < gr_op_arity[w][0] || n->nin > gr_op_arity[w][1]) return 0;
+    if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
+    for (k = 0; k < n->nin; k++)
+        if (n->in[k].n->dtype >= GR_DTYPE_COUNT) return 0;
+    if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
+    /* sources of different dtypes: promotion may have depended on a source being 0-dim, which
+       the server cannot see (it gets views broadcast to the result's shape) */
+    if (n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
+    if (w != GR_OP_WHERE && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
+    if (w >= GR_OP_SUM && w <= GR_OP_PROD && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
+    return 1;
+}
+static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g) {
+    rc_state *r = (rc_state *)state;
+    int j, k, i;
+    if (r->dead) return 0;
+    if (!g) return rc_node_ok(n);
+    for (j = 0; j < g->nops; j++) {
+        const genie__node *m = g->nodes[j];
+        if (!rc_node_ok(m)) return 0;
+        for (k = 0; k < m->nin; k++) { /* each source an earlier op of the group or one of its inputs */
+            const genie__node *s = m->in[k].n;
+            int found = 0;
+            for (i = 0; i < j && !found; i++) found = g->nodes[i] == s;
+            for (i = 0; i < g->nin && !found; i++) found = g->src[i] == s;
+            if (!found) return 0;
+        }
+    }
+    return 1;
+}
+
+static void rc_view(gr_view *d, const genie__vspec *v) {
+    d->ndim = v->ndim;
+    d->off = v->off;
+    memcpy(d->shape, v->shape, (size_t)v->ndim * 8);
+    memcpy(d->strides, v->strides, (size_t)v->ndim * 8);
+}
+static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
+
+/* The slot of buffer id in the RUN being gathered (added if new). */
+static uint64_t rc_slot(rc_state *r, uint64_t id) {
+    uint32_t k;
+    for (k = r->nslots; k-- > 0;) { /* recent buffers first: a step reads what it just wrote */
+        gr_rd rd = gr_rd_init(r->slots.p + 4 + (size_t)k * 8, 8);
+        if (gr_u64(&rd) == id) return k;
+    }
+    gr_w64(&r->slots, id);
+    return r->nslots++;
+}
+/* Node n as op number base + j of a RUN whose ops base .. base + j - 1 are nodes[0..j-1]. */
+static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j, uint32_t base) {
+    gr_op o;
+    int k, i;
+    memset(&o, 0, sizeof o);
+    o.op = rc_wire_op(n->op);
+    o.dtype = n->dtype;
+    o.has_scalar = n->has_scalar;
+    o.written = written;
+    o.nin = n->nin;
+    o.role = n->role;
+    memcpy(o.i, n->a.i, sizeof o.i);
+    o.f[0] = n->a.f[0];
+    o.f[1] = n->a.f[1];
+    if (written) {
+        o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
+        o.out_cap = rc_cap(n->buf);
+    }
+    rc_view(&o.out, n->out);
+    for (k = 0; k < n->nin; k++) {
+        const genie__node *s = n->in[k].n;
+        o.in[k].dtype = s->dtype;
+        o.in[k].kind = GR_SRC_BUF;
+        for (i = 0; i < j; i++)
+            if (nodes[i] == s) { o.in[k].kind = GR_SRC_OP; o.in[k].ref = base + (uint64_t)i; }
+        if (o.in[k].kind == GR_SRC_BUF) o.in[k].ref = rc_slot(r, (uint64_t)(uintptr_t)s->buf->dev);
+        rc_view(&o.in[k].v, n->in[k].v);
+    }
+    o.module = n->scope->module;
+    o.phase = n->scope->phase;
+    o.module_len = (uint32_t)strlen(o.module);
+    o.phase_len = (uint32_t)strlen(o.phase);
+    if (o.module_len > GR_MAX_STR) o.module_len = GR_MAX_STR;
+    if (o.phase_len > GR_MAX_STR) o.phase_len = GR_MAX_STR;
+    gr_op_encode(w, &o);
+}
+
+/* Gathers n (or the group g) into the RUN being built; it goes with the next message that
+   needs the server (a read, an upload, the next FREE batch) or when it is full. */
+static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, char *msg) {
+    rc_state *r = (rc_state *)state;
+    genie_result e;
+    uint32_t nops = g ? (uint32_t)g->nops : 1;
+    int j;
+    if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
+    if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
+        (e = rc_flush(r, msg)) != GENIE_OK)
+        return e;
+    if (r->run_nops == 0) {
+        r->run.n = r->slots.n = 0;
+        gr_w32(&r->run, 0);   /* the op count, set when sent */
+        gr_w32(&r->slots, 0); /* the slot count, likewise */
+    }
+    if (g)
+        for (j = 0; j < g->nops; j++) rc_encode_node(r, &r->run, g->nodes[j], g->written[j], g->nodes, j, r->run_nops);
+    else
+        rc_encode_node(r, &r->run, n, 1, &n, 0, r->run_nops);
+    r->run_nops += nops;
+    if (r->run.oom || r->slots.oom) {
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+        return rc_fail(r, msg, "RUN: out of memory");
+    }
+    return GENIE_OK;
+}
+
+static genie_result rc_alloc(void *state, genie__buf *b, char *msg) {
+    rc_state *r = (rc_state *)state;
+    if (r->dead) return rc_lost(r, msg, "alloc");
+    b->dev = (void *)(uintptr_t)++r->next_id; /* an id, never dereferenced */
+    return GENIE_OK;
+}
+static void rc_free(void *state, genie__buf *b) {
+    rc_state *r = (rc_state *)state;
+    char msg[GENIE_BACKEND_MSG];
+    if (b->dev && !r->dead) {
+        if (r->nfree == RC_FREE_BATCH) rc_flush(r, msg);
+        r->frees[r->nfree++] = (uint64_t)(uintptr_t)b->dev;
+    }
+    b->dev = NULL;
+}
+static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
+    rc_state *r = (rc_state *)state;
+    uint8_t hash[GR_HASH_BYTES], head[16 + GR_HASH_BYTES];
+    uint64_t id = (uint64_t)(uintptr_t)b->dev;
+    genie_result e;
+    gr_wr w;
+    if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    crypto_generichash(hash, sizeof hash, (const unsigned char *)b->data, (unsigned long long)b->bytes, NULL, 0);
+    if (b->bytes > RC_HAS_MIN) { /* the server may hold these bytes already (a weight seen before) */
+        grx_msg *m = NULL;
+        int found;
+        memset(&w, 0, sizeof w);
+        gr_w64(&w, id);
+        gr_w64(&w, rc_cap(b));
+        gr_w64(&w, b->bytes);
+        gr_wbytes(&w, hash, sizeof hash);
+        e = w.oom ? rc_fail(r, msg, "HAS: out of memory") : rc_send(r, GR_HAS, ++r->next_req, w.p, w.n, "HAS", msg);
+        gr_wr_free(&w);
+        if (e != GENIE_OK || (e = rc_wait(r, r->next_req, GR_HAS_REPLY, &m, "HAS", msg)) != GENIE_OK) return e;
+        found = m->len == 1 && m->data[0] == 1;
+        grx_msg_free(&r->x, m);
+        if (found) return GENIE_OK;
+    }
+    memset(&w, 0, sizeof w);
+    gr_w64(&w, id);
+    gr_w64(&w, rc_cap(b));
+    gr_wbytes(&w, hash, sizeof hash);
+    memcpy(head, w.p ? w.p : head, sizeof head);
+    gr_wr_free(&w);
+    return rc_send2(r, GR_PUT, ++r->next_req, head, sizeof head, b->data, b->bytes, "PUT", msg);
+}
+static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi, char *msg) {
+    rc_state *r = (rc_state *)state;
+    uint8_t get[24];
+    grx_msg *m = NULL;
+    genie_result e;
+    gr_wr w;
+    if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    memset(&w, 0, sizeof w);
+    gr_w64(&w, (uint64_t)(uintptr_t)b->dev);
+    gr_w64(&w, lo);
+    gr_w64(&w, hi);
+    if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "GET: out of memory"); }
+    memcpy(get, w.p, sizeof get);
+    gr_wr_free(&w);
+    if ((e = rc_send(r, GR_GET, ++r->next_req, get, sizeof get, "GET", msg)) != GENIE_OK ||
+        (e = rc_wait(r, r->next_req, GR_DATA, &m, "GET", msg)) != GENIE_OK)
+        return e;
+    if (m->len != hi - lo) {
+        grx_msg_free(&r->x, m);
+        return rc_fail(r, msg, "GET: %zu bytes back for %zu asked", m->len, hi - lo);
+    }
+    if (m->len) memcpy((char *)b->data + lo, m->data, m->len);
+    grx_msg_free(&r->x, m);
+    return GENIE_OK;
+}
+
+static const genie_backend rc_backend;
+int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
+    rc_state *r;
+    char msg[GENIE_BACKEND_MSG];
+    grx_msg *m = NULL;
+    gr_rd rd;
+    uint32_t n, i;
+    genie_result e;
+    if (!ctx) return -1;
+    if (ctx->be != &rc_backend || !ctx->be_state) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: the context does not run on \"remote\"");
+        return -1;
+    }
+    r = (rc_state *)ctx->be_state;
+    if ((e = rc_check_async(r, "STATS", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK ||
+        (e = rc_send(r, GR_STATS, ++r->next_req, NULL, 0, "STATS", msg)) != GENIE_OK ||
+        (e = rc_wait(r, r->next_req, GR_STATS_REPLY, &m, "STATS", msg)) != GENIE_OK) {
+        genie__fail(ctx, e, "genie_remote_stats: %s", msg);
+        return -1;
+    }
+    rd = gr_rd_init(m->data, m->len);
+    n = gr_u32(&rd);
+    for (i = 0; i < n && !rd.bad; i++) {
+        unsigned pl = gr_u16(&rd), role;
+        const uint8_t *p = gr_take(&rd, pl);
+        genie_work w;
+        role = gr_u8(&rd);
+        w.nodes = gr_u64(&rd), w.flops = gr_u64(&rd), w.bytes = gr_u64(&rd), w.ns = gr_u64(&rd);
+        if (rd.bad || role >= GENIE_ROLE_COUNT) break;
+        if (rows && (int)i < max) {
+            size_t k = pl < sizeof rows[i].phase - 1 ? pl : sizeof rows[i].phase - 1;
+            memcpy(rows[i].phase, p, k);
+            rows[i].phase[k] = 0;
+            snprintf(rows[i].role, sizeof rows[i].role, "%s", genie_role_name((genie_role_id)role));
+            rows[i].work = w;
+        }
+    }
+    grx_msg_free(&r->x, m);
+    if (rd.bad || i < n || gr_left(&rd)) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: remote %s: a malformed STATS reply", r->addr);
+        return -1;
+    }
+    return (int)n;
+}
+
+static const genie_backend rc_backend = {"remote", rc_init, rc_destroy, rc_supports, rc_run, rc_alloc, rc_free, rc_copy_in, rc_copy_out};
+
+genie_result genie_remote_register(void) { return genie_backend_register(&rc_backend); }
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void rc_autoregister(void) { (void)genie_remote_register(); }
+#endif

@@ -1,0 +1,35 @@
+/* genie_remote.h - genie's remote backend (genie_remote.c, docs/remote.md).
+ *
+ * build/genie_remote.o is genie's implementation with the "remote" backend inside
+ * (as build/genie_cuda.o is with "cuda"): a program includes genie.h and this file
+ * without defining GENIE_IMPLEMENTATION and links
+ *     build/genie_remote.o $(pkg-config --libs ucx libsodium) -lm -pthread
+ * The backend registers itself when the program starts; genie_remote_register()
+ * does it again explicitly (e.g. where constructors do not run). A context with
+ *     desc.backend = "remote", desc.backend_config = "host:port"
+ * (NULL: the environment variable GENIE_REMOTE) runs its tapes on a genie-server;
+ * GENIE_REMOTE_KEY_FILE names the key file when the server asks for a key, and
+ * GENIE_REMOTE_TIMEOUT_MS bounds every wait for a reply (default 10000). */
+#ifndef GENIE_REMOTE_H
+#define GENIE_REMOTE_H
+#include "genie.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+genie_result genie_remote_register(void);
+
+/* Work the server did for this context, as genie accounts it there (genie_work: nodes, flops,
+   bytes, kernel ns), by phase and role (the role the server's genie found, genie_role_name). */
+typedef struct genie_remote_work {
+    char phase[64];      /* "" none (truncated past 63 bytes) */
+    char role[16];       /* "attention", "mlp", ..., "" none */
+    genie_work work;
+} genie_remote_work;
+/* Asks the server (one round trip, after the work gathered so far is sent): fills up to max
+   rows and returns how many there are (more than max: the rest left out); -1 and an error in
+   the context when ctx does not run on "remote" or the server cannot answer. */
+int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,567 @@
+/* genie_remote_proto.h - the wire protocol of genie's remote backend (docs/remote.md).
+ *
+ * Pure C99, no network and no allocation except gr_run_decode's op array: the
+ * client (genie_remote.c), the server (tools/genie_server.c), the tests and the
+ * fuzzer (tests/fuzz/fuzz_remote.c) share these encoders and decoders.
+ *
+ * Every message is a 24-byte little-endian header followed by its payload:
+ *     u32 magic "GNRM", u16 version, u16 type, u64 request id, u64 payload length
+ * Over UCX the header travels as the active message's header and the payload as
+ * its data, so a payload never has to be copied to prepend the header.
+ *
+ * Decoders treat their bytes as hostile: every read is bounded by the bytes
+ * present, every count, size, offset, stride and index is bounded before use,
+ * and an op's sources must precede it. No pointer of either side is ever on the
+ * wire: buffers are named by the client's 64-bit ids (never 0), tensors by their
+ * BLAKE2b-256 content hash, earlier ops of a RUN by their index. */
+#ifndef GENIE_REMOTE_PROTO_H
+#define GENIE_REMOTE_PROTO_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GR_FN static __attribute__((unused))
+#else
+#define GR_FN static
+#endif
+
+#define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
+#define GR_VERSION 1
+#define GR_HDR_BYTES 24
+#define GR_HASH_BYTES 32
+#define GR_NONCE_BYTES 32
+#define GR_MAX_DIMS 8
+#define GR_MAX_IN 3
+#define GR_MAX_OPS 4096             /* ops in one RUN */
+#define GR_MAX_STR 256              /* a module path or phase */
+#define GR_MAX_ELEMS ((int64_t)1 << 40) /* a size, stride or offset in elements */
+#define GR_MAX_BUF ((uint64_t)1 << 40)  /* a buffer in bytes */
+#define GR_MAX_FREE 65536           /* ids in one FREE */
+#define GR_MAX_MSG_LEN 1024         /* an ERROR's message */
+#define GR_MAX_SLOTS 65536          /* buffers one RUN names */
+#define GR_TAPES 256                /* tapes a connection keeps for RUN_CACHED (first in, first out) */
+#define GR_TAPE_BYTES ((size_t)16 << 20) /* ... and their bytes at most */
+#define GR_DEFAULT_MAX_PAYLOAD ((uint64_t)1 << 31)
+
+/* message types (docs/remote.md) */
+enum gr_type {
+    GR_HELLO = 1,   /* c->s: u16 vmin, u16 vmax, nonce[32] */
+    GR_WELCOME,     /* s->c: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32] */
+    GR_AUTH,        /* c->s: mac[32] = crypto_auth(challenge || nonce || "genie-remote", key) */
+    GR_OK,          /* s->c: empty (AUTH accepted) */
+    GR_ERROR,       /* s->c: u32 code, u32 length, message bytes (not terminated) */
+    GR_HAS,         /* c->s: u64 id, u64 cap, u64 bytes, hash[32]; reply HAS_REPLY */
+    GR_HAS_REPLY,   /* s->c: u8 found (1: id now reads the cached tensor) */
+    GR_PUT,         /* c->s: u64 id, u64 cap, hash[32], then the bytes; no reply unless an ERROR */
+    GR_RUN,         /* c->s: u32 nslots, nslots x u64 buffer id, then a tape (gr_run); no reply unless an ERROR */
+    GR_GET,         /* c->s: u64 id, u64 lo, u64 hi; reply DATA or ERROR */
+    GR_DATA,        /* s->c: the bytes [lo, hi) of the buffer */
+    GR_FREE,        /* c->s: u32 n, n x u64 id; no reply */
+    GR_BYE,         /* c->s: empty; the server drops the client's state */
+    GR_PING,        /* c->s: empty; reply OK (a round trip through the server's queue) */
+    GR_STATS,       /* c->s: empty; reply STATS_REPLY */
+    GR_STATS_REPLY, /* s->c: u32 n, n x (u16 phase length, phase, u8 role, u64 nodes, flops, bytes, ns) */
+    GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
+    GR_TYPE_END
+};
+/* ERROR codes */
+enum gr_err {
+    GR_E_FRAMING = 1, /* bad magic, header size or length: the connection closes */
+    GR_E_VERSION,     /* no common protocol version: closes */
+    GR_E_AUTH,        /* wrong key, or a message before HELLO/AUTH: closes */
+    GR_E_MALFORMED,   /* a payload that does not decode */
+    GR_E_LIMIT,       /* a count, size or budget over the limits */
+    GR_E_HASH,        /* PUT bytes whose hash is not the one claimed */
+    GR_E_BUFFER,      /* an unknown or failed buffer, or a view outside it */
+    GR_E_OP,          /* an op genie refused (its message says why) or whose result is not the one declared */
+    GR_E_MEMORY,      /* the server is out of memory */
+    GR_E_END
+};
+
+/* The ops a RUN may carry: X(id, arity min, arity max). The ids are genie's op
+   names (GENIE__OP_<id> in genie.h); the wire code is the index in this list
+   (stable: new ops go at the end). */
+#define GR_OP_LIST(X)                                                                               \
+    X(NEG, 1, 1) X(ABS, 1, 1) X(EXP, 1, 1) X(LOG, 1, 1) X(SQRT, 1, 1) X(RSQRT, 1, 1) X(SIN, 1, 1)      \
+    X(COS, 1, 1) X(TANH, 1, 1) X(SIGMOID, 1, 1) X(RELU, 1, 1) X(GELU, 1, 1) X(GELU_TANH, 1, 1)          \
+    X(SILU, 1, 1) X(RECIPROCAL, 1, 1) X(SQUARE, 1, 1) X(FLOOR, 1, 1) X(CEIL, 1, 1) X(ROUND, 1, 1)       \
+    X(SIGN, 1, 1) X(ERF, 1, 1) X(LOG1P, 1, 1) X(EXPM1, 1, 1) X(LOGICAL_NOT, 1, 1) X(CLAMP, 1, 1)        \
+    X(ADD, 1, 2) X(SUB, 1, 2) X(MUL, 1, 2) X(DIV, 1, 2) X(POW, 1, 2) X(MAXIMUM, 2, 2) X(MINIMUM, 2, 2) \
+    X(EQ, 2, 2) X(NE, 2, 2) X(LT, 2, 2) X(LE, 2, 2) X(GT, 2, 2) X(GE, 2, 2) X(LOGICAL_AND, 2, 2)       \
+    X(LOGICAL_OR, 2, 2) X(WHERE, 3, 3) X(SUM, 1, 1) X(MEAN, 1, 1) X(AMAX, 1, 1) X(AMIN, 1, 1)         \
+    X(PROD, 1, 1) X(SOFTMAX, 1, 1) X(LOG_SOFTMAX, 1, 1) X(MATMUL, 2, 2) X(LINEAR, 2, 3)                \
+    X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1)
+enum gr_opcode {
+#define GR__X(id, lo, hi) GR_OP_##id,
+    GR_OP_LIST(GR__X)
+#undef GR__X
+    GR_OP_COUNT
+};
+static const unsigned char gr_op_arity[][2] = {
+#define GR__X(id, lo, hi) {lo, hi},
+    GR_OP_LIST(GR__X)
+#undef GR__X
+};
+static const char *const gr_op_names[] = {
+#define GR__X(id, lo, hi) #id,
+    GR_OP_LIST(GR__X)
+#undef GR__X
+};
+#define GR_DTYPE_COUNT 10 /* genie's dtypes f32 .. bool, their enum values on the wire */
+static const unsigned char gr_dtype_size[GR_DTYPE_COUNT] = {4, 8, 2, 2, 8, 4, 2, 1, 1, 1};
+
+typedef struct gr_hdr {
+    uint32_t magic;
+    uint16_t version, type;
+    uint64_t id, len;
+} gr_hdr;
+
+/* A view of a flat buffer in elements: element idx is at off + sum(idx[d] * strides[d]). */
+typedef struct gr_view {
+    int ndim;
+    int64_t off, shape[GR_MAX_DIMS], strides[GR_MAX_DIMS];
+} gr_view;
+enum { GR_SRC_BUF = 0, GR_SRC_OP = 1 };
+typedef struct gr_src {
+    int kind;      /* GR_SRC_BUF: ref is a buffer id; GR_SRC_OP: ref is an earlier op's index */
+    int dtype;     /* the source value's dtype (a buffer's elements are read as it) */
+    uint64_t ref;
+    gr_view v;     /* how the op reads it */
+} gr_src;
+typedef struct gr_op {
+    int op, dtype;   /* gr_op; the result dtype the client expects */
+    int has_scalar;  /* binary ops: a op f[0] */
+    int written;     /* 1: the result goes to buffer out_buf (of out_cap bytes) laid out by out */
+    int nin, role;   /* role: genie_role_id */
+    int64_t i[6];
+    double f[2];
+    uint64_t out_buf, out_cap;
+    gr_view out;     /* the result's shape and its layout in the output buffer */
+    gr_src in[GR_MAX_IN];
+    const char *module, *phase; /* not terminated: module_len, phase_len bytes inside the payload */
+    uint32_t module_len, phase_len;
+} gr_op;
+typedef struct gr_run {
+    uint32_t nops;
+    gr_op *ops;       /* malloc'd by gr_run_decode: gr_run_free */
+    uint32_t nslots;  /* the buffers the tape names by slot: ids[slot] (malloc'd; never 0) */
+    uint64_t *ids;
+    const uint8_t *tape; /* RUN: the tape's bytes inside the payload (its hash names it), tape_len */
+    size_t tape_len;
+} gr_run;
+
+/* ---- reading: a cursor that turns bad at the first read past the end ---- */
+typedef struct gr_rd {
+    const uint8_t *p;
+    size_t n, at;
+    int bad;
+} gr_rd;
+GR_FN gr_rd gr_rd_init(const void *p, size_t n) {
+    gr_rd r;
+    r.p = (const uint8_t *)p;
+    r.n = p ? n : 0;
+    r.at = 0;
+    r.bad = 0;
+    return r;
+}
+static const uint8_t *gr_take(gr_rd *r, size_t k) {
+    const uint8_t *q;
+    if (r->bad || k > r->n - r->at) { r->bad = 1; return NULL; }
+    q = r->p + r->at;
+    r->at += k;
+    return q;
+}
+GR_FN uint64_t gr_get_le(gr_rd *r, int k) {
+    const uint8_t *q = gr_take(r, (size_t)k);
+    uint64_t v = 0;
+    int i;
+    if (!q) return 0;
+    for (i = k - 1; i >= 0; i--) v = v << 8 | q[i];
+    return v;
+}
+GR_FN uint8_t gr_u8(gr_rd *r) { return (uint8_t)gr_get_le(r, 1); }
+GR_FN uint16_t gr_u16(gr_rd *r) { return (uint16_t)gr_get_le(r, 2); }
+GR_FN uint32_t gr_u32(gr_rd *r) { return (uint32_t)gr_get_le(r, 4); }
+GR_FN uint64_t gr_u64(gr_rd *r) { return gr_get_le(r, 8); }
+GR_FN int64_t gr_i64(gr_rd *r) {
+    uint64_t u = gr_u64(r);
+    int64_t v;
+    memcpy(&v, &u, 8); /* two's complement: the bits as they are */
+    return v;
+}
+GR_FN double gr_f64(gr_rd *r) {
+    uint64_t u = gr_u64(r);
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+GR_FN size_t gr_left(const gr_rd *r) { return r->bad ? 0 : r->n - r->at; }
+
+/* ---- writing: a growing buffer that turns oom at the first failed growth ---- */
+typedef struct gr_wr {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} gr_wr;
+GR_FN uint8_t *gr_room(gr_wr *w, size_t k) {
+    if (w->oom) return NULL;
+    if (k > w->cap - w->n) {
+        size_t c = w->cap ? w->cap : 256;
+        uint8_t *q;
+        while (c - w->n < k) {
+            if (c > (size_t)-1 / 2) { w->oom = 1; return NULL; }
+            c *= 2;
+        }
+        if (!(q = (uint8_t *)realloc(w->p, c))) { w->oom = 1; return NULL; }
+        w->p = q;
+        w->cap = c;
+    }
+    w->n += k;
+    return w->p + w->n - k;
+}
+GR_FN void gr_put_le(gr_wr *w, uint64_t v, int k) {
+    uint8_t *q = gr_room(w, (size_t)k);
+    int i;
+    if (!q) return;
+    for (i = 0; i < k; i++, v >>= 8) q[i] = (uint8_t)v;
+}
+GR_FN void gr_w8(gr_wr *w, unsigned v) { gr_put_le(w, v, 1); }
+GR_FN void gr_w16(gr_wr *w, unsigned v) { gr_put_le(w, v, 2); }
+GR_FN void gr_w32(gr_wr *w, uint32_t v) { gr_put_le(w, v, 4); }
+GR_FN void gr_w64(gr_wr *w, uint64_t v) { gr_put_le(w, v, 8); }
+GR_FN void gr_wi64(gr_wr *w, int64_t v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    gr_w64(w, u);
+}
+GR_FN void gr_wf64(gr_wr *w, double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    gr_w64(w, u);
+}
+GR_FN void gr_wbytes(gr_wr *w, const void *p, size_t k) {
+    uint8_t *q = gr_room(w, k);
+    if (q && k) memcpy(q, p, k);
+}
+GR_FN void gr_put_u32_at(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+GR_FN void gr_wr_free(gr_wr *w) {
+    free(w->p);
+    w->p = NULL;
+    w->n = w->cap = 0;
+    w->oom = 0;
+}
+
+/* ---- the header ---- */
+GR_FN void gr_hdr_encode(uint8_t out[GR_HDR_BYTES], int type, uint64_t id, uint64_t len) {
+    uint8_t *p;
+    int i;
+    uint64_t v[3];
+    v[0] = (uint64_t)GR_MAGIC | (uint64_t)GR_VERSION << 32 | (uint64_t)(unsigned)type << 48;
+    v[1] = id;
+    v[2] = len;
+    for (p = out, i = 0; i < 3; i++) {
+        int k;
+        for (k = 0; k < 8; k++) *p++ = (uint8_t)(v[i] >> (8 * k));
+    }
+}
+/* 0 when the header is well formed for a payload of `have` bytes, else a gr_err
+   (GR_E_FRAMING or GR_E_VERSION: the connection closes). */
+GR_FN int gr_hdr_decode(const void *p, size_t n, size_t have, gr_hdr *h) {
+    gr_rd r = gr_rd_init(p, n);
+    memset(h, 0, sizeof *h);
+    if (n != GR_HDR_BYTES) return GR_E_FRAMING;
+    h->magic = gr_u32(&r);
+    h->version = gr_u16(&r);
+    h->type = gr_u16(&r);
+    h->id = gr_u64(&r);
+    h->len = gr_u64(&r);
+    if (h->magic != GR_MAGIC || h->len != (uint64_t)have) return GR_E_FRAMING;
+    if (h->version != GR_VERSION) return GR_E_VERSION;
+    if (h->type < GR_HELLO || h->type >= GR_TYPE_END) return GR_E_FRAMING;
+    return 0;
+}
+
+/* ---- views ---- */
+/* The elements a view spans: 1 + the largest element it reads (0 when it has no
+   element); -1 when a size, stride or offset is out of bounds. */
+GR_FN int64_t gr_view_extent(const gr_view *v) {
+    int64_t e = v->off;
+    int d;
+    if (v->ndim < 0 || v->ndim > GR_MAX_DIMS || v->off < 0 || v->off > GR_MAX_ELEMS) return -1;
+    for (d = 0; d < v->ndim; d++)
+        if (v->shape[d] < 0 || v->shape[d] > GR_MAX_ELEMS || v->strides[d] < 0 || v->strides[d] > GR_MAX_ELEMS) return -1;
+    for (d = 0; d < v->ndim; d++)
+        if (v->shape[d] == 0) return 0;
+    for (d = 0; d < v->ndim; d++) { /* each term < 2^80 would overflow: bound it first */
+        if (v->strides[d] && v->shape[d] - 1 > (GR_MAX_ELEMS * 4) / v->strides[d]) return -1;
+        e += (v->shape[d] - 1) * v->strides[d];
+        if (e > GR_MAX_ELEMS * 8) return -1;
+    }
+    return e + 1;
+}
+GR_FN int64_t gr_view_numel(const gr_view *v) {
+    int64_t n = 1;
+    int d;
+    for (d = 0; d < v->ndim; d++) {
+        if (v->shape[d] && n > GR_MAX_ELEMS / v->shape[d]) return -1;
+        n *= v->shape[d];
+    }
+    return n;
+}
+GR_FN void gr_view_encode(gr_wr *w, const gr_view *v) {
+    int d;
+    gr_w8(w, (unsigned)v->ndim);
+    gr_wi64(w, v->off);
+    for (d = 0; d < v->ndim; d++) gr_wi64(w, v->shape[d]);
+    for (d = 0; d < v->ndim; d++) gr_wi64(w, v->strides[d]);
+}
+GR_FN int gr_view_decode(gr_rd *r, gr_view *v) {
+    int d;
+    memset(v, 0, sizeof *v);
+    v->ndim = gr_u8(r);
+    if (r->bad || v->ndim > GR_MAX_DIMS) return 0;
+    v->off = gr_i64(r);
+    for (d = 0; d < v->ndim; d++) v->shape[d] = gr_i64(r);
+    for (d = 0; d < v->ndim; d++) v->strides[d] = gr_i64(r);
+    return !r->bad && gr_view_extent(v) >= 0 && gr_view_numel(v) >= 0;
+}
+
+/* ---- RUN: u32 nops, then each op:
+     u8 op, u8 dtype, u8 flags (1 scalar, 2 written), u8 nin, u8 role, 6 x i64, 2 x f64,
+     [written: u64 out buffer id, u64 out cap] out view,
+     nin x (u8 kind, u8 dtype, u64 ref, view),
+     u16 module length, module, u16 phase length, phase ---- */
+#define GR_OP_MIN_BYTES (5 + 48 + 16 + 9 + 4)
+GR_FN void gr_op_encode(gr_wr *w, const gr_op *o) {
+    int k;
+    gr_w8(w, (unsigned)o->op);
+    gr_w8(w, (unsigned)o->dtype);
+    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0)));
+    gr_w8(w, (unsigned)o->nin);
+    gr_w8(w, (unsigned)o->role);
+    for (k = 0; k < 6; k++) gr_wi64(w, o->i[k]);
+    gr_wf64(w, o->f[0]);
+    gr_wf64(w, o->f[1]);
+    if (o->written) {
+        gr_w64(w, o->out_buf);
+        gr_w64(w, o->out_cap);
+    }
+    gr_view_encode(w, &o->out);
+    for (k = 0; k < o->nin; k++) {
+        gr_w8(w, (unsigned)o->in[k].kind);
+        gr_w8(w, (unsigned)o->in[k].dtype);
+        gr_w64(w, o->in[k].ref);
+        gr_view_encode(w, &o->in[k].v);
+    }
+    gr_w16(w, o->module_len);
+    gr_wbytes(w, o->module, o->module_len);
+    gr_w16(w, o->phase_len);
+    gr_wbytes(w, o->phase, o->phase_len);
+}
+GR_FN void gr_run_free(gr_run *run) {
+    free(run->ops);
+    free(run->ids);
+    run->ops = NULL;
+    run->ids = NULL;
+    run->nops = run->nslots = 0;
+}
+/* u32 nslots, nslots x u64 id (each not 0) into run->ids; 0 or a gr_err */
+GR_FN int gr_slots_decode(gr_rd *r, gr_run *run, char *why) {
+    uint32_t i;
+    run->nslots = gr_u32(r);
+    if (r->bad) { strcpy(why, "RUN: truncated before its buffer count"); run->nslots = 0; return GR_E_MALFORMED; }
+    if (run->nslots > GR_MAX_SLOTS) { strcpy(why, "RUN: more buffers than the limit"); run->nslots = 0; return GR_E_LIMIT; }
+    if ((uint64_t)run->nslots * 8 > gr_left(r)) { strcpy(why, "RUN: fewer bytes than its buffer count needs"); run->nslots = 0; return GR_E_MALFORMED; }
+    if (!(run->ids = (uint64_t *)malloc((size_t)(run->nslots ? run->nslots : 1) * 8))) { run->nslots = 0; strcpy(why, "RUN: out of memory"); return GR_E_MEMORY; }
+    for (i = 0; i < run->nslots; i++)
+        if ((run->ids[i] = gr_u64(r)) == 0) { strcpy(why, "RUN: buffer id 0"); gr_run_free(run); return GR_E_MALFORMED; }
+    return 0;
+}
+/* Decodes and checks a RUN payload: 0, or GR_E_MALFORMED / GR_E_LIMIT / GR_E_MEMORY
+   with why[] saying what (why has at least 128 bytes). Checked here: counts against
+   the bytes present, op codes and arities, dtypes, dims, sizes, strides and offsets
+   (gr_view_extent), an output's view inside its cap, buffer ids not 0, op sources
+   earlier ops, string lengths, nothing after the last op. Not checked here (the
+   server's state and genie decide): whether buffers exist, views against their
+   bytes, shapes and dtypes against what genie infers. */
+/* The tape of p (n bytes) with its buffer slots already in run (gr_slots_decode): on success
+   every buffer reference (a source's ref, an output's out_buf) holds the slot's id. */
+GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
+    gr_rd r = gr_rd_init(p, n);
+    uint32_t i;
+    int k;
+    run->nops = 0;
+    run->ops = NULL;
+    why[0] = 0;
+#define GR__BAD(code, text) do { strcpy(why, text); gr_run_free(run); return code; } while (0)
+    run->nops = gr_u32(&r);
+    if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated before its op count");
+    if (run->nops > GR_MAX_OPS) { run->nops = 0; GR__BAD(GR_E_LIMIT, "RUN: more ops than the limit"); }
+    if ((uint64_t)run->nops * GR_OP_MIN_BYTES > gr_left(&r)) { run->nops = 0; GR__BAD(GR_E_MALFORMED, "RUN: fewer bytes than its op count needs"); }
+    if (run->nops && !(run->ops = (gr_op *)calloc(run->nops, sizeof(gr_op)))) { run->nops = 0; GR__BAD(GR_E_MEMORY, "RUN: out of memory"); }
+    for (i = 0; i < run->nops; i++) {
+        gr_op *o = &run->ops[i];
+        int flags;
+        int64_t ext;
+        const uint8_t *s;
+        o->op = gr_u8(&r);
+        o->dtype = gr_u8(&r);
+        flags = gr_u8(&r);
+        o->nin = gr_u8(&r);
+        o->role = gr_u8(&r);
+        for (k = 0; k < 6; k++) o->i[k] = gr_i64(&r);
+        o->f[0] = gr_f64(&r);
+        o->f[1] = gr_f64(&r);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated op");
+        if (o->op >= GR_OP_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown op code");
+        if (o->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown dtype");
+        if (flags & ~3) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
+        if (o->role >= 16) GR__BAD(GR_E_MALFORMED, "RUN: unknown role");
+        o->has_scalar = flags & 1;
+        o->written = (flags >> 1) & 1;
+        if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
+        if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
+        if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
+        if (o->written) {
+            o->out_buf = gr_u64(&r);
+            o->out_cap = gr_u64(&r);
+            if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated output");
+            if (o->out_buf >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: an output slot past the buffer table");
+            o->out_buf = run->ids[o->out_buf];
+            if (o->out_cap > GR_MAX_BUF) GR__BAD(GR_E_LIMIT, "RUN: output buffer over the size limit");
+        }
+        if (!gr_view_decode(&r, &o->out)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad output view");
+        ext = gr_view_extent(&o->out);
+        if (o->written && (uint64_t)ext > o->out_cap / gr_dtype_size[o->dtype]) GR__BAD(GR_E_LIMIT, "RUN: output view outside its buffer");
+        for (k = 0; k < o->nin; k++) {
+            gr_src *src = &o->in[k];
+            src->kind = gr_u8(&r);
+            src->dtype = gr_u8(&r);
+            src->ref = gr_u64(&r);
+            if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated source");
+            if (src->kind != GR_SRC_BUF && src->kind != GR_SRC_OP) GR__BAD(GR_E_MALFORMED, "RUN: unknown source kind");
+            if (src->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown source dtype");
+            if (src->kind == GR_SRC_BUF && src->ref >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: a source slot past the buffer table");
+            if (src->kind == GR_SRC_BUF) src->ref = run->ids[src->ref];
+            if (src->kind == GR_SRC_OP && src->ref >= i) GR__BAD(GR_E_MALFORMED, "RUN: a source that does not precede its op");
+            if (src->kind == GR_SRC_OP && run->ops[src->ref].dtype != src->dtype) GR__BAD(GR_E_MALFORMED, "RUN: a source's dtype is not its op's");
+            if (!gr_view_decode(&r, &src->v)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad source view");
+        }
+        o->module_len = gr_u16(&r);
+        if (o->module_len > GR_MAX_STR) GR__BAD(GR_E_LIMIT, "RUN: module path over the limit");
+        s = gr_take(&r, o->module_len);
+        o->module = (const char *)s;
+        o->phase_len = gr_u16(&r);
+        if (o->phase_len > GR_MAX_STR) GR__BAD(GR_E_LIMIT, "RUN: phase over the limit");
+        s = gr_take(&r, o->phase_len);
+        o->phase = (const char *)s;
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated op");
+    }
+    if (gr_left(&r) != 0) GR__BAD(GR_E_MALFORMED, "RUN: bytes after the last op");
+#undef GR__BAD
+    return 0;
+}
+/* A RUN payload: the buffer table, then the tape (run->tape, tape_len: its bytes). */
+GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
+    gr_rd r = gr_rd_init(p, n);
+    int rc;
+    memset(run, 0, sizeof *run);
+    why[0] = 0;
+    if ((rc = gr_slots_decode(&r, run, why)) != 0) return rc;
+    run->tape = r.p + r.at;
+    run->tape_len = gr_left(&r);
+    return gr_tape_decode(run->tape, run->tape_len, run, why);
+}
+
+/* ---- the other messages a server receives: gr_msg_decode ---- */
+typedef struct gr_msg {
+    int type;
+    unsigned vmin, vmax;               /* HELLO */
+    const uint8_t *nonce, *mac, *hash; /* HELLO's nonce, AUTH's mac, HAS/PUT's hash: 32 bytes in the payload */
+    uint64_t buf, cap, bytes, lo, hi;  /* HAS, PUT, GET */
+    const uint8_t *data;               /* PUT: `bytes` bytes */
+    uint32_t nfree;                    /* FREE: ids at data, 8 bytes each (gr_free_id) */
+    gr_run run;                        /* RUN (gr_run_free) */
+} gr_msg;
+GR_FN uint64_t gr_free_id(const gr_msg *m, uint32_t k) {
+    gr_rd r = gr_rd_init(m->data + (size_t)k * 8, 8);
+    return gr_u64(&r);
+}
+/* Decodes a client's payload of the given type: 0, or a gr_err with why[] (128 bytes at
+   least). Every field is checked for what the message itself says (sizes, ids, lengths);
+   the server's state checks the rest. */
+GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why) {
+    gr_rd r = gr_rd_init(p, n);
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    why[0] = 0;
+#define GR__BAD(code, text) do { strcpy(why, text); return code; } while (0)
+    switch (type) {
+    case GR_HELLO:
+        m->vmin = gr_u16(&r);
+        m->vmax = gr_u16(&r);
+        m->nonce = gr_take(&r, GR_NONCE_BYTES);
+        if (r.bad || gr_left(&r)) GR__BAD(GR_E_MALFORMED, "HELLO: not 36 bytes");
+        if (m->vmin > m->vmax) GR__BAD(GR_E_MALFORMED, "HELLO: version range reversed");
+        return 0;
+    case GR_AUTH:
+        m->mac = gr_take(&r, 32);
+        if (r.bad || gr_left(&r)) GR__BAD(GR_E_MALFORMED, "AUTH: not 32 bytes");
+        return 0;
+    case GR_HAS:
+        m->buf = gr_u64(&r);
+        m->cap = gr_u64(&r);
+        m->bytes = gr_u64(&r);
+        m->hash = gr_take(&r, GR_HASH_BYTES);
+        if (r.bad || gr_left(&r)) GR__BAD(GR_E_MALFORMED, "HAS: not 56 bytes");
+        break;
+    case GR_PUT:
+        m->buf = gr_u64(&r);
+        m->cap = gr_u64(&r);
+        m->hash = gr_take(&r, GR_HASH_BYTES);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "PUT: truncated before its bytes");
+        m->bytes = gr_left(&r);
+        m->data = gr_take(&r, (size_t)m->bytes);
+        break;
+    case GR_GET:
+        m->buf = gr_u64(&r);
+        m->lo = gr_u64(&r);
+        m->hi = gr_u64(&r);
+        if (r.bad || gr_left(&r)) GR__BAD(GR_E_MALFORMED, "GET: not 24 bytes");
+        if (m->buf == 0) GR__BAD(GR_E_MALFORMED, "GET: buffer id 0");
+        if (m->lo > m->hi || m->hi > GR_MAX_BUF) GR__BAD(GR_E_LIMIT, "GET: a range out of order or over the size limit");
+        return 0;
+    case GR_FREE:
+        m->nfree = gr_u32(&r);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "FREE: truncated");
+        if (m->nfree > GR_MAX_FREE) GR__BAD(GR_E_LIMIT, "FREE: more ids than the limit");
+        if (gr_left(&r) != (size_t)m->nfree * 8) GR__BAD(GR_E_MALFORMED, "FREE: not 8 bytes an id");
+        m->data = gr_take(&r, (size_t)m->nfree * 8);
+        return 0;
+    case GR_RUN:
+        return gr_run_decode(p, n, &m->run, why);
+    case GR_RUN_CACHED: { /* the tape comes from the connection's cache: gr_tape_decode */
+        int rc;
+        m->hash = gr_take(&r, GR_HASH_BYTES);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN_CACHED: truncated hash");
+        if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
+        if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED: bytes after its buffer table"); }
+        return 0;
+    }
+    case GR_BYE: case GR_PING: case GR_STATS:
+        if (n) GR__BAD(GR_E_MALFORMED, "BYE/PING/STATS: a payload");
+        return 0;
+    default:
+        GR__BAD(GR_E_MALFORMED, "a message type clients do not send");
+    }
+    /* HAS, PUT */
+    if (m->buf == 0) GR__BAD(GR_E_MALFORMED, "HAS/PUT: buffer id 0");
+    if (m->cap > GR_MAX_BUF || m->bytes > m->cap) GR__BAD(GR_E_LIMIT, "HAS/PUT: bytes over the buffer's cap or the size limit");
+    return 0;
+#undef GR__BAD
+}
+#endif /* GENIE_REMOTE_PROTO_H */

@@ -1,0 +1,300 @@
+/* genie_remote_ucx.h - the UCX transport shared by genie_remote.c (the client) and
+ * tools/genie_server.c: one worker, one active-message id, messages as
+ * (24-byte header, payload) pairs (genie_remote_proto.h).
+ *
+ * Received messages are copied into a FIFO by the active-message callback and
+ * handled outside it (UCX forbids sending from inside a progress call). A payload
+ * that arrives by rendezvous is fetched into its queue entry at once, and the
+ * FIFO yields an entry only when its bytes are all there, so messages are handled
+ * in the order they were sent on each endpoint. A declared length over the
+ * limit is never fetched: the entry is marked oversized instead. */
+#ifndef GENIE_REMOTE_UCX_H
+#define GENIE_REMOTE_UCX_H
+#include <ucp/api/ucp.h>
+#include <time.h>
+#include <stdio.h>
+#include "genie_remote_proto.h"
+
+#define GRX_AM_ID 7
+
+typedef struct grx_msg {
+    struct grx_msg *next;
+    ucp_ep_h ep;         /* the sender (its reply endpoint) */
+    uint8_t hdr[GR_HDR_BYTES];
+    size_t hdr_len;      /* as received (a header of another size is a framing error) */
+    uint8_t *data;       /* the payload, len bytes (malloc'd; NULL when len is 0 or oversized) */
+    size_t len;
+    void *req;           /* a rendezvous fetch in flight, or NULL */
+    int oversized;       /* the declared length was over the limit: not fetched */
+    int failed;          /* the fetch failed */
+} grx_msg;
+
+typedef struct grx {
+    ucp_context_h ctx;
+    ucp_worker_h w;
+    grx_msg *head, *tail;
+    uint64_t max_payload;
+    int oom;             /* a message could not be queued (out of memory) */
+} grx;
+
+GR_FN double grx_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+GR_FN void grx_rndv_done(void *request, ucs_status_t status, size_t length, void *user) {
+    grx_msg *m = (grx_msg *)user;
+    (void)request;
+    if (status != UCS_OK || length != m->len) m->failed = 1;
+}
+
+GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                             const ucp_am_recv_param_t *param) {
+    grx *x = (grx *)arg;
+    grx_msg *m = (grx_msg *)calloc(1, sizeof *m);
+    int rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    if (!m) {
+        x->oom = 1;
+        if (rndv) ucp_am_data_release(x->w, data);
+        return UCS_OK;
+    }
+    m->ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : NULL;
+    m->hdr_len = header_length;
+    if (header_length == GR_HDR_BYTES) memcpy(m->hdr, header, GR_HDR_BYTES);
+    m->len = length;
+    if (length > x->max_payload) {
+        m->oversized = 1;
+        if (rndv) ucp_am_data_release(x->w, data);
+    } else if (length) {
+        if (!(m->data = (uint8_t *)malloc(length))) {
+            m->failed = 1;
+            if (rndv) ucp_am_data_release(x->w, data);
+        } else if (rndv) {
+            ucp_request_param_t rp;
+            ucs_status_ptr_t r;
+            memset(&rp, 0, sizeof rp);
+            rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+            rp.cb.recv_am = grx_rndv_done;
+            rp.user_data = m;
+            r = ucp_am_recv_data_nbx(x->w, data, m->data, length, &rp);
+            if (UCS_PTR_IS_ERR(r)) m->failed = 1;
+            else if (r) m->req = r;
+        } else {
+            memcpy(m->data, data, length);
+        }
+    }
+    if (x->tail) x->tail->next = m;
+    else x->head = m;
+    x->tail = m;
+    return UCS_OK;
+}
+
+/* wakeup: the worker can be waited on (ucp_worker_get_efd); 0 on success, else msg says why */
+GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t msgsz) {
+    ucp_params_t p;
+    ucp_worker_params_t wp;
+    ucp_am_handler_param_t hp;
+    ucp_config_t *cfg;
+    ucs_status_t s;
+    memset(x, 0, sizeof *x);
+    x->max_payload = max_payload;
+    if ((s = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK) {
+        snprintf(msg, msgsz, "UCX configuration: %s", ucs_status_string(s));
+        return -1;
+    }
+    memset(&p, 0, sizeof p);
+    p.field_mask = UCP_PARAM_FIELD_FEATURES;
+    p.features = UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);
+    s = ucp_init(&p, cfg, &x->ctx);
+    ucp_config_release(cfg);
+    if (s != UCS_OK) {
+        snprintf(msg, msgsz, "ucp_init: %s", ucs_status_string(s));
+        return -1;
+    }
+    memset(&wp, 0, sizeof wp);
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+    if ((s = ucp_worker_create(x->ctx, &wp, &x->w)) != UCS_OK) {
+        snprintf(msg, msgsz, "ucp_worker_create: %s", ucs_status_string(s));
+        ucp_cleanup(x->ctx);
+        return -1;
+    }
+    memset(&hp, 0, sizeof hp);
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                    UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.id = GRX_AM_ID;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    hp.cb = grx_am_cb;
+    hp.arg = x;
+    if ((s = ucp_worker_set_am_recv_handler(x->w, &hp)) != UCS_OK) {
+        snprintf(msg, msgsz, "ucp_worker_set_am_recv_handler: %s", ucs_status_string(s));
+        ucp_worker_destroy(x->w);
+        ucp_cleanup(x->ctx);
+        return -1;
+    }
+    return 0;
+}
+
+GR_FN void grx_msg_free(grx *x, grx_msg *m) {
+    if (!m) return;
+    if (m->req) { /* a fetch still in flight: cancel it and let it finish before its buffer goes */
+        ucp_request_cancel(x->w, m->req);
+        while (ucp_request_check_status(m->req) == UCS_INPROGRESS) ucp_worker_progress(x->w);
+        ucp_request_free(m->req);
+    }
+    free(m->data);
+    free(m);
+}
+
+/* The first queued message whose bytes are all there (from ep, or any when ep is
+   NULL), taken off the queue; NULL if none. Messages of one endpoint come in order. */
+GR_FN grx_msg *grx_pop(grx *x, ucp_ep_h ep) {
+    grx_msg *m, *prev = NULL;
+    for (m = x->head; m; prev = m, m = m->next) {
+        if (ep && m->ep != ep) continue;
+        if (!ep) { /* an earlier message of m's endpoint still arriving: m waits behind it */
+            grx_msg *e;
+            for (e = x->head; e != m && e->ep != m->ep; e = e->next) {}
+            if (e != m) continue;
+        }
+        if (m->req) {
+            if (ucp_request_check_status(m->req) == UCS_INPROGRESS) {
+                if (ep) return NULL; /* this endpoint's next message is not complete */
+                continue;
+            }
+            ucp_request_free(m->req);
+            m->req = NULL;
+        }
+        if (prev) prev->next = m->next;
+        else x->head = m->next;
+        if (x->tail == m) x->tail = prev;
+        m->next = NULL;
+        return m;
+    }
+    return NULL;
+}
+/* Drops the queued messages of ep (it closed). */
+GR_FN void grx_drop(grx *x, ucp_ep_h ep) {
+    grx_msg *m = x->head, *prev = NULL, *next;
+    for (; m; m = next) {
+        next = m->next;
+        if (m->ep != ep) { prev = m; continue; }
+        if (prev) prev->next = next;
+        else x->head = next;
+        if (x->tail == m) x->tail = prev;
+        grx_msg_free(x, m);
+    }
+}
+
+/* Sends (header, payload p1 then p2) on ep and waits until the payload may be reused, at most
+   until deadline (grx_now() seconds; 0: none) or until *dead turns non-zero.
+   Returns UCS_OK or the failure. */
+GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2,
+                             size_t n2, double deadline, const volatile int *dead) {
+    uint8_t hdr[GR_HDR_BYTES];
+    ucp_request_param_t rp;
+    ucp_dt_iov_t iov[2];
+    ucs_status_ptr_t r;
+    ucs_status_t s;
+    gr_hdr_encode(hdr, type, id, n1 + n2);
+    memset(&rp, 0, sizeof rp);
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    rp.flags = UCP_AM_SEND_FLAG_REPLY;
+    if (n2) { /* two pieces sent as one payload, no copy */
+        iov[0].buffer = (void *)(uintptr_t)p1;
+        iov[0].length = n1;
+        iov[1].buffer = (void *)(uintptr_t)p2;
+        iov[1].length = n2;
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        rp.datatype = ucp_dt_make_iov();
+        r = ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, iov, 2, &rp);
+    } else {
+        r = ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, p1, n1, &rp);
+    }
+    if (r == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) {
+        ucp_worker_progress(x->w);
+        if ((dead && *dead) || (deadline > 0 && grx_now() > deadline)) {
+            ucp_request_cancel(x->w, r);
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
+            s = dead && *dead ? UCS_ERR_CONNECTION_RESET : UCS_ERR_TIMED_OUT;
+            break;
+        }
+    }
+    ucp_request_free(r);
+    return s;
+}
+
+GR_FN ucs_status_t grx_send(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *payload, size_t len, double deadline,
+                            const volatile int *dead) {
+    return grx_send2(x, ep, type, id, payload, len, NULL, 0, deadline, dead);
+}
+
+/* Closes ep (force: no flush), waiting a bounded time. */
+GR_FN void grx_close_ep(grx *x, ucp_ep_h ep, int force) {
+    ucp_request_param_t rp;
+    ucs_status_ptr_t r;
+    double until = grx_now() + 2.0;
+    memset(&rp, 0, sizeof rp);
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    rp.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    r = ucp_ep_close_nbx(ep, &rp);
+    if (r == NULL || UCS_PTR_IS_ERR(r)) return;
+    while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
+    if (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_request_cancel(x->w, r);
+    while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
+    ucp_request_free(r);
+}
+
+GR_FN void grx_destroy(grx *x) {
+    grx_msg *m;
+    while ((m = x->head)) {
+        x->head = m->next;
+        grx_msg_free(x, m);
+    }
+    x->tail = NULL;
+    if (x->w) ucp_worker_destroy(x->w);
+    if (x->ctx) ucp_cleanup(x->ctx);
+    x->w = NULL;
+    x->ctx = NULL;
+}
+
+/* host:port into a socket address (IPv4 or IPv6, names resolved); 0 on success */
+#include <netdb.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len, char *msg, size_t msgsz) {
+    char host[256], port[16];
+    const char *colon = spec ? strrchr(spec, ':') : NULL;
+    struct addrinfo hints, *res = NULL;
+    size_t hl;
+    int rc;
+    if (!spec || !colon || colon == spec || strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof port) {
+        snprintf(msg, msgsz, "\"%s\" is not host:port", spec ? spec : "(null)");
+        return -1;
+    }
+    hl = (size_t)(colon - spec);
+    if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') { spec++; hl -= 2; } /* [v6]:port */
+    if (hl >= sizeof host) {
+        snprintf(msg, msgsz, "host name too long");
+        return -1;
+    }
+    memcpy(host, spec, hl);
+    host[hl] = 0;
+    strcpy(port, colon + 1);
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    if ((rc = getaddrinfo(host, port, &hints, &res)) != 0 || !res) {
+        snprintf(msg, msgsz, "cannot resolve %.100s:%s (%.80s)", host, port, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *len = (socklen_t)res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+#endif /* GENIE_REMOTE_UCX_H */

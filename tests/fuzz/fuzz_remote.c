@@ -1,0 +1,117 @@
+/* fuzz_remote.c - libFuzzer harness for the remote protocol's decoders
+   (genie_remote_proto.h): the header, every message a server decodes, and RUN's
+   tapes. Input: byte 0 picks the message type, the rest is the payload; the first
+   24 bytes are also decoded as a header. Contracts checked on what decodes: every
+   view's extent is in bounds, an op's sources precede it, an output's view fits
+   its cap, and a RUN re-encodes to the same ops. A broken contract aborts.
+   `make test` replays tests/fuzz/corpus_remote and regressions_remote through
+   build/fuzz_remote_replay (no libFuzzer needed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include "genie_remote_proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fr_check(int ok, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "fuzz_remote: contract broken: %s\n", what);
+        abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    char why[256];
+    gr_msg m;
+    gr_hdr h;
+    int type, rc;
+    uint32_t i;
+    if (size >= GR_HDR_BYTES) {
+        rc = gr_hdr_decode(data, GR_HDR_BYTES, size - GR_HDR_BYTES, &h);
+        fr_check(rc == 0 || rc == GR_E_FRAMING || rc == GR_E_VERSION, "header: unknown result");
+        if (rc == 0) fr_check(h.type >= GR_HELLO && h.type < GR_TYPE_END && h.len == size - GR_HDR_BYTES, "header: accepted out of range");
+    }
+    if (size < 1) return 0;
+    type = data[0] % (GR_TYPE_END + 1);
+    rc = gr_msg_decode(type, data + 1, size - 1, &m, why);
+    fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");
+    fr_check(rc == 0 || why[0] != 0, "decode: an error without a reason");
+    if (rc != 0) {
+        fr_check(m.run.ops == NULL && m.run.ids == NULL, "decode: ops or ids kept after an error");
+        return 0;
+    }
+    if (type == GR_HAS || type == GR_PUT) fr_check(m.buf != 0 && m.bytes <= m.cap && m.cap <= GR_MAX_BUF, "HAS/PUT: bounds");
+    if (type == GR_PUT) fr_check(m.bytes == size - 1 - 48, "PUT: byte count");
+    if (type == GR_GET) fr_check(m.lo <= m.hi && m.hi <= GR_MAX_BUF, "GET: range");
+    if (type == GR_FREE) {
+        uint64_t sum = 0;
+        for (i = 0; i < m.nfree; i++) sum += gr_free_id(&m, i); /* every id readable */
+        (void)sum;
+    }
+    if (type == GR_RUN) { /* re-encoded (ids back to their first slot), it decodes to the same ops */
+        gr_wr w;
+        gr_run again;
+        uint32_t k2;
+        memset(&w, 0, sizeof w);
+        gr_w32(&w, m.run.nslots);
+        for (i = 0; i < m.run.nslots; i++) gr_w64(&w, m.run.ids[i]);
+        gr_w32(&w, m.run.nops);
+        for (i = 0; i < m.run.nops; i++) {
+            gr_op o = m.run.ops[i];
+            int k;
+            int64_t e = gr_view_extent(&o.out);
+            fr_check(e >= 0 && gr_view_numel(&o.out) >= 0, "RUN: output view out of bounds");
+            fr_check(!o.written || (o.out_buf && (uint64_t)e * gr_dtype_size[o.dtype] <= o.out_cap), "RUN: output outside its cap");
+            fr_check(o.nin >= gr_op_arity[o.op][0] && o.nin <= gr_op_arity[o.op][1], "RUN: arity");
+            for (k = 0; k < o.nin; k++) {
+                fr_check(gr_view_extent(&o.in[k].v) >= 0, "RUN: source view out of bounds");
+                fr_check(o.in[k].kind == GR_SRC_BUF ? o.in[k].ref != 0 : o.in[k].ref < i, "RUN: source reference");
+                if (o.in[k].kind == GR_SRC_BUF) {
+                    for (k2 = 0; m.run.ids[k2] != o.in[k].ref; k2++) {}
+                    o.in[k].ref = k2;
+                }
+            }
+            if (o.written) {
+                for (k2 = 0; m.run.ids[k2] != o.out_buf; k2++) {}
+                o.out_buf = k2;
+            }
+            gr_op_encode(&w, &o);
+        }
+        fr_check(!w.oom, "RUN: re-encode out of memory");
+        fr_check(gr_run_decode(w.p, w.n, &again, why) == 0 && again.nops == m.run.nops, "RUN: re-encoded bytes do not decode");
+        for (i = 0; i < m.run.nops; i++) {
+            const gr_op *a = &m.run.ops[i], *b = &again.ops[i];
+            fr_check(a->op == b->op && a->out_buf == b->out_buf && a->nin == b->nin && (a->nin < 1 || a->in[0].ref == b->in[0].ref) &&
+                         memcmp(&a->out, &b->out, sizeof a->out) == 0,
+                     "RUN: re-encoded ops differ");
+        }
+        gr_run_free(&again);
+        gr_wr_free(&w);
+    }
+    if (type == GR_RUN || type == GR_RUN_CACHED) {
+        fr_check(m.run.nslots <= GR_MAX_SLOTS, "RUN: slot count");
+        for (i = 0; i < m.run.nslots; i++) fr_check(m.run.ids[i] != 0, "RUN: buffer id 0");
+        gr_run_free(&m.run);
+    }
+    return 0;
+}
+
+#ifdef FUZZ_REMOTE_REPLAY
+/* replay: runs the harness on each file named (no libFuzzer) */
+int main(int argc, char **argv) {
+    int i, n = 0;
+    for (i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        static uint8_t buf[1 << 16];
+        size_t len;
+        if (!f) { printf("FAIL cannot open %s\n", argv[i]); return 1; }
+        len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, len);
+        n++;
+    }
+    if (n == 0) { printf("FAIL fuzz_remote replay: no inputs\n"); return 1; }
+    printf("  fuzz_remote replay: %d inputs ran clean\n", n);
+    return 0;
+}
+#endif

@@ -1,0 +1,953 @@
+/* genie-server - runs genie tapes for remote clients over UCX active messages
+ * (docs/remote.md; the client is genie_remote.c).
+ *
+ *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
+ *                [--threads N] [--backend cpu] [--client-mb N] [--max-payload-mb N]
+ *
+ * One thread: a UCX worker whose callbacks queue messages (genie_remote_ucx.h),
+ * and a loop that handles them in order and sleeps on the worker's event fd when
+ * there is nothing to do. Each client has its own state: a genie context and a
+ * table of buffers named by the client's ids. Tensors a client uploads (PUT) live
+ * in a cache shared by all clients, addressed by the BLAKE2b-256 hash of their
+ * bytes that the server computes itself; a buffer bound to a cached tensor reads
+ * it and is copied before anything writes it, so no client can change what
+ * another reads. Unbound cached tensors are evicted least recently used first
+ * beyond --cache-mb. Ops are replayed through genie's public API on views of the
+ * buffers, so genie infers and checks every shape and dtype, and a result whose
+ * shape or dtype differs from what the client declared is an error.
+ *
+ * Logs one line per connection when it ends (address, messages, bytes, why),
+ * never a client's data. SIGTERM or SIGINT: exits 0. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sodium.h>
+#include "genie.h"
+#include "genie_remote_ucx.h"
+
+#define SV_BUCKETS 1024
+
+typedef struct sv_entry { /* a cached tensor: its bytes under their hash */
+    uint8_t hash[GR_HASH_BYTES];
+    uint8_t *block;       /* what to free: the PUT's payload, which data points into */
+    uint8_t *data;
+    size_t size;
+    int64_t refs;         /* buffers bound to it (pinned while > 0) */
+    struct sv_entry *hnext, *older, *newer;
+} sv_entry;
+
+typedef struct sv_buf { /* a client's buffer */
+    uint64_t id;
+    uint8_t *data;        /* its bytes (entry->data while bound) */
+    size_t size;          /* bytes readable */
+    sv_entry *entry;      /* bound to a cached tensor (read-only), or NULL: owned */
+    char *err;            /* the value failed: why (a GET or a RUN reading it gets this) */
+    genie_tensor *gt;     /* bound: the tensor as a 1-D genie tensor of its own (kept across RUNs,
+                             so genie's pack cache keeps a weight packed), or NULL */
+    struct sv_buf *next;
+} sv_buf;
+
+typedef struct sv_client {
+    ucp_ep_h ep;
+    int id, state;        /* 0: waiting for HELLO, 1: for AUTH, 2: ready, 3: closing */
+    int failed;           /* the endpoint reported an error */
+    uint8_t challenge[GR_NONCE_BYTES], nonce[GR_NONCE_BYTES];
+    genie_ctx *g;
+    sv_buf *bufs[SV_BUCKETS];
+    uint64_t nbufs, owned_bytes, bound_bytes; /* its computed buffers' bytes; cached tensors it binds (pinned) */
+    uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
+    char peer[80];
+    char *phases[64];     /* the phases its ops carried (their work: genie_work_of) */
+    int nphases;
+    struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; } tapes[GR_TAPES]; /* for RUN_CACHED */
+    int ntapes, tape_first;
+    size_t tape_bytes;
+    const char *why;      /* why it ended */
+    struct sv_client *next;
+} sv_client;
+
+typedef struct sv {
+    grx x;
+    ucp_listener_h listener;
+    sv_client *clients;
+    int next_client;
+    int has_key, threads;
+    uint8_t key[crypto_auth_KEYBYTES];
+    sv_entry *cache[SV_BUCKETS];
+    sv_entry *oldest, *newest;
+    uint64_t cache_bytes, cache_budget, client_budget;
+} sv;
+
+static volatile sig_atomic_t sv_stop;
+static void sv_on_signal(int sig) { (void)sig; sv_stop = 1; }
+
+/* ---- the cache ---- */
+static unsigned sv_hslot(const uint8_t *h) { return (unsigned)(h[0] | h[1] << 8) % SV_BUCKETS; }
+static sv_entry *sv_find(sv *s, const uint8_t *hash) {
+    sv_entry *e;
+    for (e = s->cache[sv_hslot(hash)]; e; e = e->hnext)
+        if (memcmp(e->hash, hash, GR_HASH_BYTES) == 0) return e;
+    return NULL;
+}
+static void sv_lru_unlink(sv *s, sv_entry *e) {
+    if (e->older) e->older->newer = e->newer;
+    else s->oldest = e->newer;
+    if (e->newer) e->newer->older = e->older;
+    else s->newest = e->older;
+    e->older = e->newer = NULL;
+}
+static void sv_touch(sv *s, sv_entry *e) {
+    sv_lru_unlink(s, e);
+    e->older = s->newest;
+    if (s->newest) s->newest->newer = e;
+    else s->oldest = e;
+    s->newest = e;
+}
+static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within budget */
+    sv_entry *e = s->oldest, *next;
+    for (; e && s->cache_bytes > s->cache_budget; e = next) {
+        sv_entry **pp;
+        next = e->newer;
+        if (e->refs > 0) continue;
+        for (pp = &s->cache[sv_hslot(e->hash)]; *pp != e; pp = &(*pp)->hnext) {}
+        *pp = e->hnext;
+        sv_lru_unlink(s, e);
+        s->cache_bytes -= e->size;
+        free(e->block);
+        free(e);
+    }
+}
+
+/* ---- a client's buffers ---- */
+static sv_buf *sv_buf_find(sv_client *c, uint64_t id) {
+    sv_buf *b;
+    for (b = c->bufs[id % SV_BUCKETS]; b; b = b->next)
+        if (b->id == id) return b;
+    return NULL;
+}
+static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
+    genie_release(b->gt);
+    b->gt = NULL;
+    if (b->entry) {
+        b->entry->refs--;
+        b->entry = NULL;
+        c->bound_bytes -= b->size;
+    } else {
+        c->owned_bytes -= b->size;
+        free(b->data);
+    }
+    b->data = NULL;
+    b->size = 0;
+    free(b->err);
+    b->err = NULL;
+    (void)s;
+}
+static void sv_buf_free(sv *s, sv_client *c, uint64_t id) {
+    sv_buf **pp = &c->bufs[id % SV_BUCKETS], *b;
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->id == id) break;
+    if (!(b = *pp)) return;
+    *pp = b->next;
+    sv_buf_clear(s, c, b);
+    free(b);
+    c->nbufs--;
+}
+/* The buffer id, made empty if new (NULL: out of memory or over the count limit). */
+static sv_buf *sv_buf_get(sv_client *c, uint64_t id) {
+    sv_buf *b = sv_buf_find(c, id);
+    if (b) return b;
+    if (c->nbufs >= ((uint64_t)1 << 20) || !(b = (sv_buf *)calloc(1, sizeof *b))) return NULL;
+    b->id = id;
+    b->next = c->bufs[id % SV_BUCKETS];
+    c->bufs[id % SV_BUCKETS] = b;
+    c->nbufs++;
+    return b;
+}
+/* b reads the cached tensor e from now on (its bytes pinned, counted against the client) */
+static void sv_bind(sv *s, sv_client *c, sv_buf *b, sv_entry *e) {
+    sv_buf_clear(s, c, b);
+    b->entry = e;
+    e->refs++;
+    b->data = e->data;
+    b->size = e->size;
+    c->bound_bytes += e->size;
+    sv_touch(s, e);
+}
+static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
+    sv_buf_clear(s, c, b);
+    b->err = (char *)malloc(strlen(why) + 1);
+    if (b->err) strcpy(b->err, why);
+}
+
+/* ---- sending ---- */
+static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, size_t n) {
+    ucs_status_t st;
+    if (c->failed || c->state == 3) return;
+    st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + 30.0, &c->failed);
+    if (st != UCS_OK) {
+        c->failed = 1;
+        c->why = "a send failed";
+        return;
+    }
+    c->msgs_out++;
+    c->bytes_out += GR_HDR_BYTES + n;
+}
+static void sv_error(sv *s, sv_client *c, uint64_t id, int code, const char *text) {
+    gr_wr w;
+    size_t len = strlen(text);
+    if (len > GR_MAX_MSG_LEN) len = GR_MAX_MSG_LEN;
+    memset(&w, 0, sizeof w);
+    gr_w32(&w, (uint32_t)code);
+    gr_w32(&w, (uint32_t)len);
+    gr_wbytes(&w, text, len);
+    c->errors++;
+    if (!w.oom) sv_send(s, c, GR_ERROR, id, w.p, w.n);
+    gr_wr_free(&w);
+}
+static void sv_close(sv *s, sv_client *c, const char *why) {
+    if (c->state != 3) {
+        c->state = 3;
+        c->why = why;
+    }
+    (void)s;
+}
+
+/* ---- RUN: ops replayed through genie's public API ---- */
+static const char *sv_dt_name(int dt) { return genie_dtype_name((genie_dtype)dt); }
+
+/* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
+static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
+    int64_t dims[GR_MAX_DIMS];
+    int k, nd;
+    switch (o->op) {
+#define SV_U(ID, fn) case GR_OP_##ID: return genie_##fn(g, t[0]);
+    SV_U(NEG, neg) SV_U(ABS, abs) SV_U(EXP, exp) SV_U(LOG, log) SV_U(SQRT, sqrt) SV_U(RSQRT, rsqrt) SV_U(SIN, sin)
+    SV_U(COS, cos) SV_U(TANH, tanh) SV_U(SIGMOID, sigmoid) SV_U(RELU, relu) SV_U(GELU, gelu) SV_U(GELU_TANH, gelu_tanh)
+    SV_U(SILU, silu) SV_U(RECIPROCAL, reciprocal) SV_U(SQUARE, square) SV_U(FLOOR, floor) SV_U(CEIL, ceil)
+    SV_U(ROUND, round) SV_U(SIGN, sign) SV_U(ERF, erf) SV_U(LOG1P, log1p) SV_U(EXPM1, expm1) SV_U(LOGICAL_NOT, logical_not)
+    SV_U(CONTIGUOUS, contiguous) SV_U(CLONE, clone)
+#undef SV_U
+    case GR_OP_CLAMP: return genie_clamp(g, t[0], o->f[0], o->f[1]);
+#define SV_B(ID, fn) case GR_OP_##ID: return o->has_scalar ? genie_##fn##_scalar(g, t[0], o->f[0]) : genie_##fn(g, t[0], t[1]);
+    SV_B(ADD, add) SV_B(SUB, sub) SV_B(MUL, mul) SV_B(DIV, div) SV_B(POW, pow)
+#undef SV_B
+#define SV_B(ID, fn) case GR_OP_##ID: return genie_##fn(g, t[0], t[1]);
+    SV_B(MAXIMUM, maximum) SV_B(MINIMUM, minimum) SV_B(EQ, eq) SV_B(NE, ne) SV_B(LT, lt) SV_B(LE, le) SV_B(GT, gt)
+    SV_B(GE, ge) SV_B(LOGICAL_AND, logical_and) SV_B(LOGICAL_OR, logical_or) SV_B(MATMUL, matmul)
+#undef SV_B
+    case GR_OP_WHERE: return genie_where(g, t[0], t[1], t[2]);
+    case GR_OP_SOFTMAX: return genie_softmax(g, t[0], o->i[0]);
+    case GR_OP_LOG_SOFTMAX: return genie_log_softmax(g, t[0], o->i[0]);
+    case GR_OP_TO: return genie_to_dtype(g, t[0], (genie_dtype)o->dtype);
+    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: {
+        /* the source is laid out kept dims first (i[0] of them), then the reduced ones */
+        genie_tensor *r;
+        nd = genie_ndim(t[0]);
+        if (o->i[0] < 0 || o->i[0] >= nd) return NULL;
+        for (k = 0; k < nd - (int)o->i[0]; k++) dims[k] = o->i[0] + k;
+        r = o->op == GR_OP_SUM ? genie_sum(g, t[0], k, dims, 0) : o->op == GR_OP_MEAN ? genie_mean(g, t[0], k, dims, 0)
+          : o->op == GR_OP_AMAX ? genie_amax(g, t[0], k, dims, 0) : o->op == GR_OP_AMIN ? genie_amin(g, t[0], k, dims, 0)
+          : genie_prod(g, t[0], k, dims, 0);
+        return r ? genie_reshape(g, r, o->out.ndim, o->out.shape) : NULL; /* keepdim's 1s */
+    }
+    case GR_OP_LINEAR: {
+        /* sources as genie keeps them: x [.., M, K], w as [.., K, N] (w^T, batch strides 0),
+           bias [.., M, N] broadcast (1-D [N] when only its last stride moves) */
+        const gr_view *wv = &o->in[1].v;
+        genie_tensor *w, *b = NULL;
+        int64_t ws[2], wst[2];
+        nd = wv->ndim;
+        if (nd < 2) return NULL;
+        for (k = 0; k < nd - 2; k++)
+            if (wv->strides[k] != 0) return NULL;
+        ws[0] = wv->shape[nd - 1], ws[1] = wv->shape[nd - 2];
+        wst[0] = wv->strides[nd - 1], wst[1] = wv->strides[nd - 2];
+        if (!(w = genie_as_strided(g, t[1], 2, ws, wst, wv->off))) return NULL;
+        if (o->nin == 3) {
+            const gr_view *bv = &o->in[2].v;
+            int only_last = bv->ndim >= 1;
+            for (k = 0; k + 1 < bv->ndim; k++) only_last &= bv->strides[k] == 0;
+            if (only_last) b = genie_as_strided(g, t[2], 1, &bv->shape[bv->ndim - 1], &bv->strides[bv->ndim - 1], bv->off);
+            else b = t[2];
+            if (!b) return NULL;
+        }
+        return genie_linear(g, t[0], w, b);
+    }
+    default: return NULL;
+    }
+}
+
+/* dst (dst's layout v, element size es) = src (genie's result r, read through its strides) */
+static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es) {
+    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1;
+    int d, nd = v->ndim, dense = 1;
+    for (d = nd - 1; d >= 0; d--) { /* both row-major (size-1 dims aside): one copy */
+        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) dense = 0;
+        run *= v->shape[d];
+    }
+    if (dense) {
+        if (n > 0) memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
+        return;
+    }
+    memset(idx, 0, sizeof idx);
+    for (i = 0; i < n; i++) {
+        int64_t so = 0, dof = v->off;
+        for (d = 0; d < nd; d++) so += idx[d] * sst[d], dof += idx[d] * v->strides[d];
+        memcpy(dst + (size_t)dof * es, src + (size_t)so * es, es);
+        for (d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < v->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static int sv_same_shape(genie_tensor *r, const gr_view *v) {
+    return genie_ndim(r) == v->ndim && memcmp(genie_shape(r), v->shape, (size_t)v->ndim * 8) == 0;
+}
+
+/* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
+   overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
+static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **scratch, uint32_t from, uint32_t to,
+                    char *why, size_t wsz) {
+    uint32_t i;
+    int n = 0;
+    for (i = from; i < to; i++)
+        if (res[i]) scratch[n++] = res[i];
+    if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
+        snprintf(why, wsz, "RUN: %s", genie_last_error(c->g));
+        return GR_E_OP;
+    }
+    for (i = from; i < to; i++) {
+        const gr_op *o = &run->ops[i];
+        sv_buf *b;
+        const void *ptr;
+        if (!o->written) continue;
+        if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
+        if (b->err) sv_buf_clear(s, c, b);
+        if (b->entry || !b->data || b->size != o->out_cap) { /* new, resized, or a cached tensor's: its own bytes */
+            uint8_t *nd;
+            if (!b->entry && c->owned_bytes - b->size + o->out_cap > s->client_budget) {
+                snprintf(why, wsz, "RUN: the client's buffers would exceed %llu MiB", (unsigned long long)(s->client_budget >> 20));
+                return GR_E_LIMIT;
+            }
+            if (!(nd = (uint8_t *)calloc(1, o->out_cap ? (size_t)o->out_cap : 1))) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
+            if (b->data) memcpy(nd, b->data, b->size < o->out_cap ? b->size : (size_t)o->out_cap);
+            sv_buf_clear(s, c, b);
+            b->data = nd;
+            b->size = (size_t)o->out_cap;
+            c->owned_bytes += b->size;
+        }
+        if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
+        sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+    }
+    return 0;
+}
+
+static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
+    genie_tensor **res = NULL, **outs = NULL;
+    char why[640];
+    uint32_t i, seg = 0; /* ops [seg, i) are computed lazily, not yet stored */
+    int code = 0;
+    why[0] = 0;
+    if (!c->g) {
+        genie_ctx_desc d;
+        memset(&d, 0, sizeof d);
+        d.n_threads = s->threads;
+        if (!(c->g = genie_ctx_create(&d))) { sv_error(s, c, req, GR_E_MEMORY, "RUN: out of memory for a context"); return; }
+    }
+    genie_clear_error(c->g);
+    genie_pool_push(c->g);
+    res = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *res);
+    outs = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *outs);
+    if (!res || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
+    for (i = 0; i < run->nops && !code; i++) {
+        const gr_op *o = &run->ops[i];
+        genie_tensor *t[GR_MAX_IN], *r;
+        int k;
+        uint32_t p;
+        for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
+            for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
+                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
+                    if ((code = sv_store(s, c, run, res, outs, seg, i, why, sizeof why)) != 0) goto done;
+                    seg = i;
+                }
+        for (k = 0; k < o->nin && !code; k++) {
+            const gr_src *src = &o->in[k];
+            size_t es = gr_dtype_size[src->dtype];
+            int64_t ext = gr_view_extent(&src->v);
+            if (src->kind == GR_SRC_BUF) {
+                sv_buf *b = sv_buf_find(c, src->ref);
+                int64_t n;
+                genie_tensor *base;
+                if (!b || (!b->data && !b->err)) {
+                    code = GR_E_BUFFER;
+                    snprintf(why, sizeof why, "RUN op %u (%s): source %d names buffer %llu, which the server does not hold", i,
+                             gr_op_names[o->op], k, (unsigned long long)src->ref);
+                    break;
+                }
+                if (b->err) { code = GR_E_BUFFER; snprintf(why, sizeof why, "RUN op %u (%s): source %d failed: %s", i, gr_op_names[o->op], k, b->err); break; }
+                n = (int64_t)(b->size / es);
+                if (ext > n) {
+                    code = GR_E_BUFFER;
+                    snprintf(why, sizeof why, "RUN op %u (%s): source %d reads %lld elements of %s; its buffer holds %lld", i,
+                             gr_op_names[o->op], k, (long long)ext, sv_dt_name(src->dtype), (long long)n);
+                    break;
+                }
+                if (b->entry && (!b->gt || (int)genie_dtype_of(b->gt) != src->dtype) && n > 0) {
+                    /* a cached tensor (a weight): a copy genie owns, kept while the buffer reads it */
+                    genie_release(b->gt);
+                    if ((b->gt = genie_from_data(c->g, (genie_dtype)src->dtype, 1, &n, b->data))) genie_retain(b->gt);
+                }
+                base = b->entry && b->gt && (int)genie_dtype_of(b->gt) == src->dtype
+                           ? b->gt
+                           : genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
+                t[k] = base ? genie_as_strided(c->g, base, src->v.ndim, src->v.shape, src->v.strides, src->v.off) : NULL;
+            } else { /* an earlier op's result, laid out as that op declared */
+                const gr_op *p = &run->ops[src->ref];
+                genie_tensor *pr = res[src->ref];
+                if (genie_storage_offset(pr) != p->out.off ||
+                    memcmp(genie_strides(pr), p->out.strides, (size_t)p->out.ndim * 8) != 0) {
+                    code = GR_E_OP;
+                    snprintf(why, sizeof why, "RUN op %u (%s): source %d: op %llu's layout is not the one declared", i,
+                             gr_op_names[o->op], k, (unsigned long long)src->ref);
+                    break;
+                }
+                if (ext > gr_view_numel(&p->out)) {
+                    code = GR_E_BUFFER;
+                    snprintf(why, sizeof why, "RUN op %u (%s): source %d reads past op %llu's result", i, gr_op_names[o->op], k,
+                             (unsigned long long)src->ref);
+                    break;
+                }
+                t[k] = genie_as_strided(c->g, pr, src->v.ndim, src->v.shape, src->v.strides, src->v.off);
+            }
+            if (!code && !t[k]) {
+                code = GR_E_OP;
+                snprintf(why, sizeof why, "RUN op %u (%s): source %d: %s", i, gr_op_names[o->op], k, genie_last_error(c->g));
+            }
+        }
+        if (code) break;
+        { /* the op's module path and phase, so genie accounts its work as the client's would */
+            char mod[GR_MAX_STR + 1], ph[GR_MAX_STR + 1];
+            int j;
+            memcpy(mod, o->module, o->module_len);
+            mod[o->module_len] = 0;
+            memcpy(ph, o->phase, o->phase_len);
+            ph[o->phase_len] = 0;
+            if (mod[0]) genie_scope_push(c->g, mod);
+            genie_set_phase(c->g, ph[0] ? ph : NULL);
+            for (j = 0; j < c->nphases && strcmp(c->phases[j], ph) != 0; j++) {}
+            if (j == c->nphases && j < 64 && (c->phases[j] = (char *)malloc(strlen(ph) + 1))) strcpy(c->phases[c->nphases++], ph);
+            r = sv_call(c->g, o, t);
+            if (mod[0]) genie_scope_pop(c->g);
+            genie_set_phase(c->g, NULL);
+        }
+        if (!r) {
+            code = GR_E_OP;
+            snprintf(why, sizeof why, "RUN op %u (%s): %s", i, gr_op_names[o->op],
+                     genie_status(c->g) ? genie_last_error(c->g) : "sources not in the layout genie keeps for this op");
+            break;
+        }
+        if ((int)genie_dtype_of(r) != o->dtype || !sv_same_shape(r, &o->out)) {
+            code = GR_E_OP;
+            snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of %d dims; the client declared %s of %d dims", i,
+                     gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), genie_ndim(r), sv_dt_name(o->dtype), o->out.ndim);
+            break;
+        }
+        res[i] = r;
+    }
+    if (!code) code = sv_store(s, c, run, res, outs, seg, run->nops, why, sizeof why);
+done:
+    if (code) { /* every output of this RUN failed: later reads say why */
+        for (i = 0; i < run->nops; i++) {
+            sv_buf *b;
+            if (run->ops[i].written && (b = sv_buf_get(c, run->ops[i].out_buf))) sv_buf_fail(s, c, b, why);
+        }
+        sv_error(s, c, req, code, why);
+    }
+    genie_pool_pop(c->g);
+    free(res);
+    free(outs);
+}
+
+/* A RUN's tape kept under its BLAKE2b-256 hash for RUN_CACHED, first in first out, as the
+   client keeps its list: every RUN whose buffer table is whole (decoded or not), when not kept
+   already and at most GR_TAPE_BYTES. */
+static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
+    gr_rd r = gr_rd_init(p, n);
+    uint32_t ns = gr_u32(&r);
+    uint8_t hash[GR_HASH_BYTES];
+    size_t len;
+    int k;
+    if (r.bad || ns > GR_MAX_SLOTS || (uint64_t)ns * 8 > gr_left(&r)) return;
+    p += 4 + (size_t)ns * 8;
+    len = n - 4 - (size_t)ns * 8;
+    if (len > GR_TAPE_BYTES) return;
+    crypto_generichash(hash, sizeof hash, p, len, NULL, 0);
+    for (k = 0; k < c->ntapes; k++)
+        if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, hash, GR_HASH_BYTES) == 0) return;
+    while (c->ntapes && (c->ntapes == GR_TAPES || c->tape_bytes + len > GR_TAPE_BYTES)) {
+        c->tape_bytes -= c->tapes[c->tape_first].len;
+        free(c->tapes[c->tape_first].bytes);
+        c->tapes[c->tape_first].bytes = NULL;
+        c->tape_first = (c->tape_first + 1) % GR_TAPES;
+        c->ntapes--;
+    }
+    k = (c->tape_first + c->ntapes) % GR_TAPES;
+    if (!(c->tapes[k].bytes = (uint8_t *)malloc(len ? len : 1))) return; /* then RUN_CACHED of it gets an ERROR */
+    memcpy(c->tapes[k].bytes, p, len);
+    memcpy(c->tapes[k].hash, hash, GR_HASH_BYTES);
+    c->tapes[k].len = len;
+    c->tape_bytes += len;
+    c->ntapes++;
+}
+
+/* ---- one message ---- */
+static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
+    gr_hdr h;
+    gr_msg q;
+    char why[256];
+    int rc;
+    c->msgs_in++;
+    c->bytes_in += m->hdr_len + m->len;
+    if (m->oversized) {
+        sv_error(s, c, 0, GR_E_FRAMING, "a payload over the server's limit");
+        sv_close(s, c, "oversized payload");
+        return;
+    }
+    if ((rc = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h)) != 0) {
+        sv_error(s, c, 0, rc, rc == GR_E_VERSION ? "protocol version not supported" : "a malformed header");
+        sv_close(s, c, rc == GR_E_VERSION ? "wrong version" : "framing error");
+        return;
+    }
+    if (m->failed) {
+        sv_error(s, c, h.id, GR_E_MEMORY, "the payload could not be received");
+        return;
+    }
+    if (c->state == 0 && h.type != GR_HELLO) { /* nothing is decoded before the handshake */
+        sv_error(s, c, h.id, GR_E_AUTH, "HELLO first");
+        sv_close(s, c, "no HELLO");
+        return;
+    }
+    if (c->state == 1 && h.type != GR_AUTH) {
+        sv_error(s, c, h.id, GR_E_AUTH, "AUTH first: this server needs the key");
+        sv_close(s, c, "no AUTH");
+        return;
+    }
+    if (h.type == GR_RUN) sv_tape_keep(c, m->data, m->len);
+    if ((rc = gr_msg_decode(h.type, m->data, m->len, &q, why)) != 0) {
+        sv_error(s, c, h.id, rc, why);
+        if (c->state < 2) sv_close(s, c, "bad handshake");
+        return;
+    }
+    switch (h.type) {
+    case GR_HELLO: {
+        gr_wr w;
+        if (c->state != 0) { sv_error(s, c, h.id, GR_E_AUTH, "a second HELLO"); sv_close(s, c, "second HELLO"); break; }
+        if (q.vmin > GR_VERSION || q.vmax < GR_VERSION) {
+            sv_error(s, c, h.id, GR_E_VERSION, "no common protocol version (this server speaks 1)");
+            sv_close(s, c, "wrong version");
+            break;
+        }
+        memcpy(c->nonce, q.nonce, GR_NONCE_BYTES);
+        randombytes_buf(c->challenge, sizeof c->challenge);
+        memset(&w, 0, sizeof w);
+        gr_w16(&w, GR_VERSION);
+        gr_w8(&w, (unsigned)s->has_key);
+        gr_w8(&w, 0);
+        gr_w32(&w, GR_MAX_OPS);
+        gr_w64(&w, s->x.max_payload);
+        gr_wbytes(&w, c->challenge, GR_NONCE_BYTES);
+        if (!w.oom) sv_send(s, c, GR_WELCOME, h.id, w.p, w.n);
+        gr_wr_free(&w);
+        c->state = s->has_key ? 1 : 2;
+        break;
+    }
+    case GR_AUTH: {
+        uint8_t msg[2 * GR_NONCE_BYTES + 12];
+        if (c->state != 1) { sv_error(s, c, h.id, GR_E_AUTH, "AUTH out of turn"); sv_close(s, c, "AUTH out of turn"); break; }
+        memcpy(msg, c->challenge, GR_NONCE_BYTES);
+        memcpy(msg + GR_NONCE_BYTES, c->nonce, GR_NONCE_BYTES);
+        memcpy(msg + 2 * GR_NONCE_BYTES, "genie-remote", 12);
+        if (crypto_auth_verify(q.mac, msg, sizeof msg, s->key) != 0) {
+            sv_error(s, c, h.id, GR_E_AUTH, "wrong key");
+            sv_close(s, c, "wrong key");
+            break;
+        }
+        c->state = 2;
+        sv_send(s, c, GR_OK, h.id, NULL, 0);
+        break;
+    }
+    case GR_HAS: {
+        sv_entry *e = sv_find(s, q.hash);
+        uint8_t found = 0;
+        if (e && e->size == q.bytes) {
+            sv_buf *b = sv_buf_get(c, q.buf);
+            if (!b) { sv_error(s, c, h.id, GR_E_LIMIT, "HAS: too many buffers"); break; }
+            if (c->bound_bytes + e->size > s->client_budget) {
+                sv_error(s, c, h.id, GR_E_LIMIT, "HAS: the client's tensors would exceed its budget (--client-mb)");
+                break;
+            }
+            sv_bind(s, c, b, e);
+            found = 1;
+        }
+        sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
+        break;
+    }
+    case GR_PUT: {
+        uint8_t hash[GR_HASH_BYTES];
+        sv_entry *e;
+        sv_buf *b;
+        crypto_generichash(hash, sizeof hash, q.data, (unsigned long long)q.bytes, NULL, 0);
+        if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT: too many buffers"); break; }
+        if (sodium_memcmp(hash, q.hash, GR_HASH_BYTES) != 0) {
+            sv_buf_fail(s, c, b, "PUT: the bytes' BLAKE2b hash is not the one claimed");
+            sv_error(s, c, h.id, GR_E_HASH, "PUT: the bytes' BLAKE2b hash is not the one claimed");
+            break;
+        }
+        if (c->bound_bytes + q.bytes > s->client_budget) { /* bound tensors are pinned: bounded per client */
+            sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
+            sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
+            break;
+        }
+        if (!(e = sv_find(s, hash))) {
+            if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
+                sv_buf_fail(s, c, b, "PUT: out of memory");
+                sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
+                break;
+            }
+            memcpy(e->hash, hash, GR_HASH_BYTES);
+            e->block = m->data; /* the entry keeps the received payload: no copy */
+            e->data = q.bytes ? (uint8_t *)q.data : m->data;
+            m->data = NULL;
+            if (!e->data) e->data = e->block = (uint8_t *)malloc(1);
+            e->size = (size_t)q.bytes;
+            e->hnext = s->cache[sv_hslot(hash)];
+            s->cache[sv_hslot(hash)] = e;
+            s->cache_bytes += e->size;
+            e->older = s->newest;
+            if (s->newest) s->newest->newer = e;
+            else s->oldest = e;
+            s->newest = e;
+        }
+        sv_bind(s, c, b, e);
+        sv_evict(s);
+        break;
+    }
+    case GR_RUN:
+        sv_run(s, c, h.id, &q.run);
+        gr_run_free(&q.run);
+        sv_evict(s);
+        break;
+    case GR_RUN_CACHED: {
+        int k;
+        for (k = 0; k < c->ntapes; k++)
+            if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
+        if (k == c->ntapes) {
+            sv_error(s, c, h.id, GR_E_MALFORMED, "RUN_CACHED: no tape with that hash on this connection");
+        } else if ((rc = gr_tape_decode(c->tapes[(c->tape_first + k) % GR_TAPES].bytes, c->tapes[(c->tape_first + k) % GR_TAPES].len,
+                                        &q.run, why)) != 0) {
+            sv_error(s, c, h.id, rc, why);
+        } else {
+            sv_run(s, c, h.id, &q.run);
+        }
+        gr_run_free(&q.run);
+        sv_evict(s);
+        break;
+    }
+    case GR_GET: {
+        sv_buf *b = sv_buf_find(c, q.buf);
+        if (!b || (!b->data && !b->err)) { sv_error(s, c, h.id, GR_E_BUFFER, "GET: no such buffer"); break; }
+        if (b->err) { sv_error(s, c, h.id, GR_E_OP, b->err); break; }
+        if (q.hi > b->size) { sv_error(s, c, h.id, GR_E_BUFFER, "GET: a range past the buffer's end"); break; }
+        if (q.hi - q.lo > s->x.max_payload) { sv_error(s, c, h.id, GR_E_LIMIT, "GET: a range over the payload limit"); break; }
+        sv_send(s, c, GR_DATA, h.id, b->data + q.lo, (size_t)(q.hi - q.lo));
+        break;
+    }
+    case GR_FREE: {
+        uint32_t k;
+        for (k = 0; k < q.nfree; k++) sv_buf_free(s, c, gr_free_id(&q, k));
+        sv_evict(s);
+        break;
+    }
+    case GR_PING: sv_send(s, c, GR_OK, h.id, NULL, 0); break;
+    case GR_STATS: { /* work by phase and role, as genie accounted it on this client's context */
+        gr_wr w;
+        uint32_t n = 0;
+        int p, r;
+        memset(&w, 0, sizeof w);
+        gr_w32(&w, 0);
+        for (p = 0; p < c->nphases && c->g; p++)
+            for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+                genie_work wk = genie_work_of(c->g, c->phases[p], genie_role_name((genie_role_id)r));
+                size_t pl = strlen(c->phases[p]);
+                if (!wk.nodes) continue;
+                gr_w16(&w, (unsigned)pl);
+                gr_wbytes(&w, c->phases[p], pl);
+                gr_w8(&w, (unsigned)r);
+                gr_w64(&w, wk.nodes);
+                gr_w64(&w, wk.flops);
+                gr_w64(&w, wk.bytes);
+                gr_w64(&w, wk.ns);
+                n++;
+            }
+        if (!w.oom) {
+            w.p[0] = (uint8_t)n, w.p[1] = (uint8_t)(n >> 8), w.p[2] = (uint8_t)(n >> 16), w.p[3] = (uint8_t)(n >> 24);
+            sv_send(s, c, GR_STATS_REPLY, h.id, w.p, w.n);
+        } else {
+            sv_error(s, c, h.id, GR_E_MEMORY, "STATS: out of memory");
+        }
+        gr_wr_free(&w);
+        break;
+    }
+    case GR_BYE: sv_close(s, c, "BYE"); break;
+    default: break;
+    }
+}
+
+/* ---- connections ---- */
+static void sv_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
+    sv_client *c = (sv_client *)arg;
+    (void)ep;
+    c->failed = 1;
+    if (!c->why) c->why = ucs_status_string(status);
+}
+static void sv_conn(ucp_conn_request_h req, void *arg) {
+    sv *s = (sv *)arg;
+    sv_client *c = (sv_client *)calloc(1, sizeof *c);
+    ucp_conn_request_attr_t ca;
+    ucp_ep_params_t ep;
+    if (!c) { ucp_listener_reject(s->listener, req); return; }
+    c->id = ++s->next_client;
+    strcpy(c->peer, "?");
+    ca.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+    if (ucp_conn_request_query(req, &ca) == UCS_OK) {
+        char host[64] = "?";
+        int port = 0;
+        if (ca.client_address.ss_family == AF_INET) {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ca.client_address;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+        } else if (ca.client_address.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ca.client_address;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+            port = ntohs(a->sin6_port);
+        }
+        snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+    }
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.conn_request = req;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = sv_ep_error;
+    ep.err_handler.arg = c;
+    if (ucp_ep_create(s->x.w, &ep, &c->ep) != UCS_OK) { free(c); return; }
+    c->next = s->clients;
+    s->clients = c;
+}
+static void sv_client_free(sv *s, sv_client *c) {
+    int i;
+    printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors\n",
+           c->id, c->peer, c->why ? c->why : "closed", (unsigned long long)c->msgs_in, (unsigned long long)c->msgs_out,
+           (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors);
+    fflush(stdout);
+    grx_drop(&s->x, c->ep);
+    grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */
+    grx_drop(&s->x, c->ep);
+    for (i = 0; i < SV_BUCKETS; i++)
+        while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
+    genie_ctx_destroy(c->g);
+    for (i = 0; i < c->nphases; i++) free(c->phases[i]);
+    for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
+    free(c);
+    sv_evict(s);
+}
+
+static int sv_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {
+    FILE *f = fopen(path, "rb");
+    uint8_t buf[4096];
+    size_t n;
+    crypto_generichash_state st;
+    size_t total = 0;
+    if (!f) return -1;
+    crypto_generichash_init(&st, NULL, 0, crypto_auth_KEYBYTES);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        crypto_generichash_update(&st, buf, n);
+        total += n;
+    }
+    fclose(f);
+    crypto_generichash_final(&st, key, crypto_auth_KEYBYTES);
+    sodium_memzero(buf, sizeof buf);
+    return total ? 0 : -1;
+}
+
+static int sv_usage(void) {
+    fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
+                    "                    [--backend cpu] [--client-mb N] [--max-payload-mb N]\n");
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    sv s;
+    const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu";
+    long cache_mb = 1024, client_mb = 4096, payload_mb = 2048;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    ucp_listener_params_t lp;
+    ucp_listener_attr_t la;
+    char msg[256], host[64] = "?";
+    int i, efd = -1, port = 0, loopback;
+    double idle_since;
+    ucs_status_t st;
+    memset(&s, 0, sizeof s);
+    s.threads = 1;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return sv_usage();
+        if (!strcmp(a, "--listen")) listen = v;
+        else if (!strcmp(a, "--port-file")) port_file = v;
+        else if (!strcmp(a, "--key-file")) key_file = v;
+        else if (!strcmp(a, "--cache-mb")) cache_mb = atol(v);
+        else if (!strcmp(a, "--client-mb")) client_mb = atol(v);
+        else if (!strcmp(a, "--max-payload-mb")) payload_mb = atol(v);
+        else if (!strcmp(a, "--threads")) s.threads = atoi(v);
+        else if (!strcmp(a, "--backend")) backend = v;
+        else return sv_usage();
+        i++;
+    }
+    if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0) return sv_usage();
+    if (strcmp(backend, "cpu") != 0) {
+        fprintf(stderr, "genie-server: --backend %s: only cpu is built into this server\n", backend);
+        return 2;
+    }
+    s.cache_budget = (uint64_t)cache_mb << 20;
+    s.client_budget = (uint64_t)client_mb << 20;
+    if (sodium_init() < 0) { fprintf(stderr, "genie-server: libsodium failed to start\n"); return 1; }
+    if (key_file) {
+        if (sv_read_key(key_file, s.key) != 0) { fprintf(stderr, "genie-server: cannot read a key from %s\n", key_file); return 1; }
+        s.has_key = 1;
+    }
+    if (grx_parse_addr(listen, &ss, &sl, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: --listen: %s\n", msg); return 2; }
+    loopback = (ss.ss_family == AF_INET && (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127) ||
+               (ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr));
+    if (!s.has_key && !loopback) {
+        fprintf(stderr, "genie-server: no --key-file: listening on loopback only (127.0.0.1), not %s\n", listen);
+        {
+            struct sockaddr_storage tmp;
+            socklen_t tl;
+            char lb[64];
+            const char *colon = strrchr(listen, ':');
+            snprintf(lb, sizeof lb, "127.0.0.1:%s", colon ? colon + 1 : "0");
+            if (grx_parse_addr(lb, &tmp, &tl, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: %s\n", msg); return 2; }
+            ss = tmp;
+            sl = tl;
+        }
+    } else if (!s.has_key) {
+        fprintf(stderr, "genie-server: no --key-file: loopback only, no authentication\n");
+    }
+    signal(SIGPIPE, SIG_IGN);
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = sv_on_signal;
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+    }
+    if (grx_init(&s.x, 1, (uint64_t)payload_mb << 20, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: %s\n", msg); return 1; }
+    memset(&lp, 0, sizeof lp);
+    lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+    lp.sockaddr.addr = (const struct sockaddr *)&ss;
+    lp.sockaddr.addrlen = sl;
+    lp.conn_handler.cb = sv_conn;
+    lp.conn_handler.arg = &s;
+    if ((st = ucp_listener_create(s.x.w, &lp, &s.listener)) != UCS_OK) {
+        fprintf(stderr, "genie-server: cannot listen on %s: %s\n", listen, ucs_status_string(st));
+        grx_destroy(&s.x);
+        return 1;
+    }
+    la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+    if (ucp_listener_query(s.listener, &la) == UCS_OK) {
+        if (la.sockaddr.ss_family == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&la.sockaddr)->sin_addr, host, sizeof host);
+            port = ntohs(((struct sockaddr_in *)&la.sockaddr)->sin_port);
+        } else if (la.sockaddr.ss_family == AF_INET6) {
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&la.sockaddr)->sin6_addr, host, sizeof host);
+            port = ntohs(((struct sockaddr_in6 *)&la.sockaddr)->sin6_port);
+        }
+    }
+    if (port_file) {
+        char tmp[4096];
+        FILE *f;
+        snprintf(tmp, sizeof tmp, "%s.tmp", port_file);
+        if (!(f = fopen(tmp, "w")) || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0 || rename(tmp, port_file) != 0) {
+            fprintf(stderr, "genie-server: cannot write %s\n", port_file);
+            return 1;
+        }
+    }
+    printf("genie-server listening on %s:%d\n", host, port);
+    fflush(stdout);
+    ucp_worker_get_efd(s.x.w, &efd);
+    idle_since = 0;
+    while (!sv_stop) {
+        grx_msg *m;
+        sv_client *c, **pp;
+        int busy = ucp_worker_progress(s.x.w) != 0;
+        while ((m = grx_pop(&s.x, NULL))) {
+            for (c = s.clients; c && c->ep != m->ep; c = c->next) {}
+            if (c && c->state != 3) sv_handle(&s, c, m); /* a failed peer's last messages too (no replies) */
+            grx_msg_free(&s.x, m);
+            busy = 1;
+            ucp_worker_progress(s.x.w);
+        }
+        for (pp = &s.clients; *pp;) { /* ended connections */
+            c = *pp;
+            if (c->state == 3 || c->failed) {
+                *pp = c->next;
+                sv_client_free(&s, c);
+                busy = 1;
+            } else {
+                pp = &c->next;
+            }
+        }
+        if (busy || s.x.head) {
+            idle_since = 0;
+            continue;
+        }
+        if (idle_since == 0) idle_since = grx_now();
+        if (grx_now() - idle_since < 200e-6) { /* poll a little before sleeping: a client's next
+                                                  message usually follows at once */
+            sched_yield();
+            continue;
+        }
+        idle_since = 0;
+        if (ucp_worker_arm(s.x.w) == UCS_OK) {
+            struct pollfd pfd;
+            pfd.fd = efd;
+            pfd.events = POLLIN;
+            pfd.revents = 0;
+            poll(&pfd, 1, 100);
+        }
+    }
+    while (s.clients) {
+        sv_client *c = s.clients;
+        s.clients = c->next;
+        if (!c->why) c->why = "server stopping";
+        sv_client_free(&s, c);
+    }
+    ucp_listener_destroy(s.listener);
+    grx_destroy(&s.x);
+    while (s.oldest) {
+        sv_entry *e = s.oldest;
+        s.oldest = e->newer;
+        free(e->block);
+        free(e);
+    }
+    sodium_memzero(s.key, sizeof s.key);
+    printf("genie-server: stopped\n");
+    return 0;
+}
