@@ -17,6 +17,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
+.PHONY: test-gguf fuzz-gguf asan-gguf
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
@@ -90,6 +91,7 @@ fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors
 	    echo "failing input $$f, hex (save it under tests/fuzz/regressions/):"; od -An -tx1 -v "$$f" | tr -d ' \n'; echo; fi; done; \
 	  exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-safetensors
+	@$(MAKE) --no-print-directory fuzz-gguf
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD)
@@ -107,7 +109,8 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples \
+      $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
@@ -116,6 +119,8 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backen
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
+	$(BUILD)/test_gguf $(BUILD)/gguf_data
+	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -355,3 +360,24 @@ fuzz-safetensors: $(BUILD)/fuzz_safetensors
 	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -dict=../tests/fuzz/safetensors.dict \
 	  -print_final_stats=1 fuzz_corpus_safetensors ../tests/fuzz/corpus_safetensors
+
+# ---- GGUF files and the block dtypes (>>gguf) ----
+# test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
+# a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
+GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
+$(BUILD)/test_gguf: tests/test_gguf.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< -o $@ -lm -pthread
+test-gguf: $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay
+	$(BUILD)/test_gguf $(BUILD)/gguf_data
+	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
+asan-gguf:
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-gguf
+$(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
+	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
+fuzz-gguf: $(BUILD)/fuzz_gguf
+	@mkdir -p $(BUILD)/fuzz_corpus_gguf
+	cd $(BUILD) && ./fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 fuzz_corpus_gguf ../tests/fuzz/corpus_gguf
