@@ -17,7 +17,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
-.PHONY: test-gguf fuzz-gguf asan-gguf
+.PHONY: test-gguf fuzz-gguf asan-gguf bench-gguf
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
@@ -261,7 +261,7 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm bench-gguf
 
 bench-views: | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
@@ -377,6 +377,10 @@ asan-gguf:
 $(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
 	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
+# the decode product [1, 4096] x [4096, 4096]^T per weight type beside the memory bound (weight
+# bytes over the memcpy bandwidth, same run), the f32/bf16 paths, a [128, 4096] prefill (bench/gguf.c)
+bench-gguf: | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. bench/gguf.c -o $(BUILD)/bench_gguf -lm -pthread && $(BUILD)/bench_gguf
 fuzz-gguf: $(BUILD)/fuzz_gguf
 	@mkdir -p $(BUILD)/fuzz_corpus_gguf
 	cd $(BUILD) && ./fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \

@@ -14863,15 +14863,14 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 }
 
 /* ---- the fast paths ---- */
-/* x[0..K) quantized per QB-element block: q[K], d[K / QB], and (for Q4_0's offset) the
-   blocks' integer sums s[K / QB]. */
+/* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
+   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
 static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
     int64_t b;
     int j;
     for (b = 0; b < K / QB; b++) {
         const float *xb = x + b * QB;
         float amax = 0, id;
-        int32_t sum = 0;
         for (j = 0; j < QB; j++) amax = fabsf(xb[j]) > amax ? fabsf(xb[j]) : amax;
         d[b] = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
@@ -14880,9 +14879,9 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
             int qi = (int)(v + (v >= 0 ? 0.5f : -0.5f));
             qi = qi > 127 ? 127 : qi < -127 ? -127 : qi;
             q[b * QB + j] = (int8_t)qi;
-            sum += qi;
+            if (j % 32 == 0) s[(b * QB + j) / 32] = 0;
+            s[(b * QB + j) / 32] += qi;
         }
-        s[b] = sum;
     }
 }
 typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
@@ -14907,15 +14906,12 @@ static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, con
             float sumf = 0, summ = 0;
             for (g = 0; g < 8; g++) {
                 const unsigned char *wq = w + 16 + 32 * (g / 2);
-                int sc, m, sx = 0;
+                int sc, m;
                 isum = 0;
                 genie__q4k_sm(w + 4, g, &sc, &m);
-                for (j = 0; j < 32; j++) {
-                    isum += (g & 1 ? wq[j] >> 4 : wq[j] & 0xF) * qb[32 * g + j];
-                    sx += qb[32 * g + j];
-                }
+                for (j = 0; j < 32; j++) isum += (g & 1 ? wq[j] >> 4 : wq[j] & 0xF) * qb[32 * g + j];
                 sumf += (float)(sc * isum);
-                summ += (float)(m * sx);
+                summ += (float)(m * s[8 * b + g]);
             }
             acc += d[b] * (genie__f16_at(w) * sumf - genie__f16_at(w + 2) * summ);
             w += 144;
@@ -14945,6 +14941,9 @@ static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, con
 }
 #ifdef GENIE__X86
 #define GENIE__VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
+/* An f16 by F16C: inside the SIMD kernels (genie__h2f, compiled for SSE, stalls there on
+   the AVX state's transition: 0.5 us a call measured). */
+static GENIE__AVX2 float genie__f16_x86(const unsigned char *p) { return _cvtsh_ss((unsigned short)(p[0] | p[1] << 8)); }
 static GENIE__AVX2 float genie__hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -14961,10 +14960,66 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
 static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
 }
+/* The K types' dot with DP(u, s) the 8 i32 sums of u8 x s8 products: Q4_K's nibbles per 32
+   (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's 6-bit q per 32
+   minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
+#define GENIE__QDOT_K(NAME, ATTR, DP)                                                                                   \
+    static ATTR float NAME(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) { \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
+        float accm = 0;                                                                                                 \
+        int64_t b;                                                                                                      \
+        int c, g, h;                                                                                                    \
+        for (b = 0; b < nb; b++) {                                                                                      \
+            const int8_t *qb = q + 256 * b;                                                                             \
+            __m256i iacc = _mm256_setzero_si256();                                                                      \
+            if (dt == GENIE_Q4_K) {                                                                                     \
+                int sc[8], mn[8], summ = 0;                                                                             \
+                for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
+                    const unsigned char *sq = w + 4;                                                                    \
+                    sc[g] = g < 4 ? sq[g] & 63 : (sq[g + 4] & 0xF) | ((sq[g - 4] >> 6) << 4);                            \
+                    mn[g] = g < 4 ? sq[g + 4] & 63 : (sq[g + 4] >> 4) | ((sq[g] >> 6) << 4);                             \
+                    summ += mn[g] * s[8 * b + g];                                                                       \
+                }                                                                                                       \
+                for (c = 0; c < 4; c++) {                                                                               \
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
+                    const __m256i pe = DP(_mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c)));  \
+                    const __m256i po = DP(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                               \
+                                          _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));                     \
+                    iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
+                                                                   _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
+                accm += genie__f16_x86(w + 2) * d[b] * (float)summ;                                                      \
+                w += 144;                                                                                               \
+            } else {                                                                                                    \
+                for (h = 0; h < 2; h++) {                                                                               \
+                    const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
+                    const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
+                    const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
+                    for (g = 0; g < 4; g++) {                                                                           \
+                        const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
+                        const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
+                        const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
+                        const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
+                        const __m256i p = _mm256_sub_epi32(DP(_mm256_or_si256(l4, hb), x), DP(k32, x));                 \
+                        const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
+                        iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
+                    }                                                                                                   \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
+                w += 210;                                                                                               \
+            }                                                                                                           \
+        }                                                                                                               \
+        return genie__hsum8(acc) - accm;                                                                                \
+    }
+#define GENIE__DP_VNNI(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (u), (s))
+GENIE__QDOT_K(genie__qdot_k_avx2, GENIE__AVX2, genie__dpbusd_avx2)
+GENIE__QDOT_K(genie__qdot_k_vnni, GENIE__VNNI, GENIE__DP_VNNI)
 static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
     __m256 acc = _mm256_setzero_ps();
     int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_generic(dt, w, nb, q, d, s);
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_avx2(dt, w, nb, q, d, s);
     for (b = 0; b < nb; b++) {
         const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
         __m256i isum;
@@ -14972,11 +15027,11 @@ static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_
         if (dt == GENIE_Q8_0) {
             const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
             isum = genie__dpbusd_avx2(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
-            scale = genie__f16_at(w) * d[b];
+            scale = genie__f16_x86(w) * d[b];
             w += 34;
         } else {
             isum = _mm256_sub_epi32(genie__dpbusd_avx2(genie__q4_bytes(w + 2), x), _mm256_setr_epi32(8 * s[b], 0, 0, 0, 0, 0, 0, 0));
-            scale = genie__f16_at(w) * d[b];
+            scale = genie__f16_x86(w) * d[b];
             w += 18;
         }
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
@@ -14986,7 +15041,7 @@ static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_
 static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
     __m256 acc = _mm256_setzero_ps();
     int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_generic(dt, w, nb, q, d, s);
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_vnni(dt, w, nb, q, d, s);
     for (b = 0; b < nb; b++) {
         const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
         __m256i isum;
@@ -14994,11 +15049,11 @@ static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_
         if (dt == GENIE_Q8_0) {
             const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
             isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
-            scale = genie__f16_at(w) * d[b];
+            scale = genie__f16_x86(w) * d[b];
             w += 34;
         } else {
             isum = _mm256_dpbusd_epi32(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);
-            scale = genie__f16_at(w) * d[b];
+            scale = genie__f16_x86(w) * d[b];
             w += 18;
         }
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
@@ -15033,7 +15088,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     genie__mi m;
     const int64_t *sts[1];
     genie__share(N, ith, nth, &lo, &hi);
-    mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 8 + K * 4 + 64));
+    mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
     if (!mem) {
         snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
         return GENIE_ERR_OOM;
@@ -15041,21 +15096,21 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     xf = (float *)mem;
     d = xf + K;
     s = (int32_t *)(d + rows * nb);
-    q = (int8_t *)(s + rows * nb);
+    q = (int8_t *)(s + rows * (K / 32));
     sts[0] = xv->strides;
     genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, 0);
     for (r = 0; r < rows; r++, genie__mi_next(&m)) {
         if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * nb);
+        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
     for (c0 = lo; c0 < hi; c0 += 8) {
         const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
         for (r = 0; r < rows; r++)
             for (c = c0; c < c1; c++) {
                 const float v = dot(wdt, genie__qrow(GENIE__IN(n, 1), wv, wdt, c), wnb,
-                                    q + r * K, d + r * nb, s + r * nb);
+                                    q + r * K, d + r * nb, s + r * (K / 32));
                 const int64_t o = n->out->off + r * N + c;
                 if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v;
                 else genie__stf(GENIE__OUT(n), o, n->dtype, v);
@@ -15478,6 +15533,30 @@ static genie_tensor *genie__q_dequant(genie_ctx *ctx, genie_tensor *t, int dt) {
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
     return genie__result(ctx, n, v);
 }
+/* Prefill: an f32 x of more rows than this multiplies dequantized panels of the weight
+   (f32 [P, K], P rows of w at a time: the f32 GEMM packs them) instead of quantizing x: the
+   integer kernel re-reads x's rows for every 8 weight rows. */
+#define GENIE__Q_PREFILL_ROWS 16
+static genie_tensor *genie__q_prefill(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, const int64_t wsh[2],
+                                      const int64_t wst[2], int64_t woff) {
+    const int64_t N = wsh[0], K = wsh[1], P = GENIE__MAX((int64_t)512, (N + 63) / 64);
+    genie_tensor *parts[64];
+    int np = 0;
+    int64_t c;
+    for (c = 0; c < N; c += P) {
+        const int64_t sh[2] = {GENIE__MIN(P, N - c), K};
+        genie__vspec *v;
+        genie__node *n = genie__begin(ctx, GENIE__OP_DEQUANT, GENIE_F32, 2, sh, NULL, 1, &v);
+        genie_tensor *d;
+        if (!n) break;
+        if (!genie__in(ctx, n, 0, w, genie__vspec_new(ctx, 2, sh, wst, woff + c * wst[0]))) { genie__abort(ctx, n, v); break; }
+        d = genie__result(ctx, n, v);
+        parts[np++] = d ? genie_linear(ctx, x, d, NULL) : NULL;
+        if (!parts[np - 1]) break;
+    }
+    if (ctx->err) return NULL;
+    return np == 1 ? parts[0] : genie_cat(ctx, np, parts, -1); /* (the pool owns the parts) */
+}
 /* x [..., K] @ w^T for w (a handle of a block dtype) read through wv = [N, K] (K its
    block dim): [..., N] in x's dtype. */
 static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tensor *x, genie_tensor *w, int64_t N, int64_t K,
@@ -15496,12 +15575,15 @@ static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tenso
     if (!(wst[1] == 1 || K <= 1) || K % genie__blk_n(w->st->dtype) != 0)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a %s weight must be read along its blocks (x @ w.t() or linear(x, w)), got %s",
                                            fn, genie__dt_names[w->st->dtype], genie__fmt_shape(s2, w->v->ndim, w->v->shape));
+    wsh[0] = N;
+    wsh[1] = K;
+    if (ctx->cpu != GENIE_CPU_REFERENCE && x->st->dtype == GENIE_F32 && genie__numel(xn - 1, x->v->shape) > GENIE__Q_PREFILL_ROWS &&
+        N > 0 && K > 0)
+        return genie__q_prefill(ctx, x, w, wsh, wst, woff);
     memcpy(shape, x->v->shape, (size_t)xn * 8);
     shape[xn - 1] = N;
     n = genie__begin(ctx, GENIE__OP_QLINEAR, x->st->dtype, xn, shape, NULL, 2, &v);
     if (!n) return NULL;
-    wsh[0] = N;
-    wsh[1] = K;
     if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) || !genie__in(ctx, n, 1, w, genie__vspec_new(ctx, 2, wsh, wst, woff))) {
         if (!n->in[0].n) n->nin = 0;
         return genie__abort(ctx, n, v);

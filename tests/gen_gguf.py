@@ -66,7 +66,7 @@ w.add_tensor("f32", a)
 w.add_tensor("f16", a.astype(np.float16))
 w.add_tensor("bf16", quantize(a, Q.BF16), raw_dtype=Q.BF16)
 for name, qt, shape in (("q8_0", Q.Q8_0, (7, 96)), ("q4_0", Q.Q4_0, (5, 160)), ("q8_0big", Q.Q8_0, (33, 288)),
-                        ("q4_0big", Q.Q4_0, (19, 320))):
+                        ("q4_0big", Q.Q4_0, (19, 320)), ("q8_0tall", Q.Q8_0, (600, 64))):
     x = rng.standard_normal(shape).astype(np.float32)
     q = quantize(x, qt)
     w.add_tensor(name, q, raw_dtype=qt)
