@@ -2729,7 +2729,7 @@ static int genie__be_group(genie_ctx *ctx, struct genie__fgroup *g);
 static int genie__writes_all(int op) {
     int k = genie__op_kinds[op];
     return k == GENIE__K_MATMUL || k == GENIE__K_CONV2D || k == GENIE__K_ROPE || k == GENIE__K_ATTENTION ||
-           k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER;
+           k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER || k == GENIE__K_QUANT;
 }
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
 /* Ask for the lines of a node a pass over a tape will read soon: a tape of 100,000
@@ -14731,8 +14731,9 @@ GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name) {
    the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
    plus f32 rounding of the sums (tests/test_gguf.c checks it with a 1.01 factor and 1e-5
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
-   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. The K types
-   run the portable dot on every path. */
+   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
+   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
+   f32 GEMM instead (genie__q_prefill). */
 static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
 /* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
 static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
@@ -14800,13 +14801,19 @@ static void genie__dq_row(int dt, const unsigned char *b, int64_t nblk, float *y
                 for (j = 0; j < 32; j++) y[32 * g + j] = d * (float)sc * (float)(g & 1 ? q[j] >> 4 : q[j] & 0xF) - dmin * (float)m;
             }
             b += 144, y += 256;
-        } else {
+        } else { /* two halves of 128: four groups of 32, scales per 16 */
             const float d = genie__f16_at(b + 208);
-            int s;
-            for (j = 0; j < 256; j++) {
-                const int q = genie__q6k_q(b, j, &s);
-                y[j] = d * (float)s * (float)(q - 32);
-            }
+            int h, g;
+            for (h = 0; h < 2; h++)
+                for (g = 0; g < 4; g++) {
+                    const unsigned char *ql = b + 64 * h + (g & 1 ? 32 : 0), *qh = b + 128 + 32 * h;
+                    const float d0 = d * (float)(int8_t)b[192 + 8 * h + 2 * g], d1 = d * (float)(int8_t)b[193 + 8 * h + 2 * g];
+                    float *yg = y + 128 * h + 32 * g;
+                    for (j = 0; j < 32; j++) {
+                        const int q = ((g & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * g)) & 3) << 4)) - 32;
+                        yg[j] = (j < 16 ? d0 : d1) * (float)q;
+                    }
+                }
             b += 210, y += 256;
         }
     }
@@ -15134,7 +15141,7 @@ static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
     const int64_t D = wv->shape[wv->ndim - 1];
     const int64_t rows = n->op == GENIE__OP_QROWS ? genie__numel(n->in[1].v->ndim, n->in[1].v->shape) : genie__numel(wv->ndim - 1, wv->shape);
     int64_t lo, hi, r, k;
-    float *y = (float *)GENIE_MALLOC((size_t)(D > 0 ? D : 1) * 4);
+    float *y = (float *)GENIE_MALLOC((size_t)(D > 0 ? D : 1) * 4); /* a row, unless it goes straight to an f32 out */
     if (!y) {
         snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]);
         return GENIE_ERR_OOM;
@@ -15161,9 +15168,8 @@ static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
                 rr /= wv->shape[dd];
             }
         genie__dq_row(wdt, (const unsigned char *)GENIE__IN(n, 0) + (size_t)(e / genie__blk_n(wdt) * genie__blk_b(wdt)),
-                      D / genie__blk_n(wdt), y);
-        if (n->dtype == GENIE_F32) memcpy((float *)GENIE__OUT(n) + o, y, (size_t)D * 4);
-        else
+                      D / genie__blk_n(wdt), n->dtype == GENIE_F32 ? (float *)GENIE__OUT(n) + o : y);
+        if (n->dtype != GENIE_F32)
             for (k = 0; k < D; k++) genie__stf(GENIE__OUT(n), o + k, n->dtype, y[k]);
     }
     GENIE_FREE(y);
