@@ -15591,7 +15591,6 @@ static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tenso
     n = genie__begin(ctx, GENIE__OP_QLINEAR, x->st->dtype, xn, shape, NULL, 2, &v);
     if (!n) return NULL;
     if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) || !genie__in(ctx, n, 1, w, genie__vspec_new(ctx, 2, wsh, wst, woff))) {
-        if (!n->in[0].n) n->nin = 0;
         return genie__abort(ctx, n, v);
     }
     return genie__result(ctx, n, v);
