@@ -3,6 +3,7 @@
 CC      ?= cc
 CXX     ?= c++
 PYTHON  ?= /usr/bin/python3
+VENV    ?= .venv
 PREFIX  ?= /usr/local
 WARN     = -Wall -Wextra -pedantic -Werror
 CFLAGS  ?= -O2 -g
@@ -20,6 +21,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
+.PHONY: test-gguf fuzz-gguf asan-gguf bench-gguf
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
@@ -98,6 +100,7 @@ fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors ## libFuzzer on the API and 
 	  exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-safetensors
 	@$(MAKE) --no-print-directory fuzz-remote
+	@$(MAKE) --no-print-directory fuzz-gguf
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
 compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here (and mingw-w64)
@@ -122,7 +125,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
 TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay \
-            $(BUILD)/fuzz_remote_replay \
+            $(BUILD)/fuzz_remote_replay $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
@@ -138,6 +141,8 @@ define run_tests
 	$(BUILD)/test_robust
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
+	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
+	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
@@ -325,7 +330,7 @@ define bench_run
 	  $(BENCH_ENV) $(BUILD)/bench_$(1) $(3); fi
 endef
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm ## every CPU bench: views, mlp, eltwise, rowwise, gemm, tape, attention, llm
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm bench-gguf ## every CPU bench: views, mlp, eltwise, rowwise, gemm, tape, attention, llm, gguf
 bench-views: $(BUILD)/bench_views ## views and copies beside PyTorch eager
 	$(call bench_run,views)
 bench-mlp: $(BUILD)/bench_mlp_step ## an MLP training-like step: capture, plan and run
@@ -457,3 +462,28 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 	@mkdir -p $(BUILD)/fuzz_corpus_remote
 	cd $(BUILD) && ./fuzz_remote -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -print_final_stats=1 fuzz_corpus_remote ../tests/fuzz/corpus_remote
+
+# ---- GGUF files and the block dtypes (>>gguf) ----
+# test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
+# a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
+GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
+$(BUILD)/test_gguf: tests/test_gguf.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< -o $@ -lm -pthread
+test-gguf: $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay ## GGUF reading and the block dtypes' products against f64 references
+	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
+	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
+asan-gguf: ## test-gguf under ASan + UBSan
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-gguf
+$(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
+	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
+# the decode product [1, 4096] x [4096, 4096]^T per weight type beside the memory bound (weight
+# bytes over the memcpy bandwidth, same run), the f32/bf16 paths, a [128, 4096] prefill (bench/gguf.c)
+bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory bound, a Q8_0 prefill beside f32
+	$(call bench_run,gguf)
+fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
+	@mkdir -p $(BUILD)/fuzz_corpus_gguf
+	cd $(BUILD) && ./fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 fuzz_corpus_gguf ../tests/fuzz/corpus_gguf

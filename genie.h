@@ -38,6 +38,7 @@
  *     >>backend ......... the backend table: device buffers, per-node offload, CPU fallback
  *     >>dump ............ Graphviz dump and statistics
  *     >>io .............. safetensors files: a strict header reader, mapping, writer
+ *     >>gguf ............ GGUF files (mapped, untrusted), ggml's quantized block dtypes
  *     >>api ............. the public operations: capture and shape inference
  *
  * CONFIGURATION (define before including the implementation)
@@ -129,7 +130,11 @@ typedef enum genie_result {
     GENIE__RESULT_END = 1
 } genie_result;
 
-/* Dtypes: X(name, short name, size in bytes, category 0 bool / 1 int / 2 float). */
+/* Dtypes: X(name, short name, size in bytes, category 0 bool / 1 int / 2 float / 3 block).
+   Block dtypes (ggml's quantized layouts, as GGUF files carry them) have no element size: a
+   tensor of one stores its last dim in blocks (genie_dtype_block), and supports only views that
+   keep whole blocks, to_dtype to a float dtype, linear/matmul with it as the weight and
+   embedding/index_select of its rows (see >>gguf). */
 #define GENIE_DTYPE_LIST(X)          \
     X(GENIE_F32, "f32", 4, 2)        \
     X(GENIE_F64, "f64", 8, 2)        \
@@ -140,7 +145,11 @@ typedef enum genie_result {
     X(GENIE_I16, "i16", 2, 1)        \
     X(GENIE_I8, "i8", 1, 1)          \
     X(GENIE_U8, "u8", 1, 1)          \
-    X(GENIE_BOOL, "bool", 1, 0)
+    X(GENIE_BOOL, "bool", 1, 0)      \
+    X(GENIE_Q8_0, "q8_0", 0, 3)      \
+    X(GENIE_Q4_0, "q4_0", 0, 3)      \
+    X(GENIE_Q4_K, "q4_k", 0, 3)      \
+    X(GENIE_Q6_K, "q6_k", 0, 3)
 
 typedef enum genie_dtype {
 #define GENIE__X(name, short_name, size, cat) name,
@@ -345,7 +354,10 @@ GENIEDEF const int64_t *genie_strides(const genie_tensor *t);
 GENIEDEF int64_t        genie_storage_offset(const genie_tensor *t); /* in elements of the storage */
 GENIEDEF int64_t        genie_numel(const genie_tensor *t); /* elements (1 for 0-dim; 0 for NULL) */
 GENIEDEF genie_dtype    genie_dtype_of(const genie_tensor *t); /* its dtype (GENIE_F32 for NULL) */
-GENIEDEF size_t         genie_dtype_size(genie_dtype dt); /* bytes per element; 0 for an invalid dtype */
+GENIEDEF size_t         genie_dtype_size(genie_dtype dt); /* bytes per element; 0 for a block or an invalid dtype */
+/* A block dtype's block: *elems elements in *bytes bytes (1 and the element size for the others);
+   1 for a block dtype, 0 otherwise (the outputs still set; NULL outputs are skipped). */
+GENIEDEF int            genie_dtype_block(genie_dtype dt, int64_t *elems, int64_t *bytes);
 GENIEDEF const char    *genie_dtype_name(genie_dtype dt); /* "f32", "bf16", ... (static); "?" if invalid */
 /* PyTorch's rule: size-1 dims ignored, 1 when numel is 0 */
 GENIEDEF int            genie_is_contiguous(const genie_tensor *t);
@@ -636,6 +648,29 @@ GENIEDEF genie_result  genie_safetensors_save(genie_ctx *ctx, const char *path, 
 GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const char *path, int n, const char *const *names,
                                                        genie_tensor *const *ts, int nmeta, const char *const *keys,
                                                        const char *const *values);  /* save, with "__metadata__" key -> value */
+/* ---- weights: GGUF files (see >>gguf): mapped, untrusted; errors name the file and the tensor ---- */
+typedef struct genie_gguf genie_gguf;
+/* Maps the file at path read-only (GGUF versions 2 and 3, little-endian); *out NULL on error. */
+GENIEDEF genie_result  genie_gguf_open(genie_ctx *ctx, const char *path, genie_gguf **out);
+GENIEDEF int           genie_gguf_count(const genie_gguf *g);          /* tensors; 0 for NULL */
+GENIEDEF const char   *genie_gguf_name(const genie_gguf *g, int i);    /* i-th tensor in file order (NULL out of range) */
+/* A tensor reading the mapped bytes (no copy), shape in PyTorch order (GGUF's ne reversed: a
+   [n_out, n_in] weight for ne = {n_in, n_out}); F32, F16 and BF16 as those dtypes, Q8_0, Q4_0, Q4_K
+   and Q6_K as the block dtypes; NULL and GENIE_ERR_INDEX when missing, GENIE_ERR_DTYPE for another type. */
+GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name);
+GENIEDEF int           genie_gguf_meta_count(const genie_gguf *g);     /* metadata keys */
+GENIEDEF const char   *genie_gguf_meta_key(const genie_gguf *g, int i); /* i-th key in file order */
+/* Typed look-ups: GENIE_OK, GENIE_ERR_INDEX when the key is missing (or i out of range),
+   GENIE_ERR_DTYPE when the stored type differs (integers of any width read as int64 (a u64 over
+   INT64_MAX is GENIE_ERR_OVERFLOW), floats as double, bool as 0/1). They set no context error. */
+GENIEDEF genie_result  genie_gguf_meta_i64(const genie_gguf *g, const char *key, int64_t *out);
+GENIEDEF genie_result  genie_gguf_meta_f64(const genie_gguf *g, const char *key, double *out);
+GENIEDEF const char   *genie_gguf_meta_str(const genie_gguf *g, const char *key);  /* NULL if not a string; g owns it */
+GENIEDEF int64_t       genie_gguf_meta_len(const genie_gguf *g, const char *key);  /* array length, -1 if not an array */
+GENIEDEF const char   *genie_gguf_meta_str_at(const genie_gguf *g, const char *key, int64_t i);
+GENIEDEF genie_result  genie_gguf_meta_i64_at(const genie_gguf *g, const char *key, int64_t i, int64_t *out);
+GENIEDEF genie_result  genie_gguf_meta_f64_at(const genie_gguf *g, const char *key, int64_t i, double *out);
+GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fine); the mapping lives on while a tensor reads it */
 
 #ifdef __cplusplus
 }
@@ -801,13 +836,14 @@ GENIEDEF genie_result  genie_safetensors_save_metadata(genie_ctx *ctx, const cha
     X(SQUEEZE, "squeeze", VIEW) X(UNSQUEEZE, "unsqueeze", VIEW) X(SLICE, "slice", VIEW) \
     X(SELECT, "select", VIEW) X(NARROW, "narrow", VIEW) X(DIAGONAL, "diagonal", VIEW) \
     X(AS_STRIDED, "as_strided", VIEW) X(SPLIT, "split", VIEW) X(CHUNK, "chunk", VIEW) \
-    X(UNBIND, "unbind", VIEW) X(ALIAS, "alias", VIEW)
+    X(UNBIND, "unbind", VIEW) X(ALIAS, "alias", VIEW)                           \
+    X(DEQUANT, "to", QUANT) X(QLINEAR, "linear", QUANT) X(QROWS, "embedding", QUANT)
 
 enum genie__kind { GENIE__K_SRC, GENIE__K_FULL, GENIE__K_ARANGE, GENIE__K_RAND, GENIE__K_COPY,
     GENIE__K_UNARY, GENIE__K_BINARY, GENIE__K_WHERE, GENIE__K_MASKED_FILL, GENIE__K_TRI,
     GENIE__K_REDUCE, GENIE__K_ARGREDUCE, GENIE__K_SOFTMAX, GENIE__K_LAYER_NORM, GENIE__K_MATMUL,
     GENIE__K_CONV2D, GENIE__K_CAT, GENIE__K_INDEX, GENIE__K_SORT, GENIE__K_ROPE, GENIE__K_ATTENTION,
-    GENIE__K_CUMSUM, GENIE__K_SCATTER, GENIE__K_INDEX_COPY, GENIE__K_VIEW, GENIE__K_COUNT };
+    GENIE__K_CUMSUM, GENIE__K_SCATTER, GENIE__K_INDEX_COPY, GENIE__K_VIEW, GENIE__K_QUANT, GENIE__K_COUNT };
 
 enum genie__op {
 #define GENIE__X(id, name, kind) GENIE__OP_##id,
@@ -1058,6 +1094,36 @@ GENIEDEF const char *genie_dtype_name(genie_dtype dt) {
     return ((int)dt >= 0 && dt < GENIE_DTYPE_COUNT) ? genie__dt_names[dt] : "?";
 }
 static int genie__dt_valid(int dt) { return dt >= 0 && dt < GENIE_DTYPE_COUNT; }
+/* Block dtypes (ggml-common.h's layouts): elements and bytes of one block, for
+   GENIE_Q8_0 .. GENIE_Q6_K in enum order. */
+#define GENIE__IS_BLOCK(dt) (genie__dt_cat[dt] == 3)
+static const int16_t genie__blk_elems[4] = {32, 32, 256, 256};
+static const int16_t genie__blk_bytes[4] = {34, 18, 144, 210};
+GENIE__STATIC_ASSERT(block_dtypes, GENIE_Q6_K == GENIE_Q8_0 + 3 && GENIE_Q8_0 == GENIE_BOOL + 1);
+static int64_t genie__blk_n(int dt) { return genie__blk_elems[dt - GENIE_Q8_0]; }
+static int64_t genie__blk_b(int dt) { return genie__blk_bytes[dt - GENIE_Q8_0]; }
+/* A view of a block tensor keeps whole blocks: one dim (the block dim) of unit stride
+   and a multiple of the block in size, the offset and every other stride (of a dim
+   longer than 1) multiples of the block; an empty view is fine. */
+static int genie__blk_view_ok(int dt, int nd, const int64_t *shape, const int64_t *st, int64_t off) {
+    const int64_t B = genie__blk_n(dt);
+    int i, c = -1;
+    for (i = 0; i < nd; i++)
+        if (shape[i] == 0) return 1;
+    if (off % B != 0) return 0;
+    for (i = 0; i < nd; i++) {
+        if (shape[i] <= 1) continue;
+        if (c < 0 && st[i] == 1 && shape[i] % B == 0) c = i;
+        else if (st[i] % B != 0) return 0;
+    }
+    return c >= 0;
+}
+GENIEDEF int genie_dtype_block(genie_dtype dt, int64_t *elems, int64_t *bytes) {
+    int blk = genie__dt_valid(dt) && GENIE__IS_BLOCK(dt);
+    if (elems) *elems = blk ? genie__blk_n(dt) : 1;
+    if (bytes) *bytes = blk ? genie__blk_b(dt) : genie__dt_valid(dt) ? (int64_t)genie__dt_size[dt] : 0;
+    return blk;
+}
 
 /* ATen's promoteTypes for our dtypes. */
 static int genie__int_rank(int dt) {
@@ -2669,6 +2735,8 @@ typedef struct genie__kparams {
 typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
 static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
+static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>gguf */
+static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth);
 static void genie__tpool_destroy(struct genie__tpool *pool);
@@ -2713,7 +2781,7 @@ static int genie__be_group(genie_ctx *ctx, struct genie__fgroup *g);
 static int genie__writes_all(int op) {
     int k = genie__op_kinds[op];
     return k == GENIE__K_MATMUL || k == GENIE__K_CONV2D || k == GENIE__K_ROPE || k == GENIE__K_ATTENTION ||
-           k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER;
+           k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER || k == GENIE__K_QUANT;
 }
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
 /* Ask for the lines of a node a pass over a tape will read soon: a tape of 100,000
@@ -5215,6 +5283,7 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
     genie__k_scatter,    /* SCATTER */
     genie__k_index_copy, /* INDEX_COPY */
     genie__k_none,       /* VIEW: never a node */
+    genie__k_quant,      /* QUANT (>>gguf) */
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
@@ -10980,6 +11049,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     genie__kernel fn;
     *nth = 1;
     if ((fn = genie__fast_rowwise(ctx, p, nth)) != NULL) return fn;
+    if (kind == GENIE__K_QUANT) return genie__quant_fast(ctx, p, nth);
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
         return genie__v_fast_kernel(ctx, p, nth);
@@ -14169,6 +14239,1040 @@ GENIEDEF genie_result genie_safetensors_save(genie_ctx *ctx, const char *path, i
     return genie_safetensors_save_metadata(ctx, path, n, names, ts, 0, NULL, NULL);
 }
 
+/* >>gguf ------------------------------------------------------------------ */
+/* GGUF files (ggml's docs/gguf.md; versions 2 and 3, little-endian): "GGUF", u32
+   version, u64 tensor count, u64 key/value count; the key/values (a string key, a
+   u32 value type, the value); the tensor infos (a string name, u32 n_dims, u64
+   ne[n_dims] with ne[0] the fastest-varying dim, u32 ggml type, u64 offset); then
+   padding to general.alignment (a u32 power of two, default 32) and the data, each
+   tensor at its offset from the data's start (a multiple of the alignment). A
+   string is a u64 length and that many bytes (no NUL). The file is untrusted: every
+   count is bounded by the bytes left before anything is allocated for it; strings,
+   arrays and tensors lie inside the file; values have known types (no array of
+   arrays: the reader recurses nowhere); bools are 0 or 1; keys and names are unique;
+   dims are at most 4 (ggml's), their product and the byte size overflow-checked, the
+   first a multiple of a block type's block; tensors do not overlap. Tensors are
+   zero-copy views of the shared mapping (genie__stmap, as safetensors); a tensor of
+   a block type is a genie tensor of a block dtype (ggml-common.h's layouts):
+     q8_0: 32 elements in 34 bytes: f16 d, int8 q[32]; x = d q
+     q4_0: 32 in 18: f16 d, u8 qs[16]; x[j] = d ((qs[j] & 15) - 8), x[j + 16] = d ((qs[j] >> 4) - 8)
+     q4_k: 256 in 144: f16 d, f16 dmin, u8 scales[12] (8 pairs of 6-bit scale and min), u8 qs[128];
+           eight 32-element groups, x = d sc q - dmin m, q a nibble (group 2c low, 2c + 1 high nibbles
+           of qs[32c .. 32c + 32))
+     q6_k: 256 in 210: u8 ql[128], u8 qh[64], int8 scales[16], f16 d; x = d scales[i / 16] (q - 32),
+           q 6 bits: 4 from ql, 2 from qh (genie__dq_q6k) */
+
+/* ggml types: X(id, name, genie dtype or -1, block elements, block bytes) */
+#define GENIE__GG_TYPE_LIST(X)                                                                                  \
+    X(0, "F32", GENIE_F32, 1, 4) X(1, "F16", GENIE_F16, 1, 2) X(2, "Q4_0", GENIE_Q4_0, 32, 18)                  \
+    X(3, "Q4_1", -1, 32, 20) X(6, "Q5_0", -1, 32, 22) X(7, "Q5_1", -1, 32, 24) X(8, "Q8_0", GENIE_Q8_0, 32, 34) \
+    X(10, "Q2_K", -1, 256, 84) X(11, "Q3_K", -1, 256, 110) X(12, "Q4_K", GENIE_Q4_K, 256, 144)                 \
+    X(13, "Q5_K", -1, 256, 176) X(14, "Q6_K", GENIE_Q6_K, 256, 210) X(15, "Q8_K", -1, 256, 292)                \
+    X(16, "IQ2_XXS", -1, 256, 66) X(17, "IQ2_XS", -1, 256, 74) X(18, "IQ3_XXS", -1, 256, 98)                   \
+    X(19, "IQ1_S", -1, 256, 50) X(20, "IQ4_NL", -1, 32, 18) X(21, "IQ3_S", -1, 256, 110)                       \
+    X(22, "IQ2_S", -1, 256, 82) X(23, "IQ4_XS", -1, 256, 136) X(24, "I8", GENIE_I8, 1, 1)                      \
+    X(25, "I16", GENIE_I16, 1, 2) X(26, "I32", GENIE_I32, 1, 4) X(27, "I64", GENIE_I64, 1, 8)                  \
+    X(28, "F64", GENIE_F64, 1, 8) X(29, "IQ1_M", -1, 256, 56) X(30, "BF16", GENIE_BF16, 1, 2)                  \
+    X(34, "TQ1_0", -1, 256, 54) X(35, "TQ2_0", -1, 256, 66) X(39, "MXFP4", -1, 32, 17)
+typedef struct genie__gg_type { int id; const char *name; int dt, blk, bytes; } genie__gg_type;
+static const genie__gg_type genie__gg_types[] = {
+#define GENIE__X(id, name, dt, blk, bytes) {id, name, dt, blk, bytes},
+    GENIE__GG_TYPE_LIST(GENIE__X)
+#undef GENIE__X
+};
+static const genie__gg_type *genie__gg_type_of(uint32_t id) {
+    size_t i;
+    for (i = 0; i < sizeof genie__gg_types / sizeof genie__gg_types[0]; i++)
+        if ((uint32_t)genie__gg_types[i].id == id) return &genie__gg_types[i];
+    return NULL;
+}
+
+/* value types: 0 u8, 1 i8, 2 u16, 3 i16, 4 u32, 5 i32, 6 f32, 7 bool, 8 string, 9 array,
+   10 u64, 11 i64, 12 f64; the bytes of a fixed-size one (0: string, array, unknown) */
+enum { GENIE__GV_U8, GENIE__GV_I8, GENIE__GV_U16, GENIE__GV_I16, GENIE__GV_U32, GENIE__GV_I32, GENIE__GV_F32,
+       GENIE__GV_BOOL, GENIE__GV_STR, GENIE__GV_ARR, GENIE__GV_U64, GENIE__GV_I64, GENIE__GV_F64, GENIE__GV_COUNT };
+static const unsigned char genie__gv_size[GENIE__GV_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+static const char *const genie__gv_names[GENIE__GV_COUNT] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32",
+                                                             "bool", "string", "array", "u64", "i64", "f64"};
+
+/* A key or name (in the final arena) or an offset, with its index: sorted to find and check them. */
+typedef struct genie__gg_ix { const char *s; uint64_t off; int64_t i; } genie__gg_ix;
+typedef struct genie__gg_kv {
+    int64_t key;      /* arena offset */
+    uint32_t type;    /* value type */
+    uint32_t atype;   /* an array's element type */
+    int64_t n;        /* an array's length */
+    int64_t s;        /* a string: arena offset; a string array: its first entry in strs */
+    const unsigned char *p; /* a fixed-size value or array: its bytes in the file */
+} genie__gg_kv;
+typedef struct genie__gg_t {
+    int64_t name;     /* arena offset */
+    const genie__gg_type *type;
+    int nd;
+    int64_t ne[4];    /* GGUF order: ne[0] fastest */
+    uint64_t off;     /* from the data's start */
+    uint64_t bytes;
+} genie__gg_t;
+struct genie_gguf {
+    genie_ctx *ctx;
+    genie__stmap *map;
+    char *path;
+    char *arena;                 /* every key, name and string value, NUL-terminated */
+    int64_t arena_n, arena_cap;
+    int64_t *strs;               /* string arrays' entries: arena offsets */
+    int64_t nstrs, cap_strs;
+    genie__gg_kv *kv;            /* file order */
+    int64_t nkv, cap_kv;
+    genie__gg_ix *kv_sorted;     /* keys sorted */
+    genie__gg_t *t;              /* file order */
+    int64_t nt;
+    genie__gg_ix *t_sorted;      /* names sorted */
+    const unsigned char *data;   /* the data section */
+    uint64_t data_len;
+    uint32_t alignment;
+};
+
+/* A cursor over the file's bytes; the first failure is kept. */
+typedef struct genie__gr {
+    const unsigned char *b;
+    uint64_t size, pos;
+    genie_gguf *g;
+    char err[240];
+    genie_result code;
+} genie__gr;
+static int genie__gr_fail(genie__gr *r, genie_result code, const char *fmt, ...) {
+    if (!r->err[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err, sizeof r->err, fmt, ap);
+        va_end(ap);
+        r->code = code;
+    }
+    return 0;
+}
+static uint64_t genie__le(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    int i;
+    for (i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+static int genie__gr_need(genie__gr *r, uint64_t n, const char *what) {
+    if (n > r->size - r->pos)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "%s at byte %llu needs %llu bytes, the file has %llu left", what,
+                              (unsigned long long)r->pos, (unsigned long long)n, (unsigned long long)(r->size - r->pos));
+    return 1;
+}
+static int genie__gr_u32(genie__gr *r, uint32_t *out, const char *what) {
+    if (!genie__gr_need(r, 4, what)) return 0;
+    *out = (uint32_t)genie__le(r->b + r->pos, 4);
+    r->pos += 4;
+    return 1;
+}
+static int genie__gr_u64(genie__gr *r, uint64_t *out, const char *what) {
+    if (!genie__gr_need(r, 8, what)) return 0;
+    *out = genie__le(r->b + r->pos, 8);
+    r->pos += 8;
+    return 1;
+}
+/* A string into the arena: *off its offset there. */
+static int genie__gr_str(genie__gr *r, int64_t *off, const char *what) {
+    genie_gguf *g = r->g;
+    uint64_t len;
+    if (!genie__gr_u64(r, &len, what) || !genie__gr_need(r, len, what)) return 0;
+    if (!genie__grow((void **)&g->arena, &g->arena_cap, g->arena_n + (int64_t)len + 1, 1))
+        return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+    memcpy(g->arena + g->arena_n, r->b + r->pos, (size_t)len);
+    g->arena[g->arena_n + (int64_t)len] = 0;
+    *off = g->arena_n;
+    g->arena_n += (int64_t)len + 1;
+    r->pos += len;
+    return 1;
+}
+/* One value of type ty (not an array) of key at the cursor, into kv. */
+static int genie__gr_value(genie__gr *r, uint32_t ty, genie__gg_kv *kv, const char *key) {
+    if (ty == GENIE__GV_STR) return genie__gr_str(r, &kv->s, "a string value");
+    if (ty >= GENIE__GV_COUNT || ty == GENIE__GV_ARR)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "key \"%.80s\": value type %u is unknown", key, (unsigned)ty);
+    if (!genie__gr_need(r, genie__gv_size[ty], "a value")) return 0;
+    kv->p = r->b + r->pos;
+    if (ty == GENIE__GV_BOOL && *kv->p > 1)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "key \"%.80s\": bool value %u is not 0 or 1", key, (unsigned)*kv->p);
+    r->pos += genie__gv_size[ty];
+    return 1;
+}
+static int genie__gr_kv(genie__gr *r, genie__gg_kv *kv) {
+    genie_gguf *g = r->g;
+    const char *key;
+    uint32_t ty;
+    if (!genie__gr_str(r, &kv->key, "a key") || !genie__gr_u32(r, &kv->type, "a value type")) return 0;
+    key = g->arena + kv->key;
+    ty = kv->type;
+    if (ty != GENIE__GV_ARR) return genie__gr_value(r, ty, kv, key);
+    {
+        uint64_t n, i, es;
+        if (!genie__gr_u32(r, &kv->atype, "an array's type") || !genie__gr_u64(r, &n, "an array's length")) return 0;
+        if (kv->atype >= GENIE__GV_COUNT || kv->atype == GENIE__GV_ARR)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "key \"%.80s\": array element type %u is %s", key,
+                                  (unsigned)kv->atype, kv->atype == GENIE__GV_ARR ? "an array (not supported)" : "unknown");
+        es = kv->atype == GENIE__GV_STR ? 8 : genie__gv_size[kv->atype]; /* a string is at least its length */
+        if (n > (r->size - r->pos) / es)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "key \"%.80s\": an array of %llu %s does not fit in the %llu bytes left",
+                                  key, (unsigned long long)n, genie__gv_names[kv->atype], (unsigned long long)(r->size - r->pos));
+        kv->n = (int64_t)n;
+        if (kv->atype != GENIE__GV_STR) {
+            kv->p = r->b + r->pos;
+            if (kv->atype == GENIE__GV_BOOL)
+                for (i = 0; i < n; i++)
+                    if (kv->p[i] > 1)
+                        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "key \"%.80s\": bool %llu of the array is %u, not 0 or 1", key,
+                                              (unsigned long long)i, (unsigned)kv->p[i]);
+            r->pos += n * es;
+            return 1;
+        }
+        if (!genie__grow((void **)&g->strs, &g->cap_strs, g->nstrs + (int64_t)n, sizeof(int64_t)))
+            return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+        kv->s = g->nstrs;
+        for (i = 0; i < n; i++) {
+            if (!genie__gr_str(r, &g->strs[g->nstrs], "a string of an array")) return 0;
+            g->nstrs++;
+        }
+        return 1;
+    }
+}
+static int genie__gg_cmp_s(const void *a, const void *b) {
+    return strcmp(((const genie__gg_ix *)a)->s, ((const genie__gg_ix *)b)->s);
+}
+static int genie__gg_cmp_off(const void *a, const void *b) {
+    uint64_t x = ((const genie__gg_ix *)a)->off, y = ((const genie__gg_ix *)b)->off;
+    return x < y ? -1 : x > y;
+}
+/* The n keys (tensors 0) or tensors' names and offsets, sorted by cmp, into *out (NULL for n == 0). */
+static int genie__gg_sorted(genie_gguf *g, int64_t n, int tensors, int (*cmp)(const void *, const void *), genie__gg_ix **out) {
+    int64_t i;
+    *out = NULL;
+    if (n == 0) return 1;
+    *out = (genie__gg_ix *)GENIE_MALLOC((size_t)n * sizeof(genie__gg_ix));
+    if (!*out) return 0;
+    for (i = 0; i < n; i++) {
+        (*out)[i].s = g->arena + (tensors ? g->t[i].name : g->kv[i].key);
+        (*out)[i].off = tensors ? g->t[i].off : 0;
+        (*out)[i].i = i;
+    }
+    if (n > 1) qsort(*out, (size_t)n, sizeof(genie__gg_ix), cmp);
+    return 1;
+}
+static int genie__gg_tensor_info(genie__gr *r, genie__gg_t *t) {
+    genie_gguf *g = r->g;
+    uint32_t nd, ty;
+    int64_t numel = 1;
+    uint64_t rows;
+    const char *name;
+    int i;
+    if (!genie__gr_str(r, &t->name, "a tensor name")) return 0;
+    name = g->arena + t->name;
+    if (!genie__gr_u32(r, &nd, "a tensor's n_dims")) return 0;
+    if (nd > 4) return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": %u dims (at most 4)", name, (unsigned)nd);
+    t->nd = (int)nd;
+    for (i = 0; i < (int)nd; i++) {
+        uint64_t ne;
+        if (!genie__gr_u64(r, &ne, "a tensor's dim")) return 0;
+        if (ne > (uint64_t)INT64_MAX)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": dim %d is %llu", name, i, (unsigned long long)ne);
+        t->ne[i] = (int64_t)ne;
+        numel = numel < 0 ? -1 : genie__mul_ck(numel, (int64_t)ne);
+    }
+    if (!genie__gr_u32(r, &ty, "a tensor's type") || !genie__gr_u64(r, &t->off, "a tensor's offset")) return 0;
+    t->type = genie__gg_type_of(ty);
+    if (!t->type) return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": ggml type %u is unknown", name, (unsigned)ty);
+    if (numel < 0) return genie__gr_fail(r, GENIE_ERR_OVERFLOW, "tensor \"%.80s\": its number of elements overflows int64", name);
+    if (nd > 0 && t->ne[0] % t->type->blk != 0)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": ne[0] = %lld is not a multiple of %s's block of %d",
+                              name, (long long)t->ne[0], t->type->name, t->type->blk);
+    if (nd == 0 && t->type->blk != 1)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": a 0-dim tensor of block type %s", name, t->type->name);
+    rows = (uint64_t)numel / (uint64_t)t->type->blk;
+    if (rows > (uint64_t)INT64_MAX / (uint64_t)t->type->bytes)
+        return genie__gr_fail(r, GENIE_ERR_OVERFLOW, "tensor \"%.80s\": its byte size overflows int64", name);
+    t->bytes = rows * (uint64_t)t->type->bytes;
+    return 1;
+}
+static int genie__gg_parse(genie__gr *r) {
+    genie_gguf *g = r->g;
+    uint32_t magic, version;
+    uint64_t nt, nkv, i, data_off;
+    genie__gg_ix *ord = NULL;
+    if (!genie__gr_u32(r, &magic, "the magic") || !genie__gr_u32(r, &version, "the version")) return 0;
+    if (magic != 0x46554747u) /* "GGUF" */
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "not a GGUF file (magic %02x %02x %02x %02x)", r->b[0], r->b[1], r->b[2], r->b[3]);
+    if (version != 2 && version != 3)
+        return genie__gr_fail(r, GENIE_ERR_UNSUPPORTED, "GGUF version %u%s (2 and 3 are read)", (unsigned)version,
+                              (version & 0xffffu) == 0 ? " (a big-endian file?)" : "");
+    if (!genie__gr_u64(r, &nt, "the tensor count") || !genie__gr_u64(r, &nkv, "the key/value count")) return 0;
+    /* each key/value takes at least 13 bytes, each tensor info 24: bound the counts by the file */
+    if (nkv > (r->size - r->pos) / 13)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "%llu key/values cannot fit in the %llu bytes left", (unsigned long long)nkv,
+                              (unsigned long long)(r->size - r->pos));
+    if (nt > (r->size - r->pos) / 24 || nt > (uint64_t)INT_MAX)
+        return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "%llu tensors cannot fit in the %llu bytes left", (unsigned long long)nt,
+                              (unsigned long long)(r->size - r->pos));
+    if (nkv > (uint64_t)INT_MAX) return genie__gr_fail(r, GENIE_ERR_UNSUPPORTED, "%llu key/values", (unsigned long long)nkv);
+    g->alignment = 32;
+    for (i = 0; i < nkv; i++) {
+        genie__gg_kv *kv;
+        if (!genie__grow((void **)&g->kv, &g->cap_kv, g->nkv + 1, sizeof(genie__gg_kv))) return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+        kv = &g->kv[g->nkv];
+        memset(kv, 0, sizeof *kv);
+        if (!genie__gr_kv(r, kv)) return 0;
+        g->nkv++;
+        if (strcmp(g->arena + kv->key, "general.alignment") == 0) {
+            uint32_t a = kv->type == GENIE__GV_U32 ? (uint32_t)genie__le(kv->p, 4) : 0;
+            if (kv->type != GENIE__GV_U32 || a == 0 || (a & (a - 1)) != 0)
+                return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "general.alignment must be a u32 power of two (got a %s%s)",
+                                      genie__gv_names[kv->type], kv->type == GENIE__GV_U32 ? " that is not" : "");
+            g->alignment = a;
+        }
+    }
+    if (nt) {
+        g->t = (genie__gg_t *)GENIE_MALLOC((size_t)nt * sizeof(genie__gg_t));
+        if (!g->t) return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+        memset(g->t, 0, (size_t)nt * sizeof(genie__gg_t));
+    }
+    for (i = 0; i < nt; i++) {
+        if (!genie__gg_tensor_info(r, &g->t[i])) return 0;
+        g->nt++;
+    }
+    if (!genie__gg_sorted(g, g->nkv, 0, genie__gg_cmp_s, &g->kv_sorted) || !genie__gg_sorted(g, g->nt, 1, genie__gg_cmp_s, &g->t_sorted))
+        return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+    for (i = 1; i < (uint64_t)g->nkv; i++)
+        if (strcmp(g->kv_sorted[i - 1].s, g->kv_sorted[i].s) == 0)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "duplicate key \"%.80s\"", g->kv_sorted[i].s);
+    for (i = 1; i < (uint64_t)g->nt; i++)
+        if (strcmp(g->t_sorted[i - 1].s, g->t_sorted[i].s) == 0)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": the name is used twice", g->t_sorted[i].s);
+    /* the data: from the infos' end rounded up to the alignment */
+    data_off = r->pos + (g->alignment - r->pos % g->alignment) % g->alignment;
+    if (data_off > r->size) {
+        if (nt) return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "the data section (at byte %llu) starts past the end of the file",
+                                      (unsigned long long)data_off);
+        data_off = r->size;
+    }
+    g->data = r->b + data_off;
+    g->data_len = r->size - data_off;
+    for (i = 0; i < nt; i++) {
+        const genie__gg_t *t = &g->t[i];
+        if (t->off % g->alignment != 0)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": offset %llu is not a multiple of the alignment %u",
+                                  g->arena + t->name, (unsigned long long)t->off, (unsigned)g->alignment);
+        if (t->off > g->data_len || t->bytes > g->data_len - t->off)
+            return genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": bytes [%llu, +%llu) lie outside the %llu data bytes",
+                                  g->arena + t->name, (unsigned long long)t->off, (unsigned long long)t->bytes,
+                                  (unsigned long long)g->data_len);
+    }
+    if (!genie__gg_sorted(g, g->nt, 1, genie__gg_cmp_off, &ord)) return genie__gr_fail(r, GENIE_ERR_OOM, "out of memory");
+    for (i = 1; i < nt; i++) {
+        const genie__gg_t *a = &g->t[ord[i - 1].i], *b = &g->t[ord[i].i];
+        if (a->off + a->bytes > b->off) {
+            genie__gr_fail(r, GENIE_ERR_INVALID_ARG, "tensor \"%.80s\": bytes [%llu, +%llu) overlap tensor \"%.80s\"",
+                           g->arena + b->name, (unsigned long long)b->off, (unsigned long long)b->bytes, g->arena + a->name);
+            break;
+        }
+    }
+    GENIE_FREE(ord);
+    return r->err[0] == 0;
+}
+
+GENIEDEF void genie_gguf_close(genie_gguf *g) {
+    if (!g) return;
+    genie__stmap_unref(g->map);
+    GENIE_FREE(g->path);
+    GENIE_FREE(g->arena);
+    GENIE_FREE(g->strs);
+    GENIE_FREE(g->kv);
+    GENIE_FREE(g->kv_sorted);
+    GENIE_FREE(g->t);
+    GENIE_FREE(g->t_sorted);
+    GENIE_FREE(g);
+}
+GENIEDEF genie_result genie_gguf_open(genie_ctx *ctx, const char *path, genie_gguf **out) {
+    const char *fn = "genie_gguf_open";
+    genie_gguf *g;
+    genie__gr r;
+    if (out) *out = NULL;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->err) return ctx->err;
+    if (!path || !out) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL path or output", fn);
+        return GENIE_ERR_INVALID_ARG;
+    }
+    if (!genie__little_endian()) {
+        genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: GGUF files are read on little-endian hosts only", fn, path);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    g = (genie_gguf *)GENIE_MALLOC(sizeof *g);
+    if (!g) { genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+    memset(g, 0, sizeof *g);
+    g->ctx = ctx;
+    g->path = (char *)GENIE_MALLOC(strlen(path) + 1);
+    if (!g->path) { genie_gguf_close(g); genie__fail(ctx, GENIE_ERR_OOM, "%s: %.200s: out of memory", fn, path); return GENIE_ERR_OOM; }
+    strcpy(g->path, path);
+    g->map = genie__stmap_load(ctx, fn, path);
+    if (!g->map) { genie_gguf_close(g); return ctx->err; }
+    memset(&r, 0, sizeof r);
+    r.b = g->map->base;
+    r.size = g->map->size;
+    r.g = g;
+    if (!genie__gg_parse(&r)) {
+        genie__fail(ctx, r.code, "%s: %.200s: %s", fn, path, r.err);
+        genie_gguf_close(g);
+        return ctx->err;
+    }
+    *out = g;
+    return GENIE_OK;
+}
+GENIEDEF int genie_gguf_count(const genie_gguf *g) { return g ? (int)g->nt : 0; }
+GENIEDEF const char *genie_gguf_name(const genie_gguf *g, int i) {
+    return g && i >= 0 && i < g->nt ? g->arena + g->t[i].name : NULL;
+}
+GENIEDEF int genie_gguf_meta_count(const genie_gguf *g) { return g ? (int)g->nkv : 0; }
+GENIEDEF const char *genie_gguf_meta_key(const genie_gguf *g, int i) {
+    return g && i >= 0 && i < g->nkv ? g->arena + g->kv[i].key : NULL;
+}
+static const genie__gg_kv *genie__gg_find(const genie_gguf *g, const char *key) {
+    int64_t lo = 0, hi = g ? g->nkv : 0;
+    if (!key) return NULL;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(g->kv_sorted[mid].s, key);
+        if (c == 0) return &g->kv[g->kv_sorted[mid].i];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+/* A fixed-size value of type ty at p as int64 or double. */
+static genie_result genie__gv_i64(uint32_t ty, const unsigned char *p, int64_t *out) {
+    uint64_t u;
+    switch (ty) {
+    case GENIE__GV_U8: case GENIE__GV_BOOL: *out = p[0]; return GENIE_OK;
+    case GENIE__GV_I8: *out = (int8_t)p[0]; return GENIE_OK;
+    case GENIE__GV_U16: *out = (int64_t)genie__le(p, 2); return GENIE_OK;
+    case GENIE__GV_I16: *out = (int16_t)(uint16_t)genie__le(p, 2); return GENIE_OK;
+    case GENIE__GV_U32: *out = (int64_t)genie__le(p, 4); return GENIE_OK;
+    case GENIE__GV_I32: *out = (int32_t)(uint32_t)genie__le(p, 4); return GENIE_OK;
+    case GENIE__GV_I64: u = genie__le(p, 8); memcpy(out, &u, 8); return GENIE_OK;
+    case GENIE__GV_U64:
+        u = genie__le(p, 8);
+        if (u > (uint64_t)INT64_MAX) return GENIE_ERR_OVERFLOW;
+        *out = (int64_t)u;
+        return GENIE_OK;
+    default: return GENIE_ERR_DTYPE;
+    }
+}
+static genie_result genie__gv_f64(uint32_t ty, const unsigned char *p, double *out) {
+    if (ty == GENIE__GV_F32) { *out = genie__bits_f((uint32_t)genie__le(p, 4)); return GENIE_OK; }
+    if (ty == GENIE__GV_F64) { uint64_t u = genie__le(p, 8); memcpy(out, &u, 8); return GENIE_OK; }
+    return GENIE_ERR_DTYPE;
+}
+GENIEDEF genie_result genie_gguf_meta_i64(const genie_gguf *g, const char *key, int64_t *out) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    if (!kv) return GENIE_ERR_INDEX;
+    if (!out) return GENIE_ERR_INVALID_ARG;
+    return kv->type == GENIE__GV_ARR || kv->type == GENIE__GV_STR ? GENIE_ERR_DTYPE : genie__gv_i64(kv->type, kv->p, out);
+}
+GENIEDEF genie_result genie_gguf_meta_f64(const genie_gguf *g, const char *key, double *out) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    if (!kv) return GENIE_ERR_INDEX;
+    if (!out) return GENIE_ERR_INVALID_ARG;
+    return genie__gv_f64(kv->type, kv->p, out);
+}
+GENIEDEF const char *genie_gguf_meta_str(const genie_gguf *g, const char *key) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    return kv && kv->type == GENIE__GV_STR ? g->arena + kv->s : NULL;
+}
+GENIEDEF int64_t genie_gguf_meta_len(const genie_gguf *g, const char *key) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    return kv && kv->type == GENIE__GV_ARR ? kv->n : -1;
+}
+GENIEDEF const char *genie_gguf_meta_str_at(const genie_gguf *g, const char *key, int64_t i) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    if (!kv || kv->type != GENIE__GV_ARR || kv->atype != GENIE__GV_STR || i < 0 || i >= kv->n) return NULL;
+    return g->arena + g->strs[kv->s + i];
+}
+GENIEDEF genie_result genie_gguf_meta_i64_at(const genie_gguf *g, const char *key, int64_t i, int64_t *out) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    if (!kv || kv->type != GENIE__GV_ARR || i < 0 || i >= kv->n) return GENIE_ERR_INDEX;
+    if (!out) return GENIE_ERR_INVALID_ARG;
+    if (kv->atype == GENIE__GV_STR) return GENIE_ERR_DTYPE;
+    return genie__gv_i64(kv->atype, kv->p + (size_t)i * genie__gv_size[kv->atype], out);
+}
+GENIEDEF genie_result genie_gguf_meta_f64_at(const genie_gguf *g, const char *key, int64_t i, double *out) {
+    const genie__gg_kv *kv = genie__gg_find(g, key);
+    if (!kv || kv->type != GENIE__GV_ARR || i < 0 || i >= kv->n) return GENIE_ERR_INDEX;
+    if (!out) return GENIE_ERR_INVALID_ARG;
+    if (kv->atype == GENIE__GV_STR) return GENIE_ERR_DTYPE;
+    return genie__gv_f64(kv->atype, kv->p + (size_t)i * genie__gv_size[kv->atype], out);
+}
+/* A tensor of block dtype dt, shape (nd, shape) contiguous, reading data (its last dim
+   in blocks) and letting go of it with deleter(data, user): genie_from_blob's leaf. */
+static genie_tensor *genie__from_blocks(genie_ctx *ctx, int dt, int nd, const int64_t *shape, const void *data,
+                                        void (*deleter)(void *, void *), void *user) {
+    const char *fn = "genie_gguf_get";
+    int64_t numel = genie__numel(nd, shape);
+    genie__vspec *v;
+    genie__node *n;
+    genie__buf *b;
+    genie_tensor *t;
+    v = genie__vspec_new(ctx, nd, shape, NULL, 0);
+    if (!v) return (genie_tensor *)GENIE__OOM(ctx, fn);
+    n = genie__node_new(ctx, GENIE__OP_LEAF, dt, numel, 0);
+    b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
+    if (!n || !b) {
+        if (b) GENIE_FREE(b);
+        genie__node_release(ctx, n);
+        genie__vspec_release(ctx, v);
+        return (genie_tensor *)GENIE__OOM(ctx, fn);
+    }
+    memset(b, 0, sizeof *b);
+    b->refs = 1;
+    b->external = 1;
+    b->loc = GENIE__ON_HOST;
+    b->data = (void *)(uintptr_t)data;
+    b->bytes = (size_t)(numel / genie__blk_n(dt) * genie__blk_b(dt));
+    b->next = ctx->bufs;
+    if (ctx->bufs) ctx->bufs->prev = b;
+    ctx->bufs = b;
+    n->buf = b;
+    n->out = genie__vspec_retain(v);
+    n->state = GENIE__DONE;
+    t = genie__result(ctx, n, v);
+    if (t) {
+        b->deleter = deleter;
+        b->user = user;
+    }
+    return t;
+}
+GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name) {
+    const char *fn = "genie_gguf_get";
+    genie_ctx *ctx;
+    const genie__gg_t *t = NULL;
+    int64_t shape[4], lo = 0, hi;
+    const unsigned char *p;
+    genie_tensor *r;
+    int i, dt;
+    if (!g) return NULL;
+    ctx = g->ctx;
+    if (ctx->err) return NULL;
+    if (!name) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: name is NULL", fn, g->path);
+    hi = g->nt;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(g->t_sorted[mid].s, name);
+        if (c == 0) { t = &g->t[g->t_sorted[mid].i]; break; }
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!t) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INDEX, "%s: %.200s: no tensor \"%.80s\"", fn, g->path, name);
+    dt = t->type->dt;
+    if (dt < 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: %.200s: tensor \"%.80s\": ggml type %s is not one genie reads",
+                                           fn, g->path, name, t->type->name);
+    for (i = 0; i < t->nd; i++) shape[i] = t->ne[t->nd - 1 - i];
+    p = g->data + t->off;
+    if (GENIE__IS_BLOCK(dt)) {
+        g->map->refs++;
+        r = genie__from_blocks(ctx, dt, t->nd, shape, p, genie__stmap_deleter, g->map);
+    } else if ((uintptr_t)p % genie__dt_size[dt] != 0) { /* an alignment below the element size: a copy */
+        return genie_from_data(ctx, (genie_dtype)dt, t->nd, shape, p);
+    } else {
+        g->map->refs++;
+        r = genie_from_blob(ctx, (genie_dtype)dt, t->nd, shape, NULL, (void *)(uintptr_t)p, genie__stmap_deleter, g->map);
+    }
+    if (!r) g->map->refs--; /* no deleter runs on a failure */
+    return r;
+}
+
+
+/* ---- block dtypes: dequantizing, and products reading the blocks ----
+   Three nodes (kind QUANT) read a block tensor: DEQUANT (to_dtype to a float dtype), QROWS
+   (embedding / index_select of rows: f32 rows), QLINEAR (x [..., K] @ w[N, K]^T, x's dtype).
+   The reference kernels dequantize each element to f64 (genie__dq_at) and compute in f64.
+   The fast QLINEAR quantizes each row of x as ggml does (per 32-element block for Q8_0/Q4_0
+   weights, per 256 for the K types: d = amax / 127, q = round(x / d) in [-127, 127]) and sums
+   integer products per block, scaled by the two blocks' d in f32: the weight is read once,
+   in blocks, never dequantized into memory. Its difference from the reference is bounded by
+   the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
+   plus f32 rounding of the sums (tests/test_gguf.c checks it with a 1.01 factor and 1e-5
+   relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
+   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
+   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
+   f32 GEMM instead (genie__q_prefill). */
+static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
+/* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
+static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q6_K's 6-bit quant (0..63) of element i (0..255) of block b, and its scale. */
+static int genie__q6k_q(const unsigned char *b, int i, int *scale) {
+    const int h = i / 128, r = i % 128, g = r / 32, l = r % 32;
+    const unsigned char *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+    const int lo = g & 1 ? ql[l + 32] : ql[l];
+    *scale = (int8_t)b[192 + 8 * h + g * 2 + l / 16];
+    return ((g & 2 ? lo >> 4 : lo & 0xF) | (((qh[l] >> (2 * g)) & 3) << 4));
+}
+/* Element j of the block at b, as f64 (the reference). */
+static double genie__dq_at(int dt, const unsigned char *b, int j) {
+    switch (dt) {
+    case GENIE_Q8_0: return (double)genie__f16_at(b) * (int8_t)b[2 + j];
+    case GENIE_Q4_0: return (double)genie__f16_at(b) * ((j < 16 ? b[2 + j] & 0xF : b[2 + j - 16] >> 4) - 8);
+    case GENIE_Q4_K: {
+        const int g = j / 32, c = g / 2, l = j % 32;
+        int sc, m;
+        const unsigned char q = b[16 + 32 * c + l];
+        genie__q4k_sm(b + 4, g, &sc, &m);
+        return (double)genie__f16_at(b) * sc * (g & 1 ? q >> 4 : q & 0xF) - (double)genie__f16_at(b + 2) * m;
+    }
+    default: {
+        int s, q = genie__q6k_q(b, j, &s);
+        return (double)genie__f16_at(b + 208) * s * (q - 32);
+    }
+    }
+}
+/* The element at storage element offset e of a block tensor at base. */
+static double genie__dq_elem(int dt, const void *base, int64_t e) {
+    const int64_t B = genie__blk_n(dt);
+    return genie__dq_at(dt, (const unsigned char *)base + (size_t)(e / B * genie__blk_b(dt)), (int)(e % B));
+}
+/* nblk blocks from b to f32 (the fast paths' dequantization, ggml's dequantize_row_*). */
+static void genie__dq_row(int dt, const unsigned char *b, int64_t nblk, float *y) {
+    int64_t k;
+    int j;
+    for (k = 0; k < nblk; k++) {
+        if (dt == GENIE_Q8_0) {
+            const float d = genie__f16_at(b);
+            for (j = 0; j < 32; j++) y[j] = d * (float)(int8_t)b[2 + j];
+            b += 34, y += 32;
+        } else if (dt == GENIE_Q4_0) {
+            const float d = genie__f16_at(b);
+            for (j = 0; j < 16; j++) {
+                y[j] = d * (float)((b[2 + j] & 0xF) - 8);
+                y[j + 16] = d * (float)((b[2 + j] >> 4) - 8);
+            }
+            b += 18, y += 32;
+        } else if (dt == GENIE_Q4_K) {
+            const float d = genie__f16_at(b), dmin = genie__f16_at(b + 2);
+            int g, sc, m;
+            for (g = 0; g < 8; g++) {
+                const unsigned char *q = b + 16 + 32 * (g / 2);
+                genie__q4k_sm(b + 4, g, &sc, &m);
+                for (j = 0; j < 32; j++) y[32 * g + j] = d * (float)sc * (float)(g & 1 ? q[j] >> 4 : q[j] & 0xF) - dmin * (float)m;
+            }
+            b += 144, y += 256;
+        } else { /* two halves of 128: four groups of 32, scales per 16 */
+            const float d = genie__f16_at(b + 208);
+            int h, g;
+            for (h = 0; h < 2; h++)
+                for (g = 0; g < 4; g++) {
+                    const unsigned char *ql = b + 64 * h + (g & 1 ? 32 : 0), *qh = b + 128 + 32 * h;
+                    const float d0 = d * (float)(int8_t)b[192 + 8 * h + 2 * g], d1 = d * (float)(int8_t)b[193 + 8 * h + 2 * g];
+                    float *yg = y + 128 * h + 32 * g;
+                    for (j = 0; j < 32; j++) {
+                        const int q = ((g & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * g)) & 3) << 4)) - 32;
+                        yg[j] = (j < 16 ? d0 : d1) * (float)q;
+                    }
+                }
+            b += 210, y += 256;
+        }
+    }
+}
+
+/* The reference: every element through the views, in f64. */
+static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *ov = n->out, *wv = n->op == GENIE__OP_QLINEAR ? n->in[1].v : n->in[0].v;
+    const int wdt = n->op == GENIE__OP_QLINEAR ? n->in[1].n->dtype : n->in[0].n->dtype;
+    const void *w = n->op == GENIE__OP_QLINEAR ? GENIE__IN(n, 1) : GENIE__IN(n, 0);
+    int64_t total = genie__numel(ov->ndim, ov->shape), lo, hi, i, offs[1];
+    const int64_t *sts[1];
+    genie__mi m;
+    int k;
+    if (n->op == GENIE__OP_QROWS) { /* every index checked first, by thread 0's message */
+        const genie__vspec *xv = n->in[1].v;
+        int64_t ni = genie__numel(xv->ndim, xv->shape);
+        for (i = 0; i < ni; i++) {
+            int64_t idx = genie__index_at(n, i);
+            if (idx < 0 || idx >= wv->shape[0]) {
+                if (ith == 0)
+                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
+                             (long long)idx, (long long)wv->shape[0]);
+                return GENIE_ERR_INDEX;
+            }
+        }
+    }
+    genie__share(total, ith, nth, &lo, &hi);
+    sts[0] = ov->strides;
+    offs[0] = ov->off;
+    genie__mi_init(&m, ov->ndim, ov->shape, 1, sts, offs, lo);
+    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
+        double v = 0;
+        if (n->op == GENIE__OP_DEQUANT) {
+            int64_t e = wv->off;
+            for (k = 0; k < wv->ndim; k++) e += m.ix[k] * wv->strides[k];
+            v = genie__dq_elem(wdt, w, e);
+        } else if (n->op == GENIE__OP_QROWS) {
+            const int64_t r = genie__index_at(n, i / wv->shape[1]);
+            v = genie__dq_elem(wdt, w, wv->off + r * wv->strides[0] + m.ix[ov->ndim - 1] * wv->strides[1]);
+        } else { /* out [..., N] = sum_k x[..., k] w[n, k] */
+            const genie__vspec *xv = n->in[0].v;
+            const int64_t K = wv->shape[1], col = m.ix[ov->ndim - 1];
+            int64_t xo = xv->off, kk;
+            for (k = 0; k < xv->ndim - 1; k++) xo += m.ix[k] * xv->strides[k];
+            for (kk = 0; kk < K; kk++)
+                v += genie__ldf(GENIE__IN(n, 0), xo + kk * xv->strides[xv->ndim - 1], n->in[0].n->dtype) *
+                     genie__dq_elem(wdt, w, wv->off + col * wv->strides[0] + kk * wv->strides[1]);
+        }
+        genie__stf(GENIE__OUT(n), m.off[0], n->dtype, v);
+    }
+    return GENIE_OK;
+}
+
+/* ---- the fast paths ---- */
+/* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
+   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
+static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    int64_t b;
+    int j;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        float amax = 0, id;
+        for (j = 0; j < QB; j++) amax = fabsf(xb[j]) > amax ? fabsf(xb[j]) : amax;
+        d[b] = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (j = 0; j < QB; j++) {
+            const float v = xb[j] * id;
+            int qi = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            qi = qi > 127 ? 127 : qi < -127 ? -127 : qi;
+            q[b * QB + j] = (int8_t)qi;
+            if (j % 32 == 0) s[(b * QB + j) / 32] = 0;
+            s[(b * QB + j) / 32] += qi;
+        }
+    }
+}
+typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
+/* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
+static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    float acc = 0;
+    int64_t b;
+    int j, g;
+    for (b = 0; b < nb; b++) {
+        int32_t isum = 0;
+        if (dt == GENIE_Q8_0) {
+            const int8_t *wq = (const int8_t *)(w + 2);
+            for (j = 0; j < 32; j++) isum += wq[j] * q[32 * b + j];
+            acc += genie__f16_at(w) * d[b] * (float)isum;
+            w += 34;
+        } else if (dt == GENIE_Q4_0) {
+            for (j = 0; j < 16; j++) isum += (w[2 + j] & 0xF) * q[32 * b + j] + (w[2 + j] >> 4) * q[32 * b + j + 16];
+            acc += genie__f16_at(w) * d[b] * (float)(isum - 8 * s[b]);
+            w += 18;
+        } else if (dt == GENIE_Q4_K) {
+            const int8_t *qb = q + 256 * b;
+            float sumf = 0, summ = 0;
+            for (g = 0; g < 8; g++) {
+                const unsigned char *wq = w + 16 + 32 * (g / 2);
+                int sc, m;
+                isum = 0;
+                genie__q4k_sm(w + 4, g, &sc, &m);
+                for (j = 0; j < 32; j++) isum += (g & 1 ? wq[j] >> 4 : wq[j] & 0xF) * qb[32 * g + j];
+                sumf += (float)(sc * isum);
+                summ += (float)(m * s[8 * b + g]);
+            }
+            acc += d[b] * (genie__f16_at(w) * sumf - genie__f16_at(w + 2) * summ);
+            w += 144;
+        } else {
+            const int8_t *qb = q + 256 * b;
+            int32_t tot = 0;
+            int h, l;
+            for (h = 0; h < 2; h++)
+                for (g = 0; g < 4; g++)
+                    for (l = 0; l < 32; l += 16) {
+                        int32_t part = 0;
+                        const int i0 = 128 * h + 32 * g + l;
+                        const int scale = (int8_t)w[192 + 8 * h + 2 * g + l / 16];
+                        for (j = 0; j < 16; j++) {
+                            const int ll = l + j;
+                            const unsigned char lo = g & 1 ? w[64 * h + ll + 32] : w[64 * h + ll];
+                            const int qq = ((g & 2 ? lo >> 4 : lo & 0xF) | (((w[128 + 32 * h + ll] >> (2 * g)) & 3) << 4)) - 32;
+                            part += qq * qb[i0 + j];
+                        }
+                        tot += scale * part;
+                    }
+            acc += genie__f16_at(w + 208) * d[b] * (float)tot;
+            w += 210;
+        }
+    }
+    return acc;
+}
+#ifdef GENIE__X86
+#define GENIE__VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
+/* An f16 by F16C: inside the SIMD kernels (genie__h2f, compiled for SSE, stalls there on
+   the AVX state's transition: 0.5 us a call measured). */
+static GENIE__AVX2 float genie__f16_x86(const unsigned char *p) { return _cvtsh_ss((unsigned short)(p[0] | p[1] << 8)); }
+static GENIE__AVX2 float genie__hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+/* Q4_0's 16 bytes of nibbles as 32 unsigned bytes in element order (low nibbles, then high). */
+static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)qs), m = _mm_set1_epi8(0xF);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+}
+/* 8 i32 sums of u8 x s8 products, 4 adjacent pairs each: vpmaddubsw then vpmaddwd (no overflow:
+   |u s| <= 255 * 127 per product, two per i16 only when u <= 15 or |s| <= 127 and u = |w| <= 128). */
+static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+/* The K types' dot with DP(u, s) the 8 i32 sums of u8 x s8 products: Q4_K's nibbles per 32
+   (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's 6-bit q per 32
+   minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
+#define GENIE__QDOT_K(NAME, ATTR, DP)                                                                                   \
+    static ATTR float NAME(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) { \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
+        float accm = 0;                                                                                                 \
+        int64_t b;                                                                                                      \
+        int c, g, h;                                                                                                    \
+        for (b = 0; b < nb; b++) {                                                                                      \
+            const int8_t *qb = q + 256 * b;                                                                             \
+            __m256i iacc = _mm256_setzero_si256();                                                                      \
+            if (dt == GENIE_Q4_K) {                                                                                     \
+                int sc[8], mn[8], summ = 0;                                                                             \
+                for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
+                    const unsigned char *sq = w + 4;                                                                    \
+                    sc[g] = g < 4 ? sq[g] & 63 : (sq[g + 4] & 0xF) | ((sq[g - 4] >> 6) << 4);                            \
+                    mn[g] = g < 4 ? sq[g + 4] & 63 : (sq[g + 4] >> 4) | ((sq[g] >> 6) << 4);                             \
+                    summ += mn[g] * s[8 * b + g];                                                                       \
+                }                                                                                                       \
+                for (c = 0; c < 4; c++) {                                                                               \
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
+                    const __m256i pe = DP(_mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c)));  \
+                    const __m256i po = DP(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                               \
+                                          _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));                     \
+                    iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
+                                                                   _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
+                accm += genie__f16_x86(w + 2) * d[b] * (float)summ;                                                      \
+                w += 144;                                                                                               \
+            } else {                                                                                                    \
+                for (h = 0; h < 2; h++) {                                                                               \
+                    const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
+                    const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
+                    const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
+                    for (g = 0; g < 4; g++) {                                                                           \
+                        const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
+                        const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
+                        const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
+                        const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
+                        const __m256i p = _mm256_sub_epi32(DP(_mm256_or_si256(l4, hb), x), DP(k32, x));                 \
+                        const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
+                        iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
+                    }                                                                                                   \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
+                w += 210;                                                                                               \
+            }                                                                                                           \
+        }                                                                                                               \
+        return genie__hsum8(acc) - accm;                                                                                \
+    }
+#define GENIE__DP_VNNI(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (u), (s))
+GENIE__QDOT_K(genie__qdot_k_avx2, GENIE__AVX2, genie__dpbusd_avx2)
+GENIE__QDOT_K(genie__qdot_k_vnni, GENIE__VNNI, GENIE__DP_VNNI)
+static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    __m256 acc = _mm256_setzero_ps();
+    int64_t b;
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_avx2(dt, w, nb, q, d, s);
+    for (b = 0; b < nb; b++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
+        __m256i isum;
+        float scale;
+        if (dt == GENIE_Q8_0) {
+            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
+            isum = genie__dpbusd_avx2(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
+            scale = genie__f16_x86(w) * d[b];
+            w += 34;
+        } else {
+            isum = _mm256_sub_epi32(genie__dpbusd_avx2(genie__q4_bytes(w + 2), x), _mm256_setr_epi32(8 * s[b], 0, 0, 0, 0, 0, 0, 0));
+            scale = genie__f16_x86(w) * d[b];
+            w += 18;
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+    }
+    return genie__hsum8(acc);
+}
+static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    __m256 acc = _mm256_setzero_ps();
+    int64_t b;
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_vnni(dt, w, nb, q, d, s);
+    for (b = 0; b < nb; b++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
+        __m256i isum;
+        float scale;
+        if (dt == GENIE_Q8_0) {
+            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
+            isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
+            scale = genie__f16_x86(w) * d[b];
+            w += 34;
+        } else {
+            isum = _mm256_dpbusd_epi32(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);
+            scale = genie__f16_x86(w) * d[b];
+            w += 18;
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+    }
+    return genie__hsum8(acc);
+}
+static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
+#endif
+/* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
+static int genie__qrows_ok(const genie__vspec *wv, int dt) {
+    return wv->ndim == 2 && (wv->strides[1] == 1 || wv->shape[1] <= 1) && wv->shape[1] % genie__blk_n(dt) == 0 &&
+           wv->off % genie__blk_n(dt) == 0 && (wv->strides[0] % genie__blk_n(dt) == 0 || wv->shape[0] <= 1);
+}
+static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv, int dt, int64_t r) {
+    const int64_t e = wv->off + r * wv->strides[0];
+    return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
+}
+/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight) and computes
+   output columns [lo, hi) for all rows, 8 weight rows at a time (they stay in L1 while
+   each row of x passes). */
+static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
+    int64_t lo, hi, r, c, c0, k;
+    int8_t *q;
+    float *d, *xf;
+    int32_t *s;
+    char *mem;
+    genie__mi m;
+    const int64_t *sts[1];
+    genie__share(N, ith, nth, &lo, &hi);
+    mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
+    if (!mem) {
+        snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
+        return GENIE_ERR_OOM;
+    }
+    xf = (float *)mem;
+    d = xf + K;
+    s = (int32_t *)(d + rows * nb);
+    q = (int8_t *)(s + rows * (K / 32));
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, 0);
+    for (r = 0; r < rows; r++, genie__mi_next(&m)) {
+        if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
+    }
+    for (c0 = lo; c0 < hi; c0 += 8) {
+        const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
+        for (r = 0; r < rows; r++)
+            for (c = c0; c < c1; c++) {
+                const float v = dot(wdt, genie__qrow(GENIE__IN(n, 1), wv, wdt, c), wnb,
+                                    q + r * K, d + r * nb, s + r * (K / 32));
+                const int64_t o = n->out->off + r * N + c;
+                if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v;
+                else genie__stf(GENIE__OUT(n), o, n->dtype, v);
+            }
+    }
+    GENIE_FREE(mem);
+    return GENIE_OK;
+}
+static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear(p, ith, nth, genie__qdot_generic);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2); }
+static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni); }
+#endif
+/* Fast DEQUANT and QROWS: whole rows of blocks dequantized to f32, then stored. */
+static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *wv = n->in[0].v;
+    const int wdt = n->in[0].n->dtype;
+    const int64_t D = wv->shape[wv->ndim - 1];
+    const int64_t rows = n->op == GENIE__OP_QROWS ? genie__numel(n->in[1].v->ndim, n->in[1].v->shape) : genie__numel(wv->ndim - 1, wv->shape);
+    int64_t lo, hi, r, k;
+    float *y = (float *)GENIE_MALLOC((size_t)(D > 0 ? D : 1) * 4); /* a row, unless it goes straight to an f32 out */
+    if (!y) {
+        snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]);
+        return GENIE_ERR_OOM;
+    }
+    if (n->op == GENIE__OP_QROWS)
+        for (r = 0; r < rows; r++) {
+            const int64_t idx = genie__index_at(n, r);
+            if (idx < 0 || idx >= wv->shape[0]) {
+                if (ith == 0)
+                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
+                             (long long)idx, (long long)wv->shape[0]);
+                GENIE_FREE(y);
+                return GENIE_ERR_INDEX;
+            }
+        }
+    genie__share(rows, ith, nth, &lo, &hi);
+    for (r = lo; r < hi; r++) {
+        int64_t e = wv->off, rr = n->op == GENIE__OP_QROWS ? genie__index_at(n, r) : r, dd;
+        const int64_t o = n->out->off + r * D;
+        if (n->op == GENIE__OP_QROWS) e += rr * wv->strides[0];
+        else
+            for (dd = wv->ndim - 2; dd >= 0; dd--) {
+                e += (rr % wv->shape[dd]) * wv->strides[dd];
+                rr /= wv->shape[dd];
+            }
+        genie__dq_row(wdt, (const unsigned char *)GENIE__IN(n, 0) + (size_t)(e / genie__blk_n(wdt) * genie__blk_b(wdt)),
+                      D / genie__blk_n(wdt), n->dtype == GENIE_F32 ? (float *)GENIE__OUT(n) + o : y);
+        if (n->dtype != GENIE_F32)
+            for (k = 0; k < D; k++) genie__stf(GENIE__OUT(n), o + k, n->dtype, y[k]);
+    }
+    GENIE_FREE(y);
+    return GENIE_OK;
+}
+/* The fast kernel for a QUANT node, or NULL (the reference). */
+static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *ov = n->out;
+    if (p->epi || ctx->cpu == GENIE_CPU_REFERENCE || !n->buf || !genie__is_contig(ov->ndim, ov->shape, ov->strides)) return NULL;
+    if (n->op == GENIE__OP_QLINEAR) {
+        const genie__vspec *wv = n->in[1].v;
+        if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
+        genie__kernel fn = genie__k_qlinear_generic;
+#ifdef GENIE__X86
+        if (ctx->cpu == GENIE_CPU_AVX512 && genie__vnni_runs()) fn = genie__k_qlinear_vnni;
+        else if (ctx->cpu >= GENIE_CPU_AVX2) fn = genie__k_qlinear_avx2;
+#endif
+        return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], fn);
+    }
+    {
+        const genie__vspec *wv = n->in[0].v;
+        const int64_t B = genie__blk_n(n->in[0].n->dtype);
+        int dd;
+        if (wv->ndim < 1 || wv->strides[wv->ndim - 1] != 1 || wv->shape[wv->ndim - 1] % B != 0 || wv->off % B != 0) return NULL;
+        for (dd = 0; dd < wv->ndim - 1; dd++)
+            if (wv->strides[dd] % B != 0 && wv->shape[dd] > 1) return NULL;
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_dqrows);
+    }
+}
+
 /* >>api ------------------------------------------------------------------- */
 /* ---- context ---- */
 GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
@@ -14313,6 +15417,19 @@ GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
 
 /* ---- helpers shared by the operations ---- */
 #define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
+/* The public functions that take a tensor of a block dtype (>>gguf): views (their
+   result checked by genie__view_of), to_dtype, the products and row gathers. */
+static int genie__block_op(const char *fn) {
+    static const char *const ok[] = {"genie_view", "genie_reshape", "genie_permute", "genie_transpose", "genie_t",
+                                     "genie_expand", "genie_squeeze", "genie_unsqueeze", "genie_slice", "genie_select",
+                                     "genie_narrow", "genie_split", "genie_chunk", "genie_unbind", "genie_alias",
+                                     "genie_to_dtype", "genie_matmul", "genie_linear", "genie_embedding",
+                                     "genie_index_select", "genie_realize"};
+    size_t i;
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(fn, ok[i]) == 0) return 1;
+    return 0;
+}
 /* An optional input (NULL is fine) must belong to this context. */
 static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
     if (t && genie__dead(t)) {
@@ -14322,6 +15439,11 @@ static int genie__mine(genie_ctx *ctx, const char *fn, const genie_tensor *t) {
     }
     if (t && GENIE__CTX(t) != ctx) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a tensor of another context was passed", fn);
+        return 0;
+    }
+    if (t && GENIE__IS_BLOCK(t->st->dtype) && !genie__block_op(fn)) {
+        genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for a tensor of block dtype %s (views keeping whole blocks, "
+                    "to_dtype, linear, matmul, embedding and index_select are)", fn, genie__dt_names[t->st->dtype]);
         return 0;
     }
     return 1;
@@ -14363,6 +15485,10 @@ static int genie__check_shape(genie_ctx *ctx, const char *fn, int nd, const int6
 }
 static int genie__check_dtype(genie_ctx *ctx, const char *fn, int dt) {
     if (!genie__dt_valid(dt)) { genie__fail(ctx, GENIE_ERR_DTYPE, "%s: invalid dtype %d", fn, dt); return 0; }
+    if (GENIE__IS_BLOCK(dt)) { /* only genie_gguf_get makes one */
+        genie__fail(ctx, GENIE_ERR_DTYPE, "%s: dtype %s is a block dtype: not supported here", fn, genie__dt_names[dt]);
+        return 0;
+    }
     return 1;
 }
 /* ATen's result_type: dimensioned tensors, then 0-dim tensors, then a Python float. */
@@ -14448,6 +15574,13 @@ static genie_tensor *genie__view_of(genie_ctx *ctx, genie_tensor *t, int op, int
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_OVERFLOW, "%s: a view of shape %s: its number of elements overflows int64",
                                            genie__op_names[op], genie__fmt_shape(sb, nd, shape));
     }
+    if (GENIE__IS_BLOCK(t->st->dtype) && !genie__blk_view_ok(t->st->dtype, nd, shape, st, off)) {
+        char sb[200];
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a view of shape %s of a %s tensor must keep whole "
+                                           "blocks of %lld along a unit-stride dim", genie__op_names[op] + 6,
+                                           genie__fmt_shape(sb, nd, shape), genie__dt_names[t->st->dtype],
+                                           (long long)genie__blk_n(t->st->dtype));
+    }
     v = genie__vspec_new(ctx, nd, shape, st, off);
     if (!v) return (genie_tensor *)GENIE__OOM(ctx, genie__op_names[op]);
     ctx->stats.views_created++;
@@ -14462,6 +15595,92 @@ static genie_tensor *genie__self(genie_ctx *ctx, genie_tensor *t, int op) {
     genie_tensor *r = genie__alias(ctx, t, op);
     if (r) r->self = t->self;
     return r;
+}
+
+/* ---- capture of the block dtypes' operations (called by to_dtype, linear, matmul,
+   embedding and index_select) ---- */
+static int genie__q_float(int dt) { return dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16 || dt == GENIE_F64; }
+/* to_dtype of a block tensor: its values dequantized, contiguous, in dt (a float dtype). */
+static genie_tensor *genie__q_dequant(genie_ctx *ctx, genie_tensor *t, int dt) {
+    genie__vspec *v;
+    genie__node *n;
+    if (!genie__dt_valid(dt) || !genie__q_float(dt))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "genie_to_dtype: a %s tensor converts to f32, f16, bf16 or f64, not %s",
+                                           genie__dt_names[t->st->dtype], genie__dt_valid(dt) ? genie__dt_names[dt] : "an invalid dtype");
+    n = genie__begin(ctx, GENIE__OP_DEQUANT, dt, t->v->ndim, t->v->shape, NULL, 1, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
+}
+/* Prefill: an f32 x of more rows than this multiplies dequantized panels of the weight
+   (f32 [P, K], P rows of w at a time: the f32 GEMM packs them) instead of quantizing x: the
+   integer kernel re-reads x's rows for every 8 weight rows. */
+#define GENIE__Q_PREFILL_ROWS 16
+static genie_tensor *genie__q_prefill(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, const int64_t wsh[2],
+                                      const int64_t wst[2], int64_t woff) {
+    const int64_t N = wsh[0], K = wsh[1], P = GENIE__MAX((int64_t)512, (N + 63) / 64);
+    genie_tensor *parts[64];
+    int np = 0;
+    int64_t c;
+    for (c = 0; c < N; c += P) {
+        const int64_t sh[2] = {GENIE__MIN(P, N - c), K};
+        genie__vspec *v;
+        genie__node *n = genie__begin(ctx, GENIE__OP_DEQUANT, GENIE_F32, 2, sh, NULL, 1, &v);
+        genie_tensor *d;
+        if (!n) break;
+        if (!genie__in(ctx, n, 0, w, genie__vspec_new(ctx, 2, sh, wst, woff + c * wst[0]))) { genie__abort(ctx, n, v); break; }
+        d = genie__result(ctx, n, v);
+        parts[np++] = d ? genie_linear(ctx, x, d, NULL) : NULL;
+        if (!parts[np - 1]) break;
+    }
+    if (ctx->err) return NULL;
+    return np == 1 ? parts[0] : genie_cat(ctx, np, parts, -1); /* (the pool owns the parts) */
+}
+/* x [..., K] @ w^T for w (a handle of a block dtype) read through wv = [N, K] (K its
+   block dim): [..., N] in x's dtype. */
+static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tensor *x, genie_tensor *w, int64_t N, int64_t K,
+                                     const int64_t wst[2], int64_t woff) {
+    char s1[200], s2[200];
+    int64_t shape[GENIE__MAXD], wsh[2];
+    int xn = x->v->ndim;
+    genie__vspec *v;
+    genie__node *n;
+    if (!genie__q_float(x->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a %s weight needs an f32, f16, bf16 or f64 input, got %s", fn,
+                                           genie__dt_names[w->st->dtype], genie__dt_names[x->st->dtype]);
+    if (xn < 1 || x->v->shape[xn - 1] != K)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: input %s and a %s weight of [%lld, %lld] (out, in) cannot be multiplied",
+                                           fn, genie__fmt_shape(s1, xn, x->v->shape), genie__dt_names[w->st->dtype], (long long)N, (long long)K);
+    if (!(wst[1] == 1 || K <= 1) || K % genie__blk_n(w->st->dtype) != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a %s weight must be read along its blocks (x @ w.t() or linear(x, w)), got %s",
+                                           fn, genie__dt_names[w->st->dtype], genie__fmt_shape(s2, w->v->ndim, w->v->shape));
+    wsh[0] = N;
+    wsh[1] = K;
+    if (ctx->cpu != GENIE_CPU_REFERENCE && x->st->dtype == GENIE_F32 && genie__numel(xn - 1, x->v->shape) > GENIE__Q_PREFILL_ROWS &&
+        N > 0 && K > 0)
+        return genie__q_prefill(ctx, x, w, wsh, wst, woff);
+    memcpy(shape, x->v->shape, (size_t)xn * 8);
+    shape[xn - 1] = N;
+    n = genie__begin(ctx, GENIE__OP_QLINEAR, x->st->dtype, xn, shape, NULL, 2, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, x, genie__vspec_retain(x->v)) || !genie__in(ctx, n, 1, w, genie__vspec_new(ctx, 2, wsh, wst, woff))) {
+        return genie__abort(ctx, n, v);
+    }
+    return genie__result(ctx, n, v);
+}
+/* Rows of a 2-D block tensor w picked by integer indices: f32 [nd, shape]. */
+static genie_tensor *genie__q_rows(genie_ctx *ctx, const char *fn, genie_tensor *w, genie_tensor *idx, int nd, const int64_t *shape) {
+    char s1[200];
+    genie__vspec *v;
+    genie__node *n;
+    if (w->v->ndim != 2 || !genie__blk_view_ok(w->st->dtype, 1, w->v->shape + 1, w->v->strides + 1, 0))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: rows of a %s tensor %s are picked along dim 0 of a 2-D tensor whose rows are blocks",
+                                           fn, genie__dt_names[w->st->dtype], genie__fmt_shape(s1, w->v->ndim, w->v->shape));
+    n = genie__begin(ctx, GENIE__OP_QROWS, GENIE_F32, nd, shape, NULL, 2, &v);
+    if (!n) return NULL;
+    if (!genie__in(ctx, n, 0, w, genie__vspec_retain(w->v)) || !genie__in(ctx, n, 1, idx, genie__vspec_retain(idx->v)))
+        return genie__abort(ctx, n, v);
+    return genie__result(ctx, n, v);
 }
 
 /* ---- making tensors ---- */
@@ -14682,7 +15901,7 @@ GENIEDEF genie_result genie_read(genie_ctx *ctx, genie_tensor *t, genie_dtype as
     const int64_t *st;
     if (!ctx) return GENIE_ERR_INVALID_ARG;
     if (ctx->err) return ctx->err;
-    if (!t || !genie__dt_valid(as) || (!dst && dst_bytes)) {
+    if (!t || !genie__dt_valid(as) || GENIE__IS_BLOCK(as) || (!dst && dst_bytes)) {
         genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: NULL tensor or destination, or invalid dtype", fn);
         return GENIE_ERR_INVALID_ARG;
     }
@@ -15181,6 +16400,13 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, a) || !genie__need(ctx, fn, b)) return NULL;
+    if (GENIE__IS_BLOCK(b->st->dtype) && !GENIE__IS_BLOCK(a->st->dtype) && b->v->ndim == 2) { /* x @ w.t(): w [N, K] */
+        const int64_t wst[2] = {b->v->strides[1], b->v->strides[0]};
+        return genie__q_linear(ctx, fn, a, b, b->v->shape[1], b->v->shape[0], wst, b->v->off);
+    }
+    if (GENIE__IS_BLOCK(a->st->dtype) || GENIE__IS_BLOCK(b->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a block dtype is supported as a 2-D right operand w.t() only (got %s @ %s)",
+                                           fn, genie__dt_names[a->st->dtype], genie__dt_names[b->st->dtype]);
     an = a->v->ndim;
     bn = b->v->ndim;
     if (an == 0 || bn == 0)
@@ -15264,6 +16490,20 @@ GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tenso
     genie__node *n;
     GENIE__ENTER(ctx);
     if (!genie__need(ctx, fn, x) || !genie__need(ctx, fn, w) || !genie__mine(ctx, fn, b)) return NULL;
+    if (GENIE__IS_BLOCK(w->st->dtype) && !GENIE__IS_BLOCK(x->st->dtype) && (!b || !GENIE__IS_BLOCK(b->st->dtype))) {
+        genie_tensor *y;
+        if (w->v->ndim != 2)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected a 2-D weight, got %s", fn,
+                                               genie__fmt_shape(s2, w->v->ndim, w->v->shape));
+        if (b && b->st->dtype != x->st->dtype)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected input and bias of one dtype, got %s and %s", fn,
+                                               genie__dt_names[x->st->dtype], genie__dt_names[b->st->dtype]);
+        y = genie__q_linear(ctx, fn, x, w, w->v->shape[0], w->v->shape[1], w->v->strides, w->v->off);
+        return b && y ? genie_add(ctx, y, b) : y;
+    }
+    if (GENIE__IS_BLOCK(x->st->dtype) || GENIE__IS_BLOCK(w->st->dtype) || (b && GENIE__IS_BLOCK(b->st->dtype)))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a block dtype is supported as the weight only (got %s, %s and %s)", fn,
+                                           genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype], b ? genie__dt_names[b->st->dtype] : "none");
     xn = x->v->ndim;
     if (xn < 1 || w->v->ndim != 2)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected input of at least 1 dim and a 2-D weight, got %s and %s", fn,
@@ -15414,7 +16654,9 @@ static genie_tensor *genie__copy_node(genie_ctx *ctx, int op, genie_tensor *t, i
 GENIEDEF genie_tensor *genie_to_dtype(genie_ctx *ctx, genie_tensor *t, genie_dtype dt) {
     int64_t st[GENIE__MAXD];
     GENIE__ENTER(ctx);
-    if (!genie__need(ctx, "genie_to_dtype", t) || !genie__check_dtype(ctx, "genie_to_dtype", dt)) return NULL;
+    if (!genie__need(ctx, "genie_to_dtype", t)) return NULL;
+    if (GENIE__IS_BLOCK(t->st->dtype)) return genie__q_dequant(ctx, t, dt);
+    if (!genie__check_dtype(ctx, "genie_to_dtype", dt)) return NULL;
     if ((int)dt == t->st->dtype) return genie__self(ctx, t, GENIE__OP_TO);
     genie__preserve_layout(t->v, st);
     return genie__copy_node(ctx, GENIE__OP_TO, t, dt, st);
@@ -15486,6 +16728,9 @@ static genie_tensor *genie__view_or_reshape(genie_ctx *ctx, genie_tensor *t, int
     if (!reshape)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_VIEW, "%s: view size is not compatible with input tensor's size and stride "
                                            "(at least one dimension spans across two contiguous subspaces); use reshape instead", fn);
+    if (GENIE__IS_BLOCK(t->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a %s tensor is reshaped only as a view (no copy)", fn,
+                                           genie__dt_names[t->st->dtype]);
     /* reshape copies: a contiguous copy in t's shape, seen through the new shape */
     n = genie__begin(ctx, GENIE__OP_RESHAPE_COPY, t->st->dtype, t->v->ndim, t->v->shape, NULL, 1, &cv);
     if (!n) return NULL;
@@ -15850,6 +17095,12 @@ GENIEDEF genie_tensor *genie_index_select(genie_ctx *ctx, genie_tensor *t, int64
     if (t->v->ndim) shape[d] = genie__numel(index->v->ndim, index->v->shape);
     else if (genie__numel(index->v->ndim, index->v->shape) != 1)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: index_select of a 0-dim tensor needs exactly one index", fn);
+    if (GENIE__IS_BLOCK(t->st->dtype)) {
+        if (d != 0 || t->v->ndim != 2)
+            return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: a %s tensor's rows are selected along dim 0 of a 2-D tensor only",
+                                               fn, genie__dt_names[t->st->dtype]);
+        return genie__q_rows(ctx, fn, t, index, 2, shape);
+    }
     n = genie__begin(ctx, GENIE__OP_INDEX_SELECT, t->st->dtype, t->v->ndim, shape, NULL, 2, &v);
     if (!n) return NULL;
     n->a.i[0] = d;
@@ -15900,6 +17151,7 @@ GENIEDEF genie_tensor *genie_embedding(genie_ctx *ctx, genie_tensor *weight, gen
     if (nd > GENIE__MAXD) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: too many dims", fn);
     memcpy(shape, indices->v->shape, (size_t)indices->v->ndim * 8);
     shape[nd - 1] = weight->v->shape[1];
+    if (GENIE__IS_BLOCK(weight->st->dtype)) return genie__q_rows(ctx, fn, weight, indices, nd, shape);
     n = genie__begin(ctx, GENIE__OP_EMBEDDING, weight->st->dtype, nd, shape, NULL, 2, &v);
     if (!n) return NULL;
     if (!genie__in(ctx, n, 0, weight, genie__vspec_retain(weight->v)) || !genie__in(ctx, n, 1, indices, genie__vspec_retain(indices->v)))

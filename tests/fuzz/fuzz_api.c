@@ -125,7 +125,7 @@ static double fz_double(fz_in *in) {
 }
 static genie_dtype fz_dtype(fz_in *in) {
     unsigned b = u8(in);
-    if (b < 250) return (genie_dtype)(b % GENIE_DTYPE_COUNT);
+    if (b < 250) return (genie_dtype)(b % GENIE_Q8_0); /* the element dtypes (the block dtypes follow) */
     return (genie_dtype)(b & 1 ? -1 : 77);
 }
 
@@ -250,7 +250,7 @@ static void fz_materialize(fz_in *in) {
         r = genie_realize(fz.ctx, 1, &s->t);
     } else if (how == 1) {
         static unsigned char buf[8192 + 16];
-        genie_dtype as = (genie_dtype)(u8(in) % GENIE_DTYPE_COUNT);
+        genie_dtype as = (genie_dtype)(u8(in) % GENIE_Q8_0); /* an element dtype */
         int64_t n = dead ? 1 : genie_numel(s->t);
         size_t bytes = (size_t)n * genie_dtype_size(as);
         if (bytes > 8192) return;
@@ -378,7 +378,7 @@ static void fz_step(fz_in *in) {
         break;
     }
     case OP_FROM_BLOB: {
-        genie_dtype dt = (genie_dtype)(u8(in) % GENIE_DTYPE_COUNT);
+        genie_dtype dt = (genie_dtype)(u8(in) % GENIE_Q8_0); /* an element dtype */
         int strided = u8(in) & 1;
         fz_i128 ext = 0, lo = 0, term, big = (fz_i128)1 << 80;
         int empty = 0, null_data = u8(in) % 4 == 0;
