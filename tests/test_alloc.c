@@ -276,15 +276,15 @@ static int prog_no_pool(genie_ctx *ctx) {
 
 typedef struct { const char *name; int (*fn)(genie_ctx *); genie_ctx_desc desc; } aprog;
 static const aprog progs[] = {
-    {"capture, realize, tuples, views, in-place, dump, loop", program, {0, 0, GENIE_CPU_AUTO, NULL}},
-    {"the MLP example", prog_mlp, {0, 0, GENIE_CPU_AUTO, NULL}},
-    {"the KV-cache example", prog_kv_cache, {0, 0, GENIE_CPU_AUTO, NULL}},
-    {"tuples, view chains, joins, indexing, conv2d", prog_tuples_views, {1, 0, GENIE_CPU_AUTO, NULL}},
-    {"the planner and fused groups", prog_planner_fused, {1, 0, GENIE_CPU_AUTO, NULL}},
-    {"the reference kernels", prog_planner_fused, {1, 0, GENIE_CPU_REFERENCE, NULL}},
-    {"the thread pool", prog_threads, {2, 0, GENIE_CPU_AUTO, NULL}},
-    {"the pack cache", prog_pack_cache, {1, 0, GENIE_CPU_AUTO, NULL}},
-    {"a no_pool context", prog_no_pool, {1, 1, GENIE_CPU_AUTO, NULL}},
+    {"capture, realize, tuples, views, in-place, dump, loop", program, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"the MLP example", prog_mlp, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"the KV-cache example", prog_kv_cache, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"tuples, view chains, joins, indexing, conv2d", prog_tuples_views, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"the planner and fused groups", prog_planner_fused, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"the reference kernels", prog_planner_fused, {1, 0, GENIE_CPU_REFERENCE, NULL, NULL}},
+    {"the thread pool", prog_threads, {2, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"the pack cache", prog_pack_cache, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
+    {"a no_pool context", prog_no_pool, {1, 1, GENIE_CPU_AUTO, NULL, NULL}},
 };
 
 /* After a failure and genie_clear_error the context computes on. */
