@@ -21,7 +21,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_lazy
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -58,6 +58,10 @@ test-vmath-all: $(BUILD)/vmath_all
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
 $(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# ---- laziness (docs/lazy.md): a realize writes what it is asked for; cheap intermediates stay deferred ----
+$(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# ---- end laziness ----
 # the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
 $(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
@@ -107,7 +111,7 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples $(BUILD)/test_lazy
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
@@ -115,6 +119,7 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backen
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
+	$(BUILD)/test_lazy
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
@@ -193,6 +198,7 @@ asan: | $(BUILD)
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
+	build-asan/test_lazy
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
