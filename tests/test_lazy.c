@@ -300,8 +300,13 @@ static void test_steady_loop(void) {
     CHECK(ok);
     CHECK(s.tape_cache_misses == s10.tape_cache_misses); /* a steady loop plans nothing */
     CHECK(s.nodes_live == s10.nodes_live && s.bytes_live == s10.bytes_live);
+#if GENIE__QUARANTINE /* GENIE_DEBUG or ASan: dead handles' slots are never reused, so the slabs grow */
+    if (fused) printf("skip: every byte genie holds stays flat over a loop (dead handles are quarantined in this build)\n");
+    (void)held10;
+#else
     CHECK(g_held == held10); /* every byte genie holds, its lists included */
     if (g_held != held10) printf("  held after 10 steps %lld, after 10000 %lld\n", held10, g_held);
+#endif
     CHECK_FUSED(s.nodes_deferred - s10.nodes_deferred == 9990u * 7u);
     CHECK_FUSED(s.bytes_total - s10.bytes_total == 9990u * 64u * sizeof(float));
     CHECK(s.nodes_recomputed == s10.nodes_recomputed);
