@@ -95,7 +95,9 @@ static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps,
     genie_ctx_destroy(ctx);
 }
 
-/* the chain's memory bound: out = relu(1 - x*0.5 + x), then its max, one pass (median us) */
+/* the chain's memory bound: one pass reading x and writing out = relu(1 - x*0.5 + x) (the
+   amax then reads out again, as genie's row group does not: genie's own pass may beat this
+   plain loop, whose max the compiler does not vectorize) (median us) */
 static double bound_us(int64_t n, int steps) {
     float *x = (float *)malloc((size_t)n * 4), *out = (float *)malloc((size_t)n * 4), m = 0;
     double *t = (double *)malloc((size_t)steps * sizeof(double)), r;
