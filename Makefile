@@ -26,7 +26,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay ## the examples and the test programs
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_lazy ## the examples and the test programs
 
 # every target with its `## text`, in the Makefile's order
 help: ## print every target with its one-line description
@@ -67,6 +67,10 @@ test-vmath-all: $(BUILD)/vmath_all ## every f32 input through the SIMD transcend
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
 $(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# ---- laziness (docs/lazy.md): a realize writes what it is asked for; cheap intermediates stay deferred ----
+$(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+# ---- end laziness ----
 # the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
 $(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
@@ -124,7 +128,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # every suite at full size (CI's last step); make check: everything CI runs. The test programs are
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
-TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay \
+TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/test_lazy $(BUILD)/fuzz_replay \
             $(BUILD)/fuzz_remote_replay $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
@@ -139,6 +143,7 @@ define run_tests
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
+	$(BUILD)/test_lazy
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
@@ -246,6 +251,7 @@ asan: | $(BUILD) ## examples and every test under AddressSanitizer + UBSan (buil
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
+	build-asan/test_lazy
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main

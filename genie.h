@@ -285,6 +285,10 @@ typedef struct genie_stats {
     uint64_t remote_messages_sent, remote_messages_received;
     uint64_t remote_bytes_sent, remote_bytes_received;
     uint64_t remote_round_trips;
+    /* laziness at a realize (see "deferred values" at ">>fuse" in the implementation) */
+    uint64_t nodes_deferred;   /* cheap values a handle can read that a realize computed only inside
+                                  a fused group, for what it was asked, and left lazy (not written) */
+    uint64_t nodes_recomputed; /* deferred values computed again by a later realize */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -1621,6 +1625,9 @@ typedef struct genie__args {
 } genie__args;
 
 enum { GENIE__PENDING = 0, GENIE__DONE = 1, GENIE__FAILED = 2 };
+/* Node flags: an in-place write (a version made by genie__commit); a deferred value (pending,
+   left lazy by a realize that computed it only in a fused group's registers: see ">>fuse") */
+enum { GENIE__NF_INPLACE = 1, GENIE__NF_DEFERRED = 2, GENIE__NF_ORDERED = 4 };
 
 /* Where a value was captured: the module path and phase in force, interned per context
    as a pair (one pointer per node and handle, which also gives a handle its context);
@@ -1637,7 +1644,7 @@ typedef struct genie__node {
     int32_t refs;
     uint8_t op;
     uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
-    uint8_t state, inplace, has_scalar, err_code; /* err_code: -genie_result */
+    uint8_t state, flags, has_scalar, err_code; /* flags: GENIE__NF_*; err_code: -genie_result */
     uint8_t role;            /* genie_role_id, found by genie__roles (>>scope), never at capture */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
@@ -1736,6 +1743,13 @@ struct genie_ctx {
        insides), a loop's slots would scatter, and the walk's and capture's prefetches along
        the slab would miss (tiny nodes over 25 runs: walk 50 -> 90-135 ns a node, capture 43 -> 92) */
     struct genie__node **wk_free, **tape_free;
+    /* deferred nodes (genie__fgroup_defer), weakly: an entry whose node was computed or freed
+       since (refs 0, or the flag gone) is dropped when the list is compacted, and so is a
+       second entry of a slot reused by another deferred node. Read only to find the deferred
+       readers of an in-place write's old version (genie__readers_first). */
+    struct genie__node **dfr;
+    int64_t ndfr, capdfr;
+    int dfr_first; /* a realize of such readers is running */
     int64_t capwk_free, ntape_free; /* tape_free's length: the running tape's */
     const genie_backend *be;  /* the backend in use, or NULL: the CPU executor alone */
     void *be_state;
@@ -2748,6 +2762,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
 static int genie__fusable(const genie__node *n);
 static int genie__groupable(const genie__node *n, int cpu);
 static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
+static void genie__fgroup_deferred(genie_ctx *ctx, const struct genie__fgroup *g);
 
 /* One tape entry (seed 003): the node, how many later entries read it, and how it runs
    (inside a group, as a group's root, as a product's epilogue, taking an input's buffer). */
@@ -2759,8 +2774,10 @@ typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a 
         struct genie__fgroup *built; /* the group this node is the root of (planned now) */
         const char *kept;            /* or (fg_kept): as kept by the tape cache, bound when it runs */
     } fg;
-    uint8_t inner;             /* computed inside a fused group (written only if readable later) */
+    uint8_t inner;             /* computed inside a fused group (written only if asked for, or expensive
+                                  and readable later: genie__fgroup_defer) */
     uint8_t fg_kept;
+    uint8_t root;              /* one of the nodes this realize was asked for: always written */
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
 } genie__tape_op;
 GENIE__STATIC_ASSERT(tape_op_line, sizeof(genie__tape_op) <= 64);
@@ -2925,7 +2942,8 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
             t->die_next = pl[t->last].die_head;
             pl[t->last].die_head = i;
         }
-        if (tape[i].inner && !GENIE__TEMP(i)) { /* a written inner node: made where its group runs */
+        if (tape[i].inner && !GENIE__TEMP(i) && (tape[i].root || !genie__fusable(tape[i].n))) {
+            /* a written inner node (asked for, or expensive: genie__fgroup_defer): made where its group runs */
             t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
             pl[t->xpos].alloc_at += t->counted;
         }
@@ -2983,7 +3001,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         GENIE_ASSERT(in->state != GENIE__PENDING); /* the tape is in topological order */
         if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
     }
-    if (!failed && ctx->be && n->inplace != 2 && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
+    if (!failed && ctx->be && !(n->flags & GENIE__NF_ORDERED) && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
     if (!failed) {
         if (n->base && genie__can_reuse(n)) {
             n->buf = n->base->buf;
@@ -3021,7 +3039,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
             if (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) /* but ATen checks */
                 r = genie__k_index(&p, 0, 1); /* every index: a loop over the index tensor alone */
         } else {
-            fn = n->inplace == 2 ? NULL : genie__fast_kernel(ctx, &p, &nth); /* 2: the reference's order decides */
+            fn = (n->flags & GENIE__NF_ORDERED) ? NULL : genie__fast_kernel(ctx, &p, &nth); /* the reference's order decides */
             if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
             r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
         }
@@ -3047,8 +3065,9 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
    (genie__tkey_build) and a 64-bit hash of it; a later tape with an equal key
    (compared in full, behind the hash) takes the plan and plans nothing.
    The key, per tape node: operation, dtypes, whether it has a scalar operand,
-   whether anything beyond the tape can read it (a handle, a later realize: it
-   decides what a group writes), its buffer size and output view, integer
+   whether anything beyond the tape can read it (a handle, a later realize) and
+   whether the realize asked for it (the two decide what a group writes and what
+   it leaves deferred: genie__fgroup_defer), its buffer size and output view, integer
    arguments of non-elementwise operations (dims, sizes), and each input as
    "node t of this tape" or "constant c" (numbered by first use, so the same
    constant read twice is told from two constants) with its dtype and view.
@@ -3161,7 +3180,7 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
         }
         k[w++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->has_scalar << 32 |
                  (uint64_t)(n->refs != tape[i].uses + 1) << 33 | (uint64_t)(n->base != NULL) << 34 |
-                 (uint64_t)same_out << 35 | (uint64_t)(uint32_t)nin << 40;
+                 (uint64_t)same_out << 35 | (uint64_t)tape[i].root << 36 | (uint64_t)(uint32_t)nin << 40;
         k[w++] = (uint64_t)n->numel;
         if (!same_out) GENIE__TK_VIEW(k, w, n->out);
         if (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY) {
@@ -3310,6 +3329,77 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     ctx->tc_bytes += bytes;
 }
 
+/* ---- deferred values (genie__fgroup_defer, >>fuse) and in-place writes ----
+   A deferred node holds the values it reads, so an in-place write on one of their storages
+   would copy the old version (genie__can_reuse: a pending reader needs it). Computing the
+   deferred reader first is cheaper when it is smaller than the storage: a realize whose tape
+   has such a write realizes those readers first (they are then written and let go of the old
+   version), and the write runs in the old buffer. The statistics show which happened:
+   inplace_reused with nodes_recomputed, or inplace_copied. */
+static int genie__dfr_valid(const genie__node *d) {
+    return d->refs > 0 && (d->flags & GENIE__NF_DEFERRED) && d->state == GENIE__PENDING;
+}
+/* Drop the entries of nodes computed or freed since, and the second entry of a node listed
+   twice (its slot reused: a loop's step takes the slots its previous step freed), so the list
+   stays as long as the deferred nodes alive. The flag marks a node kept once, cleared then set. */
+static void genie__dfr_compact(genie_ctx *ctx) {
+    int64_t j, w = 0;
+    for (j = 0; j < ctx->ndfr; j++)
+        if (genie__dfr_valid(ctx->dfr[j])) {
+            ctx->dfr[j]->flags &= (uint8_t)~GENIE__NF_DEFERRED;
+            ctx->dfr[w++] = ctx->dfr[j];
+        }
+    for (j = 0; j < w; j++) ctx->dfr[j]->flags |= GENIE__NF_DEFERRED;
+    ctx->ndfr = w;
+}
+/* n was deferred: flag it, count it, list it (out of memory: not listed, so an in-place write
+   over what it reads copies, as for any pending reader). */
+static void genie__dfr_add(genie_ctx *ctx, genie__node *n) {
+    n->flags |= GENIE__NF_DEFERRED;
+    ctx->stats.nodes_deferred++;
+    if (ctx->ndfr == ctx->capdfr) {
+        genie__dfr_compact(ctx);
+        if (ctx->ndfr * 2 >= ctx->capdfr && !genie__grow((void **)&ctx->dfr, &ctx->capdfr, ctx->ndfr * 2 + 64, sizeof(void *)))
+            return;
+    }
+    ctx->dfr[ctx->ndfr++] = n;
+}
+/* The deferred readers worth computing before this tape: for each in-place write whose old
+   version (its base) is computed, in a buffer of ours that only the write and deferred nodes
+   reference, those deferred nodes, when they have fewer elements together than the storage.
+   Returns how many (*out: a new array), 0 if none (or out of memory: the writes copy). */
+static int genie__readers_first(genie_ctx *ctx, const genie__tape_op *tape, int64_t ntape, genie__node ***out) {
+    genie__node **r = NULL;
+    int64_t i, j, capr = 0, n = 0;
+    int compacted = 0;
+    for (i = 0; i < ntape; i++) {
+        const genie__node *x = tape[i].n, *b = x->base;
+        int64_t start = n, sum = 0, own = 1, k;
+        if (!b || b->state != GENIE__DONE || !b->buf || b->buf->external || b->buf->refs != 1) continue;
+        for (k = 0; k < x->nin; k++)
+            if (x->in[k].n == b) {
+                if (!genie__vspec_equal(x->in[k].v, x->out)) own = INT32_MAX; /* it reads b elsewhere: a copy */
+                own++;
+            }
+        if (own >= b->refs) continue; /* reused as it is, or copied whatever the deferred nodes do */
+        if (!compacted) genie__dfr_compact(ctx), compacted = 1;
+        for (j = 0; j < ctx->ndfr; j++) {
+            genie__node *d = ctx->dfr[j];
+            int64_t reads = 0, e;
+            for (k = 0; k < d->nin; k++) reads += d->in[k].n == b;
+            for (e = start; e < n && reads; e++) reads = r[e] == d ? 0 : reads; /* listed twice */
+            if (!reads) continue;
+            if (!genie__grow((void **)&r, &capr, n + 1, sizeof *r)) { GENIE_FREE(r); return 0; }
+            r[n++] = d;
+            own += reads;
+            sum += d->numel;
+        }
+        if (own != b->refs || sum > b->numel) n = start; /* other readers too, or dearer than the copy */
+    }
+    if (!n) GENIE_FREE(r);
+    *out = r;
+    return (int)n;
+}
 /* Realize nodes: walk back iteratively (explicit stack, no recursion) over
    what is not yet computed, in post order (a topological tape), then run it.
    Returns the first failure among the roots. */
@@ -3383,7 +3473,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
                 tape[ntape].n = top;
                 tape[ntape].uses = 0;
-                tape[ntape].inner = tape[ntape].fg_kept = 0;
+                tape[ntape].inner = tape[ntape].fg_kept = tape[ntape].root = 0;
                 tape[ntape].fg.built = NULL;
                 memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
@@ -3404,6 +3494,22 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 ntape++;
                 sp--;
             }
+        }
+    }
+    for (k = 0; k < nroots && ntape; k++) /* what was asked for is written, wherever it runs */
+        if (roots[k]->mark == ep && roots[k]->state == GENIE__PENDING) tape[roots[k]->tix].root = 1;
+    if (ntape && ctx->ndfr && !ctx->dfr_first) { /* in-place writes over values deferred nodes read: */
+        genie__node **first = NULL;                 /* those readers first (genie__readers_first) */
+        int nfirst = genie__readers_first(ctx, tape, ntape, &first);
+        if (nfirst > 0) {
+            for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
+            genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
+            ctx->dfr_first = 1; /* once: whatever the readers' realize left, the writes then copy */
+            genie__realize_nodes(ctx, nfirst, first); /* (a failure stays on its nodes) */
+            res = genie__realize_nodes(ctx, nroots, roots);
+            ctx->dfr_first = 0;
+            GENIE_FREE(first);
+            return res;
         }
     }
     if (ntape) {
@@ -3442,11 +3548,17 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             uint64_t flops, bytes, t0;
             if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n);
             flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
+            if (n->flags & GENIE__NF_DEFERRED) { /* left lazy before, computed now (deferred again, */
+                n->flags &= (uint8_t)~GENIE__NF_DEFERRED; /* perhaps, by its group) */
+                ctx->stats.nodes_recomputed++;
+            }
             if (tape[i].fg_kept) {
                 struct genie__fgroup *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
+                genie__fgroup_deferred(ctx, g);
             } else if (tape[i].fg.built) {
                 if (!ctx->be || !genie__be_group(ctx, tape[i].fg.built)) genie__exec_group(ctx, tape[i].fg.built);
+                genie__fgroup_deferred(ctx, tape[i].fg.built);
                 GENIE_FREE(tape[i].fg.built);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
@@ -11442,10 +11554,13 @@ typedef struct genie__fgroup {
     genie__fin in[GENIE__FMAX_IN];
     genie__fop ops[GENIE__FMAX_OPS];
     genie__fin out[GENIE__FMAX_OPS]; /* where op j's value is written (buffer set when it runs) */
-    uint8_t written[GENIE__FMAX_OPS]; /* 1: op j's node is readable after the tape */
+    uint8_t written[GENIE__FMAX_OPS]; /* 1: op j's node is written (the root, or an expensive
+                                         value readable after the tape) */
     genie__node *root;
     genie__node *nodes[GENIE__FMAX_OPS]; /* ops[j] computes nodes[j] */
     genie__node *src[GENIE__FMAX_IN];    /* in[k] reads src[k]'s value */
+    uint8_t deferred[GENIE__FMAX_OPS];   /* 1: op j's node is readable after the tape but cheap: it
+                                            stays pending, keeping its inputs (never written) */
 } genie__fgroup;
 
 /* May n be computed inside a group? A float unary/binary computed in its own
@@ -11723,6 +11838,40 @@ static void genie__fgroup_merge0(genie__fgroup *g) {
         g->nd--;
     }
 }
+/* Deferred values. A realize computes what it was asked for and writes nothing else that is
+   cheap to recompute: an inner node of a group that is still readable after the tape (a
+   handle, a pending node beyond the tape, or a deferred consumer in this group) is written
+   only when it is expensive (a row op: a reduction, softmax, layer_norm: genie__fusable says
+   no); a cheap one (an elementwise node, conversions included) is computed in its register
+   for the root and left pending with its inputs, as if the realize had never seen it: it is
+   deferred. Its producers inside the group become readable through it (consumers first: ops
+   come after their operands), so a cheap producer is deferred too and an expensive one is
+   written, and a deferred value always reads either a written value or another deferred one.
+   A later realize of it recomputes it from the same input values (the nodes it holds: in-place
+   writes made since are new versions, never these). The root is always written. Sets
+   written[] and deferred[] from the nodes' references (the tape cache's key has each node's
+   "readable after the tape" bit, so a kept group's choice is the same). */
+static void genie__fgroup_defer(genie__fgroup *g, const genie__tape_op *tape) {
+    uint32_t live = 0; /* bit j: op j's value is read after the tape */
+    int j;
+    for (j = g->nops - 1; j >= 0; j--) {
+        const genie__node *n = g->nodes[j];
+        const genie__fop *o = &g->ops[j];
+        if (n->refs > 1 + tape[n->tix].uses) live |= 1u << j;
+        g->written[j] = (uint8_t)(j == g->nops - 1 || tape[n->tix].root || ((live >> j & 1) && !genie__fusable(n)));
+        g->deferred[j] = (uint8_t)(!g->written[j] && (live >> j & 1));
+        if (!g->deferred[j]) continue;
+        if (o->x >= 0) live |= 1u << o->x;
+        if (o->y >= 0 && o->y != GENIE__FNONE) live |= 1u << o->y;
+        if (o->z >= 0 && o->z != GENIE__FNONE) live |= 1u << o->z;
+    }
+}
+/* After the group ran: its deferred nodes flagged, counted and listed (genie__dfr_add). */
+static void genie__fgroup_deferred(genie_ctx *ctx, const genie__fgroup *g) {
+    int j;
+    for (j = 0; j < g->nops; j++)
+        if (g->deferred[j]) genie__dfr_add(ctx, g->nodes[j]);
+}
 /* Build the group rooted at r: its inner producers breadth first from the
    root (reversed, producers come before consumers); the first row op met (or
    r itself) becomes the centre, its input's producers its prologue (cpu: the CPU
@@ -11847,12 +11996,11 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         }
         if (!ok) { GENIE_FREE(g); return NULL; }
     }
-    for (j = 0; j < g->nops; j++) { /* the root, and inner nodes still readable after the tape */
-        genie__node *n = g->nodes[j];
-        g->written[j] = j == g->nops - 1 || n->refs > 1 + tape[n->tix].uses;
+    genie__fgroup_defer(g, tape);
+    for (j = 0; j < g->nops; j++) /* the root, and the expensive inner nodes still readable after the tape */
         if (g->written[j])
-            genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, g->row >= 0 && j >= g->row ? ident : perm, NULL, n->dtype, n->out);
-    }
+            genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, g->row >= 0 && j >= g->row ? ident : perm, NULL,
+                           g->nodes[j]->dtype, g->nodes[j]->out);
     genie__fgroup_rnd(g);
     if (g->col == 2) genie__fgroup_merge0(g);
     return g;
@@ -11874,7 +12022,7 @@ typedef struct genie__tc_fgh {
 typedef struct genie__tc_fop {
     uint16_t op;
     int16_t x, y, z;
-    uint8_t written, pad;
+    uint8_t written, deferred;
     int32_t node;
 } genie__tc_fop;
 #define GENIE__AL8(b) (((b) + 7) & ~(size_t)7)
@@ -11899,7 +12047,7 @@ static void genie__tc_fg_save(char *rec, const genie__fgroup *g) {
     out = (genie__fin *)(void *)((char *)op + GENIE__AL8((size_t)g->nops * sizeof(genie__tc_fop)));
     for (j = 0; j < g->nops; j++) {
         op[j].op = g->ops[j].op, op[j].x = g->ops[j].x, op[j].y = g->ops[j].y, op[j].z = g->ops[j].z;
-        op[j].written = g->written[j], op[j].pad = 0;
+        op[j].written = g->written[j], op[j].deferred = g->deferred[j];
         op[j].node = (int32_t)g->nodes[j]->tix;
         if (g->written[j]) out[nw++] = g->out[j];
     }
@@ -11933,6 +12081,7 @@ static genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *t
         g->ops[j].dt = (uint8_t)n->dtype; /* in the key */
         g->ops[j].a = n->a; /* scalars are not in the key */
         g->written[j] = op[j].written;
+        g->deferred[j] = op[j].deferred;
         if (op[j].written) g->out[j] = out[nw++];
     }
     g->root = g->nodes[h->nops - 1];
@@ -13239,7 +13388,7 @@ GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const 
             int role = m->role < GENIE_ROLE_COUNT ? m->role : 0;
             roles_seen |= 1u << role;
             fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s%s%s\"", (void *)m,
-                    m->inplace ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
+                    (m->flags & GENIE__NF_INPLACE) ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
                     genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
                     genie__dt_names[m->dtype],
                     m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
@@ -15318,6 +15467,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->wk_next);
     GENIE_FREE(ctx->wk_tape);
     GENIE_FREE(ctx->wk_free);
+    GENIE_FREE(ctx->dfr);
     GENIE_FREE(ctx->ws_raw);
     GENIE_FREE(ctx->mm_plan);
     while (ctx->bufs) genie__buf_free_now(ctx, ctx->bufs);
@@ -17357,13 +17507,14 @@ GENIEDEF void genie_tuple_release(genie_tuple *tup) {
 /* A new version of dst's storage: node n (already holding its inputs) writes
    dst's elements over a copy of the current version. Returns dst. A destination
    whose elements share memory (or may: undecided) is written in the reference
-   kernel's row-major order on one thread (n->inplace 2), so the last writer in
+   kernel's row-major order on one thread (GENIE__NF_ORDERED), so the last writer in
    row-major order wins on every path. */
 static genie_tensor *genie__commit(genie_ctx *ctx, genie_tensor *dst, genie__node *n, int op) {
     genie__node *old = dst->st->ver;
     old->refs++;
     n->base = old;
-    n->inplace = (uint8_t)(genie__internal_overlap(dst->v) == GENIE__OV_TOO_HARD && genie__really_self_overlaps(dst->v) ? 2 : 1);
+    n->flags |= (uint8_t)(GENIE__NF_INPLACE | (genie__internal_overlap(dst->v) == GENIE__OV_TOO_HARD &&
+                                              genie__really_self_overlaps(dst->v) ? GENIE__NF_ORDERED : 0));
     dst->st->ver = n;
     genie__node_release(ctx, old); /* the storage's reference moves to n->base */
     dst->op = (uint8_t)op;

@@ -295,6 +295,11 @@ int main(int argc, char **argv) {
                th > 1 ? "s" : "", (double)m.weight_bytes / 1e6);
         printf("         read-only bandwidth %.1f GB/s (%.0f%% of copy): decode streams its weights at %.1f GB/s, %.0f%% of it\n",
                rbw / 1e9, 100.0 * rbw / bw, bestd * (double)m.weight_bytes / 1e9, 100.0 * bestd * (double)m.weight_bytes / rbw);
+        { /* the KV cache is written in place each step (its old buffer reused), never copied */
+            genie_stats st = genie_get_stats(m.ctx);
+            printf("         KV cache writes: %llu in place, %llu copied%s\n", (unsigned long long)st.inplace_reused,
+                   (unsigned long long)st.inplace_copied, st.inplace_copied ? " (a copy of a cache: slower than it should be)" : "");
+        }
         { /* where the time went: kernel time by role, summed over the repetitions */
             static const char *const roles[] = {"attention", "mlp", "norm", "embedding", "residual", ""};
             static const char *const phases[] = {"prefill", "decode"};

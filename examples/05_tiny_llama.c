@@ -250,6 +250,13 @@ int main(int argc, char **argv) {
     printf("\n");
     if (genie_status(ctx) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); ok = 0; }
     printf("%d tokens, %s PyTorch's greedy tokens\n", nexpect, ok ? "equal to" : "DIFFERENT FROM");
+    { /* each decode step writes the caches in place, in their old buffers: never a copy of a cache */
+        genie_stats s = genie_get_stats(ctx);
+        printf("KV cache writes: %llu in place, %llu copied; %llu values left lazy (deferred), %llu computed later\n",
+               (unsigned long long)s.inplace_reused, (unsigned long long)s.inplace_copied,
+               (unsigned long long)s.nodes_deferred, (unsigned long long)s.nodes_recomputed);
+        if (s.inplace_copied != 0) ok = 0;
+    }
 
     /* what the work was, by phase and role */
     printf("\n%-8s %-10s %7s %12s %12s %10s\n", "phase", "role", "nodes", "flops", "bytes", "time ms");

@@ -353,11 +353,42 @@ static void gathered_check(genie_ctx *ctx, runstate *rs, slot *idx, slot *src, i
 genie_cpu prog_cpu = GENIE_CPU_AUTO;
 int prog_threads = 0;
 const char *prog_backend = NULL;
+int prog_late = 0;
+
+/* Late reads (prog_late): a program's E and G lines wait, every handle alive, and run last
+   first when the program ends, or before a line that could change what they read (an
+   in-place op, an R line): the first read realizes the latest value, leaving the cheap
+   intermediates deferred, and the earlier reads compute them afterwards. */
+typedef struct late_q { char **lines; int n, cap; } late_q;
+static char *late_tok[MAX_TOK];
+static void late_push(late_q *q, const char *line) {
+    size_t len = strlen(line) + 1;
+    if (q->n == q->cap) {
+        int nc = q->cap ? q->cap * 2 : 64;
+        char **nl = (char **)realloc(q->lines, (size_t)nc * sizeof(char *));
+        if (!nl) return;
+        q->lines = nl, q->cap = nc;
+    }
+    if (!(q->lines[q->n] = (char *)malloc(len))) return;
+    memcpy(q->lines[q->n++], line, len);
+}
+static void late_flush(late_q *q, genie_ctx *ctx, runstate *rs) {
+    while (q->n > 0) {
+        char *line = q->lines[--q->n], *p;
+        int ntok = 0;
+        for (p = strtok(line, " \t\r\n"); p && ntok < MAX_TOK; p = strtok(NULL, " \t\r\n")) late_tok[ntok++] = p;
+        if (late_tok[0][0] == 'E') check_expect(ctx, rs, late_tok, ntok);
+        else gathered_check(ctx, rs, &slots[atoi(late_tok[1])], &slots[atoi(late_tok[2])], atoi(late_tok[3]),
+                            &slots[atoi(late_tok[4])]);
+        free(line);
+    }
+}
 
 int prog_run_file(const char *path, int *passed, int *failed) {
     FILE *f = fopen(path, "r");
-    static char line[MAX_LINE];
+    static char line[MAX_LINE], raw[MAX_LINE];
     static char *tok[MAX_TOK];
+    late_q late = {NULL, 0, 0};
     runstate rs;
     genie_ctx *ctx;
     int in_prog = 0;
@@ -385,9 +416,14 @@ int prog_run_file(const char *path, int *passed, int *failed) {
                 continue;
             }
         }
+        if (prog_late) memcpy(raw, line, len + 1);
         p = strtok(line, " \t\r\n");
         while (p && ntok < MAX_TOK) { tok[ntok++] = p; p = strtok(NULL, " \t\r\n"); }
         if (ntok == 0 || tok[0][0] == '#') continue;
+        if (prog_late && (tok[0][0] == 'E' || tok[0][0] == 'G')) { late_push(&late, raw); continue; }
+        if (prog_late && (tok[0][0] == 'P' || tok[0][0] == 'R' ||
+                          (tok[0][0] == 'T' && ntok > 2 && tok[2][strlen(tok[2]) - 1] == '_')))
+            late_flush(&late, ctx, &rs);
         if (tok[0][0] == 'P') {
             if (in_prog) unexpected_errors(&rs);
             if (in_prog) genie_pool_pop(ctx);
@@ -442,6 +478,8 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             else rs.passed++;
         }
     }
+    late_flush(&late, ctx, &rs);
+    free(late.lines);
     if (in_prog) unexpected_errors(&rs);
     if (in_prog) genie_pool_pop(ctx);
     genie_ctx_destroy(ctx);

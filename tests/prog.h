@@ -9,4 +9,8 @@ extern int prog_threads;
 int prog_run_file(const char *path, int *passed, int *failed);
 /* The backend of those contexts (NULL: the CPU; tests/test_cuda.c selects "cuda" or "cuda-compile"). */
 extern const char *prog_backend;
+/* 1: each program's reads (E and G lines) wait, every handle alive, and run last first at the
+   program's end or before an in-place op or an R line (a realize then leaves the intermediates
+   it was not asked for deferred, and the earlier reads compute them) */
+extern int prog_late;
 #endif

@@ -79,8 +79,9 @@ static void test_steady_state(void) {
     CHECK(s.nodes_live == s10.nodes_live);
     /* every step's 7 buffers come from the cache; the update's mul_scalar is
        written in place of add_scalar, whose handle the pool let go (fused:
-       add_scalar is never written) */
-    CHECK(s.cache_hits - s10.cache_hits == 9990u * 7u);
+       add_scalar is never written, and mul(y, y), the sum's prologue, is left
+       deferred though its handle lives: 6 buffers) */
+    CHECK(s.cache_hits - s10.cache_hits == 9990u * (UNFUSED ? 7u : 6u));
     CHECK(s.tape_inplace - s10.tape_inplace == (UNFUSED ? 9990u : 0u));
     CHECK(s.tape_peak_bytes >= s.tape_bound_bytes && s.tape_bound_bytes > 0);
     genie_ctx_destroy(ctx);
@@ -138,14 +139,16 @@ static void test_bound(void) {
     CHECK(s.tape_bound_bytes == 4096 && s.tape_peak_bytes == 4096 && s.tape_inplace == (UNFUSED ? 3u : 0u));
     CHECK(genie_read(ctx, c, GENIE_F32, out, sizeof out) == GENIE_OK && out[5] == sqrtf(expf(-5.0f) + 1.0f));
     genie_release(c);
-    /* the same chain with a middle handle kept: that value outlives the tape */
+    /* the same chain with a middle handle kept: that value outlives the tape where each node
+       runs alone (unfused); fused, it is cheap and not asked for, so it is left deferred */
     a = genie_neg(ctx, x);
     b = genie_exp(ctx, a);
     genie_release(a);
     c = genie_sqrt(ctx, b);
     CHECK(genie_realize(ctx, 1, &c) == GENIE_OK);
     s = genie_get_stats(ctx);
-    CHECK(s.tape_bound_bytes == 2 * 4096 && s.tape_peak_bytes == 2 * 4096 && s.tape_inplace == (UNFUSED ? 4u : 0u));
+    CHECK(s.tape_bound_bytes == (UNFUSED ? 2u : 1u) * 4096 && s.tape_peak_bytes == (UNFUSED ? 2u : 1u) * 4096 &&
+          s.tape_inplace == (UNFUSED ? 4u : 0u));
     CHECK(genie_read(ctx, b, GENIE_F32, out, sizeof out) == GENIE_OK && out[5] == expf(-5.0f));
     genie_release(b);
     genie_release(c);
