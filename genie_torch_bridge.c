@@ -54,9 +54,25 @@
 #include <unordered_map>
 #include <vector>
 
-#if TORCH_VERSION_MAJOR >= 2
+/* Every difference between the torch versions this file builds against, in one place:
+   GENIE_TORCH_RENAME  (2.0+) c10::register_privateuse1_backend names the device remote_accelerator
+   GENIE_TORCH_HOOKS   (2.6+) PrivateUse1HooksInterface with isAvailable/generators/pinned memory,
+                       which torch.accelerator, torch.Generator(device=...) and pin_memory consult
+   GENIE_TORCH_SYNC    (2.4+) DeviceGuardImplInterface::synchronizeDevice (torch.accelerator.synchronize)
+   Without the hooks (1.13) random tensors on the device draw from PyTorch's CPU generator. */
+#define GENIE_TORCH_AT_LEAST(ma, mi) (TORCH_VERSION_MAJOR > (ma) || (TORCH_VERSION_MAJOR == (ma) && TORCH_VERSION_MINOR >= (mi)))
+#define GENIE_TORCH_RENAME GENIE_TORCH_AT_LEAST(2, 0)
+#define GENIE_TORCH_HOOKS GENIE_TORCH_AT_LEAST(2, 6)
+#define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
+#if GENIE_TORCH_RENAME
 #include <c10/core/DeviceType.h> /* c10::register_privateuse1_backend */
 #endif
+#if GENIE_TORCH_HOOKS
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <unordered_set>
+#endif
+#include <ATen/Parallel.h> /* at::get_num_threads */
 
 namespace {
 
@@ -79,6 +95,14 @@ genie_ctx *ctx() {
         TORCH_CHECK(g_ctx, "genie: cannot create the context");
     }
     return g_ctx;
+}
+
+/* genie's kernels use as many threads as PyTorch's intra-op pool (torch.set_num_threads), read
+   where work runs: at each materialization */
+void sync_threads() {
+    static int current = -1;
+    int n = at::get_num_threads();
+    if (n != current && genie_set_num_threads(ctx(), n) == GENIE_OK) current = n;
 }
 
 /* a genie NULL result becomes a Python exception with genie's message */
@@ -305,6 +329,7 @@ at::Tensor to_cpu(const at::Tensor &t) {
         out = at::empty_strided(t.sizes(), t.strides(), o);
     } else {
         const void *p = nullptr;
+        sync_threads();
         okr(genie_data(ctx(), h, &p));
         out = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), o).clone(at::MemoryFormat::Preserve);
     }
@@ -383,6 +408,28 @@ void boxed(const c10::OperatorHandle &op, Stack *s) {
 bool genie_float(const at::Tensor &t) { return at::isFloatingType(t.scalar_type()); }
 
 /* ------------------------------------------------------------------ the fallback */
+/* whether a CPU kernel changed its copy `after` of the device tensor `t` (whose genie value is
+   materialized and unchanged): bit for bit, so NaNs compare equal */
+bool changed_by_kernel(const at::Tensor &t, const at::Tensor &after) {
+    if (t.numel() == 0 || t.is_neg() || t.is_conj() || !after.defined() || after.sizes() != t.sizes() ||
+        after.scalar_type() != t.scalar_type())
+        return false;
+    const void *p = nullptr;
+    if (genie_data(ctx(), H(t), &p) != GENIE_OK) {
+        genie_clear_error(ctx());
+        return false;
+    }
+    at::Tensor before = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), at::TensorOptions().dtype(t.scalar_type()));
+    at::ScalarType bits;
+    switch (before.element_size()) {
+    case 1: bits = at::kByte; break;
+    case 2: bits = at::kShort; break;
+    case 4: bits = at::kInt; break;
+    default: bits = at::kLong; break;
+    }
+    return !at::equal(before.view(bits), after.view(bits));
+}
+
 /* Materializes genie inputs, runs the operation on CPU, writes mutated arguments back through
    genie (aliases see the write), wraps results (a view op through here returns a copy). */
 void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
@@ -453,10 +500,12 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
     }
     op.callBoxed(stack);
     Lock l(g_mu);
-    /* write back mutated arguments */
+    /* write back mutated arguments: those the schema marks written (Tensor(a!)), and those it
+       does not mark but the kernel changed (native_batch_norm's running_mean/running_var) */
     for (size_t i = 0; i < n; i++) {
         const auto *ai = args[i].alias_info();
-        if (!ai || !ai->isWrite()) continue;
+        bool marked = ai && ai->isWrite();
+        if (!marked && !(orig[i].defined() && changed_by_kernel(orig[i], cpu[i]))) continue;
         if (orig[i].defined()) {
             GenieImpl *g = gimpl(orig[i]);
             if (cpu[i].sizes() == orig[i].sizes()) {
@@ -586,9 +635,20 @@ bool k_arange(const c10::OperatorHandle &, Args &a) {
     a.ret(wrap(genie_arange(ctx(), d, start.toDouble(), end.toDouble(), step.toDouble())));
     return true;
 }
+#if GENIE_TORCH_HOOKS
+const at::Generator &default_generator();
+#endif
+/* one 64-bit seed from the generator argument, else the device's default generator (PyTorch's
+   CPU one where the hooks are absent); the device's generators are CPU generators underneath */
 uint64_t draw_seed(Args &a, size_t gen_idx) {
+#if GENIE_TORCH_HOOKS
+    at::Generator g = (gen_idx < a.n && !a[gen_idx].isNone()) ? a[gen_idx].toGenerator() : default_generator();
+#else
     at::Generator g = (gen_idx < a.n && !a[gen_idx].isNone()) ? a[gen_idx].toGenerator() : at::detail::getDefaultCPUGenerator();
-    auto *cg = at::check_generator<at::CPUGeneratorImpl>(g);
+#endif
+    TORCH_CHECK(g.device().type() == c10::DeviceType::CPU || g.device().type() == kDev, "genie: a ", g.device(),
+                " generator cannot draw random numbers for the genie device");
+    auto *cg = g.get<at::CPUGeneratorImpl>();
     std::lock_guard<std::mutex> gl(g.mutex());
     return cg->random64();
 }
@@ -597,7 +657,8 @@ bool k_rand(const c10::OperatorHandle &, Args &a) {
     size_t o = GEN ? 2 : 1;
     genie_dtype d;
     if (!to_gd(dtype_arg(a, o), &d) || !layout_ok(a, o + 1)) return false;
-    if (GEN && !a.none(1) && a[1].toGenerator().device().type() != c10::DeviceType::CPU) return false;
+    if (GEN && !a.none(1) && a[1].toGenerator().device().type() != c10::DeviceType::CPU && a[1].toGenerator().device().type() != kDev)
+        return false;
     auto size = a.ints(0);
     uint64_t seed = draw_seed(a, GEN ? 1 : (size_t)-1);
     a.ret(wrap(NORMAL ? genie_randn(ctx(), d, (int)size.size(), size.data(), seed) : genie_rand(ctx(), d, (int)size.size(), size.data(), seed)));
@@ -750,6 +811,7 @@ bool k_local_scalar_dense(const c10::OperatorHandle &, Args &a) {
     at::Tensor self = a.t(0);
     genie_tensor *h = H(self);
     g_counts.items++;
+    sync_threads();
     at::ScalarType st = self.scalar_type();
     if (is_raw(st)) {
         a.ret(IValue(to_cpu(self).item()));
@@ -1447,10 +1509,71 @@ struct GenieGuard final : public c10::impl::DeviceGuardImplInterface {
     c10::Stream getStream(c10::Device) const noexcept override { return c10::Stream(c10::Stream::DEFAULT, kDevice); }
     c10::Stream exchangeStream(c10::Stream) const noexcept override { return c10::Stream(c10::Stream::DEFAULT, kDevice); }
     c10::DeviceIndex deviceCount() const noexcept override { return 1; }
+#if GENIE_TORCH_SYNC
+    /* work is lazy and runs where values are read: nothing is ever in flight */
+    void synchronizeDevice(const c10::DeviceIndex) const override {}
+#endif
 };
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GenieGuard);
 
-#if TORCH_VERSION_MAJOR >= 2
+#if GENIE_TORCH_HOOKS
+/* ------------------------------------------------------------------ generator, hooks, pinned memory */
+/* the device's generator: PyTorch's CPU generator (mt19937) reporting the device, as
+   PyTorch's reference backend does; genie's random kernels take one 64-bit seed drawn from it */
+struct GenieGenerator final : public at::CPUGeneratorImpl {
+    GenieGenerator() : at::CPUGeneratorImpl(c10::detail::getNonDeterministicRandom()) {
+        device_ = kDevice;
+        key_set_ = c10::DispatchKeySet(c10::DispatchKey::PrivateUse1);
+    }
+};
+const at::Generator &default_generator() {
+    static at::Generator g = at::make_generator<GenieGenerator>();
+    return g;
+}
+
+/* pinned host memory: plain host memory the hooks recognise (is_pinned answers for it) */
+std::mutex g_pin_mu;
+std::unordered_set<const void *> g_pinned;
+void pinned_free(void *p) {
+    {
+        std::lock_guard<std::mutex> l(g_pin_mu);
+        g_pinned.erase(p);
+    }
+    c10::free_cpu(p);
+}
+struct PinnedAllocator final : public c10::Allocator {
+    c10::DataPtr allocate(size_t n) override {
+        void *p = n ? c10::alloc_cpu(n) : nullptr;
+        if (p) {
+            std::lock_guard<std::mutex> l(g_pin_mu);
+            g_pinned.insert(p);
+        }
+        return {p, p, &pinned_free, c10::Device(c10::DeviceType::CPU)};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return &pinned_free; }
+    void copy_data(void *dst, const void *src, size_t n) const override { memcpy(dst, src, n); }
+};
+PinnedAllocator g_pinned_alloc;
+
+struct GenieHooks final : public at::PrivateUse1HooksInterface {
+    bool isBuilt() const override { return true; }
+    bool isAvailable() const override { return true; }
+    bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
+    const at::Generator &getDefaultGenerator(c10::DeviceIndex) const override { return default_generator(); }
+    at::Generator getNewGenerator(c10::DeviceIndex) const override { return at::make_generator<GenieGenerator>(); }
+    at::Device getDeviceFromPtr(void *) const override { return kDevice; }
+    bool isPinnedPtr(const void *p) const override {
+        std::lock_guard<std::mutex> l(g_pin_mu);
+        return g_pinned.count(p) != 0;
+    }
+    c10::Allocator *getPinnedMemoryAllocator() const override { return &g_pinned_alloc; }
+};
+struct RegisterHooks {
+    RegisterHooks() { at::RegisterPrivateUse1HooksInterface(new GenieHooks()); }
+} g_register_hooks;
+#endif
+
+#if GENIE_TORCH_RENAME
 struct RenameOnce {
     RenameOnce() {
         try {
@@ -1531,7 +1654,14 @@ bool shares_storage(const at::Tensor &a, const at::Tensor &b) {
 
 #define BOX(fn) torch::CppFunction::makeFromBoxedFunction<&boxed<fn>>()
 
+#if GENIE_TORCH_HOOKS
+at::Generator py_default_generator() { return default_generator(); }
+#endif
+
 TORCH_LIBRARY(genie, m) {
+#if GENIE_TORCH_HOOKS
+    m.def("default_generator() -> Generator?", &py_default_generator);
+#endif
     m.def("stats() -> str", &json_stats);
     m.def("reset_counts() -> ()", &reset_counts);
     m.def("scope_push(str name) -> ()", &scope_push);
