@@ -59,11 +59,13 @@
    GENIE_TORCH_HOOKS   (2.6+) PrivateUse1HooksInterface with isAvailable/generators/pinned memory,
                        which torch.accelerator, torch.Generator(device=...) and pin_memory consult
    GENIE_TORCH_SYNC    (2.4+) DeviceGuardImplInterface::synchronizeDevice (torch.accelerator.synchronize)
+   GENIE_TORCH_SAFE_SOFTMAX (2.5+) aten::_safe_softmax, which scaled_dot_product_attention calls
    Without the hooks (1.13) random tensors on the device draw from PyTorch's CPU generator. */
 #define GENIE_TORCH_AT_LEAST(ma, mi) (TORCH_VERSION_MAJOR > (ma) || (TORCH_VERSION_MAJOR == (ma) && TORCH_VERSION_MINOR >= (mi)))
 #define GENIE_TORCH_RENAME GENIE_TORCH_AT_LEAST(2, 0)
 #define GENIE_TORCH_HOOKS GENIE_TORCH_AT_LEAST(2, 6)
 #define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
+#define GENIE_TORCH_SAFE_SOFTMAX GENIE_TORCH_AT_LEAST(2, 5)
 #if GENIE_TORCH_RENAME
 #include <c10/core/DeviceType.h> /* c10::register_privateuse1_backend */
 #endif
@@ -99,10 +101,10 @@ genie_ctx *ctx() {
 
 /* genie's kernels use as many threads as PyTorch's intra-op pool (torch.set_num_threads), read
    where work runs: at each materialization */
+int g_threads = 0; /* the count last given to genie (0: genie's default, all cores) */
 void sync_threads() {
-    static int current = -1;
     int n = at::get_num_threads();
-    if (n != current && genie_set_num_threads(ctx(), n) == GENIE_OK) current = n;
+    if (n != g_threads && genie_set_num_threads(ctx(), n) == GENIE_OK) g_threads = n;
 }
 
 /* a genie NULL result becomes a Python exception with genie's message */
@@ -356,6 +358,13 @@ GT operand(const at::Tensor &t, const at::Tensor &other) {
     if (t.unsafeGetTensorImpl()->is_wrapped_number() && other.defined()) s = at::result_type(other, t);
     double v = t.item<double>();
     g.p = ok(genie_full(ctx(), gd(s), 0, nullptr, v));
+    g.owned = true;
+    return g;
+}
+/* an owned result (NULL: genie's error as an exception) */
+GT own(genie_tensor *p) {
+    GT g;
+    g.p = ok(p);
     g.owned = true;
     return g;
 }
@@ -1101,6 +1110,29 @@ bool k_binary_(const c10::OperatorHandle &, Args &a) {
     a.ret(x);
     return true;
 }
+/* binary.out(self, other, [alpha,] *, out): the value as k_binary computes it, copied into out
+   (resized as ATen resizes an out= argument); another dtype than the value's goes to the fallback */
+template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
+bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
+    const size_t oi = ALPHA ? 3 : 2;
+    at::Tensor out = a.t(oi);
+    if (!is_genie(out) || !operand_ok(out)) return false;
+    if (!k_binary<F, ALPHA, S>(op, a)) return false; /* pops the arguments, pushes the value */
+    at::Tensor r = a.s->back().toTensor();
+    if (r.scalar_type() != out.scalar_type()) { /* stack already consumed: finish through CPU */
+        at::Tensor c = to_cpu(r).to(out.scalar_type());
+        resize_to(out, c.sizes());
+        GT g;
+        g.p = from_cpu(c);
+        g.owned = true;
+        ok(genie_copy_(ctx(), H(out), g.p));
+    } else {
+        resize_to(out, r.sizes());
+        ok(genie_copy_(ctx(), H(out), H(r)));
+    }
+    a.s->back() = IValue(out);
+    return true;
+}
 template <UnFn F, int FLOAT_ONLY>
 bool k_unary(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0);
@@ -1268,6 +1300,21 @@ bool k_softmax(const c10::OperatorHandle &, Args &a) { /* _softmax(self, dim, ha
     a.ret(wrap(LOG ? genie_log_softmax(ctx(), H(x), a.i64(1)) : genie_softmax(ctx(), H(x), a.i64(1))));
     return true;
 }
+/* _safe_softmax(self, dim, dtype?): softmax whose rows that are all -inf give 0 instead of NaN
+   (a row is all -inf exactly when its max is -inf) */
+bool k_safe_softmax(const c10::OperatorHandle &, Args &a) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || !genie_float(x) || x.dim() == 0) return false;
+    if (!a.none(2) && (at::ScalarType)a.i64(2) != x.scalar_type()) return false;
+    int64_t dim = a.i64(1);
+    GT sm = own(genie_softmax(ctx(), H(x), dim));
+    GT mx = own(genie_amax(ctx(), H(x), 1, &dim, 1));
+    GT ninf = scalar_const(c10::Scalar(-INFINITY), x.scalar_type());
+    GT dead = own(genie_eq(ctx(), mx.p, ninf.p));
+    GT zero = scalar_const(c10::Scalar(0.0), x.scalar_type());
+    a.ret(wrap(genie_where(ctx(), dead.p, zero.p, sm.p)));
+    return true;
+}
 bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
     /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd) */
     at::Tensor x = a.t(0);
@@ -1302,12 +1349,6 @@ bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
 bool floats_alike(const at::Tensor &a, const at::Tensor &b) {
     return is_genie(a) && is_genie(b) && operand_ok(a) && operand_ok(b) && genie_float(a) && a.scalar_type() == b.scalar_type() &&
            a.sizes() == b.sizes();
-}
-GT own(genie_tensor *p) {
-    GT g;
-    g.p = ok(p);
-    g.owned = true;
-    return g;
 }
 bool k_threshold_backward(const c10::OperatorHandle &, Args &a) { /* (grad_output, self, threshold) */
     at::Tensor go = a.t(0), x = a.t(1);
@@ -1645,6 +1686,10 @@ std::vector<std::string> info(const at::Tensor &t) {
     genie_tensor *h = H(t);
     return {genie_op_name(h), genie_module_path(h), genie_phase(h), genie_is_materialized(h) ? "1" : "0"};
 }
+int64_t num_threads() {
+    Lock l(g_mu);
+    return g_threads;
+}
 bool shares_storage(const at::Tensor &a, const at::Tensor &b) {
     Lock l(g_mu);
     return is_genie(a) && is_genie(b) && genie_shares_storage(H(a), H(b));
@@ -1670,6 +1715,7 @@ TORCH_LIBRARY(genie, m) {
     m.def("dump_dot(Tensor[] roots, str path) -> ()", &dump_dot);
     m.def("info(Tensor t) -> str[]", &info);
     m.def("shares_storage(Tensor a, Tensor b) -> bool", &shares_storage);
+    m.def("num_threads() -> int", &num_threads);
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
@@ -1768,6 +1814,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("logical_or", BOX((k_binary<genie_logical_or, 0>)));
     m.impl("pow.Tensor_Tensor", BOX(k_pow_tensor));
     m.impl("pow.Tensor_Scalar", BOX(k_pow_scalar));
+    m.impl("add.out", BOX((k_binary_out<genie_add, 1, genie_add_scalar>)));
+    m.impl("sub.out", BOX((k_binary_out<genie_sub, 1, genie_sub_scalar>)));
+    m.impl("mul.out", BOX((k_binary_out<genie_mul, 0, genie_mul_scalar>)));
+    m.impl("div.out", BOX((k_binary_out<genie_div, 0, genie_div_scalar>)));
     m.impl("add_.Tensor", BOX((k_binary_<genie_add_, 1>)));
     m.impl("sub_.Tensor", BOX((k_binary_<genie_sub_, 1>)));
     m.impl("mul_.Tensor", BOX((k_binary_<genie_mul_, 0>)));
@@ -1839,6 +1889,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("_softmax", BOX(k_softmax<0>));
     m.impl("_log_softmax", BOX(k_softmax<1>));
     m.impl("native_layer_norm", BOX(k_native_layer_norm));
+#if GENIE_TORCH_SAFE_SOFTMAX
+    m.impl("_safe_softmax", BOX(k_safe_softmax));
+#endif
     /* backward formulas and the MSE loss (other cases: the fallback) */
     m.impl("threshold_backward", BOX(k_threshold_backward));
     m.impl("tanh_backward", BOX(k_act_backward<0>));
