@@ -82,6 +82,35 @@ def test_accelerator_api():
     torch.accelerator.synchronize()
 
 
+def test_pip_install_autoload():
+    """`pip install ./` gives genie_torch; torch >= 2.5 loads it by itself (the torch.backends
+    entry point) unless TORCH_DEVICE_BACKEND_AUTOLOAD=0."""
+    if VER < (2, 5):
+        skip("the torch.backends entry point (autoload) needs torch >= 2.5")
+    try:
+        import setuptools  # noqa: F401  (--no-build-isolation: no download while testing)
+    except ImportError:
+        skip("setuptools is not installed (pip install ./ builds with it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                            "--target", tmp, ROOT], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        assert os.path.isfile(os.path.join(tmp, "genie_torch_lib", "libgenie_torch.so"))
+        code = ("import sys, torch\n"
+                "x = torch.randn(2, 3, device='remote_accelerator')\n"
+                "print(x.device, 'genie_torch' in sys.modules, sys.modules['genie_torch'].LIB)\n")
+        env = dict(os.environ, PYTHONPATH=tmp)
+        env.pop("GENIE_TORCH_LIB", None)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp)
+        assert r.returncode == 0, r.stderr[-2000:]
+        dev, loaded, lib = r.stdout.split()
+        assert dev == "remote_accelerator:0" and loaded == "True" and lib.startswith(tmp), r.stdout
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+        r = subprocess.run([sys.executable, "-c", "import sys, torch; print('genie_torch' in sys.modules)"],
+                           capture_output=True, text=True, env=env, cwd=tmp)
+        assert r.returncode == 0 and r.stdout.strip() == "False", (r.stdout, r.stderr[-1000:])
+
+
 # ---------------------------------------------------------------- random numbers
 
 def test_manual_seed_reproducible():
