@@ -1095,6 +1095,7 @@ template <BinFn F, int ALPHA>
 bool k_binary_(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0), y = a.t(1);
     if (!is_genie(x) || !operand_ok(x) || !operand_ok(y)) return false;
+    if (at::infer_size(x.sizes(), y.sizes()) != x.sizes()) return false; /* self cannot grow: ATen's error */
     GT gy = operand(y, x);
     GT scaled;
     if (ALPHA && !a.none(2)) {
@@ -1788,7 +1789,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     /* fallback-first: ATen's generic composites for these are worse than running CPU's own
        kernel (math_group_norm divides by zero on an empty batch; math_addr_out skips CPU's
        shape check of addr_) */
-    for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out"})
+    /* ... and for these ATen's composites read the storage, which device tensors do not have
+       (clone_preserve_strides, frexp's out= path) */
+    for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out", "diagonal_scatter",
+                             "as_strided_scatter", "frexp.Tensor"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1, genie_add_scalar>)));
