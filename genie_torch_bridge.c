@@ -1301,6 +1301,7 @@ bool k_softmax(const c10::OperatorHandle &, Args &a) { /* _softmax(self, dim, ha
     a.ret(wrap(LOG ? genie_log_softmax(ctx(), H(x), a.i64(1)) : genie_softmax(ctx(), H(x), a.i64(1))));
     return true;
 }
+#if GENIE_TORCH_SAFE_SOFTMAX
 /* _safe_softmax(self, dim, dtype?): softmax whose rows that are all -inf give 0 instead of NaN
    (a row is all -inf exactly when its max is -inf) */
 bool k_safe_softmax(const c10::OperatorHandle &, Args &a) {
@@ -1316,6 +1317,7 @@ bool k_safe_softmax(const c10::OperatorHandle &, Args &a) {
     a.ret(wrap(genie_where(ctx(), dead.p, zero.p, sm.p)));
     return true;
 }
+#endif
 bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
     /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd) */
     at::Tensor x = a.t(0);
@@ -1792,7 +1794,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     /* ... and for these ATen's composites read the storage, which device tensors do not have
        (clone_preserve_strides, frexp's out= path) */
     for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out", "diagonal_scatter",
-                             "as_strided_scatter", "frexp.Tensor"})
+                             "as_strided_scatter", "select_scatter", "slice_scatter", "frexp.Tensor"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1, genie_add_scalar>)));
