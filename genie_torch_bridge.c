@@ -1116,8 +1116,10 @@ bool k_binary_(const c10::OperatorHandle &, Args &a) {
 template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
 bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
     const size_t oi = ALPHA ? 3 : 2;
-    at::Tensor out = a.t(oi);
-    if (!is_genie(out) || !operand_ok(out)) return false;
+    at::Tensor out = a.t(oi), x = a.t(0), y = a.t(1);
+    if (!is_genie(out) || !operand_ok(out) || !operand_ok(x) || !operand_ok(y)) return false;
+    /* out that is an input cannot be resized (ATen's error, from the fallback) */
+    if ((out.is_same(x) || out.is_same(y)) && at::infer_size(x.sizes(), y.sizes()) != out.sizes()) return false;
     if (!k_binary<F, ALPHA, S>(op, a)) return false; /* pops the arguments, pushes the value */
     at::Tensor r = a.s->back().toTensor();
     if (r.scalar_type() != out.scalar_type()) { /* stack already consumed: finish through CPU */
