@@ -1291,7 +1291,9 @@ bool k_var(const c10::OperatorHandle &, Args &a) { /* var.correction(self, dim?,
     if (!is_genie(x) || !operand_ok(x) || !genie_float(x)) return false;
     auto dims = dims_arg(a, 1);
     if (x.dim() == 0 && !dims.empty()) return false;
-    int64_t corr = a.none(2) ? 1 : a.i64(2);
+    /* correction: int? on torch 1.13, Scalar? on 2.x; a fractional one goes to the fallback */
+    if (!a.none(2) && !a.sc(2).isIntegral(false)) return false;
+    int64_t corr = a.none(2) ? 1 : a.sc(2).toLong();
     a.ret(wrap(STD ? genie_std(ctx(), H(x), (int)dims.size(), dims.data(), corr, a.b(3))
                    : genie_var(ctx(), H(x), (int)dims.size(), dims.data(), corr, a.b(3))));
     return true;
