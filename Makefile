@@ -169,6 +169,7 @@ check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan,
 	  $(call CHECK_STEP,fuzz,$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)); \
 	else echo "skip: make fuzz ($(FUZZ_CC)'s libFuzzer does not link here: install clang / libclang-rt-dev)"; fi
 	@$(call CHECK_STEP,test-remote,$(MAKE) --no-print-directory test-remote)
+	@$(call CHECK_STEP,check-torch,$(MAKE) --no-print-directory check-torch)
 	@$(MAKE) --no-print-directory test-full
 
 # the pkg-config file, with the version of genie.h (make install writes it with PREFIX)
@@ -176,16 +177,26 @@ $(BUILD)/genie.pc: genie.pc.in genie.h | $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' genie.pc.in > $@
 
 # ---- the PyTorch device (genie_torch_bridge.c is C++ by necessity: ATen is C++) ----
-# Built against the installed libtorch (Debian's 1.13 here; TORCH_VERSION_MAJOR guards keep
-# torch 2.x building). Torch's headers are -isystem so only the bridge's own warnings show.
-TORCH_INC ?= /usr/include
-TORCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -isystem $(TORCH_INC)/torch/csrc/api/include $(if $(filter /usr/include,$(TORCH_INC)),,-isystem $(TORCH_INC))
+# `make torch PYTHON=...` builds against that Python's torch (headers and libraries from
+# torch.utils.cpp_extension, tools/torch_paths.py) into build/torch-<version>/libgenie_torch.so,
+# so torch versions coexist (genie_torch.py loads the one matching the torch it runs under), and
+# copies it to build/libgenie_torch.so. Torch's headers are -isystem: only the bridge's warnings show.
 TORCH_LIBS = -ltorch -ltorch_cpu -lc10
-torch: $(BUILD)/libgenie_torch.so ## build the PyTorch device's bridge library
-$(BUILD)/libgenie_torch.so: genie_torch_bridge.c genie.h | $(BUILD)
-	$(CXX) -x c++ $(TORCH_CXXFLAGS) -I. genie_torch_bridge.c -o $@ $(TORCH_LIBS)
+torch: | $(BUILD) ## build the PyTorch device's bridge against PYTHON's torch (build/torch-VERSION/)
+	@set -e; cfg=$$($(PYTHON) tools/torch_paths.py 2>/dev/null) || \
+	  { $(PYTHON) tools/torch_paths.py 2>&1 | tail -1; exit 1; }; eval "$$cfg"; \
+	out=$(BUILD)/torch-$$TORCH_VER; mkdir -p $$out; \
+	if [ ! -f $$out/libgenie_torch.so ] || [ genie_torch_bridge.c -nt $$out/libgenie_torch.so ] || \
+	   [ genie.h -nt $$out/libgenie_torch.so ]; then \
+	  echo "  torch $$TORCH_VER: $$out/libgenie_torch.so"; \
+	  $(CXX) -x c++ -std=$$TORCH_CXXSTD -O2 -g -fPIC -shared -Wall -Wextra -D_GLIBCXX_USE_CXX11_ABI=$$TORCH_ABI \
+	    $$(for d in $$TORCH_INCS; do [ $$d = /usr/include ] || printf -- '-isystem %s ' $$d; done) \
+	    -I. genie_torch_bridge.c -o $$out/libgenie_torch.so.tmp \
+	    $$(for d in $$TORCH_LIBDIRS; do printf -- '-L%s -Wl,-rpath,%s ' $$d $$d; done) $(TORCH_LIBS); \
+	  mv $$out/libgenie_torch.so.tmp $$out/libgenie_torch.so; fi; \
+	cp $$out/libgenie_torch.so $(BUILD)/libgenie_torch.so
 
-HAVE_TORCH = $(PYTHON) -c "import torch" 2>/dev/null && [ -f $(TORCH_INC)/ATen/ATen.h ]
+HAVE_TORCH = $(PYTHON) tools/torch_paths.py >/dev/null 2>&1
 # the bridge suite inside the test tiers (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary line (a
 # failure to build or run counts as a failure; no PyTorch here: one clear skip line)
 torch-suite: | $(BUILD) ## the PyTorch bridge suite with its counts for the summary line (skips without torch)
@@ -208,6 +219,34 @@ example-torch: torch ## the PyTorch device tutorial (an MLP and a TransformerEnc
 # per-operation overhead seen from Python: x + y on the device vs CPU eager
 bench-torch: torch ## per-operation overhead from Python: the device vs CPU eager
 	$(PYTHON) bench/torch_overhead.py
+
+# ---- the PyTorch device on torch 2.x (a venv with the torch pinned in tools/requirements-torch2.txt) ----
+# `make venv` creates $(VENV) with that torch and what the tests use (CI: .ci/run does, CI=true).
+# `make check-torch` runs the slower device tests on both torch versions: Debian's 1.13 through
+# $(PYTHON) and torch 2.x through $(VENV) (one skip line each where absent).
+TORCH2_PY = $(VENV)/bin/python
+venv: ## create $(VENV) with the torch 2.x of tools/requirements-torch2.txt (and gguf, transformers, pytest)
+	@[ -x $(TORCH2_PY) ] || python3 -m venv $(VENV)
+	$(TORCH2_PY) -m pip install -q -r tools/requirements-torch2.txt
+	@$(TORCH2_PY) -c "import torch; print('  venv $(VENV): torch', torch.__version__)"
+torch2: ## build the bridge against the venv's torch 2.x
+	@$(MAKE) --no-print-directory torch PYTHON=$(TORCH2_PY)
+# the bridge's suite and the device tests on torch 2.x (tests/torch/test_torch2.py, test_seeds.py)
+test-torch2: ## the bridge and device tests on torch 2.x (skips without the venv)
+	@if [ -x $(TORCH2_PY) ] && $(HAVE_TORCH2); then $(MAKE) --no-print-directory torch2 && \
+	  $(TORCH2_PY) tests/torch/test_bridge.py --quick && $(TORCH2_PY) tests/torch/test_torch2.py && \
+	  $(TORCH2_PY) -m pytest -q -p no:cacheprovider tests/torch/test_seeds.py; \
+	else echo "skip: torch 2.x device tests ($(VENV) has no torch: make venv)"; fi
+HAVE_TORCH2 = $(TORCH2_PY) tools/torch_paths.py >/dev/null 2>&1
+# the device tests that need real models and PyTorch's operator database, both torch versions
+check-torch: test-torch2 ## the device on both torch versions: real models and PyTorch's operator database
+	@if $(HAVE_TORCH); then $(MAKE) --no-print-directory torch && $(PYTHON) tests/torch/test_torch2.py && \
+	  $(PYTHON) tests/torch/opdb.py --all; \
+	else echo "skip: torch 1.13 device checks ($(PYTHON) cannot import torch, or libtorch-dev is missing)"; fi
+	@if [ -x $(TORCH2_PY) ] && $(HAVE_TORCH2); then $(TORCH2_PY) tests/torch/test_models.py && \
+	  $(TORCH2_PY) tests/torch/opdb.py --all; \
+	else echo "skip: torch 2.x model and operator-database checks ($(VENV) has no torch: make venv)"; fi
+.PHONY: venv torch2 test-torch2 check-torch
 
 # ---- the CUDA backend (genie_cuda.c: plain C against cudart, cuBLAS and NVRTC) ----
 # genie_cuda.c is genie's implementation unit with the backend: link genie_cuda.o instead of

@@ -1,89 +1,181 @@
 """genie_torch: genie as a lazy PyTorch device.
 
-    import genie_torch                      # loads build/libgenie_torch.so, registers the device
+    import genie_torch                      # loads the bridge library, registers the device
     x = torch.randn(4, 3, device=genie_torch.device)
     y = (x @ x.t()).relu()                  # captured, nothing runs
     print(y.cpu())                          # materializes only what y needs
 
 The device is PyTorch's PrivateUse1 key: `privateuseone` on torch 1.13, `remote_accelerator`
-on torch >= 2.0. GENIE_TORCH_LIB overrides the library's path.
+on torch >= 2.0 (with `torch.remote_accelerator`, `t.remote_accelerator()`,
+`t.is_remote_accelerator`, `module.remote_accelerator()`). Installed with pip on torch >= 2.5 it
+loads itself when torch is imported (the `torch.backends` entry point;
+TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns that off).
+
+The bridge library is looked for in this order: $GENIE_TORCH_LIB; the one pip installed
+(genie_torch_lib); build/torch-<torch version>/libgenie_torch.so (`make torch PYTHON=...`);
+build/libgenie_torch.so.
 """
 import contextlib
 import json
 import os
+import sys
+import types
+import weakref
 
 import torch
 
 _here = os.path.dirname(os.path.abspath(__file__))
-LIB = os.environ.get("GENIE_TORCH_LIB", os.path.join(_here, "build", "libgenie_torch.so"))
+_torch_ver = torch.__version__.split("+")[0]
+
+
+def _find_lib():
+    if os.environ.get("GENIE_TORCH_LIB"):
+        return os.environ["GENIE_TORCH_LIB"]
+    try:
+        import genie_torch_lib  # installed by pip beside this module
+        return genie_torch_lib.LIB
+    except ImportError:
+        pass
+    versioned = os.path.join(_here, "build", f"torch-{_torch_ver}", "libgenie_torch.so")
+    return versioned if os.path.exists(versioned) else os.path.join(_here, "build", "libgenie_torch.so")
+
+
+LIB = _find_lib()
 if LIB not in getattr(torch.ops, "loaded_libraries", set()):
     torch.ops.load_library(LIB)
 
-_major = int(torch.__version__.split(".")[0])
+_major = int(_torch_ver.split(".")[0])
 if _major >= 2:
-    # the library renames PrivateUse1 in C++; torch.utils keeps Python's side in step (once)
-    try:
+    # the library renames PrivateUse1 in C++ (once per process); Python's side follows
+    if torch._C._get_privateuse1_backend_name() != "remote_accelerator":
         torch.utils.rename_privateuse1_backend("remote_accelerator")
-    except RuntimeError:
-        pass
     DEVICE_TYPE = "remote_accelerator"
 else:
     DEVICE_TYPE = "privateuseone"
 device = torch.device(DEVICE_TYPE, 0)
+_has_generator = hasattr(torch.ops.genie, "default_generator")  # torch >= 2.6 (the C++ hooks)
 
 
-class _DeviceModule:
-    """torch.<device> runtime module (is_available, device_count, ...)."""
+def _default_generator():
+    return torch.ops.genie.default_generator() if _has_generator else torch.default_generator
 
-    @staticmethod
-    def is_available():
-        return True
 
-    @staticmethod
-    def device_count():
-        return 1
+def _check_index(idx):
+    if isinstance(idx, torch.device):
+        idx = idx.index
+    if idx not in (None, 0, -1):
+        raise RuntimeError(f"genie: one {DEVICE_TYPE} device (index 0), asked for {idx}")
 
-    @staticmethod
-    def current_device():
-        return 0
 
-    @staticmethod
-    def set_device(idx):
-        if idx not in (0, -1):
-            raise RuntimeError("genie: one device (index 0)")
+class _DeviceContext:
+    """torch.<device>.device(idx): a context manager, as torch.cuda.device (one device here)."""
 
-    @staticmethod
-    def synchronize(device=None):
-        pass
+    def __init__(self, idx):
+        _check_index(idx)
 
-    @staticmethod
-    def manual_seed(seed):
-        # random tensors made on the device draw their seed from PyTorch's CPU generator
-        torch.manual_seed(seed)
+    def __enter__(self):
+        return self
 
-    @staticmethod
-    def manual_seed_all(seed):
-        torch.manual_seed(seed)
-
-    @staticmethod
-    def is_initialized():
-        return True
-
-    @staticmethod
-    def _is_in_bad_fork():
+    def __exit__(self, *exc):
         return False
 
 
+def _device_module():
+    """torch.<device>: the runtime module PyTorch looks up for a PrivateUse1 backend."""
+    m = types.ModuleType(f"torch.{DEVICE_TYPE}")
+    m.__doc__ = "genie's lazy device (genie_torch)"
+    m.device = _DeviceContext
+    m.is_available = lambda: True
+    m.device_count = lambda: 1
+    m.current_device = lambda: 0
+    m.set_device = _check_index
+    m.synchronize = lambda device=None: None  # values are computed where they are read
+    m.is_initialized = lambda: True
+    m._lazy_init = lambda: None
+    m._is_in_bad_fork = lambda: False
+    # random numbers: the device's own generator on torch >= 2.6 (torch.manual_seed seeds it
+    # through manual_seed_all), PyTorch's CPU generator before
+    m.default_generators = (_default_generator(),)
+    m.manual_seed = lambda seed: _default_generator().manual_seed(int(seed))
+    m.manual_seed_all = lambda seed: _default_generator().manual_seed(int(seed))
+    m.seed = lambda: _default_generator().seed()
+    m.seed_all = lambda: _default_generator().seed()
+    m.initial_seed = lambda: _default_generator().initial_seed()
+    m.get_rng_state = lambda device=None: _default_generator().get_state()
+    m.set_rng_state = lambda state, device=None: _default_generator().set_state(state)
+    return m
+
+
 if not hasattr(torch, DEVICE_TYPE):
-    try:
-        torch._register_device_module(DEVICE_TYPE, _DeviceModule)
-    except (RuntimeError, AttributeError):
-        pass
-if _major >= 2 and hasattr(torch.utils, "generate_methods_for_privateuse1_backend"):
-    try:
-        torch.utils.generate_methods_for_privateuse1_backend()
-    except RuntimeError:
-        pass
+    torch._register_device_module(DEVICE_TYPE, _device_module())
+if _major >= 2 and not hasattr(torch.Tensor, "is_" + DEVICE_TYPE):
+    torch.utils.generate_methods_for_privateuse1_backend(for_storage=False)
+
+
+# ---- torch.save / torch.load
+# A device tensor has no storage; it pickles as the CPU tensor PyTorch's own reduction writes,
+# with its storage's location recorded as "<device>:0" (as a CUDA checkpoint records "cuda:0").
+# So torch.load(..., map_location="cpu") needs no genie (a process without genie loads it), and
+# in a process with genie the storage comes back to the device (map_location default or device).
+_LOCATION = f"{DEVICE_TYPE}:0"
+_saving = {}                             # storage address -> CPU copy, while a save holds it
+_loaded = weakref.WeakValueDictionary()  # storage address -> storage restored for the device
+_reduce_ex_internal = torch.Tensor._reduce_ex_internal
+_rebuild_tensor_v2 = torch._utils._rebuild_tensor_v2
+
+
+def _storage_key(storage):
+    return getattr(storage, "_cdata", None)
+
+
+def _reduce_ex(self, proto):
+    if self.device.type != DEVICE_TYPE:
+        return _reduce_ex_internal(self, proto)
+    cpu = self.detach().cpu()
+    cpu.requires_grad_(self.requires_grad)
+    rv = _reduce_ex_internal(cpu, proto)
+    for a in rv[1]:
+        untyped = getattr(a, "_untyped_storage", None) or getattr(a, "_storage", None)
+        if untyped is not None:  # the TypedStorage: the entry lives as long as the pickle holds it
+            key = _storage_key(untyped)
+            _saving[key] = cpu
+            weakref.finalize(a, _saving.pop, key, None)
+    return rv
+
+
+def _tag(storage):
+    return _LOCATION if _storage_key(storage) in _saving else None
+
+
+def _restore(storage, location):
+    if not location.startswith(DEVICE_TYPE):
+        return None
+    _loaded[_storage_key(storage)] = storage
+    return storage
+
+
+def _rebuild_device_tensor(storage, *args, **kwargs):
+    t = _rebuild_tensor_v2(storage, *args, **kwargs)
+    untyped = getattr(storage, "_untyped_storage", None) or getattr(storage, "_storage", None)
+    if untyped is not None and _loaded.get(_storage_key(untyped)) is not None:
+        t = t.detach().to(device).requires_grad_(t.requires_grad)
+    return t
+
+
+if getattr(torch.Tensor._reduce_ex_internal, "__name__", "") != "_reduce_ex":
+    torch.Tensor._reduce_ex_internal = _reduce_ex
+    torch._utils._rebuild_tensor_v2 = _rebuild_device_tensor
+    _rebuild_device_tensor.__module__ = "torch._utils"
+    _rebuild_device_tensor.__name__ = _rebuild_device_tensor.__qualname__ = "_rebuild_tensor_v2"
+    torch.serialization.register_package(5, _tag, _restore)
+    # torch.load(weights_only=True) allows the rebuild functions it listed when first asked
+    _allowed = getattr(getattr(torch, "_weights_only_unpickler", None), "_get_allowed_globals", None)
+    if hasattr(_allowed, "cache_clear"):
+        _allowed.cache_clear()
+
+
+def _autoload():
+    """The `torch.backends` entry point: importing this module registered the device."""
 
 
 _tensor_numpy = torch.Tensor.numpy

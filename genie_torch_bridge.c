@@ -54,9 +54,27 @@
 #include <unordered_map>
 #include <vector>
 
-#if TORCH_VERSION_MAJOR >= 2
+/* Every difference between the torch versions this file builds against, in one place:
+   GENIE_TORCH_RENAME  (2.0+) c10::register_privateuse1_backend names the device remote_accelerator
+   GENIE_TORCH_HOOKS   (2.6+) PrivateUse1HooksInterface with isAvailable/generators/pinned memory,
+                       which torch.accelerator, torch.Generator(device=...) and pin_memory consult
+   GENIE_TORCH_SYNC    (2.4+) DeviceGuardImplInterface::synchronizeDevice (torch.accelerator.synchronize)
+   GENIE_TORCH_SAFE_SOFTMAX (2.5+) aten::_safe_softmax, which scaled_dot_product_attention calls
+   Without the hooks (1.13) random tensors on the device draw from PyTorch's CPU generator. */
+#define GENIE_TORCH_AT_LEAST(ma, mi) (TORCH_VERSION_MAJOR > (ma) || (TORCH_VERSION_MAJOR == (ma) && TORCH_VERSION_MINOR >= (mi)))
+#define GENIE_TORCH_RENAME GENIE_TORCH_AT_LEAST(2, 0)
+#define GENIE_TORCH_HOOKS GENIE_TORCH_AT_LEAST(2, 6)
+#define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
+#define GENIE_TORCH_SAFE_SOFTMAX GENIE_TORCH_AT_LEAST(2, 5)
+#if GENIE_TORCH_RENAME
 #include <c10/core/DeviceType.h> /* c10::register_privateuse1_backend */
 #endif
+#if GENIE_TORCH_HOOKS
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <unordered_set>
+#endif
+#include <ATen/Parallel.h> /* at::get_num_threads */
 
 namespace {
 
@@ -79,6 +97,14 @@ genie_ctx *ctx() {
         TORCH_CHECK(g_ctx, "genie: cannot create the context");
     }
     return g_ctx;
+}
+
+/* genie's kernels use as many threads as PyTorch's intra-op pool (torch.set_num_threads), read
+   where work runs: at each materialization */
+int g_threads = 0; /* the count last given to genie (0: genie's default, all cores) */
+void sync_threads() {
+    int n = at::get_num_threads();
+    if (n != g_threads && genie_set_num_threads(ctx(), n) == GENIE_OK) g_threads = n;
 }
 
 /* a genie NULL result becomes a Python exception with genie's message */
@@ -305,6 +331,7 @@ at::Tensor to_cpu(const at::Tensor &t) {
         out = at::empty_strided(t.sizes(), t.strides(), o);
     } else {
         const void *p = nullptr;
+        sync_threads();
         okr(genie_data(ctx(), h, &p));
         out = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), o).clone(at::MemoryFormat::Preserve);
     }
@@ -331,6 +358,13 @@ GT operand(const at::Tensor &t, const at::Tensor &other) {
     if (t.unsafeGetTensorImpl()->is_wrapped_number() && other.defined()) s = at::result_type(other, t);
     double v = t.item<double>();
     g.p = ok(genie_full(ctx(), gd(s), 0, nullptr, v));
+    g.owned = true;
+    return g;
+}
+/* an owned result (NULL: genie's error as an exception) */
+GT own(genie_tensor *p) {
+    GT g;
+    g.p = ok(p);
     g.owned = true;
     return g;
 }
@@ -383,6 +417,28 @@ void boxed(const c10::OperatorHandle &op, Stack *s) {
 bool genie_float(const at::Tensor &t) { return at::isFloatingType(t.scalar_type()); }
 
 /* ------------------------------------------------------------------ the fallback */
+/* whether a CPU kernel changed its copy `after` of the device tensor `t` (whose genie value is
+   materialized and unchanged): bit for bit, so NaNs compare equal */
+bool changed_by_kernel(const at::Tensor &t, const at::Tensor &after) {
+    if (t.numel() == 0 || t.is_neg() || t.is_conj() || !after.defined() || after.sizes() != t.sizes() ||
+        after.scalar_type() != t.scalar_type())
+        return false;
+    const void *p = nullptr;
+    if (genie_data(ctx(), H(t), &p) != GENIE_OK) {
+        genie_clear_error(ctx());
+        return false;
+    }
+    at::Tensor before = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), at::TensorOptions().dtype(t.scalar_type()));
+    at::ScalarType bits;
+    switch (before.element_size()) {
+    case 1: bits = at::kByte; break;
+    case 2: bits = at::kShort; break;
+    case 4: bits = at::kInt; break;
+    default: bits = at::kLong; break;
+    }
+    return !at::equal(before.view(bits), after.view(bits));
+}
+
 /* Materializes genie inputs, runs the operation on CPU, writes mutated arguments back through
    genie (aliases see the write), wraps results (a view op through here returns a copy). */
 void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
@@ -453,10 +509,12 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
     }
     op.callBoxed(stack);
     Lock l(g_mu);
-    /* write back mutated arguments */
+    /* write back mutated arguments: those the schema marks written (Tensor(a!)), and those it
+       does not mark but the kernel changed (native_batch_norm's running_mean/running_var) */
     for (size_t i = 0; i < n; i++) {
         const auto *ai = args[i].alias_info();
-        if (!ai || !ai->isWrite()) continue;
+        bool marked = ai && ai->isWrite();
+        if (!marked && !(orig[i].defined() && changed_by_kernel(orig[i], cpu[i]))) continue;
         if (orig[i].defined()) {
             GenieImpl *g = gimpl(orig[i]);
             if (cpu[i].sizes() == orig[i].sizes()) {
@@ -586,9 +644,20 @@ bool k_arange(const c10::OperatorHandle &, Args &a) {
     a.ret(wrap(genie_arange(ctx(), d, start.toDouble(), end.toDouble(), step.toDouble())));
     return true;
 }
+#if GENIE_TORCH_HOOKS
+const at::Generator &default_generator();
+#endif
+/* one 64-bit seed from the generator argument, else the device's default generator (PyTorch's
+   CPU one where the hooks are absent); the device's generators are CPU generators underneath */
 uint64_t draw_seed(Args &a, size_t gen_idx) {
+#if GENIE_TORCH_HOOKS
+    at::Generator g = (gen_idx < a.n && !a[gen_idx].isNone()) ? a[gen_idx].toGenerator() : default_generator();
+#else
     at::Generator g = (gen_idx < a.n && !a[gen_idx].isNone()) ? a[gen_idx].toGenerator() : at::detail::getDefaultCPUGenerator();
-    auto *cg = at::check_generator<at::CPUGeneratorImpl>(g);
+#endif
+    TORCH_CHECK(g.device().type() == c10::DeviceType::CPU || g.device().type() == kDev, "genie: a ", g.device(),
+                " generator cannot draw random numbers for the genie device");
+    auto *cg = g.get<at::CPUGeneratorImpl>();
     std::lock_guard<std::mutex> gl(g.mutex());
     return cg->random64();
 }
@@ -597,7 +666,8 @@ bool k_rand(const c10::OperatorHandle &, Args &a) {
     size_t o = GEN ? 2 : 1;
     genie_dtype d;
     if (!to_gd(dtype_arg(a, o), &d) || !layout_ok(a, o + 1)) return false;
-    if (GEN && !a.none(1) && a[1].toGenerator().device().type() != c10::DeviceType::CPU) return false;
+    if (GEN && !a.none(1) && a[1].toGenerator().device().type() != c10::DeviceType::CPU && a[1].toGenerator().device().type() != kDev)
+        return false;
     auto size = a.ints(0);
     uint64_t seed = draw_seed(a, GEN ? 1 : (size_t)-1);
     a.ret(wrap(NORMAL ? genie_randn(ctx(), d, (int)size.size(), size.data(), seed) : genie_rand(ctx(), d, (int)size.size(), size.data(), seed)));
@@ -750,6 +820,7 @@ bool k_local_scalar_dense(const c10::OperatorHandle &, Args &a) {
     at::Tensor self = a.t(0);
     genie_tensor *h = H(self);
     g_counts.items++;
+    sync_threads();
     at::ScalarType st = self.scalar_type();
     if (is_raw(st)) {
         a.ret(IValue(to_cpu(self).item()));
@@ -1024,6 +1095,7 @@ template <BinFn F, int ALPHA>
 bool k_binary_(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0), y = a.t(1);
     if (!is_genie(x) || !operand_ok(x) || !operand_ok(y)) return false;
+    if (at::infer_size(x.sizes(), y.sizes()) != x.sizes()) return false; /* self cannot grow: ATen's error */
     GT gy = operand(y, x);
     GT scaled;
     if (ALPHA && !a.none(2)) {
@@ -1037,6 +1109,31 @@ bool k_binary_(const c10::OperatorHandle &, Args &a) {
     }
     ok(F(ctx(), H(x), scaled.p ? scaled.p : gy.p));
     a.ret(x);
+    return true;
+}
+/* binary.out(self, other, [alpha,] *, out): the value as k_binary computes it, copied into out
+   (resized as ATen resizes an out= argument); another dtype than the value's goes to the fallback */
+template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
+bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
+    const size_t oi = ALPHA ? 3 : 2;
+    at::Tensor out = a.t(oi), x = a.t(0), y = a.t(1);
+    if (!is_genie(out) || !operand_ok(out) || !operand_ok(x) || !operand_ok(y)) return false;
+    /* out that is an input cannot be resized (ATen's error, from the fallback) */
+    if ((out.is_same(x) || out.is_same(y)) && at::infer_size(x.sizes(), y.sizes()) != out.sizes()) return false;
+    if (!k_binary<F, ALPHA, S>(op, a)) return false; /* pops the arguments, pushes the value */
+    at::Tensor r = a.s->back().toTensor();
+    if (r.scalar_type() != out.scalar_type()) { /* stack already consumed: finish through CPU */
+        at::Tensor c = to_cpu(r).to(out.scalar_type());
+        resize_to(out, c.sizes());
+        GT g;
+        g.p = from_cpu(c);
+        g.owned = true;
+        ok(genie_copy_(ctx(), H(out), g.p));
+    } else {
+        resize_to(out, r.sizes());
+        ok(genie_copy_(ctx(), H(out), H(r)));
+    }
+    a.s->back() = IValue(out);
     return true;
 }
 template <UnFn F, int FLOAT_ONLY>
@@ -1194,7 +1291,9 @@ bool k_var(const c10::OperatorHandle &, Args &a) { /* var.correction(self, dim?,
     if (!is_genie(x) || !operand_ok(x) || !genie_float(x)) return false;
     auto dims = dims_arg(a, 1);
     if (x.dim() == 0 && !dims.empty()) return false;
-    int64_t corr = a.none(2) ? 1 : a.i64(2);
+    /* correction: int? on torch 1.13, Scalar? on 2.x; a fractional one goes to the fallback */
+    if (!a.none(2) && !a.sc(2).isIntegral(false)) return false;
+    int64_t corr = a.none(2) ? 1 : a.sc(2).toLong();
     a.ret(wrap(STD ? genie_std(ctx(), H(x), (int)dims.size(), dims.data(), corr, a.b(3))
                    : genie_var(ctx(), H(x), (int)dims.size(), dims.data(), corr, a.b(3))));
     return true;
@@ -1206,6 +1305,23 @@ bool k_softmax(const c10::OperatorHandle &, Args &a) { /* _softmax(self, dim, ha
     a.ret(wrap(LOG ? genie_log_softmax(ctx(), H(x), a.i64(1)) : genie_softmax(ctx(), H(x), a.i64(1))));
     return true;
 }
+#if GENIE_TORCH_SAFE_SOFTMAX
+/* _safe_softmax(self, dim, dtype?): softmax whose rows that are all -inf give 0 instead of NaN
+   (a row is all -inf exactly when its max is -inf) */
+bool k_safe_softmax(const c10::OperatorHandle &, Args &a) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || !genie_float(x) || x.dim() == 0) return false;
+    if (!a.none(2) && (at::ScalarType)a.i64(2) != x.scalar_type()) return false;
+    int64_t dim = a.i64(1);
+    GT sm = own(genie_softmax(ctx(), H(x), dim));
+    GT mx = own(genie_amax(ctx(), H(x), 1, &dim, 1));
+    GT ninf = scalar_const(c10::Scalar(-INFINITY), x.scalar_type());
+    GT dead = own(genie_eq(ctx(), mx.p, ninf.p));
+    GT zero = scalar_const(c10::Scalar(0.0), x.scalar_type());
+    a.ret(wrap(genie_where(ctx(), dead.p, zero.p, sm.p)));
+    return true;
+}
+#endif
 bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
     /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd) */
     at::Tensor x = a.t(0);
@@ -1240,12 +1356,6 @@ bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
 bool floats_alike(const at::Tensor &a, const at::Tensor &b) {
     return is_genie(a) && is_genie(b) && operand_ok(a) && operand_ok(b) && genie_float(a) && a.scalar_type() == b.scalar_type() &&
            a.sizes() == b.sizes();
-}
-GT own(genie_tensor *p) {
-    GT g;
-    g.p = ok(p);
-    g.owned = true;
-    return g;
 }
 bool k_threshold_backward(const c10::OperatorHandle &, Args &a) { /* (grad_output, self, threshold) */
     at::Tensor go = a.t(0), x = a.t(1);
@@ -1447,10 +1557,71 @@ struct GenieGuard final : public c10::impl::DeviceGuardImplInterface {
     c10::Stream getStream(c10::Device) const noexcept override { return c10::Stream(c10::Stream::DEFAULT, kDevice); }
     c10::Stream exchangeStream(c10::Stream) const noexcept override { return c10::Stream(c10::Stream::DEFAULT, kDevice); }
     c10::DeviceIndex deviceCount() const noexcept override { return 1; }
+#if GENIE_TORCH_SYNC
+    /* work is lazy and runs where values are read: nothing is ever in flight */
+    void synchronizeDevice(const c10::DeviceIndex) const override {}
+#endif
 };
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GenieGuard);
 
-#if TORCH_VERSION_MAJOR >= 2
+#if GENIE_TORCH_HOOKS
+/* ------------------------------------------------------------------ generator, hooks, pinned memory */
+/* the device's generator: PyTorch's CPU generator (mt19937) reporting the device, as
+   PyTorch's reference backend does; genie's random kernels take one 64-bit seed drawn from it */
+struct GenieGenerator final : public at::CPUGeneratorImpl {
+    GenieGenerator() : at::CPUGeneratorImpl(c10::detail::getNonDeterministicRandom()) {
+        device_ = kDevice;
+        key_set_ = c10::DispatchKeySet(c10::DispatchKey::PrivateUse1);
+    }
+};
+const at::Generator &default_generator() {
+    static at::Generator g = at::make_generator<GenieGenerator>();
+    return g;
+}
+
+/* pinned host memory: plain host memory the hooks recognise (is_pinned answers for it) */
+std::mutex g_pin_mu;
+std::unordered_set<const void *> g_pinned;
+void pinned_free(void *p) {
+    {
+        std::lock_guard<std::mutex> l(g_pin_mu);
+        g_pinned.erase(p);
+    }
+    c10::free_cpu(p);
+}
+struct PinnedAllocator final : public c10::Allocator {
+    c10::DataPtr allocate(size_t n) override {
+        void *p = n ? c10::alloc_cpu(n) : nullptr;
+        if (p) {
+            std::lock_guard<std::mutex> l(g_pin_mu);
+            g_pinned.insert(p);
+        }
+        return {p, p, &pinned_free, c10::Device(c10::DeviceType::CPU)};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return &pinned_free; }
+    void copy_data(void *dst, const void *src, size_t n) const override { memcpy(dst, src, n); }
+};
+PinnedAllocator g_pinned_alloc;
+
+struct GenieHooks final : public at::PrivateUse1HooksInterface {
+    bool isBuilt() const override { return true; }
+    bool isAvailable() const override { return true; }
+    bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
+    const at::Generator &getDefaultGenerator(c10::DeviceIndex) const override { return default_generator(); }
+    at::Generator getNewGenerator(c10::DeviceIndex) const override { return at::make_generator<GenieGenerator>(); }
+    at::Device getDeviceFromPtr(void *) const override { return kDevice; }
+    bool isPinnedPtr(const void *p) const override {
+        std::lock_guard<std::mutex> l(g_pin_mu);
+        return g_pinned.count(p) != 0;
+    }
+    c10::Allocator *getPinnedMemoryAllocator() const override { return &g_pinned_alloc; }
+};
+struct RegisterHooks {
+    RegisterHooks() { at::RegisterPrivateUse1HooksInterface(new GenieHooks()); }
+} g_register_hooks;
+#endif
+
+#if GENIE_TORCH_RENAME
 struct RenameOnce {
     RenameOnce() {
         try {
@@ -1522,6 +1693,10 @@ std::vector<std::string> info(const at::Tensor &t) {
     genie_tensor *h = H(t);
     return {genie_op_name(h), genie_module_path(h), genie_phase(h), genie_is_materialized(h) ? "1" : "0"};
 }
+int64_t num_threads() {
+    Lock l(g_mu);
+    return g_threads;
+}
 bool shares_storage(const at::Tensor &a, const at::Tensor &b) {
     Lock l(g_mu);
     return is_genie(a) && is_genie(b) && genie_shares_storage(H(a), H(b));
@@ -1531,7 +1706,14 @@ bool shares_storage(const at::Tensor &a, const at::Tensor &b) {
 
 #define BOX(fn) torch::CppFunction::makeFromBoxedFunction<&boxed<fn>>()
 
+#if GENIE_TORCH_HOOKS
+at::Generator py_default_generator() { return default_generator(); }
+#endif
+
 TORCH_LIBRARY(genie, m) {
+#if GENIE_TORCH_HOOKS
+    m.def("default_generator() -> Generator?", &py_default_generator);
+#endif
     m.def("stats() -> str", &json_stats);
     m.def("reset_counts() -> ()", &reset_counts);
     m.def("scope_push(str name) -> ()", &scope_push);
@@ -1540,6 +1722,7 @@ TORCH_LIBRARY(genie, m) {
     m.def("dump_dot(Tensor[] roots, str path) -> ()", &dump_dot);
     m.def("info(Tensor t) -> str[]", &info);
     m.def("shares_storage(Tensor a, Tensor b) -> bool", &shares_storage);
+    m.def("num_threads() -> int", &num_threads);
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
@@ -1612,7 +1795,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     /* fallback-first: ATen's generic composites for these are worse than running CPU's own
        kernel (math_group_norm divides by zero on an empty batch; math_addr_out skips CPU's
        shape check of addr_) */
-    for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out"})
+    /* ... and for these ATen's composites read the storage, which device tensors do not have
+       (clone_preserve_strides, frexp's out= path) */
+    for (const char *name : {"native_group_norm", "native_group_norm_backward", "addr_", "addr.out", "diagonal_scatter",
+                             "as_strided_scatter", "select_scatter", "slice_scatter", "frexp.Tensor"})
         m.impl(name, torch::CppFunction::makeFromBoxedFunction<&genie_fallback>());
     /* elementwise */
     m.impl("add.Tensor", BOX((k_binary<genie_add, 1, genie_add_scalar>)));
@@ -1638,6 +1824,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("logical_or", BOX((k_binary<genie_logical_or, 0>)));
     m.impl("pow.Tensor_Tensor", BOX(k_pow_tensor));
     m.impl("pow.Tensor_Scalar", BOX(k_pow_scalar));
+    m.impl("add.out", BOX((k_binary_out<genie_add, 1, genie_add_scalar>)));
+    m.impl("sub.out", BOX((k_binary_out<genie_sub, 1, genie_sub_scalar>)));
+    m.impl("mul.out", BOX((k_binary_out<genie_mul, 0, genie_mul_scalar>)));
+    m.impl("div.out", BOX((k_binary_out<genie_div, 0, genie_div_scalar>)));
     m.impl("add_.Tensor", BOX((k_binary_<genie_add_, 1>)));
     m.impl("sub_.Tensor", BOX((k_binary_<genie_sub_, 1>)));
     m.impl("mul_.Tensor", BOX((k_binary_<genie_mul_, 0>)));
@@ -1709,6 +1899,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("_softmax", BOX(k_softmax<0>));
     m.impl("_log_softmax", BOX(k_softmax<1>));
     m.impl("native_layer_norm", BOX(k_native_layer_norm));
+#if GENIE_TORCH_SAFE_SOFTMAX
+    m.impl("_safe_softmax", BOX(k_safe_softmax));
+#endif
     /* backward formulas and the MSE loss (other cases: the fallback) */
     m.impl("threshold_backward", BOX(k_threshold_backward));
     m.impl("tanh_backward", BOX(k_act_backward<0>));
