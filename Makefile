@@ -18,10 +18,10 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
-.PHONY: fuzz
+.PHONY: fuzz fuzz-diff
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -62,6 +62,27 @@ $(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
 $(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
 FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
+
+# ---- fuzzing: the differential mode and the dead-handle sweep ----
+# fuzz_replay --diff runs each input on the reference path and on every fast path here (1 and 2
+# threads), comparing statuses and values (tests/fuzz/fuzz_api.c says how); test_dead calls every
+# public function that takes a handle with a dead one (its table is checked against genie.h).
+# `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
+FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
+$(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DFZ_DIFF_DEFAULT=1 -I. $< -o $@ -lm -pthread
+fuzz-diff: build-fuzz/fuzz_diff
+	@mkdir -p build-fuzz/corpus_diff
+	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
+	@echo "fuzz_diff: $(FUZZ_SECONDS) s (log: build-fuzz/fuzz_diff.log)"
+	@if $(FUZZ_ENV) build-fuzz/fuzz_diff -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -max_len=2048 \
+	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus_diff tests/fuzz/corpus_diff >build-fuzz/fuzz_diff.log 2>&1; \
+	then grep -h '^Done\|^stat::number_of_executed' build-fuzz/fuzz_diff.log; \
+	else tail -n 60 build-fuzz/fuzz_diff.log; echo "fuzz_diff FAILED (save the input under tests/fuzz/regressions_diff/):"; \
+	  ls build-fuzz/crash-* build-fuzz/timeout-* build-fuzz/oom-* build-fuzz/leak-* 2>/dev/null; exit 1; fi
 
 # ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
 # `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
@@ -107,7 +128,7 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead examples
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
@@ -115,7 +136,8 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backen
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
-	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
+	$(BUILD)/test_dead genie.h
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -194,7 +216,8 @@ asan: | $(BUILD)
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
-	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_dead genie.h
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
