@@ -206,7 +206,7 @@ static struct {
     int no_pool, depth;
     fz_slot s[FZ_SLOTS];
     fz_tuple tu[FZ_TUPLES];
-    unsigned char blob[4096];
+    unsigned char blob[4096], blob01[4096]; /* the memory from_data and from_blob read; blob01: bytes 0 and 1 */
     FILE *devnull;
     /* differential mode */
     int diff, v2;        /* diff: record a trace; v2: the extended op set and configuration byte */
@@ -258,6 +258,9 @@ static genie_tensor *fz_tmp(genie_tensor *t) {
     return t;
 }
 
+/* The bytes a new tensor of dt is made from: bools of bytes other than 0 and 1 (11, 48, ...) too,
+   except where long runs step around the paths' different copies of them (FZ_AVOID_KNOWN). */
+static unsigned char *fz_blob_for(genie_dtype dt) { return FZ_AVOID_KNOWN && dt == GENIE_BOOL ? fz.blob01 : fz.blob; }
 static int fz_dead(const fz_slot *s) { return s->t && s->own == 0 && !s->held; }
 static double fz_numel_d(const genie_tensor *t) {
     double n = 1;
@@ -544,7 +547,7 @@ static void fz_step_ops(fz_in *in, unsigned op) {
             r = genie_from_data(ctx, dt, nd, shape, NULL); /* rejected, unless it has no elements */
             if (r) FZ_CHECK(n == 0, "from_data accepted a NULL pointer");
         } else {
-            r = genie_from_data(ctx, dt, nd, shape, n == 0 && (u8(in) & 1) ? NULL : fz.blob);
+            r = genie_from_data(ctx, dt, nd, shape, n == 0 && (u8(in) & 1) ? NULL : fz_blob_for(dt));
         }
         fz_put(out, r, 0, -1, "from_data");
         break;
@@ -572,7 +575,7 @@ static void fz_step_ops(fz_in *in, unsigned op) {
         if (empty == 0 && lo == 0 && (ext + 1) * (fz_i128)genie_dtype_size(dt) > (fz_i128)sizeof fz.blob &&
             (ext + 1) * (fz_i128)genie_dtype_size(dt) <= (fz_i128)INT64_MAX)
             break;
-        r = genie_from_blob(ctx, dt, nd, shape, strided ? st : NULL, null_data ? NULL : fz.blob, NULL, NULL);
+        r = genie_from_blob(ctx, dt, nd, shape, strided ? st : NULL, null_data ? NULL : fz_blob_for(dt), NULL, NULL);
         if (r) FZ_CHECK(empty == 1 || (empty == 0 && lo == 0 && (ext + 1) * (fz_i128)genie_dtype_size(dt) <= (fz_i128)sizeof fz.blob),
                         "from_blob accepted a window outside its memory");
         fz_put(out, r, 0, -1, "from_blob");
@@ -1208,6 +1211,7 @@ static void fz_run(const uint8_t *data, size_t size, size_t skip, const genie_ct
     for (k = 0; k < FZ_SLOTS; k++) { memset(&fz.s[k], 0, sizeof fz.s[k]); fz.s[k].tup = -1; }
     memset(fz.tu, 0, sizeof fz.tu);
     for (k = 0; k < (int)sizeof fz.blob; k++) fz.blob[k] = (unsigned char)(k * 37 + 11);
+    for (k = 0; k < (int)sizeof fz.blob01; k++) fz.blob01[k] = (unsigned char)(fz.blob[k] & 1);
     for (k = 0; k < 64 && fz_more(&in); k++) fz_step(&in);
     /* the context works on after clearing the error (unless allocations are failing) */
     genie_clear_error(fz.ctx);
