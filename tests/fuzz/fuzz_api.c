@@ -986,13 +986,19 @@ static void fz_step_ops(fz_in *in, unsigned op) {
                 T = a && !dead && genie_ndim(a) >= 2 ? genie_shape(a)[genie_ndim(a) - 2] : 1;
                 D = a && !dead && genie_ndim(a) >= 1 ? genie_shape(a)[genie_ndim(a) - 1] : 2;
             }
-            if (u8(in) & 3) { /* positions 0.., or shifted */
-                b = fz_tmp(genie_arange(ctx, u8(in) & 1 ? GENIE_I64 : GENIE_I32, (double)(u8(in) % 4), (double)(u8(in) % 4) + (double)T, 1));
+            if (u8(in) & 3) { /* positions 0.., or shifted (each byte read in its own statement: a fixed order) */
+                genie_dtype pdt = u8(in) & 1 ? GENIE_I64 : GENIE_I32;
+                double p0 = (double)(u8(in) % 4);
+                b = fz_tmp(genie_arange(ctx, pdt, p0, p0 + (double)T, 1));
             } else {
                 b = fz_argd(in, &work, &dead);
             }
             rd = u8(in) % 3 == 0 ? fz_int(in) : u8(in) & 1 ? 0 : D / 2 * 2 - 2 * (int64_t)(u8(in) % 2);
-            r = genie_rope(ctx, a, b, rd, u8(in) & 1 ? 10000.0 : fz_double(in), u8(in) % 5 == 4 ? 2 : (int)(u8(in) & 1));
+            {
+                double theta = u8(in) & 1 ? 10000.0 : fz_double(in);
+                int inter = u8(in) % 5 == 4 ? 2 : (int)(u8(in) & 1);
+                r = genie_rope(ctx, a, b, rd, theta, inter);
+            }
             fz_put(out, r, work, -1, "rope");
         } else if (k == 2 || k == 3) { /* attention: q [B?, Hkv g, L, E], k [B?, Hkv, S, E], v [B?, Hkv, S, Ev] */
             static const int64_t es[] = {1, 2, 3, 4, 7, 8, 16, 17, 32, 64};
