@@ -18,10 +18,10 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
-.PHONY: fuzz fuzz-diff
+.PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -68,6 +68,7 @@ FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
 # threads), comparing statuses and values (tests/fuzz/fuzz_api.c says how); test_dead calls every
 # public function that takes a handle with a dead one (its table is checked against genie.h).
 # `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
+.PHONY: fuzz-diff
 FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
 $(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
@@ -128,7 +129,7 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead examples
+test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
 	@$(MAKE) --no-print-directory torch-suite
 	@$(MAKE) --no-print-directory cuda-suite
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
@@ -136,8 +137,7 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backen
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
-	$(BUILD)/test_dead genie.h
-	$(BUILD)/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
 	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 
@@ -216,8 +216,7 @@ asan: | $(BUILD)
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
-	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_dead genie.h
-	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main
