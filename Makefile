@@ -1,4 +1,5 @@
-# genie - build, examples, tests. `make run` runs the flagship example, `make test` the tests.
+# genie - build, examples, tests. `make run` runs the flagship example, `make test` the quick tests,
+# `make check` everything CI runs, `make help` every target. A target's `## text` is its help line.
 CC      ?= cc
 CXX     ?= c++
 PYTHON  ?= /usr/bin/python3
@@ -8,30 +9,36 @@ CFLAGS  ?= -O2 -g
 STD      = -std=c99
 BUILD    = build
 SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
+NPROC   := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+VERSION := $(shell sed -n 's/^\#define GENIE_VERSION_STRING "\(.*\)"/\1/p' genie.h)
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
            tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
            tests/test_safetensors_nommap.c tests/test_roles.c tests/test_threads.c
 TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 
-.PHONY: all run test asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch
+.PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay ## the examples and the test programs
+
+# every target with its `## text`, in the Makefile's order
+help: ## print every target with its one-line description
+	@awk -F ':.*## ' '/^[a-zA-Z][a-zA-Z0-9_-]*:.*## / { printf "  %-22s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 $(BUILD):
 	@mkdir -p $(BUILD)
 
 # ---- examples: numbered tutorials, each checks its own results ----
-examples: $(addprefix $(BUILD)/,$(EXAMPLES))
+examples: $(addprefix $(BUILD)/,$(EXAMPLES)) ## build the numbered examples
 $(BUILD)/%: examples/%.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
 
-run: $(BUILD)/03_mlp
+run: $(BUILD)/03_mlp ## build and run the flagship example (an MLP captured lazily, checked)
 	cd $(BUILD) && ./03_mlp
 
 # ---- tests ----
@@ -39,7 +46,7 @@ $(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/%.o: tests/%.c tests/prog.h tests/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
-print-testsrc: # test_main's sources, for tests/matrix.sh
+print-testsrc: ## test_main's sources (for tests/matrix.sh)
 	@echo $(TESTSRC)
 $(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
@@ -53,7 +60,7 @@ $(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
 # about half an hour of CPU per path; make test runs the dense sweep of tests/test_vmath.c)
 $(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
-test-vmath-all: $(BUILD)/vmath_all
+test-vmath-all: $(BUILD)/vmath_all ## every f32 input through the SIMD transcendentals (about half an hour a path)
 	$(BUILD)/vmath_all
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
 $(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
@@ -98,7 +105,7 @@ build-fuzz/fuzz_api: tests/fuzz/fuzz_api.c genie.h
 	$(FUZZ_CC) $(FUZZ_FLAGS) -I. $< -o $@ -lm -pthread
 # libFuzzer's log goes to build-fuzz/fuzz.log; on a failure the target prints its tail, then
 # the lines that say what broke, then the failing input in hex (a CI log shows only its end).
-fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors
+fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors ## libFuzzer on the API and the safetensors reader, FUZZ_SECONDS each
 	@mkdir -p build-fuzz/corpus
 	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
 	@echo "fuzz_api: $(FUZZ_SECONDS) s from a fresh seed (log: build-fuzz/fuzz.log)"
@@ -114,7 +121,7 @@ fuzz: build-fuzz/fuzz_api $(BUILD)/fuzz_safetensors
 	@$(MAKE) --no-print-directory fuzz-safetensors
 
 # genie.h compiles cleanly as C99 and C++11 with every compiler here
-compile-checks: | $(BUILD)
+compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here (and mingw-w64)
 	@printf '#define GENIE_IMPLEMENTATION\n#include "genie.h"\nint main(void){return 0;}\n' > $(BUILD)/cc_check.c
 	@cp $(BUILD)/cc_check.c $(BUILD)/cc_check.cpp
 	@for c in gcc clang; do if command -v $$c >/dev/null; then \
@@ -129,18 +136,52 @@ compile-checks: | $(BUILD)
 	  echo "  compile: x86_64-w64-mingw32-gcc (Windows, Win32 threads, <intrin.h> after genie) ok"; \
 	else echo "  skip: Windows cross-compile (gcc-mingw-w64-x86-64 not installed)"; fi
 
-test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay examples
-	@$(MAKE) --no-print-directory torch-suite
-	@$(MAKE) --no-print-directory cuda-suite
+# ---- the test tiers ----
+# make test: the quick tier, every suite in minutes (fewer random programs, the kernel suites'
+# short forms, the PyTorch bridge without the operator database, no sanitizers); make test-full:
+# every suite at full size (CI's last step); make check: everything CI runs. The test programs are
+# built first on every core, then the tests run one after another. The closing line of both tiers
+# is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
+TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay \
+            $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
+JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
+# $(call run_tests,TEST_MAIN_ENV,TORCH_SUITE_ARGS,CUDA_SUITE_BUILD): the body of both tiers
+define run_tests
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-build
+	@$(MAKE) --no-print-directory torch-suite TORCH_SUITE_ARGS="$(2)"
+	@$(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD="$(3)"
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
-	@{ $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
+	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
+endef
+test: ## the quick tier: every suite, shorter (a few minutes)
+	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,--quick,$(BUILD)/test_cuda)
+test-full: ## every suite at full size, the bridge's operator database too (CI's last step)
+	$(call run_tests,,,cuda)
 
+# everything CI runs, each step timed, ending with test-full's summary line. The matrix runs its
+# cells side by side itself; the builds after it take one job a core.
+CHECK_STEP = t=$$(date +%s); echo "== make check: $(1)"; $(2) && echo "  check step: $(1) took $$(( $$(date +%s) - t )) s"
+check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan, valgrind, a fuzz smoke, test-full
+	@$(call CHECK_STEP,compile-checks,$(MAKE) --no-print-directory compile-checks)
+	@$(call CHECK_STEP,matrix,env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL tests/matrix.sh)
+	@$(call CHECK_STEP,asan,$(MAKE) --no-print-directory $(JOBS_FLAG) asan)
+	@$(call CHECK_STEP,valgrind,$(MAKE) --no-print-directory $(JOBS_FLAG) valgrind)
+	@if printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; (void)n; return 0; }\n' | \
+	   $(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(BUILD)/fuzz_probe >/dev/null 2>&1; then \
+	  $(call CHECK_STEP,fuzz,$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)); \
+	else echo "skip: make fuzz ($(FUZZ_CC)'s libFuzzer does not link here: install clang / libclang-rt-dev)"; fi
+	@$(MAKE) --no-print-directory test-full
+
+# the pkg-config file, with the version of genie.h (make install writes it with PREFIX)
+$(BUILD)/genie.pc: genie.pc.in genie.h | $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' genie.pc.in > $@
 
 # ---- the PyTorch device (genie_torch_bridge.c is C++ by necessity: ATen is C++) ----
 # Built against the installed libtorch (Debian's 1.13 here; TORCH_VERSION_MAJOR guards keep
@@ -148,32 +189,32 @@ test: compile-checks $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backen
 TORCH_INC ?= /usr/include
 TORCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -isystem $(TORCH_INC)/torch/csrc/api/include $(if $(filter /usr/include,$(TORCH_INC)),,-isystem $(TORCH_INC))
 TORCH_LIBS = -ltorch -ltorch_cpu -lc10
-torch: $(BUILD)/libgenie_torch.so
+torch: $(BUILD)/libgenie_torch.so ## build the PyTorch device's bridge library
 $(BUILD)/libgenie_torch.so: genie_torch_bridge.c genie.h | $(BUILD)
 	$(CXX) -x c++ $(TORCH_CXXFLAGS) -I. genie_torch_bridge.c -o $@ $(TORCH_LIBS)
 
 HAVE_TORCH = $(PYTHON) -c "import torch" 2>/dev/null && [ -f $(TORCH_INC)/ATen/ATen.h ]
-# the bridge suite inside `make test`: writes its counts for the closing summary line (a
+# the bridge suite inside the test tiers (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary line (a
 # failure to build or run counts as a failure; no PyTorch here: one clear skip line)
-torch-suite: | $(BUILD)
+torch-suite: | $(BUILD) ## the PyTorch bridge suite with its counts for the summary line (skips without torch)
 	@rm -f $(BUILD)/torch_counts
 	@if $(HAVE_TORCH); then \
 	  if $(MAKE) --no-print-directory torch; then \
-	    $(PYTHON) tests/torch/test_bridge.py --counts $(BUILD)/torch_counts || true; fi; \
+	    $(PYTHON) tests/torch/test_bridge.py $(TORCH_SUITE_ARGS) --counts $(BUILD)/torch_counts || true; fi; \
 	  [ -s $(BUILD)/torch_counts ] || { echo "FAIL PyTorch bridge suite did not run"; echo "0 1 0" > $(BUILD)/torch_counts; }; \
 	else echo "skip: PyTorch bridge tests ($(PYTHON) cannot import torch, or libtorch-dev is missing)"; \
 	  echo "0 0 1" > $(BUILD)/torch_counts; fi
 # the bridge suite alone (fails on any failure); --quick leaves out the operator database
-test-torch: torch
+test-torch: torch ## the PyTorch bridge suite alone
 	$(PYTHON) tests/torch/test_bridge.py
 # PyTorch's operator database on the device, every float32 operator and sample (~30 s)
-test-torch-opdb: torch
+test-torch-opdb: torch ## PyTorch's operator database on the device (every float32 operator)
 	$(PYTHON) tests/torch/opdb.py --all
 # the tutorial: an MLP and a TransformerEncoderLayer on the device, compared with CPU
-example-torch: torch
+example-torch: torch ## the PyTorch device tutorial (an MLP and a TransformerEncoderLayer)
 	$(PYTHON) examples/torch/tutorial.py
 # per-operation overhead seen from Python: x + y on the device vs CPU eager
-bench-torch: torch
+bench-torch: torch ## per-operation overhead from Python: the device vs CPU eager
 	$(PYTHON) bench/torch_overhead.py
 
 # ---- the CUDA backend (genie_cuda.c: plain C against cudart, cuBLAS and NVRTC) ----
@@ -183,25 +224,28 @@ CUDA      ?= /usr/local/cuda
 CUDA_INC   = -isystem $(CUDA)/include
 CUDA_LIBS  = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -lcublas -lnvrtc
 HAVE_CUDA  = [ -f $(CUDA)/include/cuda_runtime_api.h ] && [ -f $(CUDA)/include/nvrtc.h ]
-cuda: $(BUILD)/genie_cuda.o $(BUILD)/test_cuda $(BUILD)/bench_cuda
-$(BUILD)/genie_cuda.o: genie_cuda.c genie.h | $(BUILD)
+cuda: $(BUILD)/genie_cuda.o $(BUILD)/test_cuda $(BUILD)/bench_cuda ## build the CUDA backend, its tests and bench
+$(BUILD)/genie_cuda.o: genie_cuda.c genie_cuda.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) -c $< -o $@
-$(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie.h tests/prog.c tests/prog.h | $(BUILD)
+$(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/prog.c tests/prog.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/test_cuda.c tests/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
 # the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
-$(BUILD)/bench_cuda: bench/cuda.c $(BUILD)/genie_cuda.o | $(BUILD)
+$(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
 # inside `make test`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
 # without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
-cuda-suite: | $(BUILD)
-	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory cuda && $(BUILD)/test_cuda; \
+# CUDA_SUITE_BUILD: what it builds first (make test: the test alone; test-full: genie_cuda.o and the
+# bench too, the link check of an application)
+CUDA_SUITE_BUILD ?= cuda
+cuda-suite: | $(BUILD) ## the CUDA backend's no-GPU tests: NVRTC compiles every kernel (skips without a toolkit)
+	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory $(CUDA_SUITE_BUILD) && $(BUILD)/test_cuda; \
 	else echo "skip: CUDA backend tests ($(CUDA)/include has no cuda_runtime_api.h or nvrtc.h; set CUDA=)"; fi
 # on a machine with an NVIDIA GPU: every case and the property programs on the GPU vs the CPU
-test-cuda: cuda
+test-cuda: cuda ## the CUDA backend on a GPU against the CPU
 	$(BUILD)/test_cuda --gpu
 # genie on the GPU beside PyTorch on the GPU, in the same run (TORCH_PY: a python with CUDA torch)
 TORCH_PY ?= /opt/torch/.venv/bin/python3
-bench-cuda: cuda
+bench-cuda: cuda ## genie on the GPU beside cuBLAS and PyTorch (TORCH_PY=)
 	@if [ -x $(TORCH_PY) ]; then $(BUILD)/bench_cuda $$($(TORCH_PY) bench/cuda_torch.py); \
 	else echo "skip: PyTorch peer ($(TORCH_PY) missing; TORCH_PY=...)"; $(BUILD)/bench_cuda; fi
 
@@ -210,7 +254,7 @@ bench-cuda: cuda
 # each suite runs once, in the first process that reaches it), one a core: valgrind runs a
 # process's threads one at a time, and most suites run on one thread
 SHARDS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-asan: | $(BUILD)
+asan: | $(BUILD) ## examples and every test under AddressSanitizer + UBSan (build-asan/)
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" all
 	@for e in $(EXAMPLES); do (cd build-asan && ./$$e >/dev/null) || { echo "FAIL asan example $$e"; exit 1; }; \
 	  echo "  asan example $$e ok"; done
@@ -219,7 +263,7 @@ asan: | $(BUILD)
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
-valgrind: examples $(BUILD)/test_main
+valgrind: examples $(BUILD)/test_main ## examples and test_main's short forms under valgrind
 	@command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 0; }; \
 	for e in $(EXAMPLES); do (cd $(BUILD) && valgrind -q --error-exitcode=1 --leak-check=full \
 	  --errors-for-leak-kinds=all ./$$e >/dev/null) || { echo "FAIL valgrind $$e"; exit 1; }; \
@@ -231,13 +275,13 @@ valgrind: examples $(BUILD)/test_main
 # ---- the build matrix (tests/matrix.sh; .ci/run runs it): gcc, clang (C99, C11), g++, clang++
 # (C++11, C++17) at -O0 and -O2, -DGENIE_NO_THREADS, ThreadSanitizer, clang's ASan+UBSan, the
 # Windows cross-build with mingw-w64 run under wine; MATRIX_JOBS cells at once (default: cores) ----
-matrix:
+matrix: ## compilers x standards x levels, no threads, TSan, clang ASan, mingw under wine
 	tests/matrix.sh
 
 # ---- the full property runs against PyTorch ----
 PROPS_N ?= 10000
 PROPS_SEED ?= 1
-props: $(BUILD)/test_main
+props: $(BUILD)/test_main ## PROPS_N random programs of each kind against PyTorch
 	$(PYTHON) tests/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
 	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
 	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
@@ -250,11 +294,11 @@ DIFF_N    ?= 100000
 DIFF_SEED ?= 100000
 DIFF_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DIFF_MODE ?= fused
-diff-test: $(BUILD)/test_main
+diff-test: $(BUILD)/test_main ## DIFF_N random programs against PyTorch on every core
 	GENIE_FILES_MODE=$(DIFF_MODE) tests/diff_test.sh $(BUILD)/test_main $(DIFF_N) $(DIFF_SEED) $(DIFF_JOBS) $(BUILD)/diff_test
 
 # regenerate the checked-in expectations from PyTorch
-cases:
+cases: ## regenerate the checked-in expectations in tests/data from PyTorch
 	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
 	$(PYTHON) tests/gen_llmops.py tests/data/llmops.txt
 	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
@@ -278,60 +322,72 @@ OPENBLAS_CORE ?= $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skyl
 BENCH_ENV  = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(if $(OPENBLAS_CORE),OPENBLAS_CORETYPE=$(OPENBLAS_CORE))
 BENCH_CASES ?=
 
-bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm
+# One build rule for every bench: bench/NAME.c -> $(BUILD)/bench_NAME (BENCH_LIBS per target) and
+# bench/NAME_aten.cpp -> $(BUILD)/bench_NAME_aten (its PyTorch eager peer; about a minute to
+# compile, so built only when changed).
+$(BUILD)/bench_%: bench/%.c genie.h | $(BUILD)
+	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread $(BENCH_LIBS)
+$(BUILD)/bench_%_aten: bench/%_aten.cpp | $(BUILD)
+	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) $(ATEN_EXTRA)
+$(BUILD)/bench_gemm: BENCH_LIBS = $(OPENBLAS)
+$(BUILD)/bench_gemm $(BUILD)/bench_gemm_aten: bench/gemm_cases.h
+$(BUILD)/bench_llm: bench/llm_weights.h
+$(BUILD)/bench_tape_aten: ATEN_EXTRA = -lopenblas
+# $(call bench_run,NAME,PEER_ARGS,ARGS): runs bench_NAME ARGS, beside its ATen peer's numbers
+# (bench_NAME_aten PEER_ARGS, passed as arguments) where ATen is installed
+define bench_run
+	@if [ -n "$(ATEN_H)" ] && [ -f bench/$(1)_aten.cpp ]; then \
+	  $(MAKE) --no-print-directory $(BUILD)/bench_$(1)_aten && \
+	  $(BENCH_ENV) $(BUILD)/bench_$(1) $$($(BENCH_ENV) $(BUILD)/bench_$(1)_aten $(2)) $(3); \
+	else [ ! -f bench/$(1)_aten.cpp ] || echo "skip: PyTorch eager peer of bench/$(1).c (/usr/include/ATen/ATen.h missing)"; \
+	  $(BENCH_ENV) $(BUILD)/bench_$(1) $(3); fi
+endef
 
-bench-views: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/views.c -o $(BUILD)/bench_views -lm -pthread
-	@if [ -n "$(ATEN_H)" ]; then \
-	  $(CXX) -std=c++17 -O2 bench/views_aten.cpp -o $(BUILD)/bench_views_aten $(ATEN_LIBS) && \
-	  $(BUILD)/bench_views $$($(BUILD)/bench_views_aten); \
-	else $(BUILD)/bench_views; fi
+bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm ## every CPU bench: views, mlp, eltwise, rowwise, gemm, tape, attention, llm
+bench-views: $(BUILD)/bench_views ## views and copies beside PyTorch eager
+	$(call bench_run,views)
+bench-mlp: $(BUILD)/bench_mlp_step ## an MLP training-like step: capture, plan and run
+	$(call bench_run,mlp_step)
+bench-tape: $(BUILD)/bench_tape ## the 8-op chain, tiny nodes and an encoder block beside PyTorch eager
+	$(call bench_run,tape,$(BUILD)/tape_block.bin)
+bench-eltwise: $(BUILD)/bench_eltwise ## elementwise kernels on every CPU path against the reference
+	$(call bench_run,eltwise)
+bench-attention: $(BUILD)/bench_attention ## fused attention vs the unfused composition, beside ATen
+	$(call bench_run,attention)
+bench-rowwise: $(BUILD)/bench_rowwise ## reductions, softmax, layer_norm beside memcpy
+	$(call bench_run,rowwise)
+bench-gemm: $(BUILD)/bench_gemm ## matrix products beside OpenBLAS and PyTorch (BENCH_CASES=, BENCH_QUICK=1)
+	$(call bench_run,gemm,$(BENCH_CASES),$(BENCH_CASES))
 
-bench-mlp: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/mlp_step.c -o $(BUILD)/bench_mlp_step -lm -pthread
-	$(BUILD)/bench_mlp_step
-
-bench-tape: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/tape.c -o $(BUILD)/bench_tape -lm -pthread
-	@if [ -n "$(ATEN_H)" ]; then \
-	  $(MAKE) --no-print-directory $(BUILD)/bench_tape_aten && \
-	  $(BENCH_ENV) $(BUILD)/bench_tape $$($(BENCH_ENV) $(BUILD)/bench_tape_aten $(BUILD)/tape_block.bin); \
-	else echo "skip: PyTorch eager peer of bench/tape.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_tape; fi
-
-# the ATen peer of bench/tape.c (about a minute to compile: built only when changed)
-$(BUILD)/bench_tape_aten: bench/tape_aten.cpp | $(BUILD)
-	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) -lopenblas
-
-bench-eltwise: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/eltwise.c -o $(BUILD)/bench_eltwise -lm -pthread && $(BUILD)/bench_eltwise
-
-# fused scaled_dot_product_attention vs the unfused composition in genie and in ATen (if installed)
-bench-attention: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/attention.c -o $(BUILD)/bench_attention -lm -pthread
-	@if [ -n "$(ATEN_H)" ]; then \
-	  $(MAKE) --no-print-directory $(BUILD)/bench_attention_aten && \
-	  $(BENCH_ENV) $(BUILD)/bench_attention $$($(BENCH_ENV) $(BUILD)/bench_attention_aten); \
-	else echo "skip: PyTorch eager peer of bench/attention.c (/usr/include/ATen/ATen.h missing)"; $(BUILD)/bench_attention; fi
-$(BUILD)/bench_attention_aten: bench/attention_aten.cpp | $(BUILD)
-	$(CXX) -std=c++17 -O2 $< -o $@ $(ATEN_LIBS)
-
-bench-rowwise: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/rowwise.c -o $(BUILD)/bench_rowwise -lm -pthread && $(BUILD)/bench_rowwise
-
-bench-gemm: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/gemm.c -o $(BUILD)/bench_gemm -lm -pthread $(OPENBLAS)
-	@if [ -n "$(ATEN_H)" ]; then \
-	  $(CXX) -std=c++17 -O2 bench/gemm_aten.cpp -o $(BUILD)/bench_gemm_aten $(ATEN_LIBS) && \
-	  $(BENCH_ENV) $(BUILD)/bench_gemm $$($(BENCH_ENV) $(BUILD)/bench_gemm_aten $(BENCH_CASES)) $(BENCH_CASES); \
-	else $(BENCH_ENV) $(BUILD)/bench_gemm $(BENCH_CASES); fi
+# Saved runs for docs/PERFORMANCE.md: `make bench-save` runs BENCH_SAVE (the quicker benches) and
+# writes each one's output to bench/results/MACHINE-NAME.txt under a header naming the date, CPU,
+# compiler, commit and command; `make perf-report` regenerates docs/PERFORMANCE.md from every saved
+# file (tools/perf_report.py). MACHINE names the machine kind (default: from the CPU's model name).
+BENCH_SAVE ?= eltwise rowwise views gemm
+MACHINE    ?= $(shell sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null | head -1 | tr 'A-Z' 'a-z' | \
+                sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$$//')-$(NPROC)core$(shell grep -qw avx512f /proc/cpuinfo \
+                2>/dev/null && echo -avx512 || { grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo -avx2; })
+bench-save: ## run BENCH_SAVE and save each output in bench/results/ for perf-report
+	@mkdir -p bench/results
+	@for b in $(BENCH_SAVE); do f=bench/results/$(MACHINE)-$$b.txt; \
+	  { echo "# machine: $(MACHINE)"; \
+	    echo "# cpu: $$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1), $(NPROC) cores"; \
+	    echo "# compiler: $$($(CC) --version | head -1)"; \
+	    echo "# commit: $$(git rev-parse --short HEAD 2>/dev/null)$$(git diff --quiet HEAD -- genie.h bench 2>/dev/null || echo +local)"; \
+	    echo "# date: $$(date -u +%Y-%m-%d)"; \
+	    echo "# load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (1, 5, 15 min, before the run)"; \
+	    echo "# command: make bench-$$b$(if $(BENCH_QUICK), BENCH_QUICK=$(BENCH_QUICK))"; } > $$f.tmp && \
+	  $(MAKE) --no-print-directory -s bench-$$b >> $$f.tmp 2>&1 && mv $$f.tmp $$f && echo "  saved $$f" || \
+	  { echo "FAIL bench-$$b (output: $$f.tmp)"; exit 1; }; done
+perf-report: ## regenerate docs/PERFORMANCE.md from bench/results/*.txt
+	$(PYTHON) tools/perf_report.py bench/results/*.txt > docs/PERFORMANCE.md
 
 # a GPT-2-small-sized decoder: prefill and decode tokens/s on 1 and 2 threads beside PyTorch eager
 # (bench/llm_torch.py, same weights and math; threads pinned: torch's count and OPENBLAS_NUM_THREADS,
 # on 2 cores PyTorch's best of the splits 1x2, 2x1, 2x2) and the decode bandwidth bound.
 # LLM_REPS=1 runs each measure once (default 3, best kept: the machines are noisy).
 LLM_REPS ?= 3
-bench-llm: | $(BUILD)
-	$(CC) $(STD) -O2 $(WARN) -I. bench/llm.c -o $(BUILD)/bench_llm -lm -pthread
+bench-llm: $(BUILD)/bench_llm ## a GPT-2-small-sized decoder's tokens/s beside PyTorch eager
 	@rm -f $(BUILD)/llm_torch.txt
 	@if $(PYTHON) -c "import torch, numpy" 2>/dev/null; then \
 	  for s in 1x1 1x2 2x1 2x2; do t=$${s%x*}; b=$${s#*x}; \
@@ -340,14 +396,14 @@ bench-llm: | $(BUILD)
 	$(BUILD)/bench_llm $(BUILD)/llm_torch.txt $(LLM_REPS)
 
 # ---- install: the header and a pkg-config file ----
-install:
+install: ## genie.h and genie.pc under PREFIX (default /usr/local)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 genie.h $(DESTDIR)$(PREFIX)/include/genie.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' genie.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
-uninstall:
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' genie.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
+uninstall: ## remove what install wrote
 	rm -f $(DESTDIR)$(PREFIX)/include/genie.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/genie.pc
 
-clean:
+clean: ## remove build, build-asan, build-fuzz
 	rm -rf build build-asan build-fuzz
 
 # ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
@@ -355,12 +411,12 @@ $(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE -DGENIE_IMPLEMENTATION $< -o $@ -lm -pthread
 $(BUILD)/test_safetensors_nommap: tests/test_safetensors_nommap.c tests/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE $< -o $@ -lm -pthread
-test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap ## the safetensors tests alone, mapped and read
 	$(BUILD)/test_safetensors
 	$(BUILD)/test_safetensors_nommap
-asan-safetensors:
+asan-safetensors: ## the safetensors tests under ASan + UBSan
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-safetensors
-valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
+valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap ## the safetensors tests under valgrind
 	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors
 	valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/test_safetensors_nommap
 
@@ -372,7 +428,7 @@ FUZZ_CC ?= clang
 $(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
 	$(FUZZ_CC) -std=c99 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 	  -DGENIE_NO_THREADS $(WARN) $< -o $@ -lm
-fuzz-safetensors: $(BUILD)/fuzz_safetensors
+fuzz-safetensors: $(BUILD)/fuzz_safetensors ## libFuzzer on the safetensors reader for FUZZ_SECONDS
 	@mkdir -p $(BUILD)/fuzz_corpus_safetensors
 	cd $(BUILD) && ./fuzz_safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -dict=../tests/fuzz/safetensors.dict \

@@ -1,4 +1,4 @@
-/* genie.h - a lazy tensor engine in one header (stb style).                      v0.1
+/* genie.h - a lazy tensor engine in one header (stb style).                    v0.2.0
  *
  * Programs build tensors and operations; genie records a graph rich in meaning
  * (module path, phase) instead of computing, and computes only what is needed,
@@ -76,9 +76,18 @@
  *     released: passing it is GENIE_ERR_INVALID_ARG until its slot serves a newer
  *     tensor (never, with GENIE_DEBUG or ASan). Sizes, strides, offsets and byte
  *     counts that int64 cannot hold are GENIE_ERR_OVERFLOW at capture.
+ *
+ * LICENSE: MIT (see the end of this file).
  */
 #ifndef GENIE_H
 #define GENIE_H
+
+/* The version of this header: semantic versioning (a MINOR step adds, a MAJOR step may break
+   the public API); genie_version() returns the implementation's GENIE_VERSION_STRING. */
+#define GENIE_VERSION_MAJOR 0
+#define GENIE_VERSION_MINOR 2
+#define GENIE_VERSION_PATCH 0
+#define GENIE_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -289,6 +298,7 @@ GENIEDEF const char  *genie_last_error(const genie_ctx *ctx);
 GENIEDEF void         genie_clear_error(genie_ctx *ctx);
 /* a static description; "unknown genie_result" for other values */
 GENIEDEF const char  *genie_result_string(genie_result r);
+GENIEDEF const char  *genie_version(void); /* GENIE_VERSION_STRING of the implementation compiled in */
 GENIEDEF void         genie_pool_push(genie_ctx *ctx); /* results made from now on belong to a new innermost pool */
 /* releases the innermost pool's handles and tuples; no pool pushed: no-op */
 GENIEDEF void         genie_pool_pop(genie_ctx *ctx);
@@ -562,10 +572,16 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
                          and of this role ("" none, NULL: all); zeros when none */
 
 /* ---- backends (see ">>backend" in the implementation; genie_cuda.c registers "cuda") ----
+   UNSTABLE, VERSIONED INTERFACE: the backend table below is for backends built together with
+   this header (genie_cuda.c). It names the implementation's internal structs, and its layout may
+   change in any release; GENIE_BACKEND_API_VERSION changes whenever it does, so a backend checks
+   it at compile time (#if GENIE_BACKEND_API_VERSION != N #error ...) and fills the table by
+   field name (designated initializers), never by position.
    A backend computes the tape nodes and fused groups it supports on its device;
    the CPU executor computes the rest. It sees the implementation's structs, so
    it lives in the translation unit that defines GENIE_IMPLEMENTATION. Fallible
    calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes). */
+#define GENIE_BACKEND_API_VERSION 1
 #define GENIE_BACKEND_MSG 512
 struct genie__node;
 struct genie__fgroup;
@@ -822,6 +838,7 @@ static const char *const genie__result_texts[] = {
 GENIE__STATIC_ASSERT(results, sizeof(genie__result_codes) / sizeof(genie__result_codes[0]) ==
                                   sizeof(genie__result_texts) / sizeof(genie__result_texts[0]));
 
+GENIEDEF const char *genie_version(void) { return GENIE_VERSION_STRING; }
 GENIEDEF const char *genie_result_string(genie_result r) {
     size_t i;
     for (i = 0; i < sizeof(genie__result_codes) / sizeof(genie__result_codes[0]); i++)
@@ -2060,12 +2077,35 @@ static int64_t *genie__offsets_sorted(const genie__vspec *v, int64_t *count) {
     *count = n;
     return o;
 }
-/* 1: two elements of v share a memory location; 0: none; -1: out of memory. */
+/* Views with more elements than this are decided from their strides alone (an exact check
+   sorts every offset: 8 bytes an element). */
+#ifndef GENIE__OVERLAP_EXACT_MAX
+#define GENIE__OVERLAP_EXACT_MAX ((int64_t)1 << 22)
+#endif
+/* Do two elements of v share a memory location? 1 yes, 0 no, -1 undecided (too many
+   elements to sort, or out of memory). O(ndim log ndim) from the strides where they decide:
+   dims of size > 1 ordered by |stride| never overlap when each |stride| exceeds the span
+   of the dims below it (sum of |stride| * (size - 1)); a zero stride overlaps. Otherwise
+   (e.g. [3, 3] strides [2, 3], whose offsets are all distinct) every offset is sorted,
+   for at most GENIE__OVERLAP_EXACT_MAX elements. */
 static int genie__really_self_overlaps(const genie__vspec *v) {
-    int64_t n, i;
-    int64_t *o = genie__offsets_sorted(v, &n);
-    int r = 0;
-    if (!o) return -1;
+    int64_t st[GENIE__MAXD], sh[GENIE__MAXD], span = 0, n, i, *o;
+    int d, k, m = 0, r = 0;
+    if (genie__numel(v->ndim, v->shape) == 0) return 0;
+    for (d = 0; d < v->ndim; d++) {
+        int64_t a = v->strides[d] == INT64_MIN ? INT64_MAX : v->strides[d] < 0 ? -v->strides[d] : v->strides[d];
+        if (v->shape[d] <= 1) continue;
+        if (a == 0) return 1;
+        for (k = m++; k > 0 && st[k - 1] > a; k--) st[k] = st[k - 1], sh[k] = sh[k - 1]; /* insertion by |stride| */
+        st[k] = a, sh[k] = v->shape[d];
+    }
+    for (k = 0; k < m; k++) {
+        int64_t reach;
+        if (st[k] <= span || !genie__smul(st[k], sh[k] - 1, &reach) || !genie__sadd(span, reach, &span)) break;
+    }
+    if (k == m) return 0;
+    n = genie__numel(v->ndim, v->shape);
+    if (n > GENIE__OVERLAP_EXACT_MAX || !(o = genie__offsets_sorted(v, &n))) return -1;
     for (i = 1; i < n && !r; i++) r = o[i] == o[i - 1];
     GENIE_FREE(o);
     return r;
@@ -2863,7 +2903,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
         GENIE_ASSERT(in->state != GENIE__PENDING); /* the tape is in topological order */
         if (in->state == GENIE__FAILED) { n->err_code = in->err_code; failed = 1; break; }
     }
-    if (!failed && ctx->be && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
+    if (!failed && ctx->be && n->inplace != 2 && genie__be_node(ctx, n, take)) return; /* done on the device (or failed there) */
     if (!failed) {
         if (n->base && genie__can_reuse(n)) {
             n->buf = n->base->buf;
@@ -2901,7 +2941,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
             if (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) /* but ATen checks */
                 r = genie__k_index(&p, 0, 1); /* every index: a loop over the index tensor alone */
         } else {
-            fn = genie__fast_kernel(ctx, &p, &nth);
+            fn = n->inplace == 2 ? NULL : genie__fast_kernel(ctx, &p, &nth); /* 2: the reference's order decides */
             if (!fn) fn = genie__kernel_for(genie__op_kinds[n->op]);
             r = p.msg[0] ? GENIE_ERR_OOM : genie__tpool_run(p.pool, fn, &p, nth);
         }
@@ -4239,6 +4279,7 @@ static genie_result genie__k_conv2d(genie__kparams *p, int ith, int nth) {
     int64_t N = ov->shape[0], O = ov->shape[1], Ho = ov->shape[2], Wo = ov->shape[3];
     int64_t Cg = wv->shape[1], KH = wv->shape[2], KW = wv->shape[3], H = xv->shape[2], W = xv->shape[3];
     int64_t og = O / genie__conv_groups(xv, wv), lo, hi, t;
+    if (KH == 0 || KW == 0) Cg = 0; /* an empty kernel: each sum is empty, however many channels */
     genie__share(N * O, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         int64_t b = t / O, oc = t % O, g = oc / og, y, x, c, ky, kx;
@@ -12637,6 +12678,10 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     uint8_t err = 0;
     for (k = 0; k < g->nin && !err; k++)
         if (g->src[k]->state == GENIE__FAILED) err = g->src[k]->err_code;
+    if (err) { /* one node at a time: only what is computed from the failed value fails */
+        for (j = 0; j < g->nops; j++) genie__exec(ctx, g->nodes[j], -1);
+        return;
+    }
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
@@ -13024,7 +13069,7 @@ GENIEDEF const char *genie_role_name(genie_role_id role) {
 }
 GENIEDEF const char *genie_role(const genie_tensor *t) {
     genie__node *n;
-    if (!t || !t->st || !t->st->ver) return "";
+    if (!GENIE__LIVE(t) || !t->st->ver) return "";
     n = t->st->ver;
     if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(GENIE__CTX(t), 1, &n);
     return genie_role_name((genie_role_id)n->role);
@@ -13975,6 +14020,11 @@ GENIEDEF genie_result genie_safetensors_save_metadata(genie_ctx *ctx, const char
     for (i = 0; i < n; i++) {
         if (strcmp(names[i], "__metadata__") == 0) {
             genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: \"__metadata__\" is not a tensor name", fn, path);
+            return GENIE_ERR_INVALID_ARG;
+        }
+        if (ts[i] && genie__dead(ts[i])) { /* before its context is read: a dead slot's scope is not */
+            genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: %.200s: tensor \"%.80s\" is a dead handle (used after its pool was "
+                        "popped or its last reference released)", fn, path, names[i]);
             return GENIE_ERR_INVALID_ARG;
         }
         if (!ts[i] || GENIE__CTX(ts[i]) != ctx) {
@@ -16030,12 +16080,15 @@ GENIEDEF void genie_tuple_release(genie_tuple *tup) {
 
 /* ---- in place ---- */
 /* A new version of dst's storage: node n (already holding its inputs) writes
-   dst's elements over a copy of the current version. Returns dst. */
+   dst's elements over a copy of the current version. Returns dst. A destination
+   whose elements share memory (or may: undecided) is written in the reference
+   kernel's row-major order on one thread (n->inplace 2), so the last writer in
+   row-major order wins on every path. */
 static genie_tensor *genie__commit(genie_ctx *ctx, genie_tensor *dst, genie__node *n, int op) {
     genie__node *old = dst->st->ver;
     old->refs++;
     n->base = old;
-    n->inplace = 1;
+    n->inplace = (uint8_t)(genie__internal_overlap(dst->v) == GENIE__OV_TOO_HARD && genie__really_self_overlaps(dst->v) ? 2 : 1);
     dst->st->ver = n;
     genie__node_release(ctx, old); /* the storage's reference moves to n->base */
     dst->op = (uint8_t)op;
@@ -16061,9 +16114,9 @@ static int genie__check_write(genie_ctx *ctx, const char *fn, genie_tensor *dst,
         }
         if (ov == GENIE__OV_TOO_HARD && rmw) {
             int r = genie__really_self_overlaps(dst->v);
-            if (r < 0) { genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory", fn); return 0; }
             if (r) {
-                genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: elements of the written-to tensor share memory locations, so a read-modify-write has no defined result. Please clone() the tensor before performing the operation.", fn);
+                genie__fail(ctx, GENIE_ERR_UNSUPPORTED, r > 0 ? "%s: unsupported operation: elements of the written-to tensor share memory locations, so a read-modify-write has no defined result. Please clone() the tensor before performing the operation."
+                            : "%s: unsupported operation: whether elements of the written-to tensor share memory locations cannot be decided from its strides, and it has too many elements to check one by one. Please clone() the tensor before performing the operation.", fn);
                 return 0;
             }
         }
@@ -16407,7 +16460,8 @@ GENIEDEF genie_tensor *genie_index_copy_(genie_ctx *ctx, genie_tensor *t, int64_
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: source %s does not fit destination %s along dim %lld with %lld indices", fn,
                                            genie__fmt_shape(s1, src->v->ndim, src->v->shape), genie__fmt_shape(s2, nd, t->v->shape), (long long)d,
                                            (long long)ni);
-    if (genie__internal_overlap(t->v) == GENIE__OV_YES)
+    if (genie__internal_overlap(t->v) == GENIE__OV_YES ||
+        (genie__internal_overlap(t->v) == GENIE__OV_TOO_HARD && genie__really_self_overlaps(t->v))) /* no defined order */
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.", fn);
     for (i = 0; i < 2; i++) {
         int ov = genie__overlap_status(t, i ? src : index);
@@ -16461,3 +16515,29 @@ GENIEDEF const char *genie_op_name(const genie_tensor *t) {
 #pragma GCC diagnostic pop
 #endif
 #endif /* GENIE_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+LICENSE (MIT)
+------------------------------------------------------------------------------
+Copyright (c) 2026 the genie authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/

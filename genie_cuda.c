@@ -47,6 +47,11 @@
  * integer arithmetic run on the CPU; CUDA graph replay; cuBLASLt epilogues. */
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#include "genie_cuda.h"
+
+#if GENIE_BACKEND_API_VERSION != 1
+#error "genie_cuda.c fills version 1 of genie_backend: update it to this genie.h's backend table"
+#endif
 
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
@@ -1171,11 +1176,14 @@ static genie_result gc_init_compile(void **state, char *msg) {
     return GENIE_OK;
 }
 
-static const genie_backend gc_backend = {"cuda", gc_init, gc_destroy, gc_supports, gc_run, gc_alloc, gc_free, gc_copy_in, gc_copy_out};
-static const genie_backend gc_backend_compile = {"cuda-compile", gc_init_compile, gc_destroy, gc_supports, gc_run,
-                                                 gc_alloc, gc_free, gc_copy_in, gc_copy_out};
-/* Registers "cuda" and "cuda-compile" (done at load time with GCC and Clang). */
-genie_result genie_cuda_register(void);
+/* the two tables differ only in name and init (C99 designated initializers: by field, not position) */
+#define GC_BACKEND_OPS                                                                               \
+    .destroy = gc_destroy, .supports = gc_supports, .run = gc_run, .alloc = gc_alloc, .free = gc_free, \
+    .copy_in = gc_copy_in, .copy_out = gc_copy_out
+static const genie_backend gc_backend = {.name = "cuda", .init = gc_init, GC_BACKEND_OPS};
+static const genie_backend gc_backend_compile = {.name = "cuda-compile", .init = gc_init_compile, GC_BACKEND_OPS};
+#undef GC_BACKEND_OPS
+/* Registers "cuda" and "cuda-compile" (done at load time with GCC and Clang); genie_cuda.h */
 genie_result genie_cuda_register(void) {
     genie_result r = genie_backend_register(&gc_backend);
     return r != GENIE_OK ? r : genie_backend_register(&gc_backend_compile);

@@ -19,6 +19,7 @@
    arguments from bench/cuda_torch.py (run by `make bench-cuda` with TORCH_PY). */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
+#include "genie_cuda.h"
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <math.h>

@@ -10,7 +10,8 @@
  *                        compared with the CPU executor; the property suites'
  *                        programs run on the backend against their PyTorch
  *                        expectations; device OOM, transfers and fallbacks. */
-#include "../genie_cuda.c"
+#include "../genie_cuda.c" /* the implementation unit, with genie_cuda.h */
+#include "../genie_cuda.h"
 #include "prog.h"
 #include <math.h>
 

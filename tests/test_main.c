@@ -35,19 +35,13 @@ int test_shard_take(void) {
     }
     return k % shard_n == shard_i;
 }
+/* GENIE_TEST_QUICK=1: the quick tier of make test (every suite, shorter) */
+static int test_quick(void) { return getenv("GENIE_TEST_QUICK") && atoi(getenv("GENIE_TEST_QUICK")) != 0; }
 static double wall_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
-#define SUITE(call)                                                                                 \
-    do {                                                                                            \
-        if (test_shard_take()) {                                                                    \
-            double t0_ = wall_now();                                                                \
-            call;                                                                                   \
-            if (shard_times) printf("  [unit %d: %s %.2f s]\n", shard_k - 1, #call, wall_now() - t0_); \
-        }                                                                                           \
-    } while (0)
 #define CHECK(cond) check_((cond) != 0, #cond, __FILE__, __LINE__)
 static void check_(int ok, const char *what, const char *file, int line) {
     if (ok) passed++;
@@ -573,6 +567,37 @@ static void test_view_rules(void) {
     genie_ctx_destroy(ctx);
 }
 
+/* The version: genie_version() is GENIE_VERSION_STRING, which spells the three numbers, and the
+   pkg-config file the build wrote (GENIE_PC_FILE, make test sets it) carries the same number. */
+static void test_version(void) {
+    char want[64], line[256];
+    const char *pc = getenv("GENIE_PC_FILE");
+    FILE *f;
+    int found = 0;
+    snprintf(want, sizeof want, "%d.%d.%d", GENIE_VERSION_MAJOR, GENIE_VERSION_MINOR, GENIE_VERSION_PATCH);
+    CHECK(strcmp(genie_version(), GENIE_VERSION_STRING) == 0);
+    CHECK(strcmp(GENIE_VERSION_STRING, want) == 0);
+    if (!pc) {
+        printf("skip: the pkg-config file's version (GENIE_PC_FILE is not set; make test sets it)\n");
+        skipped++;
+        return;
+    }
+    if (!(f = fopen(pc, "r"))) {
+        printf("FAIL cannot open GENIE_PC_FILE=%s\n", pc);
+        failed++;
+        return;
+    }
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Version: ", 9) == 0) {
+            line[strcspn(line, "\r\n")] = 0;
+            found = 1;
+            CHECK(strcmp(line + 9, genie_version()) == 0);
+            if (strcmp(line + 9, genie_version()) != 0) printf("  %s says %s, genie_version() %s\n", pc, line + 9, genie_version());
+        }
+    fclose(f);
+    CHECK(found == 1);
+}
+
 /* Every program file against PyTorch's values, run both ways: on the default path (fused
    groups, product epilogues, the tape cache shared by all programs of a file) with every core,
    and unfused on the reference kernels with one thread; the property files also fused on one. */
@@ -581,7 +606,8 @@ static void run_data_files(void) {
                            "tests/data/props_ops.txt"};
     static const struct { genie_cpu cpu; int threads; const char *name; } modes[3] = {
         {GENIE_CPU_AUTO, 0, "fused"}, {GENIE_CPU_REFERENCE, 1, "reference"}, {GENIE_CPU_AUTO, 1, "fused, 1 thread"}};
-    int i, m, nmodes = getenv("GENIE_FILES_ONE_MODE") ? 1 : 3; /* valgrind runs the first mode only */
+    int i, m, nmodes = getenv("GENIE_FILES_ONE_MODE") || test_quick() ? 1 : 3; /* valgrind and the quick tier:
+                                                                                the first mode only */
     for (m = 0; m < nmodes; m++)
         for (i = m == 2 ? 1 : 0; i < 4; i++) {
             int p = 0, f = 0;
@@ -604,6 +630,7 @@ static void run_fresh_random(void) {
     unsigned seed = getenv("GENIE_SEED") ? (unsigned)strtoul(getenv("GENIE_SEED"), NULL, 10) % 1000000u
                                          : (unsigned)time(NULL) % 1000000u; /* CI fixes it; a developer's run explores */
     const char *modes[3] = {"views", "graphs", "ops"};
+    const int n = getenv("GENIE_FRESH_N") ? atoi(getenv("GENIE_FRESH_N")) : test_quick() ? 40 : 200;
     int i;
     if (getenv("GENIE_NO_TORCH")) {
         printf("skip: fresh random programs against PyTorch (GENIE_NO_TORCH is set)\n");
@@ -617,8 +644,8 @@ static void run_fresh_random(void) {
     }
     for (i = 0; i < 3; i++) {
         int p = 0, f = 0;
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/gen_props.py %s 200 %u /tmp/genie_fresh_%s.txt >/dev/null 2>&1",
-                 modes[i], seed * 1000u, modes[i]);
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/gen_props.py %s %d %u /tmp/genie_fresh_%s.txt >/dev/null 2>&1",
+                 modes[i], n, seed * 1000u, modes[i]);
         if (system(cmd) != 0) { printf("FAIL generating random %s programs (seed %u)\n", modes[i], seed * 1000u); failed++; continue; }
         snprintf(cmd, sizeof cmd, "/tmp/genie_fresh_%s.txt", modes[i]);
         prog_run_file(cmd, &p, &f);
@@ -628,8 +655,107 @@ static void run_fresh_random(void) {
     }
 }
 
+/* The suites, in the order a full run takes them. `build/test_main SUITE...` runs the named ones;
+   `--help` lists them. A suite's function adds to passed/failed/skipped through CHECK or its
+   pointers. */
+static int chain_len = 1000000;
+static void s_cxx(void) { CHECK(cxx_smoke() == 0); }
+static void s_planner(void) { test_planner(&passed, &failed); }
+static void s_chain(void) { test_chain(chain_len); }
+static void s_fuse(void) { fuse_tests(&passed, &failed); }
+static void s_rfuse(void) { rfuse_tests(&passed, &failed); }
+static void s_tcache(void) { tcache_tests(&passed, &failed); }
+static void s_threads(void) { threads_tests(&passed, &failed); }
+static void s_vmath(void) { test_vmath(&passed, &failed, &skipped); }
+static void s_reduce(void) { test_reduce_run(&passed, &failed, &skipped); }
+static void s_roles(void) { test_roles(&passed, &failed); }
+static void s_llmops(void) { test_llmops_run(&passed, &failed, &skipped); }
+static void s_safetensors(void) {
+#ifdef _WIN32 /* the mapped-file suite replaces files its live tensors still map, which Windows forbids */
+    printf("skip: safetensors on mapped files under Windows (the suite rewrites files it still maps); "
+           "the read-into-memory variant runs\n");
+    skipped++;
+#else
+    test_safetensors_run(&passed, &failed);
+#endif
+}
+static void s_safetensors_nommap(void) { test_safetensors_nommap_run(&passed, &failed); }
+static void s_gemm(void) { gemm_tests(&passed, &failed, &skipped); }
+
+/* unit: 1 where the runner shards the suite as one unit (SUITE); 0 where the suite shards its own
+   parts (test_reduce's shapes, each program file and mode, the fresh programs' call) */
+static const struct {
+    const char *name;
+    void (*run)(void);
+    int unit;
+    const char *what;
+} suites[] = {
+    {"errors", test_errors, 1, "error codes, messages, sticky errors, foreign handles"},
+    {"version", test_version, 1, "genie_version(), GENIE_VERSION_* and the pkg-config file (GENIE_PC_FILE)"},
+    {"read_conversions", test_read_conversions, 1, "genie_read's dtype conversions against PyTorch's bits"},
+    {"read_paths", test_read_paths, 1, "genie_read and genie_data over every layout"},
+    {"laziness", test_laziness, 1, "nothing runs before a read; only what a read needs"},
+    {"graph_freed", test_graph_freed, 1, "computed nodes drop their inputs"},
+    {"no_pool", test_no_pool, 1, "no_pool contexts and genie_release"},
+    {"blob", test_blob, 1, "raw data in and out"},
+    {"tuples_lazy", test_tuples_lazy, 1, "tuple elements run only what they need"},
+    {"rng", test_rng, 1, "random number generation"},
+    {"scopes_dump", test_scopes_dump, 1, "scopes, phases and genie_dump_dot"},
+    {"data_errors", test_data_errors, 1, "errors that depend on data"},
+    {"inplace_versions", test_inplace_versions, 1, "in-place writes and storage versions"},
+    {"view_rules", test_view_rules, 1, "view, reshape and copy_ rules as PyTorch's"},
+    {"cxx", s_cxx, 1, "genie.h compiled as C++ (cxx_part.cpp)"},
+    {"planner", s_planner, 1, "the memory planner (test_planner.c)"},
+    {"chain", s_chain, 1, "a long chain realized without recursion (length: the numeric argument)"},
+    {"fuse", s_fuse, 1, "elementwise groups and GEMM epilogues against the reference (test_fuse.c)"},
+    {"rfuse", s_rfuse, 1, "row, column and segmented groups (test_rfuse.c)"},
+    {"tcache", s_tcache, 1, "the tape cache (test_tcache.c)"},
+    {"threads", s_threads, 1, "independent contexts on threads at once (test_threads.c)"},
+    {"vmath", s_vmath, 1, "SIMD transcendentals against the reference (test_vmath.c)"},
+    {"reduce", s_reduce, 0, "reductions, softmax, layer_norm row kernels (test_reduce.c)"},
+    {"roles", s_roles, 1, "role recognition (test_roles.c)"},
+    {"llmops", s_llmops, 1, "transformer operations against PyTorch's values (test_llmops.c)"},
+    {"safetensors", s_safetensors, 1, "safetensors files, mapped (test_safetensors.c)"},
+    {"safetensors_nommap", s_safetensors_nommap, 1, "safetensors files read into memory"},
+    {"gemm", s_gemm, 1, "every CPU GEMM kernel path against the reference (test_gemm.c)"},
+    {"files", run_data_files, 0, "the program files in tests/data against PyTorch's values"},
+    {"fresh", run_fresh_random, 1, "fresh random programs against PyTorch (needs /usr/bin/python3 with torch)"},
+};
+enum { NSUITES = (int)(sizeof suites / sizeof suites[0]) };
+
+static void usage(void) {
+    int i;
+    printf("usage: test_main [SUITE...] [CHAIN_LENGTH]\n"
+           "       test_main --files FILE...   (replay program files only)\n"
+           "Runs the named suites (default: all, in this order) and ends with\n"
+           "\"N passed, N failed[, N skipped]\".\n\nsuites:\n");
+    for (i = 0; i < NSUITES; i++) printf("  %-20s %s\n", suites[i].name, suites[i].what);
+    printf("\nenvironment:\n"
+           "  GENIE_TEST_QUICK=1     the quick tier (make test): fewer fresh random programs, program\n"
+           "                         files on the default path only, the kernel suites' short forms\n"
+           "  GENIE_FRESH_N=N        fresh random programs of each kind (default 200; quick 40)\n"
+           "  GENIE_SEED=N           the fresh programs' seed (default: the clock; CI fixes it)\n"
+           "  GENIE_NO_TORCH=1       skip the fresh random programs\n"
+           "  GENIE_FILES_ONE_MODE=1 program files on the default path only (not reference, 1 thread)\n"
+           "  GENIE_FILES_MODE=M     --files: fused (default), fused1 or reference\n"
+           "  GENIE_GEMM_QUICK=1     short forms of the kernel suites (gemm, fuse, rfuse, reduce,\n"
+           "                         llmops, vmath): fewer shapes and threads\n"
+           "  GENIE_GEMM_PERTURB=1   gemm: perturb inputs   GENIE_GEMM_SEED=N: gemm's random seed\n"
+           "  GENIE_EXP_ULPS=1       reduce: print the softmax exp's measured ulps\n"
+           "  GENIE_PC_FILE=PATH     version: the pkg-config file to compare (make test: build/genie.pc)\n"
+           "  GENIE_TEST_SHARD=I/N   run the units with index %% N == I (tests/shards.sh)\n"
+           "  GENIE_TEST_CLAIM=DIR   with a shard: a unit goes to the first shard that claims it in DIR\n"
+           "  GENIE_TEST_TIMES=1     print each unit's wall time\n");
+}
+
 int main(int argc, char **argv) {
-    int chain = 1000000, i;
+    int i, nsel = 0;
+    unsigned char sel[NSUITES];
+    memset(sel, 0, sizeof sel);
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage();
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--files") == 0) { /* replay program files only (make props) */
         const char *mode = getenv("GENIE_FILES_MODE"); /* as run_data_files: "fused" (the default), */
         if (mode && strcmp(mode, "reference") == 0) {  /* "reference" or "fused1" (one thread) */
@@ -650,7 +776,16 @@ int main(int argc, char **argv) {
         printf("%d passed, %d failed\n", passed, failed);
         return failed != 0;
     }
-    if (argc > 1) chain = atoi(argv[1]);
+    for (i = 1; i < argc; i++) { /* suite names; a number is the chain's length */
+        int k;
+        if (argv[i][0] >= '0' && argv[i][0] <= '9') { chain_len = atoi(argv[i]); continue; }
+        for (k = 0; k < NSUITES && strcmp(suites[k].name, argv[i]) != 0; k++) {}
+        if (k == NSUITES) {
+            printf("FAIL unknown suite '%s' (test_main --help lists them)\n", argv[i]);
+            return 2;
+        }
+        sel[k] = 1, nsel++;
+    }
     if (getenv("GENIE_TEST_SHARD") && (sscanf(getenv("GENIE_TEST_SHARD"), "%d/%d", &shard_i, &shard_n) != 2 ||
                                        shard_n < 1 || shard_i < 0 || shard_i >= shard_n)) {
         printf("FAIL GENIE_TEST_SHARD=%s: expected I/N with 0 <= I < N\n", getenv("GENIE_TEST_SHARD"));
@@ -668,42 +803,17 @@ int main(int argc, char **argv) {
         }
         fclose(f);
     }
-    SUITE(test_errors());
-    SUITE(test_read_conversions());
-    SUITE(test_read_paths());
-    SUITE(test_laziness());
-    SUITE(test_graph_freed());
-    SUITE(test_no_pool());
-    SUITE(test_blob());
-    SUITE(test_tuples_lazy());
-    SUITE(test_rng());
-    SUITE(test_scopes_dump());
-    SUITE(test_data_errors());
-    SUITE(test_inplace_versions());
-    SUITE(test_view_rules());
-    SUITE(CHECK(cxx_smoke() == 0));
-    SUITE(test_planner(&passed, &failed));
-    SUITE(test_chain(chain));
-    SUITE(fuse_tests(&passed, &failed));
-    SUITE(rfuse_tests(&passed, &failed));
-    SUITE(tcache_tests(&passed, &failed));
-    SUITE(threads_tests(&passed, &failed));
-    SUITE(test_vmath(&passed, &failed, &skipped));
-    test_reduce_run(&passed, &failed, &skipped); /* its shapes and cases are units */
-    SUITE(test_roles(&passed, &failed));
-    SUITE(test_llmops_run(&passed, &failed, &skipped));
-#ifdef _WIN32 /* the mapped-file suite replaces files its live tensors still map, which Windows forbids */
-    printf("skip: safetensors on mapped files under Windows (the suite rewrites files it still maps); "
-           "the read-into-memory variant runs\n");
-    skipped++;
-#else
-    SUITE(test_safetensors_run(&passed, &failed));
-#endif
-    SUITE(test_safetensors_nommap_run(&passed, &failed));
-    printf("  unit tests: %d passed, %d failed\n", passed, failed);
-    SUITE(gemm_tests(&passed, &failed, &skipped));
-    run_data_files();
-    SUITE(run_fresh_random());
+    for (i = 0; i < NSUITES; i++) {
+        if (nsel && !sel[i]) continue;
+        if (!suites[i].unit) suites[i].run(); /* shards its own parts */
+        else if (test_shard_take()) {
+            double t0 = wall_now();
+            suites[i].run();
+            if (shard_times) printf("  [unit %d: %s %.2f s]\n", shard_k - 1, suites[i].name, wall_now() - t0);
+        }
+        if (strcmp(suites[i].name, "safetensors_nommap") == 0 && !nsel)
+            printf("  unit tests: %d passed, %d failed\n", passed, failed);
+    }
     if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     else printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

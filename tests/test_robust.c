@@ -552,6 +552,150 @@ static void t_dims(genie_ctx *ctx) {
     expect_err(ctx, genie_arange(ctx, GENIE_F32, 0, 1e300, 1e-300), GENIE_ERR_OVERFLOW, "arange", "arange huge");
 }
 
+/* ---- six defects an outside differential fuzzer found (reference vs fast paths) ---- */
+/* A context on path cpu with nth threads (NULL where this CPU does not run the path). */
+static genie_ctx *path_ctx(genie_cpu cpu, int nth) {
+    genie_ctx_desc d;
+    if (!genie_cpu_supported(cpu)) return NULL;
+    memset(&d, 0, sizeof d);
+    d.cpu = cpu;
+    d.n_threads = nth;
+    return genie_ctx_create(&d);
+}
+/* conv2d of an empty kernel (kW = 0) over 2^32 channels: every element is an empty sum
+   (it looped over the channels for each output element). */
+static void t_conv_empty_kernel_huge_channels(genie_ctx *ctx) {
+    int64_t s[4] = {2, P32, 1, 0}, st[2] = {1, 1}, pad[2] = {1, 1}, dil[2] = {1, 1};
+    genie_tensor *x = genie_zeros(ctx, GENIE_F32, 4, s), *w = genie_ones(ctx, GENIE_F32, 4, s), *y;
+    float out[36];
+    int cpu, i;
+    y = genie_conv2d(ctx, x, w, NULL, st, pad, dil, 1);
+    CHECK(y && genie_ndim(y) == 4 && genie_shape(y)[1] == 2 && genie_shape(y)[2] == 3 && genie_shape(y)[3] == 3,
+          "conv2d [2,2^32,1,0] * [2,2^32,1,0], padding 1: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++) {
+        genie_ctx *c = path_ctx((genie_cpu)cpu, 2);
+        if (!c) continue;
+        x = genie_zeros(c, GENIE_F32, 4, s), w = genie_ones(c, GENIE_F32, 4, s);
+        y = genie_conv2d(c, x, w, NULL, st, pad, dil, 1);
+        CHECK(y && genie_read(c, y, GENIE_F32, out, sizeof out) == GENIE_OK, "%s: read: %s", genie_cpu_name((genie_cpu)cpu),
+              genie_last_error(c));
+        for (i = 0; i < 36 && y; i++) CHECK(out[i] == 0, "%s: element %d is %g, not an empty sum", genie_cpu_name((genie_cpu)cpu), i, out[i]);
+        genie_ctx_destroy(c);
+    }
+}
+/* In-place read-modify-writes through views that are neither dense nor expanded: decided
+   from the strides at capture, with no allocation per element (a step-2 slice of a
+   [16384, 16384] tensor sorted 2^27 offsets; a 2^36-element window asked for 512 GiB). */
+static void t_self_overlap_from_strides(genie_ctx *ctx) {
+    int64_t big[2] = {16384, 16384}, n = (int64_t)1 << 37;
+    genie_tensor *a = genie_zeros(ctx, GENIE_F32, 2, big), *s, *u, *v, *r;
+    float out[9];
+    s = genie_slice(ctx, a, 1, 0, 16384, 2);
+    r = genie_add_(ctx, s, genie_ones(ctx, GENIE_F32, 0, NULL));
+    CHECK(r != NULL, "add_ into a step-2 slice of [16384, 16384]: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    u = genie_zeros(ctx, GENIE_U8, 1, &n); /* lazy: never allocated */
+    v = genie_as_strided(ctx, u, 2, (int64_t[]){(int64_t)1 << 18, (int64_t)1 << 18}, (int64_t[]){(int64_t)1 << 19, 2}, 0);
+    r = genie_add_(ctx, v, genie_ones(ctx, GENIE_U8, 0, NULL));
+    CHECK(r != NULL, "add_ into a disjoint 2^36-element window: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    v = genie_as_strided(ctx, u, 2, (int64_t[]){(int64_t)1 << 18, (int64_t)1 << 18}, (int64_t[]){3, 2}, 0); /* overlaps; too big to sort */
+    expect_err(ctx, genie_mul_(ctx, v, v), GENIE_ERR_UNSUPPORTED, "mul_", "mul_ into an undecidable 2^36-element window");
+    /* [3, 3] with strides [2, 3]: the strides alone do not decide; the offsets 0..10 are distinct */
+    u = genie_arange(ctx, GENIE_F32, 0, 11, 1);
+    v = genie_as_strided(ctx, u, 2, (int64_t[]){3, 3}, (int64_t[]){2, 3}, 0);
+    r = genie_add_(ctx, v, genie_ones(ctx, GENIE_F32, 0, NULL));
+    CHECK(r && genie_read(ctx, v, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 1 && out[1] == 4 && out[8] == 11,
+          "add_ into [3,3] strides [2,3]: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    v = genie_as_strided(ctx, u, 2, (int64_t[]){3, 3}, (int64_t[]){1, 2}, 0); /* 2 = 0*1 + 1*2 = 2*1 + 0*2 */
+    expect_err(ctx, genie_sub_(ctx, v, genie_ones(ctx, GENIE_F32, 0, NULL)), GENIE_ERR_UNSUPPORTED, "sub_",
+               "sub_ into [3,3] strides [1,2]");
+}
+/* genie_safetensors_save and genie_role with a dead handle: liveness is checked before the
+   handle's context is read (under ASan the slot is poisoned). */
+static void t_dead_handle_save_role(genie_ctx *ctx) {
+    int64_t s = 4;
+    const char *name = "a";
+    genie_tensor *a;
+    genie_pool_push(ctx);
+    a = genie_ones(ctx, GENIE_F32, 1, &s);
+    genie_pool_pop(ctx);
+    CHECK(genie_safetensors_save(ctx, "build/robust_dead.safetensors", 1, &name, &a) == GENIE_ERR_INVALID_ARG,
+          "save of a dead handle");
+    CHECK(strstr(genie_last_error(ctx), "genie_safetensors_save") != NULL && strstr(genie_last_error(ctx), "dead") != NULL,
+          "message: %s", genie_last_error(ctx));
+    genie_clear_error(ctx);
+    CHECK(strcmp(genie_role(a), "") == 0, "role of a dead handle");
+    CHECK(strcmp(genie_op_name(a), "") == 0 && strcmp(genie_module_path(a), "") == 0, "op and module of a dead handle");
+}
+/* r = x * 2 and y = r + scatter(...) with an index out of range run as one fused group on the
+   fast paths: y fails, r (which does not depend on the scatter) is computed, on every path. */
+static void t_group_failure_spares_independent_values(genie_ctx *ctx) {
+    int cpu, th;
+    (void)ctx;
+    for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++)
+        for (th = 1; th <= 2; th++) {
+            genie_ctx *c = path_ctx((genie_cpu)cpu, th);
+            float xv[4] = {1, -2, 3, -4}, one = 1, out[4];
+            long long idx = 1;
+            int64_t s4 = 4, s1 = 1;
+            genie_tensor *x, *r, *s, *y;
+            if (!c) continue;
+            x = genie_from_blob(c, GENIE_F32, 1, &s4, NULL, xv, NULL, NULL);
+            r = genie_mul_scalar(c, x, 2);
+            s = genie_scatter(c, genie_zeros(c, GENIE_F32, 1, &s1), 0, genie_from_blob(c, GENIE_I64, 1, &s1, NULL, &idx, NULL, NULL),
+                              genie_from_blob(c, GENIE_F32, 1, &s1, NULL, &one, NULL, NULL));
+            y = genie_add(c, r, s);
+            CHECK(genie_read(c, y, GENIE_F32, out, sizeof out) == GENIE_ERR_INDEX, "%s/%d: y should fail", genie_cpu_name((genie_cpu)cpu), th);
+            genie_clear_error(c);
+            CHECK(genie_read(c, r, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 2 && out[1] == -4 && out[2] == 6 && out[3] == -8,
+                  "%s/%d: r = x * 2 lost: %s", genie_cpu_name((genie_cpu)cpu), th, genie_last_error(c));
+            genie_clear_error(c);
+            CHECK(genie_read(c, y, GENIE_F32, out, sizeof out) == GENIE_ERR_INDEX, "%s/%d: y stays failed", genie_cpu_name((genie_cpu)cpu), th);
+            genie_ctx_destroy(c);
+        }
+}
+/* Pure writes through a view whose elements share memory (ATen's TOO_HARD): copy_ and
+   masked_fill_ take the last writer in row-major order on every path and thread count;
+   index_copy_, whose kernels write in different orders, is refused. */
+static void t_overlapping_pure_writes(genie_ctx *ctx) {
+    enum { R = 64, C = 20000 };
+    static float ref[2][R + C], out[R + C];
+    int64_t n = R + C, sh[2] = {R, C}, st[2] = {1, 1}, s9 = 9, s4 = 4, s24[2] = {2, 4};
+    long long idx[4] = {0, 1, 2, 3};
+    float src[8] = {10, 11, 12, 13, 20, 21, 22, 23};
+    int cpu, th, kind, i, bad;
+    genie_tensor *t = genie_zeros(ctx, GENIE_F32, 1, &s9), *v;
+    v = genie_as_strided(ctx, t, 2, s24, (int64_t[]){1, 1}, 3);
+    expect_err(ctx, genie_index_copy_(ctx, v, 1, genie_from_blob(ctx, GENIE_I64, 1, &s4, NULL, idx, NULL, NULL),
+                                      genie_from_blob(ctx, GENIE_F32, 2, s24, NULL, src, NULL, NULL)),
+               GENIE_ERR_UNSUPPORTED, "index_copy_", "index_copy_ into elements sharing memory");
+    for (kind = 0; kind < 2; kind++)
+        for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++)
+            for (th = 1; th <= 2; th++) {
+                genie_ctx *c = path_ctx((genie_cpu)cpu, th);
+                genie_tensor *a, *w, *x;
+                if (!c) continue;
+                a = genie_zeros(c, GENIE_F32, 1, &n);
+                w = genie_as_strided(c, a, 2, sh, st, 0);
+                x = genie_reshape(c, genie_arange(c, GENIE_F32, 0, (double)R * C, 1), 2, sh);
+                if (kind == 0) genie_copy_(c, w, x);
+                else genie_masked_fill_(c, w, genie_gt(c, genie_sin(c, x), genie_zeros(c, GENIE_F32, 0, NULL)), 5);
+                CHECK(genie_read(c, a, GENIE_F32, cpu == GENIE_CPU_REFERENCE && th == 1 ? ref[kind] : out, sizeof out) == GENIE_OK,
+                      "%s: %s", kind ? "masked_fill_" : "copy_", genie_last_error(c));
+                if (cpu != GENIE_CPU_REFERENCE || th != 1) {
+                    for (i = 0, bad = 0; i < R + C; i++) bad += ref[kind][i] != out[i];
+                    CHECK(bad == 0, "%s through an overlapping view on %s with %d threads: %d elements differ from the reference",
+                          kind ? "masked_fill_" : "copy_", genie_cpu_name((genie_cpu)cpu), th, bad);
+                } else {
+                    CHECK(kind || (ref[0][R + C - 2] == (float)R * C - 1 && ref[0][R] == (float)C * (R - 1) + 1),
+                          "copy_: the last row-major writer wins: %g %g", ref[0][R + C - 2], ref[0][R]);
+                }
+                genie_ctx_destroy(c);
+            }
+}
 typedef struct { const char *name; void (*fn)(genie_ctx *); } tcase;
 static const tcase cases[] = {
     {"chunk_split_huge", t_chunk_split_huge},
@@ -576,6 +720,11 @@ static const tcase cases[] = {
     {"null_everywhere", t_null_everywhere},
     {"threads_huge", t_threads_huge},
     {"dims", t_dims},
+    {"conv_empty_kernel_huge_channels", t_conv_empty_kernel_huge_channels},
+    {"self_overlap_from_strides", t_self_overlap_from_strides},
+    {"dead_handle_save_role", t_dead_handle_save_role},
+    {"group_failure_spares_independent_values", t_group_failure_spares_independent_values},
+    {"overlapping_pure_writes", t_overlapping_pure_writes},
 };
 
 int main(int argc, char **argv) {
