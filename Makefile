@@ -24,7 +24,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay ## the examples and the test programs
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead ## the examples and the test programs
 
 # every target with its `## text`, in the Makefile's order
 help: ## print every target with its one-line description
@@ -82,7 +82,7 @@ $(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
 build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DFZ_DIFF_DEFAULT=1 -I. $< -o $@ -lm -pthread
-fuzz-diff: build-fuzz/fuzz_diff
+fuzz-diff: build-fuzz/fuzz_diff ## libFuzzer on the differential mode (reference against every fast path) for FUZZ_SECONDS
 	@mkdir -p build-fuzz/corpus_diff
 	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
 	@echo "fuzz_diff: $(FUZZ_SECONDS) s (log: build-fuzz/fuzz_diff.log)"
@@ -142,7 +142,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # every suite at full size (CI's last step); make check: everything CI runs. The test programs are
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
-TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay \
+TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_dead \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
@@ -156,7 +156,8 @@ define run_tests
 	$(BUILD)/test_alloc
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
-	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
+	$(BUILD)/test_dead genie.h
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
@@ -260,7 +261,8 @@ asan: | $(BUILD) ## examples and every test under AddressSanitizer + UBSan (buil
 	  echo "  asan example $$e ok"; done
 	build-asan/test_alloc
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
-	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_dead genie.h
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main ## examples and test_main's short forms under valgrind
