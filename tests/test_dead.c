@@ -198,6 +198,19 @@ static genie_tensor *live_of(genie_ctx *c, char k) {
     }
 }
 
+/* 1 if msg starts with the function name fn ("genie_add: ..."). */
+static int names_fn(const char *msg, const char *fn) {
+    size_t n = fn ? strlen(fn) : 0;
+    return fn && strncmp(msg, fn, n) == 0 && (msg[n] == ':' || msg[n] == ' ');
+}
+/* The function a documented wrapper's messages may name: zero_ is "fill_ with 0", save_metadata
+   "save, with __metadata__". */
+static const char *alias_of(const char *fn) {
+    if (strcmp(fn, "genie_zero_") == 0) return "genie_fill_";
+    if (strcmp(fn, "genie_safetensors_save_metadata") == 0) return "genie_safetensors_save";
+    return NULL;
+}
+
 /* One entry with the handle at position pos dead. */
 static void sweep_one(const dead_entry *e, int pos) {
     genie_ctx_desc d;
@@ -236,10 +249,9 @@ static void sweep_one(const dead_entry *e, int pos) {
     case K_P:
     case K_R: {
         const char *msg = genie_last_error(c);
-        const char *fn = strcmp(e->name, "genie_zero_") == 0 ? "genie_fill_" : e->name; /* documented as fill_ with 0 */
         int refused = e->ret == K_P ? out.p == NULL : out.r == GENIE_ERR_INVALID_ARG;
-        CHECK(refused && genie_status(c) == GENIE_ERR_INVALID_ARG && strstr(msg, fn) == msg &&
-                  (msg[strlen(fn)] == ':' || msg[strlen(fn)] == ' ') && strstr(msg, "dead"),
+        CHECK(refused && genie_status(c) == GENIE_ERR_INVALID_ARG && (names_fn(msg, e->name) || names_fn(msg, alias_of(e->name))) &&
+                  strstr(msg, "dead"),
               "%s with a dead handle at position %d: %s, status %s, message \"%s\" (want NULL or GENIE_ERR_INVALID_ARG, "
               "and a message naming %s and the dead handle)",
               e->name, pos, refused ? "refused" : "NOT refused", genie_result_string(genie_status(c)), msg, e->name);
