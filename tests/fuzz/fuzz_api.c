@@ -499,6 +499,7 @@ static void fz_after_inplace(genie_tensor *a, double work, int approx) {
 }
 
 static void fz_step_ops(fz_in *in, unsigned op);
+static double fz_tol(int dt);
 static void fz_step(fz_in *in) {
     unsigned op = u8(in) % (fz.v2 ? OP_COUNT : OP_COUNT_V1);
     int k;
@@ -714,7 +715,9 @@ static void fz_step_ops(fz_in *in, unsigned op) {
         genie_dtype to;
         a = fz_arg(in, &work, &dead);
         to = fz_dtype(in);
-        fz.kind = fz_is_float(to) ? FZ_K_MOVE : FZ_K_EXACT;
+        /* a float cast keeps a bounded value's bound only if the target's tolerance is no finer
+           (f32 -> f64 would hold an f32 op's error to f64's tolerance: chaotic instead) */
+        fz.kind = fz_is_float(to) && (!a || dead || fz_tol(to) >= fz_tol(genie_dtype_of(a))) ? FZ_K_MOVE : FZ_K_EXACT;
         r = genie_to_dtype(ctx, a, to);
         fz_put(out, r, work, -1, "to");
         break;
