@@ -26,7 +26,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: fuzz
 .PHONY: matrix diff-test
 
-all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_lazy ## the examples and the test programs
+all: examples $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_robust $(BUILD)/fuzz_replay $(BUILD)/test_lazy $(BUILD)/test_dead ## the examples and the test programs
 
 # every target with its `## text`, in the Makefile's order
 help: ## print every target with its one-line description
@@ -75,6 +75,28 @@ $(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
 $(BUILD)/fuzz_replay: tests/fuzz/replay.c tests/fuzz/fuzz_api.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
 FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
+
+# ---- fuzzing: the differential mode and the dead-handle sweep ----
+# fuzz_replay --diff runs each input on the reference path and on every fast path here (1 and 2
+# threads), comparing statuses and values (tests/fuzz/fuzz_api.c says how); test_dead calls every
+# public function that takes a handle with a dead one (its table is checked against genie.h).
+# `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
+.PHONY: fuzz-diff
+FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
+$(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DFZ_DIFF_DEFAULT=1 -I. $< -o $@ -lm -pthread
+fuzz-diff: build-fuzz/fuzz_diff ## libFuzzer on the differential mode (reference against every fast path) for FUZZ_SECONDS
+	@mkdir -p build-fuzz/corpus_diff
+	@rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
+	@echo "fuzz_diff: $(FUZZ_SECONDS) s (log: build-fuzz/fuzz_diff.log)"
+	@if $(FUZZ_ENV) build-fuzz/fuzz_diff -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -max_len=2048 \
+	  -artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus_diff tests/fuzz/corpus_diff >build-fuzz/fuzz_diff.log 2>&1; \
+	then grep -h '^Done\|^stat::number_of_executed' build-fuzz/fuzz_diff.log; \
+	else tail -n 60 build-fuzz/fuzz_diff.log; echo "fuzz_diff FAILED (save the input under tests/fuzz/regressions_diff/):"; \
+	  ls build-fuzz/crash-* build-fuzz/timeout-* build-fuzz/oom-* build-fuzz/leak-* 2>/dev/null; exit 1; fi
 
 # ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
 # `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
@@ -128,7 +150,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # every suite at full size (CI's last step); make check: everything CI runs. The test programs are
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
-TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/test_lazy $(BUILD)/fuzz_replay \
+TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/test_lazy $(BUILD)/test_dead $(BUILD)/fuzz_replay \
             $(BUILD)/fuzz_remote_replay $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
@@ -144,7 +166,8 @@ define run_tests
 	$(BUILD)/test_backend
 	$(BUILD)/test_robust
 	$(BUILD)/test_lazy
-	$(BUILD)/fuzz_replay $(FUZZ_INPUTS)
+	$(BUILD)/test_dead genie.h
+	$(BUILD)/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
 	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
@@ -292,7 +315,8 @@ asan: | $(BUILD) ## examples and every test under AddressSanitizer + UBSan (buil
 	build-asan/test_alloc
 	build-asan/test_lazy
 	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_robust
-	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS)
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/test_dead genie.h
+	ASAN_OPTIONS=allocator_may_return_null=1 build-asan/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	GENIE_TEST_TIMES=1 GENIE_FILES_ONE_MODE=1 tests/shards.sh $(SHARDS) build-asan/test_main.log build-asan/test_main
 
 valgrind: examples $(BUILD)/test_main ## examples and test_main's short forms under valgrind
