@@ -405,6 +405,11 @@ typedef bool (*Kernel)(const c10::OperatorHandle &, Args &);
 template <Kernel K>
 void boxed(const c10::OperatorHandle &op, Stack *s) {
     bool done;
+    /* The inputs stay referenced here until g_mu is released: on torch 2.x dropping a C++
+       reference to a tensor that a Python object owns takes the GIL, which another thread
+       may hold while it waits for g_mu (a deadlock of tensor ops from several threads). */
+    size_t nargs = std::min(op.schema().arguments().size(), s->size());
+    std::vector<c10::IValue> keep(s->end() - (std::ptrdiff_t)nargs, s->end());
     {
         Lock l(g_mu);
         Args a(op, s);
