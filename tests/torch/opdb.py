@@ -57,6 +57,10 @@ KNOWN_FAIL = {
     "sparse.sampled_addmm": "sparse layouts are not supported on the device",
     "sparse.mm.reduce": "sparse layouts are not supported on the device",
     "cdouble": "complex128 is not held on the device (complex64 is, as raw bits)",
+    "hash_tensor": "uint64 is not held on the device (torch 2.x)",
+    "frexp": "open defect (torch 2.x): ATen's frexp reads the storage of its outputs, which device tensors lack",
+    "as_strided.partial_views": "open defect (torch 2.x): as_strided of a partial view gives other values (sample 2)",
+    "nn.functional.multi_head_attention_forward": "open defect (torch 2.x): one sample of 128 (127) differs by up to 0.05",
 }
 # gradients not compared (--grad), with the reason
 GRAD_SKIP = {
