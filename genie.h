@@ -2764,7 +2764,7 @@ static int genie__groupable(const genie__node *n, int cpu);
 static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
 static void genie__fgroup_deferred(genie_ctx *ctx, const struct genie__fgroup *g);
 
-/* One tape entry (seed 003): the node, how many later entries read it, and how it runs
+/* One tape entry: the node, how many later entries read it, and how it runs
    (inside a group, as a group's root, as a product's epilogue, taking an input's buffer). */
 typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a line an entry */
     genie__node *n;
@@ -2825,7 +2825,7 @@ static int genie__can_reuse(const genie__node *n) {
     return b->refs == own;
 }
 
-/* The buffer planner (issue 7, part 4).
+/* The buffer planner.
    Which buffers may be recycled inside a tape: a value outlives the tape when
    anything outside it can still read it: a handle (its storage's version is the
    node: genie_data borrowers read through their handle, so they count here), a
@@ -3058,7 +3058,7 @@ static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
     genie__node_drop_inputs(ctx, n);
 }
 
-/* ---- the tape cache (issue 7, part 5) ----
+/* ---- the tape cache ----
    A realize walks the graph into a tape, then plans it: fusion groups, product
    epilogues, in-place takes, the liveness bound. The plan depends only on the
    tape's structure, so it is kept under a key that spells that structure out
@@ -5399,7 +5399,7 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
-/* ---- fast reductions, softmax, layer_norm (issue 7) ----
+/* ---- fast reductions, softmax, layer_norm ----
    Row kernels for a contiguous f32 tensor viewed as [rows, len], the reduced
    or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
    logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over

@@ -26,7 +26,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.append(os.path.join(HERE, "stubs"))  # a stand-in expecttest only where the real one is absent
+# PyTorch's internal test helpers import expecttest. torch 2.x's venv has the real package
+# (tools/requirements-torch2.txt); Debian's torch 1.13 has none, so tests/torch/stubs/expecttest.py
+# stands in there (appended to the path: the real package wins wherever it is installed). The
+# sweep never calls its assertions; the line printed at the start says which one was loaded.
+sys.path.append(os.path.join(HERE, "stubs"))
 sys.path.insert(0, ROOT)
 
 import torch  # noqa: E402
@@ -331,6 +335,9 @@ def main():
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     ap.add_argument("--json", default=None, help="default: build/opdb[-DTYPE]-torch<version>.json")
     a = ap.parse_args()
+    import expecttest
+    stub = os.path.dirname(os.path.abspath(expecttest.__file__)) == os.path.join(HERE, "stubs")
+    print(f"op_db: expecttest {'stand-in (tests/torch/stubs)' if stub else 'from ' + expecttest.__file__}", flush=True)
     global DTYPE
     DTYPE = getattr(torch, a.dtype)
     if a.json is None:
