@@ -514,10 +514,10 @@ $(BUILD)/bench_remote: bench/remote.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
 test-remote: ## the remote backend against a forked genie-server on loopback
-	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory remote $(BUILD)/test_remote && $(REMOTE_ENV) $(BUILD)/test_remote; \
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/test_remote && $(REMOTE_ENV) $(BUILD)/test_remote; \
 	else $(REMOTE_SKIP); fi
 bench-remote: ## remote vs local: round trips, PUT throughput vs raw UCX, an MLP step
-	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory remote $(BUILD)/bench_remote && $(REMOTE_ENV) $(BUILD)/bench_remote; \
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/bench_remote && $(REMOTE_ENV) $(BUILD)/bench_remote; \
 	else $(REMOTE_SKIP); fi
 # the protocol's decoders: libFuzzer (make fuzz) and a replay of their corpus in make test
 # (pure C, no UCX needed)

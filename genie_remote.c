@@ -219,23 +219,6 @@ static genie_result rc_flush(rc_state *r, char *msg) {
     return e;
 }
 
-/* ---- the key (GENIE_REMOTE_KEY_FILE): BLAKE2b of the file's bytes ---- */
-static int rc_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    uint8_t buf[4096];
-    size_t n, total = 0;
-    crypto_generichash_state st;
-    if (!f) return -1;
-    crypto_generichash_init(&st, NULL, 0, crypto_auth_KEYBYTES);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        crypto_generichash_update(&st, buf, n);
-        total += n;
-    }
-    fclose(f);
-    crypto_generichash_final(&st, key, crypto_auth_KEYBYTES);
-    sodium_memzero(buf, sizeof buf);
-    return total ? 0 : -1;
-}
 
 /* ---- the backend's calls ---- */
 static void rc_destroy(void *state) {
@@ -341,7 +324,7 @@ static genie_result rc_init(void **state, char *msg) {
     if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
         uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
         const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
-        if (rc_read_key(kf, key) != 0) {
+        if (gr_read_key(kf, key) != 0) {
             grx_msg_free(&r->x, m);
             e = rc_fail(r, msg, "the server needs a key: set GENIE_REMOTE_KEY_FILE to a readable, non-empty key file%s%s",
                         kf ? ", not " : "", kf ? kf : "");

@@ -13,6 +13,7 @@
 #include <ucp/api/ucp.h>
 #include <time.h>
 #include <stdio.h>
+#include <sodium.h>
 #include "genie_remote_proto.h"
 
 #define GRX_AM_ID 7
@@ -297,4 +298,23 @@ GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_
     freeaddrinfo(res);
     return 0;
 }
+/* The pre-shared key (the client's GENIE_REMOTE_KEY_FILE, the server's --key-file): BLAKE2b of
+   the file's bytes; -1 for a file that cannot be read or is empty. */
+static inline int gr_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    uint8_t buf[4096];
+    size_t n, total = 0;
+    crypto_generichash_state st;
+    if (!f) return -1;
+    crypto_generichash_init(&st, NULL, 0, crypto_auth_KEYBYTES);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        crypto_generichash_update(&st, buf, n);
+        total += n;
+    }
+    fclose(f);
+    crypto_generichash_final(&st, key, crypto_auth_KEYBYTES);
+    sodium_memzero(buf, sizeof buf);
+    return total ? 0 : -1;
+}
+
 #endif /* GENIE_REMOTE_UCX_H */

@@ -768,23 +768,6 @@ static void sv_client_free(sv *s, sv_client *c) {
     sv_evict(s);
 }
 
-static int sv_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {
-    FILE *f = fopen(path, "rb");
-    uint8_t buf[4096];
-    size_t n;
-    crypto_generichash_state st;
-    size_t total = 0;
-    if (!f) return -1;
-    crypto_generichash_init(&st, NULL, 0, crypto_auth_KEYBYTES);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        crypto_generichash_update(&st, buf, n);
-        total += n;
-    }
-    fclose(f);
-    crypto_generichash_final(&st, key, crypto_auth_KEYBYTES);
-    sodium_memzero(buf, sizeof buf);
-    return total ? 0 : -1;
-}
 
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
@@ -829,7 +812,7 @@ int main(int argc, char **argv) {
     s.client_budget = (uint64_t)client_mb << 20;
     if (sodium_init() < 0) { fprintf(stderr, "genie-server: libsodium failed to start\n"); return 1; }
     if (key_file) {
-        if (sv_read_key(key_file, s.key) != 0) { fprintf(stderr, "genie-server: cannot read a key from %s\n", key_file); return 1; }
+        if (gr_read_key(key_file, s.key) != 0) { fprintf(stderr, "genie-server: cannot read a key from %s\n", key_file); return 1; }
         s.has_key = 1;
     }
     if (grx_parse_addr(listen, &ss, &sl, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: --listen: %s\n", msg); return 2; }
