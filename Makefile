@@ -556,3 +556,42 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 	@mkdir -p $(BUILD)/fuzz_corpus_gguf
 	cd $(BUILD) && ./fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -print_final_stats=1 fuzz_corpus_gguf ../tests/fuzz/corpus_gguf
+
+# ---- a Llama GGUF end to end: examples/06_gguf_llm.c on the files tools/make_llama_gguf.py writes ----
+# (numpy and gguf from $(VENV)). test-gguf-llm: the tiny model in F32, BF16, Q8_0 and Q4_0 against
+# tests/data/gguf_llm_ref.txt (tokenizer ids and greedy tokens; seconds). bench-gguf-llm (part of
+# bench-llm): a ~90M-parameter model's prefill and decode tokens/s beside llama.cpp's llama-bench on
+# the same files when LLAMA_BENCH names the binary (never built here), and the decode bandwidth bound.
+GGUF_LLM_DIR = $(BUILD)/gguf_llm
+GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt
+LLAMA_BENCH ?=
+$(GGUF_LLM_DIR)/tiny-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
+	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size tiny
+$(GGUF_LLM_DIR)/bench-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
+	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size bench
+gguf-llm-models: ## write build/gguf_llm/tiny-{f32,bf16,q8_0,q4_0}.gguf (tools/make_llama_gguf.py)
+	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/tiny-q4_0.gguf; \
+	else echo "skip: the GGUF Llama files ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; fi
+test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on F32, BF16, Q8_0, Q4_0 against its reference
+	@if [ -f $(GGUF_LLM_DIR)/tiny-q4_0.gguf ]; then for t in f32 bf16 q8_0 q4_0; do \
+	  out=$$($(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-$$t.gguf tests/data/gguf_llm_ref.txt -t 1); rc=$$?; \
+	  echo "  $$t: $$(echo "$$out" | grep -E '^tokenizer: [0-9]+ of') ; $$(echo "$$out" | tail -2 | head -1)"; \
+	  [ $$rc = 0 ] || { echo "$$out" | tail -20; echo "FAIL test-gguf-llm $$t"; exit 1; }; done; \
+	  awk '$$1 == "f32" && $$2 == 3 { t = $$3; $$3 = $$5; $$5 = t } 1' tests/data/gguf_llm_ref.txt > $(GGUF_LLM_DIR)/ref_changed.txt; \
+	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-f32.gguf $(GGUF_LLM_DIR)/ref_changed.txt -t 1 >/dev/null; then \
+	    echo "FAIL test-gguf-llm: a reference with two tokens swapped passed"; exit 1; \
+	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; fi
+$(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c
+bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
+	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
+	else echo "skip: bench-gguf-llm ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
+	rm -f $(BUILD)/gguf_llm_peer.txt; \
+	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then \
+	  for t in f32 bf16 q8_0 q4_0; do $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-$$t.gguf -p 128 -n 32 -t 1,2 -r $(LLM_REPS) -o csv 2>/dev/null | \
+	    $(PYTHON) tools/llama_bench_rows.py $$t >> $(BUILD)/gguf_llm_peer.txt || exit 1; done; \
+	  echo "llama.cpp: $(LLAMA_BENCH) ($$($(LLAMA_BENCH) --version 2>&1 | grep -iE 'version|built' | tr '\n' ' '))"; \
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(BUILD)/gguf_llm_peer.txt; \
+	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
+bench-llm: bench-gguf-llm
+test: test-gguf-llm
