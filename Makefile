@@ -585,13 +585,23 @@ $(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c
 bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
 	else echo "skip: bench-gguf-llm ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
-	rm -f $(BUILD)/gguf_llm_peer.txt; \
 	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then \
-	  for t in f32 bf16 q8_0 q4_0; do $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-$$t.gguf -p 128 -n 32 -t 1,2 -r $(LLM_REPS) -o csv 2>/dev/null | \
-	    $(PYTHON) tools/llama_bench_rows.py $$t >> $(BUILD)/gguf_llm_peer.txt || exit 1; done; \
-	  echo "llama.cpp: $(LLAMA_BENCH) ($$($(LLAMA_BENCH) --version 2>&1 | grep -iE 'version|built' | tr '\n' ' '))"; \
-	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(BUILD)/gguf_llm_peer.txt; \
+	  $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-q4_0.gguf -p 0 -n 1 -r 1 -o csv 2>/dev/null | $(PYTHON) tools/llama_bench_build.py; \
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
+# llama.cpp as a second oracle when LLAMA_CPP_BIN names a folder with llama-tokenize and llama-simple:
+# its ids of the reference's strings, and its greedy text of the F32 file beside the example's.
+LLAMA_CPP_BIN ?=
+test-gguf-llm-llama: $(BUILD)/06_gguf_llm gguf-llm-models ## the tokenizer and the F32 greedy text beside llama.cpp's (LLAMA_CPP_BIN=)
+	@if [ -z "$(LLAMA_CPP_BIN)" ] || [ ! -x "$(LLAMA_CPP_BIN)/llama-simple" ]; then \
+	  echo "skip: llama.cpp beside test-gguf-llm (LLAMA_CPP_BIN=folder with llama-tokenize and llama-simple)"; \
+	elif [ -f $(GGUF_LLM_DIR)/tiny-f32.gguf ]; then \
+	  $(PYTHON) tools/llama_tokenize_check.py $(LLAMA_CPP_BIN)/llama-tokenize $(GGUF_LLM_DIR)/tiny-f32.gguf tests/data/gguf_llm_ref.txt || exit 1; \
+	  p=$$($(PYTHON) -c "import sys; print(bytes.fromhex(sys.argv[1]).decode())" $$(grep '^prompt' tests/data/gguf_llm_ref.txt | cut -d' ' -f2)); \
+	  a=$$($(LLAMA_CPP_BIN)/llama-simple -m $(GGUF_LLM_DIR)/tiny-f32.gguf -n 32 "$$p" 2>/dev/null | head -1); \
+	  b=$$($(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-f32.gguf tests/data/gguf_llm_ref.txt | sed -n 3p); \
+	  if [ "$$a" = "$$b" ]; then echo "llama.cpp's greedy text of tiny-f32.gguf: equal to the example's (32 tokens)"; \
+	  else printf 'llama.cpp: %s\ngenie:     %s\nFAIL test-gguf-llm-llama\n' "$$a" "$$b"; exit 1; fi; fi
 bench-llm: bench-gguf-llm
 test: test-gguf-llm

@@ -1,15 +1,14 @@
 /* gguf_llm.c - prefill and decode tokens/s of one Llama-architecture GGUF model in F32, BF16,
    Q8_0 and Q4_0 (the same random weights: tools/make_llama_gguf.py --size bench writes
    build/gguf_llm/bench-TYPE.gguf), on 1 and 2 threads, with examples/06_gguf_llm.c's model
-   code; beside llama.cpp's llama-bench on the same files (its results passed as a file of
-   lines "TYPE THREADS pp|tg TOKENS_PER_S": the Makefile writes it when LLAMA_BENCH names the
-   binary) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
+   code; beside llama.cpp's llama-bench on the same file, run right after each row (when its
+   path is given: LLAMA_BENCH for make) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
    measured in the same run (memcpy of 512 MiB on as many threads, bytes read + written).
    Prefill: 128 tokens in one step (logits of the last position). Decode: 32 steps after it,
    each a token at the next position (llama-bench's tg 32 starts from an empty cache; at these
    lengths attention is a small part of a step). Best of REPS runs.
      make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench)
-     build/bench_gguf_llm DIR [reps] [peer.txt] */
+     build/bench_gguf_llm DIR [reps] [path/to/llama-bench] */
 #define _POSIX_C_SOURCE 200809L
 #define GGUF_LLM_NO_MAIN
 #include "../examples/06_gguf_llm.c"
@@ -44,17 +43,45 @@ static double copy_bw(int nth) {
     return best;
 }
 
-/* llama-bench's tokens/s for (type, threads, "pp" or "tg"), 0 if the file has none */
-static double peer(const char *path, const char *type, int threads, const char *test) {
-    FILE *f = path ? fopen(path, "r") : NULL;
-    char t[32], k[8];
-    int th;
-    double v, got = 0;
-    if (!f) return 0;
-    while (fscanf(f, "%31s %d %7s %lf", t, &th, k, &v) == 4)
-        if (strcmp(t, type) == 0 && th == threads && strcmp(k, test) == 0) got = v;
-    fclose(f);
-    return got;
+/* The i-th field of a CSV line (fields in double quotes may hold commas), into out */
+static void csv_field(const char *line, int i, char *out, size_t n) {
+    int f = 0, q = 0;
+    size_t k = 0;
+    for (; *line && *line != '\n'; line++) {
+        if (*line == '"') q = !q;
+        else if (*line == ',' && !q) f++;
+        else if (f == i && k + 1 < n) out[k++] = *line;
+    }
+    out[k] = 0;
+}
+/* llama-bench's prefill (pp PROMPT) and decode (tg DECODE) tokens/s of path on threads, run now
+   (beside genie's row, so both meet the same load); 0 where it gives none */
+static void peer(const char *llama_bench, const char *path, int threads, int reps, double *pp, double *tg) {
+    char cmd[2048], head[4096], line[4096], v[64];
+    int i, c_prompt = -1, c_gen = -1, c_ts = -1;
+    FILE *f;
+    *pp = *tg = 0;
+    if (!llama_bench) return;
+    snprintf(cmd, sizeof cmd, "%.900s -m %.900s -p %d -n %d -t %d -r %d -o csv 2>/dev/null", llama_bench, path, PROMPT, DECODE,
+             threads, reps);
+    if (!(f = popen(cmd, "r"))) return;
+    if (fgets(head, sizeof head, f))
+        for (i = 0; i < 64; i++) {
+            csv_field(head, i, v, sizeof v);
+            if (strcmp(v, "n_prompt") == 0) c_prompt = i;
+            if (strcmp(v, "n_gen") == 0) c_gen = i;
+            if (strcmp(v, "avg_ts") == 0) c_ts = i;
+        }
+    while (c_ts >= 0 && c_prompt >= 0 && c_gen >= 0 && fgets(line, sizeof line, f)) {
+        int np, ng;
+        double ts;
+        csv_field(line, c_prompt, v, sizeof v), np = atoi(v);
+        csv_field(line, c_gen, v, sizeof v), ng = atoi(v);
+        csv_field(line, c_ts, v, sizeof v), ts = atof(v);
+        if (np > 0 && ng == 0) *pp = ts;
+        if (ng > 0 && np == 0) *tg = ts;
+    }
+    pclose(f);
 }
 
 static void cell(double genie, double other) {
@@ -64,7 +91,7 @@ static void cell(double genie, double other) {
 
 int main(int argc, char **argv) {
     static const char *const types[] = {"f32", "bf16", "q8_0", "q4_0"};
-    const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *peer_path = argc > 3 ? argv[3] : NULL;
+    const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *llama_bench = argc > 3 ? argv[3] : NULL;
     int reps = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 3, ti, th, r, i, ok = 1;
     double bw[3];
     float *logits = NULL;
@@ -72,7 +99,7 @@ int main(int argc, char **argv) {
     bw[1] = copy_bw(1), bw[2] = copy_bw(2);
     printf("bench-gguf-llm: Llama GGUF from %s, prefill %d tokens, decode %d tokens, best of %d; copy bandwidth %.1f GB/s (1 thread), "
            "%.1f GB/s (2)\n", dir, PROMPT, DECODE, reps, bw[1] / 1e9, bw[2] / 1e9);
-    if (!peer_path) printf("(no llama.cpp results: set LLAMA_BENCH=/path/to/llama-bench)\n");
+    if (!llama_bench) printf("(no llama.cpp beside it: LLAMA_BENCH=/path/to/llama-bench)\n");
     printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth\n\n");
     printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound |\n");
     printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|\n");
@@ -80,7 +107,7 @@ int main(int argc, char **argv) {
         for (th = 1; th <= 2; th++) {
             char path[1024], err[512];
             lm m;
-            double pf = 0, dc = 0, bound;
+            double pf = 0, dc = 0, bound, peer_pp, peer_tg;
             snprintf(path, sizeof path, "%s/bench-%s.gguf", dir, types[ti]);
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
                 printf("| %s | %d | cannot load: %s |\n", types[ti], th, err);
@@ -113,14 +140,15 @@ int main(int argc, char **argv) {
                 ok = 0;
                 continue;
             }
+            lm_free(&m); /* its memory, before llama.cpp maps the same file */
+            peer(llama_bench, path, th, reps, &peer_pp, &peer_tg);
             bound = bw[th] / (double)m.decode_bytes;
             printf("| %s | %d | %.1f | %.1f |", types[ti], th, (double)m.decode_bytes / 1e6, pf);
-            cell(pf, peer(peer_path, types[ti], th, "pp"));
+            cell(pf, peer_pp);
             printf(" %.1f |", dc);
-            cell(dc, peer(peer_path, types[ti], th, "tg"));
+            cell(dc, peer_tg);
             printf(" %.1f | %.2f |\n", bound, dc / bound);
             fflush(stdout);
-            lm_free(&m);
         }
     free(logits);
     return !ok;
