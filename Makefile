@@ -580,7 +580,10 @@ test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on
 	  awk '$$1 == "f32" && $$2 == 3 { t = $$3; $$3 = $$5; $$5 = t } 1' tests/data/gguf_llm_ref.txt > $(GGUF_LLM_DIR)/ref_changed.txt; \
 	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-f32.gguf $(GGUF_LLM_DIR)/ref_changed.txt -t 1 >/dev/null; then \
 	    echo "FAIL test-gguf-llm: a reference with two tokens swapped passed"; exit 1; \
-	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; fi
+	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; \
+	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-spm.gguf 2>&1 | grep -q 'tokenizer.ggml.model "llama" is not implemented'; \
+	  then echo "  a SentencePiece file is refused with a message saying so"; \
+	  else echo "FAIL test-gguf-llm: tiny-spm.gguf not refused by name"; exit 1; fi; fi
 $(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c
 bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \

@@ -7,7 +7,8 @@ and logits are O(1) and greedy tokens are not near-ties everywhere. Tokenizer: 2
 the merges in tests/data/gguf_llm_merges.txt (trained once by --train-merges: plain BPE over
 the GPL-3 text Debian ships, ties broken by the pair's text) and "<|endoftext|>".
 
-  make_llama_gguf.py OUTDIR [--size tiny|bench]   writes OUTDIR/SIZE-{f32,bf16,q8_0,q4_0}.gguf
+  make_llama_gguf.py OUTDIR [--size tiny|bench]   writes OUTDIR/SIZE-{f32,bf16,q8_0,q4_0}.gguf (and for tiny
+                                                   tiny-spm.gguf: q4_0 with tokenizer.ggml.model "llama")
   make_llama_gguf.py OUTDIR --ref FILE             also writes the reference FILE (needs torch and
                                                    transformers): the tokenizer's ids of a few strings
                                                    (Hugging Face `tokenizers`) and, per file type, the
@@ -165,7 +166,7 @@ def stored(x, qt):
     return dequantize(quantize(x, qt), qt).astype(np.float64)
 
 
-def write(path, cfg, w, tokens, merges, eos, type_name):
+def write(path, cfg, w, tokens, merges, eos, type_name, tokenizer_model="gpt2"):
     qt, file_type = TYPES[type_name]
     out = gguf.GGUFWriter(path, "llama")
     hd = cfg["dim"] // cfg["heads"]
@@ -181,7 +182,7 @@ def write(path, cfg, w, tokens, merges, eos, type_name):
     out.add_rope_freq_base(10000.0)
     out.add_layer_norm_rms_eps(1e-5)
     out.add_vocab_size(len(tokens))
-    out.add_tokenizer_model("gpt2")
+    out.add_tokenizer_model(tokenizer_model)
     out.add_tokenizer_pre("gpt-2")
     out.add_token_list(tokens)
     out.add_token_types([gguf.TokenType.CONTROL if i == eos else gguf.TokenType.NORMAL for i in range(len(tokens))])
@@ -242,6 +243,10 @@ def main():
     for t in TYPES:
         p = os.path.join(outdir, f"{size}-{t}.gguf")
         write(p + ".tmp", cfg, w, tokens, merges, eos, t)
+        os.replace(p + ".tmp", p)
+    if size == "tiny":  # the same model labelled SentencePiece, which the example must refuse by name
+        p = os.path.join(outdir, "tiny-spm.gguf")
+        write(p + ".tmp", cfg, w, tokens, merges, eos, "q4_0", "llama")
         os.replace(p + ".tmp", p)
     if ref:
         tk = hf_tokenizer(tokens, merges)
