@@ -387,7 +387,7 @@ $(BUILD)/bench_%_aten: bench/%_aten.cpp | $(BUILD)
 	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) $(ATEN_EXTRA)
 $(BUILD)/bench_gemm: BENCH_LIBS = $(OPENBLAS)
 $(BUILD)/bench_gemm $(BUILD)/bench_gemm_aten: bench/gemm_cases.h
-$(BUILD)/bench_llm: bench/llm_weights.h
+$(BUILD)/bench_llm: bench/llm_weights.h bench/copy_bw.h
 $(BUILD)/bench_tape_aten: ATEN_EXTRA = -lopenblas
 # $(call bench_run,NAME,PEER_ARGS,ARGS): runs bench_NAME ARGS, beside its ATen peer's numbers
 # (bench_NAME_aten PEER_ARGS, passed as arguments) where ATen is installed
@@ -584,7 +584,7 @@ test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on
 	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-spm.gguf 2>&1 | grep -q 'tokenizer.ggml.model "llama" is not implemented'; \
 	  then echo "  a SentencePiece file is refused with a message saying so"; \
 	  else echo "FAIL test-gguf-llm: tiny-spm.gguf not refused by name"; exit 1; fi; fi
-$(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c
+$(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c bench/copy_bw.h
 bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
 	else echo "skip: bench-gguf-llm ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \

@@ -12,36 +12,10 @@
 #define _POSIX_C_SOURCE 200809L
 #define GGUF_LLM_NO_MAIN
 #include "../examples/06_gguf_llm.c"
-#include <pthread.h>
+#include "copy_bw.h"
 
 #define PROMPT 128
 #define DECODE 32
-
-/* STREAM copy bandwidth (bytes read + written per second) of memcpy on nth threads */
-typedef struct cpy { char *d; const char *s; size_t n; } cpy;
-static void *cpy_run(void *p) { cpy *c = (cpy *)p; memcpy(c->d, c->s, c->n); return NULL; }
-static double copy_bw(int nth) {
-    size_t n = (size_t)512 << 20, part = n / (size_t)nth;
-    char *a = (char *)malloc(n), *b = (char *)malloc(n);
-    double best = 0;
-    int r, i;
-    if (!a || !b) { free(a), free(b); return 0; }
-    memset(a, 1, n), memset(b, 2, n);
-    for (r = 0; r < 4; r++) {
-        pthread_t th[8];
-        cpy cs[8];
-        double t = lm_now();
-        for (i = 0; i < nth; i++) {
-            cs[i].d = b + part * (size_t)i, cs[i].s = a + part * (size_t)i, cs[i].n = part;
-            pthread_create(&th[i], NULL, cpy_run, &cs[i]);
-        }
-        for (i = 0; i < nth; i++) pthread_join(th[i], NULL);
-        t = lm_now() - t;
-        if (2.0 * (double)n / t > best) best = 2.0 * (double)n / t;
-    }
-    free(a), free(b);
-    return best;
-}
 
 /* The i-th field of a CSV line (fields in double quotes may hold commas), into out */
 static void csv_field(const char *line, int i, char *out, size_t n) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <pthread.h>
+#include "copy_bw.h"
 
 static double now(void) {
     struct timespec ts;
@@ -129,33 +130,6 @@ static int64_t step(model *m, const int64_t *ids, int64_t t0, int64_t T) {
         fprintf(stderr, "genie: %s\n", genie_last_error(c));
     genie_pool_pop(c);
     return tok;
-}
-
-/* STREAM copy bandwidth (bytes read + written per second) of memcpy on nth threads. */
-typedef struct cpy { char *d; const char *s; size_t n; } cpy;
-static void *cpy_run(void *p) { cpy *c = (cpy *)p; memcpy(c->d, c->s, c->n); return NULL; }
-static double copy_bw(int nth) {
-    size_t n = (size_t)512 << 20, part = n / (size_t)nth;
-    char *a = (char *)malloc(n), *b = (char *)malloc(n);
-    double best = 0;
-    int r, i;
-    memset(a, 1, n);
-    memset(b, 2, n);
-    for (r = 0; r < 4; r++) {
-        pthread_t th[8];
-        cpy cs[8];
-        double t = now();
-        for (i = 0; i < nth; i++) {
-            cs[i].d = b + part * (size_t)i, cs[i].s = a + part * (size_t)i, cs[i].n = part;
-            pthread_create(&th[i], NULL, cpy_run, &cs[i]);
-        }
-        for (i = 0; i < nth; i++) pthread_join(th[i], NULL);
-        t = now() - t;
-        if (2.0 * (double)n / t > best) best = 2.0 * (double)n / t;
-    }
-    free(a);
-    free(b);
-    return best;
 }
 
 /* The read-only rate of nth threads summing 512 MiB (bytes read per second): the most a
