@@ -562,6 +562,7 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 # tests/data/gguf_llm_ref.txt (tokenizer ids and greedy tokens; seconds). bench-gguf-llm (part of
 # bench-llm): a ~90M-parameter model's prefill and decode tokens/s beside llama.cpp's llama-bench on
 # the same files when LLAMA_BENCH names the binary (never built here), and the decode bandwidth bound.
+.PHONY: gguf-llm-models test-gguf-llm bench-gguf-llm test-gguf-llm-llama
 GGUF_LLM_DIR = $(BUILD)/gguf_llm
 GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt
 LLAMA_BENCH ?=
