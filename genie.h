@@ -328,10 +328,12 @@ GENIEDEF void         genie_retain(genie_tensor *t);
 GENIEDEF void         genie_release(genie_tensor *t);
 
 /* ---- making tensors ---- */
-/* copies numel elements of dt, row-major, from data (NULL only if numel is 0) */
+/* copies numel elements of dt, row-major, from data (NULL only if numel is 0); a bool
+   byte other than 0 is stored as 1 */
 GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data);
 /* wraps the caller's memory, no copy: strides in elements (NULL: contiguous, none negative); the
-   caller keeps data unchanged while values read it; deleter (may be NULL) runs when genie lets go */
+   caller keeps data unchanged while values read it; deleter (may be NULL) runs when genie lets go;
+   bool bytes other than 0 and 1 are GENIE_ERR_INVALID_ARG */
 GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape,
                                        const int64_t *strides, void *data,
                                        void (*deleter)(void *data, void *user), void *user);
@@ -553,7 +555,9 @@ GENIEDEF genie_tensor *genie_rope(genie_ctx *ctx, genie_tensor *x, genie_tensor 
 /* softmax(q k^T scale + mask) v: q [..., Hq, L, E], k [..., Hkv, S, E], v [..., Hkv, S, Ev],
    Hq a multiple of Hkv (grouped-query); attn_mask NULL, bool (true takes part) or float
    (added), broadcast to [..., Hq, L, S]; is_causal: top-left causal mask (not with a mask);
-   scale NAN: 1/sqrt(E); result [..., Hq, L, Ev]; computed fused (no [L, S] scores) */
+   scale NAN: 1/sqrt(E) (not finite: an error); scores are f32 (one overflowing, or a +inf
+   mask, makes its row NaN; a row with every score -inf is 0); result [..., Hq, L, Ev];
+   computed fused (no [L, S] scores) */
 GENIEDEF genie_tensor *genie_scaled_dot_product_attention(genie_ctx *ctx, genie_tensor *q, genie_tensor *k,
                                                           genie_tensor *v, genie_tensor *attn_mask, int is_causal,
                                                           double scale);
@@ -1302,6 +1306,19 @@ static int genie__fits(double v, int dt) {
     default: lo = 0; hi = 255; break;
     }
     return v >= lo && v <= hi;
+}
+/* A bool element is the byte 0 or 1: every kernel may copy bool bytes as they are,
+   so a caller's other nonzero bytes are made 1 where genie copies them in, and
+   refused where genie would wrap them (genie__bool_bytes_ok). */
+static void genie__bool_copy(uint8_t *dst, const uint8_t *src, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = src[i] != 0;
+}
+static int genie__bool_bytes_ok(const uint8_t *p, size_t n) {
+    uint8_t any = 0;
+    size_t i;
+    for (i = 0; i < n; i++) any |= p[i];
+    return any <= 1;
 }
 
 /* >>shape ----------------------------------------------------------------- */
@@ -5098,6 +5115,7 @@ static genie_result genie__k_attention(genie__kparams *p, int ith, int nth) {
                     if (a.mdt == GENIE_BOOL) s = mval != 0 ? s : -INFINITY;
                     else s += mval;
                 }
+                if (a.odt != GENIE_F64 && fabs(s) > FLT_MAX) s = s > 0 ? INFINITY : -INFINITY; /* f32 scores overflow */
             }
             sc[j] = s;
             if (s != s || s > mx) mx = mx != mx ? mx : s;
@@ -10751,6 +10769,12 @@ static void genie__att_row(const genie__attplan *pl, float *s, int64_t bc, int64
     mt = rk->maxmin(s, bc, 1); /* NaN if the tile has one */
     mnew = (mold != mold || mt < mold) ? mold : mt;
     if (mnew == -INFINITY) { memset(s, 0, (size_t)bc * sizeof(float)); return; }
+    if (mnew != mnew || mnew == INFINITY) { /* a NaN or +inf score: the row is NaN, as exp(inf - inf) */
+        for (j = 0; j < bc; j++) s[j] = NAN;
+        *l = NAN;
+        *m = mnew;
+        return;
+    }
     alpha = mold == -INFINITY ? 0.0f : expf(mold - mnew);
     *l = *l * (double)alpha + rk->sumexp(s, s, bc, mnew);
     if (alpha != 1.0f) rk->scale(orow, orow, a->Ev, alpha, 0);
@@ -14160,7 +14184,8 @@ GENIEDEF genie_tensor *genie_safetensors_get(genie_safetensors *st, const char *
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_UNSUPPORTED, "%s: %.200s: tensor \"%.80s\" has %d dimensions (at most %d)",
                                            fn, st->path, name, e->ndim, GENIE__MAXD);
     p = st->data + e->begin;
-    if ((uintptr_t)p % genie__dt_size[dt] != 0) /* another writer's layout: a copy the kernels can load */
+    if ((uintptr_t)p % genie__dt_size[dt] != 0 || /* another writer's layout, or bool bytes other than 0/1: a copy */
+        (dt == GENIE_BOOL && !genie__bool_bytes_ok((const uint8_t *)p, (size_t)(e->end - e->begin))))
         return genie_from_data(ctx, (genie_dtype)dt, e->ndim, e->shape, p);
     st->map->refs++;
     t = genie_from_blob(ctx, (genie_dtype)dt, e->ndim, e->shape, NULL, (void *)(uintptr_t)p, genie__stmap_deleter, st->map);
@@ -15849,7 +15874,8 @@ GENIEDEF genie_tensor *genie_from_data(genie_ctx *ctx, genie_dtype dt, int ndim,
     if (!n) return NULL;
     n->buf = genie__buf_new(ctx, (size_t)numel * genie__dt_size[dt]);
     if (!n->buf) { genie__abort(ctx, n, v); return (genie_tensor *)GENIE__OOM(ctx, fn); }
-    if (numel) memcpy(n->buf->data, data, (size_t)numel * genie__dt_size[dt]);
+    if (dt == GENIE_BOOL) genie__bool_copy((uint8_t *)n->buf->data, (const uint8_t *)data, (size_t)numel);
+    else if (numel) memcpy(n->buf->data, data, (size_t)numel * genie__dt_size[dt]);
     n->state = GENIE__DONE;
     return genie__result(ctx, n, v);
 }
@@ -15878,6 +15904,10 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
     ext = genie__view_extent(v);
     if (ext > 0 && !data) { genie__vspec_release(ctx, v); return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn); }
     if (!data) data = genie__no_data; /* empty: never read, but pointer arithmetic on it is defined */
+    if (dt == GENIE_BOOL && ext > 0 && !genie__bool_bytes_ok((const uint8_t *)data, (size_t)ext)) {
+        genie__vspec_release(ctx, v);
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: a bool byte in data is neither 0 nor 1", fn);
+    }
     n = genie__node_new(ctx, GENIE__OP_LEAF, dt, ext, 0);
     b = (genie__buf *)GENIE_MALLOC(sizeof(genie__buf));
     if (!n || !b) {
@@ -17786,7 +17816,9 @@ GENIEDEF genie_tensor *genie_scaled_dot_product_attention(genie_ctx *ctx, genie_
             return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: attn_mask of shape %s does not broadcast to the scores' shape %s", fn,
                                                genie__fmt_shape(s1, mnd, attn_mask->v->shape), genie__fmt_shape(s2, nd, cm));
     }
-    if (scale != scale) scale = 1.0 / sqrt((double)E);
+    if (scale != scale) scale = E > 0 ? 1.0 / sqrt((double)E) : 1.0; /* E = 0: every score is an empty sum, 0 */
+    else if (!isfinite(scale))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: scale %g is not finite", fn, scale);
     ond = q->v->ndim == 2 && k->v->ndim == 2 && v->v->ndim == 2 ? 2 : nd; /* 2-D inputs: a 2-D result */
     memcpy(out_shape, cq, (size_t)nd * 8);
     out_shape[nd - 1] = Ev;

@@ -696,6 +696,96 @@ static void t_overlapping_pure_writes(genie_ctx *ctx) {
                 genie_ctx_destroy(c);
             }
 }
+/* A bool byte other than 0 or 1 (undefined in PyTorch): copied in as 1 by genie_from_data
+   (a clone gave 1 on the reference kernels and the byte itself on the fast ones), refused by
+   genie_from_blob, made 1 by a safetensors load. */
+static void t_bool_bytes_other_than_0_or_1(genie_ctx *ctx) {
+    uint8_t in[5] = {0, 11, 1, 255, 2}, out[5];
+    int64_t s5 = 5, s3 = 3;
+    int cpu, th, i;
+    const char *name = "m";
+    genie_safetensors *st;
+    for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++)
+        for (th = 1; th <= 2; th++) {
+            genie_ctx *c = path_ctx((genie_cpu)cpu, th);
+            genie_tensor *b, *y;
+            if (!c) continue;
+            b = genie_from_data(c, GENIE_BOOL, 1, &s5, in);
+            y = genie_cat(c, 2, (genie_tensor *const[]){genie_contiguous(c, genie_flip(c, b, 1, (int64_t[]){0})), genie_clone(c, b)}, 0);
+            CHECK(genie_read(c, genie_slice(c, y, 0, 5, 10, 1), GENIE_BOOL, out, sizeof out) == GENIE_OK, "%s", genie_last_error(c));
+            for (i = 0; i < 5; i++) CHECK(out[i] == (in[i] != 0), "%s/%d: element %d is %d", genie_cpu_name((genie_cpu)cpu), th, i, out[i]);
+            CHECK(genie_read(c, genie_slice(c, y, 0, 0, 5, 1), GENIE_BOOL, out, sizeof out) == GENIE_OK, "%s", genie_last_error(c));
+            for (i = 0; i < 5; i++) CHECK(out[i] == (in[4 - i] != 0), "%s/%d: flipped %d is %d", genie_cpu_name((genie_cpu)cpu), th, i, out[i]);
+            genie_ctx_destroy(c);
+        }
+    expect_err(ctx, genie_from_blob(ctx, GENIE_BOOL, 1, &s5, NULL, in, NULL, NULL), GENIE_ERR_INVALID_ARG, "from_blob", "bool byte 11");
+    CHECK(genie_from_blob(ctx, GENIE_BOOL, 1, &s3, (int64_t[]){2}, (uint8_t[]){1, 7, 0, 7, 1}, NULL, NULL) == NULL,
+          "from_blob checks the bytes its strides span");
+    genie_clear_error(ctx);
+    {   /* a file's bool bytes: written raw by hand, loaded as 0 and 1 */
+        static const char hdr[] = "{\"m\":{\"dtype\":\"BOOL\",\"shape\":[5],\"data_offsets\":[0,5]}}";
+        uint64_t hl = sizeof hdr - 1;
+        FILE *f = fopen("build/robust_bool.safetensors", "wb");
+        genie_tensor *m;
+        CHECK(f != NULL, "cannot write build/robust_bool.safetensors");
+        if (!f) return;
+        fwrite(&hl, 8, 1, f); fwrite(hdr, 1, (size_t)hl, f); fwrite(in, 1, 5, f);
+        fclose(f);
+        st = NULL;
+        genie_safetensors_open(ctx, "build/robust_bool.safetensors", &st);
+        m = st ? genie_safetensors_get(st, name) : NULL;
+        CHECK(m && genie_read(ctx, genie_clone(ctx, m), GENIE_BOOL, out, sizeof out) == GENIE_OK, "%s", genie_last_error(ctx));
+        for (i = 0; i < 5 && m; i++) CHECK(out[i] == (in[i] != 0), "safetensors bool element %d is %d", i, out[i]);
+        if (st) genie_safetensors_close(st);
+        genie_clear_error(ctx);
+    }
+}
+/* Attention scores that are not finite as f32: a score overflowing f32, or a float mask of
+   +inf, makes its row NaN on every path (exp(inf - inf), PyTorch's math backend); a row whose
+   every score is -inf is 0 everywhere; a scale that is not finite is refused; E = 0 with the
+   default scale: every score is 0, the row is the mean of v. */
+static void t_attention_scores_not_finite(genie_ctx *ctx) {
+    int cpu, th, d;
+    int64_t s14[3] = {1, 1, 2}, s24[3] = {1, 2, 2}, s0[3] = {1, 2, 0}, m24[3] = {1, 1, 2};
+    float q[2] = {1e20f, 3}, k[4] = {1e20f, 3, 1, 1}, v[4] = {1, 2, 3, 4}, out[4];
+    float mask[2] = {INFINITY, 0}, neg[2] = {-INFINITY, -INFINITY};
+    genie_tensor *x = genie_from_blob(ctx, GENIE_F32, 3, s14, NULL, q, NULL, NULL);
+    expect_err(ctx, genie_scaled_dot_product_attention(ctx, x, x, x, NULL, 0, INFINITY), GENIE_ERR_INVALID_ARG, "scaled_dot_product_attention",
+               "an infinite scale");
+    expect_err(ctx, genie_scaled_dot_product_attention(ctx, x, x, x, NULL, 0, -INFINITY), GENIE_ERR_INVALID_ARG, "scaled_dot_product_attention",
+               "a -inf scale");
+    for (d = 0; d < 3; d++) /* f32, bf16, f16 */
+        for (cpu = GENIE_CPU_REFERENCE; cpu < GENIE_CPU_COUNT; cpu++)
+            for (th = 1; th <= 2; th++) {
+                genie_ctx *c = path_ctx((genie_cpu)cpu, th);
+                genie_dtype dt = d == 0 ? GENIE_F32 : d == 1 ? GENIE_BF16 : GENIE_F16;
+                genie_tensor *Q, *K, *V, *M, *y;
+                const char *p = genie_cpu_name((genie_cpu)cpu);
+                if (!c) continue;
+                Q = genie_to_dtype(c, genie_from_blob(c, GENIE_F32, 3, s14, NULL, q, NULL, NULL), dt);
+                K = genie_to_dtype(c, genie_from_blob(c, GENIE_F32, 3, s24, NULL, k, NULL, NULL), dt);
+                V = genie_to_dtype(c, genie_from_blob(c, GENIE_F32, 3, s24, NULL, v, NULL, NULL), dt);
+                if (d != 2) { /* 1e20 is beyond f16 */
+                    y = genie_to_dtype(c, genie_scaled_dot_product_attention(c, Q, K, V, NULL, 0, NAN), GENIE_F32);
+                    CHECK(genie_read(c, y, GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK, "%s", genie_last_error(c));
+                    CHECK(out[0] != out[0] && out[1] != out[1], "%s/%d dtype %d: a score overflowing f32: %g %g, not NaN", p, th, d, out[0], out[1]);
+                }
+                Q = genie_to_dtype(c, genie_ones(c, GENIE_F32, 3, s14), dt);
+                M = genie_from_blob(c, GENIE_F32, 3, m24, NULL, mask, NULL, NULL);
+                y = genie_to_dtype(c, genie_scaled_dot_product_attention(c, Q, genie_ones(c, dt, 3, s24), V, M, 0, NAN), GENIE_F32);
+                CHECK(genie_read(c, y, GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK, "%s", genie_last_error(c));
+                CHECK(out[0] != out[0] && out[1] != out[1], "%s/%d dtype %d: a +inf mask: %g %g, not NaN", p, th, d, out[0], out[1]);
+                M = genie_from_blob(c, GENIE_F32, 3, m24, NULL, neg, NULL, NULL);
+                y = genie_to_dtype(c, genie_scaled_dot_product_attention(c, Q, genie_ones(c, dt, 3, s24), V, M, 0, NAN), GENIE_F32);
+                CHECK(genie_read(c, y, GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK && out[0] == 0 && out[1] == 0,
+                      "%s/%d dtype %d: every score -inf: %g %g, not 0", p, th, d, out[0], out[1]);
+                y = genie_to_dtype(c, genie_scaled_dot_product_attention(c, genie_zeros(c, dt, 3, (int64_t[]){1, 1, 0}), genie_zeros(c, dt, 3, s0),
+                                                                         V, NULL, 0, NAN), GENIE_F32);
+                CHECK(genie_read(c, y, GENIE_F32, out, 2 * sizeof(float)) == GENIE_OK && out[0] == 2 && out[1] == 3,
+                      "%s/%d dtype %d: E = 0: %g %g, not the mean of v (2 3): %s", p, th, d, out[0], out[1], genie_last_error(c));
+                genie_ctx_destroy(c);
+            }
+}
 typedef struct { const char *name; void (*fn)(genie_ctx *); } tcase;
 static const tcase cases[] = {
     {"chunk_split_huge", t_chunk_split_huge},
@@ -725,6 +815,8 @@ static const tcase cases[] = {
     {"dead_handle_save_role", t_dead_handle_save_role},
     {"group_failure_spares_independent_values", t_group_failure_spares_independent_values},
     {"overlapping_pure_writes", t_overlapping_pure_writes},
+    {"bool_bytes_other_than_0_or_1", t_bool_bytes_other_than_0_or_1},
+    {"attention_scores_not_finite", t_attention_scores_not_finite},
 };
 
 int main(int argc, char **argv) {

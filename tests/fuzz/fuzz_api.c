@@ -1099,7 +1099,11 @@ static void fz_step_ops(fz_in *in, unsigned op) {
         genie_safetensors *sf = NULL;
         int n = 1 + (int)(u8(in) % 3), dup = u8(in) == 5;
         genie_result rr;
-        for (i = 0; i < 3; i++) ts[i] = fz_arg(in, &work, &dead);
+        for (i = 0; i < 3; i++) { /* only the first n are saved: only their deaths count */
+            int d = 0;
+            ts[i] = fz_arg(in, &work, &d);
+            if (i < n) dead |= d;
+        }
         if (work > FZ_WORK_MAX) break;
         for (i = 0; i < n; i++)
             if (!ts[i]) return;

@@ -13,7 +13,6 @@ A missing package prints one skip line per test.
 """
 import os
 import sys
-import traceback
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -22,14 +21,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
 import torch  # noqa: E402
 import genie_torch as gt  # noqa: E402
+from runner import Skipped, run_tests  # noqa: E402
 
 DEV = gt.device
 SENTENCES = ["A man is eating food.", "A man is riding a horse.", "The new movie is awesome.",
              "genie captures every operation lazily", "Two dogs play in the snow near a fence."]
 
-
-class Skipped(Exception):
-    pass
 
 
 def need(mod):
@@ -132,24 +129,7 @@ def test_resnet_block_trains():
 
 
 def main():
-    counts = sys.argv[sys.argv.index("--counts") + 1] if "--counts" in sys.argv else None
-    passed = failed = skipped = 0
-    for name, fn in [(k, v) for k, v in globals().items() if k.startswith("test_") and callable(v)]:
-        try:
-            fn()
-            passed += 1
-            print(f"  ok   {name}")
-        except Skipped:
-            skipped += 1
-        except Exception:
-            failed += 1
-            print(f"  FAIL {name}")
-            traceback.print_exc()
-    print(f"models: {passed} passed, {failed} failed, {skipped} skipped (torch {torch.__version__})")
-    if counts:
-        with open(counts, "w") as f:
-            f.write(f"{passed} {failed} {skipped}\n")
-    sys.exit(1 if failed else 0)
+    run_tests("models", globals())
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -20,13 +19,11 @@ sys.path.insert(0, ROOT)
 
 import torch  # noqa: E402
 import genie_torch as gt  # noqa: E402
+from runner import Skipped, run_tests  # noqa: E402
 
 DEV = gt.device
 VER = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2])
 
-
-class Skipped(Exception):
-    pass
 
 
 def skip(why, whole=True):
@@ -288,25 +285,7 @@ def test_layer_norm_values():
 
 
 def main():
-    counts = sys.argv[sys.argv.index("--counts") + 1] if "--counts" in sys.argv else None
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_") and callable(v)]
-    passed = failed = skipped = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print(f"  ok   {name}")
-        except Skipped:
-            skipped += 1
-        except Exception:
-            failed += 1
-            print(f"  FAIL {name}")
-            traceback.print_exc()
-    print(f"torch2: {passed} passed, {failed} failed, {skipped} skipped (torch {torch.__version__})")
-    if counts:
-        with open(counts, "w") as f:
-            f.write(f"{passed} {failed} {skipped}\n")
-    sys.exit(1 if failed else 0)
+    run_tests("torch2", globals())
 
 
 if __name__ == "__main__":
