@@ -287,6 +287,52 @@ def test_layer_norm_values():
         close(got, ref, rtol=1e-5, atol=2e-5)
 
 
+def test_transformer_encoder_fast_path_lazy():
+    """nn.TransformerEncoder in eval takes torch 2.x's fused fast path
+    (aten::_transformer_encoder_layer_fwd): on the device it is captured, not run by the fallback"""
+    if not hasattr(torch, "_safe_softmax"):
+        skip("the encoder layer's fast path on the device needs torch >= 2.5")
+    torch.manual_seed(0)
+    for norm_first, act in ((False, "relu"), (True, "gelu")):
+        layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True,
+                                                 norm_first=norm_first, activation=act)
+        enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+        x = torch.randn(3, 7, 32)
+        pad = torch.zeros(3, 7, dtype=torch.bool)
+        pad[1, 5:] = True
+        # (a sequence with every key masked is left out: CPU's fused kernel gives NaN there, the
+        # device gives the non-fused path's value, as scaled_dot_product_attention does)
+        causal = torch.nn.Transformer.generate_square_subsequent_mask(7)
+        for kw in ({}, {"src_key_padding_mask": pad}, {"mask": causal}):
+            with torch.no_grad():
+                ref = enc.cpu()(x, **kw)
+                enc.to(DEV)
+                gt.reset_counts()
+                got = enc(x.to(DEV), **{k: v.to(DEV) for k, v in kw.items()})
+                st = gt.stats()
+            assert "aten::_transformer_encoder_layer_fwd" not in st["fallback"], st["fallback"]
+            assert st["captured"].get("aten::_safe_softmax", 0) == 2, st["captured"]
+            close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_autocast_bf16():
+    """torch.autocast on the device: matmuls in the lower precision, layer_norm in float32"""
+    if VER < (2, 5):
+        skip("autocast for the device needs torch >= 2.5 (ATen's PrivateUse1 autocast lists)")
+    torch.manual_seed(0)
+    x, w = torch.randn(8, 16), torch.randn(4, 16)
+    for dt in (torch.bfloat16, torch.float16):
+        with torch.autocast(gt.DEVICE_TYPE, dtype=dt):
+            y = torch.nn.functional.linear(x.to(DEV), w.to(DEV))
+            n = torch.nn.functional.layer_norm(y, (4,))
+            a = x.to(DEV) + 1  # not in the lists: unchanged
+        assert y.dtype == dt and n.dtype == torch.float32 and a.dtype == torch.float32, (y.dtype, n.dtype, a.dtype)
+        ref = torch.nn.functional.linear(x.to(dt), w.to(dt))
+        close(y.float(), ref.float(), rtol=2e-2, atol=2e-2)
+    with torch.autocast(gt.DEVICE_TYPE, dtype=torch.bfloat16, enabled=False):
+        assert (x.to(DEV) @ w.to(DEV).t()).dtype == torch.float32
+
+
 def main():
     counts = sys.argv[sys.argv.index("--counts") + 1] if "--counts" in sys.argv else None
     tests = [(k, v) for k, v in globals().items() if k.startswith("test_") and callable(v)]
