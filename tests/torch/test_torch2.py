@@ -105,6 +105,12 @@ def test_pip_install_autoload():
         assert r.returncode == 0, r.stderr[-2000:]
         dev, loaded, lib = r.stdout.split()
         assert dev == "remote_accelerator:0" and loaded == "True" and lib.startswith(tmp), r.stdout
+        # torch.compile(backend="genie") is found through Dynamo's entry point group
+        code = ("from importlib.metadata import entry_points\n"
+                "print([e.value for e in entry_points(group='torch_dynamo_backends') if e.name == 'genie'])\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp)
+        assert r.stdout.strip() == "['genie_torch_compile:genie_backend']", (r.stdout, r.stderr[-1000:])
+        assert os.path.isfile(os.path.join(tmp, "genie_torch_compile.py"))
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
         r = subprocess.run([sys.executable, "-c", "import sys, torch; print('genie_torch' in sys.modules)"],
                            capture_output=True, text=True, env=env, cwd=tmp)
