@@ -48,8 +48,12 @@ class _DeviceCache:
         self.entries = {}  # id(t) -> (weakref to t, t._version, device tensor)
 
     def get(self, t):
+        try:
+            version = t._version
+        except RuntimeError:  # an inference tensor has no version counter: copied each time
+            return t.detach().to(gt.device)
         e = self.entries.get(id(t))
-        if e is not None and e[0]() is t and e[1] == t._version:
+        if e is not None and e[0]() is t and e[1] == version:
             return e[2]
         d = t.detach().to(gt.device)
         key = id(t)
@@ -57,7 +61,7 @@ class _DeviceCache:
             ref = weakref.ref(t, lambda _, k=key: self.entries.pop(k, None))
         except TypeError:
             return d
-        self.entries[key] = (ref, t._version, d)
+        self.entries[key] = (ref, version, d)
         return d
 
 
@@ -133,8 +137,9 @@ def _lower(gm, example_inputs):
     cache = _DeviceCache()
     state = {"first": True}
 
-    def run(*args):
+    def run(args):  # boxed, as AOTAutograd prefers: the list is emptied so inputs can be freed
         dargs = [_to_device(a, cache) for a in args]
+        args.clear()
         if state["first"]:
             state["first"] = False
             c = _Classifier(gm)
@@ -144,7 +149,7 @@ def _lower(gm, example_inputs):
             outs = gm(*dargs)
         return _realize_to_cpu(outs)
 
-    run._boxed_call = False
+    run._boxed_call = True
     return run
 
 
