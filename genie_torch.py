@@ -103,6 +103,9 @@ def _device_module():
     m.initial_seed = lambda: _default_generator().initial_seed()
     m.get_rng_state = lambda device=None: _default_generator().get_state()
     m.set_rng_state = lambda state, device=None: _default_generator().set_state(state)
+    # torch.autocast(DEVICE_TYPE, dtype=...): the bridge registers ATen's autocast policy lists
+    # for the device on torch >= 2.5
+    m.get_amp_supported_dtype = lambda: [torch.bfloat16, torch.float16]
     return m
 
 
@@ -172,6 +175,65 @@ if getattr(torch.Tensor._reduce_ex_internal, "__name__", "") != "_reduce_ex":
     _allowed = getattr(getattr(torch, "_weights_only_unpickler", None), "_get_allowed_globals", None)
     if hasattr(_allowed, "cache_clear"):
         _allowed.cache_clear()
+
+
+# ---- nn.TransformerEncoderLayer's inference fast path
+# In eval (or no_grad) torch 2.x calls aten::_transformer_encoder_layer_fwd for the device: one
+# fused CPU/CUDA kernel with no PrivateUse1 implementation, which would run whole through the
+# fallback. Here it is the same computation written with the operations the bridge captures,
+# so the layer stays one lazy graph (ATen's formula: transformer.cpp, attention.cpp).
+def _masked_softmax(s, mask, mask_type):
+    """softmax over the last dim of s [B,H,L,L] with ATen's mask types: 0 = [L,L] attention mask,
+    1 = [B,L] key padding mask, 2 = broadcastable to [B,H,L,L]; True (bool) masks out a position,
+    a float mask is added; a row with every position masked gives zeros"""
+    if mask is not None:
+        B, L = s.shape[0], s.shape[-1]
+        if mask_type == 0:
+            mask = mask.view(1, 1, L, L)
+        elif mask_type == 1:
+            mask = mask.view(B, 1, 1, L)
+        if mask.dtype == torch.bool:
+            s = s.masked_fill(mask, float("-inf"))
+        else:
+            s = s + mask
+    return torch._safe_softmax(s, -1)
+
+
+def _encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                       use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2,
+                       norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
+                       mask=None, mask_type=None):
+    F = torch.nn.functional
+    E, H = int(embed_dim), int(num_heads)
+    batched = src.dim() == 3
+    x = src if batched else src.unsqueeze(0)          # [B, L, E]
+    B, L = x.shape[0], x.shape[1]
+
+    def attention(h):
+        qkv = F.linear(h, qkv_weight, qkv_bias).view(B, L, 3, H, E // H).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]              # [B, H, L, D]
+        s = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / float(E // H) ** 0.5)
+        a = torch.matmul(_masked_softmax(s, mask, mask_type), v)
+        return F.linear(a.transpose(1, 2).reshape(B, L, E), proj_weight, proj_bias)
+
+    def ffn(h):
+        h = F.linear(h, ffn_weight_1, ffn_bias_1)
+        return F.linear(F.gelu(h) if use_gelu else F.relu(h), ffn_weight_2, ffn_bias_2)
+
+    if norm_first:
+        x = x + attention(F.layer_norm(x, (E,), norm_weight_1, norm_bias_1, eps))
+        x = x + ffn(F.layer_norm(x, (E,), norm_weight_2, norm_bias_2, eps))
+    else:
+        x = F.layer_norm(x + attention(x), (E,), norm_weight_1, norm_bias_1, eps)
+        x = F.layer_norm(x + ffn(x), (E,), norm_weight_2, norm_bias_2, eps)
+    return x if batched else x.squeeze(0)
+
+
+_aten_impls = None
+if _major >= 2 and hasattr(torch, "_safe_softmax") and \
+        not torch._C._dispatch_has_kernel_for_dispatch_key("aten::_transformer_encoder_layer_fwd", "PrivateUse1"):
+    _aten_impls = torch.library.Library("aten", "IMPL")
+    _aten_impls.impl("_transformer_encoder_layer_fwd", _encoder_layer_fwd, "PrivateUse1")
 
 
 def _autoload():

