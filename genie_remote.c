@@ -554,6 +554,7 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
     grx_msg *m = NULL;
     gr_rd rd;
     uint32_t n, i;
+    int64_t cnt;
     genie_result e;
     if (!ctx) return -1;
     if (ctx->be != &rc_backend || !ctx->be_state) {
@@ -568,24 +569,25 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
         return -1;
     }
     rd = gr_rd_init(m->data, m->len);
-    n = gr_u32(&rd);
-    for (i = 0; i < n && !rd.bad; i++) {
-        unsigned pl = gr_u16(&rd), role;
-        const uint8_t *p = gr_take(&rd, pl);
-        genie_work w;
-        role = gr_u8(&rd);
-        w.nodes = gr_u64(&rd), w.flops = gr_u64(&rd), w.bytes = gr_u64(&rd), w.ns = gr_u64(&rd);
-        if (rd.bad || role >= GENIE_ROLE_COUNT) break;
+    cnt = gr_stats_count(&rd);
+    n = cnt < 0 ? 0 : (uint32_t)cnt;
+    for (i = 0; i < n; i++) {
+        gr_stat st;
+        if (!gr_stat_decode(&rd, &st) || st.role >= GENIE_ROLE_COUNT) break;
         if (rows && (int)i < max) {
-            size_t k = pl < sizeof rows[i].phase - 1 ? pl : sizeof rows[i].phase - 1;
-            memcpy(rows[i].phase, p, k);
-            rows[i].phase[k] = 0;
-            snprintf(rows[i].role, sizeof rows[i].role, "%s", genie_role_name((genie_role_id)role));
-            rows[i].work = w;
+            genie_remote_work *w = &rows[i];
+            size_t k = st.phase_len < sizeof w->phase - 1 ? st.phase_len : sizeof w->phase - 1;
+            memcpy(w->phase, st.phase, k);
+            w->phase[k] = 0;
+            k = st.module_len < sizeof w->module - 1 ? st.module_len : sizeof w->module - 1;
+            memcpy(w->module, st.module, k);
+            w->module[k] = 0;
+            snprintf(w->role, sizeof w->role, "%s", genie_role_name((genie_role_id)st.role));
+            w->work.nodes = st.nodes, w->work.flops = st.flops, w->work.bytes = st.bytes, w->work.ns = st.ns;
         }
     }
     grx_msg_free(&r->x, m);
-    if (rd.bad || i < n || gr_left(&rd)) {
+    if (cnt < 0 || rd.bad || i < n || gr_left(&rd)) {
         genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: remote %s: a malformed STATS reply", r->addr);
         return -1;
     }

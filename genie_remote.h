@@ -18,12 +18,14 @@ extern "C" {
 #endif
 genie_result genie_remote_register(void);
 
-/* Work the server did for this context, as genie accounts it there (genie_work: nodes, flops,
-   bytes, kernel ns), by phase and role (the role the server's genie found, genie_role_name). */
+/* Work the server did for this context (genie_work: nodes, flops and bytes as genie counts
+   them, ns the server's time computing and storing them), by the module path, phase and role
+   the client's genie gave each node (genie_role_name). */
 typedef struct genie_remote_work {
     char phase[64];      /* "" none (truncated past 63 bytes) */
     char role[16];       /* "attention", "mlp", ..., "" none */
     genie_work work;
+    char module[128];    /* the module path, "" none (truncated past 127 bytes) */
 } genie_remote_work;
 /* Asks the server (one round trip, after the work gathered so far is sent): fills up to max
    rows and returns how many there are (more than max: the rest left out); -1 and an error in

@@ -209,7 +209,7 @@ static void test_codec(void) {
         gr_hdr_encode(h, GR_GET, 3, 24);
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == 0 && hd.type == GR_GET && hd.id == 3, "header round trip");
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 25, &hd) == GR_E_FRAMING, "header length mismatch");
-        h[4] = 2;
+        h[4] = GR_VERSION + 1;
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_VERSION, "header version");
         h[0] ^= 1;
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_FRAMING, "header magic");
@@ -323,7 +323,14 @@ static void mlp_step(genie_ctx *c, genie_tensor *w1, genie_tensor *b1, genie_ten
     genie_pool_push(c);
     genie_set_phase(c, "decode");
     x = rnd(c, GENIE_F32, 2, xs, 100 + (uint64_t)step);
-    y = genie_softmax(c, genie_linear(c, genie_relu(c, genie_linear(c, x, w1, b1)), w2, NULL), -1);
+    genie_scope_push(c, "mlp");
+    genie_scope_push(c, "fc1");
+    y = genie_relu(c, genie_linear(c, x, w1, b1));
+    genie_scope_pop(c);
+    genie_scope_push(c, "fc2");
+    y = genie_softmax(c, genie_linear(c, y, w2, NULL), -1);
+    genie_scope_pop(c);
+    genie_scope_pop(c);
     genie_read(c, y, GENIE_F32, out, 8 * 16 * sizeof(float));
     genie_pool_pop(c);
 }
@@ -357,18 +364,23 @@ static void test_weights(const char *addr) {
     printf("  10 MLP steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips\n",
            (unsigned long long)total, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
            (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips);
-    { /* the server's accounting of this client's work, by phase and role */
+    { /* the server's accounting of this client's work, by module, phase and role: its flops are
+         the ones the same steps count locally, the first product's under module mlp.fc1 */
         genie_remote_work rows[32];
         int n = genie_remote_stats(c, rows, 32), i, decode = 0;
-        uint64_t nodes = 0;
+        uint64_t nodes = 0, flops = 0, fc1 = 0, local = genie_work_of(l, "decode", NULL).flops;
         for (i = 0; i < n && i < 32; i++) {
-            printf("  server work: phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].phase, rows[i].role,
-                   (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops, (unsigned long long)rows[i].work.bytes,
-                   (unsigned long long)rows[i].work.ns);
+            printf("  server work: module \"%s\" phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].module,
+                   rows[i].phase, rows[i].role, (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops,
+                   (unsigned long long)rows[i].work.bytes, (unsigned long long)rows[i].work.ns);
             nodes += rows[i].work.nodes;
+            flops += rows[i].work.flops;
             decode |= strcmp(rows[i].phase, "decode") == 0 && rows[i].work.flops > 0;
+            if (strcmp(rows[i].module, "mlp.fc1") == 0) fc1 += rows[i].work.flops;
         }
         CHECK(n > 0 && decode && nodes >= 20, "genie_remote_stats: %d rows, %llu nodes: %s", n, (unsigned long long)nodes, genie_last_error(c));
+        CHECK(flops == local, "server flops %llu, the same steps locally %llu", (unsigned long long)flops, (unsigned long long)local);
+        CHECK(fc1 == 10ull * (2 * 8 * 512 * 256 + 2 * 8 * 512), "module mlp.fc1: %llu flops", (unsigned long long)fc1);
         CHECK(genie_remote_stats(l, rows, 32) == -1 && genie_status(l) == GENIE_ERR_BACKEND, "genie_remote_stats on a CPU context");
         genie_clear_error(l);
     }
@@ -515,7 +527,7 @@ static void test_hostile(void) {
     CHECK(server_start4(&s, "--max-payload-mb", "1", "--client-mb", "1", "hostile") == 0, "server for hostile clients");
     /* wrong version: ERROR and the connection ends */
     CHECK(raw_open(&r, s.port) == 0, "raw client");
-    CHECK(raw_hello(&r, 2, 3, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
+    CHECK(raw_hello(&r, GR_VERSION + 1, GR_VERSION + 2, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
     raw_close(&r);
     /* a message before HELLO */
     raw_open(&r, s.port);
@@ -524,7 +536,7 @@ static void test_hostile(void) {
     raw_close(&r);
     /* a session: each bad message gets its ERROR, the connection goes on */
     raw_open(&r, s.port);
-    CHECK(raw_hello(&r, 1, 1, NULL, NULL, &t, &code) && t == GR_WELCOME, "HELLO: type %d", t);
+    CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "HELLO: type %d", t);
     memset(put, 7, sizeof put); /* PUT: id 7, cap 64, a hash that is not the bytes' */
     memset(put, 0, 16);
     put[0] = 7, put[8] = 64;
@@ -626,7 +638,7 @@ static void test_hostile(void) {
     {
         uint8_t challenge[32], nonce[32], key[32], text[76], mac[32];
         raw_open(&r, k.port);
-        CHECK(raw_hello(&r, 1, 1, challenge, nonce, &t, &code) && t == GR_WELCOME, "HELLO to a keyed server");
+        CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code) && t == GR_WELCOME, "HELLO to a keyed server");
         crypto_generichash(key, 32, (const unsigned char *)"the wrong key", 13, NULL, 0);
         memcpy(text, challenge, 32);
         memcpy(text + 32, nonce, 32);
@@ -636,7 +648,7 @@ static void test_hostile(void) {
         CHECK(raw_call(&r, GR_AUTH, mac, 32, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "wrong key: type %d code %u", t, code);
         raw_close(&r);
         raw_open(&r, k.port);
-        raw_hello(&r, 1, 1, challenge, nonce, &t, &code);
+        raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code);
         t = 0;
         CHECK(raw_call(&r, GR_GET, "012345678901234567890123", 24, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "GET before AUTH: type %d code %u", t, code);
         raw_close(&r);
