@@ -31,6 +31,14 @@ typedef struct genie_remote_work {
    rows and returns how many there are (more than max: the rest left out); -1 and an error in
    the context when ctx does not run on "remote" or the server cannot answer. */
 int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max);
+
+/* After the connection was lost (GENIE_ERR_BACKEND: the server died or restarted, the link
+   broke), connects again to the same address: GENIE_OK (also when the connection is alive), or
+   GENIE_ERR_BACKEND with the reason in the context (the context goes on on its CPU). Work goes to
+   the server again; values whose bytes are on the host (weights, inputs, values read) are sent
+   again when a step needs them (HAS, then PUT where the server lacks them); values that lived
+   only on the lost server are lost (reading one is an error). */
+genie_result genie_remote_reconnect(genie_ctx *ctx);
 #ifdef __cplusplus
 }
 #endif

@@ -245,7 +245,8 @@ GR_FN void grx_close_ep(grx *x, ucp_ep_h ep, int force) {
     if (r == NULL || UCS_PTR_IS_ERR(r)) return;
     while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
     if (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_request_cancel(x->w, r);
-    while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
+    until = grx_now() + 1.0; /* a peer that never answers: give up on the request after a second */
+    while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
     ucp_request_free(r);
 }
 

@@ -755,6 +755,69 @@ static void test_faults(void) {
     free(ref);
 }
 
+/* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
+   tensors run there again (the weight uploaded again on demand), results equal local */
+static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
+    genie_tensor *y;
+    int i;
+    genie_pool_push(c);
+    y = genie_tanh(c, genie_linear(c, x, w, NULL));
+    for (i = 0; i < 4; i++) y = genie_tanh(c, genie_linear(c, y, w, NULL));
+    genie_read(c, y, GENIE_F32, out, 64 * 384 * 4);
+    genie_pool_pop(c);
+}
+static void test_restart(void) {
+    server s, s2;
+    int64_t ws[2] = {384, 384}, xs[2] = {64, 384};
+    genie_ctx *c, *l = local_ctx();
+    genie_tensor *w, *x, *lw, *lx;
+    float *out = (float *)malloc(64 * 384 * 4), *ref = (float *)malloc(64 * 384 * 4);
+    genie_stats a, b;
+    genie_result r;
+    char listen[64];
+    int st, i;
+    CHECK(server_start(&s, NULL, NULL, "restart") == 0, "server to restart");
+    c = remote_ctx(s.addr);
+    w = rnd(c, GENIE_F32, 2, ws, 1);
+    x = rnd(c, GENIE_F32, 2, xs, 2);
+    lw = rnd(l, GENIE_F32, 2, ws, 1);
+    lx = rnd(l, GENIE_F32, 2, xs, 2);
+    step_chain(l, lx, lw, ref);
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "before the restart: %s", genie_last_error(c));
+    kill(s.pid, SIGKILL);
+    waitpid(s.pid, &st, 0);
+    s.pid = 0;
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_ERR_BACKEND, "a step after the kill: %s", genie_last_error(c));
+    genie_clear_error(c);
+    r = genie_remote_reconnect(c);
+    CHECK(r == GENIE_ERR_BACKEND && strstr(genie_last_error(c), s.addr), "reconnect with no server: %d %s", r, genie_last_error(c));
+    genie_clear_error(c);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", s.port);
+    for (i = 0; i < 20 && server_start(&s2, "--listen", listen, "restart2") != 0; i++) {} /* the port may linger a moment */
+    CHECK(s2.port == s.port, "the new server on port %d (got %d)", s.port, s2.port);
+    CHECK(genie_remote_reconnect(c) == GENIE_OK, "reconnect: %s", genie_last_error(c));
+    a = genie_get_stats(c);
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "after the restart remote == local: %s", genie_last_error(c));
+    CHECK(b.backend_nodes - a.backend_nodes >= 10, "the new server computed %llu nodes", (unsigned long long)(b.backend_nodes - a.backend_nodes));
+    CHECK(b.remote_bytes_sent - a.remote_bytes_sent >= 384 * 384 * 4, "the weight went to the new server (%llu bytes sent)",
+          (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    a = b;
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0 && b.remote_bytes_sent - a.remote_bytes_sent < 384 * 384,
+          "a second step after the restart sends %llu bytes, not the weight", (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    printf("  server restarted: reconnected, the weight uploaded again once, results equal local\n");
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+    CHECK(server_stop(&s2) == 0, "restarted server exits 0");
+    free(out);
+    free(ref);
+}
+
 int main(void) {
     server s;
     (void)genie_remote_register();
@@ -773,6 +836,7 @@ int main(void) {
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
     test_faults();
+    test_restart();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

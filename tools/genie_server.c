@@ -990,6 +990,7 @@ int main(int argc, char **argv) {
         sv_client *c = s.clients;
         s.clients = c->next;
         if (!c->why) c->why = "server stopping";
+        c->failed = 1; /* closed at once: a connected client may not be reading */
         sv_client_free(&s, c);
     }
     ucp_listener_destroy(s.listener);
