@@ -360,11 +360,13 @@ static int rc_node_ok(const genie__node *n) {
     for (k = 0; k < n->nin; k++)
         if (n->in[k].n->dtype >= GR_DTYPE_COUNT) return 0;
     if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
-    /* sources of different dtypes: promotion may have depended on a source being 0-dim, which
-       the server cannot see (it gets views broadcast to the result's shape) */
-    if (n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
-    if (w != GR_OP_WHERE && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
+    /* elementwise sources of different dtypes: promotion may have depended on a source being
+       0-dim, which the server cannot see (it gets views broadcast to the result's shape) */
+    if ((w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
+    if (w != GR_OP_WHERE && w <= GR_OP_LINEAR && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
     if (w >= GR_OP_SUM && w <= GR_OP_PROD && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
+    /* sdpa of 2-D q, k, v has a 2-D result from 3-D views: the server infers 3-D */
+    if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
     return 1;
 }
 static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g) {

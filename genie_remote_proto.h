@@ -33,7 +33,7 @@
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
 #define GR_MAX_DIMS 8
-#define GR_MAX_IN 3
+#define GR_MAX_IN 4
 #define GR_MAX_OPS 4096             /* ops in one RUN */
 #define GR_MAX_STR 256              /* a module path or phase */
 #define GR_MAX_ELEMS ((int64_t)1 << 40) /* a size, stride or offset in elements */
@@ -93,7 +93,8 @@ enum gr_err {
     X(EQ, 2, 2) X(NE, 2, 2) X(LT, 2, 2) X(LE, 2, 2) X(GT, 2, 2) X(GE, 2, 2) X(LOGICAL_AND, 2, 2)       \
     X(LOGICAL_OR, 2, 2) X(WHERE, 3, 3) X(SUM, 1, 1) X(MEAN, 1, 1) X(AMAX, 1, 1) X(AMIN, 1, 1)         \
     X(PROD, 1, 1) X(SOFTMAX, 1, 1) X(LOG_SOFTMAX, 1, 1) X(MATMUL, 2, 2) X(LINEAR, 2, 3)                \
-    X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1)
+    X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1) X(LAYER_NORM, 1, 3) X(RMS_NORM, 1, 2) X(SDPA, 3, 4)      \
+    X(ROPE, 2, 2)
 enum gr_opcode {
 #define GR__X(id, lo, hi) GR_OP_##id,
     GR_OP_LIST(GR__X)

@@ -18,6 +18,7 @@
 #include "genie.h"
 #include "genie_remote.h"
 #include "tests/prog.h"
+#include <math.h>
 #include <sodium.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -259,6 +260,29 @@ static int program(genie_ctx *c, int k, genie_tensor **outs) {
         outs[2] = genie_where(c, genie_gt(c, a, genie_zeros(c, GENIE_F32, 1, r)), a, genie_neg(c, a));
         outs[3] = genie_clamp(c, genie_contiguous(c, genie_t(c, b)), -0.5, 0.25);
         return 4;
+    case 6: /* attention: q, k, v products, heads by views, sdpa with a float mask, layer_norm */
+        {
+            int64_t h4[4] = {4, 23, 4, 16}, m2[2] = {23, 23}, n1[1] = {16};
+            genie_tensor *q = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, bias), 4, h4), 1, 2);
+            genie_tensor *kk = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, NULL), 4, h4), 1, 2);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_gelu(c, genie_linear(c, x3, w, bias)), 4, h4), 1, 2);
+            genie_tensor *o = genie_scaled_dot_product_attention(c, q, kk, v, rnd(c, GENIE_F32, 2, m2, 17), 0, NAN);
+            outs[0] = genie_layer_norm(c, o, 1, n1, rnd(c, GENIE_F32, 1, n1, 19), rnd(c, GENIE_F32, 1, n1, 23), 1e-5);
+            outs[1] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, 0.125);
+            return 2;
+        }
+    case 7: /* a Llama block's attention: rms_norm, rope on 4 query and 2 key/value heads, causal sdpa */
+        {
+            int64_t n37[1] = {37}, wk[2] = {32, 37}, q4[4] = {4, 23, 4, 16}, k2[4] = {4, 23, 2, 16};
+            genie_tensor *xn = genie_rms_norm(c, x3, 1, n37, rnd(c, GENIE_F32, 1, n37, 31), 1e-6);
+            genie_tensor *pos = genie_arange(c, GENIE_I64, 0, 23, 1), *wkv = rnd(c, GENIE_F32, 2, wk, 37);
+            genie_tensor *q = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, w, NULL), 4, q4), 1, 2), pos, 16, 10000.0, 0);
+            genie_tensor *kk = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, wkv, NULL), 4, k2), 1, 2), pos, 8, 500.0, 1);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_linear(c, x3, wkv, NULL), 4, k2), 1, 2);
+            outs[0] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, NAN);
+            outs[1] = genie_rms_norm(c, kk, 1, k2 + 3, NULL, NAN);
+            return 2;
+        }
     default: /* an MLP block with a residual */
         {
             int64_t w2s[2] = {37, 64};
@@ -271,7 +295,7 @@ static int program(genie_ctx *c, int k, genie_tensor **outs) {
 }
 static void test_identical(const char *addr) {
     int k;
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 8; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         genie_tensor *ro[4], *lo[4];
         int n, i;
@@ -293,6 +317,9 @@ static void test_identical(const char *addr) {
         st = genie_get_stats(rc);
         CHECK(st.backend_nodes > 0 && st.remote_messages_sent > 0 && st.remote_round_trips > 0, "program %d ran on the server (%llu nodes)",
               k, (unsigned long long)st.backend_nodes);
+        if (k >= 6) /* the normalizations, rope and sdpa among them: at most arange on the CPU */
+            CHECK(st.backend_fallbacks <= 1 && st.backend_nodes >= 6, "program %d: %llu nodes on the server, %llu on the CPU", k,
+                  (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }

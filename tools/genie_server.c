@@ -287,6 +287,19 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
         }
         return genie_linear(g, t[0], w, b);
     }
+    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: {
+        /* i[0] leading dims (the rest normalized), i[1] a weight, i[2] a bias (layer_norm), f[0] eps */
+        int has_w = o->i[1] != 0, has_b = o->op == GR_OP_LAYER_NORM && o->i[2] != 0;
+        nd = genie_ndim(t[0]);
+        if (o->i[0] < 0 || o->i[0] >= nd || o->nin != 1 + has_w + has_b) return NULL;
+        if (o->op == GR_OP_RMS_NORM)
+            return genie_rms_norm(g, t[0], nd - (int)o->i[0], genie_shape(t[0]) + o->i[0], has_w ? t[1] : NULL, o->f[0]);
+        return genie_layer_norm(g, t[0], nd - (int)o->i[0], genie_shape(t[0]) + o->i[0], has_w ? t[1] : NULL,
+                                has_b ? t[1 + has_w] : NULL, o->f[0]);
+    }
+    case GR_OP_SDPA: /* q, k, v (and a mask) as genie keeps them: broadcast to one rank; i[1] causal, f[0] scale */
+        return genie_scaled_dot_product_attention(g, t[0], t[1], t[2], o->nin > 3 ? t[3] : NULL, o->i[1] != 0, o->f[0]);
+    case GR_OP_ROPE: return genie_rope(g, t[0], t[1], o->i[0], o->f[0], o->i[1] != 0);
     default: return NULL;
     }
 }
@@ -370,6 +383,12 @@ static uint64_t sv_op_flops(const gr_op *o) {
     case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
     case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
     case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
+    case GR_OP_ROPE: return 0;
+    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
+    case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
+        const gr_view *k = &o->in[1].v;
+        return k->ndim ? 2 * in * (uint64_t)k->shape[k->ndim - 2] + 2 * out * (uint64_t)k->shape[k->ndim - 2] : 0;
+    }
     default: return out;
     }
 }
