@@ -545,7 +545,11 @@ test-torch-remote: ## a TransformerEncoderLayer's forward through GENIE_REMOTE, 
 	  if [ -x $$py ] && $$py tools/torch_paths.py >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory torch-remote PYTHON=$$py && $(REMOTE_ENV) $$py tests/torch/test_remote_device.py || exit 1; \
 	  else echo "skip: the remote PyTorch device on $$py (no torch with C++ headers)"; fi; done
-.PHONY: torch-remote test-torch-remote
+# a second host: genie-server in a network namespace behind a veth pair (root; a skip line otherwise)
+test-remote-netns: ## the remote programs against a genie-server in another network namespace (veth)
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/test_remote && tests/remote_netns.sh; \
+	else $(REMOTE_SKIP); fi
+.PHONY: torch-remote test-torch-remote test-remote-netns
 # the protocol's decoders: libFuzzer (make fuzz) and a replay of their corpus in make test
 # (pure C, no UCX needed)
 REMOTE_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_remote/* tests/fuzz/regressions_remote/*)
