@@ -299,6 +299,12 @@ def remote_stats():
     return rows
 
 
+def remote_reconnect():
+    """After the server was lost (a RuntimeError naming it): connect to GENIE_REMOTE again; weights and
+    inputs are sent again when needed, values that lived only on the lost server are gone."""
+    torch.ops.genie.remote_reconnect()
+
+
 def remote_table(rows=None):
     """remote_stats() as a text table (one line a row, the heaviest first)."""
     rows = remote_stats() if rows is None else rows

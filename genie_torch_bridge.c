@@ -1744,7 +1744,11 @@ std::string remote_stats() {
     Lock l(g_mu);
     std::vector<genie_remote_work> rows(256);
     int n = genie_remote_stats(ctx(), rows.data(), (int)rows.size());
-    TORCH_CHECK(n >= 0, "genie: ", genie_last_error(ctx()));
+    if (n > (int)rows.size()) {
+        rows.resize((size_t)n);
+        n = genie_remote_stats(ctx(), rows.data(), (int)rows.size());
+    }
+    if (n < 0) fail();
     std::ostringstream o;
     for (int i = 0; i < n && i < (int)rows.size(); i++) {
         const genie_remote_work &r = rows[i];
@@ -1752,6 +1756,11 @@ std::string remote_stats() {
           << r.work.bytes << '\t' << r.work.ns << '\n';
     }
     return o.str();
+}
+/* after the server was lost: connect to it again (genie_remote_reconnect) */
+void remote_reconnect() {
+    Lock l(g_mu);
+    okr(genie_remote_reconnect(ctx()));
 }
 #endif
 
@@ -1778,6 +1787,7 @@ TORCH_LIBRARY(genie, m) {
     m.def("num_threads() -> int", &num_threads);
 #ifdef GENIE_TORCH_REMOTE
     m.def("remote_stats() -> str", &remote_stats);
+    m.def("remote_reconnect() -> ()", &remote_reconnect);
 #endif
 }
 

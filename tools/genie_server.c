@@ -930,6 +930,9 @@ int main(int argc, char **argv) {
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
     }
+    /* a restarted server binds its port while the connections of the one before linger in
+       TIME_WAIT (UCX's SO_REUSEADDR; two listeners on one port are still refused) */
+    setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
     if (grx_init(&s.x, 1, (uint64_t)payload_mb << 20, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: %s\n", msg); return 1; }
     memset(&lp, 0, sizeof lp);
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;

@@ -9,7 +9,9 @@ tutorial's TransformerEncoderLayer forward through it with module paths and a ph
 - the context runs on "remote" and the server computed nodes (backend_nodes > 0);
 - a second forward from the same weights sends no weight again (bytes sent well under their size);
 - the server's work table (genie_torch.remote_stats) has rows under the layer's module paths, with
-  the products' flops under linear1 and linear2 (2 * M * K * N each, plus the bias), and is printed.
+  the products' flops under linear1 and linear2 (2 * M * K * N each, plus the bias), and is printed;
+- after kill -9 of the server a forward raises naming it; a new server on the same port and
+  genie_torch.remote_reconnect(): the same forward gives the same bytes, the weights sent again.
 Prints one `skip:` line and exits 0 where UCX/libsodium (the server, the library) are missing.
 """
 import os
@@ -105,6 +107,41 @@ try:
         per = 2 * 20 * k * n + 20 * n  # [20, k] x [k, n] + bias, per forward
         check(fl > 0 and fl % per == 0, f"{name}: {fl} flops on the server ({fl // per if per else 0} x {per})")
     check(sum(r["nodes"] for r in rows) == s2["backend_nodes"], "the server's nodes are the ones this context sent")
+
+    # kill -9 of the server, a new one on the same port, remote_reconnect: the same model again
+    server.kill()
+    server.wait()
+    try:
+        with torch.no_grad():
+            layer_dev(src_dev).cpu()
+        check(False, "a forward after the server's kill raises")
+    except RuntimeError as e:
+        check(f"127.0.0.1:{port}" in str(e), f"a forward after the server's kill raises: {str(e).splitlines()[0][:100]}")
+    try:  # no server: an error naming it (and the lost connection is closed, freeing the port)
+        gt.remote_reconnect()
+        check(False, "remote_reconnect with no server raises")
+    except RuntimeError as e:
+        check(f"127.0.0.1:{port}" in str(e), "remote_reconnect with no server raises naming it")
+    os.remove(port_file)
+    for _ in range(50):  # the port may linger a moment
+        server = subprocess.Popen([SERVER, "--listen", f"127.0.0.1:{port}", "--port-file", port_file, "--key-file", key],
+                                  stdout=log, stderr=subprocess.STDOUT)
+        for _ in range(200):
+            if os.path.exists(port_file) or server.poll() is not None:
+                break
+            time.sleep(0.05)
+        if os.path.exists(port_file):
+            break
+        server.wait()
+        time.sleep(0.1)
+    gt.remote_reconnect()
+    s3 = gt.stats()
+    with torch.no_grad():
+        after = layer_dev(src_dev).cpu()
+    s4 = gt.stats()
+    check(torch.equal(after, got), "after a restart and remote_reconnect the forward gives the same bytes")
+    check(s4["backend_nodes"] > s3["backend_nodes"] and s4["remote_bytes_sent"] - s3["remote_bytes_sent"] >= wbytes,
+          f"it ran on the new server, the weights sent again ({s4['remote_bytes_sent'] - s3['remote_bytes_sent']} bytes)")
 finally:
     server.send_signal(signal.SIGTERM)
     try:
