@@ -192,6 +192,8 @@ check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan,
 	  $(call CHECK_STEP,fuzz,$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)); \
 	else echo "skip: make fuzz ($(FUZZ_CC)'s libFuzzer does not link here: install clang / libclang-rt-dev)"; fi
 	@$(call CHECK_STEP,test-remote,$(MAKE) --no-print-directory test-remote)
+	@$(call CHECK_STEP,test-torch-remote,$(MAKE) --no-print-directory test-torch-remote)
+	@$(call CHECK_STEP,test-remote-netns,$(MAKE) --no-print-directory test-remote-netns)
 	@$(call CHECK_STEP,check-torch,$(MAKE) --no-print-directory check-torch)
 	@$(MAKE) --no-print-directory test-full
 
