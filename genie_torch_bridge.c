@@ -105,6 +105,7 @@ const char *env_backend() {
     return "remote";
 #else
     TORCH_CHECK(false, "genie: GENIE_REMOTE is set but this bridge has no remote backend (build it with make torch-remote)");
+    return nullptr;
 #endif
 }
 
