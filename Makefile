@@ -192,6 +192,8 @@ check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan,
 	  $(call CHECK_STEP,fuzz,$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)); \
 	else echo "skip: make fuzz ($(FUZZ_CC)'s libFuzzer does not link here: install clang / libclang-rt-dev)"; fi
 	@$(call CHECK_STEP,test-remote,$(MAKE) --no-print-directory test-remote)
+	@$(call CHECK_STEP,test-torch-remote,$(MAKE) --no-print-directory test-torch-remote)
+	@$(call CHECK_STEP,test-remote-netns,$(MAKE) --no-print-directory test-remote-netns)
 	@$(call CHECK_STEP,check-torch,$(MAKE) --no-print-directory check-torch)
 	@$(MAKE) --no-print-directory test-full
 
@@ -519,6 +521,37 @@ test-remote: ## the remote backend against a forked genie-server on loopback
 bench-remote: ## remote vs local: round trips, PUT throughput vs raw UCX, an MLP step
 	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/bench_remote && $(REMOTE_ENV) $(BUILD)/bench_remote; \
 	else $(REMOTE_SKIP); fi
+# the PyTorch device on the remote backend: the bridge built without genie's implementation
+# (-DGENIE_TORCH_REMOTE), linked with genie_remote.c compiled position-independent, into
+# build/torch-VER/libgenie_torch_remote.so (genie_torch.py loads it when GENIE_REMOTE is set).
+# The compile line is `make torch`'s with those two differences.
+$(BUILD)/genie_remote_pic.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -fPIC -I. $(REMOTE_CFLAGS) -c $< -o $@
+torch-remote: ## the PyTorch bridge with the remote backend (GENIE_REMOTE=host:port) against PYTHON's torch
+	@if ! $(HAVE_REMOTE); then $(REMOTE_SKIP); exit 0; fi; \
+	$(MAKE) --no-print-directory $(BUILD)/genie_remote_pic.o $(BUILD)/genie-server; \
+	set -e; cfg=$$($(PYTHON) tools/torch_paths.py 2>/dev/null) || \
+	  { $(PYTHON) tools/torch_paths.py 2>&1 | tail -1; exit 1; }; eval "$$cfg"; \
+	out=$(BUILD)/torch-$$TORCH_VER; mkdir -p $$out; lib=$$out/libgenie_torch_remote.so; \
+	if [ ! -f $$lib ] || [ genie_torch_bridge.c -nt $$lib ] || [ $(BUILD)/genie_remote_pic.o -nt $$lib ]; then \
+	  echo "  torch $$TORCH_VER: $$lib"; \
+	  $(CXX) -x c++ -std=$$TORCH_CXXSTD -O2 -g -fPIC -shared -Wall -Wextra -D_GLIBCXX_USE_CXX11_ABI=$$TORCH_ABI \
+	    -DGENIE_TORCH_REMOTE $$(for d in $$TORCH_INCS; do [ $$d = /usr/include ] || printf -- '-isystem %s ' $$d; done) \
+	    -I. genie_torch_bridge.c -x none $(BUILD)/genie_remote_pic.o -o $$lib.tmp \
+	    $$(for d in $$TORCH_LIBDIRS; do printf -- '-L%s -Wl,-rpath,%s ' $$d $$d; done) $(TORCH_LIBS) $(REMOTE_LIBS); \
+	  mv $$lib.tmp $$lib; fi
+# the device's forward on a forked genie-server (both torch versions; skip lines without them)
+test-torch-remote: ## a TransformerEncoderLayer's forward through GENIE_REMOTE, equal to CPU, the server's work table
+	@if ! $(HAVE_REMOTE); then $(REMOTE_SKIP); exit 0; fi; \
+	for py in $(PYTHON) $(TORCH2_PY); do \
+	  if [ -x $$py ] && $$py tools/torch_paths.py >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory torch-remote PYTHON=$$py && $(REMOTE_ENV) $$py tests/torch/test_remote_device.py || exit 1; \
+	  else echo "skip: the remote PyTorch device on $$py (no torch with C++ headers)"; fi; done
+# a second host: genie-server in a network namespace behind a veth pair (root; a skip line otherwise)
+test-remote-netns: ## the remote programs against a genie-server in another network namespace (veth)
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/test_remote && tests/remote_netns.sh; \
+	else $(REMOTE_SKIP); fi
+.PHONY: torch-remote test-torch-remote test-remote-netns
 # the protocol's decoders: libFuzzer (make fuzz) and a replay of their corpus in make test
 # (pure C, no UCX needed)
 REMOTE_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_remote/* tests/fuzz/regressions_remote/*)

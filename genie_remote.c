@@ -127,7 +127,7 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
 }
 /* An ERROR the server sent since the last call (nothing waited for it). */
 static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
-    ucp_worker_progress(r->x.w);
+    if (r->x.w) ucp_worker_progress(r->x.w); /* none after a failed reconnect */
     rc_drain(r, 0, NULL);
     if (r->async_err[0]) {
         genie_result e = rc_fail(r, msg, "%s: %s", what, r->async_err);
@@ -239,10 +239,10 @@ static void rc_destroy(void *state) {
     free(r);
 }
 
-static genie_result rc_init(void **state, char *msg) {
-    genie_ctx *ctx = (genie_ctx *)*state;
-    const char *cfg = genie_backend_config(ctx), *t;
-    rc_state *r;
+/* Opens r's connection to r->addr (a UCX worker of its own) and shakes hands: HELLO, WELCOME,
+   and AUTH where the server needs the key (GENIE_REMOTE_KEY_FILE). On failure the caller
+   releases what is open (rc_destroy, or rc_disconnect). */
+static genie_result rc_connect(rc_state *r, char *msg) {
     struct sockaddr_storage ss;
     socklen_t sl;
     ucp_ep_params_t ep;
@@ -251,7 +251,71 @@ static genie_result rc_init(void **state, char *msg) {
     genie_result e;
     gr_rd rd;
     unsigned version, need_key;
-    char why[256];
+    const char *t;
+    char why[320]; /* grx_parse_addr quotes the address (256 bytes at most) */
+    if (grx_parse_addr(r->addr, &ss, &sl, why, sizeof why) != 0) return rc_fail(r, msg, "%s", why);
+    if (grx_init(&r->x, 0, GR_DEFAULT_MAX_PAYLOAD, why, sizeof why) != 0) return rc_fail(r, msg, "%s", why);
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = (const struct sockaddr *)&ss;
+    ep.sockaddr.addrlen = sl;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = rc_ep_error;
+    ep.err_handler.arg = r;
+    if (ucp_ep_create(r->x.w, &ep, &r->ep) != UCS_OK) {
+        r->ep = NULL;
+        return rc_fail(r, msg, "cannot reach the server");
+    }
+    /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */
+    randombytes_buf(nonce, sizeof nonce);
+    hello[0] = GR_VERSION, hello[1] = 0, hello[2] = GR_VERSION, hello[3] = 0;
+    memcpy(hello + 4, nonce, sizeof nonce);
+    if ((e = rc_send(r, GR_HELLO, ++r->next_req, hello, sizeof hello, "HELLO", msg)) != GENIE_OK ||
+        (e = rc_wait(r, r->next_req, GR_WELCOME, &m, "HELLO", msg)) != GENIE_OK) {
+        if (r->dead) rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
+        return GENIE_ERR_BACKEND;
+    }
+    rd = gr_rd_init(m->data, m->len);
+    version = gr_u16(&rd);
+    need_key = gr_u8(&rd);
+    gr_u8(&rd);
+    gr_u32(&rd);
+    gr_u64(&rd);
+    t = (const char *)gr_take(&rd, GR_NONCE_BYTES);
+    if (rd.bad || gr_left(&rd) || version != GR_VERSION) {
+        grx_msg_free(&r->x, m);
+        return rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
+    }
+    if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
+        uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
+        const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
+        if (gr_read_key(kf, key) != 0) {
+            grx_msg_free(&r->x, m);
+            return rc_fail(r, msg, "the server needs a key: set GENIE_REMOTE_KEY_FILE to a readable, non-empty key file%s%s",
+                           kf ? ", not " : "", kf ? kf : "");
+        }
+        memcpy(text, t, GR_NONCE_BYTES);
+        memcpy(text + GR_NONCE_BYTES, nonce, GR_NONCE_BYTES);
+        memcpy(text + 2 * GR_NONCE_BYTES, "genie-remote", 12);
+        crypto_auth(mac, text, sizeof text, key);
+        sodium_memzero(key, sizeof key);
+        grx_msg_free(&r->x, m);
+        m = NULL;
+        if ((e = rc_send(r, GR_AUTH, ++r->next_req, mac, sizeof mac, "AUTH", msg)) != GENIE_OK ||
+            (e = rc_wait(r, r->next_req, GR_OK, &m, "AUTH (the key)", msg)) != GENIE_OK)
+            return GENIE_ERR_BACKEND;
+    }
+    grx_msg_free(&r->x, m);
+    return GENIE_OK;
+}
+
+static genie_result rc_init(void **state, char *msg) {
+    genie_ctx *ctx = (genie_ctx *)*state;
+    const char *cfg = genie_backend_config(ctx), *t;
+    rc_state *r;
+    genie_result e;
     *state = NULL;
     if (!cfg || !*cfg) cfg = getenv("GENIE_REMOTE");
     if (!cfg || !*cfg) {
@@ -271,80 +335,10 @@ static genie_result rc_init(void **state, char *msg) {
     snprintf(r->addr, sizeof r->addr, "%s", cfg);
     r->timeout = 10.0;
     if ((t = getenv("GENIE_REMOTE_TIMEOUT_MS")) && atol(t) > 0) r->timeout = (double)atol(t) / 1000.0;
-    if (grx_parse_addr(cfg, &ss, &sl, why, sizeof why) != 0) {
-        e = rc_fail(r, msg, "%s", why);
-        free(r->frees);
-        free(r);
-        return e;
-    }
-    if (grx_init(&r->x, 0, GR_DEFAULT_MAX_PAYLOAD, why, sizeof why) != 0) {
-        e = rc_fail(r, msg, "%s", why);
-        free(r->frees);
-        free(r);
-        return e;
-    }
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    ep.sockaddr.addr = (const struct sockaddr *)&ss;
-    ep.sockaddr.addrlen = sl;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = rc_ep_error;
-    ep.err_handler.arg = r;
-    if (ucp_ep_create(r->x.w, &ep, &r->ep) != UCS_OK) {
-        r->ep = NULL;
-        e = rc_fail(r, msg, "cannot reach the server");
+    if ((e = rc_connect(r, msg)) != GENIE_OK) {
         rc_destroy(r);
-        return e;
+        return e == GENIE_ERR_OOM ? e : GENIE_ERR_BACKEND;
     }
-    /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */
-    randombytes_buf(nonce, sizeof nonce);
-    hello[0] = GR_VERSION, hello[1] = 0, hello[2] = GR_VERSION, hello[3] = 0;
-    memcpy(hello + 4, nonce, sizeof nonce);
-    if ((e = rc_send(r, GR_HELLO, ++r->next_req, hello, sizeof hello, "HELLO", msg)) != GENIE_OK ||
-        (e = rc_wait(r, r->next_req, GR_WELCOME, &m, "HELLO", msg)) != GENIE_OK) {
-        if (r->dead) rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
-        rc_destroy(r);
-        return GENIE_ERR_BACKEND;
-    }
-    rd = gr_rd_init(m->data, m->len);
-    version = gr_u16(&rd);
-    need_key = gr_u8(&rd);
-    gr_u8(&rd);
-    gr_u32(&rd);
-    gr_u64(&rd);
-    t = (const char *)gr_take(&rd, GR_NONCE_BYTES);
-    if (rd.bad || gr_left(&rd) || version != GR_VERSION) {
-        grx_msg_free(&r->x, m);
-        e = rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
-        rc_destroy(r);
-        return e;
-    }
-    if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
-        uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
-        const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
-        if (gr_read_key(kf, key) != 0) {
-            grx_msg_free(&r->x, m);
-            e = rc_fail(r, msg, "the server needs a key: set GENIE_REMOTE_KEY_FILE to a readable, non-empty key file%s%s",
-                        kf ? ", not " : "", kf ? kf : "");
-            rc_destroy(r);
-            return e;
-        }
-        memcpy(text, t, GR_NONCE_BYTES);
-        memcpy(text + GR_NONCE_BYTES, nonce, GR_NONCE_BYTES);
-        memcpy(text + 2 * GR_NONCE_BYTES, "genie-remote", 12);
-        crypto_auth(mac, text, sizeof text, key);
-        sodium_memzero(key, sizeof key);
-        grx_msg_free(&r->x, m);
-        m = NULL;
-        if ((e = rc_send(r, GR_AUTH, ++r->next_req, mac, sizeof mac, "AUTH", msg)) != GENIE_OK ||
-            (e = rc_wait(r, r->next_req, GR_OK, &m, "AUTH (the key)", msg)) != GENIE_OK) {
-            rc_destroy(r);
-            return GENIE_ERR_BACKEND;
-        }
-    }
-    grx_msg_free(&r->x, m);
     *state = r;
     return GENIE_OK;
 }
@@ -366,11 +360,13 @@ static int rc_node_ok(const genie__node *n) {
     for (k = 0; k < n->nin; k++)
         if (n->in[k].n->dtype >= GR_DTYPE_COUNT) return 0;
     if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
-    /* sources of different dtypes: promotion may have depended on a source being 0-dim, which
-       the server cannot see (it gets views broadcast to the result's shape) */
-    if (n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
-    if (w != GR_OP_WHERE && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
+    /* elementwise sources of different dtypes: promotion may have depended on a source being
+       0-dim, which the server cannot see (it gets views broadcast to the result's shape) */
+    if ((w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
+    if (w != GR_OP_WHERE && w <= GR_OP_LINEAR && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
     if (w >= GR_OP_SUM && w <= GR_OP_PROD && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
+    /* sdpa of 2-D q, k, v has a 2-D result from 3-D views: the server infers 3-D */
+    if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
     return 1;
 }
 static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g) {
@@ -554,6 +550,7 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
     grx_msg *m = NULL;
     gr_rd rd;
     uint32_t n, i;
+    int64_t cnt;
     genie_result e;
     if (!ctx) return -1;
     if (ctx->be != &rc_backend || !ctx->be_state) {
@@ -568,28 +565,69 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
         return -1;
     }
     rd = gr_rd_init(m->data, m->len);
-    n = gr_u32(&rd);
-    for (i = 0; i < n && !rd.bad; i++) {
-        unsigned pl = gr_u16(&rd), role;
-        const uint8_t *p = gr_take(&rd, pl);
-        genie_work w;
-        role = gr_u8(&rd);
-        w.nodes = gr_u64(&rd), w.flops = gr_u64(&rd), w.bytes = gr_u64(&rd), w.ns = gr_u64(&rd);
-        if (rd.bad || role >= GENIE_ROLE_COUNT) break;
+    cnt = gr_stats_count(&rd);
+    n = cnt < 0 ? 0 : (uint32_t)cnt;
+    for (i = 0; i < n; i++) {
+        gr_stat st;
+        if (!gr_stat_decode(&rd, &st) || st.role >= GENIE_ROLE_COUNT) break;
         if (rows && (int)i < max) {
-            size_t k = pl < sizeof rows[i].phase - 1 ? pl : sizeof rows[i].phase - 1;
-            memcpy(rows[i].phase, p, k);
-            rows[i].phase[k] = 0;
-            snprintf(rows[i].role, sizeof rows[i].role, "%s", genie_role_name((genie_role_id)role));
-            rows[i].work = w;
+            genie_remote_work *w = &rows[i];
+            size_t k = st.phase_len < sizeof w->phase - 1 ? st.phase_len : sizeof w->phase - 1;
+            memcpy(w->phase, st.phase, k);
+            w->phase[k] = 0;
+            k = st.module_len < sizeof w->module - 1 ? st.module_len : sizeof w->module - 1;
+            memcpy(w->module, st.module, k);
+            w->module[k] = 0;
+            snprintf(w->role, sizeof w->role, "%s", genie_role_name((genie_role_id)st.role));
+            w->work.nodes = st.nodes, w->work.flops = st.flops, w->work.bytes = st.bytes, w->work.ns = st.ns;
         }
     }
     grx_msg_free(&r->x, m);
-    if (rd.bad || i < n || gr_left(&rd)) {
+    if (cnt < 0 || rd.bad || i < n || gr_left(&rd)) {
         genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_stats: remote %s: a malformed STATS reply", r->addr);
         return -1;
     }
     return (int)n;
+}
+
+genie_result genie_remote_reconnect(genie_ctx *ctx) {
+    rc_state *r;
+    genie__buf *b;
+    char msg[GENIE_BACKEND_MSG];
+    genie_result e;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->be != &rc_backend || !ctx->be_state) {
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_reconnect: the context does not run on \"remote\"");
+        return GENIE_ERR_BACKEND;
+    }
+    r = (rc_state *)ctx->be_state;
+    if (r->x.w) ucp_worker_progress(r->x.w); /* a loss UCX knows of but has not reported yet */
+    if (!r->dead) return GENIE_OK;
+    /* what the lost server held goes: its endpoint, its worker, the tapes it kept, what was gathered */
+    if (r->ep) grx_close_ep(&r->x, r->ep, 1);
+    r->ep = NULL;
+    grx_destroy(&r->x);
+    memset(&r->x, 0, sizeof r->x);
+    r->dead = 0;
+    r->async_err[0] = 0;
+    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+    r->nfree = 0;
+    r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
+    if ((e = rc_connect(r, msg)) != GENIE_OK) {
+        if (r->ep) grx_close_ep(&r->x, r->ep, 1);
+        r->ep = NULL;
+        grx_destroy(&r->x);
+        memset(&r->x, 0, sizeof r->x);
+        r->dead = 1;
+        genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_reconnect: %s", msg);
+        return GENIE_ERR_BACKEND;
+    }
+    /* bytes with a host copy are sent again when a step needs them (HAS, then PUT if the
+       server lacks them); values that were only on the lost server stay lost: reading one
+       gives the server's error */
+    for (b = ctx->bufs; b; b = b->next)
+        if (b->dev && (b->loc & GENIE__ON_HOST)) b->loc = GENIE__ON_HOST;
+    return GENIE_OK;
 }
 
 static const genie_backend rc_backend = {"remote", rc_init, rc_destroy, rc_supports, rc_run, rc_alloc, rc_free, rc_copy_in, rc_copy_out};

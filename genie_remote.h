@@ -18,17 +18,27 @@ extern "C" {
 #endif
 genie_result genie_remote_register(void);
 
-/* Work the server did for this context, as genie accounts it there (genie_work: nodes, flops,
-   bytes, kernel ns), by phase and role (the role the server's genie found, genie_role_name). */
+/* Work the server did for this context (genie_work: nodes, flops and bytes as genie counts
+   them, ns the server's time computing and storing them), by the module path, phase and role
+   the client's genie gave each node (genie_role_name). */
 typedef struct genie_remote_work {
     char phase[64];      /* "" none (truncated past 63 bytes) */
     char role[16];       /* "attention", "mlp", ..., "" none */
     genie_work work;
+    char module[128];    /* the module path, "" none (truncated past 127 bytes) */
 } genie_remote_work;
 /* Asks the server (one round trip, after the work gathered so far is sent): fills up to max
    rows and returns how many there are (more than max: the rest left out); -1 and an error in
    the context when ctx does not run on "remote" or the server cannot answer. */
 int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max);
+
+/* After the connection was lost (GENIE_ERR_BACKEND: the server died or restarted, the link
+   broke), connects again to the same address: GENIE_OK (also when the connection is alive), or
+   GENIE_ERR_BACKEND with the reason in the context (the context goes on on its CPU). Work goes to
+   the server again; values whose bytes are on the host (weights, inputs, values read) are sent
+   again when a step needs them (HAS, then PUT where the server lacks them); values that lived
+   only on the lost server are lost (reading one is an error). */
+genie_result genie_remote_reconnect(genie_ctx *ctx);
 #ifdef __cplusplus
 }
 #endif

@@ -28,12 +28,12 @@
 #endif
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
-#define GR_VERSION 1
+#define GR_VERSION 2
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
 #define GR_MAX_DIMS 8
-#define GR_MAX_IN 3
+#define GR_MAX_IN 4
 #define GR_MAX_OPS 4096             /* ops in one RUN */
 #define GR_MAX_STR 256              /* a module path or phase */
 #define GR_MAX_ELEMS ((int64_t)1 << 40) /* a size, stride or offset in elements */
@@ -44,6 +44,7 @@
 #define GR_TAPES 256                /* tapes a connection keeps for RUN_CACHED (first in, first out) */
 #define GR_TAPE_BYTES ((size_t)16 << 20) /* ... and their bytes at most */
 #define GR_DEFAULT_MAX_PAYLOAD ((uint64_t)1 << 31)
+#define GR_MAX_STATS 4096           /* rows of one STATS_REPLY (a client's (module, phase, role) keys) */
 
 /* message types (docs/remote.md) */
 enum gr_type {
@@ -62,7 +63,7 @@ enum gr_type {
     GR_BYE,         /* c->s: empty; the server drops the client's state */
     GR_PING,        /* c->s: empty; reply OK (a round trip through the server's queue) */
     GR_STATS,       /* c->s: empty; reply STATS_REPLY */
-    GR_STATS_REPLY, /* s->c: u32 n, n x (u16 phase length, phase, u8 role, u64 nodes, flops, bytes, ns) */
+    GR_STATS_REPLY, /* s->c: u32 n, n x stat row (gr_stat_encode) */
     GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
     GR_TYPE_END
 };
@@ -92,7 +93,8 @@ enum gr_err {
     X(EQ, 2, 2) X(NE, 2, 2) X(LT, 2, 2) X(LE, 2, 2) X(GT, 2, 2) X(GE, 2, 2) X(LOGICAL_AND, 2, 2)       \
     X(LOGICAL_OR, 2, 2) X(WHERE, 3, 3) X(SUM, 1, 1) X(MEAN, 1, 1) X(AMAX, 1, 1) X(AMIN, 1, 1)         \
     X(PROD, 1, 1) X(SOFTMAX, 1, 1) X(LOG_SOFTMAX, 1, 1) X(MATMUL, 2, 2) X(LINEAR, 2, 3)                \
-    X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1)
+    X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1) X(LAYER_NORM, 1, 3) X(RMS_NORM, 1, 2) X(SDPA, 3, 4)      \
+    X(ROPE, 2, 2)
 enum gr_opcode {
 #define GR__X(id, lo, hi) GR_OP_##id,
     GR_OP_LIST(GR__X)
@@ -475,6 +477,49 @@ GR_FN int gr_run_decode(const void *p, size_t n, gr_run *run, char *why) {
     run->tape = r.p + r.at;
     run->tape_len = gr_left(&r);
     return gr_tape_decode(run->tape, run->tape_len, run, why);
+}
+
+/* ---- STATS_REPLY: u32 n (<= GR_MAX_STATS), n x row:
+     u16 module length, module, u16 phase length, phase, u8 role, u64 nodes, flops, bytes, ns ---- */
+typedef struct gr_stat {
+    const char *module, *phase; /* not terminated: module_len, phase_len bytes (<= GR_MAX_STR) */
+    uint32_t module_len, phase_len;
+    int role;                   /* genie_role_id, < 16 */
+    uint64_t nodes, flops, bytes, ns;
+} gr_stat;
+GR_FN void gr_stat_encode(gr_wr *w, const gr_stat *s) {
+    gr_w16(w, s->module_len);
+    gr_wbytes(w, s->module, s->module_len);
+    gr_w16(w, s->phase_len);
+    gr_wbytes(w, s->phase, s->phase_len);
+    gr_w8(w, (unsigned)s->role);
+    gr_w64(w, s->nodes);
+    gr_w64(w, s->flops);
+    gr_w64(w, s->bytes);
+    gr_w64(w, s->ns);
+}
+/* One row at r: 1, or 0 when truncated or a length or role is out of bounds. */
+GR_FN int gr_stat_decode(gr_rd *r, gr_stat *s) {
+    memset(s, 0, sizeof *s);
+    s->module_len = gr_u16(r);
+    if (s->module_len > GR_MAX_STR) return 0;
+    s->module = (const char *)gr_take(r, s->module_len);
+    s->phase_len = gr_u16(r);
+    if (s->phase_len > GR_MAX_STR) return 0;
+    s->phase = (const char *)gr_take(r, s->phase_len);
+    s->role = gr_u8(r);
+    s->nodes = gr_u64(r);
+    s->flops = gr_u64(r);
+    s->bytes = gr_u64(r);
+    s->ns = gr_u64(r);
+    return !r->bad && s->role < 16;
+}
+/* The row count of a STATS_REPLY payload at r: its value, or -1 when over GR_MAX_STATS or
+   more than the bytes left could hold (a row is 37 bytes at least). */
+GR_FN int64_t gr_stats_count(gr_rd *r) {
+    uint32_t n = gr_u32(r);
+    if (r->bad || n > GR_MAX_STATS || (uint64_t)n * 37 > gr_left(r)) return -1;
+    return n;
 }
 
 /* ---- the other messages a server receives: gr_msg_decode ---- */

@@ -17,6 +17,7 @@
 #include "genie_remote_proto.h"
 
 #define GRX_AM_ID 7
+#define GRX_RNDV_THRESH "4194304" /* bytes: larger messages go by rendezvous (see grx_init) */
 
 typedef struct grx_msg {
     struct grx_msg *next;
@@ -104,6 +105,9 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
         snprintf(msg, msgsz, "UCX configuration: %s", ucs_status_string(s));
         return -1;
     }
+    /* rendezvous (UCX's protocol for large messages) costs a stall of about 100 ms a message on
+       tcp here: messages up to GRX_RNDV_THRESH go eagerly unless UCX_RNDV_THRESH says otherwise */
+    if (!getenv("UCX_RNDV_THRESH")) ucp_config_modify(cfg, "RNDV_THRESH", GRX_RNDV_THRESH);
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);
@@ -245,7 +249,8 @@ GR_FN void grx_close_ep(grx *x, ucp_ep_h ep, int force) {
     if (r == NULL || UCS_PTR_IS_ERR(r)) return;
     while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
     if (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_request_cancel(x->w, r);
-    while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
+    until = grx_now() + 1.0; /* a peer that never answers: give up on the request after a second */
+    while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
     ucp_request_free(r);
 }
 

@@ -12,8 +12,9 @@ loads itself when torch is imported (the `torch.backends` entry point;
 TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns that off).
 
 The bridge library is looked for in this order: $GENIE_TORCH_LIB; the one pip installed
-(genie_torch_lib); build/torch-<torch version>/libgenie_torch.so (`make torch PYTHON=...`);
-build/libgenie_torch.so.
+(genie_torch_lib); with $GENIE_REMOTE set, build/torch-<torch version>/libgenie_torch_remote.so
+(`make torch-remote PYTHON=...`); build/torch-<torch version>/libgenie_torch.so (`make torch
+PYTHON=...`); build/libgenie_torch.so.
 """
 import contextlib
 import json
@@ -36,6 +37,10 @@ def _find_lib():
         return genie_torch_lib.LIB
     except ImportError:
         pass
+    if os.environ.get("GENIE_REMOTE"):  # the bridge with the remote backend (make torch-remote)
+        remote = os.path.join(_here, "build", f"torch-{_torch_ver}", "libgenie_torch_remote.so")
+        if os.path.exists(remote):
+            return remote
     versioned = os.path.join(_here, "build", f"torch-{_torch_ver}", "libgenie_torch.so")
     return versioned if os.path.exists(versioned) else os.path.join(_here, "build", "libgenie_torch.so")
 
@@ -338,3 +343,35 @@ class Capture:
 def capture(model, name=""):
     """Registers forward hooks on `model` so captured nodes carry their module paths."""
     return Capture(model, name)
+
+
+def remote_stats():
+    """The work the genie-server did for this process (GENIE_REMOTE; the bridge of `make torch-remote`):
+    a list of dicts module, phase, role, nodes, flops, bytes, ns (docs/remote.md)."""
+    try:
+        text = torch.ops.genie.remote_stats()
+    except (AttributeError, RuntimeError) as e:
+        if "remote_stats" in str(e) or isinstance(e, AttributeError):
+            raise RuntimeError("genie: this bridge has no remote backend (make torch-remote, GENIE_REMOTE=host:port)") from e
+        raise
+    rows = []
+    for line in text.splitlines():
+        module, phase, role, *nums = line.split("\t")
+        rows.append(dict(module=module, phase=phase, role=role, **dict(zip(("nodes", "flops", "bytes", "ns"), map(int, nums)))))
+    return rows
+
+
+def remote_reconnect():
+    """After the server was lost (a RuntimeError naming it): connect to GENIE_REMOTE again; weights and
+    inputs are sent again when needed, values that lived only on the lost server are gone."""
+    torch.ops.genie.remote_reconnect()
+
+
+def remote_table(rows=None):
+    """remote_stats() as a text table (one line a row, the heaviest first)."""
+    rows = remote_stats() if rows is None else rows
+    lines = [f"{'module':<40} {'phase':<10} {'role':<10} {'nodes':>6} {'MFLOP':>10} {'MB':>8} {'ms':>8}"]
+    for r in sorted(rows, key=lambda r: -r["flops"]):
+        lines.append(f"{r['module'] or '-':<40.40} {r['phase'] or '-':<10.10} {r['role'] or '-':<10.10} {r['nodes']:>6} "
+                     f"{r['flops'] / 1e6:>10.3f} {r['bytes'] / 1e6:>8.3f} {r['ns'] / 1e6:>8.3f}")
+    return "\n".join(lines)

@@ -28,8 +28,15 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+/* GENIE_TORCH_REMOTE (`make torch-remote`): genie's implementation comes from
+   build/genie_remote_pic.o (genie_remote.c, with the "remote" backend), linked beside */
+#ifndef GENIE_TORCH_REMOTE
 #define GENIE_IMPLEMENTATION
+#endif
 #include "genie.h"
+#ifdef GENIE_TORCH_REMOTE
+#include "genie_remote.h"
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -93,13 +100,34 @@ std::recursive_mutex g_mu;
 genie_ctx *g_ctx = nullptr;
 typedef std::lock_guard<std::recursive_mutex> Lock;
 
+/* The backend the environment asks for: GENIE_REMOTE=host:port runs the device's tapes on a
+   genie-server (docs/remote.md; GENIE_REMOTE_KEY_FILE names the key file), in a bridge built
+   with the remote backend (make torch-remote); NULL otherwise (the CPU). */
+const char *env_backend() {
+    const char *addr = getenv("GENIE_REMOTE");
+    if (!addr || !*addr) return nullptr;
+#ifdef GENIE_TORCH_REMOTE
+    return "remote";
+#else
+    TORCH_CHECK(false, "genie: GENIE_REMOTE is set but this bridge has no remote backend (build it with make torch-remote)");
+    return nullptr;
+#endif
+}
+
 genie_ctx *ctx() {
     if (!g_ctx) {
         genie_ctx_desc d;
         memset(&d, 0, sizeof d);
         d.no_pool = 1;
+        d.backend = env_backend();
         g_ctx = genie_ctx_create(&d);
         TORCH_CHECK(g_ctx, "genie: cannot create the context");
+        if (d.backend && genie_status(g_ctx) != GENIE_OK) { /* an unreachable server: say so, not run on the CPU */
+            std::string why = genie_last_error(g_ctx);
+            genie_ctx_destroy(g_ctx);
+            g_ctx = nullptr;
+            TORCH_CHECK(false, "genie: ", why);
+        }
     }
     return g_ctx;
 }
@@ -1654,6 +1682,9 @@ std::string json_stats() {
       << ",\"inplace_writes\":" << s.inplace_writes << ",\"bytes_live\":" << s.bytes_live << ",\"bytes_peak\":" << s.bytes_peak
       << ",\"fallback_materialized\":" << g_counts.fallback_materialized << ",\"to_cpu\":" << g_counts.to_cpu
       << ",\"items\":" << g_counts.items;
+    o << ",\"backend\":\"" << genie_backend_name(ctx()) << "\",\"backend_nodes\":" << s.backend_nodes << ",\"backend_fallbacks\":"
+      << s.backend_fallbacks << ",\"remote_bytes_sent\":" << s.remote_bytes_sent << ",\"remote_bytes_received\":"
+      << s.remote_bytes_received << ",\"remote_round_trips\":" << s.remote_round_trips;
     for (int k = 0; k < 2; k++) {
         o << (k ? ",\"fallback\":{" : ",\"captured\":{");
         bool first = true;
@@ -1722,6 +1753,33 @@ void realize(at::TensorList ts) {
     okr(genie_realize(ctx(), (int)hs.size(), hs.data()));
 }
 
+#ifdef GENIE_TORCH_REMOTE
+/* The server's work for this process (genie_remote_stats), one line a row:
+   module \t phase \t role \t nodes \t flops \t bytes \t ns */
+std::string remote_stats() {
+    Lock l(g_mu);
+    std::vector<genie_remote_work> rows(256);
+    int n = genie_remote_stats(ctx(), rows.data(), (int)rows.size());
+    if (n > (int)rows.size()) {
+        rows.resize((size_t)n);
+        n = genie_remote_stats(ctx(), rows.data(), (int)rows.size());
+    }
+    if (n < 0) fail();
+    std::ostringstream o;
+    for (int i = 0; i < n && i < (int)rows.size(); i++) {
+        const genie_remote_work &r = rows[i];
+        o << r.module << '\t' << r.phase << '\t' << r.role << '\t' << r.work.nodes << '\t' << r.work.flops << '\t'
+          << r.work.bytes << '\t' << r.work.ns << '\n';
+    }
+    return o.str();
+}
+/* after the server was lost: connect to it again (genie_remote_reconnect) */
+void remote_reconnect() {
+    Lock l(g_mu);
+    okr(genie_remote_reconnect(ctx()));
+}
+#endif
+
 } // namespace
 
 #define BOX(fn) torch::CppFunction::makeFromBoxedFunction<&boxed<fn>>()
@@ -1744,6 +1802,10 @@ TORCH_LIBRARY(genie, m) {
     m.def("shares_storage(Tensor a, Tensor b) -> bool", &shares_storage);
     m.def("num_threads() -> int", &num_threads);
     m.def("realize(Tensor[] ts) -> ()", &realize);
+#ifdef GENIE_TORCH_REMOTE
+    m.def("remote_stats() -> str", &remote_stats);
+    m.def("remote_reconnect() -> ()", &remote_reconnect);
+#endif
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -6,7 +6,8 @@
  *   round trip   raw UCX echo  vs  PING (the server's queue)  vs  an empty RUN + PING
  *                vs  a genie step: exp of one element (a RUN_CACHED after the first) + GET
  *   64 MiB       raw UCX send + empty reply  vs  PUT + PING (BLAKE2b on both sides)
- *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step */
+ *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step
+ *   block        a pre-norm encoder block [1, 32, 256]: remote vs local, bytes and CPU nodes a step */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
 #include "genie_remote.h"
@@ -156,6 +157,50 @@ static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o
     return t[steps / 2] * 1e3;
 }
 
+/* A pre-norm transformer encoder block, d = 256, 4 heads, [1, T, d] (the ops the server runs:
+   layer_norm, linear, sdpa, gelu, add): ms a step (median), bytes a step, CPU nodes a step. */
+static double block_ms(genie_ctx *c, int64_t T, int steps, uint64_t *bytes, double *best, uint64_t *cpu) {
+    int64_t d = 256, w[2] = {256, 256}, w1[2] = {1024, 256}, w2[2] = {256, 1024}, b[1] = {256}, b1[1] = {1024};
+    int64_t xs[3] = {1, T, 256}, h4[4] = {1, T, 4, 64}, n1[1] = {256};
+    genie_tensor *wq = rnd(c, 2, w, 1), *wk = rnd(c, 2, w, 2), *wv = rnd(c, 2, w, 3), *wo = rnd(c, 2, w, 4), *bq = rnd(c, 1, b, 5);
+    genie_tensor *f1 = rnd(c, 2, w1, 6), *fb1 = rnd(c, 1, b1, 7), *f2 = rnd(c, 2, w2, 8), *g1 = rnd(c, 1, n1, 9), *g2 = rnd(c, 1, n1, 10);
+    float *out = (float *)malloc((size_t)(T * d) * sizeof(float));
+    double t[64];
+    uint64_t b0 = 0, c0 = 0;
+    int s;
+    for (s = 0; s <= steps; s++) {
+        genie_tensor *x, *h, *q, *k, *v, *a, *y;
+        double t0 = grx_now();
+        if (s == 1) {
+            genie_stats st = genie_get_stats(c);
+            b0 = st.remote_bytes_sent + st.remote_bytes_received;
+            c0 = st.backend_fallbacks;
+        }
+        genie_pool_push(c);
+        x = rnd(c, 3, xs, 200 + (uint64_t)s);
+        h = genie_layer_norm(c, x, 1, n1, g1, NULL, 1e-5);
+        q = genie_transpose(c, genie_view(c, genie_linear(c, h, wq, bq), 4, h4), 1, 2);
+        k = genie_transpose(c, genie_view(c, genie_linear(c, h, wk, NULL), 4, h4), 1, 2);
+        v = genie_transpose(c, genie_view(c, genie_linear(c, h, wv, NULL), 4, h4), 1, 2);
+        a = genie_reshape(c, genie_transpose(c, genie_scaled_dot_product_attention(c, q, k, v, NULL, 1, 0.125), 1, 2), 3, xs);
+        x = genie_add(c, x, genie_linear(c, a, wo, NULL));
+        h = genie_layer_norm(c, x, 1, n1, g2, NULL, 1e-5);
+        y = genie_add(c, x, genie_linear(c, genie_gelu(c, genie_linear(c, h, f1, fb1)), f2, NULL));
+        genie_read(c, y, GENIE_F32, out, (size_t)(T * d) * sizeof(float));
+        genie_pool_pop(c);
+        if (s) t[s - 1] = grx_now() - t0;
+    }
+    {
+        genie_stats st = genie_get_stats(c);
+        *bytes = (st.remote_bytes_sent + st.remote_bytes_received - b0) / (uint64_t)steps;
+        *cpu = (st.backend_fallbacks - c0) / (uint64_t)steps;
+    }
+    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    *best = t[0] * 1e3;
+    free(out);
+    return t[steps / 2] * 1e3;
+}
+
 int main(void) {
     int fds[2], eport = 0, sport = 0, i;
     pid_t echo, srv;
@@ -299,6 +344,15 @@ int main(void) {
             printf("  %-44s %10.3f ms median, %.3f best\n", what, lm, lbest);
             printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes a step)\n", "  remote", rm, rbest, rm / lm,
                    (unsigned long long)rb);
+        }
+        {
+            uint64_t lcpu, rcpu;
+            double lbest, rbest;
+            lm = block_ms(l, 32, 20, &lb, &lbest, &lcpu);
+            rm = block_ms(c, 32, 20, &rb, &rbest, &rcpu);
+            printf("  %-44s %10.3f ms median, %.3f best\n", "encoder block [1,32,256], 4 heads, local", lm, lbest);
+            printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes, %llu CPU nodes a step)\n", "  remote", rm, rbest,
+                   rm / lm, (unsigned long long)rb, (unsigned long long)rcpu);
         }
         genie_ctx_destroy(c);
         genie_ctx_destroy(l);

@@ -18,6 +18,7 @@
 #include "genie.h"
 #include "genie_remote.h"
 #include "tests/prog.h"
+#include <math.h>
 #include <sodium.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -209,7 +210,7 @@ static void test_codec(void) {
         gr_hdr_encode(h, GR_GET, 3, 24);
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == 0 && hd.type == GR_GET && hd.id == 3, "header round trip");
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 25, &hd) == GR_E_FRAMING, "header length mismatch");
-        h[4] = 2;
+        h[4] = GR_VERSION + 1;
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_VERSION, "header version");
         h[0] ^= 1;
         CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_FRAMING, "header magic");
@@ -259,6 +260,29 @@ static int program(genie_ctx *c, int k, genie_tensor **outs) {
         outs[2] = genie_where(c, genie_gt(c, a, genie_zeros(c, GENIE_F32, 1, r)), a, genie_neg(c, a));
         outs[3] = genie_clamp(c, genie_contiguous(c, genie_t(c, b)), -0.5, 0.25);
         return 4;
+    case 6: /* attention: q, k, v products, heads by views, sdpa with a float mask, layer_norm */
+        {
+            int64_t h4[4] = {4, 23, 4, 16}, m2[2] = {23, 23}, n1[1] = {16};
+            genie_tensor *q = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, bias), 4, h4), 1, 2);
+            genie_tensor *kk = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, NULL), 4, h4), 1, 2);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_gelu(c, genie_linear(c, x3, w, bias)), 4, h4), 1, 2);
+            genie_tensor *o = genie_scaled_dot_product_attention(c, q, kk, v, rnd(c, GENIE_F32, 2, m2, 17), 0, NAN);
+            outs[0] = genie_layer_norm(c, o, 1, n1, rnd(c, GENIE_F32, 1, n1, 19), rnd(c, GENIE_F32, 1, n1, 23), 1e-5);
+            outs[1] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, 0.125);
+            return 2;
+        }
+    case 7: /* a Llama block's attention: rms_norm, rope on 4 query and 2 key/value heads, causal sdpa */
+        {
+            int64_t n37[1] = {37}, wk[2] = {32, 37}, q4[4] = {4, 23, 4, 16}, k2[4] = {4, 23, 2, 16};
+            genie_tensor *xn = genie_rms_norm(c, x3, 1, n37, rnd(c, GENIE_F32, 1, n37, 31), 1e-6);
+            genie_tensor *pos = genie_arange(c, GENIE_I64, 0, 23, 1), *wkv = rnd(c, GENIE_F32, 2, wk, 37);
+            genie_tensor *q = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, w, NULL), 4, q4), 1, 2), pos, 16, 10000.0, 0);
+            genie_tensor *kk = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, wkv, NULL), 4, k2), 1, 2), pos, 8, 500.0, 1);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_linear(c, x3, wkv, NULL), 4, k2), 1, 2);
+            outs[0] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, NAN);
+            outs[1] = genie_rms_norm(c, kk, 1, k2 + 3, NULL, NAN);
+            return 2;
+        }
     default: /* an MLP block with a residual */
         {
             int64_t w2s[2] = {37, 64};
@@ -271,7 +295,7 @@ static int program(genie_ctx *c, int k, genie_tensor **outs) {
 }
 static void test_identical(const char *addr) {
     int k;
-    for (k = 0; k < 6; k++) {
+    for (k = 0; k < 8; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         genie_tensor *ro[4], *lo[4];
         int n, i;
@@ -293,6 +317,9 @@ static void test_identical(const char *addr) {
         st = genie_get_stats(rc);
         CHECK(st.backend_nodes > 0 && st.remote_messages_sent > 0 && st.remote_round_trips > 0, "program %d ran on the server (%llu nodes)",
               k, (unsigned long long)st.backend_nodes);
+        if (k >= 6) /* the normalizations, rope and sdpa among them: at most arange on the CPU */
+            CHECK(st.backend_fallbacks <= 1 && st.backend_nodes >= 6, "program %d: %llu nodes on the server, %llu on the CPU", k,
+                  (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
@@ -323,7 +350,14 @@ static void mlp_step(genie_ctx *c, genie_tensor *w1, genie_tensor *b1, genie_ten
     genie_pool_push(c);
     genie_set_phase(c, "decode");
     x = rnd(c, GENIE_F32, 2, xs, 100 + (uint64_t)step);
-    y = genie_softmax(c, genie_linear(c, genie_relu(c, genie_linear(c, x, w1, b1)), w2, NULL), -1);
+    genie_scope_push(c, "mlp");
+    genie_scope_push(c, "fc1");
+    y = genie_relu(c, genie_linear(c, x, w1, b1));
+    genie_scope_pop(c);
+    genie_scope_push(c, "fc2");
+    y = genie_softmax(c, genie_linear(c, y, w2, NULL), -1);
+    genie_scope_pop(c);
+    genie_scope_pop(c);
     genie_read(c, y, GENIE_F32, out, 8 * 16 * sizeof(float));
     genie_pool_pop(c);
 }
@@ -357,18 +391,23 @@ static void test_weights(const char *addr) {
     printf("  10 MLP steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips\n",
            (unsigned long long)total, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
            (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips);
-    { /* the server's accounting of this client's work, by phase and role */
+    { /* the server's accounting of this client's work, by module, phase and role: its flops are
+         the ones the same steps count locally, the first product's under module mlp.fc1 */
         genie_remote_work rows[32];
         int n = genie_remote_stats(c, rows, 32), i, decode = 0;
-        uint64_t nodes = 0;
+        uint64_t nodes = 0, flops = 0, fc1 = 0, local = genie_work_of(l, "decode", NULL).flops;
         for (i = 0; i < n && i < 32; i++) {
-            printf("  server work: phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].phase, rows[i].role,
-                   (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops, (unsigned long long)rows[i].work.bytes,
-                   (unsigned long long)rows[i].work.ns);
+            printf("  server work: module \"%s\" phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].module,
+                   rows[i].phase, rows[i].role, (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops,
+                   (unsigned long long)rows[i].work.bytes, (unsigned long long)rows[i].work.ns);
             nodes += rows[i].work.nodes;
+            flops += rows[i].work.flops;
             decode |= strcmp(rows[i].phase, "decode") == 0 && rows[i].work.flops > 0;
+            if (strcmp(rows[i].module, "mlp.fc1") == 0) fc1 += rows[i].work.flops;
         }
         CHECK(n > 0 && decode && nodes >= 20, "genie_remote_stats: %d rows, %llu nodes: %s", n, (unsigned long long)nodes, genie_last_error(c));
+        CHECK(flops == local, "server flops %llu, the same steps locally %llu", (unsigned long long)flops, (unsigned long long)local);
+        CHECK(fc1 == 10ull * (2 * 8 * 512 * 256 + 2 * 8 * 512), "module mlp.fc1: %llu flops", (unsigned long long)fc1);
         CHECK(genie_remote_stats(l, rows, 32) == -1 && genie_status(l) == GENIE_ERR_BACKEND, "genie_remote_stats on a CPU context");
         genie_clear_error(l);
     }
@@ -515,7 +554,7 @@ static void test_hostile(void) {
     CHECK(server_start4(&s, "--max-payload-mb", "1", "--client-mb", "1", "hostile") == 0, "server for hostile clients");
     /* wrong version: ERROR and the connection ends */
     CHECK(raw_open(&r, s.port) == 0, "raw client");
-    CHECK(raw_hello(&r, 2, 3, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
+    CHECK(raw_hello(&r, GR_VERSION + 1, GR_VERSION + 2, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
     raw_close(&r);
     /* a message before HELLO */
     raw_open(&r, s.port);
@@ -524,7 +563,7 @@ static void test_hostile(void) {
     raw_close(&r);
     /* a session: each bad message gets its ERROR, the connection goes on */
     raw_open(&r, s.port);
-    CHECK(raw_hello(&r, 1, 1, NULL, NULL, &t, &code) && t == GR_WELCOME, "HELLO: type %d", t);
+    CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "HELLO: type %d", t);
     memset(put, 7, sizeof put); /* PUT: id 7, cap 64, a hash that is not the bytes' */
     memset(put, 0, 16);
     put[0] = 7, put[8] = 64;
@@ -626,7 +665,7 @@ static void test_hostile(void) {
     {
         uint8_t challenge[32], nonce[32], key[32], text[76], mac[32];
         raw_open(&r, k.port);
-        CHECK(raw_hello(&r, 1, 1, challenge, nonce, &t, &code) && t == GR_WELCOME, "HELLO to a keyed server");
+        CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code) && t == GR_WELCOME, "HELLO to a keyed server");
         crypto_generichash(key, 32, (const unsigned char *)"the wrong key", 13, NULL, 0);
         memcpy(text, challenge, 32);
         memcpy(text + 32, nonce, 32);
@@ -636,7 +675,7 @@ static void test_hostile(void) {
         CHECK(raw_call(&r, GR_AUTH, mac, 32, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "wrong key: type %d code %u", t, code);
         raw_close(&r);
         raw_open(&r, k.port);
-        raw_hello(&r, 1, 1, challenge, nonce, &t, &code);
+        raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code);
         t = 0;
         CHECK(raw_call(&r, GR_GET, "012345678901234567890123", 24, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "GET before AUTH: type %d code %u", t, code);
         raw_close(&r);
@@ -743,6 +782,69 @@ static void test_faults(void) {
     free(ref);
 }
 
+/* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
+   tensors run there again (the weight uploaded again on demand), results equal local */
+static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
+    genie_tensor *y;
+    int i;
+    genie_pool_push(c);
+    y = genie_tanh(c, genie_linear(c, x, w, NULL));
+    for (i = 0; i < 4; i++) y = genie_tanh(c, genie_linear(c, y, w, NULL));
+    genie_read(c, y, GENIE_F32, out, 64 * 384 * 4);
+    genie_pool_pop(c);
+}
+static void test_restart(void) {
+    server s, s2;
+    int64_t ws[2] = {384, 384}, xs[2] = {64, 384};
+    genie_ctx *c, *l = local_ctx();
+    genie_tensor *w, *x, *lw, *lx;
+    float *out = (float *)malloc(64 * 384 * 4), *ref = (float *)malloc(64 * 384 * 4);
+    genie_stats a, b;
+    genie_result r;
+    char listen[64];
+    int st, i;
+    CHECK(server_start(&s, NULL, NULL, "restart") == 0, "server to restart");
+    c = remote_ctx(s.addr);
+    w = rnd(c, GENIE_F32, 2, ws, 1);
+    x = rnd(c, GENIE_F32, 2, xs, 2);
+    lw = rnd(l, GENIE_F32, 2, ws, 1);
+    lx = rnd(l, GENIE_F32, 2, xs, 2);
+    step_chain(l, lx, lw, ref);
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "before the restart: %s", genie_last_error(c));
+    kill(s.pid, SIGKILL);
+    waitpid(s.pid, &st, 0);
+    s.pid = 0;
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_ERR_BACKEND, "a step after the kill: %s", genie_last_error(c));
+    genie_clear_error(c);
+    r = genie_remote_reconnect(c);
+    CHECK(r == GENIE_ERR_BACKEND && strstr(genie_last_error(c), s.addr), "reconnect with no server: %d %s", r, genie_last_error(c));
+    genie_clear_error(c);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", s.port);
+    for (i = 0; i < 20 && server_start(&s2, "--listen", listen, "restart2") != 0; i++) {} /* the port may linger a moment */
+    CHECK(s2.port == s.port, "the new server on port %d (got %d)", s.port, s2.port);
+    CHECK(genie_remote_reconnect(c) == GENIE_OK, "reconnect: %s", genie_last_error(c));
+    a = genie_get_stats(c);
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "after the restart remote == local: %s", genie_last_error(c));
+    CHECK(b.backend_nodes - a.backend_nodes >= 10, "the new server computed %llu nodes", (unsigned long long)(b.backend_nodes - a.backend_nodes));
+    CHECK(b.remote_bytes_sent - a.remote_bytes_sent >= 384 * 384 * 4, "the weight went to the new server (%llu bytes sent)",
+          (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    a = b;
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0 && b.remote_bytes_sent - a.remote_bytes_sent < 384 * 384,
+          "a second step after the restart sends %llu bytes, not the weight", (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    printf("  server restarted: reconnected, the weight uploaded again once, results equal local\n");
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+    CHECK(server_stop(&s2) == 0, "restarted server exits 0");
+    free(out);
+    free(ref);
+}
+
 int main(void) {
     server s;
     (void)genie_remote_register();
@@ -750,6 +852,16 @@ int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_codec();
     printf("  codec: %d checks\n", passed);
+    if (getenv("GENIE_REMOTE_TEST_SERVER") && *getenv("GENIE_REMOTE_TEST_SERVER")) { /* a server started elsewhere
+                                                                               (tests/remote_netns.sh): the programs */
+        const char *ext = getenv("GENIE_REMOTE_TEST_SERVER");
+        setenv("GENIE_REMOTE", ext, 1);
+        test_identical(ext);
+        test_weights(ext);
+        test_slice(ext);
+        printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
+        return failed ? 1 : 0;
+    }
     if (access(server_bin(), X_OK) != 0) { printf("FAIL %s missing (make remote)\n", server_bin()); return 1; }
     if (server_start(&s, NULL, NULL, "main") != 0) { printf("FAIL the server did not start (see build/remote_test_main.log)\n"); return 1; }
     setenv("GENIE_REMOTE", s.addr, 1);
@@ -761,6 +873,7 @@ int main(void) {
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
     test_faults();
+    test_restart();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

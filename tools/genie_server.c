@@ -53,6 +53,14 @@ typedef struct sv_buf { /* a client's buffer */
     struct sv_buf *next;
 } sv_buf;
 
+typedef struct sv_stat { /* a client's work under one (module path, phase, role) */
+    char *module, *phase;  /* terminated copies */
+    int role;
+    genie_work w;
+    struct sv_stat *next;
+} sv_stat;
+#define SV_STAT_BUCKETS 256
+
 typedef struct sv_client {
     ucp_ep_h ep;
     int id, state;        /* 0: waiting for HELLO, 1: for AUTH, 2: ready, 3: closing */
@@ -63,8 +71,8 @@ typedef struct sv_client {
     uint64_t nbufs, owned_bytes, bound_bytes; /* its computed buffers' bytes; cached tensors it binds (pinned) */
     uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
     char peer[80];
-    char *phases[64];     /* the phases its ops carried (their work: genie_work_of) */
-    int nphases;
+    sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
+    uint32_t nstats;
     struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; } tapes[GR_TAPES]; /* for RUN_CACHED */
     int ntapes, tape_first;
     size_t tape_bytes;
@@ -279,6 +287,19 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
         }
         return genie_linear(g, t[0], w, b);
     }
+    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: {
+        /* i[0] leading dims (the rest normalized), i[1] a weight, i[2] a bias (layer_norm), f[0] eps */
+        int has_w = o->i[1] != 0, has_b = o->op == GR_OP_LAYER_NORM && o->i[2] != 0;
+        nd = genie_ndim(t[0]);
+        if (o->i[0] < 0 || o->i[0] >= nd || o->nin != 1 + has_w + has_b) return NULL;
+        if (o->op == GR_OP_RMS_NORM)
+            return genie_rms_norm(g, t[0], nd - (int)o->i[0], genie_shape(t[0]) + o->i[0], has_w ? t[1] : NULL, o->f[0]);
+        return genie_layer_norm(g, t[0], nd - (int)o->i[0], genie_shape(t[0]) + o->i[0], has_w ? t[1] : NULL,
+                                has_b ? t[1 + has_w] : NULL, o->f[0]);
+    }
+    case GR_OP_SDPA: /* q, k, v (and a mask) as genie keeps them: broadcast to one rank; i[1] causal, f[0] scale */
+        return genie_scaled_dot_product_attention(g, t[0], t[1], t[2], o->nin > 3 ? t[3] : NULL, o->i[1] != 0, o->f[0]);
+    case GR_OP_ROPE: return genie_rope(g, t[0], t[1], o->i[0], o->f[0], o->i[1] != 0);
     default: return NULL;
     }
 }
@@ -311,12 +332,94 @@ static int sv_same_shape(genie_tensor *r, const gr_view *v) {
     return genie_ndim(r) == v->ndim && memcmp(genie_shape(r), v->shape, (size_t)v->ndim * 8) == 0;
 }
 
+/* ---- work by module, phase and role ---- */
+/* The row of (module, phase, role) (the strings not terminated), made if new; past
+   GR_MAX_STATS rows, the row ("(other)", "", 0); NULL when out of memory. */
+static sv_stat *sv_stat_row(sv_client *c, const char *mod, size_t ml, const char *ph, size_t pl, int role) {
+    uint32_t hsh = 2166136261u, b;
+    size_t k;
+    sv_stat *st;
+    if (c->nstats >= GR_MAX_STATS - 1) mod = "(other)", ml = 7, ph = "", pl = 0, role = 0;
+    for (k = 0; k < ml; k++) hsh = (hsh ^ (uint8_t)mod[k]) * 16777619u;
+    for (k = 0; k < pl; k++) hsh = (hsh ^ (uint8_t)ph[k]) * 16777619u;
+    hsh = (hsh ^ (uint32_t)role) * 16777619u;
+    b = hsh % SV_STAT_BUCKETS;
+    for (st = c->stats[b]; st; st = st->next)
+        if (st->role == role && strlen(st->module) == ml && strlen(st->phase) == pl && memcmp(st->module, mod, ml) == 0 &&
+            memcmp(st->phase, ph, pl) == 0)
+            return st;
+    if (!(st = (sv_stat *)calloc(1, sizeof *st)) || !(st->module = (char *)malloc(ml + 1)) || !(st->phase = (char *)malloc(pl + 1))) {
+        if (st) free(st->module);
+        free(st);
+        return NULL;
+    }
+    memcpy(st->module, mod, ml);
+    st->module[ml] = 0;
+    memcpy(st->phase, ph, pl);
+    st->phase[pl] = 0;
+    st->role = role;
+    st->next = c->stats[b];
+    c->stats[b] = st;
+    c->nstats++;
+    return st;
+}
+/* Elements a view reads at most once each: its sizes along the dims that move (0 if empty). */
+static uint64_t sv_distinct(const gr_view *v) {
+    uint64_t n = 1;
+    int d;
+    for (d = 0; d < v->ndim; d++)
+        if (v->shape[d] == 0) return 0;
+        else if (v->strides[d]) n *= (uint64_t)v->shape[d];
+    return n;
+}
+/* An op's floating-point operations, counted as genie counts a node's (2 per multiply-add,
+   one per element of elementwise work, 5 per element of softmax, 0 for copies). */
+static uint64_t sv_op_flops(const gr_op *o) {
+    uint64_t out = (uint64_t)gr_view_numel(&o->out), in = o->nin ? (uint64_t)gr_view_numel(&o->in[0].v) : 0;
+    const gr_view *a = &o->in[0].v;
+    switch (o->op) {
+    case GR_OP_MATMUL: case GR_OP_LINEAR:
+        return (a->ndim ? 2 * out * (uint64_t)a->shape[a->ndim - 1] : 0) + (o->nin > 2 ? out : 0);
+    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
+    case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
+    case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
+    case GR_OP_ROPE: return 0;
+    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
+    case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
+        const gr_view *k = &o->in[1].v;
+        return k->ndim ? 2 * in * (uint64_t)k->shape[k->ndim - 2] + 2 * out * (uint64_t)k->shape[k->ndim - 2] : 0;
+    }
+    default: return out;
+    }
+}
+/* Ops [from, to) of a RUN were computed and stored in ns: each counted in its client's row,
+   with its flops, its bytes (the distinct elements it reads, its result) and a share of ns
+   in proportion to its flops (to its count where the ops have none). */
+static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t to, uint64_t ns) {
+    uint64_t total = 0, left = ns;
+    uint32_t i;
+    for (i = from; i < to; i++) total += sv_op_flops(&run->ops[i]);
+    for (i = from; i < to; i++) {
+        const gr_op *o = &run->ops[i];
+        sv_stat *st = sv_stat_row(c, o->module, o->module_len, o->phase, o->phase_len, o->role < GENIE_ROLE_COUNT ? o->role : 0);
+        uint64_t f = sv_op_flops(o), by = (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype], share;
+        int k;
+        for (k = 0; k < o->nin; k++) by += sv_distinct(&o->in[k].v) * gr_dtype_size[o->in[k].dtype];
+        share = i + 1 == to ? left : total ? (uint64_t)((double)ns * (double)f / (double)total) : ns / (to - from);
+        if (share > left) share = left;
+        left -= share;
+        if (!st) continue;
+        st->w.nodes++, st->w.flops += f, st->w.bytes += by, st->w.ns += share;
+    }
+}
+
 /* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
    overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
 static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **scratch, uint32_t from, uint32_t to,
                     char *why, size_t wsz) {
     uint32_t i;
     int n = 0;
+    double t0 = grx_now();
     for (i = from; i < to; i++)
         if (res[i]) scratch[n++] = res[i];
     if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
@@ -346,6 +449,7 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
         if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
         sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
     }
+    sv_account(c, run, from, to, (uint64_t)((grx_now() - t0) * 1e9));
     return 0;
 }
 
@@ -432,21 +536,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             }
         }
         if (code) break;
-        { /* the op's module path and phase, so genie accounts its work as the client's would */
-            char mod[GR_MAX_STR + 1], ph[GR_MAX_STR + 1];
-            int j;
-            memcpy(mod, o->module, o->module_len);
-            mod[o->module_len] = 0;
-            memcpy(ph, o->phase, o->phase_len);
-            ph[o->phase_len] = 0;
-            if (mod[0]) genie_scope_push(c->g, mod);
-            genie_set_phase(c->g, ph[0] ? ph : NULL);
-            for (j = 0; j < c->nphases && strcmp(c->phases[j], ph) != 0; j++) {}
-            if (j == c->nphases && j < 64 && (c->phases[j] = (char *)malloc(strlen(ph) + 1))) strcpy(c->phases[c->nphases++], ph);
-            r = sv_call(c->g, o, t);
-            if (mod[0]) genie_scope_pop(c->g);
-            genie_set_phase(c->g, NULL);
-        }
+        r = sv_call(c->g, o, t);
         if (!r) {
             code = GR_E_OP;
             snprintf(why, sizeof why, "RUN op %u (%s): %s", i, gr_op_names[o->op],
@@ -676,32 +766,24 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         break;
     }
     case GR_PING: sv_send(s, c, GR_OK, h.id, NULL, 0); break;
-    case GR_STATS: { /* work by phase and role, as genie accounted it on this client's context */
+    case GR_STATS: { /* work by module, phase and role (sv_account) */
         gr_wr w;
-        uint32_t n = 0;
-        int p, r;
+        int b;
         memset(&w, 0, sizeof w);
-        gr_w32(&w, 0);
-        for (p = 0; p < c->nphases && c->g; p++)
-            for (r = 0; r < GENIE_ROLE_COUNT; r++) {
-                genie_work wk = genie_work_of(c->g, c->phases[p], genie_role_name((genie_role_id)r));
-                size_t pl = strlen(c->phases[p]);
-                if (!wk.nodes) continue;
-                gr_w16(&w, (unsigned)pl);
-                gr_wbytes(&w, c->phases[p], pl);
-                gr_w8(&w, (unsigned)r);
-                gr_w64(&w, wk.nodes);
-                gr_w64(&w, wk.flops);
-                gr_w64(&w, wk.bytes);
-                gr_w64(&w, wk.ns);
-                n++;
+        gr_w32(&w, c->nstats);
+        for (b = 0; b < SV_STAT_BUCKETS; b++) {
+            const sv_stat *st;
+            for (st = c->stats[b]; st; st = st->next) {
+                gr_stat row;
+                row.module = st->module, row.module_len = (uint32_t)strlen(st->module);
+                row.phase = st->phase, row.phase_len = (uint32_t)strlen(st->phase);
+                row.role = st->role;
+                row.nodes = st->w.nodes, row.flops = st->w.flops, row.bytes = st->w.bytes, row.ns = st->w.ns;
+                gr_stat_encode(&w, &row);
             }
-        if (!w.oom) {
-            w.p[0] = (uint8_t)n, w.p[1] = (uint8_t)(n >> 8), w.p[2] = (uint8_t)(n >> 16), w.p[3] = (uint8_t)(n >> 24);
-            sv_send(s, c, GR_STATS_REPLY, h.id, w.p, w.n);
-        } else {
-            sv_error(s, c, h.id, GR_E_MEMORY, "STATS: out of memory");
         }
+        if (!w.oom) sv_send(s, c, GR_STATS_REPLY, h.id, w.p, w.n);
+        else sv_error(s, c, h.id, GR_E_MEMORY, "STATS: out of memory");
         gr_wr_free(&w);
         break;
     }
@@ -762,7 +844,14 @@ static void sv_client_free(sv *s, sv_client *c) {
     for (i = 0; i < SV_BUCKETS; i++)
         while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
     genie_ctx_destroy(c->g);
-    for (i = 0; i < c->nphases; i++) free(c->phases[i]);
+    for (i = 0; i < SV_STAT_BUCKETS; i++)
+        while (c->stats[i]) {
+            sv_stat *st = c->stats[i];
+            c->stats[i] = st->next;
+            free(st->module);
+            free(st->phase);
+            free(st);
+        }
     for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
     free(c);
     sv_evict(s);
@@ -841,6 +930,9 @@ int main(int argc, char **argv) {
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
     }
+    /* a restarted server binds its port while the connections of the one before linger in
+       TIME_WAIT (UCX's SO_REUSEADDR; two listeners on one port are still refused) */
+    setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
     if (grx_init(&s.x, 1, (uint64_t)payload_mb << 20, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: %s\n", msg); return 1; }
     memset(&lp, 0, sizeof lp);
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
@@ -920,6 +1012,7 @@ int main(int argc, char **argv) {
         sv_client *c = s.clients;
         s.clients = c->next;
         if (!c->why) c->why = "server stopping";
+        c->failed = 1; /* closed at once: a connected client may not be reading */
         sv_client_free(&s, c);
     }
     ucp_listener_destroy(s.listener);

@@ -33,6 +33,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (size < 1) return 0;
     type = data[0] % (GR_TYPE_END + 1);
+    if (type == GR_STATS_REPLY) { /* a client decodes it: every row inside the payload, bounded */
+        gr_rd r = gr_rd_init(data + 1, size - 1);
+        int64_t n = gr_stats_count(&r), k;
+        gr_stat st;
+        fr_check(n <= GR_MAX_STATS, "STATS_REPLY: row count");
+        for (k = 0; k < n && gr_stat_decode(&r, &st); k++)
+            fr_check(st.module_len <= GR_MAX_STR && st.phase_len <= GR_MAX_STR && st.role < 16 &&
+                         (!st.module_len || (st.module >= (const char *)data && st.module + st.module_len <= (const char *)data + size)) &&
+                         (!st.phase_len || (st.phase >= (const char *)data && st.phase + st.phase_len <= (const char *)data + size)),
+                     "STATS_REPLY: a row outside its payload");
+    }
     rc = gr_msg_decode(type, data + 1, size - 1, &m, why);
     fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");
     fr_check(rc == 0 || why[0] != 0, "decode: an error without a reason");
