@@ -243,9 +243,6 @@ static void rc_destroy(void *state) {
    and AUTH where the server needs the key (GENIE_REMOTE_KEY_FILE). On failure the caller
    releases what is open (rc_destroy, or rc_disconnect). */
 static genie_result rc_connect(rc_state *r, char *msg) {
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    ucp_ep_params_t ep;
     uint8_t nonce[GR_NONCE_BYTES], hello[4 + GR_NONCE_BYTES];
     grx_msg *m = NULL;
     genie_result e;
@@ -253,21 +250,8 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     unsigned version, need_key;
     const char *t;
     char why[320]; /* grx_parse_addr quotes the address (256 bytes at most) */
-    if (grx_parse_addr(r->addr, &ss, &sl, why, sizeof why) != 0) return rc_fail(r, msg, "%s", why);
-    if (grx_init(&r->x, 0, GR_DEFAULT_MAX_PAYLOAD, why, sizeof why) != 0) return rc_fail(r, msg, "%s", why);
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    ep.sockaddr.addr = (const struct sockaddr *)&ss;
-    ep.sockaddr.addrlen = sl;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = rc_ep_error;
-    ep.err_handler.arg = r;
-    if (ucp_ep_create(r->x.w, &ep, &r->ep) != UCS_OK) {
-        r->ep = NULL;
-        return rc_fail(r, msg, "cannot reach the server");
-    }
+    if (grx_connect(&r->x, r->addr, GR_DEFAULT_MAX_PAYLOAD, rc_ep_error, r, &r->ep, why, sizeof why) != 0)
+        return rc_fail(r, msg, "%s", why);
     /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */
     randombytes_buf(nonce, sizeof nonce);
     hello[0] = GR_VERSION, hello[1] = 0, hello[2] = GR_VERSION, hello[3] = 0;

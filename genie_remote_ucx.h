@@ -303,6 +303,44 @@ GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_
     freeaddrinfo(res);
     return 0;
 }
+/* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init),
+   a lost peer reported through cb(arg); 0, or -1 with msg (x is then to be destroyed by
+   the caller when grx_init succeeded: *out is NULL). */
+GR_FN int grx_connect(grx *x, const char *addr, uint64_t max_payload, ucp_err_handler_cb_t cb, void *arg, ucp_ep_h *out,
+                      char *msg, size_t msgsz) {
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    ucp_ep_params_t ep;
+    *out = NULL;
+    if (grx_parse_addr(addr, &ss, &sl, msg, msgsz) != 0 || grx_init(x, 0, max_payload, msg, msgsz) != 0) return -1;
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = (const struct sockaddr *)&ss;
+    ep.sockaddr.addrlen = sl;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = cb;
+    ep.err_handler.arg = arg;
+    if (ucp_ep_create(x->w, &ep, out) != UCS_OK) {
+        *out = NULL;
+        snprintf(msg, msgsz, "cannot reach the server");
+        return -1;
+    }
+    return 0;
+}
+/* The server's endpoint for a connection request on x's worker, a lost peer reported
+   through cb(arg). */
+GR_FN ucs_status_t grx_accept(grx *x, ucp_conn_request_h req, ucp_err_handler_cb_t cb, void *arg, ucp_ep_h *out) {
+    ucp_ep_params_t ep;
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.conn_request = req;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = cb;
+    ep.err_handler.arg = arg;
+    return ucp_ep_create(x->w, &ep, out);
+}
 /* The pre-shared key (the client's GENIE_REMOTE_KEY_FILE, the server's --key-file): BLAKE2b of
    the file's bytes; -1 for a file that cannot be read or is empty. */
 static inline int gr_read_key(const char *path, uint8_t key[crypto_auth_KEYBYTES]) {

@@ -21,22 +21,10 @@ typedef struct peer { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; } pee
 
 static void peer_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((peer *)arg)->dead = 1; }
 static int peer_open(peer *p, int port) {
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    ucp_ep_params_t ep;
     char msg[256], a[64];
     memset(p, 0, sizeof *p);
     snprintf(a, sizeof a, "127.0.0.1:%d", port);
-    if (grx_parse_addr(a, &ss, &sl, msg, sizeof msg) || grx_init(&p->x, 0, (uint64_t)1 << 31, msg, sizeof msg)) return -1;
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    ep.sockaddr.addr = (const struct sockaddr *)&ss;
-    ep.sockaddr.addrlen = sl;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = peer_err;
-    ep.err_handler.arg = p;
-    return ucp_ep_create(p->x.w, &ep, &p->ep) == UCS_OK ? 0 : -1;
+    return grx_connect(&p->x, a, (uint64_t)1 << 31, peer_err, p, &p->ep, msg, sizeof msg);
 }
 /* sends (p1, p2) and waits for one reply; its type, or -1 */
 static int peer_call(peer *p, int type, const void *p1, size_t n1, const void *p2, size_t n2) {
@@ -57,16 +45,8 @@ static int peer_call(peer *p, int type, const void *p1, size_t n1, const void *p
 
 static void echo_err(void *arg, ucp_ep_h ep, ucs_status_t st) { (void)arg; (void)ep; (void)st; }
 static void echo_conn(ucp_conn_request_h req, void *arg) {
-    grx *x = (grx *)arg;
-    ucp_ep_params_t ep;
     ucp_ep_h h;
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.conn_request = req;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = echo_err;
-    ep.err_handler.arg = NULL;
-    ucp_ep_create(x->w, &ep, &h);
+    grx_accept((grx *)arg, req, echo_err, NULL, &h);
 }
 
 /* the raw echo: every message answered by an empty OK, until the parent closes */

@@ -470,22 +470,10 @@ static void test_slice(const char *addr) {
 typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; } raw;
 static void raw_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((raw *)arg)->dead = 1; }
 static int raw_open(raw *r, int port) {
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    ucp_ep_params_t ep;
     char msg[256], a[64];
     memset(r, 0, sizeof *r);
     snprintf(a, sizeof a, "127.0.0.1:%d", port);
-    if (grx_parse_addr(a, &ss, &sl, msg, sizeof msg) || grx_init(&r->x, 0, (uint64_t)1 << 30, msg, sizeof msg)) return -1;
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    ep.sockaddr.addr = (const struct sockaddr *)&ss;
-    ep.sockaddr.addrlen = sl;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = raw_err;
-    ep.err_handler.arg = r;
-    return ucp_ep_create(r->x.w, &ep, &r->ep) == UCS_OK ? 0 : -1;
+    return grx_connect(&r->x, a, (uint64_t)1 << 30, raw_err, r, &r->ep, msg, sizeof msg);
 }
 static void raw_close(raw *r) {
     grx_close_ep(&r->x, r->ep, 1);

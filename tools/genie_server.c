@@ -803,7 +803,6 @@ static void sv_conn(ucp_conn_request_h req, void *arg) {
     sv *s = (sv *)arg;
     sv_client *c = (sv_client *)calloc(1, sizeof *c);
     ucp_conn_request_attr_t ca;
-    ucp_ep_params_t ep;
     if (!c) { ucp_listener_reject(s->listener, req); return; }
     c->id = ++s->next_client;
     strcpy(c->peer, "?");
@@ -822,13 +821,7 @@ static void sv_conn(ucp_conn_request_h req, void *arg) {
         }
         snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
     }
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep.conn_request = req;
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ep.err_handler.cb = sv_ep_error;
-    ep.err_handler.arg = c;
-    if (ucp_ep_create(s->x.w, &ep, &c->ep) != UCS_OK) { free(c); return; }
+    if (grx_accept(&s->x, req, sv_ep_error, c, &c->ep) != UCS_OK) { free(c); return; }
     c->next = s->clients;
     s->clients = c;
 }
