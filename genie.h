@@ -9427,6 +9427,11 @@ static GENIE__AVX512 void genie__pairs_avx512(const uint16_t *r0, const uint16_t
 typedef struct genie__bf32 { uint16_t v[32]; } genie__bf32;
 #define GENIE__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,amx-tile,amx-bf16,amx-int8")))
 typedef struct genie__amx_cfg { unsigned char b[64]; } genie__amx_cfg;
+/* d[0, 32) = s[0, k1), zeros past k1 (k1 <= 32): one row of an A tile */
+static GENIE__AVX512 void genie__row32_avx512(uint16_t *d, const uint16_t *s, int64_t k1) {
+    const __mmask32 m = k1 >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << k1) - 1u);
+    _mm512_storeu_si512(d, _mm512_maskz_loadu_epi16(m, s));
+}
 static GENIE__AMX void genie__amx_begin(void) {
     genie__amx_cfg cfg;
     int t;
@@ -9460,7 +9465,11 @@ static GENIE__AMX void genie__uk_amx(int64_t kc, const void *a, const void *b, v
     int64_t q;
     (void)pf;
     GENIE__AMX_CLOAD(c, ldc, acc, 2);
-    for (q = 0; q < kc; q++, ap += 32, bp += 32)
+    for (q = 0; q < kc; q++, ap += 32, bp += 32) {
+        if (q < 16) { /* the next tile down C (the driver's next call, or past the block: a prefetch never faults) */
+            const float *cn = c + (32 + 2 * q) * ldc;
+            __builtin_prefetch(cn, 1), __builtin_prefetch(cn + 16, 1), __builtin_prefetch(cn + ldc, 1), __builtin_prefetch(cn + ldc + 16, 1);
+        }
         __asm__ volatile("tileloadd (%0,%2,1), %%tmm4\n\t"
                          "tileloadd (%1,%2,1), %%tmm6\n\t"
                          "tileloadd 1024(%1,%2,1), %%tmm7\n\t"
@@ -9470,6 +9479,7 @@ static GENIE__AMX void genie__uk_amx(int64_t kc, const void *a, const void *b, v
                          "tdpbf16ps %%tmm6, %%tmm5, %%tmm2\n\t"
                          "tdpbf16ps %%tmm7, %%tmm5, %%tmm3"
                          : : "r"(ap), "r"(bp), "r"(s64) : "memory");
+    }
     __asm__ volatile("tilestored %%tmm0, (%0,%1,1)\n\ttilestored %%tmm1, (%2,%1,1)\n\t"
                      "tilestored %%tmm2, (%3,%1,1)\n\ttilestored %%tmm3, (%4,%1,1)"
                      : : "r"(c), "r"(sc), "r"(c + 16), "r"(c + 16 * ldc), "r"(c + 16 * ldc + 16) : "memory");
@@ -10302,7 +10312,7 @@ static void genie__pack_a_amx(const genie__gemm *g, int64_t i0, int64_t mc, int6
                 uint16_t *d = dst[q * w + i].v;
                 const uint16_t *s = a + (i0 + p + i) * g->rsa + (k0 + 32 * q) * g->csa;
                 if (i >= m) k = 0;
-                else if (g->csa == 1) memcpy(d, s, (size_t)k1 * 2), k = k1;
+                else if (g->csa == 1) genie__row32_avx512(d, s, k1), k = 32;
                 else
                     for (k = 0; k < k1; k++) d[k] = s[k * g->csa];
                 for (; k < 32; k++) d[k] = 0;
