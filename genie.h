@@ -9427,10 +9427,30 @@ static GENIE__AVX512 void genie__pairs_avx512(const uint16_t *r0, const uint16_t
 typedef struct genie__bf32 { uint16_t v[32]; } genie__bf32;
 #define GENIE__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,amx-tile,amx-bf16,amx-int8")))
 typedef struct genie__amx_cfg { unsigned char b[64]; } genie__amx_cfg;
-/* d[0, 32) = s[0, k1), zeros past k1 (k1 <= 32): one row of an A tile */
-static GENIE__AVX512 void genie__row32_avx512(uint16_t *d, const uint16_t *s, int64_t k1) {
-    const __mmask32 m = k1 >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << k1) - 1u);
-    _mm512_storeu_si512(d, _mm512_maskz_loadu_epi16(m, s));
+/* One packed step of A, rows along k (unit stride): d[i] = s[i rs + 0 .. k1) for i < m, zeros
+   past k1 (k1 <= 32) and in rows m .. w. */
+static GENIE__AVX512 void genie__rows32_avx512(genie__bf32 *d, const uint16_t *s, int64_t rs, int64_t m, int64_t w, int64_t k1) {
+    const __mmask32 mk = k1 >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << k1) - 1u);
+    int64_t i;
+    for (i = 0; i < m; i++) _mm512_storeu_si512(d + i, _mm512_maskz_loadu_epi16(mk, s + i * rs));
+    for (; i < w; i++) _mm512_storeu_si512(d + i, _mm512_setzero_si512());
+}
+/* One packed step of B from rows along j (unit stride): tile t (columns 16t ..), pair row r:
+   d[256 t + 16 r + j] = B[2r, 16t + j] | B[2r + 1, 16t + j] << 16 (row k at s + k rs) for
+   2r < k1 and 16t + j < n, else 0. */
+static GENIE__AVX512 void genie__pairs32_avx512(uint32_t *d, const uint16_t *s, int64_t rs, int64_t n, int64_t k1) {
+    int64_t r, t;
+    for (t = 0; t < 2; t++) {
+        const int64_t nt = n - 16 * t;
+        const __mmask16 m = nt >= 16 ? (__mmask16)0xFFFF : nt > 0 ? (__mmask16)((1u << nt) - 1u) : (__mmask16)0;
+        for (r = 0; r < 16; r++) {
+            const uint16_t *r0 = s + 2 * r * rs + 16 * t;
+            __m512i v = _mm512_setzero_si512();
+            if (2 * r < k1) v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0));
+            if (2 * r + 1 < k1) v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + rs)), 16));
+            _mm512_storeu_si512(d + 256 * t + 16 * r, v);
+        }
+    }
 }
 static GENIE__AMX void genie__amx_begin(void) {
     genie__amx_cfg cfg;
@@ -10308,11 +10328,14 @@ static void genie__pack_a_amx(const genie__gemm *g, int64_t i0, int64_t mc, int6
         const int64_t m = GENIE__MIN(mc - p, kr->mr), w = GENIE__PANEL_ROWS(kr, m);
         for (q = 0; q < kp; q++) {
             const int64_t k1 = GENIE__MIN(32, kc - 32 * q);
+            if (g->csa == 1) {
+                genie__rows32_avx512(dst + q * w, a + (i0 + p) * g->rsa + k0 + 32 * q, g->rsa, m, w, k1);
+                continue;
+            }
             for (i = 0; i < w; i++) {
                 uint16_t *d = dst[q * w + i].v;
                 const uint16_t *s = a + (i0 + p + i) * g->rsa + (k0 + 32 * q) * g->csa;
                 if (i >= m) k = 0;
-                else if (g->csa == 1) genie__row32_avx512(d, s, k1), k = 32;
                 else
                     for (k = 0; k < k1; k++) d[k] = s[k * g->csa];
                 for (; k < 32; k++) d[k] = 0;
@@ -10323,17 +10346,21 @@ static void genie__pack_a_amx(const genie__gemm *g, int64_t i0, int64_t mc, int6
 }
 /* Pack the n <= 32 columns j0.. of B[k0 : k0+kc, :] (bf16) as one AMX panel: step q
    two B tiles of 16 rows of pairs (k 32q + 2r, 32q + 2r + 1) by 16 columns (pairs past
-   kc and columns past n zero). Rows of B along j: two rows at a time (genie__pairs_avx512);
+   kc and columns past n zero). Rows of B along j: a step at a time (genie__pairs32_avx512);
    else columns as rows of pairs (genie__pack_pairs, W^T of a linear by its transposing copy). */
 static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n,
                               const genie__gemm_kern *kr, genie__bf32 *dst) {
     const uint16_t *b = (const uint16_t *)(const void *)g->b + k0 * g->rsb + j0 * g->csb;
     const int64_t kp = GENIE__KP(kc, 32);
-    int64_t q, r, t;
+    int64_t q, t;
     (void)kr;
     for (q = 0; q < kp; q++) {
         const int64_t k1 = GENIE__MIN(32, kc - 32 * q), r1 = (k1 + 1) / 2;
         uint32_t *d = (uint32_t *)(void *)(dst + 32 * q);
+        if (g->csb == 1) {
+            genie__pairs32_avx512(d, b + 32 * q * g->rsb, g->rsb, n, k1);
+            continue;
+        }
         for (t = 0; t < 2; t++) {
             uint32_t *dt = d + 256 * t; /* one tile: [16 pair rows][16 columns] */
             const int64_t nt = GENIE__MIN(16, n - 16 * t);
@@ -10341,14 +10368,7 @@ static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int6
                 memset(dt, 0, 1024);
                 continue;
             }
-            if (g->csb == 1) {
-                for (r = 0; r < r1; r++) {
-                    const uint16_t *r0p = b + (32 * q + 2 * r) * g->rsb + 16 * t;
-                    genie__pairs_avx512(r0p, 2 * r + 1 < k1 ? r0p + g->rsb : NULL, nt, 16, dt + 16 * r);
-                }
-            } else {
-                genie__pack_pairs(&genie__gemm_kern_bh, b + 32 * q * g->rsb + 16 * t * g->csb, g->csb, g->rsb, nt, k1, 16, dt);
-            }
+            genie__pack_pairs(&genie__gemm_kern_bh, b + 32 * q * g->rsb + 16 * t * g->csb, g->csb, g->rsb, nt, k1, 16, dt);
             if (r1 < 16) memset(dt + 16 * r1, 0, (size_t)(16 - r1) * 64);
         }
     }

@@ -52,7 +52,8 @@ static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
     int reps = 0, ok;
     for (i = 0; i < n * n; i++) v[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
     a = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, v), dt);
-    b = genie_to_dtype(ctx, genie_t(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, v)), dt);
+    for (i = 0; i < n * n; i++) v[i] = 0.25f - v[i];
+    b = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, v), dt);
     ok = genie_realize(ctx, 1, &a) == GENIE_OK && genie_realize(ctx, 1, &b) == GENIE_OK && one_call(ctx, a, b);
     while (ok && reps < 200 && (reps < 3 || spent < 0.3)) {
         t0 = now();
