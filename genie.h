@@ -9917,8 +9917,9 @@ static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie_
 #ifdef GENIE__AMX_BUILT
 /* bf16 x bf16 products on AMX tiles (genie__mm_plan_node with the context's amx): kc counts
    k, 32 to a packed step (genie__bf32); a 32 x 32 block of C is four tiles. A panel of B
-   (KC x 32 bf16: 32 KiB) stays in L1 while the MC rows of A (512 KiB) pass from L2. */
-static const genie__gemm_kern genie__gemm_kern_amx = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 512, 512, 2048,
+   (KC x 32 bf16: 64 KiB, in L1 and L2) serves the MC rows of A (1 MiB, in L2); KC 1024 halves
+   the passes over C of KC 512 (each pass reads and writes the f32 C: [2048]^3 is 16 MiB). */
+static const genie__gemm_kern genie__gemm_kern_amx = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 1024, 512, 2048,
                                                       GENIE_CPU_AVX512, 0, 0, 0};
 #endif
 #define GENIE__MAX_MR 32 /* AMX's; the SIMD kernels' MR is at most 12 */
