@@ -22,6 +22,7 @@ TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-gguf fuzz-gguf asan-gguf bench-gguf
+.PHONY: test-amx asan-amx bench-amx
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
@@ -151,7 +152,7 @@ compile-checks: | $(BUILD) ## genie.h as C99 and C++11 with every compiler here 
 # built first on every core, then the tests run one after another. The closing line of both tiers
 # is "N passed, N failed[, N skipped]" (test_main's counts plus the bridge suite's).
 TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD)/test_robust $(BUILD)/test_lazy $(BUILD)/test_dead $(BUILD)/fuzz_replay \
-            $(BUILD)/fuzz_remote_replay $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay \
+            $(BUILD)/fuzz_remote_replay $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay $(BUILD)/test_amx \
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
@@ -171,6 +172,7 @@ define run_tests
 	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
 	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
+	$(BUILD)/test_amx && GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
@@ -585,6 +587,22 @@ $(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
 # bytes over the memcpy bandwidth, same run), the f32/bf16 paths, a [128, 4096] prefill (bench/gguf.c)
 bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory bound, a Q8_0 prefill beside f32
 	$(call bench_run,gguf)
+# ---- AMX tiles (>>gemm: genie__uk_amx) ----
+# test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
+# (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
+# [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
+$(BUILD)/test_amx: tests/test_amx.c genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
+	$(BUILD)/test_amx
+	GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx
+asan-amx: ## test-amx under ASan + UBSan
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-amx
+bench-amx: $(BUILD)/bench_amx ## bf16 products on AMX tiles beside PyTorch's oneDNN bf16 (the shared venv's torch)
+	@if $(VENV)/bin/python -c 'import torch' >/dev/null 2>&1; then \
+	  $(BENCH_ENV) $(BUILD)/bench_amx $$($(VENV)/bin/python bench/amx_torch.py); \
+	else $(BENCH_ENV) $(BUILD)/bench_amx; fi
+# ---- end AMX ----
 fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 	@mkdir -p $(BUILD)/fuzz_corpus_gguf
 	cd $(BUILD) && ./fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \

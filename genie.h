@@ -64,8 +64,9 @@
  *                          which also poisons them (see "Dead handles" in README.md)
  *
  * RUN TIME
- *     GENIE_CPU=reference|generic|avx2|avx512   force a kernel path (see genie_cpu)
+ *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
+ *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -182,13 +183,16 @@ typedef struct genie_tuple genie_tuple;   /* a lazy tuple of handles (split, top
 
 /* CPU kernel paths: X(name, short name). AUTO picks the best the CPU runs;
    REFERENCE runs every operation on its plain strided reference kernel (the
-   oracle); the others pick the matrix-product micro-kernels. */
+   oracle); the others pick the matrix-product micro-kernels. AMX is AVX512
+   plus Intel's tile products for bf16 x bf16 matrix products (Linux x86-64
+   whose kernel grants the tile state); avx512 forbids them. */
 #define GENIE_CPU_LIST(X)            \
     X(GENIE_CPU_AUTO, "auto")        \
     X(GENIE_CPU_REFERENCE, "reference") \
     X(GENIE_CPU_GENERIC, "generic")  \
     X(GENIE_CPU_AVX2, "avx2")        \
-    X(GENIE_CPU_AVX512, "avx512")
+    X(GENIE_CPU_AVX512, "avx512")    \
+    X(GENIE_CPU_AMX, "amx")
 
 typedef enum genie_cpu {
 #define GENIE__X(name, short_name) name,
@@ -202,7 +206,7 @@ typedef struct genie_ctx_desc {
     int n_threads; /* 0: all cores; 1: kernels run on the calling thread only */
     int no_pool;   /* 1: the caller owns every result and releases it */
     genie_cpu cpu; /* AUTO (0): the environment variable GENIE_CPU=reference|generic|
-                      avx2|avx512 if set, else the best path this CPU runs; a path the
+                      avx2|avx512|amx if set, else the best path this CPU runs; a path the
                       CPU cannot run falls back to the best one below it */
     const char *backend; /* NULL or "cpu": the CPU executor; else a registered backend's name
                       ("cuda" when genie_cuda.c is linked); one that is missing or has no device
@@ -1712,7 +1716,8 @@ struct genie_ctx {
     genie_result err;
     char msg[512];
     int n_threads, no_pool;
-    genie_cpu cpu; /* the kernel path in use, never AUTO */
+    genie_cpu cpu; /* the kernel path in use, never AUTO nor AMX (that is AVX512 with amx set) */
+    int amx;       /* bf16 products on AMX tiles (genie__mm_plan_node) */
     struct genie__tpool *tpool; /* worker threads, started on first need */
     char *ws_raw, *ws;        /* kernel workspace (64-byte aligned), grown on need */
     size_t ws_size;
@@ -6117,6 +6122,7 @@ static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
 #ifdef GENIE__X86
     GENIE__ROWK(avx2),
     GENIE__ROWK(avx512),
+    GENIE__ROWK(avx512), /* AMX: AVX512's */
 #endif
 };
 
@@ -8365,8 +8371,9 @@ static const genie__vfn genie__vops[GENIE_CPU_COUNT][GENIE__V_COUNT] = {
 #ifdef GENIE__X86
     GENIE__VROW(y),
     GENIE__VROW(z),
+    GENIE__VROW(z), /* AMX: AVX512's */
 #else
-    {0}, {0},
+    {0}, {0}, {0},
 #endif
 };
 /* The path's array kernel converting f16/bf16 (dt) to f32 (to16 0) or f32 to dt
@@ -8407,7 +8414,7 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
 #undef GENIE__VE3
 #undef GENIE__VROW
 GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 && GENIE_CPU_AVX512 == 4 &&
-                                     GENIE_CPU_COUNT == 5);
+                                     GENIE_CPU_AMX == 5 && GENIE_CPU_COUNT == 6); /* AMX runs as AVX512 here */
 
 /* ---- the executor's use: elementwise nodes over dense operands ----
    A node runs on an array kernel when its out view is dense (it covers
@@ -9027,6 +9034,9 @@ static int genie__cpu_f16c(void) {
     return (int)((c >> 29) & 1u);
 }
 #endif
+#ifdef GENIE__X86
+static int genie__amx_runs(void);
+#endif
 static int genie__cpu_runs(genie_cpu path) {
     switch (path) {
     case GENIE_CPU_REFERENCE: case GENIE_CPU_GENERIC: return 1;
@@ -9034,6 +9044,7 @@ static int genie__cpu_runs(genie_cpu path) {
     case GENIE_CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && genie__cpu_f16c();
     case GENIE_CPU_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    case GENIE_CPU_AMX: return genie__cpu_runs(GENIE_CPU_AVX512) && genie__amx_runs();
 #endif
     default: return 0;
     }
@@ -9047,6 +9058,50 @@ static int genie__bf16dp_runs(void) {
     return 0;
 #endif
 }
+/* AMX (x86-64 Linux): CPUID.(7,0):EDX bits 24 AMX-TILE, 22 AMX-BF16, 25 AMX-INT8;
+   OSXSAVE (CPUID.1:ECX bit 27) and XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA) set by
+   the OS; then the process asks Linux (5.16 and later) for the 8 KiB tile state:
+   arch_prctl(ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18), syscall 158,
+   issued directly (no libc wrapper needed). A refusal (older kernel, seccomp, ...) is
+   final for the process: AMX is then not used. The answer is asked once and kept
+   (0 unknown, 1 granted, 2 refused); two threads racing both ask, which is harmless. */
+#if defined(GENIE__X86) && defined(__x86_64__) && defined(__linux__)
+static int genie__amx_cpuid(void) {
+    unsigned a = 0, b, c = 0, d, max, xlo, xhi;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    max = a;
+    if (max < 7) return 0;
+    a = 1, c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (!((c >> 27) & 1u)) return 0; /* no OSXSAVE: xgetbv would fault */
+    a = 7, c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (((d >> 24) & 1u) == 0 || ((d >> 22) & 1u) == 0 || ((d >> 25) & 1u) == 0) return 0;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(xlo), "=d"(xhi) : "c"(0u)); /* xgetbv(0) */
+    (void)xhi;
+    return ((xlo >> 17) & 3u) == 3u;
+}
+static long genie__arch_prctl(long code, unsigned long arg) {
+    long ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "0"(158L), "D"(code), "S"(arg) : "rcx", "r11", "memory");
+    return ret;
+}
+static int genie__amx_state;
+static int genie__amx_runs(void) {
+    int st = __atomic_load_n(&genie__amx_state, __ATOMIC_ACQUIRE);
+    if (!st) {
+        unsigned long perm = 0;
+        st = 2;
+        if (!getenv("GENIE_NO_AMX_PERM") && genie__amx_cpuid() && genie__arch_prctl(0x1023, 18) == 0 &&
+            genie__arch_prctl(0x1022, (unsigned long)(uintptr_t)&perm) == 0 && ((perm >> 18) & 1u))
+            st = 1; /* ARCH_GET_XCOMP_PERM (0x1022) confirms the grant */
+        __atomic_store_n(&genie__amx_state, st, __ATOMIC_RELEASE);
+    }
+    return st == 1;
+}
+#elif defined(GENIE__X86)
+static int genie__amx_runs(void) { return 0; }
+#endif
 /* The path for a request: AUTO reads GENIE_CPU, then takes the best; a path
    the CPU cannot run falls back to the best one below it. */
 static genie_cpu genie__cpu_pick(genie_cpu want) {
@@ -9369,6 +9424,124 @@ static GENIE__AVX512 void genie__pairs_avx512(const uint16_t *r0, const uint16_t
         _mm512_storeu_si512(d + j, v);
     }
 }
+
+/* ---- AMX bf16 micro-kernels (TDPBF16PS) ----
+   Eight tile registers, each 16 rows x 64 bytes (the configuration genie__amx_begin
+   loads on the thread before any kernel runs; genie__amx_end releases it). A packed
+   step (genie__bf32, 64 bytes) is 32 k of one row: the panels of genie__pack_a_amx /
+   genie__pack_b_amx, each step q of a panel one tile per 16 rows or columns:
+     A (w rows):   step q at a + q w; its rows 0-15 one A tile (16 x 32 bf16, row i
+                   the 32 k of row i), rows 16-31 the next (stride 64 bytes);
+     B (32 cols):  step q at b + 32 q: columns 0-15 one B tile, 16-31 the next, each
+                   16 rows of VNNI pairs (row r, column j: B[2r, j] | B[2r+1, j] << 16).
+   TDPBF16PS C += A B multiplies the pairs exactly and adds them in f32 (bf16
+   denormals read as zero). C tiles: tmm0-3 (rows 0-15 / 16-31 by columns 0-15 /
+   16-31), A: tmm4-5, B: tmm6-7. The instructions are written as mnemonics in inline
+   asm with explicit addresses, never through <amxintrin.h>: GCC 12's _tile_loadconfig
+   declares an 8-byte operand, so the 64-byte configuration may never be stored
+   before ldtilecfg reads it (then the first tile load raises SIGILL). */
+#ifdef __x86_64__ /* tile instructions exist in 64-bit mode only */
+#define GENIE__AMX_BUILT 1
+typedef struct genie__bf32 { uint16_t v[32]; } genie__bf32;
+#define GENIE__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,amx-tile,amx-bf16,amx-int8")))
+typedef struct genie__amx_cfg { unsigned char b[64]; } genie__amx_cfg;
+/* One packed step of A, rows along k (unit stride): d[i] = s[i rs + 0 .. k1) for i < m, zeros
+   past k1 (k1 <= 32) and in rows m .. w. */
+static GENIE__AVX512 void genie__rows32_avx512(genie__bf32 *d, const uint16_t *s, int64_t rs, int64_t m, int64_t w, int64_t k1) {
+    const __mmask32 mk = k1 >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << k1) - 1u);
+    int64_t i;
+    for (i = 0; i < m; i++) _mm512_storeu_si512(d + i, _mm512_maskz_loadu_epi16(mk, s + i * rs));
+    for (; i < w; i++) _mm512_storeu_si512(d + i, _mm512_setzero_si512());
+}
+/* One packed step of B from rows along j (unit stride): tile t (columns 16t ..), pair row r:
+   d[256 t + 16 r + j] = B[2r, 16t + j] | B[2r + 1, 16t + j] << 16 (row k at s + k rs) for
+   2r < k1 and 16t + j < n, else 0. */
+static GENIE__AVX512 void genie__pairs32_avx512(uint32_t *d, const uint16_t *s, int64_t rs, int64_t n, int64_t k1) {
+    int64_t r, t;
+    for (t = 0; t < 2; t++) {
+        const int64_t nt = n - 16 * t;
+        const __mmask16 m = nt >= 16 ? (__mmask16)0xFFFF : nt > 0 ? (__mmask16)((1u << nt) - 1u) : (__mmask16)0;
+        for (r = 0; r < 16; r++) {
+            const uint16_t *r0 = s + 2 * r * rs + 16 * t;
+            __m512i v = _mm512_setzero_si512();
+            if (2 * r < k1) v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0));
+            if (2 * r + 1 < k1) v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, r0 + rs)), 16));
+            _mm512_storeu_si512(d + 256 * t + 16 * r, v);
+        }
+    }
+}
+static GENIE__AMX void genie__amx_begin(void) {
+    genie__amx_cfg cfg;
+    int t;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.b[0] = 1; /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
+    for (t = 0; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16;
+    __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
+}
+static GENIE__AMX void genie__amx_end(void) { __asm__ volatile("tilerelease" : : : "memory"); }
+/* C tiles from c (acc; row stride ldc floats) or zero; m16 the C rows tiles (1 or 2). */
+#define GENIE__AMX_CLOAD(c, ldc, acc, m16)                                                               \
+    do {                                                                                               \
+        if (acc) {                                                                                     \
+            const int64_t sc_ = (ldc) * 4;                                                             \
+            __asm__ volatile("tileloadd (%0,%1,1), %%tmm0\n\ttileloadd (%2,%1,1), %%tmm1"               \
+                             : : "r"(c), "r"(sc_), "r"((c) + 16) : "memory");                          \
+            if ((m16) == 2)                                                                            \
+                __asm__ volatile("tileloadd (%0,%1,1), %%tmm2\n\ttileloadd (%2,%1,1), %%tmm3"           \
+                                 : : "r"((c) + 16 * (ldc)), "r"(sc_), "r"((c) + 16 * (ldc) + 16) : "memory"); \
+        } else {                                                                                       \
+            __asm__ volatile("tilezero %%tmm0\n\ttilezero %%tmm1" : : : "memory");                     \
+            if ((m16) == 2) __asm__ volatile("tilezero %%tmm2\n\ttilezero %%tmm3" : : : "memory");     \
+        }                                                                                              \
+    } while (0)
+/* 32 x 32 of C from kc steps: a [kc][32 rows], b [kc][32 columns]. */
+static GENIE__AMX void genie__uk_amx(int64_t kc, const void *a, const void *b, void *cv, int64_t ldc, int acc,
+                                     const genie__ukpf *pf) {
+    const genie__bf32 *ap = (const genie__bf32 *)a, *bp = (const genie__bf32 *)b;
+    float *c = (float *)cv;
+    const int64_t s64 = 64, sc = ldc * 4;
+    int64_t q;
+    (void)pf;
+    GENIE__AMX_CLOAD(c, ldc, acc, 2);
+    for (q = 0; q < kc; q++, ap += 32, bp += 32) {
+        if (q < 16) { /* the next tile down C (the driver's next call, or past the block: a prefetch never faults) */
+            const float *cn = c + (32 + 2 * q) * ldc;
+            __builtin_prefetch(cn, 1), __builtin_prefetch(cn + 16, 1), __builtin_prefetch(cn + ldc, 1), __builtin_prefetch(cn + ldc + 16, 1);
+        }
+        __asm__ volatile("tileloadd (%0,%2,1), %%tmm4\n\t"
+                         "tileloadd (%1,%2,1), %%tmm6\n\t"
+                         "tileloadd 1024(%1,%2,1), %%tmm7\n\t"
+                         "tdpbf16ps %%tmm6, %%tmm4, %%tmm0\n\t"
+                         "tileloadd 1024(%0,%2,1), %%tmm5\n\t"
+                         "tdpbf16ps %%tmm7, %%tmm4, %%tmm1\n\t"
+                         "tdpbf16ps %%tmm6, %%tmm5, %%tmm2\n\t"
+                         "tdpbf16ps %%tmm7, %%tmm5, %%tmm3"
+                         : : "r"(ap), "r"(bp), "r"(s64) : "memory");
+    }
+    __asm__ volatile("tilestored %%tmm0, (%0,%1,1)\n\ttilestored %%tmm1, (%2,%1,1)\n\t"
+                     "tilestored %%tmm2, (%3,%1,1)\n\ttilestored %%tmm3, (%4,%1,1)"
+                     : : "r"(c), "r"(sc), "r"(c + 16), "r"(c + 16 * ldc), "r"(c + 16 * ldc + 16) : "memory");
+}
+/* 16 x 32 of C: a [kc][16 rows]. */
+static GENIE__AMX void genie__uk_amx_h(int64_t kc, const void *a, const void *b, void *cv, int64_t ldc, int acc,
+                                       const genie__ukpf *pf) {
+    const genie__bf32 *ap = (const genie__bf32 *)a, *bp = (const genie__bf32 *)b;
+    float *c = (float *)cv;
+    const int64_t s64 = 64, sc = ldc * 4;
+    int64_t q;
+    (void)pf;
+    GENIE__AMX_CLOAD(c, ldc, acc, 1);
+    for (q = 0; q < kc; q++, ap += 16, bp += 32)
+        __asm__ volatile("tileloadd (%0,%2,1), %%tmm4\n\t"
+                         "tileloadd (%1,%2,1), %%tmm6\n\t"
+                         "tileloadd 1024(%1,%2,1), %%tmm7\n\t"
+                         "tdpbf16ps %%tmm6, %%tmm4, %%tmm0\n\t"
+                         "tdpbf16ps %%tmm7, %%tmm4, %%tmm1"
+                         : : "r"(ap), "r"(bp), "r"(s64) : "memory");
+    __asm__ volatile("tilestored %%tmm0, (%0,%1,1)\n\ttilestored %%tmm1, (%2,%1,1)"
+                     : : "r"(c), "r"(sc), "r"(c + 16) : "memory");
+}
+#endif /* __x86_64__ */
 #endif /* GENIE__X86 */
 
 /* ---- skinny products: M <= 16, unpacked, at memory bandwidth ----
@@ -9745,8 +9918,11 @@ static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
      {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}},
     {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
      {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}},
+    /* AMX: AVX512's (its tile products are genie__gemm_kern_amx) */
+    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}},
 #else
-    {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
+    {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
 #endif
 };
 #ifdef GENIE__X86
@@ -9756,7 +9932,15 @@ static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie_
                                                      genie__pack_t_s_avx512, 0, 0, 0, 12, 32, 1024, 132, 2048,
                                                      GENIE_CPU_AVX512, 0, 0, 0};
 #endif
-#define GENIE__MAX_MR 12
+#ifdef GENIE__AMX_BUILT
+/* bf16 x bf16 products on AMX tiles (genie__mm_plan_node with the context's amx): kc counts
+   k, 32 to a packed step (genie__bf32); a 32 x 32 block of C is four tiles. A panel of B
+   (KC x 32 bf16: 64 KiB, in L1 and L2) serves the MC rows of A (1 MiB, in L2); KC 1024 halves
+   the passes over C of KC 512 (each pass reads and writes the f32 C: [2048]^3 is 16 MiB). */
+static const genie__gemm_kern genie__gemm_kern_amx = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 1024, 512, 2048,
+                                                      GENIE_CPU_AVX512, 0, 0, 0};
+#endif
+#define GENIE__MAX_MR 32 /* AMX's; the SIMD kernels' MR is at most 12 */
 /* One block of A holds all of M: B is packed panel by panel just before use. */
 #define GENIE__GEMM_JIT(kr, M) ((M) <= (kr)->mc)
 /* Rows of a packed panel of A holding m rows: MR/2 or 2MR/3 when such a kernel fits, else
@@ -10150,6 +10334,73 @@ static void genie__pack_b_bh(const genie__gemm *g, int64_t k0, int64_t kc, int64
 }
 GENIE__GEMM_DRIVER(float, uint32_t, bh, s, 2)
 #endif
+#ifdef GENIE__AMX_BUILT
+/* Pack A[i0 : i0+mc, k0 : k0+kc] (bf16) for the AMX kernels: panels of MR rows (or the
+   panel's rows w), step q of a panel w genie__bf32 rows (row i: A[i, k0+32q ..], k past kc
+   and rows past mc zero). */
+static void genie__pack_a_amx(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc,
+                              const genie__gemm_kern *kr, genie__bf32 *dst) {
+    const uint16_t *a = (const uint16_t *)(const void *)g->a;
+    const int64_t kp = GENIE__KP(kc, 32);
+    int64_t p, q, i, k;
+    for (p = 0; p < mc; p += kr->mr) {
+        const int64_t m = GENIE__MIN(mc - p, kr->mr), w = GENIE__PANEL_ROWS(kr, m);
+        for (q = 0; q < kp; q++) {
+            const int64_t k1 = GENIE__MIN(32, kc - 32 * q);
+            if (g->csa == 1) {
+                genie__rows32_avx512(dst + q * w, a + (i0 + p) * g->rsa + k0 + 32 * q, g->rsa, m, w, k1);
+                continue;
+            }
+            for (i = 0; i < w; i++) {
+                uint16_t *d = dst[q * w + i].v;
+                const uint16_t *s = a + (i0 + p + i) * g->rsa + (k0 + 32 * q) * g->csa;
+                if (i >= m) k = 0;
+                else
+                    for (k = 0; k < k1; k++) d[k] = s[k * g->csa];
+                for (; k < 32; k++) d[k] = 0;
+            }
+        }
+        dst += kp * w;
+    }
+}
+/* Pack the n <= 32 columns j0.. of B[k0 : k0+kc, :] (bf16) as one AMX panel: step q
+   two B tiles of 16 rows of pairs (k 32q + 2r, 32q + 2r + 1) by 16 columns (pairs past
+   kc and columns past n zero). Rows of B along j: a step at a time (genie__pairs32_avx512);
+   else columns as rows of pairs (genie__pack_pairs, W^T of a linear by its transposing copy). */
+static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int64_t j0, int64_t n,
+                              const genie__gemm_kern *kr, genie__bf32 *dst) {
+    const uint16_t *b = (const uint16_t *)(const void *)g->b + k0 * g->rsb + j0 * g->csb;
+    const int64_t kp = GENIE__KP(kc, 32);
+    int64_t q, t;
+    (void)kr;
+    for (q = 0; q < kp; q++) {
+        const int64_t k1 = GENIE__MIN(32, kc - 32 * q), r1 = (k1 + 1) / 2;
+        uint32_t *d = (uint32_t *)(void *)(dst + 32 * q);
+        if (g->csb == 1) {
+            genie__pairs32_avx512(d, b + 32 * q * g->rsb, g->rsb, n, k1);
+            continue;
+        }
+        for (t = 0; t < 2; t++) {
+            uint32_t *dt = d + 256 * t; /* one tile: [16 pair rows][16 columns] */
+            const int64_t nt = GENIE__MIN(16, n - 16 * t);
+            if (nt <= 0) {
+                memset(dt, 0, 1024);
+                continue;
+            }
+            genie__pack_pairs(&genie__gemm_kern_bh, b + 32 * q * g->rsb + 16 * t * g->csb, g->csb, g->rsb, nt, k1, 16, dt);
+            if (r1 < 16) memset(dt + 16 * r1, 0, (size_t)(16 - r1) * 64);
+        }
+    }
+}
+GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
+/* The AMX product: the thread's tile configuration around the driver. */
+static void genie__gemm_amx_run(const genie__gemm *g, const genie__gemm_kern *kr, genie__bf32 *bbuf, genie__bf32 *abuf,
+                                struct genie__tpool *pool, int ith, int nth) {
+    genie__amx_begin();
+    genie__gemm_amx(g, kr, bbuf, abuf, pool, ith, nth);
+    genie__amx_end();
+}
+#endif
 
 /* ---- node kernels: a node's products ----
    matmul/linear: one product per batch; conv2d: one per image and group, with B
@@ -10164,6 +10415,7 @@ typedef struct genie__mm_plan {
     int f64, half, coop, nb;
     int bin;                /* the input B is (1; 0 when computed transposed) */
     int bh;                 /* bf16 x bf16 as bf16 pairs (vdpbf16ps): packed on genie__gemm_kern_bh, or skinny 3 by dotbh */
+    int amx;                /* bf16 x bf16 on AMX tiles: packed on genie__gemm_kern_amx */
     int skinny;             /* 0 packed; 1 dot, 2 axpy (unpacked, M <= 16); 3 dot of f16/bf16 (rows of A as f32, or bf16 pairs: bh) */
     int64_t batches, bshape[GENIE__MAXD], bst[5][GENIE__MAXD]; /* batch strides: a, b or cb.x, residual, bias, out */
     char *out;              /* the result; with half (f16/bf16) C goes to an f32 workspace first */
@@ -10339,7 +10591,7 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
 /* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
 static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
-                               const genie__epi_src *es, genie_cpu cpu, int nth) {
+                               const genie__epi_src *es, genie_cpu cpu, int amx, int nth) {
     const genie__gemm_kern *kr;
     int64_t kc, nc, mc;
     size_t esz;
@@ -10376,6 +10628,12 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
         cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs())
         pl->bh = 1, kr = pl->kr = &genie__gemm_kern_bh; /* bf16 pairs, vdpbf16ps */
 #endif
+#ifdef GENIE__AMX_BUILT
+    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && cpu == GENIE_CPU_AVX512 && amx)
+        pl->bh = 0, pl->amx = 1, kr = pl->kr = &genie__gemm_kern_amx; /* tiles, tdpbf16ps */
+#else
+    (void)amx;
+#endif
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;
@@ -10386,9 +10644,10 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     }
     /* threads share each product, unless there are enough small ones to deal out */
     pl->coop = nth > 1 && !(pl->batches >= 2 * nth && pl->g.M * pl->g.N * pl->g.K <= 192 * 192 * 192 && !pl->g.cb);
-    esz = pl->f64 ? 8 : pl->bh ? 2 : 4; /* bf16 pairs: 4 bytes a step of two k */
+    esz = pl->f64 ? 8 : pl->bh || pl->amx ? 2 : 4; /* bf16 pairs: 4 bytes a step of two k; AMX 64 of 32 */
     kc = pl->g.K < kr->kc ? (pl->g.K > 0 ? pl->g.K : 1) : kr->kc;
     if (pl->bh) kc = genie__round_up(kc, 2);
+    if (pl->amx) kc = genie__round_up(kc, 32);
     nc = GENIE__MIN(kr->nc, genie__round_up(pl->g.N, kr->nr));
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
     pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
@@ -10450,7 +10709,7 @@ static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node
     int64_t nkb, kcb, np, q, j;
     int keys = 0;
     size_t bytes;
-    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->skinny || g->cb || pl->nb ||
+    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->amx || pl->skinny || g->cb || pl->nb ||
         g->bdt != GENIE_F32 || !GENIE__GEMM_JIT(kr, g->M) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
         !b || (b->external && b->deleter != genie__stmap_deleter))
         return; /* x->mark: computed by this tape */
@@ -10543,6 +10802,9 @@ static void genie__mm_run(const genie__mm_plan *pl, const genie__gemm *g, char *
     if (pl->f64) genie__gemm_d(g, pl->kr, (double *)bb, (double *)ab, pool, ith, nth);
 #ifdef GENIE__X86
     else if (pl->bh) genie__gemm_bh(g, pl->kr, (uint32_t *)(void *)bb, (uint32_t *)(void *)ab, pool, ith, nth);
+#endif
+#ifdef GENIE__AMX_BUILT
+    else if (pl->amx) genie__gemm_amx_run(g, pl->kr, (genie__bf32 *)(void *)bb, (genie__bf32 *)(void *)ab, pool, ith, nth);
 #endif
     else genie__gemm_s(g, pl->kr, (float *)bb, (float *)ab, pool, ith, nth);
 }
@@ -11218,7 +11480,7 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
     p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
-    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, *nth)) {
+    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, ctx->amx, *nth)) {
         *nth = 1;
         p->pool = NULL;
         return NULL;
@@ -15458,6 +15720,10 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
         ctx->no_pool = desc->no_pool;
     }
     ctx->cpu = genie__cpu_pick(desc ? desc->cpu : GENIE_CPU_AUTO);
+    if (ctx->cpu == GENIE_CPU_AMX) { /* every kernel table runs AVX512; the products add the tiles */
+        ctx->cpu = GENIE_CPU_AVX512;
+        ctx->amx = 1;
+    }
     ctx->nodes.size = sizeof(genie__node);
     ctx->handles.size = sizeof(genie_tensor);
     ctx->storages.size = sizeof(genie__storage);
@@ -15541,7 +15807,7 @@ GENIEDEF genie_result genie_set_pack_cache(genie_ctx *ctx, size_t max_bytes) {
     ctx->pk_cap = max_bytes;
     return GENIE_OK;
 }
-GENIEDEF genie_cpu genie_cpu_path(const genie_ctx *ctx) { return ctx ? ctx->cpu : GENIE_CPU_AUTO; }
+GENIEDEF genie_cpu genie_cpu_path(const genie_ctx *ctx) { return !ctx ? GENIE_CPU_AUTO : ctx->amx ? GENIE_CPU_AMX : ctx->cpu; }
 GENIEDEF int genie_cpu_supported(genie_cpu path) {
     return path > GENIE_CPU_AUTO && path < GENIE_CPU_COUNT && genie__cpu_runs(path);
 }

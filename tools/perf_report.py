@@ -108,7 +108,21 @@ def rows_eltwise(body):
     return out
 
 
-PARSERS = {"gemm": rows_gemm, "views": rows_views, "rowwise": rows_rowwise, "eltwise": rows_eltwise}
+def rows_amx(body):
+    """bench/amx.c: 'case shape thr amx avx512 f32 PyTorch ratio' under a GFLOP/s line; ratio =
+    genie's amx speed / PyTorch's bf16 speed."""
+    out, on = [], False
+    for line in body:
+        if line.startswith("GFLOP/s") and "genie amx speed" in line:
+            on = True
+        t = line.split()
+        if on and len(t) == 8 and t[2].isdigit() and num(t[3]) is not None and num(t[7]) is not None:
+            out.append(("amx", "%s %s, %s thr" % (t[0], t[1], t[2]), "%s GFLOP/s" % t[3], "PyTorch bf16 (oneDNN)",
+                        num(t[7])))
+    return out
+
+
+PARSERS = {"gemm": rows_gemm, "views": rows_views, "rowwise": rows_rowwise, "eltwise": rows_eltwise, "amx": rows_amx}
 
 
 def bench_of(head, path):
