@@ -1,4 +1,4 @@
-/* genie.h - a lazy tensor engine in one header (stb style).                    v0.2.0
+/* genie.h - a lazy tensor engine in one header (stb style).                    v0.3.0
  *
  * Programs build tensors and operations; genie records a graph rich in meaning
  * (module path, phase) instead of computing, and computes only what is needed,
@@ -87,9 +87,9 @@
 /* The version of this header: semantic versioning (a MINOR step adds, a MAJOR step may break
    the public API); genie_version() returns the implementation's GENIE_VERSION_STRING. */
 #define GENIE_VERSION_MAJOR 0
-#define GENIE_VERSION_MINOR 2
+#define GENIE_VERSION_MINOR 3
 #define GENIE_VERSION_PATCH 0
-#define GENIE_VERSION_STRING "0.2.0"
+#define GENIE_VERSION_STRING "0.3.0"
 
 #include <stddef.h>
 #include <stdint.h>
