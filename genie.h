@@ -15400,6 +15400,9 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
     }
 }
 typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
+/* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
+typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
+                                const int32_t *s, float *y);
 /* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
 static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
     float acc = 0;
@@ -15576,6 +15579,60 @@ static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_
     return genie__hsum8(acc);
 }
 static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
+/* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
+   quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
+   each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
+   summed once at the end), so 4 independent FMA chains run where one row's chain would wait
+   on its FMA latency every block. Each y[i] is the value the one-row dot gives (same order).
+   The next 4 rows (at w + 4 rowb: the next group when rows are contiguous) are prefetched in
+   step, 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on memory. A
+   prefetch past the weight's end is harmless (no fault). */
+#define GENIE__Q8_ROW(A, W, DPA)                                                                                        \
+    do {                                                                                                                \
+        const __m256i wq_ = _mm256_loadu_si256((const __m256i *)((W) + 2));                                             \
+        const __m256i p_ = DPA(_mm256_setzero_si256(), _mm256_sign_epi8(wq_, wq_), _mm256_sign_epi8(x, wq_));           \
+        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p_), _mm256_set1_ps(genie__f16_x86(W) * db), A);                         \
+    } while (0)
+#define GENIE__Q4_ROW(A, W, DPA)                                                                                        \
+    do {                                                                                                                \
+        const __m128i v_ = _mm_loadu_si128((const __m128i *)((W) + 2));                                                 \
+        const __m256i u_ = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v_, 4), m4), _mm_and_si128(v_, m4));          \
+        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(DPA(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A);            \
+    } while (0)
+#define GENIE__QDOT4(NAME, ATTR, DPA)                                                                                   \
+    static ATTR void NAME(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,   \
+                          const int32_t *s, float *y) {                                                                 \
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                                                     \
+        const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
+        const __m128i m4 = _mm_set1_epi8(0xF);                                                                          \
+        int64_t b;                                                                                                      \
+        if (dt == GENIE_Q8_0)                                                                                           \
+            for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {                                          \
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
+                const float db = d[b];                                                                                  \
+                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b), _MM_HINT_T0);                                      \
+                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b + 64), _MM_HINT_T0);                                 \
+                GENIE__Q8_ROW(a0, w0, DPA);                                                                             \
+                GENIE__Q8_ROW(a1, w1, DPA);                                                                             \
+                GENIE__Q8_ROW(a2, w2, DPA);                                                                             \
+                GENIE__Q8_ROW(a3, w3, DPA);                                                                             \
+            }                                                                                                           \
+        else                                                                                                            \
+            for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                          \
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
+                const __m256i off = _mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0);                                  \
+                const float db = d[b];                                                                                  \
+                _mm_prefetch((const char *)(w + 4 * rowb + 72 * b), _MM_HINT_T0);                                       \
+                GENIE__Q4_ROW(a0, w0, DPA);                                                                             \
+                GENIE__Q4_ROW(a1, w1, DPA);                                                                             \
+                GENIE__Q4_ROW(a2, w2, DPA);                                                                             \
+                GENIE__Q4_ROW(a3, w3, DPA);                                                                             \
+            }                                                                                                           \
+        y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);              \
+    }
+#define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
+GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
+GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
 #endif
 /* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
 static int genie__qrows_ok(const genie__vspec *wv, int dt) {
@@ -15587,9 +15644,9 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight) and computes
-   output columns [lo, hi) for all rows, 8 weight rows at a time (they stay in L1 while
-   each row of x passes). */
-static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot) {
+   output columns [lo, hi) (contiguous, in groups of 4) for all rows, 8 weight rows at a time
+   (they stay in L1 while each row of x passes), 4 at once where the path has a dot4. */
+static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
@@ -15602,7 +15659,10 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     char *mem;
     genie__mi m;
     const int64_t *sts[1];
-    genie__share(N, ith, nth, &lo, &hi);
+    if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
+    genie__share((N + 3) / 4, ith, nth, &lo, &hi); /* contiguous groups of 4 columns */
+    lo = 4 * lo < N ? 4 * lo : N;
+    hi = 4 * hi < N ? 4 * hi : N;
     mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
     if (!mem) {
         snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
@@ -15623,23 +15683,30 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     for (c0 = lo; c0 < hi; c0 += 8) {
         const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
         for (r = 0; r < rows; r++)
-            for (c = c0; c < c1; c++) {
-                const float v = dot(wdt, genie__qrow(GENIE__IN(n, 1), wv, wdt, c), wnb,
-                                    q + r * K, d + r * nb, s + r * (K / 32));
-                const int64_t o = n->out->off + r * N + c;
-                if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v;
-                else genie__stf(GENIE__OUT(n), o, n->dtype, v);
+            for (c = c0; c < c1;) {
+                const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                float v[4];
+                int j, nv = 1;
+                if (dot4 && c + 4 <= c1) {
+                    dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                    nv = 4;
+                } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                for (j = 0; j < nv; j++, c++) {
+                    const int64_t o = n->out->off + r * N + c;
+                    if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
+                    else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+                }
             }
     }
     GENIE_FREE(mem);
     return GENIE_OK;
 }
 static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__qdot_generic);
+    return genie__k_qlinear(p, ith, nth, genie__qdot_generic, NULL);
 }
 #ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2); }
-static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni); }
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
+static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, genie__qdot4_vnni); }
 #endif
 /* Fast DEQUANT and QROWS: whole rows of blocks dequantized to f32, then stored. */
 static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
