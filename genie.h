@@ -3390,11 +3390,18 @@ static void genie__dfr_compact(genie_ctx *ctx) {
     for (j = 0; j < w; j++) ctx->dfr[j]->flags |= GENIE__NF_DEFERRED;
     ctx->ndfr = w;
 }
-/* n was deferred: flag it, count it, list it (out of memory: not listed, so an in-place write
-   over what it reads copies, as for any pending reader). */
+/* n was deferred: flag it, count it, and list it where it reads a computed value (one an
+   in-place write can target now). A deferred node that reads only other deferred nodes is not
+   listed (a long chain's group lists one node, not 32): should one of those be written later
+   and then written over in place, that write copies, as for any pending reader. Out of memory:
+   not listed either. */
 static void genie__dfr_add(genie_ctx *ctx, genie__node *n) {
+    int k, reads_computed = 0;
     n->flags |= GENIE__NF_DEFERRED;
     ctx->stats.nodes_deferred++;
+    for (k = 0; k < genie__node_ninputs(n) && !reads_computed; k++)
+        reads_computed = genie__node_input(n, k)->state != GENIE__PENDING;
+    if (!reads_computed) return;
     if (ctx->ndfr == ctx->capdfr) {
         genie__dfr_compact(ctx);
         if (ctx->ndfr * 2 >= ctx->capdfr && !genie__grow((void **)&ctx->dfr, &ctx->capdfr, ctx->ndfr * 2 + 64, sizeof(void *)))
