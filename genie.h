@@ -2930,25 +2930,15 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
         pl[i].xpos = i;
         pl[i].counted = pl[i].alloc_at = 0;
     }
-    /* each pass reads every node: a long tape's are out of cache (genie__prefetch_node) */
-    for (i = ntape - 1; i >= 0; i--) { /* an inner node runs where its (only) consumer runs */
-        if (i >= 8) genie__prefetch_node(tape[i - 8].n);
-        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
-            genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && tape[x->tix].inner) pl[x->tix].xpos = pl[i].xpos;
-        }
-    }
-    for (i = 0; i < ntape; i++) {
-        if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n);
-        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
-            genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && pl[i].xpos > pl[x->tix].last) pl[x->tix].last = pl[i].xpos;
-        }
-    }
-    for (i = ntape - 1; i >= 0; i--) { /* temporaries by the place of their last reader */
+    /* One pass back over the tape, then one forward (each reads every node: a long tape's are
+       out of cache, genie__prefetch_node). Going back, entry i's readers (all after it) are
+       done: where i runs (xpos) and its last reader's place (last) are known, so i joins the
+       temporaries dying there, and hands its own xpos to its inner inputs (an inner node runs
+       where its only consumer runs) and to every input's last reader's place. */
+    for (i = ntape - 1; i >= 0; i--) {
         genie__plan_op *t = &pl[i];
         if (i >= 8) genie__prefetch_node(tape[i - 8].n);
-        if (t->last >= 0 && GENIE__TEMP(i)) {
+        if (t->last >= 0 && GENIE__TEMP(i)) { /* temporaries by the place of their last reader */
             t->die_next = pl[t->last].die_head;
             pl[t->last].die_head = i;
         }
@@ -2956,6 +2946,12 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
             /* a written inner node (asked for, or expensive: genie__fgroup_defer): made where its group runs */
             t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
             pl[t->xpos].alloc_at += t->counted;
+        }
+        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
+            genie__node *x = genie__node_input(tape[i].n, j);
+            if (!GENIE__IN_TAPE(x)) continue;
+            if (tape[x->tix].inner) pl[x->tix].xpos = t->xpos;
+            if (t->xpos > pl[x->tix].last) pl[x->tix].last = t->xpos;
         }
     }
     for (i = 0; i < ntape; i++) {
