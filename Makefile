@@ -406,8 +406,11 @@ endef
 bench: bench-views bench-mlp bench-eltwise bench-rowwise bench-gemm bench-tape bench-attention bench-llm bench-gguf ## every CPU bench: views, mlp, eltwise, rowwise, gemm, tape, attention, llm, gguf
 bench-views: $(BUILD)/bench_views ## views and copies beside PyTorch eager
 	$(call bench_run,views)
-bench-mlp: $(BUILD)/bench_mlp_step ## an MLP training-like step: capture, plan and run
-	$(call bench_run,mlp_step)
+# ---- bench-mlp's PyTorch eager peer (bench/mlp_step_torch.py): torch 2.x from $(VENV), else $(PYTHON)
+MLP_PEER_PY = $(if $(wildcard $(TORCH2_PY)),$(TORCH2_PY),$(PYTHON))
+bench-mlp: $(BUILD)/bench_mlp_step ## an MLP training-like step: capture, plan and run, beside PyTorch eager
+	$(BENCH_ENV) $(BUILD)/bench_mlp_step $$($(MLP_PEER_PY) bench/mlp_step_torch.py 2>/dev/null || echo torch=none)
+# ---- end bench-mlp
 bench-tape: $(BUILD)/bench_tape ## the 8-op chain, tiny nodes and an encoder block beside PyTorch eager
 	$(call bench_run,tape,$(BUILD)/tape_block.bin)
 bench-eltwise: $(BUILD)/bench_eltwise ## elementwise kernels on every CPU path against the reference

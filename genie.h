@@ -1753,12 +1753,16 @@ struct genie_ctx {
     uint64_t *tkey;                   /* the key of the tape being planned */
     struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
+    char *fg_arena;                   /* a planned tape's groups as compact records (genie__tc_fg_save), */
+    int64_t capfg_arena;              /* kept for the next plan; NULL while a realize holds it */
     /* realize's walk stack and tape, kept for the next realize (a steady loop touches no
        fresh pages); NULL while a realize holds them */
     struct genie__node **wk_stack;
     int *wk_next;
     struct genie__tape_op *wk_tape;
     int64_t capwk_stack, capwk_next, capwk_tape;
+    struct genie__plan_op *wk_plan;   /* genie__plan's array, kept as the walk's are */
+    int64_t capwk_plan;
     /* the nodes the running tape frees, by tape index (NULL elsewhere, and whenever kept):
        they go back to the slab after the tape ran, its last first, so that the next capture
        takes their slots in this tape's order. Freed as they ran (group roots after their
@@ -2935,7 +2939,7 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
     uint64_t live = 0, bound = 0;
     int64_t i, c;
     int j, k;
-    genie__plan_op *pl = (genie__plan_op *)GENIE_MALLOC((size_t)ntape * sizeof *pl);
+    genie__plan_op *pl = genie__grow((void **)&ctx->wk_plan, &ctx->capwk_plan, ntape, sizeof *pl) ? ctx->wk_plan : NULL;
 #define GENIE__IN_TAPE(c) ((c) && (c)->mark == ep && (c)->state == GENIE__PENDING)
 #define GENIE__TEMP(i) (tape[i].n->refs == tape[i].uses + 1)
     for (i = 0; i < ntape; i++) tape[i].take = -1;
@@ -2948,19 +2952,15 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
         pl[i].xpos = i;
         pl[i].counted = pl[i].alloc_at = 0;
     }
-    for (i = ntape - 1; i >= 0; i--) /* an inner node runs where its (only) consumer runs */
-        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
-            genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && tape[x->tix].inner) pl[x->tix].xpos = pl[i].xpos;
-        }
-    for (i = 0; i < ntape; i++)
-        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
-            genie__node *x = genie__node_input(tape[i].n, j);
-            if (GENIE__IN_TAPE(x) && pl[i].xpos > pl[x->tix].last) pl[x->tix].last = pl[i].xpos;
-        }
-    for (i = ntape - 1; i >= 0; i--) { /* temporaries by the place of their last reader */
+    /* One pass back over the tape, then one forward (each reads every node: a long tape's are
+       out of cache, genie__prefetch_node). Going back, entry i's readers (all after it) are
+       done: where i runs (xpos) and its last reader's place (last) are known, so i joins the
+       temporaries dying there, and hands its own xpos to its inner inputs (an inner node runs
+       where its only consumer runs) and to every input's last reader's place. */
+    for (i = ntape - 1; i >= 0; i--) {
         genie__plan_op *t = &pl[i];
-        if (t->last >= 0 && GENIE__TEMP(i)) {
+        if (i >= 8) genie__prefetch_node(tape[i - 8].n);
+        if (t->last >= 0 && GENIE__TEMP(i)) { /* temporaries by the place of their last reader */
             t->die_next = pl[t->last].die_head;
             pl[t->last].die_head = i;
         }
@@ -2969,11 +2969,18 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
             t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
             pl[t->xpos].alloc_at += t->counted;
         }
+        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
+            genie__node *x = genie__node_input(tape[i].n, j);
+            if (!GENIE__IN_TAPE(x)) continue;
+            if (tape[x->tix].inner) pl[x->tix].xpos = t->xpos;
+            if (t->xpos > pl[x->tix].last) pl[x->tix].last = t->xpos;
+        }
     }
     for (i = 0; i < ntape; i++) {
         genie__node *n = tape[i].n, *donor = NULL;
-        uint64_t bytes = (uint64_t)n->numel * genie__dt_size[n->dtype];
+        uint64_t bytes;
         if (tape[i].inner) continue;
+        bytes = (uint64_t)n->numel * genie__dt_size[n->dtype];
         if (n->base) {
             genie__node *b = n->base;
             if (!GENIE__IN_TAPE(b)) bytes = 0; /* computed before: assumed reusable (a lower bound) */
@@ -3008,7 +3015,6 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
     }
 #undef GENIE__IN_TAPE
 #undef GENIE__TEMP
-    GENIE_FREE(pl);
     ctx->stats.tape_bound_bytes = bound;
     return 1;
 }
@@ -3301,12 +3307,11 @@ static int genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *t
 }
 /* Keep this tape's plan (after fusion and genie__plan); nothing on failure. */
 static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, int64_t nkey,
-                            const genie__tape_op *tape, int64_t ntape) {
+                            const genie__tape_op *tape, int64_t ntape, const char *arena, int64_t nfg) {
     genie__tc_entry *e, **pp;
     int64_t i;
-    size_t nfgb = 0, at = 0;
+    size_t nfgb = (size_t)nfg;
     uint64_t bytes;
-    for (i = 0; i < ntape; i++) nfgb += tape[i].fg.built ? genie__tc_fg_bytes(tape[i].fg.built) : 0;
     bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) + nfgb;
     if (bytes > GENIE_TAPE_CACHE_BYTES) return;
     while (ctx->tcache && ctx->tc_bytes + bytes > GENIE_TAPE_CACHE_BYTES) { /* evict the least recent */
@@ -3322,6 +3327,7 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     e->fgs = nfgb ? (char *)GENIE_MALLOC(nfgb) : NULL;
     if (!e->key || !e->ops || (nfgb && !e->fgs)) { genie__tc_entry_free(e); return; }
     memcpy(e->key, key, (size_t)nkey * 8);
+    if (nfgb) memcpy(e->fgs, arena, nfgb);
     e->hash = hash, e->nkey = nkey, e->ntape = ntape, e->bytes = bytes;
     e->bound = ctx->stats.tape_bound_bytes;
     for (i = 0; i < ntape; i++) {
@@ -3332,11 +3338,7 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
         o->inner = (uint8_t)t->inner;
         o->take = t->take;
         o->fg = o->prod = o->res = -1;
-        if (t->fg.built) {
-            genie__tc_fg_save(e->fgs + at, t->fg.built);
-            o->fg = (int32_t)at;
-            at += genie__tc_fg_bytes(t->fg.built);
-        }
+        if (t->fg_kept) o->fg = (int32_t)(t->fg.kept - arena);
         if (t->epi.prod) {
             const genie__node *rn = t->epi.act_last ? t->n->in[0].n : t->n; /* the residual's reader */
             o->prod = (int32_t)t->epi.prod->tix;
@@ -3349,6 +3351,38 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     e->next = ctx->tcache;
     ctx->tcache = e;
     ctx->tc_bytes += bytes;
+}
+
+/* The tape's fusion groups (roots last): each built, marked, and saved as a compact record
+   (genie__tc_fg_save) in *arena, where tape[root].fg.kept then points (fg_kept); it runs bound
+   into ctx->fg_scratch, as a kept plan's group does, so a long tape holds a record a group
+   (about 0.5 KB for 32 ops), never a group struct (8 KB) each. Returns the records' bytes, or
+   -1 where a group stayed built (no memory for its record: it runs as built; not to be kept). */
+static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, char **arena, int64_t *cap) {
+    int64_t i, used = 0, all = 1;
+    if (ctx->cpu == GENIE_CPU_REFERENCE) return 0;
+    for (i = ntape - 1; i >= 0; i--) {
+        struct genie__fgroup *g;
+        int64_t b;
+        if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
+        if (!genie__groupable(tape[i].n, !ctx->be) || !(g = genie__fgroup_build(tape[i].n, tape, !ctx->be)))
+            continue; /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
+        genie__fgroup_mark(g, tape);
+        b = (int64_t)genie__tc_fg_bytes(g);
+        if (!ctx->fg_scratch) ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size());
+        if (!ctx->fg_scratch || used + b > INT32_MAX || !genie__grow((void **)arena, cap, used + b, 1)) {
+            tape[i].fg.built = g, all = 0;
+            continue;
+        }
+        genie__tc_fg_save(*arena + used, g);
+        GENIE_FREE(g);
+        tape[i].fg.kept = (const char *)(uintptr_t)used; /* an offset until the arena stops growing */
+        tape[i].fg_kept = 1;
+        used += b;
+    }
+    for (i = 0; i < ntape; i++)
+        if (tape[i].fg_kept) tape[i].fg.kept = *arena + (uintptr_t)tape[i].fg.kept;
+    return all ? used : -1;
 }
 
 /* ---- deferred values (genie__fgroup_defer, >>fuse) and in-place writes ----
@@ -3374,11 +3408,18 @@ static void genie__dfr_compact(genie_ctx *ctx) {
     for (j = 0; j < w; j++) ctx->dfr[j]->flags |= GENIE__NF_DEFERRED;
     ctx->ndfr = w;
 }
-/* n was deferred: flag it, count it, list it (out of memory: not listed, so an in-place write
-   over what it reads copies, as for any pending reader). */
+/* n was deferred: flag it, count it, and list it where it reads a computed value (one an
+   in-place write can target now). A deferred node that reads only other deferred nodes is not
+   listed (a long chain's group lists one node, not 32): should one of those be written later
+   and then written over in place, that write copies, as for any pending reader. Out of memory:
+   not listed either. */
 static void genie__dfr_add(genie_ctx *ctx, genie__node *n) {
+    int k, reads_computed = 0;
     n->flags |= GENIE__NF_DEFERRED;
     ctx->stats.nodes_deferred++;
+    for (k = 0; k < genie__node_ninputs(n) && !reads_computed; k++)
+        reads_computed = genie__node_input(n, k)->state != GENIE__PENDING;
+    if (!reads_computed) return;
     if (ctx->ndfr == ctx->capdfr) {
         genie__dfr_compact(ctx);
         if (ctx->ndfr * 2 >= ctx->capdfr && !genie__grow((void **)&ctx->dfr, &ctx->capdfr, ctx->ndfr * 2 + 64, sizeof(void *)))
@@ -3426,13 +3467,23 @@ static int genie__readers_first(genie_ctx *ctx, const genie__tape_op *tape, int6
    what is not yet computed, in post order (a topological tape), then run it.
    Returns the first failure among the roots. */
 /* Realize's arrays back to the context for the next realize, or freed where a nested
-   realize gave its own back first, or where they hold more than 32 MiB (84 bytes a node
-   at most, capacities doubled: a walk of up to 262,144 nodes is kept). */
+   realize gave its own back first, or where they hold more than the larger of 32 MiB and
+   half the node slab's bytes (84 bytes a node at most, capacities doubled, against the 184
+   a node the context keeps anyway: a walk as long as the longest graph captured is kept,
+   so a steady loop of long tapes touches no fresh pages). */
 #define GENIE__WALK_KEEP_BYTES ((uint64_t)32 << 20)
+static uint64_t genie__walk_keep_bytes(const genie_ctx *ctx) {
+    uint64_t slab = (uint64_t)ctx->nodes.nchunks * GENIE__SLAB_PER * ctx->nodes.size / 2;
+    return slab > GENIE__WALK_KEEP_BYTES ? slab : GENIE__WALK_KEEP_BYTES;
+}
 static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capstack, int *next, int64_t capnext,
                              genie__tape_op *tape, int64_t captape, genie__node **dfree, int64_t capfree) {
+    if ((uint64_t)ctx->capwk_plan * sizeof(genie__plan_op) > genie__walk_keep_bytes(ctx)) {
+        GENIE_FREE(ctx->wk_plan);
+        ctx->wk_plan = NULL, ctx->capwk_plan = 0;
+    }
     if ((uint64_t)capstack * sizeof *stack + (uint64_t)capnext * sizeof *next + (uint64_t)captape * sizeof *tape +
-        (uint64_t)capfree * sizeof *dfree > GENIE__WALK_KEEP_BYTES) {
+        (uint64_t)capfree * sizeof *dfree > genie__walk_keep_bytes(ctx)) {
         GENIE_FREE(stack);
         GENIE_FREE(next);
         GENIE_FREE(tape);
@@ -3458,6 +3509,8 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     genie_result res = GENIE_OK;
     uint32_t ep = ++ctx->epoch;
     int k;
+    char *arena = NULL;
+    int64_t caparena = 0, ninplace = 0; /* in-place writes on the tape */
     ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end (a nested */
     ctx->capwk_stack = ctx->capwk_next = ctx->capwk_tape = 0;        /* realize starts afresh) */
     ctx->wk_free = NULL, ctx->capwk_free = 0;
@@ -3511,6 +3564,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                    tape holds it while it runs */
                 genie__role_find(top);
                 top->refs++;
+                ninplace += top->base != NULL;
                 ctx->stats.tape_lazy_inputs += (uint64_t)nlazy;
                 ctx->stats.tape_constants += (uint64_t)nconst;
                 ntape++;
@@ -3520,7 +3574,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     }
     for (k = 0; k < nroots && ntape; k++) /* what was asked for is written, wherever it runs */
         if (roots[k]->mark == ep && roots[k]->state == GENIE__PENDING) tape[roots[k]->tix].root = 1;
-    if (ntape && ctx->ndfr && !ctx->dfr_first) { /* in-place writes over values deferred nodes read: */
+    if (ninplace && ctx->ndfr && !ctx->dfr_first) { /* in-place writes over values deferred nodes read: */
         genie__node **first = NULL;                 /* those readers first (genie__readers_first) */
         int nfirst = genie__readers_first(ctx, tape, ntape, &first);
         if (nfirst > 0) {
@@ -3538,20 +3592,22 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         ctx->stats.tapes_run++;
         { /* plan the tape, or take the plan kept for its structure */
             uint64_t t0 = genie__now_ns(), hash = 0;
-            int64_t nkey = genie__tkey_build(ctx, tape, ntape, ep);
+            /* a plan is kept whole or not at all: a tape whose key (two words a node at least) and
+               ops alone pass the cache's budget builds no key and looks nothing up */
+            int64_t nkey = (uint64_t)ntape * (16 + sizeof(genie__tc_op)) > GENIE_TAPE_CACHE_BYTES
+                               ? 0 : genie__tkey_build(ctx, tape, ntape, ep);
             genie__tc_entry *hit = NULL;
             if (nkey > 0) hit = genie__tc_find(ctx, ctx->tkey, nkey, &hash);
             if (hit && genie__tc_apply(ctx, hit, tape, ntape)) {
                 ctx->stats.tape_cache_hits++;
             } else {
-                for (i = ntape - 1; i >= 0 && ctx->cpu != GENIE_CPU_REFERENCE; i--) { /* fusion groups, roots last */
-                    if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
-                    if (!genie__groupable(tape[i].n, !ctx->be) || !(tape[i].fg.built = genie__fgroup_build(tape[i].n, tape, !ctx->be)))
-                        continue; /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
-                    genie__fgroup_mark(tape[i].fg.built, tape);
-                }
+                int64_t nfg;
+                arena = ctx->fg_arena, caparena = ctx->capfg_arena; /* ours until the end */
+                ctx->fg_arena = NULL, ctx->capfg_arena = 0;
+                nfg = genie__plan_groups(ctx, tape, ntape, &arena, &caparena);
                 /* after fusion: it knows which nodes run where; out of memory, a plan with no takes (not kept) */
-                if (genie__plan(ctx, tape, ntape, ep) && nkey > 0) genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape);
+                if (genie__plan(ctx, tape, ntape, ep) && nkey > 0 && nfg >= 0)
+                    genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape, arena, nfg);
                 ctx->stats.tape_cache_misses++;
             }
             ctx->stats.tape_plan_ns = genie__now_ns() - t0;
@@ -3578,7 +3634,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 struct genie__fgroup *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
                 genie__fgroup_deferred(ctx, g);
-            } else if (tape[i].fg.built) {
+            } else if (tape[i].fg.built) { /* (planned out of memory for its record) */
                 if (!ctx->be || !genie__be_group(ctx, tape[i].fg.built)) genie__exec_group(ctx, tape[i].fg.built);
                 genie__fgroup_deferred(ctx, tape[i].fg.built);
                 GENIE_FREE(tape[i].fg.built);
@@ -3595,6 +3651,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 if (dfree[i]) genie__slab_free(&ctx->nodes, dfree[i]), dfree[i] = NULL;
         ctx->tape_free = outer_free, ctx->ntape_free = outer_nfree;
         ctx->tape_ep = 0;
+        if (arena && !ctx->fg_arena && (uint64_t)caparena <= genie__walk_keep_bytes(ctx))
+            ctx->fg_arena = arena, ctx->capfg_arena = caparena; /* for the next plan (a nested realize's may be back) */
+        else
+            GENIE_FREE(arena);
     }
     for (k = 0; k < nroots && res == GENIE_OK; k++)
         if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
@@ -15821,6 +15881,8 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     genie__tc_flush(ctx);
     GENIE_FREE(ctx->tkey);
     GENIE_FREE(ctx->fg_scratch);
+    GENIE_FREE(ctx->fg_arena);
+    GENIE_FREE(ctx->wk_plan);
     GENIE_FREE(ctx->wk_stack);
     GENIE_FREE(ctx->wk_next);
     GENIE_FREE(ctx->wk_tape);

@@ -9,7 +9,10 @@
    the pool popped, then read: the intermediates dead before the realize). The two should take
    the same time (docs/lazy.md: the cheap intermediates of the held form stay deferred). The
    chain's memory bound, one pass reading x and writing a result (a plain C loop), is timed in
-   the same run. */
+   the same run. PyTorch eager (bench/mlp_step_torch.py: the same steps written in Python, one
+   thread, read with .item()) runs just before, in the same `make bench-mlp`, and passes its
+   medians as key=value arguments (caseN=us, torch=version); the ratio is eager/genie (> 1:
+   genie faster). Alone: build/bench_mlp_step [steps] prints genie only. */
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
 #include <stdlib.h>
@@ -35,7 +38,25 @@ static int cmp(const void *a, const void *b) {
 
 /* kind 0: MLP [B,D] -> linear(D,H) -> gelu -> linear(H,O) -> softmax -> sum of squares;
    kind 1: chain relu((1 - x*0.5) + x) -> amax over [B,D] */
-static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps, int released) {
+/* the peer's median for case k (caseK=us among the arguments), or < 0 */
+static int g_argc;
+static char **g_argv;
+static double peer_us(int k) {
+    char key[16];
+    int i;
+    snprintf(key, sizeof key, "case%d=", k);
+    for (i = 1; i < g_argc; i++)
+        if (strncmp(g_argv[i], key, strlen(key)) == 0) return atof(g_argv[i] + strlen(key));
+    return -1;
+}
+static const char *peer_version(void) {
+    int i;
+    for (i = 1; i < g_argc; i++)
+        if (strncmp(g_argv[i], "torch=", 6) == 0) return g_argv[i] + 6;
+    return NULL;
+}
+
+static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps, int released, int peer_case) {
     genie_ctx_desc desc;
     genie_ctx *ctx;
     int64_t xs[2] = {B, D}, w1s[2] = {H, D}, w2s[2] = {O, H}, b1s = H, b2s = O;
@@ -84,13 +105,16 @@ static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps,
     qsort(t, (size_t)steps, sizeof(double), cmp);
     printf("%-8s ", released ? "released" : "held");
     if (kind == 0)
-        printf("MLP   B=%-3lld D=%-4lld H=%-4lld O=%-4lld  median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)\n",
+        printf("MLP   B=%-3lld D=%-4lld H=%-4lld O=%-4lld  median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)",
                (long long)B, (long long)D, (long long)H, (long long)O, 1e6 * t[steps / 2], 1e6 * t[0],
                (double)(f1 - f0) / steps, 1e6 * (sys1 - sys0) / steps, steps);
     else
-        printf("chain [%lld,%lld] f32, 5 ops + amax    median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)\n",
+        printf("chain [%lld,%lld] f32, 5 ops + amax    median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)",
                (long long)B, (long long)D, 1e6 * t[steps / 2], 1e6 * t[0], (double)(f1 - f0) / steps,
                1e6 * (sys1 - sys0) / steps, steps);
+    if (peer_us(peer_case) > 0)
+        printf("  eager %.1f us, eager/genie %.2fx", peer_us(peer_case), peer_us(peer_case) / (1e6 * t[steps / 2]));
+    printf("\n");
     free(t);
     genie_ctx_destroy(ctx);
 }
@@ -120,13 +144,18 @@ static double bound_us(int64_t n, int steps) {
 }
 
 int main(int argc, char **argv) {
-    int steps = argc > 1 ? atoi(argv[1]) : 400, released;
+    int steps = argc > 1 && !strchr(argv[1], '=') ? atoi(argv[1]) : 400, released;
     if (steps < 2) steps = 2;
+    g_argc = argc, g_argv = argv;
+    if (peer_version() && strcmp(peer_version(), "none") != 0)
+        printf("PyTorch eager %s (Python, 1 thread) timed just before, in the same run; genie on 1 thread\n", peer_version());
+    else
+        printf("skip: PyTorch eager peer (no torch for bench/mlp_step_torch.py, or run alone)\n");
     for (released = 0; released < 2; released++) {
-        run(0, 4, 8, 16, 3, steps * 10, released);
-        run(0, 32, 128, 512, 128, steps, released);
-        run(0, 64, 512, 2048, 512, steps / 4 > 2 ? steps / 4 : 2, released);
-        run(1, 512, 1024, 0, 0, steps, released);
+        run(0, 4, 8, 16, 3, steps * 10, released, 0);
+        run(0, 32, 128, 512, 128, steps, released, 1);
+        run(0, 64, 512, 2048, 512, steps / 4 > 2 ? steps / 4 : 2, released, 2);
+        run(1, 512, 1024, 0, 0, steps, released, 3);
     }
     printf("bound    chain [512,1024] f32, one pass (C loop)  median %9.1f us\n", bound_us(512 * 1024, steps));
     return 0;

@@ -39,6 +39,7 @@ typedef struct slot {
     int failed;
     char err[512];
     int line;
+    int held;            /* prog_released: the runner holds a reference to t */
 } slot;
 
 static slot slots[MAX_SLOTS];
@@ -354,6 +355,106 @@ genie_cpu prog_cpu = GENIE_CPU_AUTO;
 int prog_threads = 0;
 const char *prog_backend = NULL;
 int prog_late = 0;
+int prog_released = 0;
+
+/* Released (prog_released): each T line runs in a pool of its own, its result retained and the
+   pool popped, and every slot's handle is released after the last line of its program that
+   names it (found by a first pass over the file), so each read runs with only the handles that
+   later lines still need alive: the intermediates are dead, as a module's forward leaves them.
+   A tuple's pool stays open until the program ends (its shell lives there). rel[line]: the
+   first of the slots whose last use is that line, chained through rel_next. */
+typedef struct rel_map { int *head, *next, *slot; int nlines, n, cap; } rel_map;
+/* the slot ids a line names: its own (T, E, R, X: tok[1]; G: tok[1..4]; S: tok[1..2]), its
+   %arguments and its slot lists (T:1,2) */
+static int line_slots(char **tok, int ntok, int *ids, int max) {
+    int n = 0, i, k, own = tok[0][0] == 'G' ? 4 : tok[0][0] == 'S' ? 2 : 1;
+    int64_t list[64];
+    if (!strchr("TERXGS", tok[0][0])) return 0;
+    for (i = 1; i <= own && i < ntok && n < max; i++) ids[n++] = atoi(tok[i]);
+    for (i = 3; tok[0][0] == 'T' && i < ntok && n < max; i++)
+        if (tok[i][0] == '%') ids[n++] = atoi(tok[i] + 1);
+        else if (strncmp(tok[i], "T:", 2) == 0) {
+            int nl = parse_list(tok[i] + 2, list);
+            for (k = 0; k < nl && n < max; k++) ids[n++] = (int)list[k];
+        }
+    return n;
+}
+/* one line of f into buf (the rest of a longer line skipped: *long_line set); 0 at the end */
+static int read_line(FILE *f, char *buf, int size, int *long_line) {
+    size_t len;
+    *long_line = 0;
+    if (!fgets(buf, size, f)) return 0;
+    len = strlen(buf);
+    if (len == (size_t)size - 1 && buf[len - 1] != '\n') {
+        int c = fgetc(f);
+        if (c != EOF && c != '\n') {
+            while ((c = fgetc(f)) != EOF && c != '\n') {}
+            *long_line = 1;
+        }
+    }
+    return 1;
+}
+static int rel_build(FILE *f, rel_map *m, char *line, char **tok) {
+    static int last[MAX_SLOTS];
+    int lineno = 0, lng, i, ids[4096];
+    memset(m, 0, sizeof *m);
+    for (i = 0; i < MAX_SLOTS; i++) last[i] = -1;
+    for (;;) {
+        int more = read_line(f, line, MAX_LINE, &lng), ntok = 0, k, n;
+        char *p;
+        if (more) lineno++;
+        if (more && !lng)
+            for (p = strtok(line, " \t\r\n"); p && ntok < MAX_TOK; p = strtok(NULL, " \t\r\n")) tok[ntok++] = p;
+        if (!more || (ntok && tok[0][0] == 'P')) { /* a program ends: its slots' last uses */
+            for (i = 0; i < MAX_SLOTS; i++) {
+                if (last[i] < 0) continue;
+                if (m->n == m->cap) {
+                    int nc = m->cap ? 2 * m->cap : 1024;
+                    int *ns = (int *)realloc(m->slot, (size_t)nc * sizeof(int)), *nn;
+                    if (!ns) return -1;
+                    m->slot = ns;
+                    if (!(nn = (int *)realloc(m->next, (size_t)nc * sizeof(int)))) return -1;
+                    m->next = nn, m->cap = nc;
+                }
+                m->slot[m->n] = i, m->next[m->n] = last[i]; /* the line, for now */
+                m->n++;
+                last[i] = -1;
+            }
+            if (!more) break;
+            continue;
+        }
+        n = ntok ? line_slots(tok, ntok, ids, 4096) : 0;
+        for (k = 0; k < n; k++)
+            if (ids[k] >= 0 && ids[k] < MAX_SLOTS) last[ids[k]] = lineno;
+    }
+    m->nlines = lineno;
+    if (!(m->head = (int *)malloc((size_t)(lineno + 1) * sizeof(int)))) return -1;
+    for (i = 0; i <= lineno; i++) m->head[i] = -1;
+    for (i = 0; i < m->n; i++) {
+        int at = m->next[i];
+        m->next[i] = m->head[at];
+        m->head[at] = i;
+    }
+    return 0;
+}
+/* after line lineno: release the slots it named last */
+static void rel_after(const rel_map *m, int lineno) {
+    int e;
+    if (!m->head || lineno > m->nlines) return;
+    for (e = m->head[lineno]; e >= 0; e = m->next[e]) {
+        slot *s = &slots[m->slot[e]];
+        if (s->held) genie_release(s->t);
+        s->held = 0;
+    }
+}
+static void rel_program_end(genie_ctx *ctx, int *open_pools) {
+    int i;
+    for (; *open_pools > 0; --*open_pools) genie_pool_pop(ctx);
+    for (i = 0; i < MAX_SLOTS; i++) { /* named by no later line, or a line that failed to parse */
+        if (slots[i].held) genie_release(slots[i].t);
+        slots[i].held = 0;
+    }
+}
 
 /* Late reads (prog_late): a program's E and G lines wait, every handle alive, and run last
    first when the program ends, or before a line that could change what they read (an
@@ -389,12 +490,23 @@ int prog_run_file(const char *path, int *passed, int *failed) {
     static char line[MAX_LINE], raw[MAX_LINE];
     static char *tok[MAX_TOK];
     late_q late = {NULL, 0, 0};
+    rel_map rel;
     runstate rs;
     genie_ctx *ctx;
-    int in_prog = 0;
+    int in_prog = 0, open_pools = 0;
     memset(&rs, 0, sizeof rs);
+    memset(&rel, 0, sizeof rel);
     rs.file = path;
     if (!f) return -1;
+    if (prog_released) {
+        if (rel_build(f, &rel, line, tok) < 0) {
+            fail(&rs, "out of memory reading %s%s", path, "");
+            *failed += rs.failed;
+            fclose(f);
+            return 0;
+        }
+        rewind(f);
+    }
     {
         genie_ctx_desc d;
         memset(&d, 0, sizeof d);
@@ -403,18 +515,17 @@ int prog_run_file(const char *path, int *passed, int *failed) {
         d.backend = prog_backend;
         ctx = genie_ctx_create(&d);
     }
-    while (fgets(line, sizeof line, f)) {
-        int ntok = 0;
-        size_t len = strlen(line);
+    for (;;) {
+        int ntok = 0, lng;
+        size_t len;
         char *p;
+        if (prog_released && rs.line > 0) rel_after(&rel, rs.line); /* the previous line's last uses */
+        if (!read_line(f, line, (int)sizeof line, &lng)) break;
+        len = strlen(line);
         rs.line++;
-        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* the buffer full: the line ends here, */
-            int c = fgetc(f);                                      /* or its rest is unread */
-            if (c != EOF && c != '\n') {
-                while ((c = fgetc(f)) != EOF && c != '\n') {}
-                fail(&rs, "line longer than %s%s", "1 MiB", "");
-                continue;
-            }
+        if (lng) { /* the buffer full: the rest of the line skipped */
+            fail(&rs, "line longer than %s%s", "1 MiB", "");
+            continue;
         }
         if (prog_late) memcpy(raw, line, len + 1);
         p = strtok(line, " \t\r\n");
@@ -426,6 +537,7 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             late_flush(&late, ctx, &rs);
         if (tok[0][0] == 'P') {
             if (in_prog) unexpected_errors(&rs);
+            if (in_prog && prog_released) rel_program_end(ctx, &open_pools);
             if (in_prog) genie_pool_pop(ctx);
             genie_pool_push(ctx);
             in_prog = 1;
@@ -443,8 +555,20 @@ int prog_run_file(const char *path, int *passed, int *failed) {
                 na++;
             }
             if (strcmp(tok[2], "data") == 0) { vals = tok + 5; nvals = ntok - 5; }
+            if (prog_released) genie_pool_push(ctx);
             t = run_op(ctx, tok[2], a, &tuple, &bad, nvals, vals);
-            if (bad) { fail(&rs, "unknown op %s%s", tok[2], ""); continue; }
+            if (prog_released) {
+                if (t) genie_retain(t);
+                if (tuple) open_pools++; /* its shell lives in this pool */
+                else genie_pool_pop(ctx);
+            }
+            if (bad) {
+                if (t && prog_released) genie_release(t);
+                fail(&rs, "unknown op %s%s", tok[2], "");
+                continue;
+            }
+            if (slots[id].held) genie_release(slots[id].t); /* (an id named again) */
+            slots[id].held = prog_released && t;
             slots[id].t = t;
             slots[id].u = tuple;
             slots[id].used = 1;
@@ -453,7 +577,9 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             snprintf(slots[id].err, sizeof slots[id].err, "%s", genie_last_error(ctx));
             genie_clear_error(ctx);
         } else if (tok[0][0] == 'E') {
+            if (prog_released) genie_pool_push(ctx); /* what the check makes dies with it */
             check_expect(ctx, &rs, tok, ntok);
+            if (prog_released) genie_pool_pop(ctx);
         } else if (tok[0][0] == 'X') {
             slot *s = &slots[atoi(tok[1])];
             s->expect_fail = 1;
@@ -470,7 +596,9 @@ int prog_run_file(const char *path, int *passed, int *failed) {
             else rs.passed++;
             genie_clear_error(ctx);
         } else if (tok[0][0] == 'G') {
+            if (prog_released) genie_pool_push(ctx);
             gathered_check(ctx, &rs, &slots[atoi(tok[1])], &slots[atoi(tok[2])], atoi(tok[3]), &slots[atoi(tok[4])]);
+            if (prog_released) genie_pool_pop(ctx);
         } else if (tok[0][0] == 'S') {
             slot *x = &slots[atoi(tok[1])], *y = &slots[atoi(tok[2])];
             if (!x->t || !y->t) { fail(&rs, "shares_storage on a failed slot%s%s", "", ""); continue; }
@@ -481,7 +609,9 @@ int prog_run_file(const char *path, int *passed, int *failed) {
     late_flush(&late, ctx, &rs);
     free(late.lines);
     if (in_prog) unexpected_errors(&rs);
+    if (in_prog && prog_released) rel_program_end(ctx, &open_pools);
     if (in_prog) genie_pool_pop(ctx);
+    free(rel.head), free(rel.next), free(rel.slot);
     genie_ctx_destroy(ctx);
     fclose(f);
     *passed += rs.passed;

@@ -13,4 +13,8 @@ extern const char *prog_backend;
    program's end or before an in-place op or an R line (a realize then leaves the intermediates
    it was not asked for deferred, and the earlier reads compute them) */
 extern int prog_late;
+/* 1: each handle is released after the last line of its program that names it (each T line
+   runs in a pool of its own, its result retained): every read runs with the intermediates that
+   no later line needs dead */
+extern int prog_released;
 #endif

@@ -603,15 +603,17 @@ static void test_version(void) {
 /* Every program file against PyTorch's values, run both ways: on the default path (fused
    groups, product epilogues, the tape cache shared by all programs of a file) with every core,
    and unfused on the reference kernels with one thread; the property files also fused on one,
-   and fused with late reads (prog_late: every handle alive while the last value is realized
-   first, so the intermediates are deferred and computed when read). */
+   fused with late reads (prog_late: every handle alive while the last value is realized
+   first, so the intermediates are deferred and computed when read), and fused with every
+   handle released after its last use (prog_released: the intermediates dead at each read). */
 static void run_data_files(void) {
     const char *files[] = {"tests/data/cases.txt", "tests/data/props_views.txt", "tests/data/props_graphs.txt",
                            "tests/data/props_ops.txt"};
-    static const struct { genie_cpu cpu; int threads, late; const char *name; } modes[4] = {
-        {GENIE_CPU_AUTO, 0, 0, "fused"}, {GENIE_CPU_REFERENCE, 1, 0, "reference"}, {GENIE_CPU_AUTO, 1, 0, "fused, 1 thread"},
-        {GENIE_CPU_AUTO, 0, 1, "fused, late reads"}};
-    int i, m, nmodes = getenv("GENIE_FILES_ONE_MODE") || test_quick() ? 1 : 4; /* valgrind and the quick tier:
+    static const struct { genie_cpu cpu; int threads, late, released; const char *name; } modes[5] = {
+        {GENIE_CPU_AUTO, 0, 0, 0, "fused"}, {GENIE_CPU_REFERENCE, 1, 0, 0, "reference"},
+        {GENIE_CPU_AUTO, 1, 0, 0, "fused, 1 thread"}, {GENIE_CPU_AUTO, 0, 1, 0, "fused, late reads"},
+        {GENIE_CPU_AUTO, 0, 0, 1, "fused, released"}};
+    int i, m, nmodes = getenv("GENIE_FILES_ONE_MODE") || test_quick() ? 1 : 5; /* valgrind and the quick tier:
                                                                                 the first mode only */
     for (m = 0; m < nmodes; m++)
         for (i = m >= 2 ? 1 : 0; i < 4; i++) {
@@ -621,6 +623,7 @@ static void run_data_files(void) {
             prog_cpu = modes[m].cpu;
             prog_threads = modes[m].threads;
             prog_late = modes[m].late;
+            prog_released = modes[m].released;
             if (prog_run_file(files[i], &p, &f) < 0) { printf("FAIL cannot open %s\n", files[i]); failed++; continue; }
             printf("  %-30s %-16s %d passed, %d failed\n", files[i], modes[m].name, p, f);
             if (shard_times) printf("  [unit %d: %s %s %.2f s]\n", shard_k - 1, files[i], modes[m].name, wall_now() - t0);
@@ -630,6 +633,7 @@ static void run_data_files(void) {
     prog_cpu = GENIE_CPU_AUTO;
     prog_threads = 0;
     prog_late = 0;
+    prog_released = 0;
 }
 
 static void run_fresh_random(void) {
@@ -744,7 +748,7 @@ static void usage(void) {
            "  GENIE_SEED=N           the fresh programs' seed (default: the clock; CI fixes it)\n"
            "  GENIE_NO_TORCH=1       skip the fresh random programs\n"
            "  GENIE_FILES_ONE_MODE=1 program files on the default path only (not reference, 1 thread)\n"
-           "  GENIE_FILES_MODE=M     --files: fused (default), fused1 or reference\n"
+           "  GENIE_FILES_MODE=M     --files: fused (default), fused1, late, released or reference\n"
            "  GENIE_GEMM_QUICK=1     short forms of the kernel suites (gemm, fuse, rfuse, reduce,\n"
            "                         llmops, vmath): fewer shapes and threads\n"
            "  GENIE_GEMM_PERTURB=1   gemm: perturb inputs   GENIE_GEMM_SEED=N: gemm's random seed\n"
@@ -771,8 +775,10 @@ int main(int argc, char **argv) {
             prog_threads = 1;
         } else if (mode && strcmp(mode, "late") == 0) { /* fused, reads late (prog_late) */
             prog_late = 1;
+        } else if (mode && strcmp(mode, "released") == 0) { /* fused, handles released (prog_released) */
+            prog_released = 1;
         } else if (mode && strcmp(mode, "fused") != 0) {
-            printf("FAIL GENIE_FILES_MODE=%s: expected fused, fused1, late or reference\n", mode);
+            printf("FAIL GENIE_FILES_MODE=%s: expected fused, fused1, late, released or reference\n", mode);
             return 1;
         }
         for (i = 2; i < argc; i++) {
