@@ -168,6 +168,7 @@ define run_tests
 	$(BUILD)/test_robust
 	$(BUILD)/test_lazy
 	$(BUILD)/test_dead genie.h
+	tools/check_contents.sh genie.h
 	$(BUILD)/fuzz_replay $(FUZZ_INPUTS) --diff $(FUZZ_DIFF_INPUTS)
 	$(BUILD)/fuzz_remote_replay $(REMOTE_FUZZ_INPUTS)
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data

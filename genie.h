@@ -30,9 +30,16 @@
  *     >>overlap ......... ATen's internal/partial overlap rules for in-place writes
  *     >>tuple ........... lazy tuples
  *     >>scope ........... interned module paths and phases
+ *     >>roles ........... role recognition; work counted by phase and role
  *     >>tape ............ realize: iterative walk, topological tape, execution
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
- *     >>gemm ............ packed SIMD matrix products, run-time CPU dispatch
+ *     >>rows ............ fast reductions, softmax, layer_norm: row kernels
+ *     >>vmath ........... vector math: elementwise array kernels per path
+ *     >>eltwise ......... elementwise nodes over dense operands on those kernels
+ *     >>copies .......... strided copies between two views of one shape
+ *     >>gemm ............ packed SIMD matrix products, run-time CPU detection
+ *     >>llm ............. transformer operations' fast kernels (attention, rope, index_copy_)
+ *     >>dispatch ........ a node's fast kernel on the context's path (genie__fast_kernel)
  *     >>threads ......... the thread pool: persistent workers, barrier
  *     >>fuse ............ fusion groups as data, run in one pass over tiles
  *     >>backend ......... the backend table: device buffers, per-node offload, CPU fallback
@@ -695,6 +702,44 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
 #ifdef GENIE_IMPLEMENTATION
 #ifndef GENIE__IMPLEMENTED
 #define GENIE__IMPLEMENTED
+
+/* THE LIFE OF ONE OPERATION: c = genie_add(ctx, a, b); genie_read(ctx, c, ...)
+   1. genie_add (>>api, GENIE__DEF_BINARY) -> genie__binary: the result dtype
+      (genie__binary_types) and broadcast shape (genie__bcast_or_fail), a new node
+      (genie__begin_like) whose inputs hold a's and b's values through broadcast views
+      (genie__in, genie__bcast_view); genie__result hands out its handle. Nothing is computed.
+   2. genie_read -> genie__materialize -> genie__realize_nodes (>>tape): the nodes c needs,
+      in topological order (genie__grow); roles (genie__role_find); readers of an old
+      version before an in-place write (genie__readers_first); what stays lazy
+      (genie__walk_keep).
+   3. The tape's structure key (genie__tkey_build) finds a kept plan (genie__tc_find,
+      genie__tc_apply); else products take epilogues (genie__epi_match), elementwise runs
+      become fused groups (genie__groupable, genie__fgroup_build: >>fuse), buffers are
+      planned (genie__plan) and the plan kept (genie__tc_store).
+   4. Each tape entry runs: a fused group in one pass over tiles (genie__exec_group), a node
+      by genie__exec: a backend first where it takes the node (genie__be_node), else an
+      output buffer (genie__buf_new, or an input's when genie__can_reuse), the kernel
+      (genie__fast_kernel's SIMD path, else the reference kernel of genie__kernel_for:
+      >>cpu), run on the thread pool (genie__tpool_run: >>threads).
+   5. genie_read copies c's elements out, converted to the dtype asked for.
+
+   GLOSSARY: the sub-prefixes of internal names (genie__PREFIX_...)
+     k_        kernels: k_NAME the reference, k_NAME_c / _avx2 / _avx512 its SIMD paths
+     vg_ v_    the generic path's vector array ops; y_ z_: vector math written once
+               (GENIE__VS_ALL) and instantiated for AVX2 (y, ymm) and AVX-512 (z, zmm)
+     mi_       multi-index: the offsets of up to 5 views stepped together over one shape
+     sc_       strided copy of one run of elements (per element size, reversed or not)
+     seg_      a reduction's reduced dims as segments of unit-stride runs
+     fin_      a fused group's inputs: load (converting), set, transposed tiles
+     epi_      epilogues fused after a product (bias, activation, residual)
+     mm_       a matrix product's plan (matmul, linear, conv2d as a GEMM); uk_: micro-kernels
+     pk_       the pack cache: packed weights kept across tapes
+     tc_ tkey_ the tape cache: plans kept by structure key
+     rl_       role recognition (attention, mlp, norm, embedding, residual)
+     att_      the fused attention kernel; q_ dq_: quantized products, dequantization
+     jr_ st_   safetensors: the JSON header reader, the file
+     gr_ gg_ gv_  GGUF: the byte reader, the file, its metadata values
+     be_       calls into the backend table; sbuf_: a growable string (dump, JSON) */
 
 /* >>config ---------------------------------------------------------------- */
 #include <stdarg.h>
@@ -2315,6 +2360,7 @@ static const char *genie__intern(genie_ctx *ctx, const char *s, const char *fn) 
     }
 }
 
+/* >>roles ----------------------------------------------------------------- */
 /* Roles (genie_role): patterns recognised in the graph, whatever the scopes say.
    genie__roles runs over a list of nodes in topological order (a tape, or the
    subgraph a dump or genie_role walks) when a graph is realized, dumped or asked
@@ -5482,6 +5528,7 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
+/* >>rows ------------------------------------------------------------------ */
 /* ---- fast reductions, softmax, layer_norm ----
    Row kernels for a contiguous f32 tensor viewed as [rows, len], the reduced
    or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
@@ -6895,6 +6942,7 @@ static genie__kernel genie__fast_argdense(genie_ctx *ctx, genie__kparams *p, int
     return fn;
 }
 /* ---- end of fast reductions, softmax, layer_norm ---- */
+/* >>vmath ----------------------------------------------------------------- */
 /* ---- array kernels for elementwise operations (contiguous f32) ----
    One kernel per operation and path, all of the shape
        f(void *out, const void *a, const void *b, int64_t n)
@@ -8476,6 +8524,7 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
 GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 && GENIE_CPU_AVX512 == 4 &&
                                      GENIE_CPU_AMX == 5 && GENIE_CPU_COUNT == 6); /* AMX runs as AVX512 here */
 
+/* >>eltwise --------------------------------------------------------------- */
 /* ---- the executor's use: elementwise nodes over dense operands ----
    A node runs on an array kernel when its out view is dense (it covers
    [off, off + numel) in some order of dims, no negative strides) and every
@@ -8841,6 +8890,7 @@ GENIE__CVT_KERNEL(avx512, GENIE__AVX512, GENIE_CPU_AVX512)
 #undef GENIE__TY_OPS
 #undef GENIE__TY_WIDEN
 
+/* >>copies ---------------------------------------------------------------- */
 /* ---- strided copies: one dtype, any two views of one shape ----
    For a copy that runs alone (copy_ into a slice of a cache, a flip,
    contiguous() of a transpose) or a fill (zeros, full: one value, strides 0).
@@ -10993,6 +11043,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
     ctx->ws_size = bytes;
     return 1;
 }
+/* >>llm ------------------------------------------------------------------- */
 /* ---- transformer operations (v1): fast kernels ----
    scaled_dot_product_attention, fused (flash-attention style): a task is one
    batch, one key/value head and a tile of query positions, its rows the G =
@@ -11492,6 +11543,7 @@ oom:
     return NULL;
 }
 
+/* >>dispatch -------------------------------------------------------------- */
 /* fn, on the context's threads when work (elements) is large enough to share. */
 static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn) {
     if (work >= GENIE__V_MIN_SHARED) {
