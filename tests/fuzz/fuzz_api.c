@@ -1058,16 +1058,18 @@ static void fz_step_ops(fz_in *in, unsigned op) {
             b = fz_argd(in, &work, &dead);
             c = fz_arg(in, &work, &dead);
         } else {
+            int64_t dn; /* d as an index into the shapes (d itself, negative now and then, goes to the call) */
             tn = genie_ndim(a);
             if (d >= tn) d = tn > 0 ? tn - 1 : 0;
+            dn = d < 0 ? d + tn : d;
             for (i = 0; i < tn; i++) { /* scatter: at most t's sizes; index_copy_: t's, dim d its own */
                 ish[i] = genie_shape(a)[i] < 3 ? genie_shape(a)[i] : (int64_t)(u8(in) % 4);
-                if (k == 2) ish[i] = i == d ? (int64_t)(u8(in) % 4) : genie_shape(a)[i];
+                if (k == 2) ish[i] = i == dn ? (int64_t)(u8(in) % 4) : genie_shape(a)[i];
             }
-            m = k == 2 ? (tn > 0 ? ish[d] : 1) : fz_count(tn, ish);
+            m = k == 2 ? (tn > 0 ? ish[dn] : 1) : fz_count(tn, ish);
             if (m < 0 || m > 64 || fz_count(tn, ish) > 4096) break;
             for (i = 0; i < m; i++) { /* in range, but now and then one past the end */
-                int64_t lim = tn > 0 ? genie_shape(a)[d] : 1;
+                int64_t lim = tn > 0 ? genie_shape(a)[dn] : 1;
                 unsigned bb = u8(in);
                 idx[i] = bb == 251 ? lim : bb == 252 ? -1 : lim > 0 ? (int64_t)bb % lim : 0;
             }
