@@ -508,9 +508,10 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                     genie_release(b->gt);
                     if ((b->gt = genie_from_data(c->g, (genie_dtype)src->dtype, 1, &n, b->data))) genie_retain(b->gt);
                 }
-                base = b->entry && b->gt && (int)genie_dtype_of(b->gt) == src->dtype
-                           ? b->gt
-                           : genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
+                if (b->entry && b->gt && (int)genie_dtype_of(b->gt) == src->dtype) base = b->gt;
+                else if (src->dtype == GENIE_BOOL) /* bytes outside its views are the buffer's old contents: u8, then != 0 */
+                    base = genie_to_dtype(c->g, genie_from_blob(c->g, GENIE_U8, 1, &n, NULL, b->data, NULL, NULL), GENIE_BOOL);
+                else base = genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
                 t[k] = base ? genie_as_strided(c->g, base, src->v.ndim, src->v.shape, src->v.strides, src->v.off) : NULL;
             } else { /* an earlier op's result, laid out as that op declared */
                 const gr_op *p = &run->ops[src->ref];
