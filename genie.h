@@ -3416,7 +3416,9 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
         genie__fgroup_mark(g, tape);
         b = (int64_t)genie__tc_fg_bytes(g);
         if (!ctx->fg_scratch) ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size());
-        if (!ctx->fg_scratch || used + b > INT32_MAX || !genie__grow((void **)arena, cap, used + b, 1)) {
+        /* a backend runs the group as built (a record bound into the scratch group is the CPU
+           executor's form); its plans are then not kept */
+        if (ctx->be || !ctx->fg_scratch || used + b > INT32_MAX || !genie__grow((void **)arena, cap, used + b, 1)) {
             tape[i].fg.built = g, all = 0;
             continue;
         }
