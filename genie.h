@@ -11942,13 +11942,17 @@ typedef struct genie__fop {
                                 (genie__fop_bind); NULL: genie__fop_run's general forms */
     genie__args a;           /* the scalar (f[0]) and clamp's bounds; a row op's arguments */
 } genie__fop;
+/* A group's centre reduces (genie__fgroup.col): none (elementwise, or a row op when
+   row >= 0), over rows with the kept run innermost (a column group), or over
+   segments of unit-stride runs. */
+enum genie__fcol { GENIE__FCOL_NONE = 0, GENIE__FCOL_COLUMN = 1, GENIE__FCOL_SEGMENTED = 2 };
 typedef struct genie__fgroup {
     int nd, nin, nops, cdt;  /* cdt: the root's compute dtype (genie__fdt); registers hold f32 */
     uint32_t rnd;            /* bit j: op j's value is rounded to ops[j].dt in its register (genie__fgroup_rnd) */
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */
     int64_t shape[GENIE__MAXD], total; /* space 0 */
     int row, ond;            /* row groups: ops[row] is the row op (-1: none); space 1 is oshape[ond] */
-    int col;                 /* 1: a column group, space 0 as [outer, rows reduced, len kept]; 2: segmented */
+    int col;                 /* genie__fcol; a column group: space 0 as [outer, rows reduced, len kept] */
     int64_t outer;
     int64_t oshape[GENIE__MAXD], ototal, rows, len; /* row groups: space 0 as [rows, len] */
     genie__fin in[GENIE__FMAX_IN];
@@ -12065,8 +12069,8 @@ static int genie__seg_centre(const genie__node *n, int64_t *rows, int64_t *len) 
    a column group (1) where n reduces leading dims as above, a segmented group (2) where its
    reduced dims are several runs, else a row group (0; cpu: f16/bf16 rows too). */
 static int genie__centre_of(const genie__node *n, int64_t *rows, int64_t *len, int *col, int cpu) {
-    *col = cpu && genie__col_centre(n, rows, len);
-    if (!*col && cpu && genie__seg_centre(n, rows, len)) *col = 2;
+    *col = cpu && genie__col_centre(n, rows, len) ? GENIE__FCOL_COLUMN : GENIE__FCOL_NONE;
+    if (!*col && cpu && genie__seg_centre(n, rows, len)) *col = GENIE__FCOL_SEGMENTED;
     return *col || genie__row_groupable(n, rows, len, cpu);
 }
 /* May n root a group: elementwise, or a row op (the centre of a row or column group)? */
@@ -12290,7 +12294,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
     if (!genie__fusable(r)) { /* a segmented centre alone: prod, logsumexp and the argreductions (the others run
                                  in place on their own kernel, genie__k_grows, which gathers these rows) */
         if (!genie__centre_of(r, &rows, &len, &col, cpu) ||
-            (col == 2 && !genie__prologue_into(r->in[0].n, r, tape, col, vperm) && r->op != GENIE__OP_PROD &&
+            (col == GENIE__FCOL_SEGMENTED && !genie__prologue_into(r->in[0].n, r, tape, col, vperm) && r->op != GENIE__OP_PROD &&
              r->op != GENIE__OP_LOGSUMEXP && genie__op_kinds[r->op] != GENIE__K_ARGREDUCE))
             return NULL;
         c = r;
@@ -12332,7 +12336,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
         g->cdt = GENIE_F32;
         g->nd = v->ndim;
         g->col = col;
-        if (col == 2) { /* the centre's input view, [kept..., reduced...]; the prologue's view permuted to it; outer: the run */
+        if (col == GENIE__FCOL_SEGMENTED) { /* the centre's input view, [kept..., reduced...]; the prologue's view permuted to it; outer: the run */
             for (d = 0; d < v->ndim; d++) perm[d] = np ? vperm[d] : d;
             g->outer = genie__seg_run(v, (int)c->a.i[0]);
         } else if (col) { /* [outer kept..., reduced..., kept run...] of the centre's input view; the prologue's view permuted to it */
@@ -12402,7 +12406,7 @@ static genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *
             genie__fin_set(&g->out[j], g, g->row >= 0 && j >= g->row, g->row >= 0 && j >= g->row ? ident : perm, NULL,
                            g->nodes[j]->dtype, g->nodes[j]->out);
     genie__fgroup_rnd(g);
-    if (g->col == 2) genie__fgroup_merge0(g);
+    if (g->col == GENIE__FCOL_SEGMENTED) genie__fgroup_merge0(g);
     return g;
 }
 /* Every node of the group but its root is inner: never run on its own. */
@@ -13316,7 +13320,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     memset(&p, 0, sizeof p);
     p.n = g->root;
     p.fg = g;
-    share = g->col == 2 ? (g->rows > GENIE__GROWS || genie__sfused_chunks(g)) && g->total >= GENIE__ROWS_MIN_SHARED
+    share = g->col == GENIE__FCOL_SEGMENTED ? (g->rows > GENIE__GROWS || genie__sfused_chunks(g)) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->col    ? (g->len >= 32 || g->outer > 1) && g->total >= GENIE__ROWS_MIN_SHARED
             : g->row >= 0 ? g->rows > 1 && g->total >= GENIE__ROWS_MIN_SHARED : g->total >= GENIE__MIN_SHARED_ELEMS;
     p.pool = genie__tpool_get(ctx, share ? genie__ctx_threads(ctx) : 1);
@@ -13334,7 +13338,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         g->out[j].data = (const char *)n->buf->data;
     }
     if (!err && !genie__ws_reserve(ctx, (size_t)nth * genie__fgroup_ws_bytes(g) +
-                                            (g->col == 2 ? (size_t)genie__sfused_chunks(g) * GENIE__GROWS * sizeof(genie__seg_acc) : 0))) {
+                                            (g->col == GENIE__FCOL_SEGMENTED ? (size_t)genie__sfused_chunks(g) * GENIE__GROWS * sizeof(genie__seg_acc) : 0))) {
         genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for a fused pass", genie__op_names[g->root->op]);
         err = (uint8_t)-GENIE_ERR_OOM;
     }
@@ -13343,7 +13347,7 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
         g->cpu = ctx->cpu;
         for (j = 0; j < g->nops; j++) genie__fop_bind(&g->ops[j], g->cpu);
         p.ws = ctx->ws;
-        genie__tpool_run(p.pool, g->col == 2 ? genie__k_sfused : g->col ? genie__k_cfused : g->row >= 0 ? genie__k_rfused : genie__k_fused,
+        genie__tpool_run(p.pool, g->col == GENIE__FCOL_SEGMENTED ? genie__k_sfused : g->col == GENIE__FCOL_COLUMN ? genie__k_cfused : g->row >= 0 ? genie__k_rfused : genie__k_fused,
                          &p, nth);
         ctx->stats.nodes_executed += (uint64_t)g->nops;
         ctx->stats.fused_groups++;
