@@ -131,22 +131,24 @@ def bench_of(head, path):
 
 
 def summary(machines):
-    """The README's table: per machine, genie beside an outside peer (not genie's own reference),
-    f32, at most 12 rows."""
+    """The README's table: per machine, genie beside its outside peers (not genie's own reference),
+    f32 on 1 thread, one row a case with every peer of the same run, at most 14 rows."""
     w = sys.stdout.write
     for machine, runs in machines.items():
         dates = sorted(head.get("date", "?") for _, _, head, _ in runs)
         cpu = runs[0][2].get("cpu", "?")
-        w("%s (%s; %s to %s):\n\n| bench | case | genie | peer | ratio |\n|---|---|---|---|---|\n" %
+        w("%s (%s; %s to %s):\n\n| bench | case | genie | peer: ratio |\n|---|---|---|---|\n" %
           (machine, cpu, dates[0], dates[-1]))
-        rows = []
+        rows = OrderedDict()
         for b, p, head, body in runs:
-            rows += [r for r in PARSERS.get(b, lambda _: [])(body)
-                     if "reference" not in r[3] and " f16" not in r[1] and " bf16" not in r[1] and "2 thr" not in r[1]]
+            for r in PARSERS.get(b, lambda _: [])(body):
+                if "reference" in r[3] or " f16" in r[1] or " bf16" in r[1] or "2 thr" in r[1]:
+                    continue
+                rows.setdefault(r[:3], []).append("%s: %.2f" % (r[3], r[4]))
         order = {"gemm": 0, "views": 1, "rowwise": 2}
-        rows.sort(key=lambda r: order.get(r[0], 3))
-        for b, case, g, peer, r in rows[:12]:
-            w("| %s | %s | %s | %s | %.2f |\n" % (b, case, g, peer, r))
+        keys = sorted(rows, key=lambda k: order.get(k[0], 3))
+        for k in keys[:14]:
+            w("| %s | %s | %s | %s |\n" % (k[0], k[1], k[2], "; ".join(rows[k])))
         w("\n")
     return 0
 
