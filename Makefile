@@ -36,10 +36,15 @@ help: ## print every target with its one-line description
 $(BUILD):
 	@mkdir -p $(BUILD)
 
+# The examples and the test programs that use only the public API link genie's implementation
+# compiled once ($(BUILD)/impl.o, from tests/impl.c): each keeps its own `#define
+# GENIE_IMPLEMENTATION` (a user copies it as it is), which -DGENIE_NO_IMPLEMENTATION switches off.
+LINK_IMPL = -DGENIE_NO_IMPLEMENTATION $(BUILD)/impl.o
+
 # ---- examples: numbered tutorials, each checks its own results ----
 examples: $(addprefix $(BUILD)/,$(EXAMPLES)) ## build the numbered examples
-$(BUILD)/%: examples/%.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
+$(BUILD)/%: examples/%.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< $(LINK_IMPL) -o $@ -lm -pthread
 
 run: $(BUILD)/03_mlp ## build and run the flagship example (an MLP captured lazily, checked)
 	cd $(BUILD) && ./03_mlp
@@ -66,8 +71,8 @@ $(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
 test-vmath-all: $(BUILD)/vmath_all ## every f32 input through the SIMD transcendentals (about half an hour a path)
 	$(BUILD)/vmath_all
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
-$(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_robust: tests/test_robust.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 # ---- laziness (docs/lazy.md): a realize writes what it is asked for; cheap intermediates stay deferred ----
 $(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
@@ -84,8 +89,8 @@ FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
 # `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
 .PHONY: fuzz-diff
 FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
-$(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_dead: tests/test_dead.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DFZ_DIFF_DEFAULT=1 -I. $< -o $@ -lm -pthread
@@ -156,11 +161,12 @@ TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
-# $(call run_tests,TEST_MAIN_ENV,TORCH_SUITE_ARGS,CUDA_SUITE_BUILD): the body of both tiers
+# $(call run_tests,TEST_MAIN_ENV,BACKEND_SUITES): the body of both tiers; BACKEND_SUITES runs the
+# optional backends' suites (the PyTorch bridge and the CUDA backend's NVRTC compile checks) and
+# leaves the bridge's counts in $(BUILD)/torch_counts
 define run_tests
 	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-build
-	@$(MAKE) --no-print-directory torch-suite TORCH_SUITE_ARGS="$(2)"
-	@$(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD="$(3)"
+	@$(2)
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
@@ -177,10 +183,13 @@ define run_tests
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
-test: ## the quick tier: every suite, shorter (a few minutes)
-	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,--quick,$(BUILD)/test_cuda)
-test-full: ## every suite at full size, the bridge's operator database too (CI's last step)
-	$(call run_tests,,,cuda)
+QUICK_BACKENDS = echo "  not in the quick tier: the PyTorch bridge (make test-torch) and the CUDA backend's suite \
+  (make cuda-suite); make test-full and make check run them"; echo "0 0 0" > $(BUILD)/torch_counts
+FULL_BACKENDS  = $(MAKE) --no-print-directory torch-suite && $(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD=cuda
+test: ## the quick tier: every suite of the core, shorter (about 3 minutes on 2 cores)
+	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,$(QUICK_BACKENDS))
+test-full: ## every suite at full size, the PyTorch bridge (its operator database too) and the CUDA backend's (CI's last step)
+	$(call run_tests,,$(FULL_BACKENDS))
 
 # everything CI runs, each step timed, ending with test-full's summary line. The matrix runs its
 # cells side by side itself; the builds after it take one job a core.
@@ -225,8 +234,8 @@ torch: | $(BUILD) ## build the PyTorch device's bridge against PYTHON's torch (b
 	cp $$out/libgenie_torch.so $(BUILD)/libgenie_torch.so
 
 HAVE_TORCH = $(PYTHON) tools/torch_paths.py >/dev/null 2>&1
-# the bridge suite inside the test tiers (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary line (a
-# failure to build or run counts as a failure; no PyTorch here: one clear skip line)
+# the bridge suite inside make test-full (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary
+# line (a failure to build or run counts as a failure; no PyTorch here: one clear skip line)
 torch-suite: | $(BUILD) ## the PyTorch bridge suite with its counts for the summary line (skips without torch)
 	@rm -f $(BUILD)/torch_counts
 	@if $(HAVE_TORCH); then \
@@ -291,10 +300,10 @@ $(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/pr
 # the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
 $(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
-# inside `make test`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
+# inside `make test-full`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
 # without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
-# CUDA_SUITE_BUILD: what it builds first (make test: the test alone; test-full: genie_cuda.o and the
-# bench too, the link check of an application)
+# CUDA_SUITE_BUILD: what it builds first (default: genie_cuda.o and the bench too, the link check of
+# an application; $(BUILD)/test_cuda: the test alone)
 CUDA_SUITE_BUILD ?= cuda
 cuda-suite: | $(BUILD) ## the CUDA backend's no-GPU tests: NVRTC compiles every kernel (skips without a toolkit)
 	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory $(CUDA_SUITE_BUILD) && $(BUILD)/test_cuda; \
@@ -575,10 +584,10 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 # test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
 # a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
 GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
-$(BUILD)/test_gguf: tests/test_gguf.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
-$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< -o $@ -lm -pthread
+$(BUILD)/test_gguf: tests/test_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
+$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< $(LINK_IMPL) -o $@ -lm -pthread
 test-gguf: $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay ## GGUF reading and the block dtypes' products against f64 references
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
 	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
@@ -595,8 +604,8 @@ bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory b
 # test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
 # (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
 # [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
-$(BUILD)/test_amx: tests/test_amx.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_amx: tests/test_amx.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
 	$(BUILD)/test_amx
 	GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx

@@ -11,6 +11,7 @@
    it (2^-9 |ref| plus that sum's share; doubled for the f32 value on the other side of a
    rounding boundary). */
 #define _POSIX_C_SOURCE 200112L
+#define GENIE_TEST_HOOKS /* GENIE_NO_AMX_PERM */
 #define GENIE_IMPLEMENTATION
 #include "../genie.h"
 #include <math.h>

@@ -195,6 +195,40 @@ static void test_steady(void) {
     genie_ctx_destroy(c);
 }
 
+/* genie_ctx_desc's cache budgets: 1 byte keeps nothing in any of the three caches (no tape
+   hit, no freed block, no packed weight), the defaults keep all three; values equal either way */
+static void test_budgets(void) {
+    genie_ctx_desc d[2];
+    genie_stats s[2];
+    float out[2][16 * 64];
+    int k, i;
+    memset(d, 0, sizeof d);
+    d[0].n_threads = d[1].n_threads = 1;
+    d[1].block_cache_bytes = d[1].tape_cache_bytes = d[1].pack_cache_bytes = 1;
+    for (k = 0; k < 2; k++) {
+        genie_ctx *c = genie_ctx_create(&d[k]);
+        genie_tensor *x = inp(c, GENIE_F32, 16, 64, 9, 0), *w = inp(c, GENIE_F32, 64, 64, 10, 0);
+        for (i = 0; i < 4; i++) {
+            genie_tensor *y;
+            genie_pool_push(c);
+            y = genie_relu(c, genie_add(c, genie_matmul(c, x, w), x));
+            genie_read(c, y, out[k], sizeof out[k]);
+            genie_pool_pop(c);
+        }
+        s[k] = genie_get_stats(c);
+        genie_ctx_destroy(c);
+    }
+    TCHECK(s[0].tape_cache_hits == 3 && s[0].cache_bytes > 0 && s[0].pack_cache_bytes > 0,
+           "default budgets: %llu hits, %llu cached block bytes, %llu packed bytes (3, > 0, > 0 expected)",
+           (unsigned long long)s[0].tape_cache_hits, (unsigned long long)s[0].cache_bytes,
+           (unsigned long long)s[0].pack_cache_bytes);
+    TCHECK(s[1].tape_cache_hits == 0 && s[1].cache_bytes == 0 && s[1].pack_cache_bytes == 0,
+           "1-byte budgets: %llu hits, %llu cached block bytes, %llu packed bytes (all 0 expected)",
+           (unsigned long long)s[1].tape_cache_hits, (unsigned long long)s[1].cache_bytes,
+           (unsigned long long)s[1].pack_cache_bytes);
+    TCHECK(memcmp(out[0], out[1], sizeof out[0]) == 0, "the cache budgets changed the values");
+}
+
 void tcache_tests(int *passed, int *failed) {
     P = passed, F = failed;
     test_steps(GENIE_CPU_AUTO, 1);
@@ -203,4 +237,5 @@ void tcache_tests(int *passed, int *failed) {
     test_misses(NULL);
     test_misses("0"); /* every hash equal: the key comparison alone keeps structures apart */
     test_steady();
+    test_budgets();
 }

@@ -105,6 +105,7 @@ __extension__ typedef __int128 fz_i128; /* exact extents of the windows handed t
 #define GENIE_REALLOC(p, n) fz_realloc(p, n)
 #define GENIE_FREE(p) fz_free(p)
 #define GENIE_STATIC
+#define GENIE_TEST_HOOKS /* GENIE_TAPE_HASH_BITS */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 
