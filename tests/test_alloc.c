@@ -276,15 +276,15 @@ static int prog_no_pool(genie_ctx *ctx) {
 
 typedef struct { const char *name; int (*fn)(genie_ctx *); genie_ctx_desc desc; } aprog;
 static const aprog progs[] = {
-    {"capture, realize, tuples, views, in-place, dump, loop", program, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"the MLP example", prog_mlp, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"the KV-cache example", prog_kv_cache, {0, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"tuples, view chains, joins, indexing, conv2d", prog_tuples_views, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"the planner and fused groups", prog_planner_fused, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"the reference kernels", prog_planner_fused, {1, 0, GENIE_CPU_REFERENCE, NULL, NULL}},
-    {"the thread pool", prog_threads, {2, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"the pack cache", prog_pack_cache, {1, 0, GENIE_CPU_AUTO, NULL, NULL}},
-    {"a no_pool context", prog_no_pool, {1, 1, GENIE_CPU_AUTO, NULL, NULL}},
+    {"capture, realize, tuples, views, in-place, dump, loop", program, {.cpu = GENIE_CPU_AUTO}},
+    {"the MLP example", prog_mlp, {.cpu = GENIE_CPU_AUTO}},
+    {"the KV-cache example", prog_kv_cache, {.cpu = GENIE_CPU_AUTO}},
+    {"tuples, view chains, joins, indexing, conv2d", prog_tuples_views, {.n_threads = 1, .cpu = GENIE_CPU_AUTO}},
+    {"the planner and fused groups", prog_planner_fused, {.n_threads = 1, .cpu = GENIE_CPU_AUTO}},
+    {"the reference kernels", prog_planner_fused, {.n_threads = 1, .cpu = GENIE_CPU_REFERENCE}},
+    {"the thread pool", prog_threads, {.n_threads = 2, .cpu = GENIE_CPU_AUTO}},
+    {"the pack cache", prog_pack_cache, {.n_threads = 1, .cpu = GENIE_CPU_AUTO}},
+    {"a no_pool context", prog_no_pool, {.n_threads = 1, .no_pool = 1, .cpu = GENIE_CPU_AUTO}},
 };
 
 /* After a failure and genie_clear_error the context computes on. */
