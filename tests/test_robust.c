@@ -6,6 +6,7 @@
    value. `build/test_robust NAME` runs one case. */
 #define GENIE_IMPLEMENTATION
 #include "../genie.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
