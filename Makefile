@@ -13,10 +13,10 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 NPROC   := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 VERSION := $(shell sed -n 's/^\#define GENIE_VERSION_STRING "\(.*\)"/\1/p' genie.h)
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
-           tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
-           tests/test_safetensors_nommap.c tests/test_roles.c tests/test_threads.c
-TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
+TESTSRC  = tests/unit/test_main.c tests/unit/test_planner.c tests/unit/test_gemm.c tests/programs/prog.c tests/unit/impl.c tests/unit/test_fuse.c tests/unit/test_vmath.c \
+           tests/unit/test_reduce.c tests/unit/test_tcache.c tests/unit/test_llmops.c tests/unit/test_rfuse.c tests/unit/test_safetensors.c \
+           tests/unit/test_safetensors_nommap.c tests/unit/test_roles.c tests/unit/test_threads.c
+TESTOBJ  = $(patsubst %.c,$(BUILD)/%.o,$(notdir $(TESTSRC)))
 
 .PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
 .PHONY: cuda cuda-suite test-cuda bench-cuda
@@ -37,7 +37,7 @@ $(BUILD):
 	@mkdir -p $(BUILD)
 
 # The examples and the test programs that use only the public API link genie's implementation
-# compiled once ($(BUILD)/impl.o, from tests/impl.c): each keeps its own `#define
+# compiled once ($(BUILD)/impl.o, from tests/unit/impl.c): each keeps its own `#define
 # GENIE_IMPLEMENTATION` (a user copies it as it is), which -DGENIE_NO_IMPLEMENTATION switches off.
 LINK_IMPL = -DGENIE_NO_IMPLEMENTATION $(BUILD)/impl.o
 
@@ -50,31 +50,33 @@ run: $(BUILD)/03_mlp ## build and run the flagship example (an MLP captured lazi
 	cd $(BUILD) && ./03_mlp
 
 # ---- tests ----
-$(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
+$(BUILD)/cxx_part.o: tests/unit/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/%.o: tests/%.c tests/prog.h tests/vmath_bounds.h genie.h | $(BUILD)
+$(BUILD)/%.o: tests/unit/%.c tests/programs/prog.h tests/unit/vmath_bounds.h genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
+$(BUILD)/%.o: tests/programs/%.c tests/programs/prog.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
 print-testsrc: ## test_main's sources (for tests/matrix.sh)
 	@echo $(TESTSRC)
-$(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
+$(BUILD)/test_safetensors_nommap.o: tests/unit/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
 	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread
 # the backend table (>>backend) through a fake device: no GPU, no toolkit
-$(BUILD)/test_backend: tests/test_backend.c genie.h | $(BUILD)
+$(BUILD)/test_backend: tests/unit/test_backend.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
-$(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
+$(BUILD)/test_alloc: tests/unit/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 # every f32 input through the SIMD paths' transcendental kernels against the reference (optional:
-# about half an hour of CPU per path; make test runs the dense sweep of tests/test_vmath.c)
-$(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
+# about half an hour of CPU per path; make test runs the dense sweep of tests/unit/test_vmath.c)
+$(BUILD)/vmath_all: tests/unit/vmath_all.c tests/unit/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
 test-vmath-all: $(BUILD)/vmath_all ## every f32 input through the SIMD transcendentals (about half an hour a path)
 	$(BUILD)/vmath_all
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
-$(BUILD)/test_robust: tests/test_robust.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_robust: tests/unit/test_robust.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 # ---- laziness (docs/lazy.md): a realize writes what it is asked for; cheap intermediates stay deferred ----
-$(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
+$(BUILD)/test_lazy: tests/unit/test_lazy.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 # ---- end laziness ----
 # the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
@@ -89,7 +91,7 @@ FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
 # `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
 .PHONY: fuzz-diff
 FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
-$(BUILD)/test_dead: tests/test_dead.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_dead: tests/unit/test_dead.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
 	@mkdir -p build-fuzz
@@ -107,7 +109,7 @@ fuzz-diff: build-fuzz/fuzz_diff ## libFuzzer on the differential mode (reference
 # ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
 # `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
 # tests/fuzz/corpus; a crash stops it, leaves its input in build-fuzz/ and fails the target
-# (add the input to tests/fuzz/regressions and a case to tests/test_robust.c).
+# (add the input to tests/fuzz/regressions and a case to tests/unit/test_robust.c).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -295,8 +297,8 @@ HAVE_CUDA  = [ -f $(CUDA)/include/cuda_runtime_api.h ] && [ -f $(CUDA)/include/n
 cuda: $(BUILD)/genie_cuda.o $(BUILD)/test_cuda $(BUILD)/bench_cuda ## build the CUDA backend, its tests and bench
 $(BUILD)/genie_cuda.o: genie_cuda.c genie_cuda.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) -c $< -o $@
-$(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/prog.c tests/prog.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/test_cuda.c tests/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
+$(BUILD)/test_cuda: tests/unit/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/programs/prog.c tests/programs/prog.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/unit/test_cuda.c tests/programs/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
 # the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
 $(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
@@ -352,9 +354,9 @@ matrix: ## compilers x standards x levels, no threads, TSan, clang ASan, mingw u
 PROPS_N ?= 10000
 PROPS_SEED ?= 1
 props: $(BUILD)/test_main ## PROPS_N random programs of each kind against PyTorch
-	$(PYTHON) tests/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
-	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
-	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
+	$(PYTHON) tests/programs/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
+	$(PYTHON) tests/programs/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
+	$(PYTHON) tests/programs/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
 	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt $(BUILD)/props_ops.txt
 
 # differential testing at scale: DIFF_N random programs (split evenly over views, graphs and ops)
@@ -369,11 +371,11 @@ diff-test: $(BUILD)/test_main ## DIFF_N random programs against PyTorch on every
 
 # regenerate the checked-in expectations from PyTorch
 cases: ## regenerate the checked-in expectations in tests/data from PyTorch
-	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
-	$(PYTHON) tests/gen_llmops.py tests/data/llmops.txt
-	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
-	$(PYTHON) tests/gen_props.py graphs 300 1 tests/data/props_graphs.txt
-	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
+	$(PYTHON) tests/programs/gen_cases.py tests/data/cases.txt
+	$(PYTHON) tests/programs/gen_llmops.py tests/data/llmops.txt
+	$(PYTHON) tests/programs/gen_props.py views 400 1 tests/data/props_views.txt
+	$(PYTHON) tests/programs/gen_props.py graphs 300 1 tests/data/props_graphs.txt
+	$(PYTHON) tests/programs/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
 # genie beside its peers in the same run: PyTorch eager (ATen from C++, Debian's libtorch-dev) and,
@@ -480,9 +482,9 @@ clean: ## remove build, build-asan, build-fuzz
 	rm -rf build build-asan build-fuzz
 
 # ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
-$(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)
+$(BUILD)/test_safetensors: tests/unit/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE -DGENIE_IMPLEMENTATION $< -o $@ -lm -pthread
-$(BUILD)/test_safetensors_nommap: tests/test_safetensors_nommap.c tests/test_safetensors.c genie.h | $(BUILD)
+$(BUILD)/test_safetensors_nommap: tests/unit/test_safetensors_nommap.c tests/unit/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE $< -o $@ -lm -pthread
 test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap ## the safetensors tests alone, mapped and read
 	$(BUILD)/test_safetensors
@@ -495,7 +497,7 @@ valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
 
 # ---- fuzzing the safetensors reader (libFuzzer: clang with libclang-rt, e.g. Debian's clang) ----
 # Runs for FUZZ_SECONDS on the seed corpus (new inputs go to build/fuzz_corpus_safetensors); a
-# crash is written to build/ as crash-*; make it a case in tests/test_safetensors.c.
+# crash is written to build/ as crash-*; make it a case in tests/unit/test_safetensors.c.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 $(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
@@ -525,8 +527,8 @@ $(BUILD)/genie_remote.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -c $< -o $@
 $(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
-$(BUILD)/test_remote: tests/test_remote.c tests/prog.c tests/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/test_remote.c tests/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+$(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/bench_remote: bench/remote.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
@@ -584,7 +586,7 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 # test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
 # a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
 GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
-$(BUILD)/test_gguf: tests/test_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_gguf: tests/unit/test_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 $(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< $(LINK_IMPL) -o $@ -lm -pthread
@@ -604,7 +606,7 @@ bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory b
 # test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
 # (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
 # [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
-$(BUILD)/test_amx: tests/test_amx.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_amx: tests/unit/test_amx.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
 	$(BUILD)/test_amx

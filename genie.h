@@ -2946,7 +2946,7 @@ static int genie__can_reuse(const genie__node *n) {
    memory holds old values: genie__exec zeroes every new output, whatever the
    block's origin, unless its kernel writes every element: the products
    (genie__writes_all) and elementwise kernels over a dense view of the whole
-   buffer (genie__eltwise_whole; tests/test_planner.c runs 24 operations in a
+   buffer (genie__eltwise_whole; tests/unit/test_planner.c runs 24 operations in a
    context full of dirty recycled blocks against a fresh one).
    Statistics: tape_bound_bytes is the most bytes that must be live at one step
    of the tape: the buffers of earlier tape nodes still to be read at or after
@@ -7228,7 +7228,7 @@ static const float genie__vm_phi16_tab[8][16] = {
 };
 
 /* f32 vector functions (x: GENIE__FL lanes). Error bounds are those measured by
-   tests/test_vmath.c and the exhaustive check (make test-vmath-all) against the
+   tests/unit/test_vmath.c and the exhaustive check (make test-vmath-all) against the
    reference. */
 #define GENIE__VM_MATHF(P, ATTR)                                                                   \
     /* 2^k for integer-valued k in [-126, 127]: the low bits of k + 2^23 + 127 shifted into the exponent */ \
@@ -11084,7 +11084,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
    decode step of few batch x key/value heads) the keys of a task are split
    into whole tiles over the threads and each row combines its splits'
    (m, l, O) after a barrier (flash-decoding). Against the double-precision
-   reference (tests/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
+   reference (tests/unit/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
    E <= 128, S <= 1000 (asserted: 4e-6). */
 #define GENIE__ATT_BC 128 /* keys per tile: a multiple of every path's NR */
 typedef struct genie__attplan {
@@ -15374,7 +15374,7 @@ GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name) {
    integer products per block, scaled by the two blocks' d in f32: the weight is read once,
    in blocks, never dequantized into memory. Its difference from the reference is bounded by
    the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
-   plus f32 rounding of the sums (tests/test_gguf.c checks it with a 1.01 factor and 1e-5
+   plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
    vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
    more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
