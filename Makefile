@@ -13,10 +13,10 @@ SAN      = -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-poin
 NPROC   := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 VERSION := $(shell sed -n 's/^\#define GENIE_VERSION_STRING "\(.*\)"/\1/p' genie.h)
 EXAMPLES = $(patsubst examples/%.c,%,$(wildcard examples/*.c))
-TESTSRC  = tests/test_main.c tests/test_planner.c tests/test_gemm.c tests/prog.c tests/impl.c tests/test_fuse.c tests/test_vmath.c \
-           tests/test_reduce.c tests/test_tcache.c tests/test_llmops.c tests/test_rfuse.c tests/test_safetensors.c \
-           tests/test_safetensors_nommap.c tests/test_roles.c tests/test_threads.c
-TESTOBJ  = $(patsubst tests/%.c,$(BUILD)/%.o,$(TESTSRC))
+TESTSRC  = tests/unit/test_main.c tests/unit/test_planner.c tests/unit/test_gemm.c tests/programs/prog.c tests/unit/impl.c tests/unit/test_fuse.c tests/unit/test_vmath.c \
+           tests/unit/test_reduce.c tests/unit/test_tcache.c tests/unit/test_llmops.c tests/unit/test_rfuse.c tests/unit/test_safetensors.c \
+           tests/unit/test_safetensors_nommap.c tests/unit/test_roles.c tests/unit/test_threads.c
+TESTOBJ  = $(patsubst %.c,$(BUILD)/%.o,$(notdir $(TESTSRC)))
 
 .PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
 .PHONY: cuda cuda-suite test-cuda bench-cuda
@@ -36,40 +36,47 @@ help: ## print every target with its one-line description
 $(BUILD):
 	@mkdir -p $(BUILD)
 
+# The examples and the test programs that use only the public API link genie's implementation
+# compiled once ($(BUILD)/impl.o, from tests/unit/impl.c): each keeps its own `#define
+# GENIE_IMPLEMENTATION` (a user copies it as it is), which -DGENIE_NO_IMPLEMENTATION switches off.
+LINK_IMPL = -DGENIE_NO_IMPLEMENTATION $(BUILD)/impl.o
+
 # ---- examples: numbered tutorials, each checks its own results ----
 examples: $(addprefix $(BUILD)/,$(EXAMPLES)) ## build the numbered examples
-$(BUILD)/%: examples/%.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< -o $@ -lm -pthread
+$(BUILD)/%: examples/%.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $< $(LINK_IMPL) -o $@ -lm -pthread
 
 run: $(BUILD)/03_mlp ## build and run the flagship example (an MLP captured lazily, checked)
 	cd $(BUILD) && ./03_mlp
 
 # ---- tests ----
-$(BUILD)/cxx_part.o: tests/cxx_part.cpp genie.h | $(BUILD)
+$(BUILD)/cxx_part.o: tests/unit/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/%.o: tests/%.c tests/prog.h tests/vmath_bounds.h genie.h | $(BUILD)
+$(BUILD)/%.o: tests/unit/%.c tests/programs/prog.h tests/unit/vmath_bounds.h genie.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
+$(BUILD)/%.o: tests/programs/%.c tests/programs/prog.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
 print-testsrc: ## test_main's sources (for tests/matrix.sh)
 	@echo $(TESTSRC)
-$(BUILD)/test_safetensors_nommap.o: tests/test_safetensors.c
+$(BUILD)/test_safetensors_nommap.o: tests/unit/test_safetensors.c
 $(BUILD)/test_main: $(TESTOBJ) $(BUILD)/cxx_part.o
 	$(CXX) $(CFLAGS) $^ -o $@ -lm -pthread
 # the backend table (>>backend) through a fake device: no GPU, no toolkit
-$(BUILD)/test_backend: tests/test_backend.c genie.h | $(BUILD)
+$(BUILD)/test_backend: tests/unit/test_backend.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
-$(BUILD)/test_alloc: tests/test_alloc.c genie.h | $(BUILD)
+$(BUILD)/test_alloc: tests/unit/test_alloc.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 # every f32 input through the SIMD paths' transcendental kernels against the reference (optional:
-# about half an hour of CPU per path; make test runs the dense sweep of tests/test_vmath.c)
-$(BUILD)/vmath_all: tests/vmath_all.c tests/vmath_bounds.h genie.h | $(BUILD)
+# about half an hour of CPU per path; make test runs the dense sweep of tests/unit/test_vmath.c)
+$(BUILD)/vmath_all: tests/unit/vmath_all.c tests/unit/vmath_bounds.h genie.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread
 test-vmath-all: $(BUILD)/vmath_all ## every f32 input through the SIMD transcendentals (about half an hour a path)
 	$(BUILD)/vmath_all
 # odd input (huge, empty, NULL, dead handles) and every crash the fuzzer found
-$(BUILD)/test_robust: tests/test_robust.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_robust: tests/unit/test_robust.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 # ---- laziness (docs/lazy.md): a realize writes what it is asked for; cheap intermediates stay deferred ----
-$(BUILD)/test_lazy: tests/test_lazy.c genie.h | $(BUILD)
+$(BUILD)/test_lazy: tests/unit/test_lazy.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
 # ---- end laziness ----
 # the fuzz harness without libFuzzer: replays the seed corpus and the inputs that once crashed
@@ -84,8 +91,8 @@ FUZZ_INPUTS = $(wildcard tests/fuzz/corpus/* tests/fuzz/regressions/*)
 # `make fuzz-diff` fuzzes the differential mode for FUZZ_SECONDS (libFuzzer, clang, ASan + UBSan).
 .PHONY: fuzz-diff
 FUZZ_DIFF_INPUTS = $(wildcard tests/fuzz/corpus_diff/* tests/fuzz/regressions_diff/*)
-$(BUILD)/test_dead: tests/test_dead.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_dead: tests/unit/test_dead.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 build-fuzz/fuzz_diff: tests/fuzz/fuzz_api.c genie.h
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DFZ_DIFF_DEFAULT=1 -I. $< -o $@ -lm -pthread
@@ -102,7 +109,7 @@ fuzz-diff: build-fuzz/fuzz_diff ## libFuzzer on the differential mode (reference
 # ---- fuzzing: libFuzzer (clang) with ASan + UBSan, no recovery ----
 # `make fuzz` runs tests/fuzz/fuzz_api.c for FUZZ_SECONDS over a working corpus seeded from
 # tests/fuzz/corpus; a crash stops it, leaves its input in build-fuzz/ and fails the target
-# (add the input to tests/fuzz/regressions and a case to tests/test_robust.c).
+# (add the input to tests/fuzz/regressions and a case to tests/unit/test_robust.c).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -156,11 +163,12 @@ TEST_BINS = $(BUILD)/test_main $(BUILD)/test_alloc $(BUILD)/test_backend $(BUILD
             $(BUILD)/genie.pc $(addprefix $(BUILD)/,$(EXAMPLES))
 JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 test-build: $(TEST_BINS) ## build the test programs and examples (make test does, on every core)
-# $(call run_tests,TEST_MAIN_ENV,TORCH_SUITE_ARGS,CUDA_SUITE_BUILD): the body of both tiers
+# $(call run_tests,TEST_MAIN_ENV,BACKEND_SUITES): the body of both tiers; BACKEND_SUITES runs the
+# optional backends' suites (the PyTorch bridge and the CUDA backend's NVRTC compile checks) and
+# leaves the bridge's counts in $(BUILD)/torch_counts
 define run_tests
 	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-build
-	@$(MAKE) --no-print-directory torch-suite TORCH_SUITE_ARGS="$(2)"
-	@$(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD="$(3)"
+	@$(2)
 	@for e in $(EXAMPLES); do (cd $(BUILD) && ./$$e >/dev/null) || { echo "FAIL example $$e"; exit 1; }; \
 	  echo "  example $$e ok"; done
 	$(BUILD)/test_alloc
@@ -177,10 +185,13 @@ define run_tests
 	@{ $(1) GENIE_PC_FILE=$(BUILD)/genie.pc $(BUILD)/test_main; echo $$? > $(BUILD)/test_main.rc; } | \
 	  awk -v counts=$(BUILD)/torch_counts -v rcfile=$(BUILD)/test_main.rc -f tests/torch/summary.awk
 endef
-test: ## the quick tier: every suite, shorter (a few minutes)
-	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,--quick,$(BUILD)/test_cuda)
-test-full: ## every suite at full size, the bridge's operator database too (CI's last step)
-	$(call run_tests,,,cuda)
+QUICK_BACKENDS = echo "  not in the quick tier: the PyTorch bridge (make test-torch) and the CUDA backend's suite \
+  (make cuda-suite); make test-full and make check run them"; echo "0 0 0" > $(BUILD)/torch_counts
+FULL_BACKENDS  = $(MAKE) --no-print-directory torch-suite && $(MAKE) --no-print-directory cuda-suite CUDA_SUITE_BUILD=cuda
+test: ## the quick tier: every suite of the core, shorter (about 3 minutes on 2 cores)
+	$(call run_tests,GENIE_TEST_QUICK=1 GENIE_GEMM_QUICK=1,$(QUICK_BACKENDS))
+test-full: ## every suite at full size, the PyTorch bridge (its operator database too) and the CUDA backend's (CI's last step)
+	$(call run_tests,,$(FULL_BACKENDS))
 
 # everything CI runs, each step timed, ending with test-full's summary line. The matrix runs its
 # cells side by side itself; the builds after it take one job a core.
@@ -225,8 +236,8 @@ torch: | $(BUILD) ## build the PyTorch device's bridge against PYTHON's torch (b
 	cp $$out/libgenie_torch.so $(BUILD)/libgenie_torch.so
 
 HAVE_TORCH = $(PYTHON) tools/torch_paths.py >/dev/null 2>&1
-# the bridge suite inside the test tiers (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary line (a
-# failure to build or run counts as a failure; no PyTorch here: one clear skip line)
+# the bridge suite inside make test-full (TORCH_SUITE_ARGS=--quick: no operator database): writes its counts for the closing summary
+# line (a failure to build or run counts as a failure; no PyTorch here: one clear skip line)
 torch-suite: | $(BUILD) ## the PyTorch bridge suite with its counts for the summary line (skips without torch)
 	@rm -f $(BUILD)/torch_counts
 	@if $(HAVE_TORCH); then \
@@ -286,15 +297,15 @@ HAVE_CUDA  = [ -f $(CUDA)/include/cuda_runtime_api.h ] && [ -f $(CUDA)/include/n
 cuda: $(BUILD)/genie_cuda.o $(BUILD)/test_cuda $(BUILD)/bench_cuda ## build the CUDA backend, its tests and bench
 $(BUILD)/genie_cuda.o: genie_cuda.c genie_cuda.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) -c $< -o $@
-$(BUILD)/test_cuda: tests/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/prog.c tests/prog.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/test_cuda.c tests/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
+$(BUILD)/test_cuda: tests/unit/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/programs/prog.c tests/programs/prog.h | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/unit/test_cuda.c tests/programs/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
 # the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
 $(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
-# inside `make test`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
+# inside `make test-full`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
 # without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
-# CUDA_SUITE_BUILD: what it builds first (make test: the test alone; test-full: genie_cuda.o and the
-# bench too, the link check of an application)
+# CUDA_SUITE_BUILD: what it builds first (default: genie_cuda.o and the bench too, the link check of
+# an application; $(BUILD)/test_cuda: the test alone)
 CUDA_SUITE_BUILD ?= cuda
 cuda-suite: | $(BUILD) ## the CUDA backend's no-GPU tests: NVRTC compiles every kernel (skips without a toolkit)
 	@if $(HAVE_CUDA); then $(MAKE) --no-print-directory $(CUDA_SUITE_BUILD) && $(BUILD)/test_cuda; \
@@ -343,9 +354,9 @@ matrix: ## compilers x standards x levels, no threads, TSan, clang ASan, mingw u
 PROPS_N ?= 10000
 PROPS_SEED ?= 1
 props: $(BUILD)/test_main ## PROPS_N random programs of each kind against PyTorch
-	$(PYTHON) tests/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
-	$(PYTHON) tests/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
-	$(PYTHON) tests/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
+	$(PYTHON) tests/programs/gen_props.py views $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_views.txt
+	$(PYTHON) tests/programs/gen_props.py graphs $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_graphs.txt
+	$(PYTHON) tests/programs/gen_props.py ops $(PROPS_N) $(PROPS_SEED) $(BUILD)/props_ops.txt
 	$(BUILD)/test_main --files $(BUILD)/props_views.txt $(BUILD)/props_graphs.txt $(BUILD)/props_ops.txt
 
 # differential testing at scale: DIFF_N random programs (split evenly over views, graphs and ops)
@@ -360,11 +371,11 @@ diff-test: $(BUILD)/test_main ## DIFF_N random programs against PyTorch on every
 
 # regenerate the checked-in expectations from PyTorch
 cases: ## regenerate the checked-in expectations in tests/data from PyTorch
-	$(PYTHON) tests/gen_cases.py tests/data/cases.txt
-	$(PYTHON) tests/gen_llmops.py tests/data/llmops.txt
-	$(PYTHON) tests/gen_props.py views 400 1 tests/data/props_views.txt
-	$(PYTHON) tests/gen_props.py graphs 300 1 tests/data/props_graphs.txt
-	$(PYTHON) tests/gen_props.py ops 300 1 tests/data/props_ops.txt
+	$(PYTHON) tests/programs/gen_cases.py tests/data/cases.txt
+	$(PYTHON) tests/programs/gen_llmops.py tests/data/llmops.txt
+	$(PYTHON) tests/programs/gen_props.py views 400 1 tests/data/props_views.txt
+	$(PYTHON) tests/programs/gen_props.py graphs 300 1 tests/data/props_graphs.txt
+	$(PYTHON) tests/programs/gen_props.py ops 300 1 tests/data/props_ops.txt
 
 # ---- benchmarks ----
 # genie beside its peers in the same run: PyTorch eager (ATen from C++, Debian's libtorch-dev) and,
@@ -471,9 +482,9 @@ clean: ## remove build, build-asan, build-fuzz
 	rm -rf build build-asan build-fuzz
 
 # ---- the safetensors tests alone (part of test_main too), on both read paths: mapped and GENIE_NO_MMAP ----
-$(BUILD)/test_safetensors: tests/test_safetensors.c genie.h | $(BUILD)
+$(BUILD)/test_safetensors: tests/unit/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE -DGENIE_IMPLEMENTATION $< -o $@ -lm -pthread
-$(BUILD)/test_safetensors_nommap: tests/test_safetensors_nommap.c tests/test_safetensors.c genie.h | $(BUILD)
+$(BUILD)/test_safetensors_nommap: tests/unit/test_safetensors_nommap.c tests/unit/test_safetensors.c genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DST_STANDALONE $< -o $@ -lm -pthread
 test-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap ## the safetensors tests alone, mapped and read
 	$(BUILD)/test_safetensors
@@ -486,7 +497,7 @@ valgrind-safetensors: $(BUILD)/test_safetensors $(BUILD)/test_safetensors_nommap
 
 # ---- fuzzing the safetensors reader (libFuzzer: clang with libclang-rt, e.g. Debian's clang) ----
 # Runs for FUZZ_SECONDS on the seed corpus (new inputs go to build/fuzz_corpus_safetensors); a
-# crash is written to build/ as crash-*; make it a case in tests/test_safetensors.c.
+# crash is written to build/ as crash-*; make it a case in tests/unit/test_safetensors.c.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 $(BUILD)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c genie.h | $(BUILD)
@@ -516,8 +527,8 @@ $(BUILD)/genie_remote.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -c $< -o $@
 $(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
-$(BUILD)/test_remote: tests/test_remote.c tests/prog.c tests/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/test_remote.c tests/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+$(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/bench_remote: bench/remote.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
@@ -575,10 +586,10 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 # test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
 # a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
 GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
-$(BUILD)/test_gguf: tests/test_gguf.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
-$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< -o $@ -lm -pthread
+$(BUILD)/test_gguf: tests/unit/test_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
+$(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< $(LINK_IMPL) -o $@ -lm -pthread
 test-gguf: $(BUILD)/test_gguf $(BUILD)/fuzz_gguf_replay ## GGUF reading and the block dtypes' products against f64 references
 	GGUF_PYTHON=$(VENV)/bin/python $(BUILD)/test_gguf $(BUILD)/gguf_data
 	$(BUILD)/fuzz_gguf_replay $(GGUF_FUZZ_INPUTS)
@@ -595,8 +606,8 @@ bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory b
 # test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
 # (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
 # [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
-$(BUILD)/test_amx: tests/test_amx.c genie.h | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $< -o $@ -lm -pthread
+$(BUILD)/test_amx: tests/unit/test_amx.c genie.h $(BUILD)/impl.o | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
 	$(BUILD)/test_amx
 	GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx

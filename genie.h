@@ -51,6 +51,9 @@
  * CONFIGURATION (define before including the implementation)
  *     GENIEDEF             storage class of public functions (default extern)
  *     GENIE_STATIC         make every public function static
+ *     GENIE_NO_IMPLEMENTATION  ignore GENIE_IMPLEMENTATION in this file (e.g. -D on the
+ *                          command line): the program links the implementation compiled
+ *                          once elsewhere, as genie's own tests and examples do
  *     GENIE_MALLOC(sz)     \
  *     GENIE_REALLOC(p,sz)   > all three or none; every allocation of the library
  *     GENIE_FREE(p)        /  goes through them (a failure is GENIE_ERR_OOM)
@@ -66,6 +69,8 @@
  *                          (default 16 MiB; a bigger plan is not kept)
  *     GENIE_PACK_CACHE_BYTES packed weights a context keeps, at most, until
  *                          genie_set_pack_cache (default 64 MiB; 0: none)
+ *                          (the three caches' defaults: genie_ctx_desc's *_cache_bytes
+ *                          fields set them per context)
  *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
  *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
  *                          which also poisons them (see "Dead handles" in README.md)
@@ -74,6 +79,7 @@
  *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
+ *                          (these two are read only in builds defining GENIE_TEST_HOOKS)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -220,6 +226,12 @@ typedef struct genie_ctx_desc {
                       leaves GENIE_ERR_BACKEND in the context, which then runs on the CPU */
     const char *backend_config; /* the backend's argument (copied); for "remote" the server's
                       "host:port" (NULL: the environment variable GENIE_REMOTE) */
+    /* the context's caches, in bytes: 0 takes the default (the macro named); 1, or any size
+       below one entry, keeps none */
+    size_t block_cache_bytes; /* freed data blocks kept for reuse (GENIE_CACHE_MAX_BYTES) */
+    size_t tape_cache_bytes;  /* planned tapes kept by structure (GENIE_TAPE_CACHE_BYTES) */
+    size_t pack_cache_bytes;  /* packed weights kept (GENIE_PACK_CACHE_BYTES; genie_set_pack_cache
+                                 changes it later) */
 } genie_ctx_desc;
 
 /* Roles found by recognising patterns in the graph (genie_role): X(id, name). */
@@ -699,7 +711,7 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
 /* ======================================================================== */
 /*                             IMPLEMENTATION                               */
 /* ======================================================================== */
-#ifdef GENIE_IMPLEMENTATION
+#if defined(GENIE_IMPLEMENTATION) && !defined(GENIE_NO_IMPLEMENTATION)
 #ifndef GENIE__IMPLEMENTED
 #define GENIE__IMPLEMENTED
 
@@ -1105,6 +1117,12 @@ static double genie__no_data[1]; /* the data of empty external buffers given as 
    fails (then retried once), and is freed at genie_ctx_destroy. */
 #ifndef GENIE_CACHE_MAX_BYTES
 #define GENIE_CACHE_MAX_BYTES ((size_t)256 << 20)
+#endif
+/* test hooks: environment variables read only where GENIE_TEST_HOOKS is defined (genie's tests) */
+#ifdef GENIE_TEST_HOOKS
+#define GENIE__TEST_ENV(name) getenv(name)
+#else
+#define GENIE__TEST_ENV(name) ((const char *)0)
 #endif
 #define GENIE__NCLASS 240
 /* Blocks of at least this many bytes start on a cache line: malloc gives 16 bytes past a
@@ -1795,6 +1813,7 @@ struct genie_ctx {
     struct genie__tc_entry *tcache;   /* the tape cache (>>tape), most recently used first */
     uint64_t tc_bytes, tc_mask;       /* its bytes; the hash mask (GENIE_TAPE_HASH_BITS: tests) */
     size_t pk_cap;                    /* the pack cache's budget (genie_set_pack_cache) */
+    size_t blk_cap, tc_cap;           /* the block and tape caches' budgets (genie_ctx_desc) */
     uint64_t *tkey;                   /* the key of the tape being planned */
     struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
@@ -1952,8 +1971,8 @@ static void genie__buf_free_now(genie_ctx *ctx, genie__buf *b) {
     ctx->stats.bytes_live -= b->bytes;
     if (ctx->tape_ep && b->born == ctx->tape_ep) ctx->tape_held -= b->cap;
     c = genie__size_class(b->bytes, &cap);
-    if (c >= 0 && cap <= GENIE_CACHE_MAX_BYTES) {
-        while (ctx->stats.cache_bytes > GENIE_CACHE_MAX_BYTES - cap) genie__cache_evict(ctx);
+    if (c >= 0 && cap <= ctx->blk_cap) {
+        while (ctx->stats.cache_bytes > ctx->blk_cap - cap) genie__cache_evict(ctx);
         b->prev = NULL; /* the newest of its class and of the cache */
         b->next = ctx->cache[c];
         if (b->next) b->next->prev = b;
@@ -2927,7 +2946,7 @@ static int genie__can_reuse(const genie__node *n) {
    memory holds old values: genie__exec zeroes every new output, whatever the
    block's origin, unless its kernel writes every element: the products
    (genie__writes_all) and elementwise kernels over a dense view of the whole
-   buffer (genie__eltwise_whole; tests/test_planner.c runs 24 operations in a
+   buffer (genie__eltwise_whole; tests/unit/test_planner.c runs 24 operations in a
    context full of dirty recycled blocks against a fresh one).
    Statistics: tape_bound_bytes is the most bytes that must be live at one step
    of the tape: the buffers of earlier tape nodes still to be read at or after
@@ -3359,8 +3378,8 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
     size_t nfgb = (size_t)nfg;
     uint64_t bytes;
     bytes = sizeof(genie__tc_entry) + (uint64_t)nkey * 8 + (uint64_t)ntape * sizeof(genie__tc_op) + nfgb;
-    if (bytes > GENIE_TAPE_CACHE_BYTES) return;
-    while (ctx->tcache && ctx->tc_bytes + bytes > GENIE_TAPE_CACHE_BYTES) { /* evict the least recent */
+    if (bytes > ctx->tc_cap) return;
+    while (ctx->tcache && ctx->tc_bytes + bytes > ctx->tc_cap) { /* evict the least recent */
         for (pp = &ctx->tcache; (*pp)->next; pp = &(*pp)->next) {}
         ctx->tc_bytes -= (*pp)->bytes;
         genie__tc_entry_free(*pp);
@@ -3642,7 +3661,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             uint64_t t0 = genie__now_ns(), hash = 0;
             /* a plan is kept whole or not at all: a tape whose key (two words a node at least) and
                ops alone pass the cache's budget builds no key and looks nothing up */
-            int64_t nkey = (uint64_t)ntape * (16 + sizeof(genie__tc_op)) > GENIE_TAPE_CACHE_BYTES
+            int64_t nkey = (uint64_t)ntape * (16 + sizeof(genie__tc_op)) > ctx->tc_cap
                                ? 0 : genie__tkey_build(ctx, tape, ntape, ep);
             genie__tc_entry *hit = NULL;
             if (nkey > 0) hit = genie__tc_find(ctx, ctx->tkey, nkey, &hash);
@@ -7209,7 +7228,7 @@ static const float genie__vm_phi16_tab[8][16] = {
 };
 
 /* f32 vector functions (x: GENIE__FL lanes). Error bounds are those measured by
-   tests/test_vmath.c and the exhaustive check (make test-vmath-all) against the
+   tests/unit/test_vmath.c and the exhaustive check (make test-vmath-all) against the
    reference. */
 #define GENIE__VM_MATHF(P, ATTR)                                                                   \
     /* 2^k for integer-valued k in [-126, 127]: the low bits of k + 2^23 + 127 shifted into the exponent */ \
@@ -9204,7 +9223,7 @@ static int genie__amx_runs(void) {
     if (!st) {
         unsigned long perm = 0;
         st = 2;
-        if (!getenv("GENIE_NO_AMX_PERM") && genie__amx_cpuid() && genie__arch_prctl(0x1023, 18) == 0 &&
+        if (!GENIE__TEST_ENV("GENIE_NO_AMX_PERM") && genie__amx_cpuid() && genie__arch_prctl(0x1023, 18) == 0 &&
             genie__arch_prctl(0x1022, (unsigned long)(uintptr_t)&perm) == 0 && ((perm >> 18) & 1u))
             st = 1; /* ARCH_GET_XCOMP_PERM (0x1022) confirms the grant */
         __atomic_store_n(&genie__amx_state, st, __ATOMIC_RELEASE);
@@ -11065,7 +11084,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
    decode step of few batch x key/value heads) the keys of a task are split
    into whole tiles over the threads and each row combines its splits'
    (m, l, O) after a barrier (flash-decoding). Against the double-precision
-   reference (tests/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
+   reference (tests/unit/test_llmops.c): f32 |f - r| <= 8e-7 (1 + |r|) measured at
    E <= 128, S <= 1000 (asserted: 4e-6). */
 #define GENIE__ATT_BC 128 /* keys per tile: a multiple of every path's NR */
 typedef struct genie__attplan {
@@ -15355,7 +15374,7 @@ GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name) {
    integer products per block, scaled by the two blocks' d in f32: the weight is read once,
    in blocks, never dequantized into memory. Its difference from the reference is bounded by
    the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
-   plus f32 rounding of the sums (tests/test_gguf.c checks it with a 1.01 factor and 1e-5
+   plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
    vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
    more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
@@ -15919,9 +15938,11 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
     ctx->no_scope.ctx = ctx;
     ctx->scope = &ctx->no_scope;
     ctx->tc_mask = ~(uint64_t)0;
-    ctx->pk_cap = GENIE_PACK_CACHE_BYTES;
+    ctx->blk_cap = desc && desc->block_cache_bytes ? desc->block_cache_bytes : GENIE_CACHE_MAX_BYTES;
+    ctx->tc_cap = desc && desc->tape_cache_bytes ? desc->tape_cache_bytes : GENIE_TAPE_CACHE_BYTES;
+    ctx->pk_cap = desc && desc->pack_cache_bytes ? desc->pack_cache_bytes : GENIE_PACK_CACHE_BYTES;
     { /* tests force tape-cache hash collisions: GENIE_TAPE_HASH_BITS=0 makes every hash equal */
-        const char *hb = getenv("GENIE_TAPE_HASH_BITS");
+        const char *hb = GENIE__TEST_ENV("GENIE_TAPE_HASH_BITS");
         if (hb && *hb >= '0' && *hb <= '9' && atoi(hb) < 64) ctx->tc_mask = ((uint64_t)1 << atoi(hb)) - 1;
     }
     if (desc) genie__be_select(ctx, desc->backend, desc->backend_config);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # diff_test.sh - differential testing at scale against PyTorch: N random programs from the
-# property generators (tests/gen_props.py: views, graphs, ops; PyTorch computes every expected
+# property generators (tests/programs/gen_props.py: views, graphs, ops; PyTorch computes every expected
 # value, shape, stride and error) replayed by genie (TEST_MAIN --files).
 #
 # usage: tests/diff_test.sh TEST_MAIN N SEED JOBS OUTDIR
@@ -19,7 +19,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 if [ "${1:-}" = "--chunk" ]; then   # a worker: one chunk (MODE START COUNT)
     mode=$2 start=$3 count=$4
     base="$DIFF_OUT/$mode-$start"
-    if ! "$PYTHON" tests/gen_props.py "$mode" "$count" "$start" "$base.txt" > "$base.log" 2>&1; then
+    if ! "$PYTHON" tests/programs/gen_props.py "$mode" "$count" "$start" "$base.txt" > "$base.log" 2>&1; then
         echo "FAIL generating $mode programs $start..$((start + count - 1))" | tee -a "$base.log"
         exit 0
     fi

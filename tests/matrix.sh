@@ -3,12 +3,12 @@
 # core), each logged in build/matrix/CELL.log:
 #   gcc, clang (C99, C11) and g++, clang++ (C++11, C++17; the implementation compiled as C++),
 #     each at -O0 and -O2 with -Wall -Wextra -pedantic -Werror: the implementation, the program
-#     replayer and the quick driver tests/smoke.c (independent contexts on threads against the
+#     replayer and the quick driver tests/programs/smoke.c (independent contexts on threads against the
 #     reference, then the checked-in program files, expectations made by PyTorch);
 #   -DGENIE_NO_THREADS: the whole test_main (GEMM tests in their quick mode);
-#   ThreadSanitizer: tests/smoke.c, whose kernels share their work between threads, and the
+#   ThreadSanitizer: tests/programs/smoke.c, whose kernels share their work between threads, and the
 #     GEMM and fusion tests with 2 threads, all under -fsanitize=thread;
-#   clang's AddressSanitizer + UndefinedBehaviorSanitizer on tests/smoke.c (gcc's: `make asan`);
+#   clang's AddressSanitizer + UndefinedBehaviorSanitizer on tests/programs/smoke.c (gcc's: `make asan`);
 #   Windows: test_main cross-built with mingw-w64 (Win32 threads), run under wine when installed.
 # A missing compiler is a skip, never a pass. Ends with "N passed, N failed, N skipped" (cells).
 set -u
@@ -18,7 +18,9 @@ OUT=${MATRIX_OUT:-build/matrix}
 WARN="-Wall -Wextra -pedantic -Werror"
 DATA="tests/data/cases.txt tests/data/props_views.txt tests/data/props_graphs.txt tests/data/props_ops.txt"
 # test_main's sources: the Makefile's TESTSRC (one list, so a new suite is in every cell)
-TESTS=$(make --no-print-directory -s print-testsrc | tr ' ' '\n' | sed -n 's#^tests/\(.*\)\.c$#\1#p' | tr '\n' ' ')
+TESTS=$(make --no-print-directory -s print-testsrc | tr ' ' '\n' | sed -n 's#^tests/.*/\(.*\)\.c$#\1#p' | tr '\n' ' ')
+# src NAME: the source of a test object by its name (tests/unit/ or tests/programs/)
+src() { if [ -f tests/unit/$1.c ]; then echo tests/unit/$1.c; else echo tests/programs/$1.c; fi; }
 QUICK="GENIE_NO_TORCH=1 GENIE_GEMM_QUICK=1 GENIE_FILES_ONE_MODE=1"
 
 # result NAME STATUS NOTE: one line per cell ("ok", "FAIL", "skip") for the table, under the
@@ -29,7 +31,7 @@ result() { printf '%s\t%s\t%s\t%s\n' "$2" "$(( $(date +%s) - T0 ))" "${LABEL[$1]
 # run NAME CMD...: the command's output to the cell's log; non-zero status fails the cell
 run() { local name=$1; shift; echo "+ $*" >> "$OUT/$name.log"; "$@" >> "$OUT/$name.log" 2>&1; }
 
-# std CC STD OPT [SAN]: the implementation + tests/smoke.c with one compiler, standard, level
+# std CC STD OPT [SAN]: the implementation + tests/programs/smoke.c with one compiler, standard, level
 cell_std() {
     local cc=$1 std=$2 opt=$3 san=${4:-} name lang="" d
     name="$cc-$std$opt${san:+-san}"; name=${name//+/x}
@@ -38,7 +40,7 @@ cell_std() {
     command -v "$cc" >/dev/null || { result "$name" skip "$cc not installed"; return; }
     case "$std" in c++*) lang="-x c++" ;; esac
     for f in impl prog test_threads smoke; do
-        run "$name" $cc $lang -std=$std $opt $san $WARN -c tests/$f.c -o "$d/$f.o" || { result "$name" FAIL "compile tests/$f.c"; return; }
+        run "$name" $cc $lang -std=$std $opt $san $WARN -c $(src $f) -o "$d/$f.o" || { result "$name" FAIL "compile $(src $f)"; return; }
     done
     run "$name" $cc $san "$d"/impl.o "$d"/prog.o "$d"/test_threads.o "$d"/smoke.o -o "$d/smoke" -lm -pthread ||
         { result "$name" FAIL "link"; return; }
@@ -69,7 +71,7 @@ cell_tsan() {
     local name=tsan d="$OUT/tsan" f ok=1
     mkdir -p "$d"
     for f in impl prog test_threads smoke; do
-        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c tests/$f.c -o "$d/$f.o" || { result $name FAIL "compile tests/$f.c"; return; }
+        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c $(src $f) -o "$d/$f.o" || { result $name FAIL "compile $(src $f)"; return; }
     done
     run $name gcc -fsanitize=thread "$d"/impl.o "$d"/prog.o "$d"/test_threads.o "$d"/smoke.o -o "$d/smoke" -lm -pthread ||
         { result $name FAIL link; return; }
@@ -78,8 +80,8 @@ cell_tsan() {
         printf 'void gemm_tests(int *, int *, int *);\nvoid fuse_tests(int *, int *);\n#include <stdio.h>\n%s\n' \
             'int main(void) { int p = 0, f = 0, s = 0; gemm_tests(&p, &f, &s); fuse_tests(&p, &f); printf("%d passed, %d failed, %d skipped\n", p, f, s); return f != 0; }' \
             > "$d/gemm_main.c"
-        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c tests/test_gemm.c -o "$d/test_gemm.o" &&
-        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c tests/test_fuse.c -o "$d/test_fuse.o" &&
+        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c tests/unit/test_gemm.c -o "$d/test_gemm.o" &&
+        run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c tests/unit/test_fuse.c -o "$d/test_fuse.o" &&
         run $name gcc -std=c99 -O1 -g -fsanitize=thread $WARN -c "$d/gemm_main.c" -o "$d/gemm_main.o" &&
         run $name gcc -fsanitize=thread "$d"/impl.o "$d"/test_gemm.o "$d"/test_fuse.o "$d"/gemm_main.o -o "$d/gemm" -lm -pthread || ok=0
         [ $ok = 1 ] && { run $name env GENIE_GEMM_QUICK=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$d/gemm" || ok=0; }
@@ -97,9 +99,9 @@ cell_mingw() {
         result wine skip "nothing to run (no Windows build)"; return
     fi
     for f in $TESTS; do
-        run $name $cc -std=c99 -O2 $WARN -c tests/$f.c -o "$d/$f.o" || { result mingw FAIL "compile tests/$f.c"; result wine skip "no Windows build"; return; }
+        run $name $cc -std=c99 -O2 $WARN -c $(src $f) -o "$d/$f.o" || { result mingw FAIL "compile $(src $f)"; result wine skip "no Windows build"; return; }
     done
-    run $name $cxx -std=c++11 -O2 $WARN -c tests/cxx_part.cpp -o "$d/cxx_part.o" &&
+    run $name $cxx -std=c++11 -O2 $WARN -c tests/unit/cxx_part.cpp -o "$d/cxx_part.o" &&
     run $name $cxx -static "$d"/*.o -o "$d/test_main.exe" -lpthread ||
         { result mingw FAIL link; result wine skip "no Windows build"; return; }
     result mingw ok "test_main.exe built (x86_64-w64-mingw32, Win32 threads)"

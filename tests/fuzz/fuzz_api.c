@@ -45,7 +45,7 @@
      - bounded values (one transcendental, reduction, norm, softmax, product,
        convolution, attention or rope op on exact inputs, then only 1-Lipschitz
        movement: views, copies, neg, abs, relu, clamp, max/min, where, cat, sort
-       values, float casts) within tests/prog.c's tolerance of the value's dtypes
+       values, float casts) within tests/programs/prog.c's tolerance of the value's dtypes
        (|fast - ref| <= r |ref| + r/2, r = 1e-9 f64, 2e-5 f32, 2e-3 f16, 1.6e-2 bf16;
        inf only equal to inf, to a finite value over half the dtype's range, or to
        NaN: an f32 accumulator that overflows may meet +inf and -inf on the way);
@@ -105,6 +105,7 @@ __extension__ typedef __int128 fz_i128; /* exact extents of the windows handed t
 #define GENIE_REALLOC(p, n) fz_realloc(p, n)
 #define GENIE_FREE(p) fz_free(p)
 #define GENIE_STATIC
+#define GENIE_TEST_HOOKS /* GENIE_TAPE_HASH_BITS */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 
@@ -1281,7 +1282,7 @@ static double fz_elem(const unsigned char *p, int dt) {
     default: memcpy(&h, p, 2); u = (uint32_t)h << 16; memcpy(&f, &u, 4); return f; /* bf16 */
     }
 }
-static double fz_tol(int dt) { /* tests/prog.c's relative tolerance of a dtype */
+static double fz_tol(int dt) { /* tests/programs/prog.c's relative tolerance of a dtype */
     return dt == GENIE_F64 ? 1e-9 : dt == GENIE_F32 ? 2e-5 : dt == GENIE_F16 ? 2e-3 : dt == GENIE_BF16 ? 1.6e-2 : 0;
 }
 static double fz_max_finite(int dt) {

@@ -1,4 +1,0 @@
-/* The one translation unit of the tests that holds genie's implementation. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime: the statistics' plan time */
-#define GENIE_IMPLEMENTATION
-#include "../genie.h"

@@ -1,0 +1,184 @@
+/* test_amx.c - bf16 x bf16 products on Intel AMX tiles (genie__uk_amx, GENIE_CPU_AMX) and the
+   paths that must stay as they were: every product is held to an f64 reference over the same
+   bf16 inputs (exact in f64), on odd shapes (M, N, K not multiples of 16 or 32, K tails below one
+   tile step), transposed, strided and batched operands, with a bias. On a CPU or kernel without
+   AMX the tile part prints one skip line and the other paths still run. Run with
+   GENIE_NO_AMX_PERM=1 it checks the refusal: the AMX request falls back to AVX512 (or below).
+
+   Bound, per element of C (bf16 result): |got - ref| <= 2^-8 |ref| + (K + 8) 2^-24 S, with
+   S = sum_k |A[i, k] B[k, j]|: the products of bf16 pairs are exact in f32, their f32 sums
+   err by at most K 2^-24 S (any order), and the result's rounding to bf16 by half an ulp of
+   it (2^-9 |ref| plus that sum's share; doubled for the f32 value on the other side of a
+   rounding boundary). */
+#define _POSIX_C_SOURCE 200112L
+#define GENIE_TEST_HOOKS /* GENIE_NO_AMX_PERM */
+#define GENIE_IMPLEMENTATION
+#include "../../genie.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails, checks;
+#define CHECK(c) do { checks++; if (!(c)) { fails++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+static genie_ctx *mk(genie_cpu cpu, int threads) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.cpu = cpu;
+    d.n_threads = threads;
+    return genie_ctx_create(&d);
+}
+static uint32_t rng = 12345u;
+static double urand(void) { /* [-1, 1) */
+    rng = rng * 1664525u + 1013904223u;
+    return (double)(rng >> 8) / (double)(1u << 23) - 1.0;
+}
+static uint16_t f2bf(double x) { /* bf16 of x, truncated (the values only need to be bf16) */
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+static double bf2d(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/* n bf16 values: normal numbers of either sign over [2^-4, 1), with some exact zeros */
+static uint16_t *bf_rand(int64_t n) {
+    uint16_t *v = (uint16_t *)malloc((size_t)(n ? n : 1) * 2);
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        double x = urand();
+        v[i] = i % 13 == 5 ? 0 : f2bf(x < 0 ? x - 0.0625 : x + 0.0625);
+    }
+    return v;
+}
+static genie_tensor *bf_tensor(genie_ctx *ctx, int nd, const int64_t *shape, const uint16_t *v) {
+    return genie_from_data(ctx, GENIE_BF16, nd, shape, v);
+}
+
+/* C[b, i, j] = sum_k A[b, i, k] B[b, k, j] (+ bias[j]) within the bound; element (i, k) of A at
+   a[b as + i ra + k ca], of B at bm[b bs + k rb + j cb]. */
+static int check_c(const char *what, int64_t nb, int64_t M, int64_t N, int64_t K, const uint16_t *a, int64_t as, int64_t ra,
+                   int64_t ca, const uint16_t *bm, int64_t bs, int64_t rb, int64_t cb, const uint16_t *bias, const float *got) {
+    int64_t b, i, j, k, bad = 0;
+    double worst = 0;
+    for (b = 0; b < nb; b++)
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double s = bias ? bf2d(bias[j]) : 0, sa = bias ? fabs(bf2d(bias[j])) : 0, err, tol;
+                for (k = 0; k < K; k++) {
+                    const double p = bf2d(a[b * as + i * ra + k * ca]) * bf2d(bm[b * bs + k * rb + j * cb]);
+                    s += p;
+                    sa += fabs(p);
+                }
+                err = fabs((double)got[(b * M + i) * N + j] - s);
+                tol = ldexp(fabs(s), -8) + (double)(K + 8) * ldexp(sa, -24);
+                if (err > tol) {
+                    if (bad++ < 3)
+                        printf("  %s [%lld, %lld, %lld] batch %lld (%lld, %lld): got %.9g, ref %.9g, bound %.3g\n", what, (long long)M,
+                               (long long)N, (long long)K, (long long)b, (long long)i, (long long)j, got[(b * M + i) * N + j], s, tol);
+                }
+                if (tol > 0 && err / tol > worst) worst = err / tol;
+            }
+    (void)worst;
+    return bad == 0;
+}
+static float *read_all(genie_ctx *ctx, genie_tensor *t, int64_t n) {
+    float *v = (float *)calloc((size_t)(n ? n : 1), 4);
+    if (!t || genie_read(ctx, t, GENIE_F32, v, (size_t)n * 4) != GENIE_OK) {
+        printf("  read failed: %s\n", genie_last_error(ctx));
+        v[0] = NAN;
+    }
+    return v;
+}
+
+/* One shape on ctx: the layouts of A and B that reach the packed product. */
+static void t_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N, int64_t K) {
+    char what[96];
+    int64_t sa[2] = {M, K}, sat[2] = {K, M}, sb[2] = {K, N}, sbt[2] = {N, K}, sa2[2] = {M, 2 * K}, sbias[1] = {N};
+    int64_t s3a[3] = {3, M, K};
+    uint16_t *a = bf_rand(M * K), *at = bf_rand(K * M), *b = bf_rand(K * N), *bt = bf_rand(N * K), *a2 = bf_rand(M * 2 * K);
+    uint16_t *bias = bf_rand(N), *a3 = bf_rand(3 * M * K);
+    genie_tensor *A = bf_tensor(ctx, 2, sa, a), *At = bf_tensor(ctx, 2, sat, at), *B = bf_tensor(ctx, 2, sb, b);
+    genie_tensor *Bt = bf_tensor(ctx, 2, sbt, bt), *A2 = bf_tensor(ctx, 2, sa2, a2), *Bias = bf_tensor(ctx, 1, sbias, bias);
+    genie_tensor *A3 = bf_tensor(ctx, 3, s3a, a3);
+    float *c;
+    /* rows of B along j (csb 1) */
+    c = read_all(ctx, genie_matmul(ctx, A, B), M * N);
+    snprintf(what, sizeof what, "%s A B", path);
+    CHECK(check_c(what, 1, M, N, K, a, 0, K, 1, b, 0, N, 1, NULL, c));
+    free(c);
+    /* linear: B = W^T, columns of B contiguous in k (rsb 1), with a bias */
+    c = read_all(ctx, genie_linear(ctx, A, Bt, Bias), M * N);
+    snprintf(what, sizeof what, "%s linear", path);
+    CHECK(check_c(what, 1, M, N, K, a, 0, K, 1, bt, 0, 1, K, bias, c));
+    free(c);
+    /* A transposed (k runs down A's storage columns: csa = M) times W^T */
+    c = read_all(ctx, genie_matmul(ctx, genie_t(ctx, At), genie_t(ctx, Bt)), M * N);
+    snprintf(what, sizeof what, "%s A^T W^T", path);
+    CHECK(check_c(what, 1, M, N, K, at, 0, 1, M, bt, 0, 1, K, NULL, c));
+    free(c);
+    /* A strided along k: every second column of [M, 2K] (csa 2) */
+    c = read_all(ctx, genie_matmul(ctx, genie_slice(ctx, A2, 1, 0, 2 * K, 2), B), M * N);
+    snprintf(what, sizeof what, "%s A[:, ::2] B", path);
+    CHECK(check_c(what, 1, M, N, K, a2, 0, 2 * K, 2, b, 0, N, 1, NULL, c));
+    free(c);
+    /* batched A, B broadcast: the batches fold into M */
+    c = read_all(ctx, genie_matmul(ctx, A3, B), 3 * M * N);
+    snprintf(what, sizeof what, "%s A[3] B", path);
+    CHECK(check_c(what, 3, M, N, K, a3, M * K, K, 1, b, 0, N, 1, NULL, c));
+    free(c);
+    free(a), free(at), free(b), free(bt), free(a2), free(bias), free(a3);
+}
+static const int64_t shapes[][3] = {
+    {17, 1, 1}, {17, 33, 31}, {32, 32, 32}, {33, 17, 2}, {40, 48, 33}, {64, 31, 64}, {95, 70, 97}, {100, 129, 15},
+    {18, 64, 513}, {257, 40, 77}, {130, 300, 1030}, {61, 33, 600},
+};
+static void t_path(genie_cpu cpu, int threads, const char *name) {
+    genie_ctx *ctx = mk(cpu, threads);
+    size_t s;
+    char path[64];
+    if (!ctx) { fails++; puts("FAIL context"); return; }
+    snprintf(path, sizeof path, "%s %dT", name, threads);
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) t_shape(ctx, path, shapes[s][0], shapes[s][1], shapes[s][2]);
+    CHECK(genie_status(ctx) == GENIE_OK);
+    genie_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const int refused = getenv("GENIE_NO_AMX_PERM") != NULL;
+    const int amx = genie_cpu_supported(GENIE_CPU_AMX);
+    genie_ctx *c;
+    CHECK(strcmp(genie_cpu_name(GENIE_CPU_AMX), "amx") == 0);
+    if (refused) CHECK(!amx); /* the refusal is final: no AMX path, and requests fall back */
+    c = mk(GENIE_CPU_AMX, 1);
+    CHECK(c && genie_cpu_path(c) == (amx ? GENIE_CPU_AMX : genie_cpu_supported(GENIE_CPU_AVX512) ? GENIE_CPU_AVX512
+                                          : genie_cpu_supported(GENIE_CPU_AVX2) ? GENIE_CPU_AVX2 : GENIE_CPU_GENERIC));
+    genie_ctx_destroy(c);
+    /* GENIE_CPU=avx512 forbids the tiles; GENIE_CPU=amx asks for them */
+    setenv("GENIE_CPU", "avx512", 1);
+    c = mk(GENIE_CPU_AUTO, 1);
+    CHECK(c && genie_cpu_path(c) != GENIE_CPU_AMX);
+    genie_ctx_destroy(c);
+    setenv("GENIE_CPU", "amx", 1);
+    c = mk(GENIE_CPU_AUTO, 1);
+    CHECK(c && (genie_cpu_path(c) == GENIE_CPU_AMX) == amx);
+    genie_ctx_destroy(c);
+    unsetenv("GENIE_CPU");
+    if (amx) {
+        t_path(GENIE_CPU_AMX, 1, "amx");
+        t_path(GENIE_CPU_AMX, 2, "amx");
+    } else {
+        printf("skip: AMX bf16 products (%s)\n", refused ? "GENIE_NO_AMX_PERM: the tile state refused"
+                                                     : "this CPU or kernel has no AMX-BF16 tile state");
+    }
+    /* the paths without tiles, on the same shapes and bound */
+    if (genie_cpu_supported(GENIE_CPU_AVX512)) t_path(GENIE_CPU_AVX512, 2, "avx512");
+    t_path(GENIE_CPU_GENERIC, 1, "generic");
+    printf("test_amx: %d checks, %d failed (AMX %s)\n", checks, fails, amx ? "used" : "not available");
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,389 @@
+/* test_gguf.c - the GGUF reader and the block dtypes (>>gguf), against files written and
+   dequantized by the `gguf` Python package (tests/data/gen_gguf.py, run into build/gguf_data with
+   GGUF_PYTHON, default .venv/bin/python (make venv); a skip line when it is missing), and
+   against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512 where the
+   CPU runs it) is held to the f64 reference within the bound stated in >>gguf. */
+#define GENIE_IMPLEMENTATION
+#include "../../genie.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails, checks;
+#define CHECK(c) do { checks++; if (!(c)) { fails++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)
+static const char *dir = "build/gguf_data";
+static char pbuf[512];
+static const char *P(const char *name) { snprintf(pbuf, sizeof pbuf, "%s/%s", dir, name); return pbuf; }
+
+static genie_ctx *mk(genie_cpu cpu, int threads) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.cpu = cpu;
+    d.n_threads = threads;
+    return genie_ctx_create(&d);
+}
+static float *read_f32(const char *name, int64_t n) {
+    FILE *f = fopen(P(name), "rb");
+    float *v = (float *)malloc((size_t)n * 4);
+    if (!f || fread(v, 4, (size_t)n, f) != (size_t)n) { printf("FAIL cannot read %s\n", name); fails++; }
+    if (f) fclose(f);
+    return v;
+}
+static void t_meta(void) {
+    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_gguf *g = NULL;
+    int64_t i;
+    double f;
+    CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK && g);
+    if (!g) { puts(genie_last_error(ctx)); genie_ctx_destroy(ctx); return; }
+    CHECK(genie_gguf_meta_i64(g, "t.u8", &i) == GENIE_OK && i == 200);
+    CHECK(genie_gguf_meta_i64(g, "t.i8", &i) == GENIE_OK && i == -100);
+    CHECK(genie_gguf_meta_i64(g, "t.u16", &i) == GENIE_OK && i == 60000);
+    CHECK(genie_gguf_meta_i64(g, "t.i16", &i) == GENIE_OK && i == -30000);
+    CHECK(genie_gguf_meta_i64(g, "t.u32", &i) == GENIE_OK && i == 4000000000LL);
+    CHECK(genie_gguf_meta_i64(g, "t.i32", &i) == GENIE_OK && i == -2000000000LL);
+    CHECK(genie_gguf_meta_i64(g, "t.u64", &i) == GENIE_OK && i == (1LL << 40) + 3);
+    CHECK(genie_gguf_meta_i64(g, "t.i64", &i) == GENIE_OK && i == -(1LL << 40) - 5);
+    CHECK(genie_gguf_meta_i64(g, "t.bool", &i) == GENIE_OK && i == 1);
+    CHECK(genie_gguf_meta_f64(g, "t.f32", &f) == GENIE_OK && f == 1.5);
+    CHECK(genie_gguf_meta_f64(g, "t.f64", &f) == GENIE_OK && f == -2.25);
+    CHECK(genie_gguf_meta_f64(g, "t.i32", &f) == GENIE_ERR_DTYPE);
+    CHECK(genie_gguf_meta_i64(g, "t.str", &i) == GENIE_ERR_DTYPE);
+    CHECK(genie_gguf_meta_i64(g, "nope", &i) == GENIE_ERR_INDEX);
+    CHECK(genie_gguf_meta_str(g, "t.str") && strcmp(genie_gguf_meta_str(g, "t.str"), "h\xc3\xa9llo") == 0);
+    CHECK(genie_gguf_meta_str(g, "general.architecture") && strcmp(genie_gguf_meta_str(g, "general.architecture"), "llama") == 0);
+    CHECK(genie_gguf_meta_str(g, "t.u8") == NULL);
+    CHECK(genie_gguf_meta_len(g, "t.arr_i") == 3 && genie_gguf_meta_len(g, "t.u8") == -1);
+    CHECK(genie_gguf_meta_i64_at(g, "t.arr_i", 1, &i) == GENIE_OK && i == -2);
+    CHECK(genie_gguf_meta_i64_at(g, "t.arr_i", 3, &i) == GENIE_ERR_INDEX);
+    CHECK(genie_gguf_meta_f64_at(g, "t.arr_f", 1, &f) == GENIE_OK && f == -1.25);
+    CHECK(genie_gguf_meta_str_at(g, "t.arr_s", 2) && strcmp(genie_gguf_meta_str_at(g, "t.arr_s", 2), "bc") == 0);
+    CHECK(genie_gguf_meta_str_at(g, "t.arr_s", 1) && genie_gguf_meta_str_at(g, "t.arr_s", 1)[0] == 0);
+    CHECK(genie_gguf_meta_str_at(g, "t.arr_s", 3) == NULL);
+    CHECK(genie_gguf_meta_i64_at(g, "t.arr_s", 0, &i) == GENIE_ERR_DTYPE);
+    CHECK(genie_gguf_meta_i64_at(g, "t.arr_b", 0, &i) == GENIE_OK && i == 1);
+    CHECK(genie_gguf_meta_count(g) >= 16 && genie_gguf_meta_key(g, genie_gguf_meta_count(g)) == NULL);
+    CHECK(genie_gguf_count(g) == 11 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
+    CHECK(genie_status(ctx) == GENIE_OK);
+    genie_gguf_close(g);
+    genie_ctx_destroy(ctx);
+}
+static void t_plain(void) {
+    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_gguf *g = NULL;
+    const char *names[3] = {"f32", "f16", "bf16"};
+    genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
+    float v[15];
+    int i, k;
+    CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+    for (k = 0; k < 3 && g; k++) {
+        genie_tensor *t = genie_gguf_get(g, names[k]);
+        CHECK(t && genie_dtype_of(t) == dts[k] && genie_ndim(t) == 2 && genie_shape(t)[0] == 3 && genie_shape(t)[1] == 5);
+        CHECK(genie_read(ctx, genie_to_dtype(ctx, t, GENIE_F32), GENIE_F32, v, sizeof v) == GENIE_OK);
+        for (i = 0; i < 15; i++) CHECK(v[i] == (float)i * 0.5f - 3);
+    }
+    CHECK(g && genie_gguf_get(g, "missing") == NULL && genie_status(ctx) == GENIE_ERR_INDEX && strstr(genie_last_error(ctx), "t.gguf"));
+    genie_clear_error(ctx);
+    CHECK(g && genie_gguf_get(g, "q4_1") == NULL && genie_status(ctx) == GENIE_ERR_DTYPE && strstr(genie_last_error(ctx), "q4_1"));
+    genie_clear_error(ctx);
+    genie_gguf_close(g);
+    g = NULL;
+    CHECK(genie_gguf_open(ctx, P("align8.gguf"), &g) == GENIE_OK);
+    if (g) {
+        genie_tensor *y = genie_gguf_get(g, "y");
+        genie_gguf_close(g); /* the tensor keeps the mapping */
+        CHECK(genie_read(ctx, y, GENIE_F32, v, 16) == GENIE_OK && v[0] == 0 && v[3] == 3);
+    }
+    CHECK(genie_status(ctx) == GENIE_OK);
+    genie_ctx_destroy(ctx);
+}
+/* dequantized values, on every path, against gguf's */
+static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
+    {"q8_0", GENIE_Q8_0, 7, 96}, {"q4_0", GENIE_Q4_0, 5, 160}, {"q4_k", GENIE_Q4_K, 5, 512}, {"q6_k", GENIE_Q6_K, 3, 768},
+    {"q8_0big", GENIE_Q8_0, 33, 288}, {"q4_0big", GENIE_Q4_0, 19, 320},
+    {"q8_0tall", GENIE_Q8_0, 600, 64}}; /* prefill: panels of 512 rows */
+#define NQT 7
+static const genie_cpu paths[4] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
+static void t_dequant(void) {
+    int p, k;
+    char fn[64];
+    for (p = 0; p < 4; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (!genie_cpu_supported(paths[p])) { printf("  skip: gguf path %s (this CPU lacks it)\n", genie_cpu_name(paths[p])); continue; }
+        ctx = mk(paths[p], 2);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < NQT && g; k++) {
+            const int64_t n = QT[k].r * QT[k].c;
+            float *ref, *got = (float *)malloc((size_t)n * 4);
+            genie_tensor *t = genie_gguf_get(g, QT[k].name), *row;
+            int64_t i, bad = 0, e, b;
+            snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
+            ref = read_f32(fn, n);
+            CHECK(t && genie_dtype_of(t) == QT[k].dt && genie_shape(t)[0] == QT[k].r && genie_shape(t)[1] == QT[k].c);
+            CHECK(genie_dtype_size(QT[k].dt) == 0 && genie_dtype_block(QT[k].dt, &e, &b) == 1 && QT[k].c % e == 0);
+            CHECK(genie_read(ctx, genie_to_dtype(ctx, t, GENIE_F32), GENIE_F32, got, (size_t)n * 4) == GENIE_OK);
+            for (i = 0; i < n; i++) bad += fabsf(got[i] - ref[i]) > 1e-6f * fabsf(ref[i]) + 1e-7f;
+            CHECK(bad == 0);
+            /* a view of rows (select, slice with step) keeps whole blocks */
+            row = genie_select(ctx, t, 0, 2);
+            CHECK(genie_read(ctx, genie_to_dtype(ctx, row, GENIE_F32), GENIE_F32, got, (size_t)QT[k].c * 4) == GENIE_OK);
+            for (i = 0, bad = 0; i < QT[k].c; i++) bad += fabsf(got[i] - ref[2 * QT[k].c + i]) > 1e-6f * fabsf(ref[2 * QT[k].c + i]) + 1e-7f;
+            CHECK(bad == 0);
+            row = genie_slice(ctx, t, 0, 1, QT[k].r, 2); /* rows 1, 3, ... */
+            CHECK(genie_read(ctx, genie_to_dtype(ctx, row, GENIE_F32), GENIE_F32, got, (size_t)n * 4) == GENIE_OK);
+            for (i = 0, bad = 0; i < genie_numel(row); i++) {
+                const int64_t rr = 1 + 2 * (i / QT[k].c), c = i % QT[k].c;
+                bad += fabsf(got[i] - ref[rr * QT[k].c + c]) > 1e-6f * fabsf(ref[rr * QT[k].c + c]) + 1e-7f;
+            }
+            CHECK(bad == 0);
+            free(got);
+            free(ref);
+        }
+        CHECK(genie_status(ctx) == GENIE_OK);
+        if (genie_status(ctx)) puts(genie_last_error(ctx));
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+}
+/* a deterministic input in [-1, 1) */
+static double xv(int64_t i) { return (double)((i * 7919 + 13) % 2003) / 1001.5 - 1.0; }
+/* The bound on |fast - reference| for out[m, n]: sum over x's QB-blocks of amax / 254 times
+   sum |w| over the block, times 1.01, plus 1e-5 of sum |x w| (f32 sums). */
+static double bound(const double *x, const float *w, int64_t K, int QB) {
+    double tot = 0, mag = 0;
+    int64_t b, k;
+    for (b = 0; b < K / QB; b++) {
+        double amax = 0, sw = 0;
+        for (k = b * QB; k < (b + 1) * QB; k++) {
+            amax = fabs(x[k]) > amax ? fabs(x[k]) : amax;
+            sw += fabs(w[k]);
+            mag += fabs(x[k] * w[k]);
+        }
+        tot += amax / 254 * sw;
+    }
+    return tot * 1.01 + 1e-5 * mag + 1e-6;
+}
+/* The fast paths' value emulated: x quantized per QB-block as >>gguf states (d = amax / 127,
+   q = round(x 127 / amax) in f32), integer products with the dequantized weight, in f64. */
+static double emulate(const double *x, const float *w, int64_t K, int QB) {
+    double tot = 0;
+    int64_t b, k;
+    for (b = 0; b < K / QB; b++) {
+        float amax = 0, id;
+        double part = 0;
+        for (k = b * QB; k < (b + 1) * QB; k++) amax = fabsf((float)x[k]) > amax ? fabsf((float)x[k]) : amax;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (k = b * QB; k < (b + 1) * QB; k++) {
+            const float v = (float)x[k] * id;
+            part += (double)(int)(v + (v >= 0 ? 0.5f : -0.5f)) * w[k];
+        }
+        tot += part * (double)(amax / 127.0f);
+    }
+    return tot;
+}
+static void t_products(void) {
+    static const int64_t Ms[4] = {1, 3, 16, 37}; /* 37: the prefill path */
+    int p, k, mi;
+    char fn[64];
+    genie_ctx *rctx = mk(GENIE_CPU_REFERENCE, 1);
+    genie_gguf *rg = NULL;
+    CHECK(genie_gguf_open(rctx, P("t.gguf"), &rg) == GENIE_OK);
+    for (p = 1; p < 4 && rg; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (!genie_cpu_supported(paths[p])) continue;
+        ctx = mk(paths[p], 2);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < NQT && g; k++) {
+            const int64_t N = QT[k].r, K = QT[k].c;
+            const int QB = QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256;
+            float *wref;
+            snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
+            wref = read_f32(fn, N * K);
+            for (mi = 0; mi < 4; mi++) {
+                const int64_t M = Ms[mi], xs[2] = {M, K}, is[1] = {3};
+                double *x = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8);
+                float *got = (float *)malloc((size_t)(M * N) * 4), *got2 = (float *)malloc((size_t)(M * N) * 4);
+                int64_t i, m, n, bad = 0, badref = 0;
+                const int64_t idx[3] = {N - 1, 0, N / 2};
+                genie_tensor *w = genie_gguf_get(g, QT[k].name), *rw = genie_gguf_get(rg, QT[k].name), *xt, *rx, *e;
+                for (i = 0; i < M * K; i++) x[i] = xv(i + 31 * k);
+                xt = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, xs, x), GENIE_F32);
+                rx = genie_to_dtype(rctx, genie_from_data(rctx, GENIE_F64, 2, xs, x), GENIE_F32);
+                CHECK(genie_read(rctx, genie_linear(rctx, rx, rw, NULL), GENIE_F64, want, (size_t)(M * N) * 8) == GENIE_OK);
+                CHECK(genie_read(ctx, genie_linear(ctx, xt, w, NULL), GENIE_F32, got, (size_t)(M * N) * 4) == GENIE_OK);
+                CHECK(genie_read(ctx, genie_matmul(ctx, xt, genie_t(ctx, w)), GENIE_F32, got2, (size_t)(M * N) * 4) == GENIE_OK);
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < N; n++) {
+                        double xr[4096], r = 0;
+                        for (i = 0; i < K; i++) {
+                            xr[i] = (float)x[m * K + i];
+                            r += xr[i] * (double)wref[n * K + i];
+                        }
+                        badref += fabs(want[m * N + n] - r) > 1e-9 * (1 + fabs(r)) + 1e-6 * fabs(r);
+                        bad += got2[m * N + n] != got[m * N + n];
+                        if (M <= 16) { /* decode: quantized activations, integer dots */
+                            bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, QB);
+                            bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, QB)) > 2e-5 * bound(xr, wref + n * K, K, QB) * 254 + 1e-6;
+                        } else { /* prefill: dequantized panels through the f32 GEMM (as f32 sums) */
+                            double mag = 0;
+                            for (i = 0; i < K; i++) mag += fabs(xr[i] * wref[n * K + i]);
+                            bad += fabs(got[m * N + n] - want[m * N + n]) > 1e-5 * mag + 1e-6;
+                        }
+                    }
+                CHECK(badref == 0);
+                CHECK(bad == 0);
+                for (i = 0, n = 0; i < M * N; i++) n += got[i] != (float)want[i];
+                CHECK(M > 16 || n > 0); /* the fast path ran (its quantized activations differ from the reference) */
+                if (bad) printf("  %s path %s M=%lld: %lld outside the bound\n", QT[k].name, genie_cpu_name(paths[p]), (long long)M, (long long)bad);
+                /* embedding of rows: dequantized rows */
+                if (mi == 0) {
+                    static float rows[3 * 4096];
+                    genie_tensor *it = genie_from_data(ctx, GENIE_I64, 1, is, idx);
+                    e = genie_embedding(ctx, w, it);
+                    CHECK(e && genie_dtype_of(e) == GENIE_F32 && genie_read(ctx, e, GENIE_F32, rows, sizeof rows) == GENIE_OK);
+                    for (i = 0, bad = 0; i < 3 * K; i++) bad += fabsf(rows[i] - wref[idx[i / K] * K + i % K]) > 1e-6f * fabsf(rows[i]) + 1e-7f;
+                    CHECK(bad == 0);
+                    e = genie_index_select(ctx, w, 0, it);
+                    CHECK(e && genie_read(ctx, e, GENIE_F32, rows + K, 2 * (size_t)K * 4) == GENIE_ERR_INVALID_ARG); /* too small */
+                    genie_clear_error(ctx);
+                    CHECK(genie_read(ctx, e, GENIE_F32, rows, sizeof rows) == GENIE_OK);
+                    for (i = 0, bad = 0; i < 3 * K; i++) bad += fabsf(rows[i] - wref[idx[i / K] * K + i % K]) > 1e-6f * fabsf(rows[i]) + 1e-7f;
+                    CHECK(bad == 0);
+                }
+                free(x);
+                free(want);
+                free(got);
+                free(got2);
+            }
+            free(wref);
+        }
+        CHECK(genie_status(ctx) == GENIE_OK);
+        if (genie_status(ctx)) puts(genie_last_error(ctx));
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+    genie_gguf_close(rg);
+    CHECK(genie_status(rctx) == GENIE_OK);
+    genie_ctx_destroy(rctx);
+}
+static void t_errors(void) {
+    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_gguf *g = NULL;
+    genie_tensor *w, *x;
+    const int64_t xs[2] = {2, 96}, bad_idx[1] = {7};
+    float xb[192] = {0};
+    CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+    w = genie_gguf_get(g, "q8_0");
+    x = genie_from_data(ctx, GENIE_F32, 2, xs, xb);
+    CHECK(genie_add(ctx, w, w) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE && strstr(genie_last_error(ctx), "q8_0"));
+    genie_clear_error(ctx);
+    CHECK(genie_narrow(ctx, w, 1, 0, 16) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_narrow(ctx, w, 1, 32, 64) != NULL && genie_status(ctx) == GENIE_OK);
+    CHECK(genie_to_dtype(ctx, w, GENIE_I32) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_to_dtype(ctx, x, GENIE_Q8_0) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_zeros(ctx, GENIE_Q4_0, 2, xs) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_matmul(ctx, w, x) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    genie_clear_error(ctx);
+    CHECK(genie_linear(ctx, x, genie_t(ctx, w), NULL) == NULL && genie_status(ctx) != GENIE_OK);
+    genie_clear_error(ctx);
+    CHECK(genie_linear(ctx, genie_t(ctx, x), w, NULL) == NULL && genie_status(ctx) == GENIE_ERR_SHAPE);
+    genie_clear_error(ctx);
+    CHECK(genie_read(ctx, w, GENIE_F32, xb, sizeof xb) != GENIE_OK);
+    genie_clear_error(ctx);
+    { /* an index out of range: at materialization */
+        const int64_t one[1] = {1};
+        genie_tensor *e = genie_embedding(ctx, w, genie_from_data(ctx, GENIE_I64, 1, one, bad_idx));
+        CHECK(e && genie_realize(ctx, 1, &e) == GENIE_ERR_INDEX);
+        genie_clear_error(ctx);
+    }
+    genie_gguf_close(g);
+    genie_ctx_destroy(ctx);
+}
+/* Broken files: each is an error naming the file, never a crash. */
+static void put(unsigned char *b, size_t *n, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; i++) b[(*n)++] = (unsigned char)(v >> (8 * i));
+}
+static void t_broken(void) {
+    static unsigned char b[4096];
+    FILE *f;
+    size_t n, i;
+    int c;
+    for (c = 0; c < 12; c++) {
+        genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+        genie_gguf *g = NULL;
+        genie_result r;
+        n = 0;
+        memcpy(b, c == 0 ? "GGUG" : "GGUF", 4);
+        n = 4;
+        put(b, &n, c == 1 ? 1 : c == 2 ? 0x03000000u : 3, 4);
+        put(b, &n, c == 3 ? (uint64_t)1 << 60 : 1, 8);             /* tensors */
+        put(b, &n, c == 4 ? (uint64_t)1 << 62 : 1, 8);             /* key/values */
+        put(b, &n, c == 5 ? (uint64_t)-1 : 17, 8);                  /* key length */
+        memcpy(b + n, "general.alignment", 17), n += 17;
+        put(b, &n, c == 6 ? 5 : 4, 4);                              /* u32, or i32 */
+        put(b, &n, c == 7 ? 24 : 32, 4);
+        put(b, &n, 1, 8), b[n++] = 'w';                             /* the tensor: "w" */
+        put(b, &n, c == 8 ? 5 : 2, 4);                              /* n_dims */
+        put(b, &n, c == 9 ? 33 : 64, 8), put(b, &n, c == 10 ? (uint64_t)1 << 62 : 2, 8);
+        put(b, &n, 8, 4);                                           /* Q8_0 */
+        put(b, &n, c == 11 ? 64 : 0, 8);                            /* offset */
+        while (n % 32) b[n++] = 0;
+        for (i = 0; i < 4 * 34; i++) b[n++] = (unsigned char)i;
+        f = fopen(P("broken.gguf"), "wb");
+        if (!f || fwrite(b, 1, n, f) != n) { printf("FAIL cannot write broken.gguf\n"); fails++; }
+        if (f) fclose(f);
+        r = genie_gguf_open(ctx, P("broken.gguf"), &g);
+        CHECK(r != GENIE_OK && g == NULL && strstr(genie_last_error(ctx), "broken.gguf"));
+        genie_ctx_destroy(ctx);
+    }
+    { /* and the good one it was bent from reads */
+        genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+        genie_gguf *g = NULL;
+        float v[128];
+        n = 0;
+        memcpy(b, "GGUF", 4), n = 4;
+        put(b, &n, 3, 4), put(b, &n, 1, 8), put(b, &n, 1, 8), put(b, &n, 17, 8);
+        memcpy(b + n, "general.alignment", 17), n += 17;
+        put(b, &n, 4, 4), put(b, &n, 32, 4), put(b, &n, 1, 8), b[n++] = 'w', put(b, &n, 2, 4), put(b, &n, 64, 8), put(b, &n, 2, 8);
+        put(b, &n, 8, 4), put(b, &n, 0, 8);
+        while (n % 32) b[n++] = 0;
+        for (i = 0; i < 4 * 34; i++) b[n++] = (unsigned char)(i % 34 == 1 ? 0x3c : i % 34 == 0 ? 0 : i); /* d = 1.0 */
+        f = fopen(P("good.gguf"), "wb");
+        if (f) { fwrite(b, 1, n, f); fclose(f); }
+        CHECK(genie_gguf_open(ctx, P("good.gguf"), &g) == GENIE_OK);
+        CHECK(genie_read(ctx, genie_to_dtype(ctx, genie_gguf_get(g, "w"), GENIE_F32), GENIE_F32, v, sizeof v) == GENIE_OK &&
+              v[0] == 2 && v[1] == 3 && v[33] == 37 && v[127] == (float)(int8_t)(3 * 34 + 33));
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+}
+
+int main(int argc, char **argv) {
+    char cmd[1024];
+    const char *py = getenv("GGUF_PYTHON") ? getenv("GGUF_PYTHON") : ".venv/bin/python";
+    int have;
+    if (argc > 1) dir = argv[1];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && %s -c 'import gguf' >/dev/null 2>&1 && %s tests/data/gen_gguf.py %s >/dev/null", dir, py, py, dir);
+    have = system(cmd) == 0;
+    if (have) {
+        t_meta();
+        t_plain();
+        t_dequant();
+        t_products();
+        t_errors();
+    } else {
+        printf("  skip: GGUF files written by the Python gguf package (%s with gguf not found; set GGUF_PYTHON)\n", py);
+    }
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) == 0) t_broken();
+    printf("  test_gguf: %d checks, %d failed\n", checks, fails);
+    return fails != 0;
+}

@@ -1,0 +1,867 @@
+/* test_remote.c - the remote backend (genie_remote.c) against build/genie-server
+ * forked on 127.0.0.1 with port 0 (run with UCX_TLS=tcp UCX_NET_DEVICES=lo; `make
+ * test-remote`). Links build/genie_remote.o like an application.
+ *   codec        RUN encode/decode round trip; forward sources, huge counts, views
+ *                past their bounds, truncation refused
+ *   props        tests/data/props_*.txt on "remote" (prog.c's PyTorch expectations)
+ *   identical    random programs: remote bytes == local bytes
+ *   weights      10 MLP steps: the weights cross once (byte counters); a second
+ *                client of the same server uploads nothing (HAS)
+ *   slice        a slice and an item bring back only their bytes
+ *   hostile      a raw client: wrong version, framing, oversized payload, wrong key,
+ *                bad hash, forward source, huge counts, truncation: each an ERROR,
+ *                and the server keeps serving (PING, and a genie client)
+ *   faults       kill -9 of the server mid-run: GENIE_ERR_BACKEND within ~1 s, then
+ *                the same step on the local CPU; a client killed mid-run; two
+ *                clients at once */
+#define _POSIX_C_SOURCE 200809L
+#include "genie.h"
+#include "genie_remote.h"
+#include "tests/programs/prog.h"
+#include <math.h>
+#include <sodium.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "genie_remote_ucx.h"
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (cond) passed++;                                                \
+        else {                                                             \
+            failed++;                                                      \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+        }                                                                  \
+    } while (0)
+
+/* ---- the server (GENIE_SERVER_BIN, default build/genie-server) ---- */
+static const char *server_bin(void) {
+    const char *b = getenv("GENIE_SERVER_BIN");
+    return b && *b ? b : "build/genie-server";
+}
+typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
+static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
+    char pf[256];
+    int i;
+    snprintf(pf, sizeof pf, "build/remote_test_%s.port", tag);
+    snprintf(s->log, sizeof s->log, "build/remote_test_%s.log", tag);
+    unlink(pf);
+    fflush(stdout);
+    s->pid = fork();
+    if (s->pid == 0) {
+        FILE *f = freopen(s->log, "w", stdout);
+        (void)f;
+        dup2(fileno(stdout), 2);
+        if (extra1 && extra2 && extra3 && extra4)
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
+                  extra2, extra3, extra4, (char *)NULL);
+        else if (extra1 && extra2)
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
+                  extra2, (char *)NULL);
+        else
+            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 400; i++) { /* up to 20 s */
+        FILE *f = fopen(pf, "r");
+        if (f) {
+            int ok = fscanf(f, "%d", &s->port) == 1;
+            fclose(f);
+            if (ok && s->port > 0) {
+                snprintf(s->addr, sizeof s->addr, "127.0.0.1:%d", s->port);
+                return 0;
+            }
+        }
+        {
+            struct timespec ts = {0, 50000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return -1;
+}
+static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
+    return server_start4(s, extra1, extra2, NULL, NULL, tag);
+}
+static int server_stop(server *s) {
+    int st = 0;
+    if (s->pid <= 0) return -1;
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, &st, 0);
+    s->pid = 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+static int log_count(const server *s, const char *what) {
+    FILE *f = fopen(s->log, "r");
+    char line[1024];
+    int n = 0;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) n += strstr(line, what) != NULL;
+    fclose(f);
+    return n;
+}
+
+static genie_ctx *remote_ctx(const char *addr) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    d.backend = "remote";
+    d.backend_config = addr;
+    return genie_ctx_create(&d);
+}
+static genie_ctx *local_ctx(void) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    return genie_ctx_create(&d);
+}
+
+/* ---- codec ---- */
+/* a RUN's buffer table: n (0-2) ids */
+static void w_slots(gr_wr *w, uint32_t n, uint64_t a, uint64_t b) {
+    gr_w32(w, n);
+    if (n > 0) gr_w64(w, a);
+    if (n > 1) gr_w64(w, b);
+}
+static void put_view(gr_view *v, int nd, const int64_t *shape, const int64_t *st, int64_t off) {
+    memset(v, 0, sizeof *v);
+    v->ndim = nd;
+    v->off = off;
+    memcpy(v->shape, shape, (size_t)nd * 8);
+    memcpy(v->strides, st, (size_t)nd * 8);
+}
+static void test_codec(void) {
+    gr_op ops[2];
+    gr_wr w;
+    gr_run run;
+    char why[256];
+    int64_t sh[2] = {2, 3}, st[2] = {3, 1}, big[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
+    int rc;
+    size_t cut;
+    memset(ops, 0, sizeof ops);
+    ops[0].op = GR_OP_EXP, ops[0].dtype = 0, ops[0].nin = 1;
+    ops[0].in[0].kind = GR_SRC_BUF, ops[0].in[0].ref = 0; /* slot 0: buffer 5 */
+    put_view(&ops[0].in[0].v, 2, sh, st, 0);
+    put_view(&ops[0].out, 2, sh, st, 0);
+    ops[0].module = "mlp.fc1", ops[0].module_len = 7, ops[0].phase = "", ops[0].phase_len = 0;
+    ops[1] = ops[0];
+    ops[1].op = GR_OP_ADD, ops[1].has_scalar = 1, ops[1].f[0] = 2.5, ops[1].written = 1, ops[1].out_buf = 1, ops[1].out_cap = 24; /* slot 1: 9 */
+    ops[1].in[0].kind = GR_SRC_OP, ops[1].in[0].ref = 0;
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
+    gr_w32(&w, 2);
+    gr_op_encode(&w, &ops[0]);
+    gr_op_encode(&w, &ops[1]);
+    rc = gr_run_decode(w.p, w.n, &run, why);
+    CHECK(rc == 0 && run.nops == 2 && run.ops[1].in[0].kind == GR_SRC_OP && run.ops[1].f[0] == 2.5 && run.ops[1].out_buf == 9 &&
+              run.ops[0].in[0].ref == 5 &&
+              run.ops[0].module_len == 7 && memcmp(run.ops[0].module, "mlp.fc1", 7) == 0,
+          "RUN round trip: rc %d %s", rc, why);
+    gr_run_free(&run);
+    for (cut = 0; cut < w.n; cut += 7) { /* every truncation refused */
+        rc = gr_run_decode(w.p, cut, &run, why);
+        if (rc == 0) break;
+    }
+    CHECK(cut >= w.n, "a RUN truncated to %zu bytes decoded", cut);
+    gr_wr_free(&w);
+    /* a source that does not precede its op */
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
+    gr_w32(&w, 1);
+    ops[1].in[0].ref = 0;
+    gr_op_encode(&w, &ops[1]);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "precede"), "forward source: %s", why);
+    gr_wr_free(&w);
+    /* a view past every bound */
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
+    gr_w32(&w, 1);
+    put_view(&ops[0].in[0].v, 2, big, big, 0);
+    gr_op_encode(&w, &ops[0]);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge view: %s", why);
+    gr_wr_free(&w);
+    /* huge counts; a slot past the table */
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
+    gr_w32(&w, 0xffffffffu);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge op count: %s", why);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    gr_w32(&w, 0xffffffffu);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_LIMIT, "huge slot count: %s", why);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 1, 5, 0);
+    gr_w32(&w, 1);
+    ops[0].in[0].ref = 1;
+    gr_op_encode(&w, &ops[0]);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "slot"), "slot past the table: %s", why);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
+    gr_w32(&w, 1000);
+    CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED, "op count past the bytes: %s", why);
+    gr_wr_free(&w);
+    {
+        uint8_t h[GR_HDR_BYTES];
+        gr_hdr hd;
+        gr_hdr_encode(h, GR_GET, 3, 24);
+        CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == 0 && hd.type == GR_GET && hd.id == 3, "header round trip");
+        CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 25, &hd) == GR_E_FRAMING, "header length mismatch");
+        h[4] = GR_VERSION + 1;
+        CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_VERSION, "header version");
+        h[0] ^= 1;
+        CHECK(gr_hdr_decode(h, GR_HDR_BYTES, 24, &hd) == GR_E_FRAMING, "header magic");
+    }
+}
+
+/* ---- programs: remote bytes == local bytes ---- */
+static genie_tensor *rnd(genie_ctx *c, genie_dtype dt, int nd, const int64_t *shape, uint64_t seed) {
+    /* materialized data (weights and inputs are leaves with host bytes) */
+    int64_t n = 1, i;
+    genie_tensor *t;
+    float *f;
+    for (i = 0; i < nd; i++) n *= shape[i];
+    f = (float *)malloc((size_t)(n ? n : 1) * sizeof(float));
+    for (i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        f[i] = (float)((double)(seed >> 40) / 16777216.0 * 2.0 - 1.0);
+    }
+    t = genie_from_data(c, GENIE_F32, nd, shape, f);
+    free(f);
+    return dt == GENIE_F32 ? t : genie_to_dtype(c, t, dt);
+}
+/* Program k on context c: its outputs (up to 4) into outs. */
+static int program(genie_ctx *c, int k, genie_tensor **outs) {
+    int64_t s23[2] = {23, 37}, s37[2] = {37, 19}, s3[3] = {4, 23, 37}, w1[2] = {64, 37}, b1[1] = {64}, r[1] = {1};
+    genie_tensor *a = rnd(c, GENIE_F32, 2, s23, 11 + (uint64_t)k), *b = rnd(c, GENIE_F32, 2, s37, 29 + (uint64_t)k);
+    genie_tensor *x3 = rnd(c, GENIE_F32, 3, s3, 5 + (uint64_t)k), *w = rnd(c, GENIE_F32, 2, w1, 7), *bias = rnd(c, GENIE_F32, 1, b1, 3);
+    switch (k) {
+    case 0: outs[0] = genie_relu(c, genie_matmul(c, a, b)); return 1;
+    case 1: outs[0] = genie_gelu(c, genie_linear(c, x3, w, bias)); outs[1] = genie_softmax(c, genie_linear(c, x3, w, NULL), -1); return 2;
+    case 2: /* broadcasting, scalars, transposes, a fused chain */
+        outs[0] = genie_add(c, genie_mul_scalar(c, genie_exp(c, genie_mul_scalar(c, a, 0.25)), 3.0), genie_slice(c, a, 0, 0, 1, 1));
+        outs[1] = genie_sigmoid(c, genie_sub(c, genie_t(c, a), genie_tanh(c, genie_t(c, a))));
+        return 2;
+    case 3: /* reductions */
+        {
+            int64_t d1[1] = {1}, d02[2] = {0, 2};
+            outs[0] = genie_sum(c, x3, 1, d1, 0);
+            outs[1] = genie_mean(c, x3, 2, d02, 1);
+            outs[2] = genie_amax(c, a, 1, d1, 1);
+            outs[3] = genie_log_softmax(c, genie_transpose(c, x3, 0, 2), 1);
+            return 4;
+        }
+    case 4: /* dtypes */
+        outs[0] = genie_add(c, genie_to_dtype(c, a, GENIE_F64), genie_to_dtype(c, genie_slice(c, a, 0, 3, 4, 1), GENIE_F64));
+        outs[1] = genie_to_dtype(c, genie_mul_scalar(c, genie_to_dtype(c, a, GENIE_BF16), 1.5), GENIE_F32);
+        outs[2] = genie_where(c, genie_gt(c, a, genie_zeros(c, GENIE_F32, 1, r)), a, genie_neg(c, a));
+        outs[3] = genie_clamp(c, genie_contiguous(c, genie_t(c, b)), -0.5, 0.25);
+        return 4;
+    case 6: /* attention: q, k, v products, heads by views, sdpa with a float mask, layer_norm */
+        {
+            int64_t h4[4] = {4, 23, 4, 16}, m2[2] = {23, 23}, n1[1] = {16};
+            genie_tensor *q = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, bias), 4, h4), 1, 2);
+            genie_tensor *kk = genie_transpose(c, genie_view(c, genie_linear(c, x3, w, NULL), 4, h4), 1, 2);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_gelu(c, genie_linear(c, x3, w, bias)), 4, h4), 1, 2);
+            genie_tensor *o = genie_scaled_dot_product_attention(c, q, kk, v, rnd(c, GENIE_F32, 2, m2, 17), 0, NAN);
+            outs[0] = genie_layer_norm(c, o, 1, n1, rnd(c, GENIE_F32, 1, n1, 19), rnd(c, GENIE_F32, 1, n1, 23), 1e-5);
+            outs[1] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, 0.125);
+            return 2;
+        }
+    case 7: /* a Llama block's attention: rms_norm, rope on 4 query and 2 key/value heads, causal sdpa */
+        {
+            int64_t n37[1] = {37}, wk[2] = {32, 37}, q4[4] = {4, 23, 4, 16}, k2[4] = {4, 23, 2, 16};
+            genie_tensor *xn = genie_rms_norm(c, x3, 1, n37, rnd(c, GENIE_F32, 1, n37, 31), 1e-6);
+            genie_tensor *pos = genie_arange(c, GENIE_I64, 0, 23, 1), *wkv = rnd(c, GENIE_F32, 2, wk, 37);
+            genie_tensor *q = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, w, NULL), 4, q4), 1, 2), pos, 16, 10000.0, 0);
+            genie_tensor *kk = genie_rope(c, genie_transpose(c, genie_view(c, genie_linear(c, xn, wkv, NULL), 4, k2), 1, 2), pos, 8, 500.0, 1);
+            genie_tensor *v = genie_transpose(c, genie_view(c, genie_linear(c, x3, wkv, NULL), 4, k2), 1, 2);
+            outs[0] = genie_scaled_dot_product_attention(c, q, kk, v, NULL, 1, NAN);
+            outs[1] = genie_rms_norm(c, kk, 1, k2 + 3, NULL, NAN);
+            return 2;
+        }
+    default: /* an MLP block with a residual */
+        {
+            int64_t w2s[2] = {37, 64};
+            genie_tensor *w2 = rnd(c, GENIE_F32, 2, w2s, 13);
+            genie_tensor *h = genie_silu(c, genie_linear(c, x3, w, bias));
+            outs[0] = genie_add(c, x3, genie_linear(c, h, w2, NULL));
+            return 1;
+        }
+    }
+}
+static void test_identical(const char *addr) {
+    int k;
+    for (k = 0; k < 8; k++) {
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_tensor *ro[4], *lo[4];
+        int n, i;
+        genie_stats st;
+        CHECK(rc && genie_status(rc) == GENIE_OK && strcmp(genie_backend_name(rc), "remote") == 0, "remote context: %s",
+              rc ? genie_last_error(rc) : "NULL");
+        n = program(rc, k, ro);
+        program(lc, k, lo);
+        for (i = 0; i < n; i++) {
+            size_t bytes = (size_t)genie_numel(ro[i]) * genie_dtype_size(genie_dtype_of(ro[i]));
+            char *x = (char *)malloc(bytes + 1), *y = (char *)malloc(bytes + 1);
+            genie_result r1 = genie_read(rc, ro[i], genie_dtype_of(ro[i]), x, bytes);
+            genie_result r2 = genie_read(lc, lo[i], genie_dtype_of(lo[i]), y, bytes);
+            CHECK(r1 == GENIE_OK && r2 == GENIE_OK && memcmp(x, y, bytes) == 0, "program %d output %d: remote %d (%s) vs local %d, %s",
+                  k, i, r1, genie_last_error(rc), r2, r1 == GENIE_OK && r2 == GENIE_OK ? "bytes differ" : "");
+            free(x);
+            free(y);
+        }
+        st = genie_get_stats(rc);
+        CHECK(st.backend_nodes > 0 && st.remote_messages_sent > 0 && st.remote_round_trips > 0, "program %d ran on the server (%llu nodes)",
+              k, (unsigned long long)st.backend_nodes);
+        if (k >= 6) /* the normalizations, rope and sdpa among them: at most arange on the CPU */
+            CHECK(st.backend_fallbacks <= 1 && st.backend_nodes >= 6, "program %d: %llu nodes on the server, %llu on the CPU", k,
+                  (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+    }
+}
+
+static void run_props(void) {
+    static const char *files[] = {"props_graphs.txt", "props_ops.txt", "props_views.txt"};
+    size_t i;
+    prog_backend = "remote";
+    prog_threads = 1;
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        int p = 0, f = 0, rc;
+        snprintf(path, sizeof path, "tests/data/%s", files[i]);
+        rc = prog_run_file(path, &p, &f);
+        CHECK(rc == 0, "cannot open %s", path);
+        CHECK(f == 0, "%s: %d checks failed on the remote backend", path, f);
+        passed += p;
+        printf("  %s on \"remote\": %d checks passed, %d failed\n", files[i], p, f);
+    }
+    prog_backend = NULL;
+}
+
+/* ---- weights cross once ---- */
+static void mlp_step(genie_ctx *c, genie_tensor *w1, genie_tensor *b1, genie_tensor *w2, int step, float *out) {
+    int64_t xs[2] = {8, 256};
+    genie_tensor *x, *y;
+    genie_pool_push(c);
+    genie_set_phase(c, "decode");
+    x = rnd(c, GENIE_F32, 2, xs, 100 + (uint64_t)step);
+    genie_scope_push(c, "mlp");
+    genie_scope_push(c, "fc1");
+    y = genie_relu(c, genie_linear(c, x, w1, b1));
+    genie_scope_pop(c);
+    genie_scope_push(c, "fc2");
+    y = genie_softmax(c, genie_linear(c, y, w2, NULL), -1);
+    genie_scope_pop(c);
+    genie_scope_pop(c);
+    genie_read(c, y, GENIE_F32, out, 8 * 16 * sizeof(float));
+    genie_pool_pop(c);
+}
+static void test_weights(const char *addr) {
+    int64_t w1s[2] = {512, 256}, b1s[1] = {512}, w2s[2] = {16, 512};
+    genie_ctx *c = remote_ctx(addr), *l = local_ctx(), *c2;
+    genie_tensor *w1 = rnd(c, GENIE_F32, 2, w1s, 1), *b1 = rnd(c, GENIE_F32, 1, b1s, 2), *w2 = rnd(c, GENIE_F32, 2, w2s, 3);
+    genie_tensor *lw1 = rnd(l, GENIE_F32, 2, w1s, 1), *lb1 = rnd(l, GENIE_F32, 1, b1s, 2), *lw2 = rnd(l, GENIE_F32, 2, w2s, 3);
+    uint64_t wbytes = (512 * 256 + 512 + 16 * 512) * 4, xbytes = 8 * 256 * 4, first = 0, total;
+    float ro[128], lo[128];
+    int s, same = 1;
+    genie_stats st;
+    uint64_t second = 0;
+    for (s = 0; s < 10; s++) {
+        mlp_step(c, w1, b1, w2, s, ro);
+        mlp_step(l, lw1, lb1, lw2, s, lo);
+        same &= memcmp(ro, lo, sizeof ro) == 0;
+        if (s == 0) first = genie_get_stats(c).remote_bytes_sent;
+        if (s == 1) second = genie_get_stats(c).remote_bytes_sent;
+    }
+    st = genie_get_stats(c);
+    total = st.remote_bytes_sent;
+    CHECK(genie_status(c) == GENIE_OK && same, "10 MLP steps remote == local: %s", genie_last_error(c));
+    CHECK(first >= wbytes && first < wbytes + xbytes + 8192, "step 1 sent %llu bytes for %llu of weights", (unsigned long long)first,
+          (unsigned long long)wbytes);
+    CHECK(total - first < 9 * (xbytes + 4096), "steps 2-10 sent %llu bytes: the weights went again", (unsigned long long)(total - first));
+    CHECK(total - second < 8 * (xbytes + 600), "steps 3-10 sent %llu bytes: more than x, a RUN_CACHED and a GET each",
+          (unsigned long long)(total - second));
+    CHECK(st.remote_bytes_received < 10 * (8 * 16 * 4 + 64) + 4096, "10 steps received %llu bytes (only y: 512 bytes a step)",
+          (unsigned long long)st.remote_bytes_received);
+    printf("  10 MLP steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips\n",
+           (unsigned long long)total, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
+           (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips);
+    { /* the server's accounting of this client's work, by module, phase and role: its flops are
+         the ones the same steps count locally, the first product's under module mlp.fc1 */
+        genie_remote_work rows[32];
+        int n = genie_remote_stats(c, rows, 32), i, decode = 0;
+        uint64_t nodes = 0, flops = 0, fc1 = 0, local = genie_work_of(l, "decode", NULL).flops;
+        for (i = 0; i < n && i < 32; i++) {
+            printf("  server work: module \"%s\" phase \"%s\" role \"%s\": %llu nodes, %llu flops, %llu bytes, %llu ns\n", rows[i].module,
+                   rows[i].phase, rows[i].role, (unsigned long long)rows[i].work.nodes, (unsigned long long)rows[i].work.flops,
+                   (unsigned long long)rows[i].work.bytes, (unsigned long long)rows[i].work.ns);
+            nodes += rows[i].work.nodes;
+            flops += rows[i].work.flops;
+            decode |= strcmp(rows[i].phase, "decode") == 0 && rows[i].work.flops > 0;
+            if (strcmp(rows[i].module, "mlp.fc1") == 0) fc1 += rows[i].work.flops;
+        }
+        CHECK(n > 0 && decode && nodes >= 20, "genie_remote_stats: %d rows, %llu nodes: %s", n, (unsigned long long)nodes, genie_last_error(c));
+        CHECK(flops == local, "server flops %llu, the same steps locally %llu", (unsigned long long)flops, (unsigned long long)local);
+        CHECK(fc1 == 10ull * (2 * 8 * 512 * 256 + 2 * 8 * 512), "module mlp.fc1: %llu flops", (unsigned long long)fc1);
+        CHECK(genie_remote_stats(l, rows, 32) == -1 && genie_status(l) == GENIE_ERR_BACKEND, "genie_remote_stats on a CPU context");
+        genie_clear_error(l);
+    }
+    /* another client of the same server: the large weight is there already (HAS), not sent */
+    c2 = remote_ctx(addr);
+    {
+        genie_tensor *v1 = rnd(c2, GENIE_F32, 2, w1s, 1), *vb = rnd(c2, GENIE_F32, 1, b1s, 2), *v2 = rnd(c2, GENIE_F32, 2, w2s, 3);
+        mlp_step(c2, v1, vb, v2, 0, ro);
+        mlp_step(l, lw1, lb1, lw2, 0, lo);
+        st = genie_get_stats(c2);
+        CHECK(memcmp(ro, lo, sizeof ro) == 0 && st.remote_bytes_sent < wbytes / 2, "a second client sent %llu bytes (w1 is cached)",
+              (unsigned long long)st.remote_bytes_sent);
+    }
+    genie_ctx_destroy(c2);
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+}
+
+/* ---- only what is read comes back ---- */
+static void test_slice(const char *addr) {
+    int64_t s[2] = {1024, 256};
+    genie_ctx *c = remote_ctx(addr);
+    genie_tensor *x = rnd(c, GENIE_F32, 2, s, 9), *y = genie_exp(c, x), *row;
+    float buf[10 * 256], ref[10 * 256];
+    double v;
+    uint64_t before;
+    genie_tuple *tup;
+    genie_realize(c, 1, &y);
+    before = genie_get_stats(c).remote_bytes_received;
+    CHECK(genie_read(c, genie_slice(c, y, 0, 100, 110, 1), GENIE_F32, buf, sizeof buf) == GENIE_OK, "slice read: %s", genie_last_error(c));
+    CHECK(genie_get_stats(c).remote_bytes_received - before == GR_HDR_BYTES + sizeof buf, "a 10-row slice brought back %llu bytes (%zu + header)",
+          (unsigned long long)(genie_get_stats(c).remote_bytes_received - before), sizeof buf);
+    {
+        genie_ctx *l = local_ctx();
+        genie_tensor *lx = rnd(l, GENIE_F32, 2, s, 9);
+        genie_read(l, genie_slice(l, genie_exp(l, lx), 0, 100, 110, 1), GENIE_F32, ref, sizeof ref);
+        CHECK(memcmp(buf, ref, sizeof buf) == 0, "slice values");
+        genie_ctx_destroy(l);
+    }
+    before = genie_get_stats(c).remote_bytes_received;
+    row = genie_select(c, genie_select(c, y, 0, 500), 0, 7);
+    CHECK(genie_item(c, row, &v) == GENIE_OK && genie_get_stats(c).remote_bytes_received - before == GR_HDR_BYTES + 4, "item brought back %llu bytes",
+          (unsigned long long)(genie_get_stats(c).remote_bytes_received - before));
+    /* a tuple element: one chunk of a remote value */
+    y = genie_tanh(c, x);
+    genie_realize(c, 1, &y);
+    tup = genie_chunk(c, y, 4, 0);
+    before = genie_get_stats(c).remote_bytes_received;
+    {
+        float *q = (float *)malloc(256 * 256 * 4);
+        CHECK(genie_read(c, genie_tuple_get(tup, 2), GENIE_F32, q, 256 * 256 * 4) == GENIE_OK &&
+                  genie_get_stats(c).remote_bytes_received - before == GR_HDR_BYTES + 256 * 256 * 4,
+              "a tuple element brought back %llu bytes", (unsigned long long)(genie_get_stats(c).remote_bytes_received - before));
+        free(q);
+    }
+    genie_ctx_destroy(c);
+}
+
+/* ---- a hostile raw client ---- */
+typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; } raw;
+static void raw_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((raw *)arg)->dead = 1; }
+static int raw_open(raw *r, int port) {
+    char msg[256], a[64];
+    memset(r, 0, sizeof *r);
+    snprintf(a, sizeof a, "127.0.0.1:%d", port);
+    return grx_connect(&r->x, a, (uint64_t)1 << 30, raw_err, r, &r->ep, msg, sizeof msg);
+}
+static void raw_close(raw *r) {
+    grx_close_ep(&r->x, r->ep, 1);
+    grx_destroy(&r->x);
+}
+/* sends and waits for a reply (type into *type, ERROR code into *code); 0 if none in 5 s */
+static int raw_call(raw *r, int type, const void *p, size_t n, int *rtype, uint32_t *code) {
+    double until = grx_now() + 5.0;
+    uint64_t id = ++r->req;
+    grx_send(&r->x, r->ep, type, id, p, n, until, &r->dead);
+    while (grx_now() < until) {
+        grx_msg *m;
+        ucp_worker_progress(r->x.w);
+        while ((m = grx_pop(&r->x, r->ep))) {
+            gr_hdr h;
+            int ok = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0;
+            if (ok) {
+                *rtype = h.type;
+                if (h.type == GR_ERROR && m->len >= 4) *code = (uint32_t)(m->data[0] | m->data[1] << 8);
+            }
+            grx_msg_free(&r->x, m);
+            if (ok) return 1;
+        }
+        if (r->dead) return 0;
+    }
+    return 0;
+}
+static int raw_hello(raw *r, unsigned vmin, unsigned vmax, uint8_t challenge[32], uint8_t nonce[32], int *rtype, uint32_t *code) {
+    uint8_t p[36];
+    double until = grx_now() + 5.0;
+    uint64_t id = ++r->req;
+    p[0] = (uint8_t)vmin, p[1] = 0, p[2] = (uint8_t)vmax, p[3] = 0;
+    memset(p + 4, 0x5a, 32);
+    if (nonce) memcpy(nonce, p + 4, 32);
+    grx_send(&r->x, r->ep, GR_HELLO, id, p, sizeof p, until, &r->dead);
+    while (grx_now() < until && !r->dead) {
+        grx_msg *m;
+        ucp_worker_progress(r->x.w);
+        if ((m = grx_pop(&r->x, r->ep))) {
+            gr_hdr h;
+            gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h);
+            *rtype = h.type;
+            if (h.type == GR_WELCOME && m->len == 48 && challenge) memcpy(challenge, m->data + 16, 32);
+            if (h.type == GR_ERROR && m->len >= 4) *code = m->data[0];
+            grx_msg_free(&r->x, m);
+            return 1;
+        }
+    }
+    return 0;
+}
+/* after an error that keeps the connection: the server still answers */
+static int raw_alive(raw *r) {
+    int t = 0;
+    uint32_t code = 0;
+    return raw_call(r, GR_PING, NULL, 0, &t, &code) && t == GR_OK;
+}
+static void test_hostile(void) {
+    server s, k;
+    raw r;
+    int t = 0;
+    uint32_t code = 0;
+    gr_wr w;
+    uint8_t put[48 + 64];
+    gr_op o;
+    int64_t one[1] = {1}, st1[1] = {1};
+    CHECK(server_start4(&s, "--max-payload-mb", "1", "--client-mb", "1", "hostile") == 0, "server for hostile clients");
+    /* wrong version: ERROR and the connection ends */
+    CHECK(raw_open(&r, s.port) == 0, "raw client");
+    CHECK(raw_hello(&r, GR_VERSION + 1, GR_VERSION + 2, NULL, NULL, &t, &code) && t == GR_ERROR && code == GR_E_VERSION, "wrong version: type %d code %u", t, code);
+    raw_close(&r);
+    /* a message before HELLO */
+    raw_open(&r, s.port);
+    t = 0;
+    CHECK(raw_call(&r, GR_PING, NULL, 0, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "PING before HELLO: type %d code %u", t, code);
+    raw_close(&r);
+    /* a session: each bad message gets its ERROR, the connection goes on */
+    raw_open(&r, s.port);
+    CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "HELLO: type %d", t);
+    memset(put, 7, sizeof put); /* PUT: id 7, cap 64, a hash that is not the bytes' */
+    memset(put, 0, 16);
+    put[0] = 7, put[8] = 64;
+    t = 0;
+    CHECK(raw_call(&r, GR_PUT, put, sizeof put, &t, &code) && t == GR_ERROR && code == GR_E_HASH, "bad hash: type %d code %u", t, code);
+    CHECK(raw_alive(&r), "alive after a bad hash");
+    t = 0;
+    {
+        uint8_t get[24] = {7};
+        get[16] = 4;
+        CHECK(raw_call(&r, GR_GET, get, sizeof get, &t, &code) && t == GR_ERROR, "GET of the poisoned buffer: an ERROR");
+    }
+    memset(&o, 0, sizeof o); /* a RUN whose source is op 0 itself */
+    o.op = GR_OP_RELU, o.nin = 1, o.in[0].kind = GR_SRC_OP, o.in[0].ref = 0, o.in[0].v.ndim = 1, o.in[0].v.shape[0] = 1, o.in[0].v.strides[0] = 1;
+    put_view(&o.out, 1, one, st1, 0);
+    o.module = o.phase = "";
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
+    gr_w32(&w, 1);
+    gr_op_encode(&w, &o);
+    t = 0;
+    CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "forward source: type %d code %u", t, code);
+    CHECK(raw_alive(&r), "alive after a forward source");
+    t = 0;
+    CHECK(raw_call(&r, GR_RUN, w.p, w.n - 3, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "truncated RUN: type %d code %u", t, code);
+    gr_wr_free(&w);
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 0, 0, 0);
+    gr_w32(&w, 0x7fffffff);
+    t = 0;
+    CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "huge op count: type %d code %u", t, code);
+    gr_wr_free(&w);
+    { /* an unknown buffer, and a view past a buffer's end */
+        o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 0;
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 1, 12345, 0);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &o);
+        t = 0;
+        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_BUFFER, "unknown buffer: type %d code %u", t, code);
+        gr_wr_free(&w);
+        memset(&w, 0, sizeof w); /* a tape this connection never sent */
+        gr_wbytes(&w, "0123456789abcdef0123456789abcdef", 32);
+        w_slots(&w, 1, 12345, 0);
+        t = 0;
+        CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "unknown tape: type %d code %u", t, code);
+        gr_wr_free(&w);
+    }
+    {
+        uint8_t f[4 + 8] = {0xff, 0xff, 0xff, 0x7f};
+        t = 0;
+        CHECK(raw_call(&r, GR_FREE, f, sizeof f, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "huge FREE count: type %d code %u", t, code);
+    }
+    { /* tensors a client binds count against --client-mb (1 MiB here): the second 600 KB PUT is refused */
+        size_t n = 600 << 10;
+        uint8_t *blob = (uint8_t *)calloc(1, 48 + n);
+        int k;
+        for (k = 0; k < 2; k++) {
+            gr_wr hw;
+            blob[48] = (uint8_t)(k + 1);
+            crypto_generichash(blob + 16, 32, blob + 48, n, NULL, 0);
+            memset(&hw, 0, sizeof hw);
+            gr_w64(&hw, 100 + (uint64_t)k);
+            gr_w64(&hw, n);
+            memcpy(blob, hw.p, 16);
+            gr_wr_free(&hw);
+            t = 0;
+            if (k == 0) CHECK(grx_send(&r.x, r.ep, GR_PUT, ++r.req, blob, 48 + n, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r), "a 600 KB PUT");
+            else CHECK(raw_call(&r, GR_PUT, blob, 48 + n, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "over --client-mb: type %d code %u", t, code);
+        }
+        free(blob);
+    }
+    CHECK(raw_alive(&r), "alive after all that");
+    { /* oversized payload (server limit 1 MiB): ERROR, and the connection closes */
+        char *big = (char *)calloc(1, 2 << 20);
+        t = 0;
+        CHECK(raw_call(&r, GR_PUT, big, 2 << 20, &t, &code) && t == GR_ERROR && code == GR_E_FRAMING, "oversized: type %d code %u", t, code);
+        free(big);
+    }
+    raw_close(&r);
+    { /* and the server serves a genie client all along */
+        genie_ctx *c = remote_ctx(s.addr);
+        double v = 0;
+        float zero = 0;
+        genie_result rr = genie_item(c, genie_exp(c, genie_from_data(c, GENIE_F32, 1, one, &zero)), &v);
+        CHECK(c && rr == GENIE_OK && v == 1.0 && genie_get_stats(c).backend_nodes > 0, "a genie client after hostile ones: %d %g %llu %s", rr,
+              v, (unsigned long long)genie_get_stats(c).backend_nodes, c ? genie_last_error(c) : "");
+        genie_ctx_destroy(c);
+    }
+    CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
+    CHECK(log_count(&s, "ended") >= 4 && log_count(&s, "genie-server listening on 127.0.0.1:") == 1, "one log line per connection");
+    /* a server with a key: a wrong key gets AUTH's ERROR; the right one works */
+    {
+        FILE *f = fopen("build/remote_test.key", "w");
+        fputs("a pre-shared key for the tests\n", f);
+        fclose(f);
+    }
+    CHECK(server_start(&k, "--key-file", "build/remote_test.key", "key") == 0, "server with a key");
+    {
+        uint8_t challenge[32], nonce[32], key[32], text[76], mac[32];
+        raw_open(&r, k.port);
+        CHECK(raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code) && t == GR_WELCOME, "HELLO to a keyed server");
+        crypto_generichash(key, 32, (const unsigned char *)"the wrong key", 13, NULL, 0);
+        memcpy(text, challenge, 32);
+        memcpy(text + 32, nonce, 32);
+        memcpy(text + 64, "genie-remote", 12);
+        crypto_auth(mac, text, sizeof text, key);
+        t = 0;
+        CHECK(raw_call(&r, GR_AUTH, mac, 32, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "wrong key: type %d code %u", t, code);
+        raw_close(&r);
+        raw_open(&r, k.port);
+        raw_hello(&r, GR_VERSION, GR_VERSION, challenge, nonce, &t, &code);
+        t = 0;
+        CHECK(raw_call(&r, GR_GET, "012345678901234567890123", 24, &t, &code) && t == GR_ERROR && code == GR_E_AUTH, "GET before AUTH: type %d code %u", t, code);
+        raw_close(&r);
+    }
+    {
+        genie_ctx *c;
+        unsetenv("GENIE_REMOTE_KEY_FILE");
+        c = remote_ctx(k.addr);
+        CHECK(c && genie_status(c) == GENIE_ERR_BACKEND && strstr(genie_last_error(c), "GENIE_REMOTE_KEY_FILE") &&
+                  strcmp(genie_backend_name(c), "cpu") == 0,
+              "no key: %s", c ? genie_last_error(c) : "");
+        genie_ctx_destroy(c);
+        setenv("GENIE_REMOTE_KEY_FILE", "build/remote_test.key", 1);
+        c = remote_ctx(k.addr);
+        CHECK(c && genie_status(c) == GENIE_OK && strcmp(genie_backend_name(c), "remote") == 0, "the key: %s", c ? genie_last_error(c) : "");
+        genie_ctx_destroy(c);
+        unsetenv("GENIE_REMOTE_KEY_FILE");
+    }
+    CHECK(server_stop(&k) == 0, "keyed server exits 0");
+}
+
+/* ---- faults ---- */
+static void test_faults(void) {
+    server s;
+    int64_t ws[2] = {384, 384}, xs[2] = {64, 384};
+    genie_ctx *c, *l;
+    genie_tensor *w, *x, *y, *lw, *lx;
+    float *out = (float *)malloc(64 * 384 * 4), *ref = (float *)malloc(64 * 384 * 4);
+    double t0, dt;
+    genie_result r;
+    int i, st;
+    pid_t kids[2];
+    /* kill -9 of the server mid-run */
+    CHECK(server_start(&s, NULL, NULL, "kill") == 0, "server to kill");
+    c = remote_ctx(s.addr);
+    w = rnd(c, GENIE_F32, 2, ws, 1);
+    x = rnd(c, GENIE_F32, 2, xs, 2);
+    y = genie_tanh(c, genie_linear(c, x, w, NULL));
+    CHECK(genie_read(c, y, GENIE_F32, out, 64 * 384 * 4) == GENIE_OK, "before the kill: %s", genie_last_error(c));
+    for (i = 0; i < 20; i++) y = genie_tanh(c, genie_linear(c, y, w, NULL)); /* queued on the server, then the kill */
+    genie_realize(c, 1, &y);
+    kill(s.pid, SIGKILL);
+    waitpid(s.pid, &st, 0);
+    s.pid = 0;
+    t0 = grx_now();
+    r = genie_read(c, y, GENIE_F32, out, 64 * 384 * 4);
+    dt = grx_now() - t0;
+    CHECK(r == GENIE_ERR_BACKEND && strstr(genie_last_error(c), s.addr), "server killed: %d %s", r, genie_last_error(c));
+    CHECK(dt < 1.5, "the loss was known in %.2f s", dt);
+    printf("  server killed mid-run: GENIE_ERR_BACKEND after %.3f s\n", dt);
+    /* the same step again on the local CPU: the leaves are still on the host */
+    genie_clear_error(c);
+    y = genie_tanh(c, genie_linear(c, x, w, NULL));
+    for (i = 0; i < 20; i++) y = genie_tanh(c, genie_linear(c, y, w, NULL));
+    r = genie_read(c, y, GENIE_F32, out, 64 * 384 * 4);
+    l = local_ctx();
+    lw = rnd(l, GENIE_F32, 2, ws, 1);
+    lx = rnd(l, GENIE_F32, 2, xs, 2);
+    y = genie_tanh(l, genie_linear(l, lx, lw, NULL));
+    for (i = 0; i < 20; i++) y = genie_tanh(l, genie_linear(l, y, lw, NULL));
+    genie_read(l, y, GENIE_F32, ref, 64 * 384 * 4);
+    CHECK(r == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "re-run on the CPU after the loss: %d %s", r, genie_last_error(c));
+    genie_ctx_destroy(c);
+    /* a client killed mid-run; then two clients at once */
+    CHECK(server_start(&s, NULL, NULL, "clients") == 0, "server for clients");
+    fflush(stdout);
+    kids[0] = fork();
+    if (kids[0] == 0) {
+        genie_ctx *k = remote_ctx(s.addr);
+        genie_tensor *kw = rnd(k, GENIE_F32, 2, ws, 1), *ky = rnd(k, GENIE_F32, 2, xs, 2);
+        for (i = 0; i < 30; i++) ky = genie_tanh(k, genie_linear(k, ky, kw, NULL));
+        genie_realize(k, 1, &ky);
+        kill(getpid(), SIGKILL);
+        _exit(0);
+    }
+    waitpid(kids[0], &st, 0);
+    fflush(stdout);
+    for (i = 0; i < 2; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            genie_ctx *k = remote_ctx(s.addr), *kl = local_ctx();
+            genie_tensor *kw = rnd(k, GENIE_F32, 2, ws, 1 + (uint64_t)i), *ky = rnd(k, GENIE_F32, 2, xs, 2);
+            genie_tensor *lkw = rnd(kl, GENIE_F32, 2, ws, 1 + (uint64_t)i), *lky = rnd(kl, GENIE_F32, 2, xs, 2);
+            int j, ok;
+            for (j = 0; j < 10; j++) {
+                ky = genie_tanh(k, genie_linear(k, ky, kw, NULL));
+                lky = genie_tanh(kl, genie_linear(kl, lky, lkw, NULL));
+            }
+            ok = genie_read(k, ky, GENIE_F32, out, 64 * 384 * 4) == GENIE_OK && genie_read(kl, lky, GENIE_F32, ref, 64 * 384 * 4) == GENIE_OK &&
+                 memcmp(out, ref, 64 * 384 * 4) == 0 && genie_get_stats(k).backend_nodes >= 20;
+            genie_ctx_destroy(k);
+            genie_ctx_destroy(kl);
+            _exit(ok ? 0 : 1);
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        waitpid(kids[i], &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two at once", i);
+    }
+    CHECK(server_stop(&s) == 0, "server exits 0 after clients");
+    CHECK(log_count(&s, "ended") == 3, "the killed client's state was dropped (%d connection lines)", log_count(&s, "ended"));
+    genie_ctx_destroy(l);
+    free(out);
+    free(ref);
+}
+
+/* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
+   tensors run there again (the weight uploaded again on demand), results equal local */
+static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
+    genie_tensor *y;
+    int i;
+    genie_pool_push(c);
+    y = genie_tanh(c, genie_linear(c, x, w, NULL));
+    for (i = 0; i < 4; i++) y = genie_tanh(c, genie_linear(c, y, w, NULL));
+    genie_read(c, y, GENIE_F32, out, 64 * 384 * 4);
+    genie_pool_pop(c);
+}
+static void test_restart(void) {
+    server s, s2;
+    int64_t ws[2] = {384, 384}, xs[2] = {64, 384};
+    genie_ctx *c, *l = local_ctx();
+    genie_tensor *w, *x, *lw, *lx;
+    float *out = (float *)malloc(64 * 384 * 4), *ref = (float *)malloc(64 * 384 * 4);
+    genie_stats a, b;
+    genie_result r;
+    char listen[64];
+    int st, i;
+    CHECK(server_start(&s, NULL, NULL, "restart") == 0, "server to restart");
+    c = remote_ctx(s.addr);
+    w = rnd(c, GENIE_F32, 2, ws, 1);
+    x = rnd(c, GENIE_F32, 2, xs, 2);
+    lw = rnd(l, GENIE_F32, 2, ws, 1);
+    lx = rnd(l, GENIE_F32, 2, xs, 2);
+    step_chain(l, lx, lw, ref);
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "before the restart: %s", genie_last_error(c));
+    kill(s.pid, SIGKILL);
+    waitpid(s.pid, &st, 0);
+    s.pid = 0;
+    step_chain(c, x, w, out);
+    CHECK(genie_status(c) == GENIE_ERR_BACKEND, "a step after the kill: %s", genie_last_error(c));
+    genie_clear_error(c);
+    r = genie_remote_reconnect(c);
+    CHECK(r == GENIE_ERR_BACKEND && strstr(genie_last_error(c), s.addr), "reconnect with no server: %d %s", r, genie_last_error(c));
+    genie_clear_error(c);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", s.port);
+    for (i = 0; i < 20 && server_start(&s2, "--listen", listen, "restart2") != 0; i++) {} /* the port may linger a moment */
+    CHECK(s2.port == s.port, "the new server on port %d (got %d)", s.port, s2.port);
+    CHECK(genie_remote_reconnect(c) == GENIE_OK, "reconnect: %s", genie_last_error(c));
+    a = genie_get_stats(c);
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0, "after the restart remote == local: %s", genie_last_error(c));
+    CHECK(b.backend_nodes - a.backend_nodes >= 10, "the new server computed %llu nodes", (unsigned long long)(b.backend_nodes - a.backend_nodes));
+    CHECK(b.remote_bytes_sent - a.remote_bytes_sent >= 384 * 384 * 4, "the weight went to the new server (%llu bytes sent)",
+          (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    a = b;
+    step_chain(c, x, w, out);
+    b = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && memcmp(out, ref, 64 * 384 * 4) == 0 && b.remote_bytes_sent - a.remote_bytes_sent < 384 * 384,
+          "a second step after the restart sends %llu bytes, not the weight", (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent));
+    printf("  server restarted: reconnected, the weight uploaded again once, results equal local\n");
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+    CHECK(server_stop(&s2) == 0, "restarted server exits 0");
+    free(out);
+    free(ref);
+}
+
+int main(void) {
+    server s;
+    (void)genie_remote_register();
+    if (sodium_init() < 0) { printf("FAIL libsodium\n"); return 1; }
+    signal(SIGPIPE, SIG_IGN);
+    test_codec();
+    printf("  codec: %d checks\n", passed);
+    if (getenv("GENIE_REMOTE_TEST_SERVER") && *getenv("GENIE_REMOTE_TEST_SERVER")) { /* a server started elsewhere
+                                                                               (tests/remote_netns.sh): the programs */
+        const char *ext = getenv("GENIE_REMOTE_TEST_SERVER");
+        setenv("GENIE_REMOTE", ext, 1);
+        test_identical(ext);
+        test_weights(ext);
+        test_slice(ext);
+        printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
+        return failed ? 1 : 0;
+    }
+    if (access(server_bin(), X_OK) != 0) { printf("FAIL %s missing (make remote)\n", server_bin()); return 1; }
+    if (server_start(&s, NULL, NULL, "main") != 0) { printf("FAIL the server did not start (see build/remote_test_main.log)\n"); return 1; }
+    setenv("GENIE_REMOTE", s.addr, 1);
+    test_identical(s.addr);
+    printf("  identical: %d checks so far\n", passed);
+    test_weights(s.addr);
+    test_slice(s.addr);
+    run_props();
+    CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
+    test_hostile();
+    test_faults();
+    test_restart();
+    printf("test_remote: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
