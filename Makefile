@@ -625,12 +625,13 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 
 # ---- a Llama GGUF end to end: examples/06_gguf_llm.c on the files tools/make_llama_gguf.py writes ----
 # (numpy and gguf from $(VENV)). test-gguf-llm: the tiny model in F32, BF16, Q8_0 and Q4_0 against
-# tests/data/gguf_llm_ref.txt (tokenizer ids and greedy tokens; seconds). bench-gguf-llm (part of
+# tests/data/gguf_llm_ref.txt (tokenizer ids and greedy tokens; seconds), and its F32 weights with
+# a SentencePiece vocabulary (tiny-spm.gguf) against tests/data/gguf_llm_ref_spm.txt. bench-gguf-llm (part of
 # bench-llm): a ~90M-parameter model's prefill and decode tokens/s beside llama.cpp's llama-bench on
 # the same files when LLAMA_BENCH names the binary (never built here), and the decode bandwidth bound.
 .PHONY: gguf-llm-models test-gguf-llm bench-gguf-llm test-gguf-llm-llama
 GGUF_LLM_DIR = $(BUILD)/gguf_llm
-GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt
+GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt tests/data/gguf_llm_spm_pieces.txt
 LLAMA_BENCH ?=
 $(GGUF_LLM_DIR)/tiny-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
 	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size tiny
@@ -639,18 +640,16 @@ $(GGUF_LLM_DIR)/bench-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
 gguf-llm-models: ## write build/gguf_llm/tiny-{f32,bf16,q8_0,q4_0}.gguf (tools/make_llama_gguf.py)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/tiny-q4_0.gguf; \
 	else echo "skip: the GGUF Llama files ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; fi
-test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on F32, BF16, Q8_0, Q4_0 against its reference
-	@if [ -f $(GGUF_LLM_DIR)/tiny-q4_0.gguf ]; then for t in f32 bf16 q8_0 q4_0; do \
-	  out=$$($(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-$$t.gguf tests/data/gguf_llm_ref.txt -t 1); rc=$$?; \
+test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on F32, BF16, Q8_0, Q4_0 and a SentencePiece file against its reference
+	@if [ -f $(GGUF_LLM_DIR)/tiny-q4_0.gguf ]; then for t in f32 bf16 q8_0 q4_0 spm; do \
+	  ref=tests/data/gguf_llm_ref$$([ $$t = spm ] && echo _spm).txt; \
+	  out=$$($(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-$$t.gguf $$ref -t 1); rc=$$?; \
 	  echo "  $$t: $$(echo "$$out" | grep -E '^tokenizer: [0-9]+ of') ; $$(echo "$$out" | tail -2 | head -1)"; \
 	  [ $$rc = 0 ] || { echo "$$out" | tail -20; echo "FAIL test-gguf-llm $$t"; exit 1; }; done; \
 	  awk '$$1 == "f32" && $$2 == 3 { t = $$3; $$3 = $$5; $$5 = t } 1' tests/data/gguf_llm_ref.txt > $(GGUF_LLM_DIR)/ref_changed.txt; \
 	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-f32.gguf $(GGUF_LLM_DIR)/ref_changed.txt -t 1 >/dev/null; then \
 	    echo "FAIL test-gguf-llm: a reference with two tokens swapped passed"; exit 1; \
-	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; \
-	  if $(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-spm.gguf 2>&1 | grep -q 'tokenizer.ggml.model "llama" is not implemented'; \
-	  then echo "  a SentencePiece file is refused with a message saying so"; \
-	  else echo "FAIL test-gguf-llm: tiny-spm.gguf not refused by name"; exit 1; fi; fi
+	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; fi
 $(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c bench/copy_bw.h
 bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
@@ -668,6 +667,7 @@ test-gguf-llm-llama: $(BUILD)/06_gguf_llm gguf-llm-models ## the tokenizer and t
 	  echo "skip: llama.cpp beside test-gguf-llm (LLAMA_CPP_BIN=folder with llama-tokenize and llama-simple)"; \
 	elif [ -f $(GGUF_LLM_DIR)/tiny-f32.gguf ]; then \
 	  $(PYTHON) tools/llama_tokenize_check.py $(LLAMA_CPP_BIN)/llama-tokenize $(GGUF_LLM_DIR)/tiny-f32.gguf tests/data/gguf_llm_ref.txt || exit 1; \
+	  $(PYTHON) tools/llama_tokenize_check.py $(LLAMA_CPP_BIN)/llama-tokenize $(GGUF_LLM_DIR)/tiny-spm.gguf tests/data/gguf_llm_ref_spm.txt || exit 1; \
 	  p=$$($(PYTHON) -c "import sys; print(bytes.fromhex(sys.argv[1]).decode())" $$(grep '^prompt' tests/data/gguf_llm_ref.txt | cut -d' ' -f2)); \
 	  a=$$($(LLAMA_CPP_BIN)/llama-simple -m $(GGUF_LLM_DIR)/tiny-f32.gguf -n 32 "$$p" 2>/dev/null | head -1); \
 	  b=$$($(BUILD)/06_gguf_llm $(GGUF_LLM_DIR)/tiny-f32.gguf tests/data/gguf_llm_ref.txt | sed -n 3p); \

@@ -4,8 +4,9 @@
    a KV cache, and tokens/s of both phases.
 
    The tokenizer: tokenizer.ggml.model "gpt2" (byte-level BPE: GPT-2's pre-tokenizing
-   pattern, then the file's merges by rank) is implemented. "llama" (SentencePiece) and
-   the others are not: loading such a file fails with a message saying so. The pattern's
+   pattern, then the file's merges by rank) and "llama" (SentencePiece: scores and byte
+   fallback, as llama.cpp runs it) are implemented; loading a file with another fails with a
+   message saying so. The BPE pattern's
    letter and digit classes are exact for ASCII; beyond it they follow a table of the
    common scripts (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, CJK, kana, Hangul),
    and other code points count as punctuation. Special tokens in the text are not parsed.
@@ -73,11 +74,15 @@ static void map_put(strmap *m, const char *s, int v) { /* the first value of a k
 
 typedef struct tokenizer {
     int n_vocab;
-    const char **tokens;        /* id -> the token's byte-level string (owned by the GGUF) */
+    int spm;                    /* 1: SentencePiece ("llama"); 0: byte-level BPE ("gpt2") */
+    const char **tokens;        /* id -> the token's string (owned by the GGUF) */
     int *is_control;            /* id -> 1 for control tokens (not printed) */
-    strmap ids, ranks;          /* token string -> id; "left right" merge -> rank */
-    char byte_str[256][3];      /* byte -> its byte-level character, UTF-8 */
-    int cp_byte[324];           /* byte-level code point -> byte */
+    strmap ids, ranks;          /* token string -> id; "left right" merge -> rank (BPE) */
+    char byte_str[256][3];      /* BPE: byte -> its byte-level character, UTF-8 */
+    int cp_byte[324];           /* BPE: byte-level code point -> byte */
+    float *scores;              /* SentencePiece: id -> score (a higher one merges first) */
+    int byte_id[256];           /* SentencePiece: byte -> its <0xXX> token, or -1 */
+    int add_space_prefix;       /* SentencePiece: a space before the text (default 1) */
 } tokenizer;
 
 static int utf8_put(char *o, int cp) {
@@ -114,7 +119,7 @@ static void byte_level_init(tokenizer *t) {
 
 static void tokenizer_free(tokenizer *t) {
     map_free(&t->ids), map_free(&t->ranks);
-    free((void *)t->tokens), free(t->is_control);
+    free((void *)t->tokens), free(t->is_control), free(t->scores);
 }
 /* Reads the GGUF's vocabulary; 0 with a message in err if the file's tokenizer is not one this
    program implements or its arrays are inconsistent. */
@@ -123,16 +128,22 @@ static int tokenizer_load(genie_gguf *g, tokenizer *t, char *err, size_t errn) {
     int64_t nv = genie_gguf_meta_len(g, "tokenizer.ggml.tokens"), nm = genie_gguf_meta_len(g, "tokenizer.ggml.merges"), i;
     memset(t, 0, sizeof *t);
     if (!model) { snprintf(err, errn, "no tokenizer.ggml.model"); return 0; }
-    if (strcmp(model, "gpt2") != 0) {
-        snprintf(err, errn, "tokenizer.ggml.model \"%.40s\" is not implemented (only \"gpt2\", byte-level BPE%s)", model,
-                 strcmp(model, "llama") == 0 ? "; SentencePiece is not" : "");
+    if (strcmp(model, "gpt2") != 0 && strcmp(model, "llama") != 0) {
+        snprintf(err, errn, "tokenizer.ggml.model \"%.40s\" is not implemented (only \"gpt2\", byte-level BPE, and "
+                 "\"llama\", SentencePiece)", model);
         return 0;
+    }
+    t->spm = strcmp(model, "llama") == 0;
+    if (t->spm) {
+        nm = 0;
+        if (genie_gguf_meta_len(g, "tokenizer.ggml.scores") != nv) { snprintf(err, errn, "tokenizer.ggml.scores missing or not one a token"); return 0; }
     }
     if (nv < 256 || nv > 1 << 24 || nm < 0) { snprintf(err, errn, "tokenizer.ggml.tokens (%lld) or .merges (%lld) missing", (long long)nv, (long long)nm); return 0; }
     t->n_vocab = (int)nv;
     t->tokens = (const char **)calloc((size_t)nv, sizeof *t->tokens);
     t->is_control = (int *)calloc((size_t)nv, sizeof *t->is_control);
-    if (!t->tokens || !t->is_control || !map_init(&t->ids, (size_t)nv) || !map_init(&t->ranks, (size_t)nm)) {
+    t->scores = (float *)calloc((size_t)nv, sizeof *t->scores);
+    if (!t->tokens || !t->is_control || !t->scores || !map_init(&t->ids, (size_t)nv) || !map_init(&t->ranks, (size_t)nm + 1)) {
         snprintf(err, errn, "out of memory");
         return 0;
     }
@@ -143,6 +154,26 @@ static int tokenizer_load(genie_gguf *g, tokenizer *t, char *err, size_t errn) {
         genie_gguf_meta_i64_at(g, "tokenizer.ggml.token_type", i, &ty); /* 1 normal when absent */
         t->is_control[i] = ty == 3;
         map_put(&t->ids, t->tokens[i], (int)i);
+        if (t->spm) {
+            double sc = 0;
+            if (genie_gguf_meta_f64_at(g, "tokenizer.ggml.scores", i, &sc) != GENIE_OK) {
+                snprintf(err, errn, "tokenizer.ggml.scores[%lld] is not a number", (long long)i);
+                return 0;
+            }
+            t->scores[i] = (float)sc;
+        }
+    }
+    if (t->spm) {
+        int b;
+        int64_t v = 1; /* a bool reads as 0 or 1 */
+        for (b = 0; b < 256; b++) {
+            char hex[8];
+            snprintf(hex, sizeof hex, "<0x%02X>", b);
+            t->byte_id[b] = map_get(&t->ids, hex, 6);
+        }
+        if (genie_gguf_meta_i64(g, "tokenizer.ggml.add_space_prefix", &v) != GENIE_OK) v = 1;
+        t->add_space_prefix = v != 0;
+        return 1;
     }
     for (i = 0; i < nm; i++) {
         const char *m = genie_gguf_meta_str_at(g, "tokenizer.ggml.merges", i);
@@ -234,12 +265,62 @@ static int bpe_piece(const tokenizer *t, const unsigned char *s, size_t n, int *
     return nout;
 }
 
-/* The ids of text (at most strlen(text) of them; out has room for that many); -1 on a symbol
-   missing from the vocabulary */
+/* SentencePiece as llama.cpp runs it: a space before the text, every space as U+2581 ("\xE2\x96\x81"),
+   the text's characters as symbols, then again and again the adjacent pair whose concatenation
+   is a token of the highest score (the leftmost of equals) merged into one symbol. A final
+   symbol that is not a token becomes its bytes' <0xXX> tokens. Returns the ids written to out
+   (room for 3 (strlen(text) + 1)), -1 on a byte without its token or out of memory. */
+static int spm_tokenize(const tokenizer *t, const char *text, int *out) {
+    size_t n = strlen(text), len = 0, i, m = 0;
+    char *buf = (char *)malloc(3 * n + 4);
+    size_t *start = (size_t *)malloc((3 * n + 5) * sizeof *start);
+    int nout = 0;
+    if (!buf || !start) { free(buf), free(start); return -1; }
+    if (n == 0) { free(buf), free(start); return 0; }
+    if (t->add_space_prefix) memcpy(buf, "\xE2\x96\x81", 3), len = 3;
+    for (i = 0; i < n; i++) {
+        if (text[i] == ' ') memcpy(buf + len, "\xE2\x96\x81", 3), len += 3;
+        else buf[len++] = text[i];
+    }
+    for (i = 0; i < len; m++) { /* symbols: [start[k], start[k+1]) of buf, one a UTF-8 character */
+        int clen;
+        start[m] = i;
+        utf8_get((const unsigned char *)buf + i, len - i, &clen);
+        i += (size_t)clen;
+    }
+    start[m] = len;
+    while (m > 1) {
+        int best = -1;
+        size_t at = 0;
+        for (i = 0; i + 1 < m; i++) {
+            int id = map_get(&t->ids, buf + start[i], start[i + 2] - start[i]);
+            if (id >= 0 && (best < 0 || t->scores[id] > t->scores[best])) best = id, at = i;
+        }
+        if (best < 0) break;
+        memmove(start + at + 1, start + at + 2, (m - at - 1) * sizeof *start);
+        m--;
+    }
+    for (i = 0; i < m && nout >= 0; i++) {
+        int id = map_get(&t->ids, buf + start[i], start[i + 1] - start[i]);
+        size_t b;
+        if (id >= 0) { out[nout++] = id; continue; }
+        for (b = start[i]; b < start[i + 1]; b++) {
+            int bid = t->byte_id[(unsigned char)buf[b]];
+            if (bid < 0) { nout = -1; break; }
+            out[nout++] = bid;
+        }
+    }
+    free(buf), free(start);
+    return nout;
+}
+
+/* The ids of text (out has room for 3 (strlen(text) + 1)); -1 on a symbol missing from the
+   vocabulary */
 static int tokenize(const tokenizer *t, const char *text, int *out) {
     const unsigned char *s = (const unsigned char *)text;
     size_t n = strlen(text), i = 0;
     int total = 0;
+    if (t->spm) return spm_tokenize(t, text, out);
     while (i < n) {
         size_t k = pretoken(s + i, n - i);
         int got = bpe_piece(t, s + i, k, out + total);
@@ -425,6 +506,18 @@ static void detokenize(const tokenizer *t, int id, char *out) {
     *out = 0;
     if (id < 0 || id >= t->n_vocab || t->is_control[id]) return;
     s = (const unsigned char *)t->tokens[id], n = strlen(t->tokens[id]);
+    if (t->spm) { /* <0xXX>: the byte; else the text with U+2581 as a space */
+        unsigned v;
+        if (n == 6 && sscanf((const char *)s, "<0x%2X>", &v) == 1 && t->byte_id[v & 255] == id) {
+            *out++ = (char)v, *out = 0;
+            return;
+        }
+        for (; i < n; i++)
+            if (i + 2 < n && memcmp(s + i, "\xE2\x96\x81", 3) == 0) *out++ = ' ', i += 2;
+            else *out++ = (char)s[i];
+        *out = 0;
+        return;
+    }
     for (; i < n; i += (size_t)len) {
         int c = utf8_get(s + i, n - i, &len);
         *out++ = (char)(c < 324 && t->cp_byte[c] >= 0 ? t->cp_byte[c] : '?');
@@ -485,7 +578,7 @@ static int ref_load(const char *path, const char *type, const tokenizer *tok, re
         if (line[0] == '#' || sscanf(line, "%63s %4095s", word, hex) != 2) continue;
         if (strcmp(word, "text") == 0 || strcmp(word, "prompt") == 0) {
             char *text = unhex(hex);
-            int n, *want = parse_ids(line, &n), *got = text ? (int *)malloc(sizeof(int) * (strlen(text) + 1)) : NULL;
+            int n, *want = parse_ids(line, &n), *got = text ? (int *)malloc(sizeof(int) * 3 * (strlen(text) + 1)) : NULL;
             int ngot = got ? tokenize(tok, text, got) : -1, ok = want && ngot == n && memcmp(got, want, sizeof(int) * (size_t)n) == 0;
             if (!ok) printf("tokenizer: \"%s\" gives %d ids, the reference %d%s\n", text ? text : "?", ngot, n, ngot == n ? " (different ones)" : "");
             r->texts++, r->texts_ok += ok;
@@ -563,7 +656,7 @@ int main(int argc, char **argv) {
         ok &= r.texts_ok == r.texts;
     }
     if (!user_prompt) user_prompt = r.prompt ? r.prompt : "The GNU General Public License is a free, copyleft license for";
-    ids = (int64_t *)malloc(sizeof(int64_t) * (strlen(user_prompt) + (size_t)n_decode + 1));
+    ids = (int64_t *)malloc(sizeof(int64_t) * (3 * (strlen(user_prompt) + 1) + (size_t)n_decode));
     logits = (float *)malloc(sizeof(float) * (size_t)m.vocab);
     {
         size_t longest = 0;
@@ -572,7 +665,7 @@ int main(int argc, char **argv) {
         piece = (char *)malloc(longest + 1); /* a token's bytes are at most its characters */
     }
     {
-        int *pids = (int *)malloc(sizeof(int) * (strlen(user_prompt) + 1));
+        int *pids = (int *)malloc(sizeof(int) * 3 * (strlen(user_prompt) + 1));
         n_prompt = pids ? tokenize(&m.tok, user_prompt, pids) : -1;
         for (i = 0; i < n_prompt; i++) ids[i] = pids[i];
         free(pids);

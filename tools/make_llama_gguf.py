@@ -8,13 +8,16 @@ the merges in tests/data/gguf_llm_merges.txt (trained once by --train-merges: pl
 the GPL-3 text Debian ships, ties broken by the pair's text) and "<|endoftext|>".
 
   make_llama_gguf.py OUTDIR [--size tiny|bench]   writes OUTDIR/SIZE-{f32,bf16,q8_0,q4_0}.gguf (and for tiny
-                                                   tiny-spm.gguf: q4_0 with tokenizer.ggml.model "llama")
+                                                   tiny-spm.gguf: the f32 weights with a SentencePiece
+                                                   vocabulary, tokenizer.ggml.model "llama")
   make_llama_gguf.py OUTDIR --ref FILE             also writes the reference FILE (needs torch and
                                                    transformers): the tokenizer's ids of a few strings
                                                    (Hugging Face `tokenizers`) and, per file type, the
                                                    greedy tokens of transformers' LlamaForCausalLM in
-                                                   float64 on the weights the file holds (dequantized)
+                                                   float64 on the weights the file holds (dequantized);
+                                                   and FILE's _spm.txt twin for tiny-spm.gguf
   make_llama_gguf.py --train-merges FILE           rewrites the merges file
+  make_llama_gguf.py --train-spm FILE              rewrites tests/data/gguf_llm_spm_pieces.txt (SentencePiece)
 Only numpy and gguf are needed to write the model files."""
 import os
 import sys
@@ -26,6 +29,8 @@ from gguf.quants import quantize, dequantize
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MERGES = os.path.join(HERE, "..", "tests", "data", "gguf_llm_merges.txt")
+SPM_PIECES = os.path.join(HERE, "..", "tests", "data", "gguf_llm_spm_pieces.txt")
+SPACE = "\u2581"  # SentencePiece's space
 SIZES = {  # vocab is fixed by the tokenizer (256 bytes + merges + 1 special)
     "tiny": dict(dim=256, layers=2, heads=4, kv=2, ffn=512, ctx=256),
     "bench": dict(dim=1024, layers=8, heads=16, kv=4, ffn=2816, ctx=512),
@@ -87,6 +92,75 @@ def train_merges(path, n_merges=768):
     with open(path, "w", encoding="utf-8") as f:
         for a, b in merges:
             f.write(f"{a} {b}\n")
+
+
+def train_spm_pieces(path, n_normal=766):
+    """SentencePiece-style BPE over the GPL-3 text: words split at whitespace, each with a leading
+    U+2581; the characters, then the most frequent adjacent pair merged (ties by the pair's
+    text) until there are n_normal pieces. Writes one "left right" merge a line after the
+    characters (one a line), in order."""
+    text = open("/usr/share/common-licenses/GPL-3", encoding="utf-8").read()
+    words = {}
+    for w in text.split():
+        w = tuple(SPACE + w)
+        words[w] = words.get(w, 0) + 1
+    chars = sorted({c for w in words for c in w})
+    have, merges = set(chars), []
+    while len(chars) + len(merges) < n_normal:
+        pairs = {}
+        for w, c in words.items():
+            for a, b in zip(w, w[1:]):
+                pairs[(a, b)] = pairs.get((a, b), 0) + c
+        if not pairs:
+            break
+        best = min(pairs, key=lambda p: (-pairs[p], p))
+        if best[0] + best[1] not in have:
+            merges.append(best)
+            have.add(best[0] + best[1])
+        nw = {}
+        for w, c in words.items():
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
+                    out.append(w[i] + w[i + 1])
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            nw[tuple(out)] = nw.get(tuple(out), 0) + c
+        words = nw
+    with open(path, "w", encoding="utf-8") as f:
+        for c in chars:
+            f.write(c + "\n")
+        for a, b in merges:
+            f.write(f"{a} {b}\n")
+
+
+def spm_vocabulary():
+    """A SentencePiece (tokenizer.ggml.model "llama") vocabulary as llama's files lay it out:
+    <unk>, <s>, </s>, the 256 byte tokens <0x00>..<0xFF>, then the characters and the merged
+    pieces of tests/data/gguf_llm_spm_pieces.txt. Scores: a piece's is minus its place, so an
+    earlier merge wins. Returns tokens, scores, types, merges (pairs, for Hugging Face)."""
+    lines = [ln.rstrip("\n") for ln in open(SPM_PIECES, encoding="utf-8") if ln.rstrip("\n")]
+    merges = [tuple(ln.split(" ")) for ln in lines if " " in ln]
+    normal = [ln for ln in lines if " " not in ln] + [a + b for a, b in merges]
+    tokens = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)] + normal
+    scores = [0.0] * (3 + 256) + [-float(i) for i in range(len(normal))]
+    T = gguf.TokenType
+    types = [T.UNKNOWN, T.CONTROL, T.CONTROL] + [T.BYTE] * 256 + [T.NORMAL] * len(normal)
+    return tokens, scores, types, merges
+
+
+def hf_spm_tokenizer(tokens, merges):
+    """Hugging Face's LlamaTokenizerFast pipeline: prepend U+2581, spaces to U+2581, BPE with
+    byte fallback over the whole text."""
+    from tokenizers import Tokenizer, models, normalizers, decoders
+    vocab = {t: i for i, t in enumerate(tokens)}
+    tk = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tk.normalizer = normalizers.Sequence([normalizers.Prepend(SPACE), normalizers.Replace(" ", SPACE)])
+    tk.decoder = decoders.Sequence([decoders.Replace(SPACE, " "), decoders.ByteFallback(), decoders.Fuse(),
+                                    decoders.Strip(" ", 1, 0)])
+    return tk
 
 
 def vocabulary():
@@ -166,7 +240,8 @@ def stored(x, qt):
     return dequantize(quantize(x, qt), qt).astype(np.float64)
 
 
-def write(path, cfg, w, tokens, merges, eos, type_name, tokenizer_model="gpt2"):
+def write(path, cfg, w, tokens, merges, eos, type_name, spm=None):
+    """spm: (scores, types) of a SentencePiece vocabulary in tokens (merges and eos unused)."""
     qt, file_type = TYPES[type_name]
     out = gguf.GGUFWriter(path, "llama")
     hd = cfg["dim"] // cfg["heads"]
@@ -182,13 +257,23 @@ def write(path, cfg, w, tokens, merges, eos, type_name, tokenizer_model="gpt2"):
     out.add_rope_freq_base(10000.0)
     out.add_layer_norm_rms_eps(1e-5)
     out.add_vocab_size(len(tokens))
-    out.add_tokenizer_model(tokenizer_model)
-    out.add_tokenizer_pre("gpt-2")
-    out.add_token_list(tokens)
-    out.add_token_types([gguf.TokenType.CONTROL if i == eos else gguf.TokenType.NORMAL for i in range(len(tokens))])
-    out.add_token_merges(merges)
-    out.add_bos_token_id(eos)
-    out.add_eos_token_id(eos)
+    if spm:
+        out.add_tokenizer_model("llama")
+        out.add_token_list(tokens)
+        out.add_token_scores(spm[0])
+        out.add_token_types(spm[1])
+        out.add_unk_token_id(0)
+        out.add_bos_token_id(1)
+        out.add_eos_token_id(2)
+        out.add_add_space_prefix(True)
+    else:
+        out.add_tokenizer_model("gpt2")
+        out.add_tokenizer_pre("gpt-2")
+        out.add_token_list(tokens)
+        out.add_token_types([gguf.TokenType.CONTROL if i == eos else gguf.TokenType.NORMAL for i in range(len(tokens))])
+        out.add_token_merges(merges)
+        out.add_bos_token_id(eos)
+        out.add_eos_token_id(eos)
     out.add_add_bos_token(False)
     for hf, x in w.items():
         if hf.endswith("q_proj.weight"):
@@ -233,6 +318,9 @@ def main():
     if sys.argv[1] == "--train-merges":
         train_merges(sys.argv[2])
         return
+    if sys.argv[1] == "--train-spm":
+        train_spm_pieces(sys.argv[2])
+        return
     outdir = sys.argv[1]
     size = sys.argv[sys.argv.index("--size") + 1] if "--size" in sys.argv else "tiny"
     ref = sys.argv[sys.argv.index("--ref") + 1] if "--ref" in sys.argv else None
@@ -244,9 +332,11 @@ def main():
         p = os.path.join(outdir, f"{size}-{t}.gguf")
         write(p + ".tmp", cfg, w, tokens, merges, eos, t)
         os.replace(p + ".tmp", p)
-    if size == "tiny":  # the same model labelled SentencePiece, which the example must refuse by name
+    if size == "tiny":  # the same weights with a SentencePiece vocabulary of the same size
+        stok, scores, types, smerges = spm_vocabulary()
+        assert len(stok) == len(tokens)
         p = os.path.join(outdir, "tiny-spm.gguf")
-        write(p + ".tmp", cfg, w, tokens, merges, eos, "q4_0", "llama")
+        write(p + ".tmp", cfg, w, stok, None, None, "f32", (scores, types))
         os.replace(p + ".tmp", p)
     if ref:
         tk = hf_tokenizer(tokens, merges)
@@ -265,6 +355,20 @@ def main():
             for t in TYPES:
                 for i, (a, la, b, lb) in enumerate(reference(cfg, w, tokens, prompt_ids, t)):
                     f.write(f"{t} {i} {a} {la:.9g} {b} {lb:.9g}\n")
+        stok, scores, types, smerges = spm_vocabulary()
+        tk = hf_spm_tokenizer(stok, smerges)
+        with open(ref.replace(".txt", "_spm.txt"), "w", encoding="utf-8") as f:
+            f.write("# written by tools/make_llama_gguf.py --ref: tiny-spm.gguf (a SentencePiece vocabulary,\n"
+                    "# the f32 weights); lines as in gguf_llm_ref.txt, the ids from Hugging Face's Llama\n"
+                    "# tokenizer pipeline (tokenizers: prepend and escape U+2581, BPE with byte fallback)\n")
+            for s in TOKENIZER_STRINGS:
+                ids = tk.encode(s).ids
+                assert tk.decode(ids) == s, (s, tk.decode(ids))
+                f.write(" ".join(["text", s.encode().hex() or "-"] + [str(i) for i in ids]) + "\n")
+            prompt_ids = tk.encode(PROMPT).ids
+            f.write(" ".join(["prompt", PROMPT.encode().hex()] + [str(i) for i in prompt_ids]) + "\n")
+            for i, (a, la, b, lb) in enumerate(reference(cfg, w, stok, prompt_ids, "f32")):
+                f.write(f"f32 {i} {a} {la:.9g} {b} {lb:.9g}\n")
 
 
 if __name__ == "__main__":
