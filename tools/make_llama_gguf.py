@@ -58,6 +58,32 @@ def bytes_to_unicode():
     return {b: chr(c) for b, c in zip(bs, cs)}
 
 
+def most_frequent_pair(words):
+    """The adjacent pair most frequent in words ({symbols tuple: count}), ties by the pair's text;
+    None if no word has two symbols."""
+    pairs = {}
+    for w, c in words.items():
+        for a, b in zip(w, w[1:]):
+            pairs[(a, b)] = pairs.get((a, b), 0) + c
+    return min(pairs, key=lambda p: (-pairs[p], p)) if pairs else None
+
+
+def merge_pair(words, pair):
+    """words with every occurrence of the adjacent pair merged into one symbol, left to right."""
+    nw = {}
+    for w, c in words.items():
+        out, i = [], 0
+        while i < len(w):
+            if i + 1 < len(w) and (w[i], w[i + 1]) == pair:
+                out.append(w[i] + w[i + 1])
+                i += 2
+            else:
+                out.append(w[i])
+                i += 1
+        nw[tuple(out)] = nw.get(tuple(out), 0) + c
+    return nw
+
+
 def train_merges(path, n_merges=768):
     """Plain BPE over the GPL-3 text: the most frequent adjacent pair, ties by the pair's text."""
     from tokenizers import pre_tokenizers
@@ -69,26 +95,11 @@ def train_merges(path, n_merges=768):
     words = {tuple(w): c for w, c in counts.items()}
     merges = []
     while len(merges) < n_merges:
-        pairs = {}
-        for w, c in words.items():
-            for a, b in zip(w, w[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + c
-        if not pairs:
+        best = most_frequent_pair(words)
+        if best is None:
             break
-        best = min(pairs, key=lambda p: (-pairs[p], p))
         merges.append(best)
-        nw = {}
-        for w, c in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            nw[tuple(out)] = nw.get(tuple(out), 0) + c
-        words = nw
+        words = merge_pair(words, best)
     with open(path, "w", encoding="utf-8") as f:
         for a, b in merges:
             f.write(f"{a} {b}\n")
@@ -107,28 +118,13 @@ def train_spm_pieces(path, n_normal=766):
     chars = sorted({c for w in words for c in w})
     have, merges = set(chars), []
     while len(chars) + len(merges) < n_normal:
-        pairs = {}
-        for w, c in words.items():
-            for a, b in zip(w, w[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + c
-        if not pairs:
+        best = most_frequent_pair(words)
+        if best is None:
             break
-        best = min(pairs, key=lambda p: (-pairs[p], p))
         if best[0] + best[1] not in have:
             merges.append(best)
             have.add(best[0] + best[1])
-        nw = {}
-        for w, c in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            nw[tuple(out)] = nw.get(tuple(out), 0) + c
-        words = nw
+        words = merge_pair(words, best)
     with open(path, "w", encoding="utf-8") as f:
         for c in chars:
             f.write(c + "\n")
