@@ -12,6 +12,7 @@
 #define GENIE_REMOTE_UCX_H
 #include <ucp/api/ucp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <stdio.h>
 #include <sodium.h>
@@ -217,6 +218,7 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
     ucp_dt_iov_t iov[2];
     ucs_status_ptr_t r;
     ucs_status_t s;
+    double start;
     gr_hdr_encode(hdr, type, id, n1 + n2);
     memset(&rp, 0, sizeof rp);
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -234,8 +236,10 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
     }
     if (r == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    start = grx_now();
     while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) {
         ucp_worker_progress(x->w);
+        if (grx_now() - start > 50e-6) sched_yield(); /* a slow receiver (maybe on this core, hashing): let it run */
         if ((dead && *dead) || (deadline > 0 && grx_now() > deadline)) {
             ucp_request_cancel(x->w, r);
             while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
