@@ -644,11 +644,6 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_error(s, c, h.id, GR_E_MEMORY, "the payload could not be received");
         return;
     }
-    if (m->refused) { /* the connection goes on; an upload in parts it may belong to fails */
-        sv_upload_drop(s, c, "PUT: a part over the client's queue cap (--queue-mb)");
-        sv_error(s, c, h.id, GR_E_LIMIT, "a message over the client's queue cap (--queue-mb): not received");
-        return;
-    }
     if (c->state == 0 && h.type != GR_HELLO) { /* nothing is decoded before the handshake */
         sv_error(s, c, h.id, GR_E_AUTH, "HELLO first");
         sv_close(s, c, "no HELLO");
@@ -657,6 +652,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     if (c->state == 1 && h.type != GR_AUTH) {
         sv_error(s, c, h.id, GR_E_AUTH, "AUTH first: this server needs the key");
         sv_close(s, c, "no AUTH");
+        return;
+    }
+    if (m->refused) { /* the connection goes on; an upload in parts it may belong to fails */
+        sv_upload_drop(s, c, "PUT: a part over the client's queue cap (--queue-mb)");
+        sv_error(s, c, h.id, GR_E_LIMIT, "a message over the client's queue cap (--queue-mb): not received");
         return;
     }
     if (h.type == GR_RUN) sv_tape_keep(c, m->data, m->len);
