@@ -7,8 +7,10 @@
  * with the server as the device:
  *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
  *              the buffer when something is written to it);
- *   copy_in    a host buffer's bytes: its BLAKE2b-256 hash, then HAS (one round
- *              trip, for more than 64 KiB) and PUT only when the server lacks it;
+ *   copy_in    a host buffer's bytes: their content hash (a BLAKE2b tree hashed
+ *              on the context's threads), then HAS (one round trip, for more than
+ *              64 KiB) and PUT only when the server lacks them (PUT_PARTs of 2 MiB
+ *              and a PUT with the rest: the server hashes a part as the next comes);
  *              a weight stays on the device while its buffer lives, and another
  *              buffer of the same bytes needs no PUT;
  *   run        one node or one fused group as 1..n ops of a RUN gathered until
@@ -472,12 +474,13 @@ static void rc_free(void *state, genie__buf *b) {
 }
 static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
     rc_state *r = (rc_state *)state;
-    uint8_t hash[GR_HASH_BYTES], head[16 + GR_HASH_BYTES];
+    uint8_t hash[GR_HASH_BYTES];
     uint64_t id = (uint64_t)(uintptr_t)b->dev;
     genie_result e;
     gr_wr w;
+    ucs_status_t s;
     if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
-    crypto_generichash(hash, sizeof hash, (const unsigned char *)b->data, (unsigned long long)b->bytes, NULL, 0);
+    if (gr_content_hash(b->data, b->bytes, hash, genie__ctx_threads(r->ctx)) != 0) return rc_fail(r, msg, "PUT: out of memory");
     if (b->bytes > RC_HAS_MIN) { /* the server may hold these bytes already (a weight seen before) */
         grx_msg *m = NULL;
         int found;
@@ -493,13 +496,10 @@ static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
         grx_msg_free(&r->x, m);
         if (found) return GENIE_OK;
     }
-    memset(&w, 0, sizeof w);
-    gr_w64(&w, id);
-    gr_w64(&w, rc_cap(b));
-    gr_wbytes(&w, hash, sizeof hash);
-    memcpy(head, w.p ? w.p : head, sizeof head);
-    gr_wr_free(&w);
-    return rc_send2(r, GR_PUT, ++r->next_req, head, sizeof head, b->data, b->bytes, "PUT", msg);
+    if (r->dead) return rc_lost(r, msg, "PUT");
+    s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
+                &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
+    return s == UCS_OK ? GENIE_OK : rc_lost(r, msg, "PUT");
 }
 static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi, char *msg) {
     rc_state *r = (rc_state *)state;

@@ -28,7 +28,7 @@
 #endif
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
-#define GR_VERSION 2
+#define GR_VERSION 3
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
@@ -45,6 +45,11 @@
 #define GR_TAPE_BYTES ((size_t)16 << 20) /* ... and their bytes at most */
 #define GR_DEFAULT_MAX_PAYLOAD ((uint64_t)1 << 31)
 #define GR_MAX_STATS 4096           /* rows of one STATS_REPLY (a client's (module, phase, role) keys) */
+/* A tensor's content hash is a tree (gr_content_hash in genie_remote_ucx.h): BLAKE2b-256 of each
+   GR_LEAF_BYTES leaf, then BLAKE2b-256 of (u64 length, the leaves' hashes), so both sides hash
+   leaves on several threads and a server hashes each part of an upload as it arrives. */
+#define GR_LEAF_BYTES ((uint64_t)256 << 10)
+#define GR_PART_BYTES ((uint64_t)2 << 20) /* the bytes of a client's PUT_PART (eager on UCX) */
 
 /* message types (docs/remote.md) */
 enum gr_type {
@@ -65,6 +70,7 @@ enum gr_type {
     GR_STATS,       /* c->s: empty; reply STATS_REPLY */
     GR_STATS_REPLY, /* s->c: u32 n, n x stat row (gr_stat_encode) */
     GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
+    GR_PUT_PART,    /* c->s: u64 id, u64 cap, u64 offset, then the bytes: the leading bytes of a PUT */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -249,6 +255,10 @@ GR_FN void gr_wbytes(gr_wr *w, const void *p, size_t k) {
 }
 GR_FN void gr_put_u32_at(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+GR_FN void gr_put_u64_at(uint8_t *p, uint64_t v) {
+    gr_put_u32_at(p, (uint32_t)v);
+    gr_put_u32_at(p + 4, (uint32_t)(v >> 32));
 }
 GR_FN void gr_wr_free(gr_wr *w) {
     free(w->p);
@@ -527,8 +537,8 @@ typedef struct gr_msg {
     int type;
     unsigned vmin, vmax;               /* HELLO */
     const uint8_t *nonce, *mac, *hash; /* HELLO's nonce, AUTH's mac, HAS/PUT's hash: 32 bytes in the payload */
-    uint64_t buf, cap, bytes, lo, hi;  /* HAS, PUT, GET */
-    const uint8_t *data;               /* PUT: `bytes` bytes */
+    uint64_t buf, cap, bytes, lo, hi;  /* HAS, PUT, GET; PUT_PART: lo its offset */
+    const uint8_t *data;               /* PUT, PUT_PART: `bytes` bytes */
     uint32_t nfree;                    /* FREE: ids at data, 8 bytes each (gr_free_id) */
     gr_run run;                        /* RUN (gr_run_free) */
 } gr_msg;
@@ -572,6 +582,18 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         m->bytes = gr_left(&r);
         m->data = gr_take(&r, (size_t)m->bytes);
         break;
+    case GR_PUT_PART: /* whole leaves at a leaf boundary, inside the cap */
+        m->buf = gr_u64(&r);
+        m->cap = gr_u64(&r);
+        m->lo = gr_u64(&r);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "PUT_PART: truncated before its bytes");
+        m->bytes = gr_left(&r);
+        m->data = gr_take(&r, (size_t)m->bytes);
+        if (m->bytes == 0 || m->bytes % GR_LEAF_BYTES || m->lo % GR_LEAF_BYTES)
+            GR__BAD(GR_E_MALFORMED, "PUT_PART: not whole leaves at a leaf boundary");
+        if (m->cap > GR_MAX_BUF || m->lo > m->cap || m->bytes > m->cap - m->lo) GR__BAD(GR_E_LIMIT, "PUT_PART: bytes past the buffer's cap or the size limit");
+        if (m->buf == 0) GR__BAD(GR_E_MALFORMED, "PUT_PART: buffer id 0");
+        return 0;
     case GR_GET:
         m->buf = gr_u64(&r);
         m->lo = gr_u64(&r);

@@ -11,6 +11,8 @@
 #ifndef GENIE_REMOTE_UCX_H
 #define GENIE_REMOTE_UCX_H
 #include <ucp/api/ucp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <stdio.h>
 #include <sodium.h>
@@ -28,6 +30,8 @@ typedef struct grx_msg {
     size_t len;
     void *req;           /* a rendezvous fetch in flight, or NULL */
     int oversized;       /* the declared length was over the limit: not fetched */
+    int refused;         /* over the sender's queue cap (grx.queued): not fetched */
+    uint64_t *charge;    /* the sender's queued-bytes counter holding len, or NULL */
     int failed;          /* the fetch failed */
 } grx_msg;
 
@@ -37,6 +41,11 @@ typedef struct grx {
     grx_msg *head, *tail;
     uint64_t max_payload;
     int oom;             /* a message could not be queued (out of memory) */
+    /* optional: the counter of bytes queued for an endpoint (NULL: none); a message that would
+       take it past queue_cap is not fetched but queued as refused */
+    uint64_t *(*queued)(void *arg, ucp_ep_h ep);
+    void *queued_arg;
+    uint64_t queue_cap;
 } grx;
 
 GR_FN double grx_now(void) {
@@ -68,7 +77,13 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
     if (length > x->max_payload) {
         m->oversized = 1;
         if (rndv) ucp_am_data_release(x->w, data);
+    } else if (length && x->queued && m->ep && (m->charge = x->queued(x->queued_arg, m->ep)) &&
+               (length > x->queue_cap || *m->charge > x->queue_cap - length)) {
+        m->refused = 1;
+        m->charge = NULL;
+        if (rndv) ucp_am_data_release(x->w, data);
     } else if (length) {
+        if (m->charge) *m->charge += length;
         if (!(m->data = (uint8_t *)malloc(length))) {
             m->failed = 1;
             if (rndv) ucp_am_data_release(x->w, data);
@@ -148,6 +163,7 @@ GR_FN void grx_msg_free(grx *x, grx_msg *m) {
         while (ucp_request_check_status(m->req) == UCS_INPROGRESS) ucp_worker_progress(x->w);
         ucp_request_free(m->req);
     }
+    if (m->charge) *m->charge -= m->len;
     free(m->data);
     free(m);
 }
@@ -202,6 +218,7 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
     ucp_dt_iov_t iov[2];
     ucs_status_ptr_t r;
     ucs_status_t s;
+    double start;
     gr_hdr_encode(hdr, type, id, n1 + n2);
     memset(&rp, 0, sizeof rp);
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -219,8 +236,10 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
     }
     if (r == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    start = grx_now();
     while ((s = ucp_request_check_status(r)) == UCS_INPROGRESS) {
         ucp_worker_progress(x->w);
+        if (grx_now() - start > 50e-6) sched_yield(); /* a slow receiver (maybe on this core, hashing): let it run */
         if ((dead && *dead) || (deadline > 0 && grx_now() > deadline)) {
             ucp_request_cancel(x->w, r);
             while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
@@ -235,6 +254,99 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
 GR_FN ucs_status_t grx_send(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *payload, size_t len, double deadline,
                             const volatile int *dead) {
     return grx_send2(x, ep, type, id, payload, len, NULL, 0, deadline, dead);
+}
+
+/* ---- content hashes: a tree of BLAKE2b-256 (genie_remote_proto.h, docs/remote.md) ----
+   leaf i = BLAKE2b-256 personalised "genie-leaf" of bytes [i L, min((i + 1) L, n)), L = GR_LEAF_BYTES;
+   the hash = BLAKE2b-256 personalised "genie-root" of (u64 n, leaf 0, .., leaf m-1), m = ceil(n / L). */
+#define GR_HASH_THREADS 16
+typedef struct gr_hjob {
+    uint8_t *dst;          /* NULL, or where src's bytes are copied on the way */
+    const uint8_t *src;
+    size_t n, nleaves;
+    uint8_t *leaves;       /* 32 bytes a leaf */
+    int ith, nth;          /* this job hashes leaves ith, ith + nth, .. */
+} gr_hjob;
+GR_FN void gr_hjob_run(const gr_hjob *j) {
+    static const unsigned char pers[crypto_generichash_blake2b_PERSONALBYTES] = "genie-leaf";
+    size_t i;
+    for (i = (size_t)j->ith; i < j->nleaves; i += (size_t)j->nth) {
+        size_t off = i * GR_LEAF_BYTES, len = j->n - off < GR_LEAF_BYTES ? j->n - off : GR_LEAF_BYTES;
+        const uint8_t *p = j->src + off;
+        if (j->dst) { /* copy one leaf, then hash it while it is in cache */
+            memcpy(j->dst + off, p, len);
+            p = j->dst + off;
+        }
+        crypto_generichash_blake2b_salt_personal(j->leaves + 32 * i, 32, p, len, NULL, 0, NULL, pers);
+    }
+}
+GR_FN void *gr_hjob_main(void *arg) {
+    gr_hjob_run((const gr_hjob *)arg);
+    return NULL;
+}
+/* The leaf hashes of src's n bytes into leaves (32 bytes each, ceil(n / GR_LEAF_BYTES) of them),
+   the bytes copied to dst on the way when dst is not NULL, on up to nthreads threads (a thread
+   that cannot start leaves its share to the caller's). */
+GR_FN void gr_hash_leaves(uint8_t *dst, const uint8_t *src, size_t n, uint8_t *leaves, int nthreads) {
+    gr_hjob j[GR_HASH_THREADS];
+    pthread_t th[GR_HASH_THREADS];
+    int started[GR_HASH_THREADS], nth = nthreads < 1 ? 1 : nthreads > GR_HASH_THREADS ? GR_HASH_THREADS : nthreads, k;
+    size_t nl = (n + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES;
+    if ((size_t)nth > nl) nth = nl ? (int)nl : 1;
+    for (k = 0; k < nth; k++) {
+        j[k].dst = dst, j[k].src = src, j[k].n = n, j[k].nleaves = nl, j[k].leaves = leaves, j[k].ith = k, j[k].nth = nth;
+        started[k] = k > 0 && pthread_create(&th[k], NULL, gr_hjob_main, &j[k]) == 0;
+    }
+    gr_hjob_run(&j[0]);
+    for (k = 1; k < nth; k++)
+        if (started[k]) pthread_join(th[k], NULL);
+        else gr_hjob_run(&j[k]);
+}
+/* The tree's root: the hash of n bytes whose leaf hashes are leaves. */
+GR_FN void gr_hash_root(uint64_t n, const uint8_t *leaves, uint8_t out[GR_HASH_BYTES]) {
+    static const unsigned char pers[crypto_generichash_blake2b_PERSONALBYTES] = "genie-root";
+    crypto_generichash_blake2b_state st;
+    uint8_t len[8];
+    gr_put_u64_at(len, n);
+    crypto_generichash_blake2b_init_salt_personal(&st, NULL, 0, GR_HASH_BYTES, NULL, pers);
+    crypto_generichash_blake2b_update(&st, len, 8);
+    crypto_generichash_blake2b_update(&st, leaves, (unsigned long long)(32 * ((n + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES)));
+    crypto_generichash_blake2b_final(&st, out, GR_HASH_BYTES);
+}
+/* The content hash of n bytes at p on up to nthreads threads: 0, or -1 out of memory. */
+GR_FN int gr_content_hash(const void *p, size_t n, uint8_t out[GR_HASH_BYTES], int nthreads) {
+    uint8_t small[32 * 64], *leaves = small;
+    size_t nl = (n + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES;
+    if (nl > 64 && !(leaves = (uint8_t *)malloc(nl * 32))) return -1;
+    gr_hash_leaves(NULL, (const uint8_t *)p, n, leaves, nthreads);
+    gr_hash_root(n, leaves, out);
+    if (leaves != small) free(leaves);
+    return 0;
+}
+
+/* Sends n bytes at data to buffer id (cap bytes, hash their gr_content_hash): PUT_PARTs of
+   GR_PART_BYTES while more than that is left (each eager, so the server hashes one while the
+   next is on the wire), then a PUT with the rest and the hash. Each message takes request id
+   ++*req; *msgs and *bytes (headers included) grow by what was sent. UCS_OK or the failure. */
+GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, const uint8_t hash[GR_HASH_BYTES],
+                           const void *data, size_t n, double deadline, const volatile int *dead, uint64_t *msgs, uint64_t *bytes) {
+    const uint8_t *p = (const uint8_t *)data;
+    uint8_t head[16 + GR_HASH_BYTES];
+    size_t off = 0;
+    ucs_status_t s;
+    gr_put_u64_at(head, id);
+    gr_put_u64_at(head + 8, cap);
+    for (; n - off > GR_PART_BYTES; off += GR_PART_BYTES) {
+        gr_put_u64_at(head + 16, off);
+        if ((s = grx_send2(x, ep, GR_PUT_PART, ++*req, head, 24, p + off, GR_PART_BYTES, deadline, dead)) != UCS_OK) return s;
+        *msgs += 1;
+        *bytes += GR_HDR_BYTES + 24 + GR_PART_BYTES;
+    }
+    memcpy(head + 16, hash, GR_HASH_BYTES);
+    if ((s = grx_send2(x, ep, GR_PUT, ++*req, head, sizeof head, n - off ? p + off : NULL, n - off, deadline, dead)) != UCS_OK) return s;
+    *msgs += 1;
+    *bytes += GR_HDR_BYTES + sizeof head + (n - off);
+    return UCS_OK;
 }
 
 /* Closes ep (force: no flush), waiting a bounded time. */

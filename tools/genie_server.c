@@ -3,6 +3,7 @@
  *
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu] [--client-mb N] [--max-payload-mb N]
+ *                [--queue-mb N] [--hash-threads N]
  *
  * One thread: a UCX worker whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that handles them in order and sleeps on the worker's event fd when
@@ -20,6 +21,7 @@
  * never a client's data. SIGTERM or SIGINT: exits 0. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <unistd.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -76,6 +78,11 @@ typedef struct sv_client {
     struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; } tapes[GR_TAPES]; /* for RUN_CACHED */
     int ntapes, tape_first;
     size_t tape_bytes;
+    struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
+        uint64_t id, cap, got;   /* got: the bytes received, whole leaves */
+        uint8_t *data, *leaves;  /* cap bytes; the hashes of its leaves (32 bytes each) */
+    } up;
+    uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
     const char *why;      /* why it ended */
     struct sv_client *next;
 } sv_client;
@@ -85,7 +92,7 @@ typedef struct sv {
     ucp_listener_h listener;
     sv_client *clients;
     int next_client;
-    int has_key, threads;
+    int has_key, threads, hash_threads;
     uint8_t key[crypto_auth_KEYBYTES];
     sv_entry *cache[SV_BUCKETS];
     sv_entry *oldest, *newest;
@@ -191,6 +198,23 @@ static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     sv_buf_clear(s, c, b);
     b->err = (char *)malloc(strlen(why) + 1);
     if (b->err) strcpy(b->err, why);
+}
+
+/* drops c's upload in parts (its buffer, when told why, fails with that) */
+static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
+    sv_buf *b;
+    if (!c->up.data && !c->up.leaves) return;
+    if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
+    free(c->up.data);
+    free(c->up.leaves);
+    memset(&c->up, 0, sizeof c->up);
+}
+/* The counter of bytes queued for ep's client (grx.queued), or NULL. */
+static uint64_t *sv_queued(void *arg, ucp_ep_h ep) {
+    sv_client *c;
+    for (c = ((sv *)arg)->clients; c; c = c->next)
+        if (c->ep == ep) return &c->queued;
+    return NULL;
 }
 
 /* ---- sending ---- */
@@ -630,6 +654,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_close(s, c, "no AUTH");
         return;
     }
+    if (m->refused) { /* the connection goes on; an upload in parts it may belong to fails */
+        sv_upload_drop(s, c, "PUT: a part over the client's queue cap (--queue-mb)");
+        sv_error(s, c, h.id, GR_E_LIMIT, "a message over the client's queue cap (--queue-mb): not received");
+        return;
+    }
     if (h.type == GR_RUN) sv_tape_keep(c, m->data, m->len);
     if ((rc = gr_msg_decode(h.type, m->data, m->len, &q, why)) != 0) {
         sv_error(s, c, h.id, rc, why);
@@ -690,34 +719,97 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
         break;
     }
+    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed now */
+        sv_buf *b;
+        if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap || c->up.got != q.lo))
+            sv_upload_drop(s, c, "PUT: its parts out of order");
+        if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: too many buffers"); break; }
+        if (!c->up.data) {
+            if (q.lo != 0) {
+                sv_buf_fail(s, c, b, "PUT: its parts out of order");
+                sv_error(s, c, h.id, GR_E_MALFORMED, "PUT_PART: an offset other than the bytes received before");
+                break;
+            }
+            if (c->bound_bytes + q.cap > s->client_budget) {
+                sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
+                sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: the client's tensors would exceed its budget (--client-mb)");
+                break;
+            }
+            c->up.data = (uint8_t *)malloc((size_t)q.cap);
+            c->up.leaves = (uint8_t *)malloc((size_t)((q.cap + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES * 32 + 1));
+            if (!c->up.data || !c->up.leaves) {
+                sv_upload_drop(s, c, NULL);
+                sv_buf_fail(s, c, b, "PUT: out of memory");
+                sv_error(s, c, h.id, GR_E_MEMORY, "PUT_PART: out of memory");
+                break;
+            }
+            c->up.id = q.buf, c->up.cap = q.cap;
+        }
+        gr_hash_leaves(c->up.data + q.lo, q.data, (size_t)q.bytes, c->up.leaves + q.lo / GR_LEAF_BYTES * 32, s->hash_threads);
+        c->up.got += q.bytes;
+        break;
+    }
     case GR_PUT: {
         uint8_t hash[GR_HASH_BYTES];
+        uint8_t *block = NULL, *data = NULL; /* the tensor's bytes: the upload's, or the payload */
+        uint64_t total = q.bytes;
         sv_entry *e;
         sv_buf *b;
-        crypto_generichash(hash, sizeof hash, q.data, (unsigned long long)q.bytes, NULL, 0);
-        if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT: too many buffers"); break; }
-        if (sodium_memcmp(hash, q.hash, GR_HASH_BYTES) != 0) {
-            sv_buf_fail(s, c, b, "PUT: the bytes' BLAKE2b hash is not the one claimed");
-            sv_error(s, c, h.id, GR_E_HASH, "PUT: the bytes' BLAKE2b hash is not the one claimed");
+        int hrc = 0;
+        if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap)) sv_upload_drop(s, c, "PUT: its parts out of order");
+        if (c->up.data) { /* the rest of an upload in parts: its leaves, then the root */
+            total = c->up.got + q.bytes;
+            if (total > c->up.cap) total = (uint64_t)-1;
+            else {
+                gr_hash_leaves(c->up.data + c->up.got, q.data, (size_t)q.bytes, c->up.leaves + c->up.got / GR_LEAF_BYTES * 32, s->hash_threads);
+                gr_hash_root(total, c->up.leaves, hash);
+                block = data = c->up.data;
+                c->up.data = NULL;
+            }
+            sv_upload_drop(s, c, NULL);
+        } else {
+            hrc = gr_content_hash(q.data, (size_t)q.bytes, hash, s->hash_threads);
+            block = m->data;
+            data = q.bytes ? (uint8_t *)q.data : m->data;
+        }
+        if (!(b = sv_buf_get(c, q.buf))) { if (block != m->data) free(block); sv_error(s, c, h.id, GR_E_LIMIT, "PUT: too many buffers"); break; }
+        if (total == (uint64_t)-1) {
+            sv_buf_fail(s, c, b, "PUT: its parts and its rest exceed its cap");
+            sv_error(s, c, h.id, GR_E_LIMIT, "PUT: its parts and its rest exceed its cap");
             break;
         }
-        if (c->bound_bytes + q.bytes > s->client_budget) { /* bound tensors are pinned: bounded per client */
+        if (hrc != 0) {
+            sv_buf_fail(s, c, b, "PUT: out of memory");
+            sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
+            break;
+        }
+        if (sodium_memcmp(hash, q.hash, GR_HASH_BYTES) != 0) {
+            if (block != m->data) free(block);
+            sv_buf_fail(s, c, b, "PUT: the bytes' hash is not the one claimed");
+            sv_error(s, c, h.id, GR_E_HASH, "PUT: the bytes' hash is not the one claimed");
+            break;
+        }
+        if (c->bound_bytes + total > s->client_budget) { /* bound tensors are pinned: bounded per client */
+            if (block != m->data) free(block);
             sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
             break;
         }
-        if (!(e = sv_find(s, hash))) {
+        if ((e = sv_find(s, hash))) {
+            if (block != m->data) free(block);
+        } else {
             if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
+                if (block != m->data) free(block);
                 sv_buf_fail(s, c, b, "PUT: out of memory");
                 sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
                 break;
             }
             memcpy(e->hash, hash, GR_HASH_BYTES);
-            e->block = m->data; /* the entry keeps the received payload: no copy */
-            e->data = q.bytes ? (uint8_t *)q.data : m->data;
-            m->data = NULL;
+            e->block = block; /* the entry keeps the received bytes: no copy */
+            e->data = data;
+            if (block == m->data) m->data = NULL;
             if (!e->data) e->data = e->block = (uint8_t *)malloc(1);
-            e->size = (size_t)q.bytes;
+            e->size = (size_t)total;
             e->hnext = s->cache[sv_hslot(hash)];
             s->cache[sv_hslot(hash)] = e;
             s->cache_bytes += e->size;
@@ -847,6 +939,7 @@ static void sv_client_free(sv *s, sv_client *c) {
             free(st);
         }
     for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
+    sv_upload_drop(s, c, NULL);
     free(c);
     sv_evict(s);
 }
@@ -854,14 +947,14 @@ static void sv_client_free(sv *s, sv_client *c) {
 
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
-                    "                    [--backend cpu] [--client-mb N] [--max-payload-mb N]\n");
+                    "                    [--backend cpu] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     sv s;
     const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu";
-    long cache_mb = 1024, client_mb = 4096, payload_mb = 2048;
+    long cache_mb = 1024, client_mb = 4096, payload_mb = 2048, queue_mb = 256, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct sockaddr_storage ss;
     socklen_t sl;
     ucp_listener_params_t lp;
@@ -872,6 +965,7 @@ int main(int argc, char **argv) {
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
+    s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return sv_usage();
@@ -882,11 +976,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--client-mb")) client_mb = atol(v);
         else if (!strcmp(a, "--max-payload-mb")) payload_mb = atol(v);
         else if (!strcmp(a, "--threads")) s.threads = atoi(v);
+        else if (!strcmp(a, "--hash-threads")) s.hash_threads = atoi(v);
+        else if (!strcmp(a, "--queue-mb")) queue_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
-    if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0) return sv_usage();
+    if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
+        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20)
+        return sv_usage();
     if (strcmp(backend, "cpu") != 0) {
         fprintf(stderr, "genie-server: --backend %s: only cpu is built into this server\n", backend);
         return 2;
@@ -928,6 +1026,9 @@ int main(int argc, char **argv) {
        TIME_WAIT (UCX's SO_REUSEADDR; two listeners on one port are still refused) */
     setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
     if (grx_init(&s.x, 1, (uint64_t)payload_mb << 20, msg, sizeof msg) != 0) { fprintf(stderr, "genie-server: %s\n", msg); return 1; }
+    s.x.queued = sv_queued; /* each client's received, unhandled bytes stay under --queue-mb */
+    s.x.queued_arg = &s;
+    s.x.queue_cap = (uint64_t)queue_mb << 20;
     memset(&lp, 0, sizeof lp);
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
     lp.sockaddr.addr = (const struct sockaddr *)&ss;

@@ -54,6 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (type == GR_HAS || type == GR_PUT) fr_check(m.buf != 0 && m.bytes <= m.cap && m.cap <= GR_MAX_BUF, "HAS/PUT: bounds");
     if (type == GR_PUT) fr_check(m.bytes == size - 1 - 48, "PUT: byte count");
     if (type == GR_GET) fr_check(m.lo <= m.hi && m.hi <= GR_MAX_BUF, "GET: range");
+    if (type == GR_PUT_PART)
+        fr_check(m.buf != 0 && m.bytes > 0 && m.bytes % GR_LEAF_BYTES == 0 && m.lo % GR_LEAF_BYTES == 0 && m.cap <= GR_MAX_BUF &&
+                     m.lo <= m.cap && m.bytes <= m.cap - m.lo && m.bytes == size - 1 - 24,
+                 "PUT_PART: whole leaves inside the cap");
     if (type == GR_FREE) {
         uint64_t sum = 0;
         for (i = 0; i < m.nfree; i++) sum += gr_free_id(&m, i); /* every id readable */

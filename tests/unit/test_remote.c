@@ -11,6 +11,10 @@
  *   hostile      a raw client: wrong version, framing, oversized payload, wrong key,
  *                bad hash, forward source, huge counts, truncation: each an ERROR,
  *                and the server keeps serving (PING, and a genie client)
+ *   parts        the tree hash on 1 and 4 threads; a tensor over 2 MiB goes as PUT_PARTs
+ *                and a PUT, equal to local, found by a second client (HAS); parts out
+ *                of order, a wrong hash after parts, a message over --queue-mb: each
+ *                an ERROR, and the connection goes on
  *   faults       kill -9 of the server mid-run: GENIE_ERR_BACKEND within ~1 s, then
  *                the same step on the local CPU; a client killed mid-run; two
  *                clients at once */
@@ -530,6 +534,177 @@ static int raw_alive(raw *r) {
     uint32_t code = 0;
     return raw_call(r, GR_PING, NULL, 0, &t, &code) && t == GR_OK;
 }
+/* ---- uploads in parts, the tree hash, the queue cap ---- */
+static void test_tree_hash(void) {
+    static const size_t sizes[] = {0, 1, 1000, (size_t)GR_LEAF_BYTES, (size_t)GR_LEAF_BYTES + 1, 3 * (size_t)GR_LEAF_BYTES + 5};
+    size_t n = 3 * (size_t)GR_LEAF_BYTES + 5, i, k;
+    uint8_t *a = (uint8_t *)malloc(n), *copy = (uint8_t *)malloc(n), h1[32], h4[32], leaves[4 * 32], root[32];
+    for (i = 0; i < n; i++) a[i] = (uint8_t)(i * 2654435761u >> 13);
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        gr_content_hash(a, sizes[k], h1, 1);
+        gr_content_hash(a, sizes[k], h4, 4);
+        CHECK(memcmp(h1, h4, 32) == 0, "tree hash of %zu bytes: 1 thread vs 4 differ", sizes[k]);
+        memset(copy, 0, n); /* leaves hashed on the way of a copy: the same leaves, the bytes copied */
+        gr_hash_leaves(copy, a, sizes[k], leaves, 3);
+        gr_hash_root(sizes[k], leaves, root);
+        CHECK(memcmp(root, h1, 32) == 0 && memcmp(copy, a, sizes[k]) == 0, "tree hash of %zu bytes through a copy", sizes[k]);
+    }
+    gr_content_hash(a, n, h1, 2);
+    a[n - 1] ^= 1; /* one bit of the last leaf, and the length, each change the hash */
+    gr_content_hash(a, n, h4, 2);
+    CHECK(memcmp(h1, h4, 32) != 0, "tree hash: a flipped bit in the last leaf");
+    a[n - 1] ^= 1;
+    gr_content_hash(a, n - 1, h4, 2);
+    CHECK(memcmp(h1, h4, 32) != 0, "tree hash: one byte shorter");
+    free(a);
+    free(copy);
+}
+/* a PUT_PART payload: id, cap, offset, then n bytes of v */
+static uint8_t *part_msg(uint64_t id, uint64_t cap, uint64_t off, size_t n, int v) {
+    uint8_t *p = (uint8_t *)malloc(24 + n);
+    gr_put_u64_at(p, id);
+    gr_put_u64_at(p + 8, cap);
+    gr_put_u64_at(p + 16, off);
+    memset(p + 24, v, n);
+    return p;
+}
+static void test_parts(const char *addr) {
+    int64_t n = 1300001; /* 5.2 MB of f32: two PUT_PARTs and a PUT */
+    float *v = (float *)malloc((size_t)n * sizeof(float));
+    genie_ctx *c = remote_ctx(addr), *c2 = remote_ctx(addr), *l = local_ctx();
+    genie_stats st;
+    double rs = 0, ls = 0, r2 = 0;
+    int64_t i;
+    for (i = 0; i < n; i++) v[i] = (float)((i * 7919) % 1001) / 1000.0f;
+    {
+        genie_tensor *x = genie_from_data(c, GENIE_F32, 1, &n, v), *y = genie_from_data(l, GENIE_F32, 1, &n, v);
+        genie_item(c, genie_sum(c, genie_exp(c, x), 1, (int64_t[]){0}, 0), &rs);
+        genie_item(l, genie_sum(l, genie_exp(l, y), 1, (int64_t[]){0}, 0), &ls);
+    }
+    st = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && rs == ls, "a 5.2 MB tensor in parts: remote %.9g vs local %.9g: %s", rs, ls, genie_last_error(c));
+    CHECK(st.remote_bytes_sent >= (uint64_t)n * 4 && st.remote_bytes_sent < (uint64_t)n * 4 + 8192 && st.remote_messages_sent >= 5,
+          "a 5.2 MB tensor: %llu bytes in %llu messages", (unsigned long long)st.remote_bytes_sent, (unsigned long long)st.remote_messages_sent);
+    { /* the server's hash of the parts is the client's: a second client finds the bytes (HAS) */
+        genie_tensor *x = genie_from_data(c2, GENIE_F32, 1, &n, v);
+        genie_item(c2, genie_sum(c2, genie_exp(c2, x), 1, (int64_t[]){0}, 0), &r2);
+        st = genie_get_stats(c2);
+        CHECK(genie_status(c2) == GENIE_OK && r2 == ls && st.remote_bytes_sent < 8192, "a second client: %.9g, %llu bytes sent: %s", r2,
+              (unsigned long long)st.remote_bytes_sent, genie_last_error(c2));
+    }
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(c2);
+    genie_ctx_destroy(l);
+    free(v);
+    { /* hostile parts: each an ERROR, the connection goes on */
+        raw r;
+        int t = 0, port = atoi(strrchr(addr, ':') + 1);
+        uint32_t code = 0;
+        size_t L = (size_t)GR_LEAF_BYTES;
+        uint8_t *p, put[48 + 16], hash[32];
+        CHECK(raw_open(&r, port) == 0 && raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "raw client");
+        p = part_msg(41, 4 * L, L, L, 1); /* an upload starting past 0 */
+        CHECK(raw_call(&r, GR_PUT_PART, p, 24 + L, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "part at offset 1 leaf first: type %d code %u", t, code);
+        free(p);
+        p = part_msg(41, 4 * L, 0, L, 1); /* half a leaf */
+        CHECK(raw_call(&r, GR_PUT_PART, p, 24 + L / 2, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "half a leaf: type %d code %u", t, code);
+        /* a whole leaf, then the rest with a hash that is not the bytes': ERROR 6, the buffer failed */
+        CHECK(grx_send(&r.x, r.ep, GR_PUT_PART, ++r.req, p, 24 + L, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r), "a part");
+        free(p);
+        memset(put, 0, sizeof put);
+        gr_put_u64_at(put, 41);
+        gr_put_u64_at(put + 8, 4 * L);
+        memset(put + 48, 1, 16);
+        CHECK(raw_call(&r, GR_PUT, put, sizeof put, &t, &code) && t == GR_ERROR && code == GR_E_HASH, "parts, then a wrong hash: type %d code %u", t, code);
+        {
+            uint8_t get[24] = {41};
+            get[16] = 4;
+            CHECK(raw_call(&r, GR_GET, get, sizeof get, &t, &code) && t == GR_ERROR, "GET of a buffer whose parts failed: an ERROR");
+        }
+        /* the right hash: a leaf in a part and 16 bytes in the PUT; its bytes read back */
+        p = part_msg(42, 4 * L, 0, L, 1);
+        for (i = 0; i < 16; i++) p[24 + L - 16 + (size_t)i] = 2; /* the part ends in 16 bytes of 2, the PUT has 16 of 1 */
+        {
+            uint8_t *whole = (uint8_t *)malloc(L + 16);
+            memcpy(whole, p + 24, L);
+            memset(whole + L, 1, 16);
+            gr_content_hash(whole, L + 16, hash, 2);
+            free(whole);
+        }
+        gr_put_u64_at(put, 42);
+        memcpy(put + 16, hash, 32);
+        CHECK(grx_send(&r.x, r.ep, GR_PUT_PART, ++r.req, p, 24 + L, grx_now() + 5, &r.dead) == UCS_OK &&
+                  grx_send(&r.x, r.ep, GR_PUT, ++r.req, put, sizeof put, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r),
+              "a part and the rest");
+        free(p);
+        {
+            uint8_t get[24] = {42}, *back = NULL;
+            double until = grx_now() + 5;
+            grx_msg *m = NULL;
+            gr_put_u64_at(get + 8, L - 16);
+            gr_put_u64_at(get + 16, L + 16);
+            grx_send(&r.x, r.ep, GR_GET, ++r.req, get, sizeof get, until, &r.dead);
+            while (!m && grx_now() < until && !r.dead) {
+                ucp_worker_progress(r.x.w);
+                m = grx_pop(&r.x, r.ep);
+            }
+            if (m && m->len == 32) back = m->data;
+            CHECK(back && back[0] == 2 && back[15] == 2 && back[16] == 1 && back[31] == 1, "the bytes of a part and the PUT read back");
+            grx_msg_free(&r.x, m);
+        }
+        raw_close(&r);
+    }
+}
+static void test_queue_cap(void) {
+    server q;
+    raw r;
+    int t = 0;
+    uint32_t code = 0;
+    size_t n = (size_t)3 << 19; /* 1.5 MiB: over --queue-mb 1 */
+    uint8_t *big = (uint8_t *)calloc(1, n);
+    CHECK(server_start(&q, "--queue-mb", "1", "queue") == 0, "server with --queue-mb 1");
+    CHECK(raw_open(&r, q.port) == 0 && raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "raw client");
+    gr_put_u64_at(big, 9);
+    gr_put_u64_at(big + 8, n);
+    t = 0;
+    CHECK(raw_call(&r, GR_PUT, big, n, &t, &code) && t == GR_ERROR && code == GR_E_LIMIT, "a PUT over the queue cap: type %d code %u", t, code);
+    CHECK(raw_alive(&r), "alive after a PUT over the queue cap");
+    { /* a flood of 64 PUTs of 512 KiB, not waited for: each is taken or refused, and the
+         server answers this client and another one after it */
+        int k, errors = 0, replies = 0;
+        double until;
+        for (k = 0; k < 64; k++) {
+            gr_put_u64_at(big, 100 + (uint64_t)k);
+            gr_put_u64_at(big + 8, 512 << 10);
+            grx_send(&r.x, r.ep, GR_PUT, ++r.req, big, 512 << 10, grx_now() + 5, &r.dead);
+        }
+        grx_send(&r.x, r.ep, GR_PING, ++r.req, NULL, 0, grx_now() + 5, &r.dead);
+        for (until = grx_now() + 10; grx_now() < until && !r.dead && replies == 0;) {
+            grx_msg *m;
+            ucp_worker_progress(r.x.w);
+            while ((m = grx_pop(&r.x, r.ep))) {
+                gr_hdr h;
+                if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0) {
+                    errors += h.type == GR_ERROR;
+                    replies += h.type == GR_OK;
+                }
+                grx_msg_free(&r.x, m);
+            }
+        }
+        CHECK(replies == 1 && errors == 64, "a flood of PUTs: %d replies to the PING, %d ERRORs (each PUT a bad hash or over the cap)",
+              replies, errors);
+        {
+            raw o;
+            CHECK(raw_open(&o, q.port) == 0 && raw_hello(&o, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME && raw_alive(&o),
+                  "another client after the flood");
+            raw_close(&o);
+        }
+    }
+    raw_close(&r);
+    free(big);
+    CHECK(server_stop(&q) == 0, "the queue-capped server exits 0");
+}
+
 static void test_hostile(void) {
     server s, k;
     raw r;
@@ -612,7 +787,7 @@ static void test_hostile(void) {
         for (k = 0; k < 2; k++) {
             gr_wr hw;
             blob[48] = (uint8_t)(k + 1);
-            crypto_generichash(blob + 16, 32, blob + 48, n, NULL, 0);
+            gr_content_hash(blob + 48, n, blob + 16, 1);
             memset(&hw, 0, sizeof hw);
             gr_w64(&hw, 100 + (uint64_t)k);
             gr_w64(&hw, n);
@@ -839,6 +1014,7 @@ int main(void) {
     if (sodium_init() < 0) { printf("FAIL libsodium\n"); return 1; }
     signal(SIGPIPE, SIG_IGN);
     test_codec();
+    test_tree_hash();
     printf("  codec: %d checks\n", passed);
     if (getenv("GENIE_REMOTE_TEST_SERVER") && *getenv("GENIE_REMOTE_TEST_SERVER")) { /* a server started elsewhere
                                                                                (tests/remote_netns.sh): the programs */
@@ -857,9 +1033,11 @@ int main(void) {
     printf("  identical: %d checks so far\n", passed);
     test_weights(s.addr);
     test_slice(s.addr);
+    test_parts(s.addr);
     run_props();
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
+    test_queue_cap();
     test_faults();
     test_restart();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
