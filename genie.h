@@ -15844,22 +15844,26 @@ static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
    rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
    (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
    product a block (the scales change every 32 k):
-     A (tmm0, 16 x 32 int8):   the 16 weight rows' quants of block b (wq [nb][16][32]: the
-                               thread's 16 rows unpacked; rows past N zero);
-     B (tmm1, 8 x 16 int32):   VNNI quads of 16 rows of x: row r, column m the 4 bytes
-                               qx[m, 32b + 4r ..] (xp [M16][nb][8][16]; rows past M zero);
-     C (tmm2, 16 x 16 int32):  the block's sums (exact), stored, converted and scaled by
-                               dx[b][m] dw[b][n] (f32) into 16 f32 accumulators (one a weight
-                               row, a lane a row of x).
+     A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
+                                thread's 16 rows unpacked; rows past N zero);
+     B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
+                                qx[m, 32b + 4r ..] (xp [M16][nb][8][16]; rows past M zero);
+     C (tmm4-7, 16 x 16 int32): the block's sums (exact), stored, converted and scaled by
+                                dx[b][m] dw[b][n] (f32) into 16 f32 accumulators (one a weight
+                                row, a lane a row of x).
+   Block b uses A, B set b % 2 and C tile 4 + b % 4, and block b + 3's tile product is issued
+   before block b's sums are scaled: the tiles are not renamed and a tile store reaches the
+   vector loads only through memory (after it retires), so one set would serialize the units.
    The threads quantize shares of x's rows into the workspace, meet at a barrier, then take
    groups of 16 weight rows. Its difference from the reference is the decode path's bound. */
 static GENIE__AMX void genie__amx_begin_q8(void) {
     genie__amx_cfg cfg;
+    int t;
     memset(&cfg, 0, sizeof cfg);
-    cfg.b[0] = 1;                    /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
-    cfg.b[16] = 32, cfg.b[48] = 16; /* tmm0: A */
-    cfg.b[18] = 64, cfg.b[49] = 8;  /* tmm1: B */
-    cfg.b[20] = 64, cfg.b[50] = 16; /* tmm2: C */
+    cfg.b[0] = 1;                                           /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
+    cfg.b[16] = cfg.b[20] = 32, cfg.b[48] = cfg.b[50] = 16; /* tmm0, tmm2: A */
+    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = 8;  /* tmm1, tmm3: B */
+    for (t = 4; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16; /* tmm4-7: C */
     __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
 }
 /* One block of genie__q8_row (QB 32) on AVX-512, the same values: q[0..32), returns d. The
@@ -15892,10 +15896,10 @@ static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp,
 }
 /* Weight rows n0 .. n0+nn (nn <= 16) as A tiles: wq[512 b + 32 i + k] = quant k of row n0+i's
    block b, dw[16 b + i] its scale; rows nn .. 16 zero. */
-static void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, int8_t *wq,
-                              float *dw) {
+static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                         int8_t *wq, float *dw) {
+    const __m128i m4 = _mm_set1_epi8(0xF), e8 = _mm_set1_epi8(8);
     int64_t i, b;
-    int j;
     for (i = 0; i < 16; i++) {
         const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
         for (b = 0; b < nb; b++) {
@@ -15903,43 +15907,73 @@ static void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, 
             if (!w) {
                 memset(d, 0, 32), dw[16 * b + i] = 0;
             } else if (dt == GENIE_Q8_0) {
-                dw[16 * b + i] = genie__f16_at(w), memcpy(d, w + 2, 32), w += 34;
+                dw[16 * b + i] = genie__f16_x86(w), memcpy(d, w + 2, 32), w += 34;
             } else {
-                dw[16 * b + i] = genie__f16_at(w);
-                for (j = 0; j < 16; j++) d[j] = (int8_t)((w[2 + j] & 0xF) - 8), d[j + 16] = (int8_t)((w[2 + j] >> 4) - 8);
+                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+                dw[16 * b + i] = genie__f16_x86(w);
+                _mm_storeu_si128((__m128i *)(void *)d, _mm_sub_epi8(_mm_and_si128(v, m4), e8));
+                _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), m4), e8));
                 w += 18;
             }
         }
     }
 }
 #define GENIE__QAMX_ROW(i)                                                                                              \
-    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(cb + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
+    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
+/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
+#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
+    __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
+                     "tileloadd (%1,%3,1), %%tmm" #B "\n\t"                                                          \
+                     "tilezero %%tmm" #C "\n\t"                                                                      \
+                     "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
+                     "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
+                     : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
 /* The 16 x 16 tile of C^T from nb blocks (wq, dw of the weight rows; xp, dx of the rows of x):
    acc[16 n + m] = out[m, n]. */
 static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const int32_t *xp, const float *dx, float *acc) {
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
-    int32_t cb[256];
-    const int64_t s32 = 32, s64 = 64;
+    int32_t cb[4][256];
     int64_t b;
-    for (b = 0; b < nb; b++) {
-        const __m512 dxb = _mm512_loadu_ps(dx + 16 * b);
-        const float *dwb = dw + 16 * b;
-        __asm__ volatile("tileloadd (%0,%2,1), %%tmm0\n\t"
-                         "tileloadd (%1,%3,1), %%tmm1\n\t"
-                         "tilezero %%tmm2\n\t"
-                         "tdpbssd %%tmm1, %%tmm0, %%tmm2\n\t"
-                         "tilestored %%tmm2, (%4,%3,1)"
-                         : : "r"(wq + 512 * b), "r"(xp + 128 * b), "r"(s32), "r"(s64), "r"(cb) : "memory");
-        GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
-        GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
-        GENIE__QAMX_ROW(8); GENIE__QAMX_ROW(9); GENIE__QAMX_ROW(10); GENIE__QAMX_ROW(11);
-        GENIE__QAMX_ROW(12); GENIE__QAMX_ROW(13); GENIE__QAMX_ROW(14); GENIE__QAMX_ROW(15);
+    for (b = 0; b < nb + 3; b++) { /* issue block b, then scale block b - 3 */
+        if (b < nb) {
+            switch (b & 3) {
+            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + 512 * b, xp + 128 * b, cb[0]); break;
+            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + 512 * b, xp + 128 * b, cb[1]); break;
+            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + 512 * b, xp + 128 * b, cb[2]); break;
+            default: GENIE__QAMX_TDP(2, 3, 7, wq + 512 * b, xp + 128 * b, cb[3]); break;
+            }
+        }
+        if (b >= 3) {
+            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3));
+            const float *dwb = dw + 16 * (b - 3);
+            const int32_t *c = cb[(b - 3) & 3];
+            GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
+            GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
+            GENIE__QAMX_ROW(8); GENIE__QAMX_ROW(9); GENIE__QAMX_ROW(10); GENIE__QAMX_ROW(11);
+            GENIE__QAMX_ROW(12); GENIE__QAMX_ROW(13); GENIE__QAMX_ROW(14); GENIE__QAMX_ROW(15);
+        }
     }
     _mm512_storeu_ps(acc, a0), _mm512_storeu_ps(acc + 16, a1), _mm512_storeu_ps(acc + 32, a2), _mm512_storeu_ps(acc + 48, a3);
     _mm512_storeu_ps(acc + 64, a4), _mm512_storeu_ps(acc + 80, a5), _mm512_storeu_ps(acc + 96, a6), _mm512_storeu_ps(acc + 112, a7);
     _mm512_storeu_ps(acc + 128, a8), _mm512_storeu_ps(acc + 144, a9), _mm512_storeu_ps(acc + 160, a10), _mm512_storeu_ps(acc + 176, a11);
     _mm512_storeu_ps(acc + 192, a12), _mm512_storeu_ps(acc + 208, a13), _mm512_storeu_ps(acc + 224, a14), _mm512_storeu_ps(acc + 240, a15);
+}
+/* acc (acc[16 n + m]) into f32 rows: o[m ldo + n] for m < mm, n < nn (nn <= 16). */
+static GENIE__AMX void genie__qamx_store(const float *acc, float *o, int64_t ldo, int64_t mm, int64_t nn) {
+    const __m512i idx = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    const __mmask16 k = (__mmask16)((1u << nn) - 1u);
+    int64_t m;
+    for (m = 0; m < mm; m++) _mm512_mask_storeu_ps(o + m * ldo, k, _mm512_i32gather_ps(idx, acc + m, 4));
+}
+/* Prefetch part p of np of the next 16 weight rows (from n0, nn of them) into the cache. */
+static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t rowb, int64_t p,
+                                 int64_t np) {
+    int64_t i, e;
+    for (i = 0; i < nn; i++) {
+        const char *r = (const char *)genie__qrow(base, wv, dt, n0 + i);
+        for (e = rowb * p / np; e < rowb * (p + 1) / np; e += 64) __builtin_prefetch(r + e);
+    }
 }
 /* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
 static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 64)); }
@@ -15949,7 +15983,7 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
-    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16;
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = nb * genie__blk_b(wdt);
     int32_t *xp = (int32_t *)(void *)p->ws;
     float *dx = (float *)(void *)(xp + mt * nb * 128);
     char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
@@ -15985,14 +16019,13 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
         const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
         genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
         for (m0 = 0; m0 < mt; m0++) {
-            const int64_t mm = GENIE__MIN(16, rows - 16 * m0);
+            const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
+            if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
             genie__qamx_tile(nb, wq, dw, xp + m0 * nb * 128, dx + m0 * nb * 16, acc);
-            for (i = 0; i < mm; i++)
-                for (j = 0; j < nn; j++) {
-                    const int64_t o = n->out->off + (16 * m0 + i) * N + n0 + j;
-                    if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = acc[16 * j + i];
-                    else genie__stf(GENIE__OUT(n), o, n->dtype, acc[16 * j + i]);
-                }
+            if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
+            else
+                for (i = 0; i < mm; i++)
+                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[16 * j + i]);
         }
     }
     if (lo < hi) genie__amx_end();
