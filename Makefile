@@ -654,6 +654,8 @@ $(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c bench/copy_bw.h
 bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
 	else echo "skip: bench-gguf-llm ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
+	if $(TORCH2_PY) -c "import torch, transformers, gguf" 2>/dev/null; then export GGUF_LLM_TORCH="$(TORCH2_PY) bench/gguf_llm_torch.py"; \
+	else echo "skip: PyTorch bf16 prefill beside bench-gguf-llm ($(TORCH2_PY) cannot import torch, transformers and gguf)"; fi; \
 	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then \
 	  $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-q4_0.gguf -p 0 -n 1 -r 1 -o csv 2>/dev/null | $(PYTHON) tools/llama_bench_build.py; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \

@@ -15515,6 +15515,17 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 }
 
 /* ---- the fast paths ---- */
+#define GENIE__Q_PREFILL_ROWS 16 /* rows of x past which a product is a prefill (genie__q_prefill, AMX tiles) */
+/* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
+   of x on AMX int8 tiles (genie__k_qlinear_amx). */
+static int genie__q_amx(const genie_ctx *ctx, int dt) {
+#ifdef GENIE__AMX_BUILT
+    return ctx->amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
+#else
+    (void)ctx, (void)dt;
+    return 0;
+#endif
+}
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
    32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
 static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
@@ -15845,6 +15856,201 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, genie__qdot4_vnni); }
 #endif
+#ifdef GENIE__AMX_BUILT
+/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
+   GENIE__Q_PREFILL_ROWS rows of x ----
+   out[m, n] = sum over 32-blocks b of (dx[m, b] dw[n, b]) sum_{k in b} qx[m, k] qw[n, k]: x's
+   rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
+   (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
+   product a block (the scales change every 32 k):
+     A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
+                                thread's 16 rows unpacked; rows past N zero);
+     B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
+                                qx[m, 32b + 4r ..] (xp [M16][nb][8][16]; rows past M zero);
+     C (tmm4-7, 16 x 16 int32): the block's sums (exact), stored, converted and scaled by
+                                dx[b][m] dw[b][n] (f32) into 16 f32 accumulators (one a weight
+                                row, a lane a row of x).
+   Block b uses A, B set b % 2 and C tile 4 + b % 4, and block b + 3's tile product is issued
+   before block b's sums are scaled: the tiles are not renamed and a tile store reaches the
+   vector loads only through memory (after it retires), so one set would serialize the units.
+   The threads quantize shares of x's rows into the workspace, meet at a barrier, then take
+   groups of 16 weight rows. Its difference from the reference is the decode path's bound. */
+static GENIE__AMX void genie__amx_begin_q8(void) {
+    genie__amx_cfg cfg;
+    int t;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.b[0] = 1;                                           /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
+    cfg.b[16] = cfg.b[20] = 32, cfg.b[48] = cfg.b[50] = 16; /* tmm0, tmm2: A */
+    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = 8;  /* tmm1, tmm3: B */
+    for (t = 4; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16; /* tmm4-7: C */
+    __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
+}
+/* One block of genie__q8_row (QB 32) on AVX-512, the same values: q[0..32), returns d. The
+   product and the sum are explicitly rounded operations (never contracted into an FMA). */
+static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
+    const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(x + 16), half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
+    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+    const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    __m512 va = _mm512_mul_round_ps(a, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 vb = _mm512_mul_round_ps(b, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    va = _mm512_add_round_ps(va, _mm512_or_ps(half, _mm512_and_ps(va, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    vb = _mm512_add_round_ps(vb, _mm512_or_ps(half, _mm512_and_ps(vb, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128((__m128i *)(void *)q, _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(va), lo), hi)));
+    _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(vb), lo), hi)));
+    return amax / 127.0f;
+}
+/* Row x[0 .. 32 nb) quantized into column m of its B tiles: xp[128 b + 16 r] (r < 8) and
+   dx[16 b] (xp, dx at the row's tile and column). */
+static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp, float *dx) {
+    int8_t q[32];
+    int32_t w[8];
+    int64_t b;
+    int r;
+    for (b = 0; b < nb; b++) {
+        dx[16 * b] = genie__q8_blk_avx512(x + 32 * b, q);
+        memcpy(w, q, 32);
+        for (r = 0; r < 8; r++) xp[128 * b + 16 * r] = w[r];
+    }
+}
+/* Weight rows n0 .. n0+nn (nn <= 16) as A tiles: wq[512 b + 32 i + k] = quant k of row n0+i's
+   block b, dw[16 b + i] its scale; rows nn .. 16 zero. */
+static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                         int8_t *wq, float *dw) {
+    const __m128i m4 = _mm_set1_epi8(0xF), e8 = _mm_set1_epi8(8);
+    int64_t i, b;
+    for (i = 0; i < 16; i++) {
+        const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+        for (b = 0; b < nb; b++) {
+            int8_t *d = wq + 512 * b + 32 * i;
+            if (!w) {
+                memset(d, 0, 32), dw[16 * b + i] = 0;
+            } else if (dt == GENIE_Q8_0) {
+                dw[16 * b + i] = genie__f16_x86(w), memcpy(d, w + 2, 32), w += 34;
+            } else {
+                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+                dw[16 * b + i] = genie__f16_x86(w);
+                _mm_storeu_si128((__m128i *)(void *)d, _mm_sub_epi8(_mm_and_si128(v, m4), e8));
+                _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), m4), e8));
+                w += 18;
+            }
+        }
+    }
+}
+#define GENIE__QAMX_ROW(i)                                                                                              \
+    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
+/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
+#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
+    __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
+                     "tileloadd (%1,%3,1), %%tmm" #B "\n\t"                                                          \
+                     "tilezero %%tmm" #C "\n\t"                                                                      \
+                     "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
+                     "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
+                     : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
+/* The 16 x 16 tile of C^T from nb blocks (wq, dw of the weight rows; xp, dx of the rows of x):
+   acc[16 n + m] = out[m, n]. */
+static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const int32_t *xp, const float *dx, float *acc) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+    int32_t cb[4][256];
+    int64_t b;
+    for (b = 0; b < nb + 3; b++) { /* issue block b, then scale block b - 3 */
+        if (b < nb) {
+            switch (b & 3) {
+            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + 512 * b, xp + 128 * b, cb[0]); break;
+            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + 512 * b, xp + 128 * b, cb[1]); break;
+            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + 512 * b, xp + 128 * b, cb[2]); break;
+            default: GENIE__QAMX_TDP(2, 3, 7, wq + 512 * b, xp + 128 * b, cb[3]); break;
+            }
+        }
+        if (b >= 3) {
+            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3));
+            const float *dwb = dw + 16 * (b - 3);
+            const int32_t *c = cb[(b - 3) & 3];
+            GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
+            GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
+            GENIE__QAMX_ROW(8); GENIE__QAMX_ROW(9); GENIE__QAMX_ROW(10); GENIE__QAMX_ROW(11);
+            GENIE__QAMX_ROW(12); GENIE__QAMX_ROW(13); GENIE__QAMX_ROW(14); GENIE__QAMX_ROW(15);
+        }
+    }
+    _mm512_storeu_ps(acc, a0), _mm512_storeu_ps(acc + 16, a1), _mm512_storeu_ps(acc + 32, a2), _mm512_storeu_ps(acc + 48, a3);
+    _mm512_storeu_ps(acc + 64, a4), _mm512_storeu_ps(acc + 80, a5), _mm512_storeu_ps(acc + 96, a6), _mm512_storeu_ps(acc + 112, a7);
+    _mm512_storeu_ps(acc + 128, a8), _mm512_storeu_ps(acc + 144, a9), _mm512_storeu_ps(acc + 160, a10), _mm512_storeu_ps(acc + 176, a11);
+    _mm512_storeu_ps(acc + 192, a12), _mm512_storeu_ps(acc + 208, a13), _mm512_storeu_ps(acc + 224, a14), _mm512_storeu_ps(acc + 240, a15);
+}
+/* acc (acc[16 n + m]) into f32 rows: o[m ldo + n] for m < mm, n < nn (nn <= 16). */
+static GENIE__AMX void genie__qamx_store(const float *acc, float *o, int64_t ldo, int64_t mm, int64_t nn) {
+    const __m512i idx = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    const __mmask16 k = (__mmask16)((1u << nn) - 1u);
+    int64_t m;
+    for (m = 0; m < mm; m++) _mm512_mask_storeu_ps(o + m * ldo, k, _mm512_i32gather_ps(idx, acc + m, 4));
+}
+/* Prefetch part p of np of the next 16 weight rows (from n0, nn of them) into the cache. */
+static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t rowb, int64_t p,
+                                 int64_t np) {
+    int64_t i, e;
+    for (i = 0; i < nn; i++) {
+        const char *r = (const char *)genie__qrow(base, wv, dt, n0 + i);
+        for (e = rowb * p / np; e < rowb * (p + 1) / np; e += 64) __builtin_prefetch(r + e);
+    }
+}
+/* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
+static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 64)); }
+static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 64) + K * 4 + 1024, 64); }
+static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = nb * genie__blk_b(wdt);
+    int32_t *xp = (int32_t *)(void *)p->ws;
+    float *dx = (float *)(void *)(xp + mt * nb * 128);
+    char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
+    int8_t *wq = (int8_t *)own;
+    float *dw = (float *)(void *)(own + nb * 512), *xf = dw + nb * 16, *acc = xf + K;
+    int64_t lo, hi, r, t, i, j, m0, b, k;
+    const int64_t *sts[1];
+    genie__mi m;
+    genie__share(mt * 16, ith, nth, &lo, &hi);
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
+    for (r = lo; r < hi; r++) {
+        int32_t *xr = xp + r / 16 * nb * 128 + r % 16;
+        float *dr = dx + r / 16 * nb * 16 + r % 16;
+        const float *x = xf;
+        if (r >= rows) { /* a tile's rows past M */
+            for (b = 0; b < nb; b++) {
+                dr[16 * b] = 0;
+                for (k = 0; k < 8; k++) xr[128 * b + 16 * k] = 0;
+            }
+            continue;
+        }
+        if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        genie__qamx_xrow(x, nb, xr, dr);
+        genie__mi_next(&m);
+    }
+    genie__barrier(p->pool, nth);
+    genie__share((N + 15) / 16, ith, nth, &lo, &hi);
+    if (lo < hi) genie__amx_begin_q8();
+    for (t = lo; t < hi; t++) {
+        const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
+        genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
+        for (m0 = 0; m0 < mt; m0++) {
+            const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
+            if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
+            genie__qamx_tile(nb, wq, dw, xp + m0 * nb * 128, dx + m0 * nb * 16, acc);
+            if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
+            else
+                for (i = 0; i < mm; i++)
+                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[16 * j + i]);
+        }
+    }
+    if (lo < hi) genie__amx_end();
+    return GENIE_OK;
+}
+#endif
 /* Fast DEQUANT and QROWS: whole rows of blocks dequantized to f32, then stored. */
 static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
@@ -15896,6 +16102,23 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
         const genie__vspec *wv = n->in[1].v;
         if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
         genie__kernel fn = genie__k_qlinear_generic;
+#ifdef GENIE__AMX_BUILT
+        const genie__vspec *xv = n->in[0].v;
+        const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
+        if (genie__q_amx(ctx, n->in[1].n->dtype) && rows > GENIE__Q_PREFILL_ROWS) {
+            const int64_t K = wv->shape[1];
+            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+            *nth = genie__tpool_size(p->pool);
+            if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
+                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
+                         (long long)rows, (long long)K);
+                p->pool = NULL, *nth = 1;
+                return NULL;
+            }
+            p->ws = ctx->ws;
+            return genie__k_qlinear_amx;
+        }
+#endif
 #ifdef GENIE__X86
         if (ctx->cpu == GENIE_CPU_AVX512 && genie__vnni_runs()) fn = genie__k_qlinear_vnni;
         else if (ctx->cpu >= GENIE_CPU_AVX2) fn = genie__k_qlinear_avx2;
@@ -16261,10 +16484,9 @@ static genie_tensor *genie__q_dequant(genie_ctx *ctx, genie_tensor *t, int dt) {
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
     return genie__result(ctx, n, v);
 }
-/* Prefill: an f32 x of more rows than this multiplies dequantized panels of the weight
-   (f32 [P, K], P rows of w at a time: the f32 GEMM packs them) instead of quantizing x: the
-   integer kernel re-reads x's rows for every 8 weight rows. */
-#define GENIE__Q_PREFILL_ROWS 16
+/* Prefill (an f32 x of more than GENIE__Q_PREFILL_ROWS rows) without AMX int8 tiles:
+   dequantized panels of the weight (f32 [P, K], P rows of w at a time: the f32 GEMM packs
+   them) instead of quantizing x: the integer kernel re-reads x's rows for every 8 weight rows. */
 static genie_tensor *genie__q_prefill(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, const int64_t wsh[2],
                                       const int64_t wst[2], int64_t woff) {
     const int64_t N = wsh[0], K = wsh[1], P = GENIE__MAX((int64_t)512, (N + 63) / 64);
@@ -16306,7 +16528,7 @@ static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tenso
     wsh[0] = N;
     wsh[1] = K;
     if (ctx->cpu != GENIE_CPU_REFERENCE && x->st->dtype == GENIE_F32 && genie__numel(xn - 1, x->v->shape) > GENIE__Q_PREFILL_ROWS &&
-        N > 0 && K > 0)
+        N > 0 && K > 0 && !genie__q_amx(ctx, w->st->dtype))
         return genie__q_prefill(ctx, x, w, wsh, wst, woff);
     memcpy(shape, x->v->shape, (size_t)xn * 8);
     shape[xn - 1] = N;

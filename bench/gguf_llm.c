@@ -6,9 +6,11 @@
    measured in the same run (memcpy of 512 MiB on as many threads, bytes read + written).
    Prefill: 128 tokens in one step (logits of the last position). Decode: 32 steps after it,
    each a token at the next position (llama-bench's tg 32 starts from an empty cache; at these
-   lengths attention is a small part of a step). Best of REPS runs.
+   lengths attention is a small part of a step). Best of REPS runs. With GGUF_LLM_TORCH set (the
+   command that runs bench/gguf_llm_torch.py; make sets it when the venv has torch, transformers
+   and gguf) each bf16 row is followed by PyTorch's bf16 prefill of the same file, run then.
      make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench)
-     build/bench_gguf_llm DIR [reps] [path/to/llama-bench] */
+     build/bench_gguf_llm DIR [reps] [path/to/llama-bench|-] [types, e.g. q8_0,bf16] */
 #define _POSIX_C_SOURCE 200809L
 #define GGUF_LLM_NO_MAIN
 #include "../examples/06_gguf_llm.c"
@@ -58,6 +60,20 @@ static void peer(const char *llama_bench, const char *path, int threads, int rep
     pclose(f);
 }
 
+/* PyTorch's bf16 prefill tokens/s of path on threads (bench/gguf_llm_torch.py, run now through
+   the command torch_cmd, e.g. ".venv/bin/python bench/gguf_llm_torch.py"); 0 where it gives none */
+static double torch_peer(const char *torch_cmd, const char *path, int threads, int reps) {
+    char cmd[2048], line[512];
+    double v = 0;
+    FILE *f;
+    if (!torch_cmd) return 0;
+    snprintf(cmd, sizeof cmd, "%.900s %.900s %d %d 2>/dev/null", torch_cmd, path, threads, reps);
+    if (!(f = popen(cmd, "r"))) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "torch_prefill=", 14) == 0) v = atof(line + 14);
+    pclose(f);
+    return v;
+}
 static void cell(double genie, double other) {
     if (other > 0) printf(" %8.1f %8.2fx |", other, genie / other);
     else printf(" %8s %9s |", "-", "-");
@@ -65,7 +81,9 @@ static void cell(double genie, double other) {
 
 int main(int argc, char **argv) {
     static const char *const types[] = {"f32", "bf16", "q8_0", "q4_0"};
-    const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *llama_bench = argc > 3 ? argv[3] : NULL;
+    const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *llama_bench = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+    const char *only = argc > 4 ? argv[4] : NULL; /* the types to run (all when absent) */
+    const char *torch_cmd = getenv("GGUF_LLM_TORCH");  /* the PyTorch bf16 prefill beside the bf16 rows */
     int reps = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 3, ti, th, r, i, ok = 1;
     double bw[3];
     float *logits = NULL;
@@ -82,6 +100,7 @@ int main(int argc, char **argv) {
             char path[1024], err[512];
             lm m;
             double pf = 0, dc = 0, bound, peer_pp, peer_tg;
+            if (only && !strstr(only, types[ti])) continue;
             snprintf(path, sizeof path, "%s/bench-%s.gguf", dir, types[ti]);
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
                 printf("| %s | %d | cannot load: %s |\n", types[ti], th, err);
@@ -122,6 +141,12 @@ int main(int argc, char **argv) {
             printf(" %.1f |", dc);
             cell(dc, peer_tg);
             printf(" %.1f | %.2f |\n", bound, dc / bound);
+            if (ti == 1 && torch_cmd) {
+                const double tp = torch_peer(torch_cmd, path, th, reps);
+                printf("| bf16 | %d | prefill beside PyTorch bf16 (transformers' Llama) | %.1f |", th, pf);
+                cell(pf, tp);
+                printf(" | | | | |\n");
+            }
             fflush(stdout);
         }
     free(logits);

@@ -1,8 +1,10 @@
 /* test_gguf.c - the GGUF reader and the block dtypes (>>gguf), against files written and
    dequantized by the `gguf` Python package (tests/data/gen_gguf.py, run into build/gguf_data with
    GGUF_PYTHON, default .venv/bin/python (make venv); a skip line when it is missing), and
-   against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512 where the
-   CPU runs it) is held to the f64 reference within the bound stated in >>gguf. */
+   against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
+   the CPU runs it) is held to the f64 reference within the bound stated in >>gguf: decode (at
+   most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
+   Q8_0/Q4_0 prefill on amx: AMX int8 tiles on quantized activations (the decode bound). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include <math.h>
@@ -104,11 +106,12 @@ static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
     {"q8_0big", GENIE_Q8_0, 33, 288}, {"q4_0big", GENIE_Q4_0, 19, 320},
     {"q8_0tall", GENIE_Q8_0, 600, 64}}; /* prefill: panels of 512 rows */
 #define NQT 7
-static const genie_cpu paths[4] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512};
+#define NPATHS 5
+static const genie_cpu paths[NPATHS] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512, GENIE_CPU_AMX};
 static void t_dequant(void) {
     int p, k;
     char fn[64];
-    for (p = 0; p < 4; p++) {
+    for (p = 0; p < NPATHS; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
         if (!genie_cpu_supported(paths[p])) { printf("  skip: gguf path %s (this CPU lacks it)\n", genie_cpu_name(paths[p])); continue; }
@@ -184,13 +187,13 @@ static double emulate(const double *x, const float *w, int64_t K, int QB) {
     return tot;
 }
 static void t_products(void) {
-    static const int64_t Ms[4] = {1, 3, 16, 37}; /* 37: the prefill path */
+    static const int64_t Ms[5] = {1, 3, 16, 37, 100}; /* 37, 100: the prefill path (tiles of 16 rows and a part) */
     int p, k, mi;
     char fn[64];
     genie_ctx *rctx = mk(GENIE_CPU_REFERENCE, 1);
     genie_gguf *rg = NULL;
     CHECK(genie_gguf_open(rctx, P("t.gguf"), &rg) == GENIE_OK);
-    for (p = 1; p < 4 && rg; p++) {
+    for (p = 1; p < NPATHS && rg; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
         if (!genie_cpu_supported(paths[p])) continue;
@@ -202,8 +205,10 @@ static void t_products(void) {
             float *wref;
             snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
             wref = read_f32(fn, N * K);
-            for (mi = 0; mi < 4; mi++) {
+            for (mi = 0; mi < 5; mi++) {
                 const int64_t M = Ms[mi], xs[2] = {M, K}, is[1] = {3};
+                /* quantized activations: decode, and Q8_0/Q4_0 prefill on AMX int8 tiles */
+                const int quant = M <= 16 || (paths[p] == GENIE_CPU_AMX && QB == 32);
                 double *x = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8);
                 float *got = (float *)malloc((size_t)(M * N) * 4), *got2 = (float *)malloc((size_t)(M * N) * 4);
                 int64_t i, m, n, bad = 0, badref = 0;
@@ -224,7 +229,7 @@ static void t_products(void) {
                         }
                         badref += fabs(want[m * N + n] - r) > 1e-9 * (1 + fabs(r)) + 1e-6 * fabs(r);
                         bad += got2[m * N + n] != got[m * N + n];
-                        if (M <= 16) { /* decode: quantized activations, integer dots */
+                        if (quant) { /* quantized activations, integer dots */
                             bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, QB);
                             bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, QB)) > 2e-5 * bound(xr, wref + n * K, K, QB) * 254 + 1e-6;
                         } else { /* prefill: dequantized panels through the f32 GEMM (as f32 sums) */
@@ -236,7 +241,7 @@ static void t_products(void) {
                 CHECK(badref == 0);
                 CHECK(bad == 0);
                 for (i = 0, n = 0; i < M * N; i++) n += got[i] != (float)want[i];
-                CHECK(M > 16 || n > 0); /* the fast path ran (its quantized activations differ from the reference) */
+                CHECK(!quant || n > 0); /* the quantized path ran (its activations differ from the reference) */
                 if (bad) printf("  %s path %s M=%lld: %lld outside the bound\n", QT[k].name, genie_cpu_name(paths[p]), (long long)M, (long long)bad);
                 /* embedding of rows: dequantized rows */
                 if (mi == 0) {
