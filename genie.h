@@ -322,9 +322,8 @@ GENIEDEF void         genie_ctx_destroy(genie_ctx *ctx);
 /* kernel threads, 0: all cores; n < 0 is an error */
 GENIEDEF genie_result genie_set_num_threads(genie_ctx *ctx, int n);
 /* the pack cache: an f32 product that takes the packed kernel (not the skinny ones of M <= 16,
-   or N <= 16, with k or B's rows contiguous) with all its rows in one block of A (M <= 132 on
-   avx512, 96 on avx2, 128 generic; one batch, or a batch broadcast against one B, its rows
-   counted together), whose B is a constant of the tape in genie's memory (from data, computed,
+   or N <= 16, with k or B's rows contiguous; one batch, or a batch broadcast against one B,
+   its rows counted together), whose B is a constant of the tape in genie's memory (from data, computed,
    or a safetensors file; not the caller's genie_from_blob memory) that an earlier tape read the
    same way, keeps that B (a weight) packed for the micro-kernel, and packs it no more until the
    value dies or its buffer is written; up to 4 layouts or slices of one buffer. max_bytes in all
@@ -10366,7 +10365,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                reading that slot in the block before: N = 2090, 66 and 65 panels of 16) */        \
             genie__share(ncb / nr, ith, nth, &plo, &phi);                                           \
             phi = GENIE__MIN(phi, npn), plo = GENIE__MIN(plo, phi);                                 \
-            for (jr = plo; jr < phi && !jit; jr++)                                                  \
+            for (jr = plo; jr < phi && !jit && !g->bpk; jr++) /* kept panels (bpk): nothing to pack */ \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * pstep); \
             if (split_m) genie__barrier(pool, nth);                                                 \
             if (split_m) { plo = 0; phi = npn; }                                                    \
@@ -10787,9 +10786,10 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     return 1;
 }
 /* ---- the pack cache ----
-   A product of M <= MC rows packs each panel of B as it runs (genie__gemm's JIT): for a
-   weight that outlives the tape the same packing every step, 1/M of the work (the encoder
-   block: 5-9%). The cache keeps such a B in that layout, hung on the weight's buffer
+   A product packs B into panels as it runs (M <= MC: each panel just before its use,
+   genie__gemm's JIT; else a block of panels that every block of A's rows reads): for a
+   weight that outlives the tape the same packing every step, about 1/M of the work (the
+   encoder block: 5-9%). The cache keeps such a B in that layout, hung on the weight's buffer
    (genie__buf.pk, a list of up to GENIE__PK_KEYS keys, newest first: q, k and v sliced
    from one buffer, or one weight read in two layouts, are keys of their own): the first
    tape that reads a key marks it (no panels); a later tape, within the context's budget,
@@ -10828,7 +10828,7 @@ static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
 }
 static void genie__stmap_deleter(void *data, void *user); /* >>io: safetensors */
 /* Node n's planned product reads B from the cache (pl->g.bpk) when it is an f32 product
-   of one block of A, one batch, and B a constant of this tape in genie's own memory that
+   of the packed kernel, one batch, and B a constant of this tape in genie's own memory that
    an earlier tape marked with this key. Out of memory or budget: B is packed as it runs,
    as without the cache. */
 static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node *n) {
@@ -10841,7 +10841,7 @@ static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node
     int keys = 0;
     size_t bytes;
     if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->amx || pl->skinny || g->cb || pl->nb ||
-        g->bdt != GENIE_F32 || !GENIE__GEMM_JIT(kr, g->M) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
+        g->bdt != GENIE_F32 || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
         !b || (b->external && b->deleter != genie__stmap_deleter))
         return; /* x->mark: computed by this tape */
     for (pe = &b->pk; (e = *pe) != NULL; pe = &e->next, keys++)

@@ -68,6 +68,8 @@
    GENIE_TORCH_SYNC    (2.4+) DeviceGuardImplInterface::synchronizeDevice (torch.accelerator.synchronize)
    GENIE_TORCH_SAFE_SOFTMAX (2.5+) aten::_safe_softmax, which scaled_dot_product_attention calls
    GENIE_TORCH_AUTOCAST (2.5+) ATen's autocast policy lists and KERNEL_PRIVATEUSEONE
+   GENIE_TORCH_SDPA    (2.5+) scaled_dot_product_attention's overrideable backend: its choice
+                       (_fused_sdp_choice_stub) and aten::_scaled_dot_product_fused_attention_overrideable
    Without the hooks (1.13) random tensors on the device draw from PyTorch's CPU generator. */
 #define GENIE_TORCH_AT_LEAST(ma, mi) (TORCH_VERSION_MAJOR > (ma) || (TORCH_VERSION_MAJOR == (ma) && TORCH_VERSION_MINOR >= (mi)))
 #define GENIE_TORCH_RENAME GENIE_TORCH_AT_LEAST(2, 0)
@@ -75,6 +77,14 @@
 #define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
 #define GENIE_TORCH_SAFE_SOFTMAX GENIE_TORCH_AT_LEAST(2, 5)
 #define GENIE_TORCH_AUTOCAST GENIE_TORCH_AT_LEAST(2, 5)
+#if defined(__has_include)
+#if __has_include(<ATen/ops/_scaled_dot_product_fused_attention_overrideable.h>)
+#define GENIE_TORCH_SDPA 1
+#endif
+#endif
+#ifndef GENIE_TORCH_SDPA
+#define GENIE_TORCH_SDPA 0
+#endif
 #if GENIE_TORCH_AUTOCAST
 #include <ATen/autocast_mode.h> /* KERNEL_PRIVATEUSEONE and ATen's autocast policy lists */
 #endif
@@ -87,6 +97,10 @@
 #include <unordered_set>
 #endif
 #include <ATen/Parallel.h> /* at::get_num_threads */
+#if GENIE_TORCH_SDPA
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/transformers/attention.h> /* _fused_sdp_choice_stub */
+#endif
 
 namespace {
 
@@ -1360,6 +1374,59 @@ bool k_safe_softmax(const c10::OperatorHandle &, Args &a) {
     return true;
 }
 #endif
+#if GENIE_TORCH_SDPA
+/* scaled_dot_product_attention(q [.., H, L, E], k [.., H, S, E], v [.., H, S, Ev], mask?) as one
+   genie node (genie_scaled_dot_product_attention: fused, no [L, S] scores kept), through the
+   overrideable backend that sdpa_choice picks where this kernel takes the call; elsewhere
+   PyTorch's math path runs, captured operation by operation. Taken: device operands of one
+   floating dtype and equal rank, as many heads in k as in v and in q, or (gqa: enable_gqa)
+   q's heads a multiple of k's (genie's kernel shares each head of k and v among a group of q's),
+   no dropout, a mask of bool or floating dtype and no is_causal beside it, and nothing that
+   needs a gradient (the overrideable backward is not implemented here). */
+bool sdpa_takes(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v, const at::Tensor *m, double dropout_p,
+                bool is_causal, bool gqa) {
+    if (!is_genie(q) || !is_genie(k) || !is_genie(v) || !operand_ok(q) || !operand_ok(k) || !operand_ok(v)) return false;
+    if (!genie_float(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) return false;
+    const int64_t nd = q.dim();
+    if (nd < 3 || k.dim() != nd || v.dim() != nd || dropout_p != 0.0) return false;
+    const int64_t hq = q.size(-3), hk = k.size(-3);
+    if (v.size(-3) != hk || k.size(-1) != q.size(-1) || v.size(-2) != k.size(-2)) return false;
+    if (hk != hq && !(gqa && hk > 0 && hq % hk == 0)) return false;
+    if (m && m->defined() &&
+        (is_causal || !is_genie(*m) || !operand_ok(*m) || (m->scalar_type() != at::kBool && !genie_float(*m)) || m->dim() > nd))
+        return false;
+    if (at::GradMode::is_enabled() &&
+        (q.requires_grad() || k.requires_grad() || v.requires_grad() || (m && m->defined() && m->requires_grad())))
+        return false;
+    return true;
+}
+int64_t sdpa_choice(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v, const std::optional<at::Tensor> &m,
+                    double dropout_p, bool is_causal, std::optional<double>, bool enable_gqa) {
+    const at::Tensor *mp = m.has_value() ? &*m : nullptr;
+    return static_cast<int64_t>(sdpa_takes(q, k, v, mp, dropout_p, is_causal, enable_gqa) ? at::SDPBackend::overrideable
+                                                                             : at::SDPBackend::math);
+}
+/* _scaled_dot_product_fused_attention_overrideable(query, key, value, attn_bias?, dropout_p,
+   is_causal, return_debug_mask, *, scale?) -> (output, logsumexp, cum_seq_q, cum_seq_k, max_q,
+   max_k, philox_seed, philox_offset, debug_attn_mask): the output, the others empty (the
+   composite reads only the output) */
+bool k_sdpa(const c10::OperatorHandle &, Args &a) {
+    at::Tensor q = a.t(0), k = a.t(1), v = a.t(2), m = a.none(3) ? at::Tensor() : a.t(3);
+    if (!sdpa_takes(q, k, v, &m, a[4].toDouble(), a.b(5), true) || a.b(6)) return false;
+    const double scale = a.none(7) ? NAN : a[7].toDouble();
+    at::Tensor out = wrap(genie_scaled_dot_product_attention(ctx(), H(q), H(k), H(v), m.defined() ? H(m) : nullptr,
+                                                             a.b(5), scale));
+    const int64_t zero = 0;
+    auto empty = [&]() { return IValue(wrap(genie_empty(ctx(), GENIE_F32, 1, &zero))); };
+    torch::jit::drop(*a.s, a.n);
+    a.s->push_back(IValue(out));
+    for (int i = 0; i < 3; i++) a.s->push_back(empty()); /* logsumexp, cum_seq_q, cum_seq_k */
+    a.s->push_back(IValue(q.size(-2)));
+    a.s->push_back(IValue(k.size(-2)));
+    for (int i = 0; i < 3; i++) a.s->push_back(empty()); /* philox_seed, philox_offset, debug_attn_mask */
+    return true;
+}
+#endif
 bool k_native_layer_norm(const c10::OperatorHandle &, Args &a) {
     /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd) */
     at::Tensor x = a.t(0);
@@ -1788,6 +1855,13 @@ void remote_reconnect() {
 at::Generator py_default_generator() { return default_generator(); }
 #endif
 
+#if GENIE_TORCH_SDPA
+/* scaled_dot_product_attention asks this stub which backend runs it on the device */
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &sdpa_choice)
+} // namespace at::native
+#endif
+
 TORCH_LIBRARY(genie, m) {
 #if GENIE_TORCH_HOOKS
     m.def("default_generator() -> Generator?", &py_default_generator);
@@ -1984,6 +2058,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("native_layer_norm", BOX(k_native_layer_norm));
 #if GENIE_TORCH_SAFE_SOFTMAX
     m.impl("_safe_softmax", BOX(k_safe_softmax));
+#endif
+#if GENIE_TORCH_SDPA
+    m.impl("_scaled_dot_product_fused_attention_overrideable", BOX(k_sdpa));
 #endif
     /* backward formulas and the MSE loss (other cases: the fallback) */
     m.impl("threshold_backward", BOX(k_threshold_backward));

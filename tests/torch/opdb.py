@@ -10,11 +10,13 @@ Each operator runs in a forked child, so a crash is counted, not fatal. Strides 
 from CPU's are reported, not failed.
 
     /usr/bin/python3 tests/torch/opdb.py [--all | --subset N] [--ops a,b,c] [--max-samples K] [--no-grad]
-        [--dtype float32|bfloat16|float16]     (any torch: Debian's 1.13 or the 2.x venv)
+        [--dtype float32|bfloat16|float16] [--json FILE] [--exclude-json EARLIER.json]
+        (any torch: Debian's 1.13 or the 2.x venv)
 
 Prints one line per failing/crashing operator, then a summary with pass/fail/crash counts and
 how many operators ran captured (no fallback) vs through the fallback, and writes
-build/opdb.json. Exit status 1 when anything crashes, an operator outside KNOWN_FAIL fails, or
+build/opdb.json (rewritten after every operator, so a sweep stopped early keeps its results;
+--exclude-json skips the operators an earlier part ran). Exit status 1 when anything crashes, an operator outside KNOWN_FAIL fails, or
 the pass rate is under --target.
 """
 import argparse
@@ -103,6 +105,13 @@ def to_cpu(x):
     return x
 
 
+def op_tol(name):
+    """the operator's tolerance: its own (TOLERANCE, set for float32) or, for bfloat16 and
+    float16, that dtype's where it is wider (a float32 override must not tighten them)"""
+    tols = [t for t in (TOLERANCE.get(name), LOW_TOL.get(DTYPE)) if t is not None]
+    return max(tols) if tols else None
+
+
 def compare(ref, out, path="out", tol=None, shape_only=False):
     """None if equal, else a message; stride differences are collected separately."""
     if isinstance(ref, torch.Tensor):
@@ -156,7 +165,7 @@ STRIDE_DIFFS = []
 def run_op(op, max_samples, inplace=True):
     """In the child: returns a dict with status, message, captured/fallback, stride notes."""
     name = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-    tol, shape_only = TOLERANCE.get(name, LOW_TOL.get(DTYPE)), name in SHAPE_ONLY or op.name in SHAPE_ONLY
+    tol, shape_only = op_tol(name), name in SHAPE_ONLY or op.name in SHAPE_ONLY
     # samples are made on the device (as PyTorch's own device tests do: arguments an operator
     # wants on CPU stay there), the reference runs on CPU copies of them
     torch.manual_seed(0)
@@ -239,7 +248,7 @@ def run_grad(op, max_samples):
     name = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
     if name in SHAPE_ONLY or op.name in SHAPE_ONLY or name in GRAD_SKIP:
         return None
-    tol = TOLERANCE.get(name, LOW_TOL.get(DTYPE))
+    tol = op_tol(name)
     torch.manual_seed(0)
     samples = list(op.sample_inputs(DEV, DTYPE, requires_grad=True))[:max_samples]
     for n, s in enumerate(samples, 1):
@@ -323,6 +332,17 @@ def run_child(op, max_samples, timeout, grad=False):
     return json.loads(data)
 
 
+def write_json(path, results):
+    """the sweep's counts and per-operator results"""
+    counts = {s: sum(1 for r in results.values() if r["status"] == s) for s in ("pass", "fail", "crash")}
+    captured = sum(1 for r in results.values() if r["status"] == "pass" and not r["fallback"])
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump({"counts": counts, "captured": captured, "fallback": counts["pass"] - captured, "results": results}, f,
+                  indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--all", action="store_true", help="every float32 operator (default: every k-th)")
@@ -334,6 +354,8 @@ def main():
     ap.add_argument("--no-grad", action="store_true", help="do not compare gradients (backward on the device)")
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     ap.add_argument("--json", default=None, help="default: build/opdb[-DTYPE]-torch<version>.json")
+    ap.add_argument("--exclude-json", default=None,
+                    help="skip the operators of this earlier sweep's json (a long sweep in parts)")
     a = ap.parse_args()
     import expecttest
     stub = os.path.dirname(os.path.abspath(expecttest.__file__)) == os.path.join(HERE, "stubs")
@@ -351,12 +373,17 @@ def main():
     elif not a.all:
         k = max(1, len(ops) // a.subset)
         ops = ops[::k]
+    if a.exclude_json:
+        with open(a.exclude_json) as f:
+            done = set(json.load(f)["results"])
+        ops = [o for o in ops if o.name + (f".{o.variant_test_name}" if o.variant_test_name else "") not in done]
     t0 = time.time()
     results = {}
     for o in ops:
         name = o.name + (f".{o.variant_test_name}" if o.variant_test_name else "")
         res = run_child(o, a.max_samples, a.timeout, not a.no_grad)
         results[name] = res
+        write_json(a.json, results)  # after every operator: a sweep stopped early keeps what it ran
         if res["status"] != "pass":
             known = f" (known: {KNOWN_FAIL[name]})" if name in KNOWN_FAIL and res["status"] == "fail" else ""
             print(f"  {res['status'].upper():5} {name}: {res.get('msg', '')}{known}", flush=True)
@@ -370,10 +397,7 @@ def main():
           f"{counts['pass']} pass, {counts['fail']} fail, {counts['crash']} crash ({100 * rate:.1f}% pass); "
           f"of the passing: {captured} fully captured, {len(passed) - captured} used the fallback; "
           f"{strided} with strides differing from CPU")
-    os.makedirs(os.path.dirname(a.json), exist_ok=True)
-    with open(a.json, "w") as f:
-        json.dump({"counts": counts, "captured": captured, "fallback": len(passed) - captured, "results": results}, f,
-                  indent=1, sort_keys=True)
+    write_json(a.json, results)
     new_fail = [k for k, r in results.items() if r["status"] == "fail" and k not in KNOWN_FAIL]
     if new_fail:
         print("op_db: failing beyond the known list: " + ", ".join(new_fail))

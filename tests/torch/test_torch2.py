@@ -314,8 +314,56 @@ def test_transformer_encoder_fast_path_lazy():
                 got = enc(x.to(DEV), **{k: v.to(DEV) for k, v in kw.items()})
                 st = gt.stats()
             assert "aten::_transformer_encoder_layer_fwd" not in st["fallback"], st["fallback"]
-            assert st["captured"].get("aten::_safe_softmax", 0) == 2, st["captured"]
+            # the attention of each layer: captured whole (genie's fused attention) or as the
+            # math path's masked softmax
+            att = sum(st["captured"].get(k, 0) for k in ("aten::_safe_softmax",
+                                                          "aten::_scaled_dot_product_fused_attention_overrideable"))
+            assert att == 2, st["captured"]
             close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_sdpa_fused():
+    """scaled_dot_product_attention on the device: genie's fused attention (the overrideable
+    backend, one captured node) where no gradient is needed, PyTorch's math path where one is;
+    CPU's math values both ways (masks bool and float, causal, a scale, a fully masked row: 0)"""
+    if not hasattr(torch.ops.aten, "_scaled_dot_product_fused_attention_overrideable"):
+        skip("the device's fused attention needs torch >= 2.5 (the overrideable backend)")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    fused = "aten::_scaled_dot_product_fused_attention_overrideable"
+    torch.manual_seed(0)
+    q, k, v = torch.randn(2, 3, 5, 8), torch.randn(2, 3, 7, 8), torch.randn(2, 3, 7, 4)
+    bmask = torch.rand(2, 1, 5, 7) > 0.3
+    bmask[0, 0, 1] = False  # every key of a row masked: the math path's 0
+    fmask = torch.randn(5, 7)
+    dev = lambda kw: {a: b.to(DEV) if torch.is_tensor(b) else b for a, b in kw.items()}  # noqa: E731
+    for kw in ({}, {"attn_mask": bmask}, {"attn_mask": fmask}, {"is_causal": True}, {"scale": 0.3}):
+        with sdpa_kernel([SDPBackend.MATH]):
+            ref = F.scaled_dot_product_attention(q, k, v, **kw)
+        gt.reset_counts()
+        got = F.scaled_dot_product_attention(q.to(DEV), k.to(DEV), v.to(DEV), **dev(kw))
+        st = gt.stats()
+        assert st["captured"].get(fused, 0) == 1 and not any(st["fallback"].values()), (kw.keys(), st["fallback"])
+        close(got, ref, rtol=1e-5, atol=1e-5)
+    # grouped-query attention (enable_gqa): each head of k and v serves two of q's
+    kg, vg = torch.randn(2, 1, 7, 8), torch.randn(2, 1, 7, 4)
+    q2 = torch.randn(2, 2, 5, 8)
+    with sdpa_kernel([SDPBackend.MATH]):
+        ref = F.scaled_dot_product_attention(q2, kg, vg, attn_mask=fmask, enable_gqa=True)
+    gt.reset_counts()
+    got = F.scaled_dot_product_attention(q2.to(DEV), kg.to(DEV), vg.to(DEV), attn_mask=fmask.to(DEV), enable_gqa=True)
+    assert gt.stats()["captured"].get(fused, 0) == 1
+    close(got, ref, rtol=1e-5, atol=1e-5)
+    # a gradient needed: the math path, and CPU's gradients
+    qc = q.clone().requires_grad_()
+    qd = q.to(DEV).requires_grad_()
+    with sdpa_kernel([SDPBackend.MATH]):
+        F.scaled_dot_product_attention(qc, k, v, attn_mask=fmask).sum().backward()
+    gt.reset_counts()
+    out = F.scaled_dot_product_attention(qd, k.to(DEV), v.to(DEV), attn_mask=fmask.to(DEV))
+    assert gt.stats()["captured"].get(fused, 0) == 0
+    out.sum().backward()
+    close(qd.grad, qc.grad, rtol=1e-4, atol=1e-5)
 
 
 def test_autocast_bf16():

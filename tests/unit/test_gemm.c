@@ -879,15 +879,18 @@ static int pk_hit(genie_ctx *ctx, genie_stats *s) {
 static void pack_cache(void) {
     /* M > 16 (not skinny) and <= 96 (one block of A on every path); K past one k-block;
        N not a multiple of the panels, and past NC (2048: column blocks of B, on contiguous
-       and transposed B alone). Quick (valgrind, TSan): the first three, under a million
-       multiply-adds (the third, two blocks of k, on contiguous B alone) */
-    static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {17, 33, 513}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520}};
+       and transposed B alone); M = 300, past one block of A on every path (blocks of A read
+       the kept panels; 2 threads: split by rows, sharing them), on contiguous and transposed
+       B alone. Quick (valgrind, TSan): the first three, under a million multiply-adds (the
+       third, two blocks of k, on contiguous B alone) */
+    static const int64_t shapes[][3] = {{17, 33, 7}, {40, 64, 64}, {17, 33, 513}, {64, 100, 513}, {96, 250, 1100}, {17, 2100, 520},
+                                        {300, 70, 600}};
     static const int lays[] = {L_CONTIG, L_T, L_OFFSET, L_STEPROW};
     int f, si, li, lin;
     g_lazy = 0;
     for (f = 0; f < g_nfc; f++)
-        for (si = 0; si < (g_quick ? 3 : 6); si++)
-            for (li = 0; li < (si == 5 ? 2 : g_quick && si == 2 ? 1 : 4); li++)
+        for (si = 0; si < (g_quick ? 3 : 7); si++)
+            for (li = 0; li < (si >= 5 ? 2 : g_quick && si == 2 ? 1 : 4); li++)
                 for (lin = 0; lin < 2; lin++) {
                     const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
                     const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
