@@ -1007,8 +1007,12 @@ static void *genie__slab_alloc(genie__slab *s) {
     s->free_list = *(void **)p;
     /* In steady state (a pool popped, its slots taken again) the free list runs
        through each chunk in address order, and each pop waits on the slot's line:
-       ask for the lines 512 bytes on (capture 55 -> 48 ns an op) */
-    if (s->free_list) GENIE__PREFETCH_W((const void *)((uintptr_t)s->free_list + 512));
+       ask for the lines 512 bytes on (capture 55 -> 48 ns an op), as many as an object spans
+       (a node's three: one a slot left two of its lines to a miss each) */
+    if (s->free_list) {
+        size_t l;
+        for (l = 0; l < s->size; l += 64) GENIE__PREFETCH_W((const void *)((uintptr_t)s->free_list + 512 + l));
+    }
     s->live++;
     return p;
 }
@@ -2018,6 +2022,10 @@ static int genie__vspec_equal(const genie__vspec *a, const genie__vspec *b) {
 /* Release a node without recursion: a worklist of pending decrements. */
 static void genie__node_release(genie_ctx *ctx, genie__node *n) {
     if (!n) return;
+    if (n->refs > 1) { /* not the last reference: nothing is freed (a decrement now or from the worklist is the same) */
+        n->refs--;
+        return;
+    }
     if (!genie__grow((void **)&ctx->rel, &ctx->caprel, ctx->nrel + 1, sizeof(void *))) {
         if (--n->refs == 0) n->refs = 1; /* cannot free safely without memory: leak until destroy */
         return;
@@ -2891,6 +2899,7 @@ static int genie__writes_all(int op) {
            k == GENIE__K_CUMSUM || k == GENIE__K_SCATTER || k == GENIE__K_QUANT;
 }
 static int genie__node_ninputs(const genie__node *n) { return n->nin + (n->base ? 1 : 0); }
+#define GENIE__TAPE_AHEAD 8 /* tape entries a pass asks for ahead of the one it reads */
 /* Ask for the lines of a node a pass over a tape will read soon: a tape of 100,000
    nodes (18 MB) is out of cache, and each pass would otherwise wait at every node. */
 static void genie__prefetch_node(const genie__node *n) {
@@ -2995,50 +3004,59 @@ static int genie__take_ok(const genie__node *n, int k) {
 }
 
 /* Plan the tape (its nodes marked ep and numbered by tix, each held once by the
-   tape, fusion decided): where each node runs (an inner node of a fused group or
-   product epilogue runs with its consumer, and has a buffer only when it
-   outlives the tape), its last reader, its in-place take, and the liveness
-   bound, stepping through the places where something runs. */
-static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint32_t ep) {
-    uint64_t live = 0, bound = 0;
-    int64_t i, c;
-    int j, k;
-    genie__plan_op *pl = genie__grow((void **)&ctx->wk_plan, &ctx->capwk_plan, ntape, sizeof *pl) ? ctx->wk_plan : NULL;
+   tape): where each node runs (an inner node of a fused group or product epilogue
+   runs with its consumer, and has a buffer only when it outlives the tape), its last
+   reader, its in-place take, and the liveness bound, stepping through the places
+   where something runs. Two passes, each reading every node (a long tape's are out
+   of cache, genie__prefetch_node): one back over the tape (genie__plan_back, run by
+   genie__plan_groups as it decides fusion, so the nodes are read once for both), then
+   one forward (genie__plan). genie__plan_start makes the planner's array first. */
 #define GENIE__IN_TAPE(c) ((c) && (c)->mark == ep && (c)->state == GENIE__PENDING)
 #define GENIE__TEMP(i) (tape[i].n->refs == tape[i].uses + 1)
-    for (i = 0; i < ntape; i++) tape[i].take = -1;
-    if (!pl) { /* no takes: each output gets a buffer of its own */
-        ctx->stats.tape_bound_bytes = 0;
-        return 0;
-    }
-    for (i = 0; i < ntape; i++) {
+/* The planner's array for ntape entries, each where it stands (xpos) with no reader
+   yet; NULL out of memory (then no takes: each output gets a buffer of its own). */
+static genie__plan_op *genie__plan_start(genie_ctx *ctx, int64_t ntape) {
+    genie__plan_op *pl = genie__grow((void **)&ctx->wk_plan, &ctx->capwk_plan, ntape, sizeof *pl) ? ctx->wk_plan : NULL;
+    int64_t i;
+    for (i = 0; pl && i < ntape; i++) {
         pl[i].last = pl[i].die_head = pl[i].die_next = -1;
         pl[i].xpos = i;
         pl[i].counted = pl[i].alloc_at = 0;
     }
-    /* One pass back over the tape, then one forward (each reads every node: a long tape's are
-       out of cache, genie__prefetch_node). Going back, entry i's readers (all after it) are
-       done: where i runs (xpos) and its last reader's place (last) are known, so i joins the
-       temporaries dying there, and hands its own xpos to its inner inputs (an inner node runs
-       where its only consumer runs) and to every input's last reader's place. */
-    for (i = ntape - 1; i >= 0; i--) {
-        genie__plan_op *t = &pl[i];
-        if (i >= 8) genie__prefetch_node(tape[i - 8].n);
-        if (t->last >= 0 && GENIE__TEMP(i)) { /* temporaries by the place of their last reader */
-            t->die_next = pl[t->last].die_head;
-            pl[t->last].die_head = i;
-        }
-        if (tape[i].inner && !GENIE__TEMP(i) && (tape[i].root || !genie__fusable(tape[i].n))) {
-            /* a written inner node (asked for, or expensive: genie__fgroup_defer): made where its group runs */
-            t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
-            pl[t->xpos].alloc_at += t->counted;
-        }
-        for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
-            genie__node *x = genie__node_input(tape[i].n, j);
-            if (!GENIE__IN_TAPE(x)) continue;
-            if (tape[x->tix].inner) pl[x->tix].xpos = t->xpos;
-            if (t->xpos > pl[x->tix].last) pl[x->tix].last = t->xpos;
-        }
+    return pl;
+}
+/* Entry i of the pass back over the tape, after every later entry's and after fusion
+   decided for i (its group and epilogue roots come later, or are i): entry i's readers
+   (all after it) are done, so where i runs (xpos) and its last reader's place (last) are
+   known; i joins the temporaries dying there, and hands its own xpos to its inner inputs
+   (an inner node runs where its only consumer runs) and to every input's last reader's place. */
+static void genie__plan_back(genie__tape_op *tape, genie__plan_op *pl, int64_t i, uint32_t ep) {
+    genie__plan_op *t = &pl[i];
+    int j;
+    if (t->last >= 0 && GENIE__TEMP(i)) { /* temporaries by the place of their last reader */
+        t->die_next = pl[t->last].die_head;
+        pl[t->last].die_head = i;
+    }
+    if (tape[i].inner && !GENIE__TEMP(i) && (tape[i].root || !genie__fusable(tape[i].n))) {
+        /* a written inner node (asked for, or expensive: genie__fgroup_defer): made where its group runs */
+        t->counted = (uint64_t)tape[i].n->numel * genie__dt_size[tape[i].n->dtype];
+        pl[t->xpos].alloc_at += t->counted;
+    }
+    for (j = 0; j < genie__node_ninputs(tape[i].n); j++) {
+        genie__node *x = genie__node_input(tape[i].n, j);
+        if (!GENIE__IN_TAPE(x)) continue;
+        if (tape[x->tix].inner) pl[x->tix].xpos = t->xpos;
+        if (t->xpos > pl[x->tix].last) pl[x->tix].last = t->xpos;
+    }
+}
+/* The pass forward, after the pass back (pl NULL: out of memory, no takes, returns 0). */
+static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint32_t ep, genie__plan_op *pl) {
+    uint64_t live = 0, bound = 0;
+    int64_t i, c;
+    int k;
+    if (!pl) {
+        ctx->stats.tape_bound_bytes = 0;
+        return 0;
     }
     for (i = 0; i < ntape; i++) {
         genie__node *n = tape[i].n, *donor = NULL;
@@ -3077,11 +3095,11 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
             pl[c].counted = 0;
         }
     }
-#undef GENIE__IN_TAPE
-#undef GENIE__TEMP
     ctx->stats.tape_bound_bytes = bound;
     return 1;
 }
+#undef GENIE__IN_TAPE
+#undef GENIE__TEMP
 
 static void genie__exec(genie_ctx *ctx, genie__node *n, int take) {
     genie__kparams p;
@@ -3262,7 +3280,7 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
     for (i = 0; i < ntape; i++) {
         const genie__node *n = tape[i].n;
         int j, nin, kind;
-        if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n); /* a long tape's nodes are out of cache */
+        if (i + GENIE__TAPE_AHEAD < ntape) genie__prefetch_node(tape[i + GENIE__TAPE_AHEAD].n); /* a long tape's nodes are out of cache */
         nin = genie__node_ninputs(n), kind = genie__op_kinds[n->op];
         int same_out = n->nin > 0 && n->out == n->in[0].v; /* the output view is the first input's */
         int64_t need = w + 8 + 4 * GENIE__MAXD + (int64_t)nin * (3 + 2 * GENIE__MAXD) + GENIE__NARGI;
@@ -3421,16 +3439,24 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
    (genie__tc_fg_save) in *arena, where tape[root].fg.kept then points (fg_kept); it runs bound
    into ctx->fg_scratch, as a kept plan's group does, so a long tape holds a record a group
    (about 0.5 KB for 32 ops), never a group struct (8 KB) each. Returns the records' bytes, or
-   -1 where a group stayed built (no memory for its record: it runs as built; not to be kept). */
-static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, char **arena, int64_t *cap) {
+   -1 where a group stayed built (no memory for its record: it runs as built; not to be kept).
+   The same pass back runs the planner's (genie__plan_back) on each entry once its fusion is
+   decided, where pl is not NULL (also on the reference path, which fuses nothing). */
+static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, char **arena, int64_t *cap,
+                                  genie__plan_op *pl, uint32_t ep) {
     int64_t i, used = 0, all = 1;
-    if (ctx->cpu == GENIE_CPU_REFERENCE) return 0;
+    const int fuse = ctx->cpu != GENIE_CPU_REFERENCE;
     for (i = ntape - 1; i >= 0; i--) {
         struct genie__fgroup *g;
         int64_t b;
-        if (tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n))) continue;
-        if (!genie__groupable(tape[i].n, !ctx->be) || !(g = genie__fgroup_build(tape[i].n, tape, !ctx->be)))
-            continue; /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
+        /* a group ahead: a root's group build chases up to GENIE__FMAX_OPS (32) nodes back */
+        if (i >= 32 + GENIE__TAPE_AHEAD) genie__prefetch_node(tape[i - 32 - GENIE__TAPE_AHEAD].n);
+        if (!fuse || tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n)) ||
+            !genie__groupable(tape[i].n, !ctx->be) || !(g = genie__fgroup_build(tape[i].n, tape, !ctx->be))) {
+            /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
+            if (pl) genie__plan_back(tape, pl, i, ep);
+            continue;
+        }
         genie__fgroup_mark(g, tape);
         b = (int64_t)genie__tc_fg_bytes(g);
         if (!ctx->fg_scratch) ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size());
@@ -3438,15 +3464,16 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
            executor's form); its plans are then not kept */
         if (ctx->be || !ctx->fg_scratch || used + b > INT32_MAX || !genie__grow((void **)arena, cap, used + b, 1)) {
             tape[i].fg.built = g, all = 0;
-            continue;
+        } else {
+            genie__tc_fg_save(*arena + used, g);
+            GENIE_FREE(g);
+            tape[i].fg.kept = (const char *)(uintptr_t)used; /* an offset until the arena stops growing */
+            tape[i].fg_kept = 1;
+            used += b;
         }
-        genie__tc_fg_save(*arena + used, g);
-        GENIE_FREE(g);
-        tape[i].fg.kept = (const char *)(uintptr_t)used; /* an offset until the arena stops growing */
-        tape[i].fg_kept = 1;
-        used += b;
+        if (pl) genie__plan_back(tape, pl, i, ep);
     }
-    for (i = 0; i < ntape; i++)
+    for (i = 0; i < ntape && used; i++)
         if (tape[i].fg_kept) tape[i].fg.kept = *arena + (uintptr_t)tape[i].fg.kept;
     return all ? used : -1;
 }
@@ -3565,6 +3592,8 @@ static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capsta
     if (ctx->wk_tape) GENIE_FREE(tape);
     else ctx->wk_tape = tape, ctx->capwk_tape = captape;
 }
+#define GENIE__FREE_AHEAD 32 /* freed slots the tape's last pass asks for ahead of the one it links */
+#define GENIE__WALK_AHEAD 16 /* nodes a long walk asks for ahead of the one it reads */
 static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node *const *roots) {
     genie__node **stack = ctx->wk_stack;
     int *next = ctx->wk_next;
@@ -3597,10 +3626,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 c->mark = ep;
                 { /* the walk is a pointer chase, but capture takes nodes from a slab's free
                      list, which runs through it in one direction: a chain's nodes lie a stride
-                     apart, and the nodes 4 strides on are the walk's next ones */
+                     apart, and the nodes GENIE__WALK_AHEAD strides on are the walk's next ones */
                     intptr_t stride = (intptr_t)((uintptr_t)c - (uintptr_t)top);
                     if (stride >= -4 * (intptr_t)sizeof(genie__node) && stride <= 4 * (intptr_t)sizeof(genie__node)) {
-                        uintptr_t ahead = (uintptr_t)c + (uintptr_t)(4 * stride); /* an address only: never read */
+                        uintptr_t ahead = (uintptr_t)c + (uintptr_t)(GENIE__WALK_AHEAD * stride); /* an address only: never read */
                         GENIE__PREFETCH((const void *)ahead);
                         GENIE__PREFETCH((const void *)(ahead + 64));
                     }
@@ -3615,6 +3644,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 tape[ntape].n = top;
                 tape[ntape].uses = 0;
                 tape[ntape].inner = tape[ntape].fg_kept = tape[ntape].root = 0;
+                tape[ntape].take = -1; /* no take until planned (genie__plan) or a kept plan's */
                 tape[ntape].fg.built = NULL;
                 memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
@@ -3635,6 +3665,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 ctx->stats.tape_constants += (uint64_t)nconst;
                 ntape++;
                 sp--;
+                /* a chain's next entries to emit are the nodes below on the stack, visited on the
+                   way down long ago (a long walk's are out of cache by now): ask for them ahead */
+                if (sp > GENIE__WALK_AHEAD) {
+                    GENIE__PREFETCH(stack[sp - 1 - GENIE__WALK_AHEAD]);
+                    GENIE__PREFETCH((const char *)stack[sp - 1 - GENIE__WALK_AHEAD] + 64);
+                }
             }
         }
     }
@@ -3670,9 +3706,10 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 int64_t nfg;
                 arena = ctx->fg_arena, caparena = ctx->capfg_arena; /* ours until the end */
                 ctx->fg_arena = NULL, ctx->capfg_arena = 0;
-                nfg = genie__plan_groups(ctx, tape, ntape, &arena, &caparena);
+                genie__plan_op *pl = genie__plan_start(ctx, ntape);
+                nfg = genie__plan_groups(ctx, tape, ntape, &arena, &caparena, pl, ep);
                 /* after fusion: it knows which nodes run where; out of memory, a plan with no takes (not kept) */
-                if (genie__plan(ctx, tape, ntape, ep) && nkey > 0 && nfg >= 0)
+                if (genie__plan(ctx, tape, ntape, ep, pl) && nkey > 0 && nfg >= 0)
                     genie__tc_store(ctx, hash, ctx->tkey, nkey, tape, ntape, arena, nfg);
                 ctx->stats.tape_cache_misses++;
             }
@@ -3690,7 +3727,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
         for (i = 0; i < ntape; i++) {
             genie__node *n = tape[i].n;
             uint64_t flops, bytes, t0;
-            if (i + 8 < ntape) genie__prefetch_node(tape[i + 8].n);
+            if (i + GENIE__TAPE_AHEAD < ntape) genie__prefetch_node(tape[i + GENIE__TAPE_AHEAD].n);
             flops = genie__node_flops(n), bytes = genie__node_bytes(n), t0 = tape[i].inner ? 0 : genie__now_ns();
             if (n->flags & GENIE__NF_DEFERRED) { /* left lazy before, computed now (deferred again, */
                 n->flags &= (uint8_t)~GENIE__NF_DEFERRED; /* perhaps, by its group) */
@@ -3713,8 +3750,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             genie__node_release(ctx, n);
         }
         if (ctx->tape_free)
-            for (i = ntape - 1; i >= 0; i--)
+            for (i = ntape - 1; i >= 0; i--) {
+                /* each slot's first word is written (the free list's link): a long tape's freed
+                   nodes are out of cache by now, and a pass this short waits on each line */
+                if (i >= GENIE__FREE_AHEAD && dfree[i - GENIE__FREE_AHEAD]) GENIE__PREFETCH_W(dfree[i - GENIE__FREE_AHEAD]);
                 if (dfree[i]) genie__slab_free(&ctx->nodes, dfree[i]), dfree[i] = NULL;
+            }
         ctx->tape_free = outer_free, ctx->ntape_free = outer_nfree;
         ctx->tape_ep = 0;
         if (arena && !ctx->fg_arena && (uint64_t)caparena <= genie__walk_keep_bytes(ctx))

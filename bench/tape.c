@@ -43,6 +43,7 @@
    Threads: genie_set_num_threads(ctx, 1 or 2). PyTorch: at::set_num_threads and
    openblas_set_num_threads both pinned; at 2 threads its best split (torch/BLAS threads) counts.
 
+   BENCH_ONLY=tiny,capture (any of chain8, block, tiny, capture) runs only those sections.
    Run: make bench-tape, or make bench (builds bench/tape_aten.cpp where libtorch-dev is installed and passes its
    output line and block file here); alone: build/bench_tape [key=value ...] prints genie only. */
 #define _POSIX_C_SOURCE 200809L
@@ -147,6 +148,16 @@ static const char *peer_s(const char *key) {
 static double peer_d(const char *key) { /* < 0: absent */
     const char *s = peer_s(key);
     return s ? atof(s) : -1.0;
+}
+
+/* BENCH_ONLY=name[,name...]: run only those sections (chain8, block, tiny, capture); unset: all */
+static int section_on(const char *name) {
+    const char *only = getenv("BENCH_ONLY"), *p;
+    size_t k = strlen(name);
+    if (!only || !*only) return 1;
+    for (p = only; (p = strstr(p, name)) != NULL; p += k)
+        if ((p == only || p[-1] == ',') && (p[k] == 0 || p[k] == ',')) return 1;
+    return 0;
 }
 
 /* ---- the memory bound: out = x + y over nt threads ---- */
@@ -407,7 +418,7 @@ int main(int argc, char **argv) {
            "bound/g", "notes");
 
     /* 1. chain8 */
-    {
+    if (section_on("chain8")) {
         int64_t sh[1];
         genie_tensor *x, *y;
         float *bx = (float *)malloc((size_t)n_chain * 4), *by = (float *)malloc((size_t)n_chain * 4),
@@ -471,7 +482,7 @@ int main(int argc, char **argv) {
     }
 
     /* 2. the encoder block */
-    {
+    if (section_on("block")) {
         genie_ctx *bctx = genie_ctx_create(&desc), *nctx;
         block_w w, nw;
         block_arg a, ar, na;
@@ -584,7 +595,7 @@ int main(int argc, char **argv) {
     }
 
     /* 3. tiny nodes */
-    {
+    if (section_on("tiny")) {
         int64_t s16 = 16;
         tiny_arg ta;
         ta.ctx = ctx, ta.n = n_tiny;
@@ -624,7 +635,7 @@ int main(int argc, char **argv) {
     genie_ctx_destroy(ctx);
 
     /* 4. capture */
-    {
+    if (section_on("capture")) {
         double cold[8], warm[8], bc = 0, bw = 0, pe = peer_d("add641") * 1e-9;
         for (i = 0; i < cap_reps; i++) cold[i] = capture_ns(n_cap, 0, &bc);
         for (i = 0; i < cap_reps; i++) warm[i] = capture_ns(n_cap, 1, &bw);
