@@ -622,8 +622,8 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
 
 /* ---- backends (see ">>backend" in the implementation; genie_cuda.c registers "cuda") ----
    UNSTABLE, VERSIONED INTERFACE: the backend table below is for backends built together with
-   this header (genie_cuda.c). It names the implementation's internal structs, and its layout may
-   change in any release; GENIE_BACKEND_API_VERSION changes whenever it does, so a backend checks
+   this header (genie_cuda.c, genie_remote.c). Its calls pass the implementation's structs under
+   opaque names, and its layout may change in any release; GENIE_BACKEND_API_VERSION changes whenever it does, so a backend checks
    it at compile time (#if GENIE_BACKEND_API_VERSION != N #error ...) and fills the table by
    field name (designated initializers), never by position.
    A backend computes the tape nodes and fused groups it supports on its device;
@@ -632,25 +632,27 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
    calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes).
    On entry to init, *state holds the context (genie_ctx *) being created, so a
    backend may read its genie_ctx_desc.backend_config (genie_backend_config). */
-#define GENIE_BACKEND_API_VERSION 1
+#define GENIE_BACKEND_API_VERSION 2
 #define GENIE_BACKEND_MSG 512
-struct genie__node;
-struct genie__fgroup;
-struct genie__buf;
+/* What the table's calls pass, opaque here; their fields are the implementation's (genie__node
+   in >>graph, genie__fgroup in >>fuse, genie__buf in >>memory: the same structs). */
+typedef struct genie_backend_node genie_backend_node;   /* a tape node */
+typedef struct genie_backend_group genie_backend_group; /* a fused elementwise group */
+typedef struct genie_backend_buf genie_backend_buf;     /* a data buffer (host bytes, ->dev) */
 typedef struct genie_backend {
     const char *name; /* what genie_ctx_desc.backend selects */
     /* per context: *state for the others; GENIE_ERR_BACKEND when there is no device or driver */
     genie_result (*init)(void **state, char *msg);
     void (*destroy)(void *state);
     /* 1 when run takes this node (g NULL) or the fused group g rooted at n */
-    int (*supports)(void *state, const struct genie__node *n, const struct genie__fgroup *g);
+    int (*supports)(void *state, const genie_backend_node *n, const genie_backend_group *g);
     /* compute n (or the group g): every input buffer holds its bytes in ->dev, every output
        buffer has its ->dev block; results stay on the device */
-    genie_result (*run)(void *state, struct genie__node *n, const struct genie__fgroup *g, char *msg);
-    genie_result (*alloc)(void *state, struct genie__buf *b, char *msg); /* b->dev: b->cap bytes */
-    void (*free)(void *state, struct genie__buf *b);                     /* b->dev, set to NULL */
-    genie_result (*copy_in)(void *state, struct genie__buf *b, char *msg); /* host -> device, b->bytes */
-    genie_result (*copy_out)(void *state, struct genie__buf *b, size_t lo, size_t hi, char *msg); /* bytes [lo, hi) */
+    genie_result (*run)(void *state, genie_backend_node *n, const genie_backend_group *g, char *msg);
+    genie_result (*alloc)(void *state, genie_backend_buf *b, char *msg); /* b->dev: b->cap bytes */
+    void (*free)(void *state, genie_backend_buf *b);                     /* b->dev, set to NULL */
+    genie_result (*copy_in)(void *state, genie_backend_buf *b, char *msg); /* host -> device, b->bytes */
+    genie_result (*copy_out)(void *state, genie_backend_buf *b, size_t lo, size_t hi, char *msg); /* bytes [lo, hi) */
 } genie_backend;
 /* Adds a backend to the process-wide table (at most 8; the same name again replaces it).
    be must outlive every context that selects it. */
@@ -1081,7 +1083,7 @@ static int genie__smul(int64_t a, int64_t b, int64_t *r) {
 /* A data buffer, reference counted: a value node holds one; zero-copy readers
    (genie_data) borrow through their handle. External buffers (from_blob) keep
    the caller's memory and its deleter and are never written by genie. */
-typedef struct genie__buf {
+typedef struct genie_backend_buf {
     int32_t refs;
     int32_t external;
     void *data;                     /* 64-byte aligned when cap >= GENIE__ALIGN_MIN */
@@ -1091,9 +1093,9 @@ typedef struct genie__buf {
     uint32_t born;                  /* the tape that allocated it (its epoch), 0 outside tapes */
     void (*deleter)(void *, void *);
     void *user;
-    struct genie__buf *prev, *next; /* live: every live buffer, freed at destroy;
+    struct genie_backend_buf *prev, *next; /* live: every live buffer, freed at destroy;
                                        cached: its size class's free list, newest first */
-    struct genie__buf *older, *newer; /* cached: every cached block by when it was freed */
+    struct genie_backend_buf *older, *newer; /* cached: every cached block by when it was freed */
     void *dev;                      /* a backend's block of cap bytes (kept while cached), or NULL */
     uint32_t loc;                   /* GENIE__ON_HOST | GENIE__ON_DEV: which copies are current */
     struct genie__pk *pk;           /* its bytes as a packed weight (the pack cache), or NULL:
@@ -1697,9 +1699,9 @@ static int64_t genie__view_extent(const genie__vspec *v) {
 }
 
 /* >>graph ----------------------------------------------------------------- */
-struct genie__node;
+struct genie_backend_node;
 typedef struct genie__input {
-    struct genie__node *n; /* the value read (a version of some storage) */
+    struct genie_backend_node *n; /* the value read (a version of some storage) */
     genie__vspec *v;       /* how it is read: a view of that value's flat buffer */
 } genie__input;
 
@@ -1725,7 +1727,7 @@ typedef struct genie__scope { const char *module, *phase; genie_ctx *ctx; } geni
    `numel` elements of `dtype` (a whole storage version); the kernel writes the
    elements of `out`. An in-place write is a node with `base`: the old version's
    buffer is copied (or reused when nothing else needs it) before the kernel. */
-typedef struct genie__node {
+typedef struct genie_backend_node {
     genie__buf *buf;         /* set once computed; while the slot is free, the slab's free-list
                                 link (refs stays 0 there) */
     int32_t refs;
@@ -1737,7 +1739,7 @@ typedef struct genie__node {
     uint32_t mark;           /* tape walk epoch */
     uint32_t tix;            /* index in the tape being run */
     int64_t numel;
-    struct genie__node *base;
+    struct genie_backend_node *base;
     genie__vspec *out;
     genie__input *in;        /* in_small, or heap for cat/stack */
     genie__input in_small[3];
@@ -1818,13 +1820,13 @@ struct genie_ctx {
     size_t pk_cap;                    /* the pack cache's budget (genie_set_pack_cache) */
     size_t blk_cap, tc_cap;           /* the block and tape caches' budgets (genie_ctx_desc) */
     uint64_t *tkey;                   /* the key of the tape being planned */
-    struct genie__fgroup *fg_scratch; /* a kept group bound to the running tape */
+    struct genie_backend_group *fg_scratch; /* a kept group bound to the running tape */
     int64_t captkey;
     char *fg_arena;                   /* a planned tape's groups as compact records (genie__tc_fg_save), */
     int64_t capfg_arena;              /* kept for the next plan; NULL while a realize holds it */
     /* realize's walk stack and tape, kept for the next realize (a steady loop touches no
        fresh pages); NULL while a realize holds them */
-    struct genie__node **wk_stack;
+    struct genie_backend_node **wk_stack;
     int *wk_next;
     struct genie__tape_op *wk_tape;
     int64_t capwk_stack, capwk_next, capwk_tape;
@@ -1835,12 +1837,12 @@ struct genie_ctx {
        takes their slots in this tape's order. Freed as they ran (group roots after their
        insides), a loop's slots would scatter, and the walk's and capture's prefetches along
        the slab would miss (tiny nodes over 25 runs: walk 50 -> 90-135 ns a node, capture 43 -> 92) */
-    struct genie__node **wk_free, **tape_free;
+    struct genie_backend_node **wk_free, **tape_free;
     /* deferred nodes (genie__fgroup_defer), weakly: an entry whose node was computed or freed
        since (refs 0, or the flag gone) is dropped when the list is compacted, and so is a
        second entry of a slot reused by another deferred node. Read only to find the deferred
        readers of an in-place write's old version (genie__readers_first). */
-    struct genie__node **dfr;
+    struct genie_backend_node **dfr;
     int64_t ndfr, capdfr;
     int dfr_first; /* a realize of such readers is running */
     int64_t capwk_free, ntape_free; /* tape_free's length: the running tape's */
@@ -2824,20 +2826,20 @@ static int genie__roles_walk(genie_ctx *ctx, int nroots, genie__node *const *roo
    ith of nth does its share; this version's executor runs (0, 1). */
 struct genie__tpool;
 struct genie__mm_plan;
-struct genie__fgroup;
+struct genie_backend_group;
 /* A product fused into a later node through the GEMM's epilogue: n = [res +]
    act(prod) with prod a matmul/linear read by nothing else. */
 typedef struct genie__epi_src {
-    struct genie__node *prod;      /* the product (its inputs are read) */
+    struct genie_backend_node *prod;      /* the product (its inputs are read) */
     int act;                       /* 0 or the unary op applied */
     int act_last;                  /* 1: act(p + res), else act(p) + res */
-    struct genie__node *res;       /* the residual added, or NULL */
+    struct genie_backend_node *res;       /* the residual added, or NULL */
     const struct genie__vspec *res_v;
 } genie__epi_src;
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
-    const struct genie__fgroup *fg;    /* fused elementwise groups */
+    const struct genie_backend_group *fg;    /* fused elementwise groups */
     const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
     long next;                         /* chunks handed out (genie__take) */
     char *ws;
@@ -2859,8 +2861,8 @@ static int genie__ctx_threads(const genie_ctx *ctx);
 static int genie__ws_reserve(genie_ctx *ctx, size_t bytes);
 static int genie__fusable(const genie__node *n);
 static int genie__groupable(const genie__node *n, int cpu);
-static void genie__exec_group(genie_ctx *ctx, struct genie__fgroup *g);
-static void genie__fgroup_deferred(genie_ctx *ctx, const struct genie__fgroup *g);
+static void genie__exec_group(genie_ctx *ctx, struct genie_backend_group *g);
+static void genie__fgroup_deferred(genie_ctx *ctx, const struct genie_backend_group *g);
 
 /* One tape entry: the node, how many later entries read it, and how it runs
    (inside a group, as a group's root, as a product's epilogue, taking an input's buffer). */
@@ -2869,7 +2871,7 @@ typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a 
     int32_t uses;              /* references from later nodes of this tape */
     int32_t take;              /* planned: the input whose dying buffer n's output takes, -1 */
     union {
-        struct genie__fgroup *built; /* the group this node is the root of (planned now) */
+        struct genie_backend_group *built; /* the group this node is the root of (planned now) */
         const char *kept;            /* or (fg_kept): as kept by the tape cache, bound when it runs */
     } fg;
     uint8_t inner;             /* computed inside a fused group (written only if asked for, or expensive
@@ -2885,12 +2887,12 @@ typedef struct genie__plan_op {
     int64_t die_head, die_next; /* temporaries whose last reader runs here; the next of them */
     uint64_t counted, alloc_at; /* bytes of n's buffer in the bound; inner buffers made here */
 } genie__plan_op;
-static void genie__fgroup_mark(const struct genie__fgroup *g, genie__tape_op *tape);
-static struct genie__fgroup *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int cpu);
+static void genie__fgroup_mark(const struct genie_backend_group *g, genie__tape_op *tape);
+static struct genie_backend_group *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int cpu);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
 static int genie__epi_match(genie__tape_op *tape, genie__node *x);
 static int genie__be_node(genie_ctx *ctx, genie__node *n, int take);
-static int genie__be_group(genie_ctx *ctx, struct genie__fgroup *g);
+static int genie__be_group(genie_ctx *ctx, struct genie_backend_group *g);
 
 /* Kernels that write every element of their (fresh) output need no zeroed buffer. */
 static int genie__writes_all(int op) {
@@ -3206,9 +3208,9 @@ typedef struct genie__tc_entry {
     genie__tc_op *ops;
     char *fgs;                 /* the groups' compact records (ops[i].fg: a byte offset) */
 } genie__tc_entry;
-static size_t genie__tc_fg_bytes(const struct genie__fgroup *g);
-static void genie__tc_fg_save(char *rec, const struct genie__fgroup *g);
-static struct genie__fgroup *genie__tc_fg_bind(const char *rec, const genie__tape_op *tape, struct genie__fgroup *g);
+static size_t genie__tc_fg_bytes(const struct genie_backend_group *g);
+static void genie__tc_fg_save(char *rec, const struct genie_backend_group *g);
+static struct genie_backend_group *genie__tc_fg_bind(const char *rec, const genie__tape_op *tape, struct genie_backend_group *g);
 static size_t genie__fgroup_size(void);
 
 /* Monotonic nanoseconds for the statistics; 0 without a clock. */
@@ -3367,7 +3369,7 @@ static void genie__tc_prefetch(const genie_ctx *ctx) {
    for the scratch group (the tape is then planned as usual). */
 static int genie__tc_apply(genie_ctx *ctx, genie__tc_entry *e, genie__tape_op *tape, int64_t ntape) {
     int64_t i;
-    if (e->fgs && !ctx->fg_scratch && !(ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size())))
+    if (e->fgs && !ctx->fg_scratch && !(ctx->fg_scratch = (struct genie_backend_group *)GENIE_MALLOC(genie__fgroup_size())))
         return 0;
     for (i = 0; i < ntape; i++) {
         const genie__tc_op *o = &e->ops[i];
@@ -3447,7 +3449,7 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
     int64_t i, used = 0, all = 1;
     const int fuse = ctx->cpu != GENIE_CPU_REFERENCE;
     for (i = ntape - 1; i >= 0; i--) {
-        struct genie__fgroup *g;
+        struct genie_backend_group *g;
         int64_t b;
         /* a group ahead: a root's group build chases up to GENIE__FMAX_OPS (32) nodes back */
         if (i >= 32 + GENIE__TAPE_AHEAD) genie__prefetch_node(tape[i - 32 - GENIE__TAPE_AHEAD].n);
@@ -3459,7 +3461,7 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
         }
         genie__fgroup_mark(g, tape);
         b = (int64_t)genie__tc_fg_bytes(g);
-        if (!ctx->fg_scratch) ctx->fg_scratch = (struct genie__fgroup *)GENIE_MALLOC(genie__fgroup_size());
+        if (!ctx->fg_scratch) ctx->fg_scratch = (struct genie_backend_group *)GENIE_MALLOC(genie__fgroup_size());
         /* a backend runs the group as built (a record bound into the scratch group is the CPU
            executor's form); its plans are then not kept */
         if (ctx->be || !ctx->fg_scratch || used + b > INT32_MAX || !genie__grow((void **)arena, cap, used + b, 1)) {
@@ -3734,7 +3736,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 ctx->stats.nodes_recomputed++;
             }
             if (tape[i].fg_kept) {
-                struct genie__fgroup *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
+                struct genie_backend_group *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
                 genie__fgroup_deferred(ctx, g);
             } else if (tape[i].fg.built) { /* (planned out of memory for its record) */
@@ -12006,7 +12008,7 @@ typedef struct genie__fop {
    row >= 0), over rows with the kept run innermost (a column group), or over
    segments of unit-stride runs. */
 enum genie__fcol { GENIE__FCOL_NONE = 0, GENIE__FCOL_COLUMN = 1, GENIE__FCOL_SEGMENTED = 2 };
-typedef struct genie__fgroup {
+typedef struct genie_backend_group {
     int nd, nin, nops, cdt;  /* cdt: the root's compute dtype (genie__fdt); registers hold f32 */
     uint32_t rnd;            /* bit j: op j's value is rounded to ops[j].dt in its register (genie__fgroup_rnd) */
     genie_cpu cpu;           /* the path whose array kernels run the ops (set when it runs) */

@@ -34,6 +34,9 @@
 #define _POSIX_C_SOURCE 200809L
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#if GENIE_BACKEND_API_VERSION != 2
+#error "genie_remote.c fills version 2 of genie_backend: update it to this genie.h's backend table"
+#endif
 #include "genie_remote.h"
 #include <sodium.h>
 #include <stdarg.h>
@@ -614,7 +617,9 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     return GENIE_OK;
 }
 
-static const genie_backend rc_backend = {"remote", rc_init, rc_destroy, rc_supports, rc_run, rc_alloc, rc_free, rc_copy_in, rc_copy_out};
+static const genie_backend rc_backend = {.name = "remote", .init = rc_init, .destroy = rc_destroy, .supports = rc_supports,
+                                         .run = rc_run, .alloc = rc_alloc, .free = rc_free, .copy_in = rc_copy_in,
+                                         .copy_out = rc_copy_out};
 
 genie_result genie_remote_register(void) { return genie_backend_register(&rc_backend); }
 #if defined(__GNUC__) || defined(__clang__)

@@ -99,7 +99,9 @@ static genie_result f_copy_out(void *state, genie__buf *b, size_t lo, size_t hi,
     memcpy((char *)b->data + lo, (const char *)b->dev + lo, hi - lo);
     return GENIE_OK;
 }
-static const genie_backend fake_backend = {"fake", f_init, f_destroy, f_supports, f_run, f_alloc, f_free, f_copy_in, f_copy_out};
+static const genie_backend fake_backend = {.name = "fake", .init = f_init, .destroy = f_destroy, .supports = f_supports,
+                                           .run = f_run, .alloc = f_alloc, .free = f_free, .copy_in = f_copy_in,
+                                           .copy_out = f_copy_out};
 
 /* a graph mixing device groups and nodes, CPU fallbacks (argmax, cat, index_select, where,
    in-place writes) and device work on their results */
