@@ -11037,8 +11037,12 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         const int64_t strip = pl->g.M > 1 ? GENIE__MAX(16, (int64_t)(256 << 10) / (GENIE__MAX(pl->g.K, 1) * (int64_t)esz) / 16 * 16)
                                           : INT64_MAX;
         /* units of 16 columns of every product, in chunks as threads come free (genie__take:
-           a decode step's products are memory-bound, and a lagging core held the other) */
-        const int64_t ucols = (pl->g.N + 15) / 16, units = pl->batches * ucols, chunk = genie__chunk(units, nth);
+           a decode step's products are memory-bound, and a lagging core held the other). axpy
+           reads a chunk's columns of each of B's K rows: chunks of up to 64 units (4 KiB of a
+           row) keep the hardware prefetcher on each row's run, where genie__chunk's 256 bytes
+           a row started a new page every 256 bytes */
+        const int64_t ucols = (pl->g.N + 15) / 16, units = pl->batches * ucols;
+        const int64_t chunk = pl->skinny == 2 ? GENIE__MIN(64, (units + nth - 1) / nth) : genie__chunk(units, nth);
         int64_t u, u1;
         while (genie__take(p, nth, units, chunk, &u, &u1)) {
             for (; u < u1; u = (bi + 1) * ucols) { /* the chunk's part in product bi */
