@@ -582,7 +582,7 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 	cd $(BUILD) && ./fuzz_remote -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -print_final_stats=1 fuzz_corpus_remote ../tests/fuzz/corpus_remote
 
-# ---- GGUF files and the block dtypes (>>gguf) ----
+# ---- GGUF files and the block dtypes (>>gguf, >>quant) ----
 # test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
 # a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
 GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)

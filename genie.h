@@ -148,7 +148,7 @@ typedef enum genie_result {
    Block dtypes (ggml's quantized layouts, as GGUF files carry them) have no element size: a
    tensor of one stores its last dim in blocks (genie_dtype_block), and supports only views that
    keep whole blocks, to_dtype to a float dtype, linear/matmul with it as the weight and
-   embedding/index_select of its rows (see >>gguf). */
+   embedding/index_select of its rows (see >>quant). */
 #define GENIE_DTYPE_LIST(X)          \
     X(GENIE_F32, "f32", 4, 2)        \
     X(GENIE_F64, "f64", 8, 2)        \
@@ -1105,7 +1105,7 @@ enum { GENIE__ON_HOST = 1, GENIE__ON_DEV = 2 };
 #ifndef GENIE_PACK_CACHE_BYTES
 #define GENIE_PACK_CACHE_BYTES ((size_t)64 << 20)
 #endif
-static void genie__pk_drop(genie_ctx *ctx, genie__buf *b); /* >>cpu: the pack cache */
+static void genie__pk_drop(genie_ctx *ctx, genie__buf *b); /* >>gemm: the pack cache */
 
 static double genie__no_data[1]; /* the data of empty external buffers given as NULL (never read) */
 
@@ -1734,7 +1734,7 @@ typedef struct genie_backend_node {
     uint8_t op;
     uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
     uint8_t state, flags, has_scalar, err_code; /* flags: GENIE__NF_*; err_code: -genie_result */
-    uint8_t role;            /* genie_role_id, found by genie__roles (>>scope), never at capture */
+    uint8_t role;            /* genie_role_id, found by genie__role_find (>>roles), never at capture */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
     uint32_t tix;            /* index in the tape being run */
@@ -1850,7 +1850,7 @@ struct genie_ctx {
     void *be_state;
     char *be_config;          /* genie_ctx_desc.backend_config, copied (NULL: none) */
     genie_stats stats;
-    struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
+    struct genie__phase_work *pwork; /* work by phase and role (>>roles) */
     int64_t npwork, cappwork, lastpw;
 };
 
@@ -2390,7 +2390,7 @@ static const char *genie__intern(genie_ctx *ctx, const char *s, const char *fn) 
 
 /* >>roles ----------------------------------------------------------------- */
 /* Roles (genie_role): patterns recognised in the graph, whatever the scopes say.
-   genie__roles runs over a list of nodes in topological order (a tape, or the
+   genie__role_find runs over a list of nodes in topological order (a tape, or the
    subgraph a dump or genie_role walks) when a graph is realized, dumped or asked
    for its role, never at capture. Each node is tried as the END of a pattern,
    looking back through its inputs only; a pattern's nodes take its role unless
@@ -2849,7 +2849,7 @@ typedef struct genie__kparams {
 typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
 static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
-static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>gguf */
+static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>quant */
 static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth);
@@ -3658,7 +3658,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                         nconst++;
                     }
                 }
-                /* while top is in cache: its role (its inputs' are known: >>scope), and the
+                /* while top is in cache: its role (its inputs' are known: >>roles), and the
                    tape holds it while it runs */
                 genie__role_find(top);
                 top->refs++;
@@ -5586,7 +5586,7 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
     genie__k_scatter,    /* SCATTER */
     genie__k_index_copy, /* INDEX_COPY */
     genie__k_none,       /* VIEW: never a node */
-    genie__k_quant,      /* QUANT (>>gguf) */
+    genie__k_quant,      /* QUANT (>>quant) */
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
@@ -5732,9 +5732,6 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 }
 
 #ifdef GENIE__X86
-/* The same target attributes as >>gemm's (an identical redefinition there is allowed). */
-#define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
-#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 /* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table; decimal, as C++ before 17
    has no hexadecimal floating constants: each is the f32 0x1.0b5586p+0, ... exactly) */
 static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
@@ -16321,7 +16318,7 @@ GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
 
 /* ---- helpers shared by the operations ---- */
 #define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
-/* The public functions that take a tensor of a block dtype (>>gguf): views (their
+/* The public functions that take a tensor of a block dtype (>>quant): views (their
    result checked by genie__view_of), to_dtype, the products and row gathers. */
 static int genie__block_op(const char *fn) {
     static const char *const ok[] = {"genie_view", "genie_reshape", "genie_permute", "genie_transpose", "genie_t",

@@ -1,8 +1,8 @@
-/* test_gguf.c - the GGUF reader and the block dtypes (>>gguf), against files written and
+/* test_gguf.c - the GGUF reader (>>gguf) and the block dtypes (>>quant), against files written and
    dequantized by the `gguf` Python package (tests/data/gen_gguf.py, run into build/gguf_data with
    GGUF_PYTHON, default .venv/bin/python (make venv); a skip line when it is missing), and
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
-   the CPU runs it) is held to the f64 reference within the bound stated in >>gguf: decode (at
+   the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
    Q8_0/Q4_0 prefill on amx: AMX int8 tiles on quantized activations (the decode bound). */
 #define GENIE_IMPLEMENTATION
@@ -168,7 +168,7 @@ static double bound(const double *x, const float *w, int64_t K, int QB) {
     }
     return tot * 1.01 + 1e-5 * mag + 1e-6;
 }
-/* The fast paths' value emulated: x quantized per QB-block as >>gguf states (d = amax / 127,
+/* The fast paths' value emulated: x quantized per QB-block as >>quant states (d = amax / 127,
    q = round(x 127 / amax) in f32), integer products with the dequantized weight, in f64. */
 static double emulate(const double *x, const float *w, int64_t K, int QB) {
     double tot = 0;
