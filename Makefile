@@ -52,7 +52,7 @@ run: $(BUILD)/03_mlp ## build and run the flagship example (an MLP captured lazi
 # ---- tests ----
 $(BUILD)/cxx_part.o: tests/unit/cxx_part.cpp genie.h | $(BUILD)
 	$(CXX) -std=c++11 $(CFLAGS) $(WARN) -c $< -o $@
-$(BUILD)/%.o: tests/unit/%.c tests/programs/prog.h tests/unit/vmath_bounds.h genie.h | $(BUILD)
+$(BUILD)/%.o: tests/unit/%.c tests/programs/prog.h tests/unit/vmath_bounds.h tests/unit/testctx.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
 $(BUILD)/%.o: tests/programs/%.c tests/programs/prog.h genie.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -c $< -o $@
@@ -582,11 +582,11 @@ fuzz-remote: $(BUILD)/fuzz_remote ## libFuzzer on the remote protocol decoders f
 	cd $(BUILD) && ./fuzz_remote -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	  -print_final_stats=1 fuzz_corpus_remote ../tests/fuzz/corpus_remote
 
-# ---- GGUF files and the block dtypes (>>gguf) ----
+# ---- GGUF files and the block dtypes (>>gguf, >>quant) ----
 # test_gguf writes its files with the Python gguf package (GGUF_PYTHON, default the shared venv;
 # a skip line without it) into $(BUILD)/gguf_data; the fuzz harness's replay runs its seeds.
 GGUF_FUZZ_INPUTS = $(wildcard tests/fuzz/corpus_gguf/*)
-$(BUILD)/test_gguf: tests/unit/test_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_gguf: tests/unit/test_gguf.c tests/unit/testctx.h genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 $(BUILD)/fuzz_gguf_replay: tests/fuzz/fuzz_gguf.c genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -DFUZZ_REPLAY $< $(LINK_IMPL) -o $@ -lm -pthread
@@ -606,8 +606,9 @@ bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory b
 # test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
 # (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
 # [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
-$(BUILD)/test_amx: tests/unit/test_amx.c genie.h $(BUILD)/impl.o | $(BUILD)
+$(BUILD)/test_amx: tests/unit/test_amx.c tests/unit/testctx.h genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
+$(BUILD)/bench_amx: tests/unit/testctx.h
 test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
 	$(BUILD)/test_amx
 	GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx

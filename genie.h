@@ -148,7 +148,7 @@ typedef enum genie_result {
    Block dtypes (ggml's quantized layouts, as GGUF files carry them) have no element size: a
    tensor of one stores its last dim in blocks (genie_dtype_block), and supports only views that
    keep whole blocks, to_dtype to a float dtype, linear/matmul with it as the weight and
-   embedding/index_select of its rows (see >>gguf). */
+   embedding/index_select of its rows (see >>quant). */
 #define GENIE_DTYPE_LIST(X)          \
     X(GENIE_F32, "f32", 4, 2)        \
     X(GENIE_F64, "f64", 8, 2)        \
@@ -1009,8 +1009,8 @@ static void *genie__slab_alloc(genie__slab *s) {
     s->free_list = *(void **)p;
     /* In steady state (a pool popped, its slots taken again) the free list runs
        through each chunk in address order, and each pop waits on the slot's line:
-       ask for the lines 512 bytes on (capture 55 -> 48 ns an op), as many as an object spans
-       (a node's three: one a slot left two of its lines to a miss each) */
+       ask for the lines 512 bytes on, as many as an object spans (a node's three: one a
+       slot would leave two of its lines to a miss each) */
     if (s->free_list) {
         size_t l;
         for (l = 0; l < s->size; l += 64) GENIE__PREFETCH_W((const void *)((uintptr_t)s->free_list + 512 + l));
@@ -1105,7 +1105,7 @@ enum { GENIE__ON_HOST = 1, GENIE__ON_DEV = 2 };
 #ifndef GENIE_PACK_CACHE_BYTES
 #define GENIE_PACK_CACHE_BYTES ((size_t)64 << 20)
 #endif
-static void genie__pk_drop(genie_ctx *ctx, genie__buf *b); /* >>cpu: the pack cache */
+static void genie__pk_drop(genie_ctx *ctx, genie__buf *b); /* >>gemm: the pack cache */
 
 static double genie__no_data[1]; /* the data of empty external buffers given as NULL (never read) */
 
@@ -1734,7 +1734,7 @@ typedef struct genie_backend_node {
     uint8_t op;
     uint8_t dtype, cdt;      /* buffer dtype; compute dtype of elementwise kernels */
     uint8_t state, flags, has_scalar, err_code; /* flags: GENIE__NF_*; err_code: -genie_result */
-    uint8_t role;            /* genie_role_id, found by genie__roles (>>scope), never at capture */
+    uint8_t role;            /* genie_role_id, found by genie__role_find (>>roles), never at capture */
     int32_t nin;
     uint32_t mark;           /* tape walk epoch */
     uint32_t tix;            /* index in the tape being run */
@@ -1836,7 +1836,7 @@ struct genie_ctx {
        they go back to the slab after the tape ran, its last first, so that the next capture
        takes their slots in this tape's order. Freed as they ran (group roots after their
        insides), a loop's slots would scatter, and the walk's and capture's prefetches along
-       the slab would miss (tiny nodes over 25 runs: walk 50 -> 90-135 ns a node, capture 43 -> 92) */
+       the slab would miss (the walk's and capture's cost per node would about double) */
     struct genie_backend_node **wk_free, **tape_free;
     /* deferred nodes (genie__fgroup_defer), weakly: an entry whose node was computed or freed
        since (refs 0, or the flag gone) is dropped when the list is compacted, and so is a
@@ -1850,7 +1850,7 @@ struct genie_ctx {
     void *be_state;
     char *be_config;          /* genie_ctx_desc.backend_config, copied (NULL: none) */
     genie_stats stats;
-    struct genie__phase_work *pwork; /* work by phase and role (>>scope) */
+    struct genie__phase_work *pwork; /* work by phase and role (>>roles) */
     int64_t npwork, cappwork, lastpw;
 };
 
@@ -2390,7 +2390,7 @@ static const char *genie__intern(genie_ctx *ctx, const char *s, const char *fn) 
 
 /* >>roles ----------------------------------------------------------------- */
 /* Roles (genie_role): patterns recognised in the graph, whatever the scopes say.
-   genie__roles runs over a list of nodes in topological order (a tape, or the
+   genie__role_find runs over a list of nodes in topological order (a tape, or the
    subgraph a dump or genie_role walks) when a graph is realized, dumped or asked
    for its role, never at capture. Each node is tried as the END of a pattern,
    looking back through its inputs only; a pattern's nodes take its role unless
@@ -2849,7 +2849,7 @@ typedef struct genie__kparams {
 typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
 static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
-static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>gguf */
+static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>quant */
 static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth);
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth);
@@ -3351,9 +3351,9 @@ static genie__tc_entry *genie__tc_find(genie_ctx *ctx, const uint64_t *key, int6
 }
 /* A loop's step realizes the newest entry's structure again, and its compute has
    evicted that entry and the key array since: ask for their first lines (16 KiB of
-   each at most) before the walk, so that they arrive while it runs (the encoder
-   block's tape cache hit: 0.70 -> 0.45 us, about 30 misses each of the key's build
-   and comparison). Prefetches only: nothing is read or written here. */
+   each at most) before the walk, so that they arrive while it runs (a hit would
+   otherwise take some 30 cache misses in each of the key's build and comparison).
+   Prefetches only: nothing is read or written here. */
 static void genie__tc_prefetch(const genie_ctx *ctx) {
     const genie__tc_entry *e = ctx->tcache;
     size_t l, nk, no, nw;
@@ -3658,7 +3658,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                         nconst++;
                     }
                 }
-                /* while top is in cache: its role (its inputs' are known: >>scope), and the
+                /* while top is in cache: its role (its inputs' are known: >>roles), and the
                    tape holds it while it runs */
                 genie__role_find(top);
                 top->refs++;
@@ -3837,8 +3837,7 @@ static void genie__share(int64_t total, int ith, int nth, int64_t *lo, int64_t *
    computes a unit (fused elementwise and row groups, array kernels, skinny products): chunks of genie__chunk units, the next
    one to whichever thread is free (p->next counts those handed out), so a thread that the
    machine slows (another process, a hypervisor) leaves its part to the others, where a
-   static share (genie__share) made every thread wait for it: chain8 16M on 2 threads
-   took 14.5 ms, or 16-23 when one core lagged by 2-9 ms. 0: no chunk is left. */
+   static share (genie__share) makes every thread wait for it. 0: no chunk is left. */
 static int64_t genie__chunk(int64_t total, int nth) {
     const int64_t c = total / (16 * (int64_t)nth);
     return nth <= 1 ? total : c < 1 ? 1 : c > 64 ? 64 : c;
@@ -4249,8 +4248,8 @@ static GENIE__AVX512 void genie__cols_sqdev_avx512(double *acc, const double *me
 #endif
 /* acc[c] = the reference's running max (want_max) or min of acc[c] and r[c] for c < nb: a
    NaN acc stays, a NaN r takes it, ties keep acc. In f32: the reference's double holds the
-   same f32 values, and comparing them is exact either way (amax over dim 0 of [2048, 2048]
-   1.0 -> 0.6 ms against comparing in f64 lanes). */
+   same f32 values, and comparing them is exact either way (f32 lanes hold twice as many
+   as f64 lanes). */
 typedef void (*genie__cols_mm_fn)(float *acc, const float *r, int64_t nb, int want_max);
 static void genie__cols_mm_c(float *acc, const float *r, int64_t nb, int want_max) {
     int64_t c;
@@ -4519,7 +4518,7 @@ static genie_result genie__k_softmax(genie__kparams *p, int ith, int nth) {
 /* Its fast path for f64 rows along a contiguous last dim (input and output): the
    reference's arithmetic in its order, softmax's exp computed once per element (kept in
    the output row, then divided by the sum), with the loads and stores typed: the
-   reference's values bit for bit with half its exp calls ([2048, 2048]: 52 -> 24 ms). */
+   reference's values bit for bit with half its exp calls. */
 static int genie__softmax_f64_ok(const genie__node *n, genie_cpu cpu) {
     const genie__vspec *iv = n->in[0].v, *ov = n->out;
     const int d = (int)n->a.i[0];
@@ -5100,7 +5099,7 @@ static genie_result genie__k_sort_fast(genie__kparams *p, int ith, int nth) {
         const float *x32 = idt == GENIE_F32 ? (const float *)GENIE__IN(n, 0) + m.off[0] : NULL;
         j = 0;
         if (x32 && ist == 1) /* contiguous f32: the same keys without branches, in chunks of 256 the
-                                compiler vectorizes (topk(10) of each row of [2048, 2048]: 9.1 -> 6.0 ms) */
+                                compiler vectorizes */
             for (; j + 256 <= len; j += 256) {
                 const uint32_t dm = desc ? 0xffffffffu : 0u;
                 int e;
@@ -5385,8 +5384,8 @@ static int genie__cumsum_fast_ok(const genie__node *n, genie_cpu cpu) {
 /* f16/bf16 rows [r0, r1) of len along the last dim: four rows' chains at once over f32 copies
    of a chunk of each row, the f32 results converted back, both on the path's array kernels.
    The reference's values (an element is exact in f32 and double; a sum is rounded to f32,
-   then to the dtype, as genie__stf), without the conversions inside the chains' loop: bf16
-   [2048, 2048] 4.5-4.8 -> 2.2 ms, near f32's 1.9 (PyTorch 3.8, which sums in f32). */
+   then to the dtype, as genie__stf), without the conversions inside the chains' loop, so
+   a half row costs about what an f32 row does. */
 #define GENIE__CS_CHUNK 512
 static void genie__cumsum_half_rows(genie_cpu cpu, int dt, const uint16_t *x, uint16_t *y, int64_t len, int64_t r0,
                                     int64_t r1) {
@@ -5587,7 +5586,7 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
     genie__k_scatter,    /* SCATTER */
     genie__k_index_copy, /* INDEX_COPY */
     genie__k_none,       /* VIEW: never a node */
-    genie__k_quant,      /* QUANT (>>gguf) */
+    genie__k_quant,      /* QUANT (>>quant) */
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
@@ -5625,7 +5624,7 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
    will not be read again soon. softmax computes exp once into a row on the stack
    (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
    cache), then scales that row while streaming it (computing exp twice to stream
-   measured slower: 22-26 ms vs 25-40 ms for [4096, 4096]).
+   measured slower).
    The exp functions are self-contained per ISA so they can later be merged with
    the SIMD elementwise table (vmath). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
@@ -5733,9 +5732,6 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 }
 
 #ifdef GENIE__X86
-/* The same target attributes as >>gemm's (an identical redefinition there is allowed). */
-#define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
-#define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
 /* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table; decimal, as C++ before 17
    has no hexadecimal floating constants: each is the f32 0x1.0b5586p+0, ... exactly) */
 static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
@@ -5747,8 +5743,8 @@ static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 
    ln2/32, e^r - 1 = r + r^2/2 + r^3/6 (truncation 2^-27 relative), times 2^((k mod 16)/16)
    from a 16-entry table (one permute) and 2^floor(k/16) by scalef (gradual underflow to 0).
    Eight multiplies and FMAs a vector where Cephes' degree-5 polynomial over |r| <= ln2/2
-   took eleven: the pass is FMA-bound on double-pumped AVX-512 (Zen 4, softmax's sumexp
-   over 16M in L1: 3.8 -> 3.0 ms). No clamps: x below -103.97 (-inf too, where r is NaN)
+   took eleven: the pass is FMA-bound on double-pumped AVX-512 (Zen 4). No clamps: x
+   below -103.97 (-inf too, where r is NaN)
    gives +0 by the final mask, NaN stays NaN. Measured over every f32 in [-104, 0]: <= 1.07
    ulp. */
 static GENIE__AVX512 __m512 genie__exp16_avx512(__m512 x) {
@@ -5776,7 +5772,7 @@ static GENIE__AVX512 __m512 genie__exp16_avx512(__m512 x) {
    then e^r - 1 in one FMA, and 2^-64 (a normal result exact; a subnormal one rounded a
    second time). Lanes below -103.97 are cleared, NaN stays NaN. Nine multiplies and FMAs
    where Cephes' degree-5 polynomial and two scalings took twelve and a rounding, conversion
-   and five integer operations: 0.39 -> 0.25 ns an element (Zen 4). Measured over every f32
+   and five integer operations. Measured over every f32
    in [-104, 0]: <= 0.93 ulp (Cephes': 1.01). */
 static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x) {
     const __m256 sh = _mm256_set1_ps(12582912.0f); /* 1.5 2^23 */
@@ -5924,10 +5920,10 @@ static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
 }
 /* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
    2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
-   conversions of every vector were a fifth of the pass, which is compute-bound on
-   double-pumped AVX-512 (Zen 4, [4096, 4096] softmax in cache: 0.54 -> 0.36 ns an element). */
+   conversion of every vector would be a fifth of the pass, which is compute-bound on
+   double-pumped AVX-512 (Zen 4). */
 /* y: the exps stored (softmax's row on the stack; the next row prefetched into L2, where this
-   row and its exps fill L1: a 1-thread softmax of [4096, 4096] 3% faster), or not (into L1);
+   row and its exps fill L1), or not (into L1);
    tp: the previous row's exps streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined
    softmax), or NULL; inlined for each, so the loop tests neither */
 static GENIE__AVX512 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx512(const float *x, float *y, int64_t n,
@@ -6036,8 +6032,8 @@ static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, _
     return v;
 }
 /* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
-   512-bit extract and insert of genie__rnorm16_avx512 took a fifth of the pass (Zen 4, a
-   row in L1: 3.3 -> 2.6 ms for 16M); the same operations, so the same values. */
+   512-bit extract and insert of genie__rnorm16_avx512 would take a fifth of the pass (Zen 4,
+   a row in L1); the same operations, so the same values. */
 static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
                                              const float *w, const float *b, int nt) {
     const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
@@ -6471,9 +6467,7 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__k
     if (n->op == GENIE__OP_SOFTMAX && nt && len <= GENIE__SOFTMAX_ROW && rk->sumexp_scale) {
         /* Pipelined rows: row o's exps into one stack row while row o - 1's, scaled, stream out
            of the other, so the output's stores overlap the arithmetic (a row at a time, the
-           scaling pass did nothing but store: [4096, 4096], 1 thread, Zen 4, six alternating runs
-           of a driver: AVX-512 6.4-7.1 -> 4.6-5.1 ms, AVX2 9.3-10.4 -> 7.8-8.5). The same values
-           as genie__row_run. */
+           scaling pass would do nothing but store). The same values as genie__row_run. */
         float tb[GENIE__PIPE_TB], *t2[2], *y0 = (float *)out + n->out->off, sp = 0;
         genie__pipe_rows(tb, x0, t2);
         for (o = lo; o < hi; o++) {
@@ -6487,7 +6481,7 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__k
         return GENIE_OK;
     }
     if (n->op == GENIE__OP_PROD && !half) /* eight rows' products at once, each row's in the reference's
-                                              order (one row waited on each multiply: 3.1 ms for [2048, 2048]) */
+                                              order (one row alone waits on each multiply's latency) */
         for (; lo + 8 <= hi; lo += 8) {
             double r8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
             int q;
@@ -6692,8 +6686,8 @@ static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
    segment in place: each segment's about its own mean (one pass: genie__row_m2), combined with the running ones as
    Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
    cancellation: every term is >= 0). Segment s of every row, then segment s + 1: a block
-   of adjacent rows (channels) reads memory in order (a row at a time hopped a stride per
-   segment: [64, 64, 56, 56] mean 2.8 -> 1.3 ms, 1 thread). Each row's in its own order
+   of adjacent rows (channels) reads memory in order (a row at a time would hop a stride
+   per segment). Each row's in its own order
    whatever the block: the same results on any threads. */
 /* Elements [off, off + n) of src (dtype dt) as f32: in place, or (f16/bf16) converted into buf (exact). */
 static const float *genie__as_f32(genie_cpu cpu, int dt, const void *src, int64_t off, int64_t n, float *buf) {
@@ -7253,11 +7247,10 @@ static const float genie__vm_phi_tab[10][8] = {
    centre, row 1 + j the coefficient of v^j; 12 pieces of half the width, [-1, 0) by quarters,
    [0, 2) by halves, [2, 6) by units, at columns 12-15, 0-3, 4-7: bits 21-24 of x + 2 (its
    exponent's low 2 bits and first 2 mantissa bits; 8-11 never: x is clamped below 6). Degree
-   6: two FMAs and permutes fewer, the array kernel in L1 0.30 -> 0.245 ns an element, chain8
-   in cache 1.02-1.05 -> 0.955-0.966. Fitted by Lawson's weighted least squares to the
-   relative error (below 1e-7 evaluated in f32; the constant rounded first, the others
-   refitted to it); every f32 in [-1, 7]: within 2 ulp of x Phi(x) in double (2.7M of 2.15G
-   at 2, 259K before). */
+   6: two FMAs and permutes fewer than the AVX2 table's. Fitted by Lawson's weighted least
+   squares to the relative error (below 1e-7 evaluated in f32; the constant rounded first, the
+   others refitted to it); every f32 in [-1, 7]: within 2 ulp of x Phi(x) in double (2.7M of
+   2.15G at 2). */
 static const float genie__vm_phi16_tab[8][16] = {
     {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 4.5f, 5.5f, 5.5f, 5.5f, 5.5f, 5.5f, -0.875f, -0.625f, -0.375f, -0.125f},
     {0.598706305f, 0.77337265f, 0.894350231f, 0.959940851f, 0.993790329f, 0.999767363f, 0.999996603f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 0.190786958f, 0.265985519f, 0.353830248f, 0.450261772f},
@@ -7681,18 +7674,15 @@ static const float genie__vm_phi16_tab[8][16] = {
     }
 /* Operations with a cheaper form on a range: an array whose elements all lie in [LO, HI]
    (none NaN) runs FAST, any other GEN; one loop a call, so that each keeps its constants in
-   registers (a choice per vector made randn's gelu 28% slower, 0.62 -> 0.79 ns an element).
+   registers (a choice per vector would reload them: slower even where every vector is GEN).
    The check stops at the first vector with a lane outside (or NaN).
-   gelu, [-1, inf] (a relu's or a square's output; a chunk of real activations rarely is): in
-   cache, 1 thread, AVX-512, relu then gelu 0.82 -> 0.42 ns an element, randn's unchanged.
-   silu and sigmoid, [-80, inf] (real activations are): silu 0.40 -> 0.29 ns an element, sigmoid
-   0.40 -> 0.29, chain8 in cache 1.13 -> 1.02 (with vdivps, GENIE__FDIV).
+   gelu, [-1, inf] (a relu's or a square's output; a chunk of real activations rarely is).
+   silu and sigmoid, [-80, inf] (real activations are).
    log [FLT_MIN, FLT_MAX], log1p [-1 + 2^-24, FLT_MAX]: no scaling of subnormals, no special
-   values; AVX-512 log 0.46 -> 0.36 ns an element, log1p 0.55 -> 0.42.
+   values.
    On AVX2 only (EVERY 0; GENIE__FSCALE_EMU: scalef is nine operations there), exp [-86, inf],
    expm1 [-inf, 64], gelu_tanh [-9, inf]: 2^k by the exponent's bits, no results that are
-   subnormal or overflow 2^k; exp 0.43 -> 0.31 ns an element, gelu_tanh 1.07 -> 0.94 (on
-   AVX-512 the check cost exp more than it saved: 0.22 -> 0.25).
+   subnormal or overflow 2^k (on AVX-512 the check costs exp more than it saves).
    Every FAST form gives the general form's values bit for bit on its range. */
 #define GENIE__VS_SPLIT(P, o, LO, HI, FAST, GEN, EVERY)                                             \
     static GENIE__VATTR void genie__v##P##_##o(void *out, const void *a, const void *b, int64_t n) { \
@@ -7887,8 +7877,7 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__FSUB(a, b) _mm512_sub_ps(a, b)
 #define GENIE__FMUL(a, b) _mm512_mul_ps(a, b)
 /* vdivps, correctly rounded; on Zen 4 faster in the vector functions than rcp14 with a Newton
-   step and a residual correction (6 FMA-pipe operations; its divider runs beside them):
-   tanh 0.36 -> 0.29 ns an element, silu's mid form 0.36 -> 0.29 */
+   step and a residual correction (6 FMA-pipe operations; its divider runs beside them) */
 #define GENIE__FDIV(a, b) _mm512_div_ps(a, b)
 #define GENIE__FSQRT(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
 #define GENIE__FXOR(a, b) _mm512_xor_ps(a, b)
@@ -8733,7 +8722,7 @@ static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { ret
    functions) computed in their own dtype, over a dense output and operands read in
    its order (or one value, or the scalar): the reference's values (its own scalar
    functions; IEEE doubles and wrapping integers are the same either way) without its
-   iterator and per-element dtype switches (add of two i64 [2048, 2048]: 54 ms there). */
+   iterator and per-element dtype switches. */
 static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
     const int cdt = n->cdt, kind = genie__op_kinds[n->op];
     const int bool_out = GENIE__IS_COMPARE(n->op) || n->op == GENIE__OP_LOGICAL_AND || n->op == GENIE__OP_LOGICAL_OR ||
@@ -8960,7 +8949,7 @@ GENIE__CVT_KERNEL(avx512, GENIE__AVX512, GENIE_CPU_AVX512)
    The dims are merged where both views run on; then runs along the last merged
    dim are memmove'd where both step by one element (memset for zero bytes), a
    reversed run of 4-byte elements (a flip) on AVX2 goes 8 at a time reversed in a
-   register ([2048, 2048] f32 along dim 1: 3.4 -> 1.3 ms), else copied in an element
+   register, else copied in an element
    loop of the dtype's size. Bits are copied as
    stored: the reference's copy through double gives the same bits, but for a
    signaling NaN, which it makes quiet; PyTorch's copy (a memcpy) keeps it, as
@@ -9021,7 +9010,7 @@ static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_
    goes in 16x16 tiles instead (a tile's lines stay in L1), the other dims outside.
    f32 on AVX2 and up goes through the GEMM's 8x8 register transposes (pack_t:
    dst[k w + r] = src[r ld + k]) over strips of 256 rows r (AVX-512's 16-row pack, faster
-   in the GEMM, measured 26 ms against 19 for a [4096, 4096] transpose here). Threads take units
+   in the GEMM, measured slower for a transpose here). Threads take units
    (outer index, row of tiles or strip). */
 #define GENIE__SC_T 16
 #define GENIE__SC_STRIP 256
@@ -9307,8 +9296,8 @@ static int64_t genie__round_up(int64_t x, int64_t m) { return (x + m - 1) / m * 
    pf (or NULL): source lines of the next panel of B to bring into L2 meanwhile,
    one every 4 steps of k: lines [0, lpr) of rows [r0, r1) of p (rows ld bytes
    apart). A product of few rows packs each panel from memory just before its
-   use; this streams the next one in behind the arithmetic (GPT-2 prefill: the
-   pack from 19% to 10% of the time, 230 -> 213 ms on one core). */
+   use; this streams the next one in behind the arithmetic (it halves the packing's
+   share of a GPT-2 prefill). */
 typedef struct genie__ukpf {
     const char *p;
     int64_t ld, r0, r1, lpr;
@@ -9543,13 +9532,12 @@ static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64
 }
 /* The same pack for AVX-512: 16 rows x 8 k a block, two rows a register (rows r and r+4
    of each 8), so the last step's 128-bit lane shuffle leaves 16 rows of one k in order;
-   1.6 us a 32 x 384 panel from L1 here against the 8 x 8 blocks' 2.5 us (a prefill packs
-   every weight once). A block of 16 rows at a time, along k: 16 streams that each read on
-   along a row, where k outside swept every row of the panel (up to 2048, each a new line
-   and page) per 8 k. Weights come from memory: bench-llm's 1-thread prefill packed at
-   3.7 GB/s (8% of it), now 7.3 (5%): 510 -> 533 tokens/s (2 threads 950-1010 -> 1015-1050).
-   Rows past the last 16 and the k tail go as in the AVX2 pack (whose 8-row blocks gained
-   nothing from the same order). */
+   about 1.5 times as fast as 8 x 8 blocks on a panel in L1 (a prefill packs every weight
+   once). A block of 16 rows at a time, along k: 16 streams that each read on along a row,
+   where k outside would sweep every row of the panel (up to 2048, each a new line and
+   page) per 8 k; weights come from memory, so this order about doubles the packing's
+   bandwidth. Rows past the last 16 and the k tail go as in the AVX2 pack (whose 8-row
+   blocks gain nothing from the same order). */
 static GENIE__AVX512 void genie__pack_t_s_avx512(const void *srcp, int64_t ld, int64_t rows, int64_t kc, int w, void *dstp) {
     const float *src = (const float *)srcp;
     float *dst = (float *)dstp;
@@ -9769,11 +9757,10 @@ GENIE__SKINNY_GENERIC(double, d)
    scalar (AVX2); axpy: 4 vectors of a row of C at a time. */
 /* The weight streams from memory as one stream: once a line, the line GENIE__PF_AHEAD bytes
    on is asked into L1. Rows one after the other (ldb == K) are one run of memory; other rows
-   ask for the same k enough rows on. [1, 768] x [3072, 768]^T streamed at 27-30 GB/s when
-   four rows were summed at once with the next group prefetched, 33-38 one row at a time like
-   this (one core reads about 37); [1, 4096] x [4096, 4096]^T 26-30 -> 36-39: short interleaved
-   rows keep restarting the hardware's streams. Rows' chains overlap out of order, so a weight
-   in L1 or L2 is not slower. */
+   ask for the same k enough rows on. One row at a time streams near one core's read
+   bandwidth, where four rows summed at once (the next group prefetched) stay well below it:
+   short interleaved rows keep restarting the hardware's streams. Rows' chains overlap out
+   of order, so a weight in L1 or L2 is not slower. */
 #define GENIE__PF_AHEAD 4096
 /* bytes from a row's element k to the element prefetched for it (rows of K elements of esz bytes, ld apart) */
 static int64_t genie__pf_ahead(int64_t K, int64_t ld, int64_t esz) {
@@ -10065,8 +10052,8 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
    stays in L1); MC rows of A per packed block (L2); NC columns of B (L3).
    A product with M <= MC packs each panel of B just before its use, and the
    panel stays in L1 for every row. AVX-512 f32's MC is 132 rows (11 panels of A,
-   270 KiB), which puts a 128-token prefill there: 125 -> 135 GFLOP/s at
-   M = 128, large products unchanged. */
+   270 KiB), which puts a 128-token prefill in one block of rows (faster at M = 128; large
+   products are indifferent to it). */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h, uk_t; /* MR rows; MR/2 and 2MR/3 rows for a short last panel of A (or NULL) */
@@ -10192,8 +10179,8 @@ static int genie__gemm_next(const genie__gemm *g, const genie__gemm_kern *kr, in
 /* Rows [0, rows) of an f16/bf16 dt matrix (row i at src + i ld, kc long) as an f32
    panel dst[k w + i]: 16 rows x 256 at a time converted into f32 rows on the stack by
    the path's array conversion (the values of genie__h2f / bf2f), then transposed by
-   pack_t. Element by element, the conversion took 2.8 ms of an 8.3 ms bf16 linear of
-   [512, 1024] x [1024, 1024] (f16: 6.9 of 12.4). */
+   pack_t. Element by element, the conversion would take a third of a bf16 linear of
+   [512, 1024] x [1024, 1024] (over half of an f16 one). */
 static void genie__pack_half_rows(const genie__gemm_kern *kr, int dt, const uint16_t *src, int64_t ld, int64_t rows,
                                   int64_t kc, int w, float *dst) {
     float tmp[16 * 256];
@@ -12062,8 +12049,8 @@ static int genie__fdt(const genie__node *n) {
 /* May n be the centre of a row group: a row op whose rows fit the row registers? Rows
    of f32, or (half) of f16/bf16 computed in f32 and rounded once, as genie__k_rows does.
    Not a reduction whose reduced dims are several runs (segmented rows, genie__grows_plan):
-   the group gathered its rows a tile at a time, slower alone than the segmented kernel and
-   its epilogue apart ([16, 64, 56, 56] var over (0, 2, 3) then rsqrt(v + eps): 1.2 -> 0.5 ms). */
+   the group gathers its rows a tile at a time, slower alone than the segmented kernel and
+   its epilogue apart (about twice as slow for a BatchNorm-like var over (0, 2, 3)). */
 static int genie__row_groupable(const genie__node *n, int64_t *rows, int64_t *len, int half) {
     const int kind = genie__op_kinds[n->op];
     int64_t xs;
@@ -12793,8 +12780,8 @@ static void genie__fpass(const genie__fgroup *g, int sp, int j0, int j1, float *
 }
 /* 2-D blocks. A pass over runs of the last dim reads an input transposed in the
    last two dims (stride 1 along rows, not along the last dim) a row's stride apart,
-   each element on another line and page: x.t() + y on [2048, 2048] took 26 ms, x + y
-   1.8 ms. An f32 elementwise group with such an input takes blocks of GENIE__FTR
+   each element on another line and page (over ten times slower than x + y on a large
+   square). An f32 elementwise group with such an input takes blocks of GENIE__FTR
    rows x GENIE__FTC columns of its space instead, as tiles in row-major order: each
    input's block loaded row by row, a transposed f32 one column by column (a column
    is GENIE__FTR consecutive floats: a line), the ops run on the tile as on any
@@ -12887,7 +12874,7 @@ static int genie__take(genie__kparams *p, int nth, int64_t total, int64_t chunk,
 /* The fused kernel: threads take chunks of whole tiles (genie__take); registers live in the workspace.
    The tile two ahead is prefetched while this one computes: the hardware
    prefetcher alone leaves a compute-heavy chain waiting on each tile's first
-   loads (the 8-op chain: 33.5 -> 31.6 ms on 16M floats). */
+   loads. */
 static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *ops = regs + (size_t)g->nin * GENIE__FTILE;
@@ -12905,11 +12892,9 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
         return GENIE_OK;
     }
     /* Tiles in order; the contiguous operands' lines 4 tiles ahead are asked for into L2
-       (written here: GCC drops a call that only prefetches). Into L1 (2 tiles ahead for
-       inputs, 4 for outputs, as before) they stalled the pass on Zen 4, whose L1 the tiles
-       and the ops' registers fill: chain8 16M, 1 thread, interleaved A/B: L1 43.7 ms, none
-       30.7, L2 4 or 8 tiles ahead 27.7-28.0 against none's 29.5-30.9 (2 threads 14.7-14.8
-       against 15.5-16.0). */
+       (written here: GCC drops a call that only prefetches). Not into L1: there they stall
+       the pass on Zen 4, whose L1 the tiles and the ops' registers fill (slower than no
+       prefetch at all, where into L2 is some 5-10% faster than none). */
     const int64_t ntiles = (g->total + GENIE__FTILE - 1) / GENIE__FTILE, chunk = genie__chunk(ntiles, nth);
     while (genie__take(p, nth, ntiles, chunk, &lo, &hi)) {
         for (t = lo; t < hi; t++) {
@@ -12933,11 +12918,8 @@ static genie_result genie__k_fused(genie__kparams *p, int ith, int nth) {
    f32 input), loaded, or computed by the prologue tile by tile into xrow. Before each
    tile, the contiguous inputs' lines of the same tile in the next block are asked
    for into L2: the row op's own next-row prefetch reads the workspace row in a group, so
-   without this the inputs' lines were asked for by nothing. Into L2, not L1: a next
-   row's lines in L1 (2 x 16 KiB) evicted the block's workspace row. bench-rowwise's groups
-   over [4096, 4096], 1 thread, Zen 4: softmax(x * 0.125 + m) 18.8-20.3 -> 14.9-16.6 ms,
-   logsumexp(x * 0.5) + 1 9.5-10.8 -> 7.3-7.6, layer_norm(x + m) * w + b 27.0 -> 23.8
-   (into L1: 3-10% slower).
+   without this the inputs' lines would be asked for by nothing. Into L2, not L1: a next
+   row's lines in L1 (2 x 16 KiB) would evict the block's workspace row (3-10% slower).
    The loop is written here: GCC drops a call to a function that only prefetches. */
 static const float *genie__frows_in(const genie__fgroup *g, float *regs, float *opr, float *xrow, int64_t i0, int64_t i1) {
     const genie__fop *ro = &g->ops[g->row];
@@ -13078,8 +13060,8 @@ static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_
    squared deviations from the means in a second pass, the prologue computed again, as
    genie__k_reduce computes them; logsumexp's maxima, then its sums of f32 exp(x - max) in
    f64 in a second pass, as the row kernel's; an argreduce's best values and their rows). A row's segment is long enough for the
-   hardware to stream it: blocks of 256 (the column kernel's) read 1 KiB a row and took
-   sum(x * m, 0) over [4096, 4096] to 20.8 ms, slower than the unfused 16.3. Each result
+   hardware to stream it: blocks of 256 (the column kernel's) read 1 KiB a row, which made
+   a fused sum(x * m, 0) slower than the unfused pair. Each result
    is rounded once from its accumulator to the centre's dtype, as the column kernel
    stores it, then written and read by the epilogue. Its results bit for bit: a column's
    sum is added in row order whatever the block and the threads. */
@@ -15655,7 +15637,7 @@ static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, con
 #ifdef GENIE__X86
 #define GENIE__VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
 /* An f16 by F16C: inside the SIMD kernels (genie__h2f, compiled for SSE, stalls there on
-   the AVX state's transition: 0.5 us a call measured). */
+   the AVX state's transition). */
 static GENIE__AVX2 float genie__f16_x86(const unsigned char *p) { return _cvtsh_ss((unsigned short)(p[0] | p[1] << 8)); }
 static GENIE__AVX2 float genie__hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -16336,7 +16318,7 @@ GENIEDEF void genie_release(genie_tensor *t) { genie__handle_release(t); }
 
 /* ---- helpers shared by the operations ---- */
 #define GENIE__ENTER(ctx) do { if (!(ctx) || (ctx)->err) return NULL; } while (0)
-/* The public functions that take a tensor of a block dtype (>>gguf): views (their
+/* The public functions that take a tensor of a block dtype (>>quant): views (their
    result checked by genie__view_of), to_dtype, the products and row gathers. */
 static int genie__block_op(const char *fn) {
     static const char *const ok[] = {"genie_view", "genie_reshape", "genie_permute", "genie_transpose", "genie_t",

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200112L
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#include "tests/unit/testctx.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,6 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static genie_ctx *mk(genie_cpu cpu, int threads) {
-    genie_ctx_desc d;
-    memset(&d, 0, sizeof d);
-    d.cpu = cpu;
-    d.n_threads = threads;
-    return genie_ctx_create(&d);
 }
 static int one_call(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     genie_tensor *y;
@@ -45,7 +39,7 @@ static int cmp_d(const void *x, const void *y) {
 }
 /* GFLOP/s of genie's [n,n] @ [n,n] in dt on path cpu at t threads (0: failed) */
 static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
-    genie_ctx *ctx = mk(cpu, t);
+    genie_ctx *ctx = test_ctx(cpu, t);
     const int64_t sh[2] = {n, n};
     float *v = (float *)malloc((size_t)(n * n) * 4);
     double secs[200], t0, spent = 0;
@@ -85,7 +79,7 @@ static void fmt(char *buf, size_t n, double v) {
 int main(int argc, char **argv) {
     static const int64_t sizes[2] = {512, 2048};
     const char *tv = arg(argc, argv, "torch_version");
-    genie_ctx *probe = mk(GENIE_CPU_AUTO, 1);
+    genie_ctx *probe = test_ctx(GENIE_CPU_AUTO, 1);
     int s, t;
     printf("genie amx bench: genie CPU path \"%s\" (AMX %s)\n", genie_cpu_name(genie_cpu_path(probe)),
            genie_cpu_supported(GENIE_CPU_AMX) ? "granted" : "not available: amx rows run avx512");

@@ -329,7 +329,7 @@ static void put_header(gb_unit u) {
 }
 
 int main(int argc, char **argv) {
-    int quick = gb_quick(), i, j, last_unit = -1;
+    int quick = gb_quick(), i, j, u, last_unit = -1;
     const char *aten = arg_value(argc, argv, "aten="), *pinned = arg_value(argc, argv, "aten_openblas_pinned=");
     double target = quick ? 0.1 : 0.3, copy[GB_NTHREADS], secs[GB_NCASES][GB_NTHREADS];
     genie_ctx *ctx = genie_ctx_create(NULL);
@@ -358,13 +358,17 @@ int main(int argc, char **argv) {
                copy[0], copy[1], gb_stream_bytes() / 1048576.0, gb_llc_bytes() / 1048576.0);
     printf("each value: median of calls after a warm-up; genie captures and realizes each call in a pool\n");
 
+    for (i = 0; i < GB_NCASES; i++)
+        for (j = 0; j < GB_NTHREADS; j++) secs[i][j] = 0;
+    /* the cases unit by unit (the table mixes them), so that each unit's header is printed once;
+       within a unit in table order (a bf16 case follows the f32 case of its shape) */
+    for (u = GB_GFLOPS; u <= GB_MS; u++)
     for (i = 0; i < GB_NCASES; i++) {
         const gb_case *c = &gb_cases[i];
         gb_genie g;
         gb_blas b;
         char shape[64], why[600];
-        for (j = 0; j < GB_NTHREADS; j++) secs[i][j] = 0;
-        if (!gb_selected(c, argc, argv, quick)) continue;
+        if ((int)c->unit != u || !gb_selected(c, argc, argv, quick)) continue;
         if ((int)c->unit != last_unit) put_header(c->unit), last_unit = (int)c->unit;
         g.ctx = ctx, g.c = c, g.nw = gb_copies(c), g.next = 0;
         genie_pool_push(ctx);

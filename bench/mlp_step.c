@@ -2,7 +2,7 @@
    (examples/03_mlp.c style) at three sizes and an elementwise chain on 2 MiB
    tensors. Prints the median and best time per step and the page faults per
    step (a first touch of a 4 KiB page costs ~2 us here), to measure the buffer
-   planner and cache (issue 7 part 4) against an older genie.h:
+   planner and cache against another genie.h:
      cc -std=c99 -O2 -I<dir with genie.h> bench/mlp_step.c -lm -pthread && ./a.out [steps]
    Each case runs in two forms, one after the other: "held", the natural form (the step's
    result read while its pool holds every intermediate), and "released" (the result retained,

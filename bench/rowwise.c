@@ -1,4 +1,4 @@
-/* bench/rowwise.c - the fast row kernels (issue 7) beside a memcpy of the same
+/* bench/rowwise.c - the fast row kernels beside a memcpy of the same
    bytes, measured in the same run: softmax, layer_norm, sum and mean over the
    last dim of a [4096, 4096] f32 tensor, on 1 and 2 threads, and of the same tensor in
    f16 and bf16 (each row converted to f32 and back) beside a memcpy of 32 MiB.

@@ -1,5 +1,5 @@
 /* bench/tape.c - what the tape costs and how fast it runs, beside PyTorch eager and the memory
-   bound in the same run, at 1 and 2 threads (issue 7).
+   bound in the same run, at 1 and 2 threads.
 
    1. chain8: the 8-op elementwise chain on 16M f32 (t = x + y; t *= y; relu; gelu; t - x; * 0.5;
       square; silu). "released": built inside genie_pool_push, the result genie_retain'ed, then

@@ -14,6 +14,7 @@
 #define GENIE_TEST_HOOKS /* GENIE_NO_AMX_PERM */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
+#include "testctx.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +23,6 @@
 static int fails, checks;
 #define CHECK(c) do { checks++; if (!(c)) { fails++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)
 
-static genie_ctx *mk(genie_cpu cpu, int threads) {
-    genie_ctx_desc d;
-    memset(&d, 0, sizeof d);
-    d.cpu = cpu;
-    d.n_threads = threads;
-    return genie_ctx_create(&d);
-}
 static uint32_t rng = 12345u;
 static double urand(void) { /* [-1, 1) */
     rng = rng * 1664525u + 1013904223u;
@@ -139,7 +133,7 @@ static const int64_t shapes[][3] = {
     {18, 64, 513}, {257, 40, 77}, {130, 300, 1030}, {61, 33, 600},
 };
 static void t_path(genie_cpu cpu, int threads, const char *name) {
-    genie_ctx *ctx = mk(cpu, threads);
+    genie_ctx *ctx = test_ctx(cpu, threads);
     size_t s;
     char path[64];
     if (!ctx) { fails++; puts("FAIL context"); return; }
@@ -155,17 +149,17 @@ int main(void) {
     genie_ctx *c;
     CHECK(strcmp(genie_cpu_name(GENIE_CPU_AMX), "amx") == 0);
     if (refused) CHECK(!amx); /* the refusal is final: no AMX path, and requests fall back */
-    c = mk(GENIE_CPU_AMX, 1);
+    c = test_ctx(GENIE_CPU_AMX, 1);
     CHECK(c && genie_cpu_path(c) == (amx ? GENIE_CPU_AMX : genie_cpu_supported(GENIE_CPU_AVX512) ? GENIE_CPU_AVX512
                                           : genie_cpu_supported(GENIE_CPU_AVX2) ? GENIE_CPU_AVX2 : GENIE_CPU_GENERIC));
     genie_ctx_destroy(c);
     /* GENIE_CPU=avx512 forbids the tiles; GENIE_CPU=amx asks for them */
     setenv("GENIE_CPU", "avx512", 1);
-    c = mk(GENIE_CPU_AUTO, 1);
+    c = test_ctx(GENIE_CPU_AUTO, 1);
     CHECK(c && genie_cpu_path(c) != GENIE_CPU_AMX);
     genie_ctx_destroy(c);
     setenv("GENIE_CPU", "amx", 1);
-    c = mk(GENIE_CPU_AUTO, 1);
+    c = test_ctx(GENIE_CPU_AUTO, 1);
     CHECK(c && (genie_cpu_path(c) == GENIE_CPU_AMX) == amx);
     genie_ctx_destroy(c);
     unsetenv("GENIE_CPU");

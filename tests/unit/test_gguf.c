@@ -1,12 +1,13 @@
-/* test_gguf.c - the GGUF reader and the block dtypes (>>gguf), against files written and
+/* test_gguf.c - the GGUF reader (>>gguf) and the block dtypes (>>quant), against files written and
    dequantized by the `gguf` Python package (tests/data/gen_gguf.py, run into build/gguf_data with
    GGUF_PYTHON, default .venv/bin/python (make venv); a skip line when it is missing), and
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
-   the CPU runs it) is held to the f64 reference within the bound stated in >>gguf: decode (at
+   the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
    Q8_0/Q4_0 prefill on amx: AMX int8 tiles on quantized activations (the decode bound). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
+#include "testctx.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +19,6 @@ static const char *dir = "build/gguf_data";
 static char pbuf[512];
 static const char *P(const char *name) { snprintf(pbuf, sizeof pbuf, "%s/%s", dir, name); return pbuf; }
 
-static genie_ctx *mk(genie_cpu cpu, int threads) {
-    genie_ctx_desc d;
-    memset(&d, 0, sizeof d);
-    d.cpu = cpu;
-    d.n_threads = threads;
-    return genie_ctx_create(&d);
-}
 static float *read_f32(const char *name, int64_t n) {
     FILE *f = fopen(P(name), "rb");
     float *v = (float *)malloc((size_t)n * 4);
@@ -33,7 +27,7 @@ static float *read_f32(const char *name, int64_t n) {
     return v;
 }
 static void t_meta(void) {
-    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
     genie_gguf *g = NULL;
     int64_t i;
     double f;
@@ -72,7 +66,7 @@ static void t_meta(void) {
     genie_ctx_destroy(ctx);
 }
 static void t_plain(void) {
-    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
     genie_gguf *g = NULL;
     const char *names[3] = {"f32", "f16", "bf16"};
     genie_dtype dts[3] = {GENIE_F32, GENIE_F16, GENIE_BF16};
@@ -115,7 +109,7 @@ static void t_dequant(void) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
         if (!genie_cpu_supported(paths[p])) { printf("  skip: gguf path %s (this CPU lacks it)\n", genie_cpu_name(paths[p])); continue; }
-        ctx = mk(paths[p], 2);
+        ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
         for (k = 0; k < NQT && g; k++) {
             const int64_t n = QT[k].r * QT[k].c;
@@ -168,7 +162,7 @@ static double bound(const double *x, const float *w, int64_t K, int QB) {
     }
     return tot * 1.01 + 1e-5 * mag + 1e-6;
 }
-/* The fast paths' value emulated: x quantized per QB-block as >>gguf states (d = amax / 127,
+/* The fast paths' value emulated: x quantized per QB-block as >>quant states (d = amax / 127,
    q = round(x 127 / amax) in f32), integer products with the dequantized weight, in f64. */
 static double emulate(const double *x, const float *w, int64_t K, int QB) {
     double tot = 0;
@@ -190,14 +184,14 @@ static void t_products(void) {
     static const int64_t Ms[5] = {1, 3, 16, 37, 100}; /* 37, 100: the prefill path (tiles of 16 rows and a part) */
     int p, k, mi;
     char fn[64];
-    genie_ctx *rctx = mk(GENIE_CPU_REFERENCE, 1);
+    genie_ctx *rctx = test_ctx(GENIE_CPU_REFERENCE, 1);
     genie_gguf *rg = NULL;
     CHECK(genie_gguf_open(rctx, P("t.gguf"), &rg) == GENIE_OK);
     for (p = 1; p < NPATHS && rg; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
         if (!genie_cpu_supported(paths[p])) continue;
-        ctx = mk(paths[p], 2);
+        ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
         for (k = 0; k < NQT && g; k++) {
             const int64_t N = QT[k].r, K = QT[k].c;
@@ -275,7 +269,7 @@ static void t_products(void) {
     genie_ctx_destroy(rctx);
 }
 static void t_errors(void) {
-    genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+    genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
     genie_gguf *g = NULL;
     genie_tensor *w, *x;
     const int64_t xs[2] = {2, 96}, bad_idx[1] = {7};
@@ -322,7 +316,7 @@ static void t_broken(void) {
     size_t n, i;
     int c;
     for (c = 0; c < 12; c++) {
-        genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+        genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
         genie_gguf *g = NULL;
         genie_result r;
         n = 0;
@@ -350,7 +344,7 @@ static void t_broken(void) {
         genie_ctx_destroy(ctx);
     }
     { /* and the good one it was bent from reads */
-        genie_ctx *ctx = mk(GENIE_CPU_AUTO, 1);
+        genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
         genie_gguf *g = NULL;
         float v[128];
         n = 0;

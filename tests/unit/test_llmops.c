@@ -12,6 +12,7 @@
       buffer, a data-dependent error that stays, a decode loop equal to the
       causal prefill. */
 #include "../../genie.h"
+#include "testctx.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,13 +216,6 @@ static void run_file(const char *path) {
 }
 
 /* ---- 2. fast kernels against the reference on larger inputs ---- */
-static genie_ctx *ctx_on(genie_cpu cpu, int nth) {
-    genie_ctx_desc d;
-    memset(&d, 0, sizeof d);
-    d.cpu = cpu;
-    d.n_threads = nth;
-    return genie_ctx_create(&d);
-}
 static double *read_all(genie_ctx *ctx, genie_tensor *t) {
     double *v = (double *)malloc((size_t)(genie_numel(t) ? genie_numel(t) : 1) * sizeof(double));
     if (genie_read(ctx, t, GENIE_F64, v, (size_t)genie_numel(t) * sizeof(double)) != GENIE_OK) {
@@ -260,7 +254,7 @@ static void fast_vs_reference_scatter(void) {
         for (add = 0; add <= 1; add++)
             for (bad = 0; bad <= 1; bad++) {
                 const scatter_shape *s = &shapes[si];
-                genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
+                genie_ctx *rc = test_ctx(GENIE_CPU_REFERENCE, 1);
                 genie_tensor *rt = scatter_build(rc, s, add, bad);
                 double *ref = bad ? NULL : read_all(rc, rt);
                 char rmsg[600];
@@ -273,7 +267,7 @@ static void fast_vs_reference_scatter(void) {
                     genie_ctx *fc;
                     genie_tensor *t;
                     if (!genie_cpu_supported((genie_cpu)cpu)) continue;
-                    fc = ctx_on((genie_cpu)cpu, 2);
+                    fc = test_ctx((genie_cpu)cpu, 2);
                     t = scatter_build(fc, s, add, bad);
                     if (bad) {
                         CHECK(genie_realize(fc, 1, &t) == GENIE_ERR_INDEX && strcmp(genie_last_error(fc), rmsg) == 0);
@@ -335,14 +329,14 @@ static void fast_vs_reference_sdpa(void) {
     size_t si;
     for (si = getenv("GENIE_GEMM_QUICK") ? 2 : 0; si < sizeof shapes / sizeof shapes[0]; si++) { /* quick (valgrind): no prefill */
         const sdpa_shape *s = &shapes[si];
-        genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
+        genie_ctx *rc = test_ctx(GENIE_CPU_REFERENCE, 1);
         double *ref = read_all(rc, sdpa_build(rc, s));
         int cpu, nth;
         double tol = s->dt == GENIE_F32 ? 4e-6 : s->dt == GENIE_F16 ? 2e-3 : 1.6e-2; /* measured: 8e-7, 1e-4, 8e-4 (an ulp) */
         CHECK(ref != NULL);
         for (cpu = GENIE_CPU_GENERIC; cpu < GENIE_CPU_COUNT && ref; cpu++)
             for (nth = 1; nth <= 2 && genie_cpu_supported((genie_cpu)cpu); nth++) {
-                genie_ctx *fc = ctx_on((genie_cpu)cpu, nth);
+                genie_ctx *fc = test_ctx((genie_cpu)cpu, nth);
                 genie_tensor *r = sdpa_build(fc, s);
                 double *got = read_all(fc, r), worst = 0;
                 int64_t i, n = genie_numel(r), bad = -1;
@@ -386,7 +380,7 @@ static void fast_vs_reference_rows(void) {
     int which, cpu, nth, op;
     for (op = 0; op < 2; op++)
         for (which = 0; which < (getenv("GENIE_GEMM_QUICK") ? 1 : op ? 5 : 6); which++) {
-            genie_ctx *rc = ctx_on(GENIE_CPU_REFERENCE, 1);
+            genie_ctx *rc = test_ctx(GENIE_CPU_REFERENCE, 1);
             double *ref = read_all(rc, op ? rms_build(rc, which) : rope_build(rc, which));
             /* f16/bf16 rows: computed in f32 and rounded twice (x rstd, then * w): two ulp of the
                dtype; rope rounds once: one ulp */
@@ -395,7 +389,7 @@ static void fast_vs_reference_rows(void) {
                              : !op && which == 4 ? 1.0 / 1024 : 2e-6;
             for (cpu = GENIE_CPU_GENERIC; cpu < GENIE_CPU_COUNT && ref; cpu++)
                 for (nth = 1; nth <= 2 && genie_cpu_supported((genie_cpu)cpu); nth++) {
-                    genie_ctx *fc = ctx_on((genie_cpu)cpu, nth);
+                    genie_ctx *fc = test_ctx((genie_cpu)cpu, nth);
                     genie_tensor *r = op ? rms_build(fc, which) : rope_build(fc, which);
                     double *got = read_all(fc, r), worst = 0;
                     int64_t i, n = genie_numel(r), differ = 0;
@@ -424,7 +418,7 @@ static void fast_vs_reference_rows(void) {
 
 /* ---- 3. index_copy_ as a KV cache ---- */
 static void kv_cache(genie_cpu cpu) {
-    genie_ctx *ctx = ctx_on(cpu, 2);
+    genie_ctx *ctx = test_ctx(cpu, 2);
     int64_t cs[4] = {1, 2, 8, 4}, ss[4] = {1, 2, 1, 4}, one = 1, i;
     genie_tensor *cache = genie_zeros(ctx, GENIE_F32, 4, cs), *row3 = genie_select(ctx, cache, 2, 3);
     genie_tensor *before = genie_sum(ctx, cache, 0, NULL, 0), *src, *idx, *after;
@@ -471,7 +465,7 @@ static void kv_cache(genie_cpu cpu) {
 /* Decode with a KV cache written by index_copy_ equals the causal prefill. */
 static void decode_equals_prefill(genie_cpu cpu) {
     enum { T = 20 };
-    genie_ctx *ctx = ctx_on(cpu, 2);
+    genie_ctx *ctx = test_ctx(cpu, 2);
     int64_t qs[4] = {1, 4, T, 16}, ks[4] = {1, 2, T, 16}, one = 1, t;
     genie_tensor *q = genie_randn(ctx, GENIE_F32, 4, qs, 11), *k = genie_randn(ctx, GENIE_F32, 4, ks, 12), *v = genie_randn(ctx, GENIE_F32, 4, ks, 13);
     genie_tensor *full = genie_scaled_dot_product_attention(ctx, q, k, v, NULL, 1, NAN);

@@ -1,4 +1,4 @@
-/* test_planner.c - the buffer planner and cache (issue 7, part 4): steady-state
+/* test_planner.c - the buffer planner and cache: steady-state
    loops allocate no fresh memory and hold no more than after their first steps;
    a chain's planned peak equals its liveness bound; recycled blocks never leak
    old values into results; in-place writes through views inside a tape and

@@ -1,4 +1,4 @@
-/* test_reduce.c - the fast row kernels of issue 7 (reductions over the last
+/* test_reduce.c - the fast row kernels (reductions over the last
    dims, softmax, log_softmax, layer_norm of contiguous f32) against a
    GENIE_CPU_REFERENCE context, on every CPU path this machine runs, on 1 and
    2 threads. Tolerances are the ones genie.h states at "fast reductions,

@@ -8,6 +8,7 @@
    loop of hits holds no more memory than its first steps. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "../../genie.h"
+#include "testctx.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +28,6 @@ static void set_env(const char *k, const char *v) {
 }
 #define TCHECK(cond, ...) do { if (cond) (*P)++; else { (*F)++; printf("FAIL test_tcache: " __VA_ARGS__); printf("\n"); } } while (0)
 
-static genie_ctx *mk(genie_cpu cpu, int threads) {
-    genie_ctx_desc d;
-    memset(&d, 0, sizeof d);
-    d.n_threads = threads;
-    d.cpu = cpu;
-    return genie_ctx_create(&d);
-}
 static genie_tensor *inp(genie_ctx *c, genie_dtype dt, int64_t r, int64_t k, uint64_t seed, int lazy) {
     int64_t s[2];
     genie_tensor *t;
@@ -67,7 +61,7 @@ static genie_tensor *step(genie_ctx *c, genie_tensor *x, genie_tensor *w, genie_
     return genie_softmax(c, genie_mul_scalar(c, t, s), -1);
 }
 static void test_steps(genie_cpu cpu, int threads) {
-    genie_ctx *c = mk(cpu, threads), *r = mk(GENIE_CPU_REFERENCE, 1);
+    genie_ctx *c = test_ctx(cpu, threads), *r = test_ctx(GENIE_CPU_REFERENCE, 1);
     genie_tensor *x = inp(c, GENIE_F32, 7, 33, 1, 0), *w = inp(c, GENIE_F32, 33, 33, 2, 0), *b = inp(c, GENIE_F32, 1, 33, 3, 0);
     genie_tensor *xr = inp(r, GENIE_F32, 7, 33, 1, 0), *wr = inp(r, GENIE_F32, 33, 33, 2, 0), *br = inp(r, GENIE_F32, 1, 33, 3, 0);
     genie_stats s0, s1;
@@ -134,9 +128,9 @@ static void test_misses(const char *hashbits) {
     int v, round;
     genie_stats s0, s1, s2;
     if (hashbits) set_env("GENIE_TAPE_HASH_BITS", hashbits);
-    c = mk(GENIE_CPU_AUTO, 1);
+    c = test_ctx(GENIE_CPU_AUTO, 1);
     if (hashbits) set_env("GENIE_TAPE_HASH_BITS", NULL);
-    r = mk(GENIE_CPU_REFERENCE, 1);
+    r = test_ctx(GENIE_CPU_REFERENCE, 1);
     for (round = 0; round < 2; round++)
         for (v = 0; v < V_N; v++) {
             genie_tensor *y, *yr, *h, *hr;
@@ -169,7 +163,7 @@ static void test_misses(const char *hashbits) {
 /* 10,000 steps of one structure: all hits after the first, no fresh memory and
    no more live bytes after the first steps. */
 static void test_steady(void) {
-    genie_ctx *c = mk(GENIE_CPU_AUTO, 1);
+    genie_ctx *c = test_ctx(GENIE_CPU_AUTO, 1);
     genie_tensor *x = inp(c, GENIE_F32, 16, 64, 9, 0), *w = inp(c, GENIE_F32, 64, 64, 10, 0);
     genie_stats s0 = genie_get_stats(c), s1, s2;
     int i;
