@@ -253,6 +253,43 @@ static void sv_close(sv *s, sv_client *c, const char *why) {
 /* ---- RUN: ops replayed through genie's public API ---- */
 static const char *sv_dt_name(int dt) { return genie_dtype_name((genie_dtype)dt); }
 
+static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es);
+/* index_copy_'s sources against its written view: index i64 and at most 1-D, the source of
+   the view's dtype and rank, equal to it but along dim i[0], where it has one slice per index. */
+static int sv_index_copy_fits(const gr_op *o) {
+    const gr_view *x = &o->in[0].v, *c = &o->in[1].v;
+    int64_t ni = gr_view_numel(x);
+    int d = (int)o->i[0], k;
+    if (o->in[0].dtype != GENIE_I64 || x->ndim > 1 || o->in[1].dtype != o->dtype || c->ndim != o->out.ndim || o->i[0] < 0 ||
+        o->i[0] >= o->out.ndim)
+        return 0;
+    for (k = 0; k < c->ndim; k++)
+        if (k == d ? c->shape[k] != ni : c->shape[k] != o->out.shape[k]) return 0;
+    return 1;
+}
+/* index_copy_ stored: slice j of src (its bytes at sp, strides sst) to slice idx[j] along dim
+   i[0] of the op's view in dst. Every index is checked before anything is written. */
+static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx, const uint8_t *sp, const int64_t *sst,
+                               char *why, size_t wsz) {
+    const gr_view *v = &o->out;
+    int d = (int)o->i[0];
+    int64_t ni = gr_view_numel(&o->in[0].v), j;
+    size_t es = gr_dtype_size[o->dtype];
+    gr_view slice = *v;
+    for (j = 0; j < ni; j++)
+        if (idx[j] < 0 || idx[j] >= v->shape[d]) {
+            snprintf(why, wsz, "RUN: genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld",
+                     (long long)idx[j], d, (long long)v->shape[d]);
+            return GR_E_OP;
+        }
+    slice.shape[d] = 1;
+    for (j = 0; j < ni; j++) {
+        slice.off = v->off + idx[j] * v->strides[d];
+        sv_scatter(dst, &slice, sp + (size_t)(j * sst[d]) * es, sst, es);
+    }
+    return 0;
+}
+
 /* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
 static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     int64_t dims[GR_MAX_DIMS];
@@ -324,6 +361,13 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_SDPA: /* q, k, v (and a mask) as genie keeps them: broadcast to one rank; i[1] causal, f[0] scale */
         return genie_scaled_dot_product_attention(g, t[0], t[1], t[2], o->nin > 3 ? t[3] : NULL, o->i[1] != 0, o->f[0]);
     case GR_OP_ROPE: return genie_rope(g, t[0], t[1], o->i[0], o->f[0], o->i[1] != 0);
+    case GR_OP_EMBEDDING: return genie_embedding(g, t[0], t[1]);
+    case GR_OP_RESHAPE_COPY: /* a fresh contiguous copy, as the client's node (never a view of a buffer) */
+        return genie_clone(g, genie_reshape(g, t[0], o->out.ndim, o->out.shape));
+    case GR_OP_COPY: /* in place: the source broadcast to the written view, converted to its dtype */
+        return genie_to_dtype(g, t[0], (genie_dtype)o->dtype);
+    case GR_OP_INDEX_COPY: /* in place: the source's slices, stored at the rows the index names (sv_store) */
+        return sv_index_copy_fits(o) ? t[1] : NULL;
     default: return NULL;
     }
 }
@@ -439,13 +483,15 @@ static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t 
 
 /* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
    overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
-static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **scratch, uint32_t from, uint32_t to,
-                    char *why, size_t wsz) {
+static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux, genie_tensor **scratch,
+                    uint32_t from, uint32_t to, char *why, size_t wsz) {
     uint32_t i;
-    int n = 0;
+    int n = 0, code;
     double t0 = grx_now();
-    for (i = from; i < to; i++)
+    for (i = from; i < to; i++) {
         if (res[i]) scratch[n++] = res[i];
+        if (aux[i]) scratch[n++] = aux[i];
+    }
     if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
         snprintf(why, wsz, "RUN: %s", genie_last_error(c->g));
         return GR_E_OP;
@@ -456,6 +502,11 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
         const void *ptr;
         if (!o->written) continue;
         if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
+        if (GR_OP_INPLACE(o->op) && (b->err || !b->data)) { /* it writes over the value the buffer holds */
+            snprintf(why, wsz, "RUN: an in-place %s into buffer %llu, which holds no value", gr_op_names[o->op],
+                     (unsigned long long)o->out_buf);
+            return GR_E_BUFFER;
+        }
         if (b->err) sv_buf_clear(s, c, b);
         if (b->entry || !b->data || b->size != o->out_cap) { /* new, resized, or a cached tensor's: its own bytes */
             uint8_t *nd;
@@ -471,14 +522,25 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
             c->owned_bytes += b->size;
         }
         if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
-        sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+        if (o->op == GR_OP_INDEX_COPY) { /* aux[i]: the index */
+            const void *ip;
+            int64_t ni = gr_view_numel(&o->in[0].v), j, *idx, ist = genie_ndim(aux[i]) ? genie_strides(aux[i])[0] : 0;
+            if (genie_data(c->g, aux[i], &ip) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
+            if (!(idx = (int64_t *)malloc((size_t)(ni ? ni : 1) * sizeof *idx))) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
+            for (j = 0; j < ni; j++) memcpy(&idx[j], (const int64_t *)ip + j * ist, sizeof *idx);
+            code = sv_index_copy_store(b->data, o, idx, (const uint8_t *)ptr, genie_strides(res[i]), why, wsz);
+            free(idx);
+            if (code) return code;
+        } else {
+            sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+        }
     }
     sv_account(c, run, from, to, (uint64_t)((grx_now() - t0) * 1e9));
     return 0;
 }
 
 static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
-    genie_tensor **res = NULL, **outs = NULL;
+    genie_tensor **res = NULL, **aux = NULL, **outs = NULL;
     char why[640];
     uint32_t i, seg = 0; /* ops [seg, i) are computed lazily, not yet stored */
     int code = 0;
@@ -492,8 +554,9 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     genie_clear_error(c->g);
     genie_pool_push(c->g);
     res = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *res);
-    outs = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *outs);
-    if (!res || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
+    aux = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *aux);
+    outs = (genie_tensor **)calloc(run->nops ? 2 * (size_t)run->nops : 1, sizeof *outs);
+    if (!res || !aux || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
         genie_tensor *t[GR_MAX_IN], *r;
@@ -502,7 +565,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
             for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
                 if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
-                    if ((code = sv_store(s, c, run, res, outs, seg, i, why, sizeof why)) != 0) goto done;
+                    if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
                 }
         for (k = 0; k < o->nin && !code; k++) {
@@ -568,15 +631,16 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                      genie_status(c->g) ? genie_last_error(c->g) : "sources not in the layout genie keeps for this op");
             break;
         }
-        if ((int)genie_dtype_of(r) != o->dtype || !sv_same_shape(r, &o->out)) {
+        if ((int)genie_dtype_of(r) != o->dtype || (o->op != GR_OP_INDEX_COPY && !sv_same_shape(r, &o->out))) {
             code = GR_E_OP;
             snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of %d dims; the client declared %s of %d dims", i,
                      gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), genie_ndim(r), sv_dt_name(o->dtype), o->out.ndim);
             break;
         }
         res[i] = r;
+        if (o->op == GR_OP_INDEX_COPY) aux[i] = t[0];
     }
-    if (!code) code = sv_store(s, c, run, res, outs, seg, run->nops, why, sizeof why);
+    if (!code) code = sv_store(s, c, run, res, aux, outs, seg, run->nops, why, sizeof why);
 done:
     if (code) { /* every output of this RUN failed: later reads say why */
         for (i = 0; i < run->nops; i++) {
@@ -587,6 +651,7 @@ done:
     }
     genie_pool_pop(c->g);
     free(res);
+    free(aux);
     free(outs);
 }
 

@@ -22,6 +22,7 @@
 #include "genie.h"
 #include "genie_remote.h"
 #include "tests/programs/prog.h"
+#include "tests/programs/llama_decode.h"
 #include <math.h>
 #include <sodium.h>
 #include <signal.h>
@@ -426,6 +427,69 @@ static void test_weights(const char *addr) {
               (unsigned long long)st.remote_bytes_sent);
     }
     genie_ctx_destroy(c2);
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+}
+
+/* ---- decode steps: the KV cache written in place on the server ---- */
+static void test_decode(const char *addr) {
+    const char *path = "examples/data/tiny_llama.safetensors";
+    genie_ctx *c = remote_ctx(addr), *l = local_ctx();
+    ld_model rm, lm;
+    float rl[256], ll[256];
+    int64_t tok = 1, t, steps = 64;
+    uint64_t wbytes = 0, first = 0, second = 0, fb1 = 0;
+    int same = 1, i;
+    genie_stats st;
+    if (!ld_load(c, path, &rm) || !ld_load(l, path, &lm) || rm.vocab > 256 || rm.max_seq < steps) {
+        printf("skip: decode steps on \"remote\" (cannot load %s: %s)\n", path, genie_last_error(c));
+        ld_free(&rm), ld_free(&lm);
+        genie_ctx_destroy(c), genie_ctx_destroy(l);
+        return;
+    }
+    wbytes = (uint64_t)genie_numel(rm.embed) * 4 + (uint64_t)genie_numel(rm.norm) * 4 + (uint64_t)genie_numel(rm.head) * 4;
+    for (i = 0; i < rm.n_layers; i++)
+        wbytes += 4 * (uint64_t)(genie_numel(rm.l[i].in_norm) + genie_numel(rm.l[i].wq) + genie_numel(rm.l[i].wk) +
+                                 genie_numel(rm.l[i].wv) + genie_numel(rm.l[i].wo) + genie_numel(rm.l[i].post_norm) +
+                                 genie_numel(rm.l[i].gate) + genie_numel(rm.l[i].up) + genie_numel(rm.l[i].down));
+    for (t = 0; t < steps; t++) {
+        genie_result r1 = ld_step(c, &rm, tok, t, rl), r2 = ld_step(l, &lm, tok, t, ll);
+        same &= r1 == GENIE_OK && r2 == GENIE_OK && memcmp(rl, ll, (size_t)rm.vocab * 4) == 0;
+        tok = ld_argmax(rl, rm.vocab);
+        if (t == 0) first = genie_get_stats(c).remote_bytes_sent;
+        if (t == 1) second = genie_get_stats(c).remote_bytes_sent, fb1 = genie_get_stats(c).backend_fallbacks;
+    }
+    st = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && same, "64 decode steps of the tiny llama: logits remote == local: %s", genie_last_error(c));
+    CHECK(first >= wbytes && first < wbytes + 65536 + 16384, "step 1 sent %llu bytes for %llu of weights and 64 KiB of caches",
+          (unsigned long long)first, (unsigned long long)wbytes);
+    CHECK(st.remote_bytes_sent - second < (uint64_t)(steps - 2) * 2048,
+          "steps 3-64 sent %llu bytes: more than the token, position, mask, a RUN_CACHED and a GET each",
+          (unsigned long long)(st.remote_bytes_sent - second));
+    CHECK(st.remote_bytes_received < (uint64_t)steps * (rm.vocab * 4 + 64) + 4096,
+          "64 steps received %llu bytes: the logits alone are %lld a step (the caches stay on the server)",
+          (unsigned long long)st.remote_bytes_received, (long long)rm.vocab * 4);
+    CHECK(st.backend_fallbacks == fb1 && st.inplace_copied == 0 && st.inplace_reused >= (uint64_t)steps * 2 * rm.n_layers,
+          "decode steps: %llu nodes on the CPU after step 2 (%llu before), %llu in-place writes on the server's buffers, %llu copied",
+          (unsigned long long)(st.backend_fallbacks - fb1), (unsigned long long)fb1, (unsigned long long)st.inplace_reused,
+          (unsigned long long)st.inplace_copied);
+    printf("  64 decode steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips, %llu CPU nodes\n",
+           (unsigned long long)st.remote_bytes_sent, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
+           (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips,
+           (unsigned long long)st.backend_fallbacks);
+    { /* an index past the cache: the server's error, at the read */
+        genie_tensor *bad, *pos;
+        int64_t one = 1, p = rm.max_seq, kvs[3] = {rm.n_kv, 1, rm.d / rm.n_heads};
+        float back;
+        genie_pool_push(c);
+        pos = genie_from_data(c, GENIE_I64, 1, &one, &p);
+        bad = genie_index_copy_(c, rm.l[0].k_cache, 1, pos, genie_ones(c, GENIE_F32, 3, kvs));
+        CHECK(genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back) != GENIE_OK &&
+              strstr(genie_last_error(c), "out of bounds"), "index_copy_ past the cache: %s", genie_last_error(c));
+        genie_pool_pop(c);
+        genie_clear_error(c);
+    }
+    ld_free(&rm), ld_free(&lm);
     genie_ctx_destroy(c);
     genie_ctx_destroy(l);
 }
@@ -1022,6 +1086,7 @@ int main(void) {
         setenv("GENIE_REMOTE", ext, 1);
         test_identical(ext);
         test_weights(ext);
+        test_decode(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -1032,6 +1097,7 @@ int main(void) {
     test_identical(s.addr);
     printf("  identical: %d checks so far\n", passed);
     test_weights(s.addr);
+    test_decode(s.addr);
     test_slice(s.addr);
     test_parts(s.addr);
     run_props();
