@@ -81,6 +81,12 @@ typedef struct sv_client {
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
         uint64_t id, cap, got;   /* got: the bytes received, whole leaves */
         uint8_t *data, *leaves;  /* cap bytes; the hashes of its leaves (32 bytes each) */
+        /* the last part, copied into data and hashed on a thread of its own while the loop
+           receives the next (sv_upload_wait): its message, kept until then */
+        pthread_t th;
+        int busy;
+        grx_msg *held;
+        struct sv_part { uint8_t *dst, *leaves; const uint8_t *src; size_t n; int nth; } job;
     } up;
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
     const char *why;      /* why it ended */
@@ -200,9 +206,23 @@ static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     if (b->err) strcpy(b->err, why);
 }
 
+/* The part being hashed (if any) done, its message freed. */
+static void sv_upload_wait(sv *s, sv_client *c) {
+    if (!c->up.busy) return;
+    pthread_join(c->up.th, NULL);
+    c->up.busy = 0;
+    grx_msg_free(&s->x, c->up.held);
+    c->up.held = NULL;
+}
+static void *sv_part_main(void *arg) {
+    const struct sv_part *j = (const struct sv_part *)arg;
+    gr_hash_leaves(j->dst, j->src, j->n, j->leaves, j->nth);
+    return NULL;
+}
 /* drops c's upload in parts (its buffer, when told why, fails with that) */
 static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
     sv_buf *b;
+    sv_upload_wait(s, c);
     if (!c->up.data && !c->up.leaves) return;
     if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
     free(c->up.data);
@@ -784,8 +804,10 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
         break;
     }
-    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed now */
+    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed on a thread
+                           while the loop receives the next part (m is kept until then) */
         sv_buf *b;
+        sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap || c->up.got != q.lo))
             sv_upload_drop(s, c, "PUT: its parts out of order");
         if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: too many buffers"); break; }
@@ -810,8 +832,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             }
             c->up.id = q.buf, c->up.cap = q.cap;
         }
-        gr_hash_leaves(c->up.data + q.lo, q.data, (size_t)q.bytes, c->up.leaves + q.lo / GR_LEAF_BYTES * 32, s->hash_threads);
+        c->up.job.dst = c->up.data + q.lo, c->up.job.src = q.data, c->up.job.n = (size_t)q.bytes;
+        c->up.job.leaves = c->up.leaves + q.lo / GR_LEAF_BYTES * 32, c->up.job.nth = s->hash_threads;
         c->up.got += q.bytes;
+        if (pthread_create(&c->up.th, NULL, sv_part_main, &c->up.job) == 0) c->up.busy = 1, c->up.held = m;
+        else sv_part_main(&c->up.job); /* no thread: hashed here */
         break;
     }
     case GR_PUT: {
@@ -821,6 +846,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_entry *e;
         sv_buf *b;
         int hrc = 0;
+        sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap)) sv_upload_drop(s, c, "PUT: its parts out of order");
         if (c->up.data) { /* the rest of an upload in parts: its leaves, then the root */
             total = c->up.got + q.bytes;
@@ -1135,7 +1161,7 @@ int main(int argc, char **argv) {
         while ((m = grx_pop(&s.x, NULL))) {
             for (c = s.clients; c && c->ep != m->ep; c = c->next) {}
             if (c && c->state != 3) sv_handle(&s, c, m); /* a failed peer's last messages too (no replies) */
-            grx_msg_free(&s.x, m);
+            if (!c || c->up.held != m) grx_msg_free(&s.x, m); /* else a part being hashed: freed after */
             busy = 1;
             ucp_worker_progress(s.x.w);
         }
