@@ -26,8 +26,10 @@ typedef struct grx_msg {
     ucp_ep_h ep;         /* the sender (its reply endpoint) */
     uint8_t hdr[GR_HDR_BYTES];
     size_t hdr_len;      /* as received (a header of another size is a framing error) */
-    uint8_t *data;       /* the payload, len bytes (malloc'd; NULL when len is 0 or oversized) */
+    uint8_t *data;       /* the payload, len bytes (NULL when len is 0 or oversized): malloc'd, or
+                            UCX's own buffer of an eager message, kept (ucx_owned) */
     size_t len;
+    int ucx_owned;       /* data is UCX's: ucp_am_data_release, not free (and not 16-byte aligned) */
     void *req;           /* a rendezvous fetch in flight, or NULL */
     int oversized;       /* the declared length was over the limit: not fetched */
     int refused;         /* over the sender's queue cap (grx.queued): not fetched */
@@ -82,6 +84,11 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
         m->refused = 1;
         m->charge = NULL;
         if (rndv) ucp_am_data_release(x->w, data);
+    } else if (length && !rndv && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+        /* an eager message: its bytes stay in UCX's buffer until grx_msg_free, not copied */
+        if (m->charge) *m->charge += length;
+        m->data = (uint8_t *)data;
+        m->ucx_owned = 1;
     } else if (length) {
         if (m->charge) *m->charge += length;
         if (!(m->data = (uint8_t *)malloc(length))) {
@@ -104,7 +111,7 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
     if (x->tail) x->tail->next = m;
     else x->head = m;
     x->tail = m;
-    return UCS_OK;
+    return m->ucx_owned ? UCS_INPROGRESS : UCS_OK;
 }
 
 /* wakeup: the worker can be waited on (ucp_worker_get_efd); 0 on success, else msg says why */
@@ -144,7 +151,7 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
                     UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     hp.id = GRX_AM_ID;
-    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
     hp.cb = grx_am_cb;
     hp.arg = x;
     if ((s = ucp_worker_set_am_recv_handler(x->w, &hp)) != UCS_OK) {
@@ -164,7 +171,8 @@ GR_FN void grx_msg_free(grx *x, grx_msg *m) {
         ucp_request_free(m->req);
     }
     if (m->charge) *m->charge -= m->len;
-    free(m->data);
+    if (m->ucx_owned) ucp_am_data_release(x->w, m->data);
+    else free(m->data);
     free(m);
 }
 

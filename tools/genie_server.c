@@ -858,6 +858,15 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
                 c->up.data = NULL;
             }
             sv_upload_drop(s, c, NULL);
+        } else if (m->ucx_owned) { /* the bytes are UCX's buffer: copied once, aligned, while hashed */
+            uint8_t *leaves = (uint8_t *)malloc((size_t)((q.bytes + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES * 32 + 1));
+            block = data = (uint8_t *)malloc(q.bytes ? (size_t)q.bytes : 1);
+            if (!leaves || !block) hrc = -1;
+            else {
+                gr_hash_leaves(block, q.data, (size_t)q.bytes, leaves, s->hash_threads);
+                gr_hash_root(q.bytes, leaves, hash);
+            }
+            free(leaves);
         } else {
             hrc = gr_content_hash(q.data, (size_t)q.bytes, hash, s->hash_threads);
             block = m->data;
@@ -870,6 +879,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             break;
         }
         if (hrc != 0) {
+            if (block != m->data) free(block);
             sv_buf_fail(s, c, b, "PUT: out of memory");
             sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
             break;
