@@ -535,6 +535,11 @@ static void inplace_prog(genie_ctx *c, float *out) {
         genie_pool_pop(c);
     }
     genie_index_copy_(c, genie_narrow(c, b, 0, 0, 2), 1, genie_arange(c, GENIE_I64, 0, 2, 1), genie_ones(c, GENIE_F32, 2, two));
+    { /* same dtype, broadcast from a column: the server reads the source through 0 strides */
+        float col[2] = {7.5f, -3.25f};
+        int64_t cs[2] = {2, 1};
+        genie_copy_(c, genie_narrow(c, genie_narrow(c, b, 0, 2, 2), 1, 3, 4), genie_from_data(c, GENIE_F32, 2, cs, col));
+    }
     genie_read(c, b, GENIE_F32, out, 48 * sizeof(float));
     genie_read(c, old, GENIE_F32, out + 48, 48 * sizeof(float));
     genie_release(old);
@@ -552,6 +557,8 @@ static void test_inplace(const char *addr) {
           genie_last_error(c));
     CHECK(st.inplace_reused >= 10 && st.backend_nodes >= 12, "in-place writes on the server: %llu in place, %llu copied, %llu server nodes",
           (unsigned long long)st.inplace_reused, (unsigned long long)st.inplace_copied, (unsigned long long)st.backend_nodes);
+    printf("  in-place writes: %llu in place, %llu copied, %llu nodes on the server, %llu on the CPU\n", (unsigned long long)st.inplace_reused,
+           (unsigned long long)st.inplace_copied, (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
     genie_ctx_destroy(c);
     genie_ctx_destroy(l);
 }
