@@ -527,9 +527,9 @@ $(BUILD)/genie_remote.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -c $< -o $@
 $(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
-$(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+$(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
-$(BUILD)/bench_remote: bench/remote.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+$(BUILD)/bench_remote: bench/remote.c tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
 test-remote: ## the remote backend against a forked genie-server on loopback

@@ -632,7 +632,7 @@ GENIEDEF genie_work   genie_work_of(const genie_ctx *ctx, const char *phase, con
    calls write a message naming the failed call into msg (GENIE_BACKEND_MSG bytes).
    On entry to init, *state holds the context (genie_ctx *) being created, so a
    backend may read its genie_ctx_desc.backend_config (genie_backend_config). */
-#define GENIE_BACKEND_API_VERSION 2
+#define GENIE_BACKEND_API_VERSION 3
 #define GENIE_BACKEND_MSG 512
 /* What the table's calls pass, opaque here; their fields are the implementation's (genie__node
    in >>graph, genie__fgroup in >>fuse, genie__buf in >>memory: the same structs). */
@@ -653,6 +653,13 @@ typedef struct genie_backend {
     void (*free)(void *state, genie_backend_buf *b);                     /* b->dev, set to NULL */
     genie_result (*copy_in)(void *state, genie_backend_buf *b, char *msg); /* host -> device, b->bytes */
     genie_result (*copy_out)(void *state, genie_backend_buf *b, size_t lo, size_t hi, char *msg); /* bytes [lo, hi) */
+    /* 1: supports is asked about in-place writes too (a node with a base); run then gets one
+       whose output buffer is its base's, holding the old version's bytes on the device, and
+       writes only the node's out view in it. 0: in-place writes run on the CPU. */
+    int inplace;
+    /* 1: supports is asked about row groups too (a normalization or softmax with its
+       elementwise prologue, g->row >= 0); 0: they run on the CPU. */
+    int row_groups;
 } genie_backend;
 /* Adds a backend to the process-wide table (at most 8; the same name again replaces it).
    be must outlive every context that selects it. */
@@ -13656,13 +13663,15 @@ static void genie__be_fail_node(genie_ctx *ctx, genie__node *n, genie_result r) 
     genie__node_drop_inputs(ctx, n);
 }
 /* Run n (its inputs computed, none failed) on the backend: 1 when done there
-   (or failed), 0 when the CPU executor runs it (its inputs now on the host). */
+   (or failed), 0 when the CPU executor runs it (its inputs now on the host).
+   An in-place write runs there only into its base's buffer (genie__can_reuse):
+   the device writes the view over the old version's bytes, which stay there. */
 static int genie__be_node(genie_ctx *ctx, genie__node *n, int take) {
     const char *fn = genie__op_names[n->op];
     char msg[GENIE_BACKEND_MSG];
     genie_result r = GENIE_OK;
     int i;
-    if (n->base || !ctx->be->supports(ctx->be_state, n, NULL)) {
+    if ((n->base && (!ctx->be->inplace || !genie__can_reuse(n))) || !ctx->be->supports(ctx->be_state, n, NULL)) {
         ctx->stats.backend_fallbacks++;
         for (i = 0; i < genie__node_ninputs(n) && r == GENIE_OK; i++)
             r = genie__be_to_host(ctx, genie__node_input(n, i)->buf, 0, genie__node_input(n, i)->buf->bytes, fn);
@@ -13670,9 +13679,14 @@ static int genie__be_node(genie_ctx *ctx, genie__node *n, int take) {
         genie__be_fail_node(ctx, n, r);
         return 1;
     }
-    for (i = 0; i < n->nin && r == GENIE_OK; i++) r = genie__be_to_dev(ctx, n->in[i].n->buf, fn);
+    for (i = 0; i < genie__node_ninputs(n) && r == GENIE_OK; i++) r = genie__be_to_dev(ctx, genie__node_input(n, i)->buf, fn);
     if (r == GENIE_OK) {
-        if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
+        if (n->base) { /* written over the old version, in its buffer */
+            n->buf = n->base->buf;
+            if (n->buf->pk) genie__pk_drop(ctx, n->buf);
+            n->buf->refs++;
+            ctx->stats.inplace_reused++;
+        } else if (take >= 0 && genie__take_ok(n, take)) { /* planned: the input dies here */
             n->buf = n->in[take].n->buf;
             if (n->buf->pk) genie__pk_drop(ctx, n->buf);
             n->buf->refs++;
@@ -13707,7 +13721,7 @@ static int genie__be_group(genie_ctx *ctx, genie__fgroup *g) {
     int k, j;
     for (k = 0; k < g->nin && r == GENIE_OK; k++)
         if (g->src[k]->state == GENIE__FAILED) return 0; /* the CPU executor fails the group as usual */
-    if (g->row >= 0 || !ctx->be->supports(ctx->be_state, g->root, g)) { /* row groups: the CPU's (for now) */
+    if ((g->row >= 0 && !ctx->be->row_groups) || !ctx->be->supports(ctx->be_state, g->root, g)) {
         ctx->stats.backend_fallbacks += (uint64_t)g->nops;
         for (k = 0; k < g->nin && r == GENIE_OK; k++) r = genie__be_to_host(ctx, g->src[k]->buf, 0, g->src[k]->buf->bytes, fn);
         if (r == GENIE_OK) return 0;

@@ -49,8 +49,8 @@
 #include "genie.h"
 #include "genie_cuda.h"
 
-#if GENIE_BACKEND_API_VERSION != 2
-#error "genie_cuda.c fills version 2 of genie_backend: update it to this genie.h's backend table"
+#if GENIE_BACKEND_API_VERSION != 3
+#error "genie_cuda.c fills version 3 of genie_backend: update it to this genie.h's backend table"
 #endif
 
 #include <cuda_runtime_api.h>

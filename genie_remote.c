@@ -34,8 +34,8 @@
 #define _POSIX_C_SOURCE 200809L
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
-#if GENIE_BACKEND_API_VERSION != 2
-#error "genie_remote.c fills version 2 of genie_backend: update it to this genie.h's backend table"
+#if GENIE_BACKEND_API_VERSION != 3
+#error "genie_remote.c fills version 3 of genie_backend: update it to this genie.h's backend table"
 #endif
 #include "genie_remote.h"
 #include <sodium.h>
@@ -341,9 +341,31 @@ static int rc_wire_op(int op) {
     default: return -1;
     }
 }
+/* embedding's indices, read on the host, all rows of its weight: an index out of range must
+   fail at the client's realize, so such a lookup (or one whose indices only the server holds)
+   runs on the CPU. */
+static int rc_rows_in_range(const genie__node *n) {
+    const genie__vspec *v = n->in[1].v;
+    const genie__buf *b = n->in[1].n->buf;
+    int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), rows = n->in[0].v->ndim ? n->in[0].v->shape[0] : 0, i, off, x;
+    int d;
+    if (!b || !(b->loc & GENIE__ON_HOST)) return 0;
+    memset(idx, 0, sizeof idx);
+    for (i = 0; i < cnt; i++) {
+        for (off = v->off, d = 0; d < v->ndim; d++) off += idx[d] * v->strides[d];
+        x = genie__ldi(b->data, off, n->in[1].n->dtype);
+        if (x < 0 || x >= rows) return 0;
+        for (d = v->ndim - 1; d >= 0 && ++idx[d] == v->shape[d]; d--) idx[d] = 0;
+    }
+    return 1;
+}
 static int rc_node_ok(const genie__node *n) {
     int w = rc_wire_op(n->op), k;
-    if (w < 0 || n->base || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
+    if (w < 0 || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
+    if (!n->base != !GR_OP_INPLACE(w)) return 0; /* in place: written into the base's buffer (genie__be_node) */
+    /* index_copy_ of a 0-dim destination or source: the server takes equal ranks only */
+    if (w == GR_OP_INDEX_COPY && (n->out->ndim < 1 || n->in[1].v->ndim != n->out->ndim)) return 0;
+    if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n)) return 0;
     if (n->nin < gr_op_arity[w][0] || n->nin > gr_op_arity[w][1]) return 0;
     if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
     for (k = 0; k < n->nin; k++)
@@ -619,7 +641,8 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
 
 static const genie_backend rc_backend = {.name = "remote", .init = rc_init, .destroy = rc_destroy, .supports = rc_supports,
                                          .run = rc_run, .alloc = rc_alloc, .free = rc_free, .copy_in = rc_copy_in,
-                                         .copy_out = rc_copy_out};
+                                         .copy_out = rc_copy_out, .inplace = 1,
+                                         .row_groups = 1};
 
 genie_result genie_remote_register(void) { return genie_backend_register(&rc_backend); }
 #if defined(__GNUC__) || defined(__clang__)

@@ -28,7 +28,7 @@
 #endif
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
-#define GR_VERSION 3
+#define GR_VERSION 4
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
@@ -100,7 +100,10 @@ enum gr_err {
     X(LOGICAL_OR, 2, 2) X(WHERE, 3, 3) X(SUM, 1, 1) X(MEAN, 1, 1) X(AMAX, 1, 1) X(AMIN, 1, 1)         \
     X(PROD, 1, 1) X(SOFTMAX, 1, 1) X(LOG_SOFTMAX, 1, 1) X(MATMUL, 2, 2) X(LINEAR, 2, 3)                \
     X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1) X(LAYER_NORM, 1, 3) X(RMS_NORM, 1, 2) X(SDPA, 3, 4)      \
-    X(ROPE, 2, 2)
+    X(ROPE, 2, 2) X(EMBEDDING, 2, 2) X(RESHAPE_COPY, 1, 1) X(INDEX_COPY, 2, 2) X(COPY, 1, 1)
+/* In-place writes (version 4): the op writes only the elements of its out view in its output
+   buffer, which must hold the value it overwrites (the client's buffer of the old version). */
+#define GR_OP_INPLACE(op) ((op) == GR_OP_INDEX_COPY || (op) == GR_OP_COPY)
 enum gr_opcode {
 #define GR__X(id, lo, hi) GR_OP_##id,
     GR_OP_LIST(GR__X)
@@ -438,6 +441,7 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
         if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
         if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
+        if (GR_OP_INPLACE(o->op) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
         if (o->written) {
             o->out_buf = gr_u64(&r);
             o->out_cap = gr_u64(&r);

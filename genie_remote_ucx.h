@@ -26,8 +26,10 @@ typedef struct grx_msg {
     ucp_ep_h ep;         /* the sender (its reply endpoint) */
     uint8_t hdr[GR_HDR_BYTES];
     size_t hdr_len;      /* as received (a header of another size is a framing error) */
-    uint8_t *data;       /* the payload, len bytes (malloc'd; NULL when len is 0 or oversized) */
+    uint8_t *data;       /* the payload, len bytes (NULL when len is 0 or oversized): malloc'd, or
+                            UCX's own buffer of an eager message, kept (ucx_owned) */
     size_t len;
+    int ucx_owned;       /* data is UCX's: ucp_am_data_release, not free (and not 16-byte aligned) */
     void *req;           /* a rendezvous fetch in flight, or NULL */
     int oversized;       /* the declared length was over the limit: not fetched */
     int refused;         /* over the sender's queue cap (grx.queued): not fetched */
@@ -82,6 +84,11 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
         m->refused = 1;
         m->charge = NULL;
         if (rndv) ucp_am_data_release(x->w, data);
+    } else if (length && !rndv && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+        /* an eager message: its bytes stay in UCX's buffer until grx_msg_free, not copied */
+        if (m->charge) *m->charge += length;
+        m->data = (uint8_t *)data;
+        m->ucx_owned = 1;
     } else if (length) {
         if (m->charge) *m->charge += length;
         if (!(m->data = (uint8_t *)malloc(length))) {
@@ -104,7 +111,7 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
     if (x->tail) x->tail->next = m;
     else x->head = m;
     x->tail = m;
-    return UCS_OK;
+    return m->ucx_owned ? UCS_INPROGRESS : UCS_OK;
 }
 
 /* wakeup: the worker can be waited on (ucp_worker_get_efd); 0 on success, else msg says why */
@@ -144,7 +151,7 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
                     UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     hp.id = GRX_AM_ID;
-    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
     hp.cb = grx_am_cb;
     hp.arg = x;
     if ((s = ucp_worker_set_am_recv_handler(x->w, &hp)) != UCS_OK) {
@@ -164,7 +171,8 @@ GR_FN void grx_msg_free(grx *x, grx_msg *m) {
         ucp_request_free(m->req);
     }
     if (m->charge) *m->charge -= m->len;
-    free(m->data);
+    if (m->ucx_owned) ucp_am_data_release(x->w, m->data);
+    else free(m->data);
     free(m);
 }
 
@@ -211,14 +219,12 @@ GR_FN void grx_drop(grx *x, ucp_ep_h ep) {
 /* Sends (header, payload p1 then p2) on ep and waits until the payload may be reused, at most
    until deadline (grx_now() seconds; 0: none) or until *dead turns non-zero.
    Returns UCS_OK or the failure. */
-GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2,
-                             size_t n2, double deadline, const volatile int *dead) {
-    uint8_t hdr[GR_HDR_BYTES];
+/* Starts sending (header, payload p1 then p2) on ep: NULL when sent already, an error status
+   pointer, or a request that grx_wait completes (hdr, where the header is written, p1, p2 and
+   iov must live until then: UCX 1.13 does not copy an active message's header). */
+GR_FN ucs_status_ptr_t grx_start2(ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2, size_t n2,
+                                  uint8_t hdr[GR_HDR_BYTES], ucp_dt_iov_t iov[2]) {
     ucp_request_param_t rp;
-    ucp_dt_iov_t iov[2];
-    ucs_status_ptr_t r;
-    ucs_status_t s;
-    double start;
     gr_hdr_encode(hdr, type, id, n1 + n2);
     memset(&rp, 0, sizeof rp);
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -230,10 +236,15 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
         iov[1].length = n2;
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
         rp.datatype = ucp_dt_make_iov();
-        r = ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, iov, 2, &rp);
-    } else {
-        r = ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, p1, n1, &rp);
+        return ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, iov, 2, &rp);
     }
+    return ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, p1, n1, &rp);
+}
+/* Waits for r (grx_start2's) until deadline (grx_now() seconds; 0: none) or until *dead turns
+   non-zero (then cancelled); frees it. UCS_OK or the failure. */
+GR_FN ucs_status_t grx_wait(grx *x, ucs_status_ptr_t r, double deadline, const volatile int *dead) {
+    ucs_status_t s;
+    double start;
     if (r == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
     start = grx_now();
@@ -249,6 +260,12 @@ GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const v
     }
     ucp_request_free(r);
     return s;
+}
+GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2,
+                             size_t n2, double deadline, const volatile int *dead) {
+    uint8_t hdr[GR_HDR_BYTES];
+    ucp_dt_iov_t iov[2];
+    return grx_wait(x, grx_start2(ep, type, id, p1, n1, p2, n2, hdr, iov), deadline, dead);
 }
 
 GR_FN ucs_status_t grx_send(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *payload, size_t len, double deadline,
@@ -328,24 +345,40 @@ GR_FN int gr_content_hash(const void *p, size_t n, uint8_t out[GR_HASH_BYTES], i
    GR_PART_BYTES while more than that is left (each eager, so the server hashes one while the
    next is on the wire), then a PUT with the rest and the hash. Each message takes request id
    ++*req; *msgs and *bytes (headers included) grow by what was sent. UCS_OK or the failure. */
+#define GRX_PARTS_IN_FLIGHT 8 /* PUT_PARTs sent and not yet completed at most */
 GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, const uint8_t hash[GR_HASH_BYTES],
                            const void *data, size_t n, double deadline, const volatile int *dead, uint64_t *msgs, uint64_t *bytes) {
+    /* parts go without waiting for each other: up to GRX_PARTS_IN_FLIGHT in flight (slot k's
+       request, its header, its 24-byte head and iov live until it completes), the oldest waited for first */
     const uint8_t *p = (const uint8_t *)data;
-    uint8_t head[16 + GR_HASH_BYTES];
-    size_t off = 0;
-    ucs_status_t s;
-    gr_put_u64_at(head, id);
-    gr_put_u64_at(head + 8, cap);
-    for (; n - off > GR_PART_BYTES; off += GR_PART_BYTES) {
-        gr_put_u64_at(head + 16, off);
-        if ((s = grx_send2(x, ep, GR_PUT_PART, ++*req, head, 24, p + off, GR_PART_BYTES, deadline, dead)) != UCS_OK) return s;
+    uint8_t heads[GRX_PARTS_IN_FLIGHT][24], hdrs[GRX_PARTS_IN_FLIGHT][GR_HDR_BYTES], last[16 + GR_HASH_BYTES], lhdr[GR_HDR_BYTES];
+    ucp_dt_iov_t iov[GRX_PARTS_IN_FLIGHT][2], liov[2];
+    ucs_status_ptr_t r[GRX_PARTS_IN_FLIGHT];
+    size_t off = 0, sent = 0, done = 0;
+    ucs_status_t s = UCS_OK;
+    for (; n - off > GR_PART_BYTES && s == UCS_OK; off += GR_PART_BYTES, sent++) {
+        int k = (int)(sent % GRX_PARTS_IN_FLIGHT);
+        if (sent - done == GRX_PARTS_IN_FLIGHT) s = grx_wait(x, r[k], deadline, dead), done++;
+        if (s != UCS_OK) break;
+        gr_put_u64_at(heads[k], id);
+        gr_put_u64_at(heads[k] + 8, cap);
+        gr_put_u64_at(heads[k] + 16, off);
+        r[k] = grx_start2(ep, GR_PUT_PART, ++*req, heads[k], 24, p + off, GR_PART_BYTES, hdrs[k], iov[k]);
         *msgs += 1;
         *bytes += GR_HDR_BYTES + 24 + GR_PART_BYTES;
     }
-    memcpy(head + 16, hash, GR_HASH_BYTES);
-    if ((s = grx_send2(x, ep, GR_PUT, ++*req, head, sizeof head, n - off ? p + off : NULL, n - off, deadline, dead)) != UCS_OK) return s;
+    for (; done < sent; done++) { /* the rest of the parts: each completed (or cancelled after a failure) */
+        ucs_status_t w = grx_wait(x, r[done % GRX_PARTS_IN_FLIGHT], s == UCS_OK ? deadline : grx_now(), dead);
+        if (s == UCS_OK) s = w;
+    }
+    if (s != UCS_OK) return s;
+    gr_put_u64_at(last, id);
+    gr_put_u64_at(last + 8, cap);
+    memcpy(last + 16, hash, GR_HASH_BYTES);
+    if ((s = grx_wait(x, grx_start2(ep, GR_PUT, ++*req, last, sizeof last, n - off ? p + off : NULL, n - off, lhdr, liov), deadline, dead)) != UCS_OK)
+        return s;
     *msgs += 1;
-    *bytes += GR_HDR_BYTES + sizeof head + (n - off);
+    *bytes += GR_HDR_BYTES + sizeof last + (n - off);
     return UCS_OK;
 }
 

@@ -81,6 +81,12 @@ typedef struct sv_client {
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
         uint64_t id, cap, got;   /* got: the bytes received, whole leaves */
         uint8_t *data, *leaves;  /* cap bytes; the hashes of its leaves (32 bytes each) */
+        /* the last part, copied into data and hashed on a thread of its own while the loop
+           receives the next (sv_upload_wait): its message, kept until then */
+        pthread_t th;
+        int busy;
+        grx_msg *held;
+        struct sv_part { uint8_t *dst, *leaves; const uint8_t *src; size_t n; int nth; } job;
     } up;
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
     const char *why;      /* why it ended */
@@ -200,9 +206,23 @@ static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     if (b->err) strcpy(b->err, why);
 }
 
+/* The part being hashed (if any) done, its message freed. */
+static void sv_upload_wait(sv *s, sv_client *c) {
+    if (!c->up.busy) return;
+    pthread_join(c->up.th, NULL);
+    c->up.busy = 0;
+    grx_msg_free(&s->x, c->up.held);
+    c->up.held = NULL;
+}
+static void *sv_part_main(void *arg) {
+    const struct sv_part *j = (const struct sv_part *)arg;
+    gr_hash_leaves(j->dst, j->src, j->n, j->leaves, j->nth);
+    return NULL;
+}
 /* drops c's upload in parts (its buffer, when told why, fails with that) */
 static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
     sv_buf *b;
+    sv_upload_wait(s, c);
     if (!c->up.data && !c->up.leaves) return;
     if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
     free(c->up.data);
@@ -252,6 +272,43 @@ static void sv_close(sv *s, sv_client *c, const char *why) {
 
 /* ---- RUN: ops replayed through genie's public API ---- */
 static const char *sv_dt_name(int dt) { return genie_dtype_name((genie_dtype)dt); }
+
+static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es);
+/* index_copy_'s sources against its written view: index i64 and at most 1-D, the source of
+   the view's dtype and rank, equal to it but along dim i[0], where it has one slice per index. */
+static int sv_index_copy_fits(const gr_op *o) {
+    const gr_view *x = &o->in[0].v, *c = &o->in[1].v;
+    int64_t ni = gr_view_numel(x);
+    int d = (int)o->i[0], k;
+    if (o->in[0].dtype != GENIE_I64 || x->ndim > 1 || o->in[1].dtype != o->dtype || c->ndim != o->out.ndim || o->i[0] < 0 ||
+        o->i[0] >= o->out.ndim)
+        return 0;
+    for (k = 0; k < c->ndim; k++)
+        if (k == d ? c->shape[k] != ni : c->shape[k] != o->out.shape[k]) return 0;
+    return 1;
+}
+/* index_copy_ stored: slice j of src (its bytes at sp, strides sst) to slice idx[j] along dim
+   i[0] of the op's view in dst. Every index is checked before anything is written. */
+static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx, const uint8_t *sp, const int64_t *sst,
+                               char *why, size_t wsz) {
+    const gr_view *v = &o->out;
+    int d = (int)o->i[0];
+    int64_t ni = gr_view_numel(&o->in[0].v), j;
+    size_t es = gr_dtype_size[o->dtype];
+    gr_view slice = *v;
+    for (j = 0; j < ni; j++)
+        if (idx[j] < 0 || idx[j] >= v->shape[d]) {
+            snprintf(why, wsz, "RUN: genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld",
+                     (long long)idx[j], d, (long long)v->shape[d]);
+            return GR_E_OP;
+        }
+    slice.shape[d] = 1;
+    for (j = 0; j < ni; j++) {
+        slice.off = v->off + idx[j] * v->strides[d];
+        sv_scatter(dst, &slice, sp + (size_t)(j * sst[d]) * es, sst, es);
+    }
+    return 0;
+}
 
 /* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
 static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
@@ -324,6 +381,13 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_SDPA: /* q, k, v (and a mask) as genie keeps them: broadcast to one rank; i[1] causal, f[0] scale */
         return genie_scaled_dot_product_attention(g, t[0], t[1], t[2], o->nin > 3 ? t[3] : NULL, o->i[1] != 0, o->f[0]);
     case GR_OP_ROPE: return genie_rope(g, t[0], t[1], o->i[0], o->f[0], o->i[1] != 0);
+    case GR_OP_EMBEDDING: return genie_embedding(g, t[0], t[1]);
+    case GR_OP_RESHAPE_COPY: /* a fresh contiguous copy, as the client's node (never a view of a buffer) */
+        return genie_clone(g, genie_reshape(g, t[0], o->out.ndim, o->out.shape));
+    case GR_OP_COPY: /* in place: the source broadcast to the written view, converted to its dtype */
+        return genie_to_dtype(g, t[0], (genie_dtype)o->dtype);
+    case GR_OP_INDEX_COPY: /* in place: the source's slices, stored at the rows the index names (sv_store) */
+        return sv_index_copy_fits(o) ? t[1] : NULL;
     default: return NULL;
     }
 }
@@ -439,13 +503,15 @@ static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t 
 
 /* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
    overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
-static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **scratch, uint32_t from, uint32_t to,
-                    char *why, size_t wsz) {
+static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux, genie_tensor **scratch,
+                    uint32_t from, uint32_t to, char *why, size_t wsz) {
     uint32_t i;
-    int n = 0;
+    int n = 0, code;
     double t0 = grx_now();
-    for (i = from; i < to; i++)
+    for (i = from; i < to; i++) {
         if (res[i]) scratch[n++] = res[i];
+        if (aux[i]) scratch[n++] = aux[i];
+    }
     if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
         snprintf(why, wsz, "RUN: %s", genie_last_error(c->g));
         return GR_E_OP;
@@ -456,6 +522,11 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
         const void *ptr;
         if (!o->written) continue;
         if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
+        if (GR_OP_INPLACE(o->op) && (b->err || !b->data)) { /* it writes over the value the buffer holds */
+            snprintf(why, wsz, "RUN: an in-place %s into buffer %llu, which holds no value", gr_op_names[o->op],
+                     (unsigned long long)o->out_buf);
+            return GR_E_BUFFER;
+        }
         if (b->err) sv_buf_clear(s, c, b);
         if (b->entry || !b->data || b->size != o->out_cap) { /* new, resized, or a cached tensor's: its own bytes */
             uint8_t *nd;
@@ -471,14 +542,25 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
             c->owned_bytes += b->size;
         }
         if (genie_data(c->g, res[i], &ptr) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
-        sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+        if (o->op == GR_OP_INDEX_COPY) { /* aux[i]: the index */
+            const void *ip;
+            int64_t ni = gr_view_numel(&o->in[0].v), j, *idx, ist = genie_ndim(aux[i]) ? genie_strides(aux[i])[0] : 0;
+            if (genie_data(c->g, aux[i], &ip) != GENIE_OK) { snprintf(why, wsz, "RUN: %s", genie_last_error(c->g)); return GR_E_OP; }
+            if (!(idx = (int64_t *)malloc((size_t)(ni ? ni : 1) * sizeof *idx))) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
+            for (j = 0; j < ni; j++) memcpy(&idx[j], (const int64_t *)ip + j * ist, sizeof *idx);
+            code = sv_index_copy_store(b->data, o, idx, (const uint8_t *)ptr, genie_strides(res[i]), why, wsz);
+            free(idx);
+            if (code) return code;
+        } else {
+            sv_scatter(b->data, &o->out, (const uint8_t *)ptr, genie_strides(res[i]), gr_dtype_size[o->dtype]);
+        }
     }
     sv_account(c, run, from, to, (uint64_t)((grx_now() - t0) * 1e9));
     return 0;
 }
 
 static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
-    genie_tensor **res = NULL, **outs = NULL;
+    genie_tensor **res = NULL, **aux = NULL, **outs = NULL;
     char why[640];
     uint32_t i, seg = 0; /* ops [seg, i) are computed lazily, not yet stored */
     int code = 0;
@@ -492,8 +574,9 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     genie_clear_error(c->g);
     genie_pool_push(c->g);
     res = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *res);
-    outs = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *outs);
-    if (!res || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
+    aux = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *aux);
+    outs = (genie_tensor **)calloc(run->nops ? 2 * (size_t)run->nops : 1, sizeof *outs);
+    if (!res || !aux || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
         genie_tensor *t[GR_MAX_IN], *r;
@@ -502,7 +585,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
             for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
                 if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
-                    if ((code = sv_store(s, c, run, res, outs, seg, i, why, sizeof why)) != 0) goto done;
+                    if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
                 }
         for (k = 0; k < o->nin && !code; k++) {
@@ -568,15 +651,16 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                      genie_status(c->g) ? genie_last_error(c->g) : "sources not in the layout genie keeps for this op");
             break;
         }
-        if ((int)genie_dtype_of(r) != o->dtype || !sv_same_shape(r, &o->out)) {
+        if ((int)genie_dtype_of(r) != o->dtype || (o->op != GR_OP_INDEX_COPY && !sv_same_shape(r, &o->out))) {
             code = GR_E_OP;
             snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of %d dims; the client declared %s of %d dims", i,
                      gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), genie_ndim(r), sv_dt_name(o->dtype), o->out.ndim);
             break;
         }
         res[i] = r;
+        if (o->op == GR_OP_INDEX_COPY) aux[i] = t[0];
     }
-    if (!code) code = sv_store(s, c, run, res, outs, seg, run->nops, why, sizeof why);
+    if (!code) code = sv_store(s, c, run, res, aux, outs, seg, run->nops, why, sizeof why);
 done:
     if (code) { /* every output of this RUN failed: later reads say why */
         for (i = 0; i < run->nops; i++) {
@@ -587,6 +671,7 @@ done:
     }
     genie_pool_pop(c->g);
     free(res);
+    free(aux);
     free(outs);
 }
 
@@ -719,8 +804,10 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
         break;
     }
-    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed now */
+    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed on a thread
+                           while the loop receives the next part (m is kept until then) */
         sv_buf *b;
+        sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap || c->up.got != q.lo))
             sv_upload_drop(s, c, "PUT: its parts out of order");
         if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: too many buffers"); break; }
@@ -745,8 +832,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             }
             c->up.id = q.buf, c->up.cap = q.cap;
         }
-        gr_hash_leaves(c->up.data + q.lo, q.data, (size_t)q.bytes, c->up.leaves + q.lo / GR_LEAF_BYTES * 32, s->hash_threads);
+        c->up.job.dst = c->up.data + q.lo, c->up.job.src = q.data, c->up.job.n = (size_t)q.bytes;
+        c->up.job.leaves = c->up.leaves + q.lo / GR_LEAF_BYTES * 32, c->up.job.nth = s->hash_threads;
         c->up.got += q.bytes;
+        if (pthread_create(&c->up.th, NULL, sv_part_main, &c->up.job) == 0) c->up.busy = 1, c->up.held = m;
+        else sv_part_main(&c->up.job); /* no thread: hashed here */
         break;
     }
     case GR_PUT: {
@@ -756,6 +846,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_entry *e;
         sv_buf *b;
         int hrc = 0;
+        sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap)) sv_upload_drop(s, c, "PUT: its parts out of order");
         if (c->up.data) { /* the rest of an upload in parts: its leaves, then the root */
             total = c->up.got + q.bytes;
@@ -767,6 +858,15 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
                 c->up.data = NULL;
             }
             sv_upload_drop(s, c, NULL);
+        } else if (m->ucx_owned) { /* the bytes are UCX's buffer: copied once, aligned, while hashed */
+            uint8_t *leaves = (uint8_t *)malloc((size_t)((q.bytes + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES * 32 + 1));
+            block = data = (uint8_t *)malloc(q.bytes ? (size_t)q.bytes : 1);
+            if (!leaves || !block) hrc = -1;
+            else {
+                gr_hash_leaves(block, q.data, (size_t)q.bytes, leaves, s->hash_threads);
+                gr_hash_root(q.bytes, leaves, hash);
+            }
+            free(leaves);
         } else {
             hrc = gr_content_hash(q.data, (size_t)q.bytes, hash, s->hash_threads);
             block = m->data;
@@ -779,6 +879,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             break;
         }
         if (hrc != 0) {
+            if (block != m->data) free(block);
             sv_buf_fail(s, c, b, "PUT: out of memory");
             sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
             break;
@@ -1070,7 +1171,7 @@ int main(int argc, char **argv) {
         while ((m = grx_pop(&s.x, NULL))) {
             for (c = s.clients; c && c->ep != m->ep; c = c->next) {}
             if (c && c->state != 3) sv_handle(&s, c, m); /* a failed peer's last messages too (no replies) */
-            grx_msg_free(&s.x, m);
+            if (!c || c->up.held != m) grx_msg_free(&s.x, m); /* else a part being hashed: freed after */
             busy = 1;
             ucp_worker_progress(s.x.w);
         }

@@ -22,6 +22,7 @@
 #include "genie.h"
 #include "genie_remote.h"
 #include "tests/programs/prog.h"
+#include "tests/programs/llama_decode.h"
 #include <math.h>
 #include <sodium.h>
 #include <signal.h>
@@ -141,7 +142,7 @@ static void test_codec(void) {
     gr_wr w;
     gr_run run;
     char why[256];
-    int64_t sh[2] = {2, 3}, st[2] = {3, 1}, big[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
+    int64_t sh[2] = {2, 3}, st[2] = {3, 1}, big[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, st1c[1] = {1};
     int rc;
     size_t cut;
     memset(ops, 0, sizeof ops);
@@ -208,6 +209,28 @@ static void test_codec(void) {
     gr_w32(&w, 1000);
     CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED, "op count past the bytes: %s", why);
     gr_wr_free(&w);
+    { /* an in-place write must name the buffer it writes */
+        gr_op ic = ops[0];
+        ic.op = GR_OP_INDEX_COPY, ic.nin = 2, ic.in[1] = ic.in[0];
+        ic.in[0].dtype = 4; /* i64 */
+        put_view(&ic.in[0].v, 1, sh, st1c, 0);
+        put_view(&ic.in[1].v, 2, sh, st, 0);
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 2, 5, 9);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &ic);
+        CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "in-place"), "in place into no buffer: %s", why);
+        gr_wr_free(&w);
+        ic.written = 1, ic.out_buf = 1, ic.out_cap = 24;
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 2, 5, 9);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &ic);
+        rc = gr_run_decode(w.p, w.n, &run, why);
+        CHECK(rc == 0 && run.ops[0].op == GR_OP_INDEX_COPY && run.ops[0].out_buf == 9, "in place round trip: %d %s", rc, why);
+        gr_run_free(&run);
+        gr_wr_free(&w);
+    }
     {
         uint8_t h[GR_HDR_BYTES];
         gr_hdr hd;
@@ -426,6 +449,116 @@ static void test_weights(const char *addr) {
               (unsigned long long)st.remote_bytes_sent);
     }
     genie_ctx_destroy(c2);
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+}
+
+/* ---- decode steps: the KV cache written in place on the server ---- */
+static void test_decode(const char *addr) {
+    const char *path = "examples/data/tiny_llama.safetensors";
+    genie_ctx *c = remote_ctx(addr), *l = local_ctx();
+    ld_model rm, lm;
+    float rl[256], ll[256];
+    int64_t tok = 1, t, steps = 64;
+    uint64_t wbytes = 0, first = 0, second = 0, fb1 = 0;
+    int same = 1, i;
+    genie_stats st;
+    if (!ld_load(c, path, &rm) || !ld_load(l, path, &lm) || rm.vocab > 256 || rm.max_seq < steps) {
+        printf("skip: decode steps on \"remote\" (cannot load %s: %s)\n", path, genie_last_error(c));
+        ld_free(&rm), ld_free(&lm);
+        genie_ctx_destroy(c), genie_ctx_destroy(l);
+        return;
+    }
+    wbytes = (uint64_t)genie_numel(rm.embed) * 4 + (uint64_t)genie_numel(rm.norm) * 4 + (uint64_t)genie_numel(rm.head) * 4;
+    for (i = 0; i < rm.n_layers; i++)
+        wbytes += 4 * (uint64_t)(genie_numel(rm.l[i].in_norm) + genie_numel(rm.l[i].wq) + genie_numel(rm.l[i].wk) +
+                                 genie_numel(rm.l[i].wv) + genie_numel(rm.l[i].wo) + genie_numel(rm.l[i].post_norm) +
+                                 genie_numel(rm.l[i].gate) + genie_numel(rm.l[i].up) + genie_numel(rm.l[i].down));
+    for (t = 0; t < steps; t++) {
+        genie_result r1 = ld_step(c, &rm, tok, t, rl), r2 = ld_step(l, &lm, tok, t, ll);
+        same &= r1 == GENIE_OK && r2 == GENIE_OK && memcmp(rl, ll, (size_t)rm.vocab * 4) == 0;
+        tok = ld_argmax(rl, rm.vocab);
+        if (t == 0) first = genie_get_stats(c).remote_bytes_sent;
+        if (t == 1) second = genie_get_stats(c).remote_bytes_sent, fb1 = genie_get_stats(c).backend_fallbacks;
+    }
+    st = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && same, "64 decode steps of the tiny llama: logits remote == local: %s", genie_last_error(c));
+    CHECK(first >= wbytes && first < wbytes + 65536 + 16384, "step 1 sent %llu bytes for %llu of weights and 64 KiB of caches",
+          (unsigned long long)first, (unsigned long long)wbytes);
+    CHECK(st.remote_bytes_sent - second < (uint64_t)(steps - 2) * 2048,
+          "steps 3-64 sent %llu bytes: more than the token, position, mask, a RUN_CACHED and a GET each",
+          (unsigned long long)(st.remote_bytes_sent - second));
+    CHECK(st.remote_bytes_received < (uint64_t)steps * (rm.vocab * 4 + 64) + 4096,
+          "64 steps received %llu bytes: the logits alone are %lld a step (the caches stay on the server)",
+          (unsigned long long)st.remote_bytes_received, (long long)rm.vocab * 4);
+    CHECK(st.backend_fallbacks == fb1 && st.inplace_copied == 0 && st.inplace_reused >= (uint64_t)steps * 2 * rm.n_layers,
+          "decode steps: %llu nodes on the CPU after step 2 (%llu before), %llu in-place writes on the server's buffers, %llu copied",
+          (unsigned long long)(st.backend_fallbacks - fb1), (unsigned long long)fb1, (unsigned long long)st.inplace_reused,
+          (unsigned long long)st.inplace_copied);
+    printf("  64 decode steps: %llu bytes sent (weights %llu), %llu received, %llu messages, %llu round trips, %llu CPU nodes\n",
+           (unsigned long long)st.remote_bytes_sent, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
+           (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips,
+           (unsigned long long)st.backend_fallbacks);
+    { /* an index past the cache: the server's error, at the read */
+        genie_tensor *bad, *pos;
+        int64_t one = 1, p = rm.max_seq, kvs[3] = {rm.n_kv, 1, rm.d / rm.n_heads};
+        float back;
+        genie_pool_push(c);
+        pos = genie_from_data(c, GENIE_I64, 1, &one, &p);
+        bad = genie_index_copy_(c, rm.l[0].k_cache, 1, pos, genie_ones(c, GENIE_F32, 3, kvs));
+        CHECK(genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back) != GENIE_OK &&
+              strstr(genie_last_error(c), "out of bounds"), "index_copy_ past the cache: %s", genie_last_error(c));
+        genie_pool_pop(c);
+        genie_clear_error(c);
+    }
+    ld_free(&rm), ld_free(&lm);
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+}
+
+/* ---- in-place writes: copy_ into slices (broadcast, converted), index_copy_; one whose old
+   version is still read runs on the CPU (a copy there), with the same values ---- */
+static void inplace_prog(genie_ctx *c, float *out) {
+    int64_t bs[2] = {6, 8}, rs[1] = {8}, one = 1, two[2] = {2, 2};
+    genie_tensor *b = genie_zeros(c, GENIE_F32, 2, bs), *old = NULL;
+    int s;
+    for (s = 0; s < 6; s++) {
+        double row[8];
+        int64_t p = 5 - s, j;
+        genie_tensor *idx;
+        for (j = 0; j < 8; j++) row[j] = s * 8 + j + 0.1;
+        genie_pool_push(c);
+        genie_copy_(c, genie_narrow(c, b, 0, s, 1), genie_from_data(c, GENIE_F64, 1, rs, row)); /* [8] f64 -> [1, 8] f32 */
+        idx = genie_from_data(c, GENIE_I64, 1, &one, &p);
+        genie_index_copy_(c, b, 0, idx, genie_mul_scalar(c, genie_narrow(c, b, 0, s, 1), 2.0));
+        if (s == 3) genie_retain(old = genie_clone(c, b)); /* a reader of this version, realized later */
+        genie_pool_pop(c);
+    }
+    genie_index_copy_(c, genie_narrow(c, b, 0, 0, 2), 1, genie_arange(c, GENIE_I64, 0, 2, 1), genie_ones(c, GENIE_F32, 2, two));
+    { /* same dtype, broadcast from a column: the server reads the source through 0 strides */
+        float col[2] = {7.5f, -3.25f};
+        int64_t cs[2] = {2, 1};
+        genie_copy_(c, genie_narrow(c, genie_narrow(c, b, 0, 2, 2), 1, 3, 4), genie_from_data(c, GENIE_F32, 2, cs, col));
+    }
+    genie_read(c, b, GENIE_F32, out, 48 * sizeof(float));
+    genie_read(c, old, GENIE_F32, out + 48, 48 * sizeof(float));
+    genie_release(old);
+}
+static void test_inplace(const char *addr) {
+    genie_ctx *c = remote_ctx(addr), *l = local_ctx();
+    float ro[96], lo[96];
+    genie_stats st;
+    memset(ro, 0, sizeof ro);
+    memset(lo, 1, sizeof lo);
+    inplace_prog(c, ro);
+    inplace_prog(l, lo);
+    st = genie_get_stats(c);
+    CHECK(genie_status(c) == GENIE_OK && genie_status(l) == GENIE_OK && memcmp(ro, lo, sizeof ro) == 0, "in-place writes remote == local: %s",
+          genie_last_error(c));
+    CHECK(st.inplace_reused >= 10 && st.backend_nodes >= 12, "in-place writes on the server: %llu in place, %llu copied, %llu server nodes",
+          (unsigned long long)st.inplace_reused, (unsigned long long)st.inplace_copied, (unsigned long long)st.backend_nodes);
+    printf("  in-place writes: %llu in place, %llu copied, %llu nodes on the server, %llu on the CPU\n", (unsigned long long)st.inplace_reused,
+           (unsigned long long)st.inplace_copied, (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
     genie_ctx_destroy(c);
     genie_ctx_destroy(l);
 }
@@ -775,6 +908,41 @@ static void test_hostile(void) {
         CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "unknown tape: type %d code %u", t, code);
         gr_wr_free(&w);
     }
+    { /* in-place writes: into a buffer that holds no value (ERROR 7), at an index past the view (ERROR 8) */
+        int64_t vals[2] = {0, 5};
+        int k;
+        gr_op ic;
+        for (k = 0; k < 2; k++) { /* buffers 30 (holds 0) and 32 (holds 5): 8 bytes of i64 each */
+            uint8_t p[48 + 8];
+            memset(p, 0, sizeof p);
+            p[0] = (uint8_t)(30 + 2 * k), p[8] = 8;
+            memcpy(p + 48, &vals[k], 8);
+            gr_content_hash(p + 48, 8, p + 16, 1);
+            CHECK(grx_send(&r.x, r.ep, GR_PUT, ++r.req, p, sizeof p, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r), "an index PUT");
+        }
+        memset(&ic, 0, sizeof ic); /* index_copy_(slot 1's [1] i64, dim 0, index slot 0, source slot 0) */
+        ic.op = GR_OP_INDEX_COPY, ic.dtype = GENIE_I64, ic.nin = 2, ic.written = 1, ic.out_buf = 1, ic.out_cap = 8;
+        ic.in[0].kind = ic.in[1].kind = GR_SRC_BUF, ic.in[0].dtype = ic.in[1].dtype = GENIE_I64;
+        put_view(&ic.in[0].v, 1, one, st1, 0);
+        put_view(&ic.in[1].v, 1, one, st1, 0);
+        put_view(&ic.out, 1, one, st1, 0);
+        ic.module = ic.phase = "";
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 2, 30, 31);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &ic);
+        t = 0;
+        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_BUFFER, "in place into no value: type %d code %u", t, code);
+        gr_wr_free(&w);
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 2, 32, 30); /* index 5 into a view of 1 */
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &ic);
+        t = 0;
+        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_OP, "in place past the view: type %d code %u", t, code);
+        gr_wr_free(&w);
+        CHECK(raw_alive(&r), "alive after bad in-place writes");
+    }
     {
         uint8_t f[4 + 8] = {0xff, 0xff, 0xff, 0x7f};
         t = 0;
@@ -1022,6 +1190,8 @@ int main(void) {
         setenv("GENIE_REMOTE", ext, 1);
         test_identical(ext);
         test_weights(ext);
+        test_decode(ext);
+        test_inplace(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -1032,6 +1202,8 @@ int main(void) {
     test_identical(s.addr);
     printf("  identical: %d checks so far\n", passed);
     test_weights(s.addr);
+    test_decode(s.addr);
+    test_inplace(s.addr);
     test_slice(s.addr);
     test_parts(s.addr);
     run_props();
