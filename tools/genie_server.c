@@ -2,7 +2,7 @@
  * (docs/remote.md; the client is genie_remote.c).
  *
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
- *                [--threads N] [--backend cpu] [--client-mb N] [--max-payload-mb N]
+ *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
  *                [--queue-mb N] [--hash-threads N]
  *
  * One thread: a UCX worker whose callbacks queue messages (genie_remote_ucx.h),
@@ -16,6 +16,10 @@
  * beyond --cache-mb. Ops are replayed through genie's public API on views of the
  * buffers, so genie infers and checks every shape and dtype, and a result whose
  * shape or dtype differs from what the client declared is an error.
+ *
+ * --backend cuda needs the server built with genie_cuda.c (-DGENIE_SERVER_CUDA, linked
+ * with genie_cuda.o: build/genie-server-cuda) and a GPU: each client's context then
+ * runs on it. Without either the server refuses at startup with one line, exit 1.
  *
  * Logs one line per connection when it ends (address, messages, bytes, why),
  * never a client's data. SIGTERM or SIGINT: exits 0. */
@@ -32,6 +36,9 @@
 #include <sodium.h>
 #include "genie.h"
 #include "genie_remote_ucx.h"
+#ifdef GENIE_SERVER_CUDA
+#include "genie_cuda.h"
+#endif
 
 #define SV_BUCKETS 1024
 
@@ -99,6 +106,7 @@ typedef struct sv {
     sv_client *clients;
     int next_client;
     int has_key, threads, hash_threads;
+    const char *backend; /* each client's context's backend: NULL (the CPU) or "cuda" */
     uint8_t key[crypto_auth_KEYBYTES];
     sv_entry *cache[SV_BUCKETS];
     sv_entry *oldest, *newest;
@@ -569,6 +577,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         genie_ctx_desc d;
         memset(&d, 0, sizeof d);
         d.n_threads = s->threads;
+        d.backend = s->backend;
         if (!(c->g = genie_ctx_create(&d))) { sv_error(s, c, req, GR_E_MEMORY, "RUN: out of memory for a context"); return; }
     }
     genie_clear_error(c->g);
@@ -1046,9 +1055,44 @@ static void sv_client_free(sv *s, sv_client *c) {
 }
 
 
+/* 0 when contexts on `backend` ("cpu" or "cuda") compute where asked: a probe context
+   is made and dropped; else one line on stderr saying why, and -1. */
+static int sv_backend_check(const char *backend) {
+    genie_ctx_desc d;
+    genie_ctx *g;
+    int ok;
+    if (strcmp(backend, "cpu") == 0) return 0;
+#ifdef GENIE_SERVER_CUDA
+    if (genie_cuda_register() != GENIE_OK) {
+        fprintf(stderr, "genie-server: --backend %s: the CUDA backend did not register\n", backend);
+        return -1;
+    }
+#else
+    fprintf(stderr, "genie-server: --backend %s: this server was not built with cuda (build/genie-server-cuda is, "
+                    "where make remote finds the CUDA toolkit)\n", backend);
+    return -1;
+#endif
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    d.backend = backend;
+    if (!(g = genie_ctx_create(&d))) {
+        fprintf(stderr, "genie-server: --backend %s: out of memory for a context\n", backend);
+        return -1;
+    }
+    ok = genie_status(g) == GENIE_OK && strcmp(genie_backend_name(g), backend) == 0;
+    if (!ok) { /* genie's message without its "; running on the CPU": this server does not start */
+        char why[512], *tail;
+        snprintf(why, sizeof why, "%s", genie_last_error(g));
+        if ((tail = strstr(why, "; running on the CPU"))) *tail = 0;
+        fprintf(stderr, "genie-server: --backend %s: cannot run on the GPU, not starting: %s\n", backend, why);
+    }
+    genie_ctx_destroy(g);
+    return ok ? 0 : -1;
+}
+
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
-                    "                    [--backend cpu] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n");
+                    "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n");
     return 2;
 }
 
@@ -1086,10 +1130,12 @@ int main(int argc, char **argv) {
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20)
         return sv_usage();
-    if (strcmp(backend, "cpu") != 0) {
-        fprintf(stderr, "genie-server: --backend %s: only cpu is built into this server\n", backend);
-        return 2;
+    if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
+        fprintf(stderr, "genie-server: --backend %s: not a backend (cpu or cuda)\n", backend);
+        return sv_usage();
     }
+    if (sv_backend_check(backend) != 0) return 1;
+    s.backend = strcmp(backend, "cpu") == 0 ? NULL : backend;
     s.cache_budget = (uint64_t)cache_mb << 20;
     s.client_budget = (uint64_t)client_mb << 20;
     if (sodium_init() < 0) { fprintf(stderr, "genie-server: libsodium failed to start\n"); return 1; }
