@@ -18,6 +18,8 @@
  *   faults       kill -9 of the server mid-run: GENIE_ERR_BACKEND within ~1 s, then
  *                the same step on the local CPU; a client killed mid-run; two
  *                clients at once
+ *   concurrent   two clients' long RUNs released at once: both right, and the server
+ *                ran them at the same time (its "at most 2 RUNs at once" line)
  *   backend      --backend cuda: a clear refusal, exit 1 (build/genie-server: not built
  *                with cuda; build/genie-server-cuda without a GPU: why), or on a GPU a
  *                server whose results equal local; --backend cpu on the CUDA build serves;
@@ -1182,6 +1184,51 @@ static void test_restart(void) {
     free(ref);
 }
 
+/* ---- two clients' RUNs at once (the server's job threads) ---- */
+/* A chain of 12 products of 512x512 matrices of 2^-9: every product is 2^-9 exactly. */
+static int long_run(const char *addr, int go_fd) {
+    int64_t sh[2] = {512, 512};
+    genie_ctx *k = remote_ctx(addr);
+    genie_tensor *a = genie_full(k, GENIE_F32, 2, sh, 1.0 / 512), *y = a;
+    float *out = (float *)malloc(512 * 512 * 4);
+    char go;
+    int j, ok;
+    genie_realize(k, 1, &a);
+    for (j = 0; j < 12; j++) y = genie_matmul(k, y, a);
+    ok = read(go_fd, &go, 1) == 1 && out && genie_read(k, y, GENIE_F32, out, 512 * 512 * 4) == GENIE_OK &&
+         genie_get_stats(k).backend_nodes >= 12;
+    for (j = 0; ok && j < 512 * 512; j += 1021) ok = out[j] == 1.0f / 512;
+    if (!ok) printf("FAIL long_run: %s\n", genie_last_error(k));
+    genie_ctx_destroy(k);
+    free(out);
+    return ok;
+}
+static void test_concurrent(void) {
+    server s;
+    pid_t kids[2];
+    int go[2], i, st;
+    CHECK(server_start(&s, "--run-threads", "2", "concurrent") == 0 && pipe(go) == 0, "server for concurrent RUNs");
+    fflush(stdout);
+    for (i = 0; i < 2; i++)
+        if ((kids[i] = fork()) == 0) {
+            close(go[1]);
+            _exit(long_run(s.addr, go[0]) ? 0 : 1);
+        }
+    close(go[0]);
+    { /* both connected and their graphs built (a moment), then released together */
+        struct timespec ts = {0, 300000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(write(go[1], "gg", 2) == 2, "release the clients");
+    close(go[1]);
+    for (i = 0; i < 2; i++) {
+        waitpid(kids[i], &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
+    }
+    CHECK(server_stop(&s) == 0, "server exits 0 after the concurrent RUNs");
+    CHECK(log_count(&s, "at most 2 RUNs at once") == 1, "the two RUNs ran at the same time (%s)", s.log);
+}
+
 /* ---- --backend ---- */
 /* bin run with `--backend be` to its exit (at most 20 s; else killed, -1), its output in log */
 static int server_exit(const char *bin, const char *be, const char *log) {
@@ -1290,6 +1337,7 @@ int main(void) {
     test_queue_cap();
     test_faults();
     test_restart();
+    test_concurrent();
     test_backend();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
