@@ -100,13 +100,12 @@ typedef struct sv_client {
         struct sv_part { uint8_t *dst, *leaves; const uint8_t *src; size_t n; int nth; } job;
     } up;
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
-    /* a RUN handled on a thread of its own (sv_job_main): while busy only that thread touches
+    /* a RUN handled on a pool thread (sv_job_main): while busy only that thread touches
        this client (apart from `failed`, set by UCX's error callback); its replies wait in
        out, and the loop keeps the client's next messages in wait, in order */
     int busy, job_done;   /* job_done: under sv.mu */
-    pthread_t job_th;
     grx_msg *job_msg, *wait_head, *wait_tail;
-    void *job_arg;        /* the server (sv), for the job's thread */
+    struct sv_client *job_next; /* in sv.qhead's queue of jobs not yet taken */
     struct sv_out { int type; uint64_t id; size_t n; struct sv_out *next; uint8_t p[1]; } *out_head, *out_tail;
     const char *why;      /* why it ended */
     struct sv_client *next;
@@ -123,8 +122,13 @@ typedef struct sv {
     sv_entry *cache[SV_BUCKETS];
     sv_entry *oldest, *newest;
     uint64_t cache_bytes, cache_budget, client_budget;
-    pthread_mutex_t mu;   /* a cached tensor's refs, the eviction that reads them, job_done */
-    int jobs, max_jobs, peak_jobs; /* RUNs on threads now, at most (--run-threads), at most seen */
+    pthread_mutex_t mu;   /* a cached tensor's refs, the eviction that reads them, job_done,
+                             the job queue, stopping */
+    pthread_cond_t cv;    /* a job queued, or stopping */
+    sv_client *qhead, *qtail; /* busy clients whose RUN no pool thread has taken yet */
+    pthread_t pool[256];
+    int npool, stopping;
+    int jobs, max_jobs, peak_jobs; /* RUNs given to the pool now, its threads (--run-threads), the most at once */
     int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
 } sv;
 
@@ -1037,16 +1041,50 @@ static int sv_is_job(const sv_client *c, const grx_msg *m) {
     if (c->state != 2 || m->oversized || m->failed || m->refused || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) return 0;
     return h.type == GR_RUN || h.type == GR_RUN_CACHED;
 }
-static void *sv_job_main(void *arg) {
-    sv_client *c = (sv_client *)arg;
-    sv *s = (sv *)c->job_arg;
-    char one = 1;
-    sv_handle(s, c, c->job_msg);
+/* The next queued job's client, or NULL when the server stops. A thread polls a little
+   before it sleeps: a client's next RUN usually follows at once. */
+static sv_client *sv_job_take(sv *s) {
+    double t0 = grx_now();
+    sv_client *c;
     pthread_mutex_lock(&s->mu);
-    c->job_done = 1;
+    for (;;) {
+        if ((c = s->qhead)) {
+            if (!(s->qhead = c->job_next)) s->qtail = NULL;
+            c->job_next = NULL;
+            break;
+        }
+        if (s->stopping) break;
+        if (grx_now() - t0 < 200e-6) {
+            pthread_mutex_unlock(&s->mu);
+            sched_yield();
+            pthread_mutex_lock(&s->mu);
+        } else {
+            pthread_cond_wait(&s->cv, &s->mu);
+        }
+    }
     pthread_mutex_unlock(&s->mu);
-    if (write(s->wake[1], &one, 1) < 0) {} /* the pipe full: the loop is awake anyway */
+    return c;
+}
+static void *sv_job_main(void *arg) {
+    sv *s = (sv *)arg;
+    sv_client *c;
+    while ((c = sv_job_take(s))) {
+        char one = 1;
+        sv_handle(s, c, c->job_msg);
+        pthread_mutex_lock(&s->mu);
+        c->job_done = 1;
+        pthread_mutex_unlock(&s->mu);
+        if (write(s->wake[1], &one, 1) < 0) {} /* the pipe full: the loop is awake anyway */
+    }
     return NULL;
+}
+/* c's job done (under the lock): 1 */
+static int sv_job_done(sv *s, sv_client *c) {
+    int done;
+    pthread_mutex_lock(&s->mu);
+    done = c->job_done;
+    pthread_mutex_unlock(&s->mu);
+    return done;
 }
 /* Handles c's waiting messages in order until one starts a job (or none is left, or a job
    would exceed --run-threads: then they wait). 1 if it took any. */
@@ -1054,18 +1092,21 @@ static int sv_drain(sv *s, sv_client *c) {
     grx_msg *m;
     int took = 0;
     while (!c->busy && (m = c->wait_head)) {
-        int job = c->state != 3 && sv_is_job(c, m);
+        int job = s->max_jobs > 0 && c->state != 3 && sv_is_job(c, m); /* 0 threads: on the loop */
         if (job && s->jobs >= s->max_jobs) return took;
         took = 1;
         if (!(c->wait_head = m->next)) c->wait_tail = NULL;
         m->next = NULL;
-        if (job) {
-            c->busy = 1, c->job_done = 0, c->job_msg = m, c->job_arg = s;
-            if (pthread_create(&c->job_th, NULL, sv_job_main, c) == 0) {
-                if (++s->jobs > s->peak_jobs) s->peak_jobs = s->jobs;
-                return took;
-            }
-            c->busy = 0; /* no thread: handled here */
+        if (job) { /* to the pool */
+            c->busy = 1, c->job_done = 0, c->job_msg = m;
+            pthread_mutex_lock(&s->mu);
+            if (s->qtail) s->qtail->job_next = c;
+            else s->qhead = c;
+            s->qtail = c;
+            pthread_cond_signal(&s->cv);
+            pthread_mutex_unlock(&s->mu);
+            if (++s->jobs > s->peak_jobs) s->peak_jobs = s->jobs;
+            return took;
         }
         if (c->state != 3) sv_handle(s, c, m); /* a failed peer's last messages too (no replies) */
         if (c->up.held != m) grx_msg_free(&s->x, m); /* else a part being hashed: freed after */
@@ -1074,13 +1115,7 @@ static int sv_drain(sv *s, sv_client *c) {
 }
 /* Finishes c's job if done: its replies sent in order, its message freed. 1 if it did. */
 static int sv_reap(sv *s, sv_client *c) {
-    int done;
-    if (!c->busy) return 0;
-    pthread_mutex_lock(&s->mu);
-    done = c->job_done;
-    pthread_mutex_unlock(&s->mu);
-    if (!done) return 0;
-    pthread_join(c->job_th, NULL);
+    if (!c->busy || !sv_job_done(s, c)) return 0;
     c->busy = 0;
     s->jobs--;
     while (c->out_head) {
@@ -1132,7 +1167,10 @@ static void sv_conn(ucp_conn_request_h req, void *arg) {
 static void sv_client_free(sv *s, sv_client *c) {
     int i;
     if (c->busy) { /* its job finishes first (the loop frees only idle clients, but at a stop) */
-        pthread_join(c->job_th, NULL);
+        while (!sv_job_done(s, c)) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
         c->busy = 0;
         s->jobs--;
         grx_msg_free(&s->x, c->job_msg);
@@ -1248,7 +1286,7 @@ int main(int argc, char **argv) {
         i++;
     }
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
-        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 1 || s.max_jobs > 256)
+        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256)
         return sv_usage();
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
         fprintf(stderr, "genie-server: --backend %s: not a backend (cpu or cuda)\n", backend);
@@ -1263,6 +1301,12 @@ int main(int argc, char **argv) {
         return 1;
     }
     pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
+    for (s.npool = 0; s.npool < s.max_jobs; s.npool++)
+        if (pthread_create(&s.pool[s.npool], NULL, sv_job_main, &s) != 0) {
+            fprintf(stderr, "genie-server: cannot start %d threads for RUNs (--run-threads)\n", s.max_jobs);
+            return 1;
+        }
     if (sodium_init() < 0) { fprintf(stderr, "genie-server: libsodium failed to start\n"); return 1; }
     if (key_file) {
         if (gr_read_key(key_file, s.key) != 0) { fprintf(stderr, "genie-server: cannot read a key from %s\n", key_file); return 1; }
@@ -1352,12 +1396,13 @@ int main(int argc, char **argv) {
             busy = 1;
             ucp_worker_progress(s.x.w);
         }
-        {
-            char drop[64];
-            while (read(s.wake[0], drop, sizeof drop) > 0) {}
-        }
-        for (c = s.clients; c; c = c->next) { /* finished jobs; clients waiting for a thread */
-            busy |= sv_reap(&s, c);
+        for (c = s.clients; c && s.jobs; c = c->next) /* finished jobs */
+            if (sv_reap(&s, c)) {
+                char drop[64];
+                while (read(s.wake[0], drop, sizeof drop) > 0) {}
+                busy = 1;
+            }
+        for (c = s.clients; c; c = c->next) { /* clients waiting for a pool thread */
             if (c->wait_head && !c->busy) busy |= sv_drain(&s, c);
         }
         for (pp = &s.clients; *pp;) { /* ended connections */
@@ -1396,6 +1441,11 @@ int main(int argc, char **argv) {
         c->failed = 1; /* closed at once: a connected client may not be reading */
         sv_client_free(&s, c);
     }
+    pthread_mutex_lock(&s.mu);
+    s.stopping = 1;
+    pthread_cond_broadcast(&s.cv);
+    pthread_mutex_unlock(&s.mu);
+    for (i = 0; i < s.npool; i++) pthread_join(s.pool[i], NULL);
     ucp_listener_destroy(s.listener);
     grx_destroy(&s.x);
     while (s.oldest) {
@@ -1407,6 +1457,7 @@ int main(int argc, char **argv) {
     sodium_memzero(s.key, sizeof s.key);
     printf("genie-server: stopped (at most %d RUNs at once)\n", s.peak_jobs);
     pthread_mutex_destroy(&s.mu);
+    pthread_cond_destroy(&s.cv);
     close(s.wake[0]);
     close(s.wake[1]);
     return 0;

@@ -19,7 +19,8 @@
  *                the same step on the local CPU; a client killed mid-run; two
  *                clients at once
  *   concurrent   two clients' long RUNs released at once: both right, and the server
- *                ran them at the same time (its "at most 2 RUNs at once" line)
+ *                ran them at the same time (its "at most 2 RUNs at once" line); with
+ *                --run-threads 0 on its loop
  *   backend      --backend cuda: a clear refusal, exit 1 (build/genie-server: not built
  *                with cuda; build/genie-server-cuda without a GPU: why), or on a GPU a
  *                server whose results equal local; --backend cpu on the CUDA build serves;
@@ -1203,11 +1204,12 @@ static int long_run(const char *addr, int go_fd) {
     free(out);
     return ok;
 }
-static void test_concurrent(void) {
+/* run_threads: the server's --run-threads; want: its last line ("at most N RUNs at once") */
+static void test_concurrent(const char *run_threads, const char *want) {
     server s;
     pid_t kids[2];
     int go[2], i, st;
-    CHECK(server_start(&s, "--run-threads", "2", "concurrent") == 0 && pipe(go) == 0, "server for concurrent RUNs");
+    CHECK(server_start(&s, "--run-threads", run_threads, "concurrent") == 0 && pipe(go) == 0, "server for concurrent RUNs");
     fflush(stdout);
     for (i = 0; i < 2; i++)
         if ((kids[i] = fork()) == 0) {
@@ -1226,7 +1228,7 @@ static void test_concurrent(void) {
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
     }
     CHECK(server_stop(&s) == 0, "server exits 0 after the concurrent RUNs");
-    CHECK(log_count(&s, "at most 2 RUNs at once") == 1, "the two RUNs ran at the same time (%s)", s.log);
+    CHECK(log_count(&s, want) == 1, "--run-threads %s: \"%s\" (%s)", run_threads, want, s.log);
 }
 
 /* ---- --backend ---- */
@@ -1337,7 +1339,8 @@ int main(void) {
     test_queue_cap();
     test_faults();
     test_restart();
-    test_concurrent();
+    test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
+    test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
     test_backend();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
