@@ -521,19 +521,24 @@ REMOTE_HDRS   = genie.h genie_remote.h genie_remote_proto.h genie_remote_ucx.h
 REMOTE_ENV    = UCX_TLS=tcp UCX_NET_DEVICES=lo UCX_WARN_UNUSED_ENV_VARS=n
 REMOTE_SKIP   = echo "skip: remote backend (pkg-config finds no ucx and libsodium: apt install libucx-dev libsodium-dev)"
 .PHONY: remote test-remote bench-remote fuzz-remote
-remote: ## the remote backend: build/genie_remote.o and build/genie-server (UCX, libsodium)
-	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie_remote.o $(BUILD)/genie-server; else $(REMOTE_SKIP); fi
+# REMOTE_SERVERS: build/genie-server, and build/genie-server-cuda (--backend cuda: genie_cuda.o
+# inside) where the CUDA toolkit is found
+REMOTE_SERVERS = $(BUILD)/genie-server $$($(HAVE_CUDA) && echo $(BUILD)/genie-server-cuda)
+remote: ## the remote backend: build/genie_remote.o, build/genie-server (and build/genie-server-cuda with a CUDA toolkit)
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie_remote.o $(REMOTE_SERVERS); else $(REMOTE_SKIP); fi
 $(BUILD)/genie_remote.o: genie_remote.c $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -c $< -o $@
 $(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+$(BUILD)/genie-server-cuda: tools/genie_server.c $(BUILD)/genie_cuda.o genie_cuda.h $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) $(REMOTE_CFLAGS) -DGENIE_SERVER_CUDA $< $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) $(REMOTE_LIBS)
 $(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/bench_remote: bench/remote.c tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
 test-remote: ## the remote backend against a forked genie-server on loopback
-	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/test_remote && $(REMOTE_ENV) $(BUILD)/test_remote; \
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(REMOTE_SERVERS) $(BUILD)/test_remote && $(REMOTE_ENV) $(BUILD)/test_remote; \
 	else $(REMOTE_SKIP); fi
 bench-remote: ## remote vs local: round trips, PUT throughput vs raw UCX, an MLP step
 	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/bench_remote && $(REMOTE_ENV) $(BUILD)/bench_remote; \

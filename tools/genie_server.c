@@ -2,12 +2,15 @@
  * (docs/remote.md; the client is genie_remote.c).
  *
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
- *                [--threads N] [--backend cpu] [--client-mb N] [--max-payload-mb N]
- *                [--queue-mb N] [--hash-threads N]
+ *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
+ *                [--queue-mb N] [--hash-threads N] [--run-threads N]
  *
- * One thread: a UCX worker whose callbacks queue messages (genie_remote_ucx.h),
- * and a loop that handles them in order and sleeps on the worker's event fd when
- * there is nothing to do. Each client has its own state: a genie context and a
+ * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
+ * and a loop that hands each client's messages over in order and sleeps on the
+ * worker's event fd (or a job's wake pipe) when there is nothing to do. The loop
+ * handles all but RUNs itself; a RUN runs on a thread of its own (at most
+ * --run-threads at once) while that client's next messages wait and its replies are
+ * kept, sent by the loop in order when it ends. Each client has its own state: a genie context and a
  * table of buffers named by the client's ids. Tensors a client uploads (PUT) live
  * in a cache shared by all clients, addressed by the BLAKE2b-256 hash of their
  * bytes that the server computes itself; a buffer bound to a cached tensor reads
@@ -17,10 +20,15 @@
  * buffers, so genie infers and checks every shape and dtype, and a result whose
  * shape or dtype differs from what the client declared is an error.
  *
+ * --backend cuda needs the server built with genie_cuda.c (-DGENIE_SERVER_CUDA, linked
+ * with genie_cuda.o: build/genie-server-cuda) and a GPU: each client's context then
+ * runs on it. Without either the server refuses at startup with one line, exit 1.
+ *
  * Logs one line per connection when it ends (address, messages, bytes, why),
  * never a client's data. SIGTERM or SIGINT: exits 0. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <poll.h>
 #include <sched.h>
@@ -32,6 +40,9 @@
 #include <sodium.h>
 #include "genie.h"
 #include "genie_remote_ucx.h"
+#ifdef GENIE_SERVER_CUDA
+#include "genie_cuda.h"
+#endif
 
 #define SV_BUCKETS 1024
 
@@ -89,6 +100,13 @@ typedef struct sv_client {
         struct sv_part { uint8_t *dst, *leaves; const uint8_t *src; size_t n; int nth; } job;
     } up;
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
+    /* a RUN handled on a pool thread (sv_job_main): while busy only that thread touches
+       this client (apart from `failed`, set by UCX's error callback); its replies wait in
+       out, and the loop keeps the client's next messages in wait, in order */
+    int busy, job_done;   /* job_done: under sv.mu */
+    grx_msg *job_msg, *wait_head, *wait_tail;
+    struct sv_client *job_next; /* in sv.qhead's queue of jobs not yet taken */
+    struct sv_out { int type; uint64_t id; size_t n; struct sv_out *next; uint8_t p[1]; } *out_head, *out_tail;
     const char *why;      /* why it ended */
     struct sv_client *next;
 } sv_client;
@@ -99,10 +117,19 @@ typedef struct sv {
     sv_client *clients;
     int next_client;
     int has_key, threads, hash_threads;
+    const char *backend; /* each client's context's backend: NULL (the CPU) or "cuda" */
     uint8_t key[crypto_auth_KEYBYTES];
     sv_entry *cache[SV_BUCKETS];
     sv_entry *oldest, *newest;
     uint64_t cache_bytes, cache_budget, client_budget;
+    pthread_mutex_t mu;   /* a cached tensor's refs, the eviction that reads them, job_done,
+                             the job queue, stopping */
+    pthread_cond_t cv;    /* a job queued, or stopping */
+    sv_client *qhead, *qtail; /* busy clients whose RUN no pool thread has taken yet */
+    pthread_t pool[256];
+    int npool, stopping;
+    int jobs, max_jobs, peak_jobs; /* RUNs given to the pool now, its threads (--run-threads), the most at once */
+    int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
 } sv;
 
 static volatile sig_atomic_t sv_stop;
@@ -131,7 +158,9 @@ static void sv_touch(sv *s, sv_entry *e) {
     s->newest = e;
 }
 static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within budget */
-    sv_entry *e = s->oldest, *next;
+    sv_entry *e, *next;
+    pthread_mutex_lock(&s->mu);
+    e = s->oldest;
     for (; e && s->cache_bytes > s->cache_budget; e = next) {
         sv_entry **pp;
         next = e->newer;
@@ -143,6 +172,7 @@ static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within bu
         free(e->block);
         free(e);
     }
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* ---- a client's buffers ---- */
@@ -156,7 +186,9 @@ static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
     genie_release(b->gt);
     b->gt = NULL;
     if (b->entry) {
+        pthread_mutex_lock(&s->mu);
         b->entry->refs--;
+        pthread_mutex_unlock(&s->mu);
         b->entry = NULL;
         c->bound_bytes -= b->size;
     } else {
@@ -167,7 +199,6 @@ static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
     b->size = 0;
     free(b->err);
     b->err = NULL;
-    (void)s;
 }
 static void sv_buf_free(sv *s, sv_client *c, uint64_t id) {
     sv_buf **pp = &c->bufs[id % SV_BUCKETS], *b;
@@ -194,7 +225,9 @@ static sv_buf *sv_buf_get(sv_client *c, uint64_t id) {
 static void sv_bind(sv *s, sv_client *c, sv_buf *b, sv_entry *e) {
     sv_buf_clear(s, c, b);
     b->entry = e;
+    pthread_mutex_lock(&s->mu);
     e->refs++;
+    pthread_mutex_unlock(&s->mu);
     b->data = e->data;
     b->size = e->size;
     c->bound_bytes += e->size;
@@ -241,6 +274,20 @@ static uint64_t *sv_queued(void *arg, ucp_ep_h ep) {
 static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, size_t n) {
     ucs_status_t st;
     if (c->failed || c->state == 3) return;
+    if (c->busy) { /* on a job's thread: sent by the loop when the job is done (sv_reap) */
+        struct sv_out *o = (struct sv_out *)malloc(sizeof *o + n);
+        if (!o) {
+            c->failed = 1;
+            c->why = "out of memory for a reply";
+            return;
+        }
+        o->type = type, o->id = id, o->n = n, o->next = NULL;
+        if (n) memcpy(o->p, p, n);
+        if (c->out_tail) c->out_tail->next = o;
+        else c->out_head = o;
+        c->out_tail = o;
+        return;
+    }
     st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + 30.0, &c->failed);
     if (st != UCS_OK) {
         c->failed = 1;
@@ -569,6 +616,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         genie_ctx_desc d;
         memset(&d, 0, sizeof d);
         d.n_threads = s->threads;
+        d.backend = s->backend;
         if (!(c->g = genie_ctx_create(&d))) { sv_error(s, c, req, GR_E_MEMORY, "RUN: out of memory for a context"); return; }
     }
     genie_clear_error(c->g);
@@ -926,7 +974,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     case GR_RUN:
         sv_run(s, c, h.id, &q.run);
         gr_run_free(&q.run);
-        sv_evict(s);
+        if (!c->busy) sv_evict(s); /* a job's: the loop evicts after it */
         break;
     case GR_RUN_CACHED: {
         int k;
@@ -941,7 +989,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_run(s, c, h.id, &q.run);
         }
         gr_run_free(&q.run);
-        sv_evict(s);
+        if (!c->busy) sv_evict(s);
         break;
     }
     case GR_GET: {
@@ -986,6 +1034,103 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     }
 }
 
+/* ---- RUNs on threads ---- */
+/* m (of c, which is ready) is a RUN or RUN_CACHED that a job may handle */
+static int sv_is_job(const sv_client *c, const grx_msg *m) {
+    gr_hdr h;
+    if (c->state != 2 || m->oversized || m->failed || m->refused || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) return 0;
+    return h.type == GR_RUN || h.type == GR_RUN_CACHED;
+}
+/* The next queued job's client, or NULL when the server stops. A thread polls a little
+   before it sleeps: a client's next RUN usually follows at once. */
+static sv_client *sv_job_take(sv *s) {
+    double t0 = grx_now();
+    sv_client *c;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if ((c = s->qhead)) {
+            if (!(s->qhead = c->job_next)) s->qtail = NULL;
+            c->job_next = NULL;
+            break;
+        }
+        if (s->stopping) break;
+        if (grx_now() - t0 < 200e-6) {
+            pthread_mutex_unlock(&s->mu);
+            sched_yield();
+            pthread_mutex_lock(&s->mu);
+        } else {
+            pthread_cond_wait(&s->cv, &s->mu);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return c;
+}
+static void *sv_job_main(void *arg) {
+    sv *s = (sv *)arg;
+    sv_client *c;
+    while ((c = sv_job_take(s))) {
+        char one = 1;
+        sv_handle(s, c, c->job_msg);
+        pthread_mutex_lock(&s->mu);
+        c->job_done = 1;
+        pthread_mutex_unlock(&s->mu);
+        if (write(s->wake[1], &one, 1) < 0) {} /* the pipe full: the loop is awake anyway */
+    }
+    return NULL;
+}
+/* c's job done (under the lock): 1 */
+static int sv_job_done(sv *s, sv_client *c) {
+    int done;
+    pthread_mutex_lock(&s->mu);
+    done = c->job_done;
+    pthread_mutex_unlock(&s->mu);
+    return done;
+}
+/* Handles c's waiting messages in order until one starts a job (or none is left, or a job
+   would exceed --run-threads: then they wait). 1 if it took any. */
+static int sv_drain(sv *s, sv_client *c) {
+    grx_msg *m;
+    int took = 0;
+    while (!c->busy && (m = c->wait_head)) {
+        int job = s->max_jobs > 0 && c->state != 3 && sv_is_job(c, m); /* 0 threads: on the loop */
+        if (job && s->jobs >= s->max_jobs) return took;
+        took = 1;
+        if (!(c->wait_head = m->next)) c->wait_tail = NULL;
+        m->next = NULL;
+        if (job) { /* to the pool */
+            c->busy = 1, c->job_done = 0, c->job_msg = m;
+            pthread_mutex_lock(&s->mu);
+            if (s->qtail) s->qtail->job_next = c;
+            else s->qhead = c;
+            s->qtail = c;
+            pthread_cond_signal(&s->cv);
+            pthread_mutex_unlock(&s->mu);
+            if (++s->jobs > s->peak_jobs) s->peak_jobs = s->jobs;
+            return took;
+        }
+        if (c->state != 3) sv_handle(s, c, m); /* a failed peer's last messages too (no replies) */
+        if (c->up.held != m) grx_msg_free(&s->x, m); /* else a part being hashed: freed after */
+    }
+    return took;
+}
+/* Finishes c's job if done: its replies sent in order, its message freed. 1 if it did. */
+static int sv_reap(sv *s, sv_client *c) {
+    if (!c->busy || !sv_job_done(s, c)) return 0;
+    c->busy = 0;
+    s->jobs--;
+    while (c->out_head) {
+        struct sv_out *o = c->out_head;
+        c->out_head = o->next;
+        sv_send(s, c, o->type, o->id, o->n ? o->p : NULL, o->n);
+        free(o);
+    }
+    c->out_tail = NULL;
+    grx_msg_free(&s->x, c->job_msg);
+    c->job_msg = NULL;
+    sv_evict(s);
+    return 1;
+}
+
 /* ---- connections ---- */
 static void sv_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
     sv_client *c = (sv_client *)arg;
@@ -1021,6 +1166,25 @@ static void sv_conn(ucp_conn_request_h req, void *arg) {
 }
 static void sv_client_free(sv *s, sv_client *c) {
     int i;
+    if (c->busy) { /* its job finishes first (the loop frees only idle clients, but at a stop) */
+        while (!sv_job_done(s, c)) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        c->busy = 0;
+        s->jobs--;
+        grx_msg_free(&s->x, c->job_msg);
+    }
+    while (c->out_head) {
+        struct sv_out *o = c->out_head;
+        c->out_head = o->next;
+        free(o);
+    }
+    while (c->wait_head) {
+        grx_msg *m = c->wait_head;
+        c->wait_head = m->next;
+        grx_msg_free(&s->x, m);
+    }
     printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors\n",
            c->id, c->peer, c->why ? c->why : "closed", (unsigned long long)c->msgs_in, (unsigned long long)c->msgs_out,
            (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors);
@@ -1046,9 +1210,45 @@ static void sv_client_free(sv *s, sv_client *c) {
 }
 
 
+/* 0 when contexts on `backend` ("cpu" or "cuda") compute where asked: a probe context
+   is made and dropped; else one line on stderr saying why, and -1. */
+static int sv_backend_check(const char *backend) {
+    genie_ctx_desc d;
+    genie_ctx *g;
+    int ok;
+    if (strcmp(backend, "cpu") == 0) return 0;
+#ifdef GENIE_SERVER_CUDA
+    if (genie_cuda_register() != GENIE_OK) {
+        fprintf(stderr, "genie-server: --backend %s: the CUDA backend did not register\n", backend);
+        return -1;
+    }
+#else
+    fprintf(stderr, "genie-server: --backend %s: this server was not built with cuda (build/genie-server-cuda is, "
+                    "where make remote finds the CUDA toolkit)\n", backend);
+    return -1;
+#endif
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    d.backend = backend;
+    if (!(g = genie_ctx_create(&d))) {
+        fprintf(stderr, "genie-server: --backend %s: out of memory for a context\n", backend);
+        return -1;
+    }
+    ok = genie_status(g) == GENIE_OK && strcmp(genie_backend_name(g), backend) == 0;
+    if (!ok) { /* genie's message without its "; running on the CPU": this server does not start */
+        char why[512], *tail;
+        snprintf(why, sizeof why, "%s", genie_last_error(g));
+        if ((tail = strstr(why, "; running on the CPU"))) *tail = 0;
+        fprintf(stderr, "genie-server: --backend %s: cannot run on the GPU, not starting: %s\n", backend, why);
+    }
+    genie_ctx_destroy(g);
+    return ok ? 0 : -1;
+}
+
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
-                    "                    [--backend cpu] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n");
+                    "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
+                    "                    [--run-threads N]\n");
     return 2;
 }
 
@@ -1066,6 +1266,7 @@ int main(int argc, char **argv) {
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
+    s.max_jobs = 4;
     s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1079,19 +1280,33 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--threads")) s.threads = atoi(v);
         else if (!strcmp(a, "--hash-threads")) s.hash_threads = atoi(v);
         else if (!strcmp(a, "--queue-mb")) queue_mb = atol(v);
+        else if (!strcmp(a, "--run-threads")) s.max_jobs = atoi(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
-        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20)
+        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256)
         return sv_usage();
-    if (strcmp(backend, "cpu") != 0) {
-        fprintf(stderr, "genie-server: --backend %s: only cpu is built into this server\n", backend);
-        return 2;
+    if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
+        fprintf(stderr, "genie-server: --backend %s: not a backend (cpu or cuda)\n", backend);
+        return sv_usage();
     }
+    if (sv_backend_check(backend) != 0) return 1;
+    s.backend = strcmp(backend, "cpu") == 0 ? NULL : backend;
     s.cache_budget = (uint64_t)cache_mb << 20;
     s.client_budget = (uint64_t)client_mb << 20;
+    if (pipe(s.wake) != 0 || fcntl(s.wake[0], F_SETFL, O_NONBLOCK) != 0 || fcntl(s.wake[1], F_SETFL, O_NONBLOCK) != 0) {
+        fprintf(stderr, "genie-server: cannot make a pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
+    for (s.npool = 0; s.npool < s.max_jobs; s.npool++)
+        if (pthread_create(&s.pool[s.npool], NULL, sv_job_main, &s) != 0) {
+            fprintf(stderr, "genie-server: cannot start %d threads for RUNs (--run-threads)\n", s.max_jobs);
+            return 1;
+        }
     if (sodium_init() < 0) { fprintf(stderr, "genie-server: libsodium failed to start\n"); return 1; }
     if (key_file) {
         if (gr_read_key(key_file, s.key) != 0) { fprintf(stderr, "genie-server: cannot read a key from %s\n", key_file); return 1; }
@@ -1168,16 +1383,31 @@ int main(int argc, char **argv) {
         grx_msg *m;
         sv_client *c, **pp;
         int busy = ucp_worker_progress(s.x.w) != 0;
-        while ((m = grx_pop(&s.x, NULL))) {
+        while ((m = grx_pop(&s.x, NULL))) { /* each client's messages wait behind its job */
             for (c = s.clients; c && c->ep != m->ep; c = c->next) {}
-            if (c && c->state != 3) sv_handle(&s, c, m); /* a failed peer's last messages too (no replies) */
-            if (!c || c->up.held != m) grx_msg_free(&s.x, m); /* else a part being hashed: freed after */
+            if (!c) {
+                grx_msg_free(&s.x, m);
+            } else {
+                if (c->wait_tail) c->wait_tail->next = m;
+                else c->wait_head = m;
+                c->wait_tail = m;
+                (void)sv_drain(&s, c);
+            }
             busy = 1;
             ucp_worker_progress(s.x.w);
         }
+        for (c = s.clients; c && s.jobs; c = c->next) /* finished jobs */
+            if (sv_reap(&s, c)) {
+                char drop[64];
+                while (read(s.wake[0], drop, sizeof drop) > 0) {}
+                busy = 1;
+            }
+        for (c = s.clients; c; c = c->next) { /* clients waiting for a pool thread */
+            if (c->wait_head && !c->busy) busy |= sv_drain(&s, c);
+        }
         for (pp = &s.clients; *pp;) { /* ended connections */
             c = *pp;
-            if (c->state == 3 || c->failed) {
+            if ((c->state == 3 || c->failed) && !c->busy) {
                 *pp = c->next;
                 sv_client_free(&s, c);
                 busy = 1;
@@ -1197,11 +1427,11 @@ int main(int argc, char **argv) {
         }
         idle_since = 0;
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
-            struct pollfd pfd;
-            pfd.fd = efd;
-            pfd.events = POLLIN;
-            pfd.revents = 0;
-            poll(&pfd, 1, 100);
+            struct pollfd pfd[2];
+            pfd[0].fd = efd, pfd[1].fd = s.wake[0];
+            pfd[0].events = pfd[1].events = POLLIN;
+            pfd[0].revents = pfd[1].revents = 0;
+            poll(pfd, 2, 100);
         }
     }
     while (s.clients) {
@@ -1211,6 +1441,11 @@ int main(int argc, char **argv) {
         c->failed = 1; /* closed at once: a connected client may not be reading */
         sv_client_free(&s, c);
     }
+    pthread_mutex_lock(&s.mu);
+    s.stopping = 1;
+    pthread_cond_broadcast(&s.cv);
+    pthread_mutex_unlock(&s.mu);
+    for (i = 0; i < s.npool; i++) pthread_join(s.pool[i], NULL);
     ucp_listener_destroy(s.listener);
     grx_destroy(&s.x);
     while (s.oldest) {
@@ -1220,6 +1455,10 @@ int main(int argc, char **argv) {
         free(e);
     }
     sodium_memzero(s.key, sizeof s.key);
-    printf("genie-server: stopped\n");
+    printf("genie-server: stopped (at most %d RUNs at once)\n", s.peak_jobs);
+    pthread_mutex_destroy(&s.mu);
+    pthread_cond_destroy(&s.cv);
+    close(s.wake[0]);
+    close(s.wake[1]);
     return 0;
 }

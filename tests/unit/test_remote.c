@@ -17,7 +17,14 @@
  *                an ERROR, and the connection goes on
  *   faults       kill -9 of the server mid-run: GENIE_ERR_BACKEND within ~1 s, then
  *                the same step on the local CPU; a client killed mid-run; two
- *                clients at once */
+ *                clients at once
+ *   concurrent   two clients' long RUNs released at once: both right, and the server
+ *                ran them at the same time (its "at most 2 RUNs at once" line); with
+ *                --run-threads 0 on its loop
+ *   backend      --backend cuda: a clear refusal, exit 1 (build/genie-server: not built
+ *                with cuda; build/genie-server-cuda without a GPU: why), or on a GPU a
+ *                server whose results equal local; --backend cpu on the CUDA build serves;
+ *                --backend gpu: a usage error, exit 2 */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
 #include "genie_remote.h"
@@ -43,8 +50,10 @@ static int passed, failed;
     } while (0)
 
 /* ---- the server (GENIE_SERVER_BIN, default build/genie-server) ---- */
+static const char *server_bin_override; /* a test's other server binary, else NULL */
 static const char *server_bin(void) {
     const char *b = getenv("GENIE_SERVER_BIN");
+    if (server_bin_override) return server_bin_override;
     return b && *b ? b : "build/genie-server";
 }
 typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
@@ -1176,6 +1185,124 @@ static void test_restart(void) {
     free(ref);
 }
 
+/* ---- two clients' RUNs at once (the server's job threads) ---- */
+/* A chain of 12 products of 512x512 matrices of 2^-9: every product is 2^-9 exactly. */
+static int long_run(const char *addr, int go_fd) {
+    int64_t sh[2] = {512, 512};
+    genie_ctx *k = remote_ctx(addr);
+    genie_tensor *a = genie_full(k, GENIE_F32, 2, sh, 1.0 / 512), *y = a;
+    float *out = (float *)malloc(512 * 512 * 4);
+    char go;
+    int j, ok;
+    genie_realize(k, 1, &a);
+    for (j = 0; j < 12; j++) y = genie_matmul(k, y, a);
+    ok = read(go_fd, &go, 1) == 1 && out && genie_read(k, y, GENIE_F32, out, 512 * 512 * 4) == GENIE_OK &&
+         genie_get_stats(k).backend_nodes >= 12;
+    for (j = 0; ok && j < 512 * 512; j += 1021) ok = out[j] == 1.0f / 512;
+    if (!ok) printf("FAIL long_run: %s\n", genie_last_error(k));
+    genie_ctx_destroy(k);
+    free(out);
+    return ok;
+}
+/* run_threads: the server's --run-threads; want: its last line ("at most N RUNs at once") */
+static void test_concurrent(const char *run_threads, const char *want) {
+    server s;
+    pid_t kids[2];
+    int go[2], i, st;
+    CHECK(server_start(&s, "--run-threads", run_threads, "concurrent") == 0 && pipe(go) == 0, "server for concurrent RUNs");
+    fflush(stdout);
+    for (i = 0; i < 2; i++)
+        if ((kids[i] = fork()) == 0) {
+            close(go[1]);
+            _exit(long_run(s.addr, go[0]) ? 0 : 1);
+        }
+    close(go[0]);
+    { /* both connected and their graphs built (a moment), then released together */
+        struct timespec ts = {0, 300000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(write(go[1], "gg", 2) == 2, "release the clients");
+    close(go[1]);
+    for (i = 0; i < 2; i++) {
+        waitpid(kids[i], &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
+    }
+    CHECK(server_stop(&s) == 0, "server exits 0 after the concurrent RUNs");
+    CHECK(log_count(&s, want) == 1, "--run-threads %s: \"%s\" (%s)", run_threads, want, s.log);
+}
+
+/* ---- --backend ---- */
+/* bin run with `--backend be` to its exit (at most 20 s; else killed, -1), its output in log */
+static int server_exit(const char *bin, const char *be, const char *log) {
+    pid_t pid;
+    int st = 0, i;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        (void)f;
+        dup2(fileno(stdout), 2);
+        execl(bin, "genie-server", "--listen", "127.0.0.1:0", "--backend", be, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 400; i++) {
+        struct timespec ts = {0, 50000000};
+        if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+/* lines of log holding `what`; -1: no log */
+static int file_count(const char *log, const char *what) {
+    server t;
+    snprintf(t.log, sizeof t.log, "%s", log);
+    return log_count(&t, what);
+}
+static void test_backend(void) {
+    const char *cuda_bin = getenv("GENIE_SERVER_CUDA_BIN");
+    const char *log = "build/remote_test_backend.log";
+    server s;
+    int rc;
+    if (!cuda_bin || !*cuda_bin) cuda_bin = "build/genie-server-cuda";
+    rc = server_exit(server_bin(), "gpu", log);
+    CHECK(rc == 2 && file_count(log, "--backend gpu: not a backend (cpu or cuda)") == 1 && file_count(log, "usage:") == 1,
+          "--backend gpu: exit %d (want 2), a usage line (%s)", rc, log);
+    if (!getenv("GENIE_SERVER_BIN")) { /* build/genie-server has no CUDA backend */
+        rc = server_exit(server_bin(), "cuda", log);
+        CHECK(rc == 1 && file_count(log, "--backend cuda: this server was not built with cuda") == 1 && file_count(log, "listening") == 0,
+              "build/genie-server --backend cuda: exit %d (want 1), the not-built line (%s)", rc, log);
+    }
+    if (access(cuda_bin, X_OK) != 0) {
+        printf("  skip: --backend cuda on a CUDA build (%s missing: make remote builds it where the CUDA toolkit is)\n", cuda_bin);
+        return;
+    }
+    server_bin_override = cuda_bin;
+    if (server_start(&s, "--backend", "cpu", "backend_cpu") == 0) { /* the CUDA build on the CPU serves as before */
+        test_slice(s.addr);
+        CHECK(server_stop(&s) == 0, "%s --backend cpu exits 0 on SIGTERM", cuda_bin);
+    } else {
+        CHECK(0, "%s --backend cpu did not start (build/remote_test_backend_cpu.log)", cuda_bin);
+        server_stop(&s);
+    }
+    rc = server_exit(cuda_bin, "cuda", log);
+    if (rc == -1 && file_count(log, "listening on") == 1) { /* a GPU: it served until killed */
+        if (server_start(&s, "--backend", "cuda", "backend_cuda") == 0) {
+            test_slice(s.addr);
+            CHECK(server_stop(&s) == 0, "%s --backend cuda exits 0 on SIGTERM", cuda_bin);
+        } else {
+            CHECK(0, "%s --backend cuda did not start again (build/remote_test_backend_cuda.log)", cuda_bin);
+            server_stop(&s);
+        }
+        printf("  backend: --backend cuda served on this machine's GPU\n");
+    } else {
+        CHECK(rc == 1 && file_count(log, "--backend cuda: cannot run on the GPU, not starting: ") == 1 && file_count(log, "listening") == 0,
+              "%s --backend cuda without a GPU: exit %d (want 1), one line saying why (%s)", cuda_bin, rc, log);
+        printf("  backend: --backend cuda refused here (no usable GPU), as it should\n");
+    }
+    server_bin_override = NULL;
+}
+
 int main(void) {
     server s;
     (void)genie_remote_register();
@@ -1212,6 +1339,9 @@ int main(void) {
     test_queue_cap();
     test_faults();
     test_restart();
+    test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
+    test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
+    test_backend();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
