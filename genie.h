@@ -15828,6 +15828,60 @@ static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") 
 #define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
 GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
 GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
+/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
+   in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
+   its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
+   mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
+   b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
+   are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
+   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
+   a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
+   of its f32 sums. */
+#define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
+static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
+/* one row's step of genie__qdot4_q4_vbmi: blocks b, b+1 at W into the accumulator A */
+#define GENIE__Q4_VBMI_ROW(A, W)                                                                                        \
+    do {                                                                                                                \
+        const __m512i v_ = _mm512_maskz_loadu_epi8(mw, (W));                                                            \
+        const __m512i pb_ = _mm512_permutexvar_epi8(iw, v_);                                                            \
+        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
+        const __m512 dw_ = _mm512_cvtph_ps(_mm256_permutexvar_epi16(is, _mm512_castsi512_si256(v_)));                   \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_mul_ps(dw_, dx), A);             \
+    } while (0)
+static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    const __m512i iw = _mm512_set_epi8(35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, /* w: b+1's bytes */
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,         /* b's (shifted) */
+                                       35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
+    const __m512i ix = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, /* x: b+1 16-31 */
+                                       31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, /* b 16-31 */
+                                       47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, /* b+1 0-15 */
+                                       15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256i is = _mm256_set_epi16(9, 9, 9, 9, 0, 0, 0, 0, 9, 9, 9, 9, 0, 0, 0, 0); /* the scales' f16 words */
+    const __m512i id = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i m4 = _mm512_set1_epi8(0xF);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t b;
+    (void)dt;
+    for (b = 0; b < nb; b += 2) {
+        const int two = b + 1 < nb;
+        const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
+        const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
+        const __m512 dx = _mm512_permutexvar_ps(id, _mm512_castps128_ps512(_mm_maskz_loadu_ps(two ? 3 : 1, d + b)));
+        const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
+        const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
+        const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
+        _mm_prefetch((const char *)p, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
+        GENIE__Q4_VBMI_ROW(a0, w + 18 * b);
+        GENIE__Q4_VBMI_ROW(a1, w + rowb + 18 * b);
+        GENIE__Q4_VBMI_ROW(a2, w + 2 * rowb + 18 * b);
+        GENIE__Q4_VBMI_ROW(a3, w + 3 * rowb + 18 * b);
+    }
+    y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
+}
 #endif
 /* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
 static int genie__qrows_ok(const genie__vspec *wv, int dt) {
@@ -15901,7 +15955,10 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 }
 #ifdef GENIE__X86
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
-static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, genie__qdot4_vnni); }
+static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
+    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
+}
 #endif
 #ifdef GENIE__AMX_BUILT
 /* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
