@@ -11680,16 +11680,26 @@ oom:
 /* A pool per context: persistent workers started on first need. A job runs
    fn(p, ith, nth) on the caller (ith 0) and nth-1 workers; workers spin a
    while before sleeping, so the kernels of one tape wake them cheaply. Jobs too
-   small to share run on the caller alone: no wake-up, no barrier. */
+   small to share run on the caller alone: no wake-up, no barrier.
+   Workers claim the shares 1 .. nth-1 as they arrive (pool->slots); when the caller is done
+   with its own it closes the job and runs the shares no worker has claimed itself, so it
+   never waits on a worker that the machine has not run yet (another process on its core):
+   only on those inside the job. A kernel whose threads meet at genie__barrier has every
+   share claimed before the caller passes it, so it sees all nth threads as before. */
 #if defined(_MSC_VER)
 #define GENIE__LOAD(x) _InterlockedOr((volatile long *)(x), 0)
 #define GENIE__STORE(x, v) _InterlockedExchange((volatile long *)(x), (v))
 #define GENIE__ADD(x, v) _InterlockedExchangeAdd((volatile long *)(x), (v)) /* returns the old value */
+#define GENIE__XCHG(x, v) _InterlockedExchange((volatile long *)(x), (v))     /* returns the old value */
+#define GENIE__CAS(x, e, d) (_InterlockedCompareExchange((volatile long *)(x), (d), (e)) == (e))
 #define GENIE__PAUSE() YieldProcessor()
 #else
 #define GENIE__LOAD(x) __atomic_load_n(x, __ATOMIC_ACQUIRE)
 #define GENIE__STORE(x, v) __atomic_store_n(x, v, __ATOMIC_RELEASE)
 #define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__XCHG(x, v) __atomic_exchange_n(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__CAS(x, e, d) genie__cas(x, e, d)
+static int genie__cas(int *x, int e, int d) { return __atomic_compare_exchange_n(x, &e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
 #ifdef GENIE__X86
 #define GENIE__PAUSE() __builtin_ia32_pause()
 #else
@@ -11786,7 +11796,8 @@ struct genie__tpool {
     genie__worker *w;
     genie__mutex mu;
     genie__cond wake, done;
-    int gen, stop, pending;    /* atomics: job generation, shutdown, workers still in the job */
+    int gen, stop;             /* atomics: job generation, shutdown */
+    int slots, finished;       /* atomics: the job's shares (limit << 8 | claimed; 0 when closed), claimed ones done */
     int bar_count, bar_gen;    /* atomics: the barrier */
     int nth;                   /* threads in the current job */
     genie__kernel fn;
@@ -11835,11 +11846,17 @@ static void *genie__worker_main(void *arg) {
         }
         if (GENIE__LOAD(&pool->stop)) break;
         seen = g;
-        if (w->ith < pool->nth) pool->fn(pool->p, w->ith, pool->nth);
-        if (GENIE__ADD(&pool->pending, -1) == 1) {
+        for (;;) { /* claim a share of the job now open (the one seen, or one after it) */
+            const int v = GENIE__LOAD(&pool->slots);
+            if ((v & 255) >= v >> 8) break; /* closed, or every share claimed */
+            if (!GENIE__CAS(&pool->slots, v, v + 1)) continue;
+            pool->fn(pool->p, (v & 255) + 1, pool->nth);
+            seen = GENIE__LOAD(&pool->gen); /* the job run: the caller waits for it before the next */
+            GENIE__ADD(&pool->finished, 1);
             genie__lock(&pool->mu);
             genie__cond_broadcast(&pool->done);
             genie__unlock(&pool->mu);
+            break;
         }
     }
     return 0;
@@ -11915,24 +11932,28 @@ static int genie__tpool_size(const struct genie__tpool *pool) { return pool ? po
    the caller's result (kernels that fail do so on thread 0). */
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
     genie_result r;
-    int spins = 0;
+    int spins = 0, claimed, ith;
     if (!pool || nth <= 1) return fn(p, 0, 1);
+    if (nth > pool->nworkers + 1) nth = pool->nworkers + 1;
     pool->fn = fn;
     pool->p = p;
     pool->nth = nth;
-    GENIE__STORE(&pool->pending, pool->nworkers);
+    GENIE__STORE(&pool->finished, 0);
+    GENIE__STORE(&pool->slots, (nth - 1) << 8); /* before the generation: a worker that sees it sees these */
     genie__lock(&pool->mu);
     GENIE__ADD(&pool->gen, 1);
     genie__cond_broadcast(&pool->wake);
     genie__unlock(&pool->mu);
     r = fn(p, 0, nth);
-    while (GENIE__LOAD(&pool->pending) > 0) {
+    claimed = GENIE__XCHG(&pool->slots, 0) & 255; /* closed: the shares not claimed are the caller's */
+    for (ith = claimed + 1; ith < nth; ith++) fn(p, ith, nth);
+    while (GENIE__LOAD(&pool->finished) < claimed) {
         if (++spins < GENIE__SPINS) {
             GENIE__PAUSE();
             continue;
         }
         genie__lock(&pool->mu);
-        while (GENIE__LOAD(&pool->pending) > 0) genie__cond_wait(&pool->done, &pool->mu);
+        while (GENIE__LOAD(&pool->finished) < claimed) genie__cond_wait(&pool->done, &pool->mu);
         genie__unlock(&pool->mu);
     }
     return r;
@@ -15892,15 +15913,19 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     const int64_t e = wv->off + r * wv->strides[0];
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
-/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight) and computes
-   output columns [lo, hi) (contiguous, in groups of 4) for all rows, 8 weight rows at a time
-   (they stay in L1 while each row of x passes), 4 at once where the path has a dot4. */
+/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
+   chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
+   machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
+   computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
+   passes), 4 at once where the path has a dot4. A column's value does not depend on the
+   thread that computes it. */
 static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
+    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
@@ -15908,10 +15933,8 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     char *mem;
     genie__mi m;
     const int64_t *sts[1];
+    (void)ith;
     if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
-    genie__share((N + 3) / 4, ith, nth, &lo, &hi); /* contiguous groups of 4 columns */
-    lo = 4 * lo < N ? 4 * lo : N;
-    hi = 4 * hi < N ? 4 * hi : N;
     mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
     if (!mem) {
         snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
@@ -15929,24 +15952,25 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
-    for (c0 = lo; c0 < hi; c0 += 8) {
-        const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
-        for (r = 0; r < rows; r++)
-            for (c = c0; c < c1;) {
-                const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
-                float v[4];
-                int j, nv = 1;
-                if (dot4 && c + 4 <= c1) {
-                    dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
-                    nv = 4;
-                } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
-                for (j = 0; j < nv; j++, c++) {
-                    const int64_t o = n->out->off + r * N + c;
-                    if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
-                    else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+    while (genie__take(p, nth, groups, chunk, &lo, &hi))
+        for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
+            const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
+            for (r = 0; r < rows; r++)
+                for (c = c0; c < c1;) {
+                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                    float v[4];
+                    int j, nv = 1;
+                    if (dot4 && c + 4 <= c1) {
+                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        nv = 4;
+                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                    for (j = 0; j < nv; j++, c++) {
+                        const int64_t o = n->out->off + r * N + c;
+                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
+                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+                    }
                 }
-            }
-    }
+        }
     GENIE_FREE(mem);
     return GENIE_OK;
 }
