@@ -11699,14 +11699,22 @@ oom:
 #define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
 #define GENIE__XCHG(x, v) __atomic_exchange_n(x, v, __ATOMIC_ACQ_REL)
 #define GENIE__CAS(x, e, d) genie__cas(x, e, d)
+#ifndef GENIE_NO_THREADS
 static int genie__cas(int *x, int e, int d) { return __atomic_compare_exchange_n(x, &e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
+#endif
 #ifdef GENIE__X86
 #define GENIE__PAUSE() __builtin_ia32_pause()
 #else
 #define GENIE__PAUSE() ((void)0)
 #endif
 #endif
-#define GENIE__SPINS 20000 /* pause loops (~1 ms) before a worker sleeps */
+/* A wait's spin: GENIE__SPINS_PAUSE pause loops (~0.1 ms), then a yield each loop, so a
+   thread that waits lends its core to whatever the machine has ready there (the other
+   thread of the job, when the scheduler put both on one core) instead of spinning it away.
+   A worker (and a caller waiting on workers) sleeps after GENIE__SPINS loops. */
+#define GENIE__SPINS_PAUSE 2000
+#define GENIE__SPINS (GENIE__SPINS_PAUSE + 1000)
+#define GENIE__SPIN(spins) ((spins) < GENIE__SPINS_PAUSE ? GENIE__PAUSE() : (void)genie__yield())
 
 static int genie__ncpu(void) {
 #if defined(GENIE_NO_THREADS)
@@ -11818,8 +11826,7 @@ static void genie__barrier(struct genie__tpool *pool, int nth) {
         return;
     }
     while (GENIE__LOAD(&pool->bar_gen) == g) {
-        if (++spins < GENIE__SPINS) GENIE__PAUSE();
-        else genie__yield();
+        GENIE__SPIN(++spins);
     }
 }
 #ifdef _WIN32
@@ -11837,7 +11844,7 @@ static void *genie__worker_main(void *arg) {
         int g, spins = 0;
         while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
             if (++spins < GENIE__SPINS) {
-                GENIE__PAUSE();
+                GENIE__SPIN(spins);
                 continue;
             }
             genie__lock(&pool->mu);
@@ -11949,7 +11956,7 @@ static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn
     for (ith = claimed + 1; ith < nth; ith++) fn(p, ith, nth);
     while (GENIE__LOAD(&pool->finished) < claimed) {
         if (++spins < GENIE__SPINS) {
-            GENIE__PAUSE();
+            GENIE__SPIN(spins);
             continue;
         }
         genie__lock(&pool->mu);
