@@ -15867,14 +15867,13 @@ GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
    of its f32 sums. */
 #define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
 static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
-/* one row's step of genie__qdot4_q4_vbmi: blocks b, b+1 at W into the accumulator A */
-#define GENIE__Q4_VBMI_ROW(A, W)                                                                                        \
+/* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
+   dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
+#define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
     do {                                                                                                                \
-        const __m512i v_ = _mm512_maskz_loadu_epi8(mw, (W));                                                            \
-        const __m512i pb_ = _mm512_permutexvar_epi8(iw, v_);                                                            \
+        const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
         const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
-        const __m512 dw_ = _mm512_cvtph_ps(_mm256_permutexvar_epi16(is, _mm512_castsi512_si256(v_)));                   \
-        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_mul_ps(dw_, dx), A);             \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
     } while (0)
 static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
                                              const float *d, const int32_t *s, float *y) {
@@ -15886,8 +15885,13 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
                                        31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, /* b 16-31 */
                                        47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, /* b+1 0-15 */
                                        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __m256i is = _mm256_set_epi16(9, 9, 9, 9, 0, 0, 0, 0, 9, 9, 9, 9, 0, 0, 0, 0); /* the scales' f16 words */
-    const __m512i id = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
+    const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                        41, 32, 9, 0);
+    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
+    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
+                  s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
     const __m512i m4 = _mm512_set1_epi8(0xF);
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     int64_t b;
@@ -15896,17 +15900,22 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
         const int two = b + 1 < nb;
         const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
         const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
-        const __m512 dx = _mm512_permutexvar_ps(id, _mm512_castps128_ps512(_mm_maskz_loadu_ps(two ? 3 : 1, d + b)));
+        const __m256 dx = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(_mm_maskz_loadu_ps(two ? 3 : 1, d + b))));
         const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
         const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
         const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
+        const __m512i v0 = _mm512_maskz_loadu_epi8(mw, w + 18 * b), v1 = _mm512_maskz_loadu_epi8(mw, w + rowb + 18 * b);
+        const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
+        const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
+                                             _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
+        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
         _mm_prefetch((const char *)p, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
-        GENIE__Q4_VBMI_ROW(a0, w + 18 * b);
-        GENIE__Q4_VBMI_ROW(a1, w + rowb + 18 * b);
-        GENIE__Q4_VBMI_ROW(a2, w + 2 * rowb + 18 * b);
-        GENIE__Q4_VBMI_ROW(a3, w + 3 * rowb + 18 * b);
+        GENIE__Q4_VBMI_ROW(a0, v0, s0);
+        GENIE__Q4_VBMI_ROW(a1, v1, s1);
+        GENIE__Q4_VBMI_ROW(a2, v2, s2);
+        GENIE__Q4_VBMI_ROW(a3, v3, s3);
     }
     y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
 }
