@@ -11674,23 +11674,41 @@ oom:
 /* A pool per context: persistent workers started on first need. A job runs
    fn(p, ith, nth) on the caller (ith 0) and nth-1 workers; workers spin a
    while before sleeping, so the kernels of one tape wake them cheaply. Jobs too
-   small to share run on the caller alone: no wake-up, no barrier. */
+   small to share run on the caller alone: no wake-up, no barrier.
+   Workers claim the shares 1 .. nth-1 as they arrive (pool->slots); when the caller is done
+   with its own it closes the job and runs the shares no worker has claimed itself, so it
+   never waits on a worker that the machine has not run yet (another process on its core):
+   only on those inside the job. A kernel whose threads meet at genie__barrier has every
+   share claimed before the caller passes it, so it sees all nth threads as before. */
 #if defined(_MSC_VER)
 #define GENIE__LOAD(x) _InterlockedOr((volatile long *)(x), 0)
 #define GENIE__STORE(x, v) _InterlockedExchange((volatile long *)(x), (v))
 #define GENIE__ADD(x, v) _InterlockedExchangeAdd((volatile long *)(x), (v)) /* returns the old value */
+#define GENIE__XCHG(x, v) _InterlockedExchange((volatile long *)(x), (v))     /* returns the old value */
+#define GENIE__CAS(x, e, d) (_InterlockedCompareExchange((volatile long *)(x), (d), (e)) == (e))
 #define GENIE__PAUSE() YieldProcessor()
 #else
 #define GENIE__LOAD(x) __atomic_load_n(x, __ATOMIC_ACQUIRE)
 #define GENIE__STORE(x, v) __atomic_store_n(x, v, __ATOMIC_RELEASE)
 #define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__XCHG(x, v) __atomic_exchange_n(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__CAS(x, e, d) genie__cas(x, e, d)
+#ifndef GENIE_NO_THREADS
+static int genie__cas(int *x, int e, int d) { return __atomic_compare_exchange_n(x, &e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
+#endif
 #ifdef GENIE__X86
 #define GENIE__PAUSE() __builtin_ia32_pause()
 #else
 #define GENIE__PAUSE() ((void)0)
 #endif
 #endif
-#define GENIE__SPINS 20000 /* pause loops (~1 ms) before a worker sleeps */
+/* A wait's spin: GENIE__SPINS_PAUSE pause loops (~0.1 ms), then a yield each loop, so a
+   thread that waits lends its core to whatever the machine has ready there (the other
+   thread of the job, when the scheduler put both on one core) instead of spinning it away.
+   A worker (and a caller waiting on workers) sleeps after GENIE__SPINS loops. */
+#define GENIE__SPINS_PAUSE 2000
+#define GENIE__SPINS (GENIE__SPINS_PAUSE + 1000)
+#define GENIE__SPIN(spins) ((spins) < GENIE__SPINS_PAUSE ? GENIE__PAUSE() : (void)genie__yield())
 
 static int genie__ncpu(void) {
 #if defined(GENIE_NO_THREADS)
@@ -11780,7 +11798,8 @@ struct genie__tpool {
     genie__worker *w;
     genie__mutex mu;
     genie__cond wake, done;
-    int gen, stop, pending;    /* atomics: job generation, shutdown, workers still in the job */
+    int gen, stop;             /* atomics: job generation, shutdown */
+    int slots, finished;       /* atomics: the job's shares (limit << 8 | claimed; 0 when closed), claimed ones done */
     int bar_count, bar_gen;    /* atomics: the barrier */
     int nth;                   /* threads in the current job */
     genie__kernel fn;
@@ -11801,8 +11820,7 @@ static void genie__barrier(struct genie__tpool *pool, int nth) {
         return;
     }
     while (GENIE__LOAD(&pool->bar_gen) == g) {
-        if (++spins < GENIE__SPINS) GENIE__PAUSE();
-        else genie__yield();
+        GENIE__SPIN(++spins);
     }
 }
 #ifdef _WIN32
@@ -11820,7 +11838,7 @@ static void *genie__worker_main(void *arg) {
         int g, spins = 0;
         while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
             if (++spins < GENIE__SPINS) {
-                GENIE__PAUSE();
+                GENIE__SPIN(spins);
                 continue;
             }
             genie__lock(&pool->mu);
@@ -11829,11 +11847,17 @@ static void *genie__worker_main(void *arg) {
         }
         if (GENIE__LOAD(&pool->stop)) break;
         seen = g;
-        if (w->ith < pool->nth) pool->fn(pool->p, w->ith, pool->nth);
-        if (GENIE__ADD(&pool->pending, -1) == 1) {
+        for (;;) { /* claim a share of the job now open (the one seen, or one after it) */
+            const int v = GENIE__LOAD(&pool->slots);
+            if ((v & 255) >= v >> 8) break; /* closed, or every share claimed */
+            if (!GENIE__CAS(&pool->slots, v, v + 1)) continue;
+            pool->fn(pool->p, (v & 255) + 1, pool->nth);
+            seen = GENIE__LOAD(&pool->gen); /* the job run: the caller waits for it before the next */
+            GENIE__ADD(&pool->finished, 1);
             genie__lock(&pool->mu);
             genie__cond_broadcast(&pool->done);
             genie__unlock(&pool->mu);
+            break;
         }
     }
     return 0;
@@ -11909,24 +11933,28 @@ static int genie__tpool_size(const struct genie__tpool *pool) { return pool ? po
    the caller's result (kernels that fail do so on thread 0). */
 static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
     genie_result r;
-    int spins = 0;
+    int spins = 0, claimed, ith;
     if (!pool || nth <= 1) return fn(p, 0, 1);
+    if (nth > pool->nworkers + 1) nth = pool->nworkers + 1;
     pool->fn = fn;
     pool->p = p;
     pool->nth = nth;
-    GENIE__STORE(&pool->pending, pool->nworkers);
+    GENIE__STORE(&pool->finished, 0);
+    GENIE__STORE(&pool->slots, (nth - 1) << 8); /* before the generation: a worker that sees it sees these */
     genie__lock(&pool->mu);
     GENIE__ADD(&pool->gen, 1);
     genie__cond_broadcast(&pool->wake);
     genie__unlock(&pool->mu);
     r = fn(p, 0, nth);
-    while (GENIE__LOAD(&pool->pending) > 0) {
+    claimed = GENIE__XCHG(&pool->slots, 0) & 255; /* closed: the shares not claimed are the caller's */
+    for (ith = claimed + 1; ith < nth; ith++) fn(p, ith, nth);
+    while (GENIE__LOAD(&pool->finished) < claimed) {
         if (++spins < GENIE__SPINS) {
-            GENIE__PAUSE();
+            GENIE__SPIN(spins);
             continue;
         }
         genie__lock(&pool->mu);
-        while (GENIE__LOAD(&pool->pending) > 0) genie__cond_wait(&pool->done, &pool->mu);
+        while (GENIE__LOAD(&pool->finished) < claimed) genie__cond_wait(&pool->done, &pool->mu);
         genie__unlock(&pool->mu);
     }
     return r;
@@ -15824,6 +15852,69 @@ static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") 
 #define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
 GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
 GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
+/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
+   in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
+   its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
+   mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
+   b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
+   are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
+   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
+   a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
+   of its f32 sums. */
+#define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
+static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
+/* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
+   dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
+#define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
+    do {                                                                                                                \
+        const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
+        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
+    } while (0)
+static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    const __m512i iw = _mm512_set_epi8(35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, /* w: b+1's bytes */
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,         /* b's (shifted) */
+                                       35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
+    const __m512i ix = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, /* x: b+1 16-31 */
+                                       31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, /* b 16-31 */
+                                       47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, /* b+1 0-15 */
+                                       15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
+    const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                        41, 32, 9, 0);
+    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
+    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
+                  s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
+    const __m512i m4 = _mm512_set1_epi8(0xF);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t b;
+    (void)dt;
+    for (b = 0; b < nb; b += 2) {
+        const int two = b + 1 < nb;
+        const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
+        const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
+        const __m256 dx = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(_mm_maskz_loadu_ps(two ? 3 : 1, d + b))));
+        const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
+        const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
+        const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
+        const __m512i v0 = _mm512_maskz_loadu_epi8(mw, w + 18 * b), v1 = _mm512_maskz_loadu_epi8(mw, w + rowb + 18 * b);
+        const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
+        const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
+                                             _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
+        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
+        _mm_prefetch((const char *)p, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
+        GENIE__Q4_VBMI_ROW(a0, v0, s0);
+        GENIE__Q4_VBMI_ROW(a1, v1, s1);
+        GENIE__Q4_VBMI_ROW(a2, v2, s2);
+        GENIE__Q4_VBMI_ROW(a3, v3, s3);
+    }
+    y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
+}
 #endif
 /* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
 static int genie__qrows_ok(const genie__vspec *wv, int dt) {
@@ -15834,15 +15925,19 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     const int64_t e = wv->off + r * wv->strides[0];
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
-/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight) and computes
-   output columns [lo, hi) (contiguous, in groups of 4) for all rows, 8 weight rows at a time
-   (they stay in L1 while each row of x passes), 4 at once where the path has a dot4. */
+/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
+   chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
+   machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
+   computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
+   passes), 4 at once where the path has a dot4. A column's value does not depend on the
+   thread that computes it. */
 static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
+    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
@@ -15850,10 +15945,8 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     char *mem;
     genie__mi m;
     const int64_t *sts[1];
+    (void)ith;
     if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
-    genie__share((N + 3) / 4, ith, nth, &lo, &hi); /* contiguous groups of 4 columns */
-    lo = 4 * lo < N ? 4 * lo : N;
-    hi = 4 * hi < N ? 4 * hi : N;
     mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
     if (!mem) {
         snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
@@ -15871,24 +15964,25 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
-    for (c0 = lo; c0 < hi; c0 += 8) {
-        const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
-        for (r = 0; r < rows; r++)
-            for (c = c0; c < c1;) {
-                const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
-                float v[4];
-                int j, nv = 1;
-                if (dot4 && c + 4 <= c1) {
-                    dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
-                    nv = 4;
-                } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
-                for (j = 0; j < nv; j++, c++) {
-                    const int64_t o = n->out->off + r * N + c;
-                    if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
-                    else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+    while (genie__take(p, nth, groups, chunk, &lo, &hi))
+        for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
+            const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
+            for (r = 0; r < rows; r++)
+                for (c = c0; c < c1;) {
+                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                    float v[4];
+                    int j, nv = 1;
+                    if (dot4 && c + 4 <= c1) {
+                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        nv = 4;
+                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                    for (j = 0; j < nv; j++, c++) {
+                        const int64_t o = n->out->off + r * N + c;
+                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
+                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+                    }
                 }
-            }
-    }
+        }
     GENIE_FREE(mem);
     return GENIE_OK;
 }
@@ -15897,7 +15991,10 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 }
 #ifdef GENIE__X86
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
-static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, genie__qdot4_vnni); }
+static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
+    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
+}
 #endif
 #ifdef GENIE__AMX_BUILT
 /* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
