@@ -16325,14 +16325,15 @@ GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
     while (ctx->npool > mark) {
         genie__pool_entry e;
         int64_t i = ctx->npool - 1;
-        /* the entries below are released next: their handles, then storages, then nodes
-           into cache ahead of time (each release waited on all three lines) */
+        /* the entries below are released next: their handles, then storages, then nodes (the
+           two lines a node's release reads: its header, then its inputs and views) into cache
+           ahead of time (each release waited on all of them) */
         if (i - 12 >= mark && !(ctx->pool[i - 12] & 1)) GENIE__PREFETCH((const void *)ctx->pool[i - 12]);
         if (i - 6 >= mark && !((e = ctx->pool[i - 6]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st)
             GENIE__PREFETCH(((genie_tensor *)e)->st);
         if (i - 3 >= mark && !((e = ctx->pool[i - 3]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st) {
             const genie__node *n = ((genie_tensor *)e)->st->ver;
-            if (n) GENIE__PREFETCH_W(n);
+            if (n) GENIE__PREFETCH_W(n), GENIE__PREFETCH_W((const char *)n + 64);
         }
         e = ctx->pool[--ctx->npool];
         if (e & 1) genie__tuple_free((genie_tuple *)(e & ~(uintptr_t)1));
