@@ -2889,9 +2889,9 @@ typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a 
 } genie__tape_op;
 GENIE__STATIC_ASSERT(tape_op_line, sizeof(genie__tape_op) <= 64);
 /* The planner's view of a tape entry (genie__plan), apart: a tape-cache hit never needs it. */
-typedef struct genie__plan_op {
-    int64_t last, xpos;         /* the last position reading n; where n runs (a group's root's) */
-    int64_t die_head, die_next; /* temporaries whose last reader runs here; the next of them */
+typedef struct genie__plan_op { /* 32 bytes: tape positions fit 31 bits (genie__plan_start) */
+    int32_t last, xpos;         /* the last position reading n; where n runs (a group's root's) */
+    int32_t die_head, die_next; /* temporaries whose last reader runs here; the next of them */
     uint64_t counted, alloc_at; /* bytes of n's buffer in the bound; inner buffers made here */
 } genie__plan_op;
 static void genie__fgroup_mark(const struct genie_backend_group *g, genie__tape_op *tape);
@@ -3023,13 +3023,15 @@ static int genie__take_ok(const genie__node *n, int k) {
 #define GENIE__IN_TAPE(c) ((c) && (c)->mark == ep && (c)->state == GENIE__PENDING)
 #define GENIE__TEMP(i) (tape[i].n->refs == tape[i].uses + 1)
 /* The planner's array for ntape entries, each where it stands (xpos) with no reader
-   yet; NULL out of memory (then no takes: each output gets a buffer of its own). */
+   yet; NULL out of memory or past INT32_MAX entries (then no takes: each output gets
+   a buffer of its own). */
 static genie__plan_op *genie__plan_start(genie_ctx *ctx, int64_t ntape) {
-    genie__plan_op *pl = genie__grow((void **)&ctx->wk_plan, &ctx->capwk_plan, ntape, sizeof *pl) ? ctx->wk_plan : NULL;
+    genie__plan_op *pl = ntape <= INT32_MAX && genie__grow((void **)&ctx->wk_plan, &ctx->capwk_plan, ntape, sizeof *pl)
+                             ? ctx->wk_plan : NULL;
     int64_t i;
     for (i = 0; pl && i < ntape; i++) {
         pl[i].last = pl[i].die_head = pl[i].die_next = -1;
-        pl[i].xpos = i;
+        pl[i].xpos = (int32_t)i;
         pl[i].counted = pl[i].alloc_at = 0;
     }
     return pl;
@@ -3044,7 +3046,7 @@ static void genie__plan_back(genie__tape_op *tape, genie__plan_op *pl, int64_t i
     int j;
     if (t->last >= 0 && GENIE__TEMP(i)) { /* temporaries by the place of their last reader */
         t->die_next = pl[t->last].die_head;
-        pl[t->last].die_head = i;
+        pl[t->last].die_head = (int32_t)i;
     }
     if (tape[i].inner && !GENIE__TEMP(i) && (tape[i].root || !genie__fusable(tape[i].n))) {
         /* a written inner node (asked for, or expensive: genie__fgroup_defer): made where its group runs */
@@ -3453,7 +3455,8 @@ static void genie__tc_store(genie_ctx *ctx, uint64_t hash, const uint64_t *key, 
    decided, where pl is not NULL (also on the reference path, which fuses nothing). */
 static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, char **arena, int64_t *cap,
                                   genie__plan_op *pl, uint32_t ep) {
-    int64_t i, used = 0, all = 1;
+    int64_t i, used = 0, all = 1, nkept = 0, capkept = 0, *kept = NULL; /* kept: the roots given records */
+    int lost = 0;                                                      /* 1: kept is incomplete (no memory) */
     const int fuse = ctx->cpu != GENIE_CPU_REFERENCE;
     for (i = ntape - 1; i >= 0; i--) {
         struct genie_backend_group *g;
@@ -3479,11 +3482,16 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
             tape[i].fg.kept = (const char *)(uintptr_t)used; /* an offset until the arena stops growing */
             tape[i].fg_kept = 1;
             used += b;
+            if (!lost && genie__grow((void **)&kept, &capkept, nkept + 1, sizeof *kept)) kept[nkept++] = i;
+            else lost = 1;
         }
         if (pl) genie__plan_back(tape, pl, i, ep);
     }
-    for (i = 0; i < ntape && used; i++)
+    /* offsets to addresses: at the roots listed (a long chain's 1 entry in 32), not over the whole tape */
+    for (i = 0; i < nkept && !lost; i++) tape[kept[i]].fg.kept = *arena + (uintptr_t)tape[kept[i]].fg.kept;
+    for (i = 0; i < ntape && used && lost; i++)
         if (tape[i].fg_kept) tape[i].fg.kept = *arena + (uintptr_t)tape[i].fg.kept;
+    GENIE_FREE(kept);
     return all ? used : -1;
 }
 
@@ -16410,14 +16418,15 @@ GENIEDEF void genie_pool_pop(genie_ctx *ctx) {
     while (ctx->npool > mark) {
         genie__pool_entry e;
         int64_t i = ctx->npool - 1;
-        /* the entries below are released next: their handles, then storages, then nodes
-           into cache ahead of time (each release waited on all three lines) */
+        /* the entries below are released next: their handles, then storages, then nodes (the
+           two lines a node's release reads: its header, then its inputs and views) into cache
+           ahead of time (each release waited on all of them) */
         if (i - 12 >= mark && !(ctx->pool[i - 12] & 1)) GENIE__PREFETCH((const void *)ctx->pool[i - 12]);
         if (i - 6 >= mark && !((e = ctx->pool[i - 6]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st)
             GENIE__PREFETCH(((genie_tensor *)e)->st);
         if (i - 3 >= mark && !((e = ctx->pool[i - 3]) & 1) && !genie__dead((genie_tensor *)e) && ((genie_tensor *)e)->st) {
             const genie__node *n = ((genie_tensor *)e)->st->ver;
-            if (n) GENIE__PREFETCH_W(n);
+            if (n) GENIE__PREFETCH_W(n), GENIE__PREFETCH_W((const char *)n + 64);
         }
         e = ctx->pool[--ctx->npool];
         if (e & 1) genie__tuple_free((genie_tuple *)(e & ~(uintptr_t)1));

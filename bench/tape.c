@@ -25,7 +25,8 @@
       the pack cache off (genie_set_pack_cache(ctx, 0): each weight packed as its product runs),
       timed in turns with held.
    3. tiny: a chain of 100,000 add_scalar on a [16] tensor, realized: ns per node, capture
-      included (released and held as above), and 1,000,000 held, vs ATen eager t = t.add(1) per op.
+      included (released and held as above), and 1,000,000 held and released, vs ATen eager
+      t = t.add(1) per op.
    4. capture: a chain of 1,000,000 add_scalar on [64,64], ns per op captured: cold (a fresh
       context, fresh memory) and warm (after a pool pop, the slabs reused). Bytes per node are
       measured by counting every byte the library allocates (GENIE_MALLOC/REALLOC/FREE hooks)
@@ -391,6 +392,22 @@ static void row(const char *name, int thr, double g, double p, double b, const c
     printf("%-28s %3d %12s %13s %11s %10s %8s  %s\n", name, thr, gs, ps, bs, r1, r2, note ? note : "");
 }
 
+/* One tiny row: the chain of n nodes, held (every handle alive at the realize) or released,
+   timed as the median of reps runs; its note splits the capture from the rest. */
+static void tiny_row(tiny_arg *ta, int n, int held, int th, double pe, int reps) {
+    char note[160], name[64];
+    double t;
+    ta->n = n, ta->held = held, ta->runs = 0;
+    t = median_s(1, reps, tiny_run, ta) / n;
+    check(ta->ctx, "tiny");
+    snprintf(note, sizeof note, held ? "capture %.0f ns/node (median), the realize and the pool's pop %.0f; "
+                                     : "capture %.0f ns/node (median), the pool's pop and the realize %.0f; ",
+             tiny_capture_ns(ta), t * 1e9 - tiny_capture_ns(ta));
+    stat_note(note + strlen(note), sizeof note - strlen(note), ta->ctx, tiny_run, ta);
+    snprintf(name, sizeof name, "tiny %dk x [16] %s", n / 1000, held ? "held" : "released");
+    row(name, th, t, pe, 0, "ns", 1e9, note);
+}
+
 int main(int argc, char **argv) {
     const char *q = getenv("BENCH_QUICK");
     int quick = q && *q && *q != '0', th, i;
@@ -603,33 +620,14 @@ int main(int argc, char **argv) {
         genie_realize(ctx, 1, &ta.t0);
         printf("\n");
         for (th = 1; th <= 2; th++) {
-            double pe = peer_d(th == 1 ? "tiny1" : "tiny2") * 1e-9, tr, th_;
+            double pe = peer_d(th == 1 ? "tiny1" : "tiny2") * 1e-9;
             genie_set_num_threads(ctx, th);
-            ta.held = 0, ta.runs = 0;
-            tr = median_s(1, tiny_reps, tiny_run, &ta) / n_tiny;
-            snprintf(note, sizeof note, "capture %.0f ns/node (median), the pool's pop and the realize %.0f; ",
-                     tiny_capture_ns(&ta), tr * 1e9 - tiny_capture_ns(&ta));
-            stat_note(note + strlen(note), sizeof note - strlen(note), ctx, tiny_run, &ta);
-            snprintf(name, sizeof name, "tiny %dk x [16] released", n_tiny / 1000);
-            row(name, th, tr, pe, 0, "ns", 1e9, note);
-            ta.held = 1, ta.runs = 0;
-            th_ = median_s(1, tiny_reps, tiny_run, &ta) / n_tiny;
-            check(ctx, "tiny");
-            snprintf(note, sizeof note, "capture %.0f ns/node (median), the realize and the pool's pop %.0f; ",
-                     tiny_capture_ns(&ta), th_ * 1e9 - tiny_capture_ns(&ta));
-            stat_note(note + strlen(note), sizeof note - strlen(note), ctx, tiny_run, &ta);
-            snprintf(name, sizeof name, "tiny %dk x [16] held", n_tiny / 1000);
-            row(name, th, th_, pe, 0, "ns", 1e9, note);
-            /* ten times longer, every handle alive: a chain of groups, each writing its root alone */
-            ta.n = n_tiny * 10, ta.runs = 0;
-            th_ = median_s(1, tiny_reps, tiny_run, &ta) / ta.n;
-            check(ctx, "tiny");
-            snprintf(note, sizeof note, "capture %.0f ns/node (median), the realize and the pool's pop %.0f; ",
-                     tiny_capture_ns(&ta), th_ * 1e9 - tiny_capture_ns(&ta));
-            stat_note(note + strlen(note), sizeof note - strlen(note), ctx, tiny_run, &ta);
-            snprintf(name, sizeof name, "tiny %dk x [16] held", ta.n / 1000);
-            row(name, th, th_, pe, 0, "ns", 1e9, note);
-            ta.n = n_tiny;
+            tiny_row(&ta, n_tiny, 0, th, pe, tiny_reps);
+            tiny_row(&ta, n_tiny, 1, th, pe, tiny_reps);
+            /* ten times longer, every handle alive (a chain of groups, each writing its root alone),
+               then its intermediates released before the realize (each group's root a temporary) */
+            tiny_row(&ta, n_tiny * 10, 1, th, pe, tiny_reps);
+            tiny_row(&ta, n_tiny * 10, 0, th, pe, tiny_reps);
         }
     }
     genie_ctx_destroy(ctx);
