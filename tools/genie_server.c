@@ -1043,16 +1043,19 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
 }
 
 /* ---- RUNs on threads ---- */
-/* A tape's work, as sv_account counts it plus the elements each op writes (so copies count):
-   sum over ops of flops + output elements. 0 for a tape that does not decode (its RUN's error
-   is quick). slots: the RUN's buffer table, which the tape's refs index. */
-static uint64_t sv_tape_work(const uint8_t *tape, size_t len, gr_run *slots) {
-    char why[640];
+/* A RUN's work, as sv_account counts it plus the elements each op writes (so copies count):
+   sum over ops of flops + output elements. */
+static uint64_t sv_run_work(const gr_run *run) {
     uint64_t w = 0;
     uint32_t i;
-    if (gr_tape_decode(tape, len, slots, why) != 0) return 0;
-    for (i = 0; i < slots->nops; i++) w += sv_op_flops(&slots->ops[i]) + (uint64_t)gr_view_numel(&slots->ops[i].out);
+    for (i = 0; i < run->nops; i++) w += sv_op_flops(&run->ops[i]) + (uint64_t)gr_view_numel(&run->ops[i].out);
     return w;
+}
+/* A kept tape's work (sv_run_work); 0 for one that does not decode (its RUN's error is quick).
+   slots: the RUN's buffer table, which the tape's refs index. */
+static uint64_t sv_tape_work(const uint8_t *tape, size_t len, gr_run *slots) {
+    char why[640];
+    return gr_tape_decode(tape, len, slots, why) == 0 ? sv_run_work(slots) : 0;
 }
 /* m's work (sv_tape_work) if it is a RUN or RUN_CACHED of c (which is ready) that a pool thread
    may handle: 1, else 0. A cached tape's work is kept with it. */
@@ -1066,8 +1069,7 @@ static int sv_msg_work(sv_client *c, const grx_msg *m, uint64_t *work) {
     if (h.type != GR_RUN && h.type != GR_RUN_CACHED) return 0;
     memset(&run, 0, sizeof run);
     if (h.type == GR_RUN) {
-        if (gr_run_decode(m->data, m->len, &run, why) == 0)
-            for (; (uint32_t)k < run.nops; k++) *work += sv_op_flops(&run.ops[k]) + (uint64_t)gr_view_numel(&run.ops[k].out);
+        if (gr_run_decode(m->data, m->len, &run, why) == 0) *work = sv_run_work(&run);
     } else if (m->len >= GR_HASH_BYTES) {
         gr_rd r = gr_rd_init((const uint8_t *)m->data + GR_HASH_BYTES, m->len - GR_HASH_BYTES);
         for (; k < c->ntapes; k++)
@@ -1302,7 +1304,7 @@ static int sv_usage(void) {
                     "                    [--run-threads N] [--inline-work N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
-                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: none)\n");
+                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n");
     return 2;
 }
 
