@@ -8,7 +8,8 @@
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
  * worker's event fd (or a job's wake pipe) when there is nothing to do. The loop
- * handles all but RUNs itself; a RUN runs on a thread of its own (at most
+ * handles all but big RUNs itself; a RUN of at least --inline-work (flops plus elements
+ * written, estimated from the tape's declared shapes) runs on a pool thread (at most
  * --run-threads at once) while that client's next messages wait and its replies are
  * kept, sent by the loop in order when it ends. Each client has its own state: a genie context and a
  * table of buffers named by the client's ids. Tensors a client uploads (PUT) live
@@ -45,6 +46,8 @@
 #endif
 
 #define SV_BUCKETS 1024
+#define SV_WORK_UNKNOWN UINT64_MAX
+#define SV_INLINE_WORK 262144 /* --inline-work's default: flops plus elements written (~50 us on one core) */
 
 typedef struct sv_entry { /* a cached tensor: its bytes under their hash */
     uint8_t hash[GR_HASH_BYTES];
@@ -86,7 +89,8 @@ typedef struct sv_client {
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
-    struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; } tapes[GR_TAPES]; /* for RUN_CACHED */
+    struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; uint64_t work; } tapes[GR_TAPES]; /* for RUN_CACHED;
+                                                        work: sv_tape_work's, SV_WORK_UNKNOWN until asked */
     int ntapes, tape_first;
     size_t tape_bytes;
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
@@ -105,6 +109,7 @@ typedef struct sv_client {
        out, and the loop keeps the client's next messages in wait, in order */
     int busy, job_done;   /* job_done: under sv.mu */
     grx_msg *job_msg, *wait_head, *wait_tail;
+    const grx_msg *work_msg; uint64_t work; /* sv_msg_work of wait_head, kept while it waits for a pool thread */
     struct sv_client *job_next; /* in sv.qhead's queue of jobs not yet taken */
     struct sv_out { int type; uint64_t id; size_t n; struct sv_out *next; uint8_t p[1]; } *out_head, *out_tail;
     const char *why;      /* why it ended */
@@ -129,6 +134,8 @@ typedef struct sv {
     pthread_t pool[256];
     int npool, stopping;
     int jobs, max_jobs, peak_jobs; /* RUNs given to the pool now, its threads (--run-threads), the most at once */
+    uint64_t inline_work;  /* a RUN of less work (sv_tape_work) runs on the loop (--inline-work) */
+    unsigned long long runs_loop, runs_pool; /* RUNs handled on the loop, on the pool */
     int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
 } sv;
 
@@ -747,6 +754,7 @@ static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
         c->ntapes--;
     }
     k = (c->tape_first + c->ntapes) % GR_TAPES;
+    c->tapes[k].work = SV_WORK_UNKNOWN;
     if (!(c->tapes[k].bytes = (uint8_t *)malloc(len ? len : 1))) return; /* then RUN_CACHED of it gets an ERROR */
     memcpy(c->tapes[k].bytes, p, len);
     memcpy(c->tapes[k].hash, hash, GR_HASH_BYTES);
@@ -1035,11 +1043,46 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
 }
 
 /* ---- RUNs on threads ---- */
-/* m (of c, which is ready) is a RUN or RUN_CACHED that a job may handle */
-static int sv_is_job(const sv_client *c, const grx_msg *m) {
+/* A RUN's work, as sv_account counts it plus the elements each op writes (so copies count):
+   sum over ops of flops + output elements. */
+static uint64_t sv_run_work(const gr_run *run) {
+    uint64_t w = 0;
+    uint32_t i;
+    for (i = 0; i < run->nops; i++) w += sv_op_flops(&run->ops[i]) + (uint64_t)gr_view_numel(&run->ops[i].out);
+    return w;
+}
+/* A kept tape's work (sv_run_work); 0 for one that does not decode (its RUN's error is quick).
+   slots: the RUN's buffer table, which the tape's refs index. */
+static uint64_t sv_tape_work(const uint8_t *tape, size_t len, gr_run *slots) {
+    char why[640];
+    return gr_tape_decode(tape, len, slots, why) == 0 ? sv_run_work(slots) : 0;
+}
+/* m's work (sv_tape_work) if it is a RUN or RUN_CACHED of c (which is ready) that a pool thread
+   may handle: 1, else 0. A cached tape's work is kept with it. */
+static int sv_msg_work(sv_client *c, const grx_msg *m, uint64_t *work) {
     gr_hdr h;
+    gr_run run;
+    char why[640];
+    int k = 0;
+    *work = 0;
     if (c->state != 2 || m->oversized || m->failed || m->refused || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) return 0;
-    return h.type == GR_RUN || h.type == GR_RUN_CACHED;
+    if (h.type != GR_RUN && h.type != GR_RUN_CACHED) return 0;
+    memset(&run, 0, sizeof run);
+    if (h.type == GR_RUN) {
+        if (gr_run_decode(m->data, m->len, &run, why) == 0) *work = sv_run_work(&run);
+    } else if (m->len >= GR_HASH_BYTES) {
+        gr_rd r = gr_rd_init((const uint8_t *)m->data + GR_HASH_BYTES, m->len - GR_HASH_BYTES);
+        for (; k < c->ntapes; k++)
+            if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, m->data, GR_HASH_BYTES) == 0) break;
+        if (k < c->ntapes) {
+            k = (c->tape_first + k) % GR_TAPES;
+            if (c->tapes[k].work == SV_WORK_UNKNOWN && gr_slots_decode(&r, &run, why) == 0)
+                c->tapes[k].work = sv_tape_work(c->tapes[k].bytes, c->tapes[k].len, &run);
+            *work = c->tapes[k].work == SV_WORK_UNKNOWN ? 0 : c->tapes[k].work;
+        }
+    }
+    gr_run_free(&run);
+    return 1;
 }
 /* The next queued job's client, or NULL when the server stops. A thread polls a little
    before it sleeps: a client's next RUN usually follows at once. */
@@ -1092,8 +1135,18 @@ static int sv_drain(sv *s, sv_client *c) {
     grx_msg *m;
     int took = 0;
     while (!c->busy && (m = c->wait_head)) {
-        int job = s->max_jobs > 0 && c->state != 3 && sv_is_job(c, m); /* 0 threads: on the loop */
+        uint64_t work = 0;
+        int run, job;
+        if (c->work_msg != m) c->work_msg = m, c->work = 0, run = c->state != 3 && sv_msg_work(c, m, &c->work);
+        else run = 1; /* a RUN that waited for a pool thread */
+        work = c->work;
+        job = run && c->state != 3 && s->max_jobs > 0 && work >= s->inline_work; /* 0 threads: all on the loop */
         if (job && s->jobs >= s->max_jobs) return took;
+        c->work_msg = NULL;
+        if (run && c->state != 3) {
+            if (job) s->runs_pool++;
+            else s->runs_loop++;
+        }
         took = 1;
         if (!(c->wait_head = m->next)) c->wait_tail = NULL;
         m->next = NULL;
@@ -1248,7 +1301,10 @@ static int sv_backend_check(const char *backend) {
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
-                    "                    [--run-threads N]\n");
+                    "                    [--run-threads N] [--inline-work N]\n"
+                    "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
+                    "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
+                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n");
     return 2;
 }
 
@@ -1262,11 +1318,12 @@ int main(int argc, char **argv) {
     ucp_listener_attr_t la;
     char msg[256], host[64] = "?";
     int i, efd = -1, port = 0, loopback;
-    double idle_since;
+    double idle_since, inline_work;
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
     s.max_jobs = 4;
+    inline_work = SV_INLINE_WORK;
     s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1281,13 +1338,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--hash-threads")) s.hash_threads = atoi(v);
         else if (!strcmp(a, "--queue-mb")) queue_mb = atol(v);
         else if (!strcmp(a, "--run-threads")) s.max_jobs = atoi(v);
+        else if (!strcmp(a, "--inline-work")) inline_work = atof(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
-        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256)
+        s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||
+        !(inline_work >= 0 && inline_work <= 1e18))
         return sv_usage();
+    s.inline_work = (uint64_t)inline_work;
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
         fprintf(stderr, "genie-server: --backend %s: not a backend (cpu or cuda)\n", backend);
         return sv_usage();
@@ -1455,7 +1515,8 @@ int main(int argc, char **argv) {
         free(e);
     }
     sodium_memzero(s.key, sizeof s.key);
-    printf("genie-server: stopped (at most %d RUNs at once)\n", s.peak_jobs);
+    printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool)\n", s.peak_jobs,
+           s.runs_loop, s.runs_pool);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     close(s.wake[0]);

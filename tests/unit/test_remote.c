@@ -21,6 +21,8 @@
  *   concurrent   two clients' long RUNs released at once: both right, and the server
  *                ran them at the same time (its "at most 2 RUNs at once" line); with
  *                --run-threads 0 on its loop
+ *   inline       small RUNs (under --inline-work) on the server's loop, a big one on its
+ *                pool, and a small RUN after it reads its result
  *   backend      --backend cuda: a clear refusal, exit 1 (build/genie-server: not built
  *                with cuda; build/genie-server-cuda without a GPU: why), or on a GPU a
  *                server whose results equal local; --backend cpu on the CUDA build serves;
@@ -1229,6 +1231,44 @@ static void test_concurrent(const char *run_threads, const char *want) {
     }
     CHECK(server_stop(&s) == 0, "server exits 0 after the concurrent RUNs");
     CHECK(log_count(&s, want) == 1, "--run-threads %s: \"%s\" (%s)", run_threads, want, s.log);
+    if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool)") == 0, "the long RUNs on the pool (%s)", s.log);
+    else CHECK(log_count(&s, ", 0 on the pool)") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
+}
+
+/* Small RUNs (under --inline-work) run on the server's loop though it has pool threads, a big
+   one on the pool: its last line counts them so. */
+static void test_small_inline(void) {
+    server s;
+    int64_t sh[1] = {8};
+    genie_ctx *k;
+    genie_tensor *a, *y;
+    float out[8];
+    int j, ok = 1;
+    CHECK(server_start(&s, "--run-threads", "2", "inline") == 0, "server for small RUNs");
+    k = remote_ctx(s.addr);
+    a = genie_full(k, GENIE_F32, 1, sh, 1.5);
+    for (j = 0; j < 5 && ok; j++) {
+        y = genie_add(k, a, a);
+        ok = genie_read(k, y, GENIE_F32, out, sizeof out) == GENIE_OK && out[7] == 3.0f;
+    }
+    CHECK(ok, "small RUNs right: %s", genie_last_error(k));
+    { /* a big RUN (on the pool), then a small one reading its result: the small one waits */
+        int64_t sq[2] = {256, 256};
+        float *o = (float *)malloc(256 * 256 * 4);
+        genie_tensor *b = genie_full(k, GENIE_F32, 2, sq, 1.0 / 256), *z;
+        genie_realize(k, 1, &b);
+        for (y = b, j = 0; j < 4; j++) y = genie_matmul(k, y, b);
+        genie_realize(k, 1, &y);
+        z = genie_add(k, y, y);
+        ok = o && genie_read(k, z, GENIE_F32, o, 256 * 256 * 4) == GENIE_OK;
+        for (j = 0; ok && j < 256 * 256; j += 257) ok = o[j] == 2.0f / 256;
+        CHECK(ok, "a small RUN after a big one reads its result: %s", genie_last_error(k));
+        free(o);
+    }
+    genie_ctx_destroy(k);
+    CHECK(server_stop(&s) == 0, "server exits 0 after small RUNs");
+    CHECK(log_count(&s, "RUNs on the loop, 1 on the pool") == 1 && log_count(&s, "; 0 RUNs on the loop") == 0,
+          "small RUNs on the loop, the big one on the pool (%s)", s.log);
 }
 
 /* ---- --backend ---- */
@@ -1341,6 +1381,7 @@ int main(void) {
     test_restart();
     test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
     test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
+    test_small_inline();
     test_backend();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
