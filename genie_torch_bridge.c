@@ -185,8 +185,9 @@ struct SerialCpu {
     SerialCpu(const SerialCpu &) = delete;
     SerialCpu &operator=(const SerialCpu &) = delete;
 };
-/* elements of genie tensors below which a fallback runs its CPU work on one thread: a copy or
-   an elementwise kernel over them takes tens of microseconds alone */
+/* elements of genie tensors below which a fallback runs its CPU work on one thread, and a copy
+   to the CPU is made on one thread: a copy or an elementwise kernel over them takes tens of
+   microseconds alone */
 constexpr int64_t kSerialFallbackElems = 1 << 18;
 
 /* a genie NULL result becomes a Python exception with genie's message */
@@ -415,6 +416,7 @@ at::Tensor to_cpu(const at::Tensor &t) {
         const void *p = nullptr;
         sync_threads();
         okr(genie_data(ctx(), h, &p));
+        SerialCpu serial(t.numel() <= kSerialFallbackElems); /* a copy as small runs on this thread */
         out = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), o).clone(at::MemoryFormat::Preserve);
     }
     if (t.is_neg()) out = out.neg();
