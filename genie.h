@@ -10410,7 +10410,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             phi = GENIE__MIN(phi, npn), plo = GENIE__MIN(plo, phi);                                 \
             for (jr = plo; jr < phi && !jit && !g->bpk; jr++) /* kept panels (bpk): nothing to pack */ \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * pstep); \
-            if (split_m) genie__barrier(pool, nth);                                                 \
+            if (split_m && !g->bpk) genie__barrier(pool, nth); /* kept panels: nothing shared */  \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
@@ -10452,7 +10452,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            if (split_m) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
+            if (split_m && !g->bpk) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
         }                                                                                           \
     }                                                                                               \
 }
