@@ -10412,7 +10412,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             phi = GENIE__MIN(phi, npn), plo = GENIE__MIN(plo, phi);                                 \
             for (jr = plo; jr < phi && !jit && !g->bpk; jr++) /* kept panels (bpk): nothing to pack */ \
                 genie__pack_b_##sfx(g, pc, kc, jc + jr * nr, GENIE__MIN(nr, nc - jr * nr), kr, bbuf + jr * pstep); \
-            if (split_m) genie__barrier(pool, nth);                                                 \
+            if (split_m && !g->bpk) genie__barrier(pool, nth); /* kept panels: nothing shared */  \
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
@@ -10454,7 +10454,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
-            if (split_m) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
+            if (split_m && !g->bpk) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
         }                                                                                           \
     }                                                                                               \
 }
@@ -10924,6 +10924,14 @@ static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node
     g->bpk = e->panels;
     g->bnp = np;
 }
+/* Chunks of at most cap units whose count is a multiple of nth: threads at one speed take equal
+   shares (3072 columns of 16 as three chunks of 64 left one thread a third of the work, as four
+   of 48 each takes half). total >= 0, nth >= 1, cap >= 1; returns >= 1. */
+static int64_t genie__chunk_even(int64_t total, int nth, int64_t cap) {
+    int64_t n = (total + cap - 1) / cap;
+    n = (n + nth - 1) / nth * nth;
+    return n < 1 ? 1 : GENIE__MAX(1, (total + n - 1) / n);
+}
 /* The f16/bf16 skinny product (skinny 3): columns of a strip, which the rows of C take in
    turn (with doth4: B's strip of up to 256 KiB stays in L2 for them), and the bytes of a
    thread's workspace: the M rows of A as f32, then the strip's rows of C (four with doth4). */
@@ -11044,7 +11052,7 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
            row) keep the hardware prefetcher on each row's run, where genie__chunk's 256 bytes
            a row started a new page every 256 bytes */
         const int64_t ucols = (pl->g.N + 15) / 16, units = pl->batches * ucols;
-        const int64_t chunk = pl->skinny == 2 ? GENIE__MIN(64, (units + nth - 1) / nth) : genie__chunk(units, nth);
+        const int64_t chunk = pl->skinny == 2 ? genie__chunk_even(units, nth, 64) : genie__chunk(units, nth);
         int64_t u, u1;
         while (genie__take(p, nth, units, chunk, &u, &u1)) {
             for (; u < u1; u = (bi + 1) * ucols) { /* the chunk's part in product bi */

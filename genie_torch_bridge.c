@@ -149,10 +149,46 @@ genie_ctx *ctx() {
 /* genie's kernels use as many threads as PyTorch's intra-op pool (torch.set_num_threads), read
    where work runs: at each materialization */
 int g_threads = 0; /* the count last given to genie (0: genie's default, all cores) */
+thread_local int g_serial_saved = 0; /* inside a SerialCpu: the intra-op count it replaced */
 void sync_threads() {
-    int n = at::get_num_threads();
+    int n = g_serial_saved ? g_serial_saved : at::get_num_threads();
     if (n != g_threads && genie_set_num_threads(ctx(), n) == GENIE_OK) g_threads = n;
 }
+
+} // namespace
+/* OpenMP's per-thread count, torch's intra-op pool where torch is built with OpenMP (weak:
+   null where no OpenMP runtime is loaded, and then SerialCpu does nothing) */
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+extern "C" int omp_get_max_threads(void) __attribute__((weak));
+namespace {
+/* While alive, ATen's CPU kernels on this thread run serially (at::parallel_for takes one
+   thread when at::get_num_threads() is 1, which reads OpenMP's count): a fallback on small
+   tensors then enters no OpenMP region, whose workers would spin for the cores genie's own
+   pool runs the next tape on. Nested guards and a count of 1 leave everything as it is. */
+struct SerialCpu {
+    int saved = 0;
+    explicit SerialCpu(bool on) {
+        if (!on || g_serial_saved || !omp_set_num_threads || !omp_get_max_threads) return;
+        saved = omp_get_max_threads();
+        if (saved <= 1) {
+            saved = 0;
+            return;
+        }
+        g_serial_saved = saved;
+        omp_set_num_threads(1);
+    }
+    ~SerialCpu() {
+        if (!saved) return;
+        omp_set_num_threads(saved);
+        g_serial_saved = 0;
+    }
+    SerialCpu(const SerialCpu &) = delete;
+    SerialCpu &operator=(const SerialCpu &) = delete;
+};
+/* elements of genie tensors below which a fallback runs its CPU work on one thread, and a copy
+   to the CPU is made on one thread: a copy or an elementwise kernel over them takes tens of
+   microseconds alone */
+constexpr int64_t kSerialFallbackElems = 1 << 18;
 
 /* a genie NULL result becomes a Python exception with genie's message */
 [[noreturn]] void fail() {
@@ -380,6 +416,7 @@ at::Tensor to_cpu(const at::Tensor &t) {
         const void *p = nullptr;
         sync_threads();
         okr(genie_data(ctx(), h, &p));
+        SerialCpu serial(t.numel() <= kSerialFallbackElems); /* a copy as small runs on this thread */
         out = at::from_blob(const_cast<void *>(p), t.sizes(), t.strides(), o).clone(at::MemoryFormat::Preserve);
     }
     if (t.is_neg()) out = out.neg();
@@ -501,6 +538,14 @@ void genie_fallback(const c10::OperatorHandle &op, Stack *stack) {
     std::vector<std::vector<at::Tensor>> orig_list(n), cpu_list(n);
     /* the same tensor passed twice (out= self) must stay one tensor on CPU */
     std::unordered_map<const c10::TensorImpl *, at::Tensor> seen;
+    int64_t elems = 0;
+    for (size_t i = 0; i < n; i++) {
+        const IValue &v = (*stack)[base + i];
+        if (v.isTensor() && is_genie(v.toTensor())) elems += v.toTensor().numel();
+        else if (v.isTensorList())
+            for (const auto &t : v.toTensorVector()) elems += is_genie(t) ? t.numel() : 0;
+    }
+    SerialCpu serial(elems <= kSerialFallbackElems);
     auto cpu_copy = [&](const at::Tensor &t) {
         auto it = seen.find(t.unsafeGetTensorImpl());
         if (it != seen.end()) return it->second;

@@ -280,6 +280,34 @@ def test_threads_follow_torch():
         torch.set_num_threads(n0)
 
 
+_probe_lib = None
+
+
+def test_small_fallback_runs_serially():
+    """A fallback on small tensors runs its CPU kernel with one intra-op thread (no OpenMP region
+    whose spinning workers would take the cores from genie's pool), a large one with all; the
+    count the user set is back afterwards, for torch and for genie."""
+    global _probe_lib
+    if _probe_lib is None:  # an operator with a CPU kernel only: on the device it is a fallback
+        _probe_lib = torch.library.Library("genie_probe", "DEF")
+        _probe_lib.define("threads(Tensor x) -> Tensor")
+        _probe_lib.impl("threads", lambda x: torch.full((1,), float(torch.get_num_threads())), "CPU")
+    n0 = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        small, large = torch.ones(1000, device=DEV), torch.ones(1 << 19, device=DEV)
+        with torch.inference_mode():  # torch 1.13 has no autograd fallthrough for the device
+            inside = [torch.ops.genie_probe.threads(t).cpu().item() for t in (small, large)]
+        if "parallel backend: OpenMP" not in torch.__config__.parallel_info():
+            skip("torch's intra-op pool here is not OpenMP, which the serial fallback sets")
+        assert inside == [1, 2], inside
+        assert torch.get_num_threads() == 2
+        (small * 2).sum().item()
+        assert torch.ops.genie.num_threads() == 2, torch.ops.genie.num_threads()
+    finally:
+        torch.set_num_threads(n0)
+
+
 def test_layer_norm_values():
     torch.manual_seed(0)
     for shape, ns in (((3, 7), (7,)), ((2, 3, 5), (3, 5)), ((4, 1), (1,))):

@@ -738,6 +738,10 @@ static void linears(void) {
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_CONTIG, b, E_NONE); run_case(&c);  /* dot: w rows as stored */
                 c = lin(dt, 0, 4, 1000, 129, L_CONTIG, L_T, b, E_NONE); run_case(&c);       /* axpy */
             }
+            /* axpy over more than 64 units of 16 columns: chunks of at most 64, as many for each
+               thread; a ragged last unit, and chunks that end inside a batch's product */
+            c = lin(dt, 0, 1, 3000, 100, L_CONTIG, L_T, 1, E_NONE); run_case(&c);
+            c = mm(dt, F_PERMB, 1, 2100, 65, 3, L_CONTIG, L_CONTIG, E_NONE, 0); run_case(&c);
             c = lin(dt, 0, 6, 1003, 131, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);       /* four rows at once, then */
             c = lin(dt, 0, 11, 1001, 45, L_STEP, L_CONTIG, 0, E_ADD); run_case(&c);         /* leftover rows and columns */
             c = lin(dt, 0, 13, 1001, 67, L_CONTIG, L_CONTIG, 1, E_ACT); run_case(&c);       /* f16/bf16: groups of four rows over
