@@ -7152,7 +7152,7 @@ static const float genie__exp2_16c[16] = {0.0f,            4.62854715e-08f,  -1.
    rounding error c (a second permute), so t (1 + c + p) is one rounding off e^x; 2^floor(k/16)
    by scalef (overflow to +inf, gradual underflow). Twelve operations, eight of them
    multiplies and FMAs: softmax in L1 is bound by them (double-pumped on Zen 4, ports 0 and 5
-   on Intel). Measured: <= 0.82 ulp (a subnormal result is rounded twice), <= 0.69 for x >= 0. */
+   on Intel). Measured: <= 0.82 ulp (a subnormal result is rounded twice), <= 0.69 where it is normal. */
 static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__z_expc(__m512 x, int full) {
     const __m512 xc = full ? _mm512_min_ps(_mm512_set1_ps(89.0f), x) : x; /* NaN kept */
     const __m512 kb = _mm512_fmadd_ps(xc, _mm512_set1_ps(23.083120654223414f), _mm512_set1_ps(12582912.0f));
