@@ -5627,7 +5627,7 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
    - prod: the reference's sequential double product (reordering it would move
      where a double overflows or underflows), bit-identical, not vectorized;
    - softmax, log_softmax, logsumexp: x - max in f32 (as PyTorch), exp in f32 SIMD
-     (genie__exp16_avx512: <= 1.07 ulp, genie__exp8_avx2: <= 0.93; expf on GENERIC), sums
+     (genie__exp16_avx512: <= 0.82 ulp, genie__exp8_avx2: <= 0.93; expf on GENERIC), sums
      in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
      log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
    - layer_norm (and var, std): the mean and variance in one f64 pass about x[0] (two passes,
@@ -5747,67 +5747,9 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 }
 
 #ifdef GENIE__X86
-/* 2^(j/16), j = 0..15, rounded to f32 (genie__exp16_avx512's table; decimal, as C++ before 17
-   has no hexadecimal floating constants: each is the f32 0x1.0b5586p+0, ... exactly) */
-static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
-                                         1.29683955f, 1.35425555f, 1.41421356f, 1.47682615f, 1.54221083f, 1.61049033f,
-                                         1.68179283f, 1.75625216f, 1.83400809f, 1.91520656f};
-/* expf, 16 lanes, of x <= 0 or NaN (x minus the row's max: every caller's argument):
-   k = round(x 16 / ln2) by adding 1.5 2^23 (whose low mantissa bits are then k mod 16),
-   r = x - k ln2/16 (ln2/16 in two parts: k's 12 bits times the high one exact), |r| <=
-   ln2/32, e^r - 1 = r + r^2/2 + r^3/6 (truncation 2^-27 relative), times 2^((k mod 16)/16)
-   from a 16-entry table (one permute) and 2^floor(k/16) by scalef (gradual underflow to 0).
-   Eight multiplies and FMAs a vector where Cephes' degree-5 polynomial over |r| <= ln2/2
-   took eleven: the pass is FMA-bound on double-pumped AVX-512 (Zen 4). No clamps: x
-   below -103.97 (-inf too, where r is NaN)
-   gives +0 by the final mask, NaN stays NaN. Measured over every f32 in [-104, 0]: <= 1.07
-   ulp. */
-static GENIE__AVX512 __m512 genie__exp16_avx512(__m512 x) {
-    const __m512 sh = _mm512_set1_ps(12582912.0f); /* 1.5 2^23 */
-    const __m512 kb = _mm512_fmadd_ps(x, _mm512_set1_ps(23.083120654223414f), sh), k = _mm512_sub_ps(kb, sh);
-    const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kb), _mm512_loadu_ps(genie__exp2_16));
-    __m512 r, p;
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.0433197021484375f), x); /* ln2/16 to 12 bits: 0x1.62ep-5 */
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(1.99663656e-06f), r);     /* the rest: 0x1.0bfbe8p-19 */
-    p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6), r, _mm512_set1_ps(0.5f));
-    p = _mm512_mul_ps(_mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f)), r);
-    p = _mm512_fmadd_ps(t, p, t);
-    /* x < -150 ln2: exp(x) rounds to +0. Those lanes are masked out, not scaled: a
-       result that underflows costs a microcode assist (~150 cycles a vector), which
-       made a causally masked softmax (-inf) 8x slower than an unmasked one */
-    return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-103.972076f), _CMP_NLT_UQ), p,
-                                  _mm512_mul_ps(k, _mm512_set1_ps(0.0625f)));
-}
-/* expf, 8 lanes, of x <= 0 or NaN, the same way with an 8-entry table (one vpermps) and
-   e^r - 1 to degree 4 over |r| <= ln2/16 (truncation 2^-29): k = round(x 8 / ln2) from x
-   clamped to -104 (NaN and -inf too: the integer work below sees finite k only), r = x - k
-   ln2/8 (ln2/8 to 12 bits: k's 11 bits times it exact); the table's 2^((k mod 8)/8) times
-   2^(floor(k/8) + 64) by adding to its exponent (kb's bits hold k in their low 23: shifted
-   left 20, the magic constant's bits leave, and the low 23 cleared, floor(k/8) << 23 is left),
-   then e^r - 1 in one FMA, and 2^-64 (a normal result exact; a subnormal one rounded a
-   second time). Lanes below -103.97 are cleared, NaN stays NaN. Nine multiplies and FMAs
-   where Cephes' degree-5 polynomial and two scalings took twelve and a rounding, conversion
-   and five integer operations. Measured over every f32
-   in [-104, 0]: <= 0.93 ulp (Cephes': 1.01). */
-static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x) {
-    const __m256 sh = _mm256_set1_ps(12582912.0f); /* 1.5 2^23 */
-    const __m256 kb = _mm256_fmadd_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)), _mm256_set1_ps(11.5415602f), sh);
-    const __m256 k = _mm256_sub_ps(kb, sh);
-    const __m256 t = _mm256_permutevar8x32_ps(_mm256_setr_ps(genie__exp2_16[0], genie__exp2_16[2], genie__exp2_16[4],
-                                                             genie__exp2_16[6], genie__exp2_16[8], genie__exp2_16[10],
-                                                             genie__exp2_16[12], genie__exp2_16[14]),
-                                              _mm256_castps_si256(kb));
-    const __m256i e = _mm256_and_si256(_mm256_slli_epi32(_mm256_castps_si256(kb), 20), _mm256_set1_epi32((int)0xFF800000u));
-    const __m256 ts = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(t), _mm256_add_epi32(e, _mm256_set1_epi32(64 << 23))));
-    __m256 r, p;
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.086639404296875f), x); /* ln2/8 to 12 bits: 0x1.62ep-4 */
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(3.99327291e-06f), r);     /* the rest: 0x1.0bfbe8p-18 */
-    p = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 24), r, _mm256_set1_ps(1.0f / 6));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_mul_ps(_mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f)), r);
-    p = _mm256_mul_ps(_mm256_fmadd_ps(ts, p, ts), _mm256_set1_ps(5.42101086e-20f)); /* 2^-64 */
-    return _mm256_and_ps(p, _mm256_cmp_ps(x, _mm256_set1_ps(-103.972076f), _CMP_NLT_UQ));
-}
+/* softmax's exp of x <= 0 or NaN: the vector math's exp core (genie__z_expc, genie__y_expc) */
+static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__exp16_avx512(__m512 x);
+static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x);
 
 /* acc[c] += exp(r[c] - m[c]) for c < nb: exp in f32 as the row kernels' rsumexp (expf; the
    path's exp of x <= 0), summed in f64: a column logsumexp's second pass (genie__k_cfused;
@@ -7198,6 +7140,89 @@ static int genie__v_f32_exact(double s) {
 
 /* Inlined into every kernel loop (the helpers of GENIE__VM_MATHF), so constants stay in registers. */
 #define GENIE__VINL __inline__ __attribute__((always_inline))
+
+/* ---- exp: one core per ISA ----
+   expf by a 2^(j/N) table: k = round(x N / ln2) by adding 1.5 2^23 (whose low mantissa
+   bits are then k mod N), r = x - k ln2/N (ln2/N in two parts, the high one 12 bits: k
+   times it exact), e^r - 1 by a short polynomial, times 2^((k mod N)/N) from a table
+   (a permute) and 2^floor(k/N). genie__z_expc and genie__y_expc serve softmax's x <= 0
+   (full = 0: genie__exp16_avx512, genie__exp8_avx2) and the template's fexp (full = 1:
+   any x; x above 89 overflows to +inf). Lanes below -150 ln2 (exp rounds to +0; -inf too)
+   are cleared, not scaled: a result that underflows costs a microcode assist (~150
+   cycles a vector), which made a causally masked softmax (-inf) 8x slower than an
+   unmasked one. NaN stays NaN. Both measured over every f32 of [-104, 89]. */
+
+/* 2^(j/16), j = 0..15, rounded to f32 (decimal, as C++ before 17 has no hexadecimal
+   floating constants: each is the f32 0x1.0b5586p+0, ... exactly), and each entry's
+   relative rounding error 2^(j/16) / genie__exp2_16[j] - 1 rounded to f32 */
+static const float genie__exp2_16[16] = {1.0f,        1.04427378f, 1.09050773f, 1.13878863f, 1.18920712f, 1.24185781f,
+                                         1.29683955f, 1.35425555f, 1.41421356f, 1.47682615f, 1.54221083f, 1.61049033f,
+                                         1.68179283f, 1.75625216f, 1.83400809f, 1.91520656f};
+static const float genie__exp2_16c[16] = {0.0f,            4.62854715e-08f,  -1.19921575e-08f, 4.72978243e-08f,
+                                          3.19341815e-08f,  3.62105723e-08f,  -3.09907193e-08f, -7.47521334e-09f,
+                                          1.71142709e-08f,  -3.04768335e-08f, 5.23333421e-09f,  6.10759177e-09f,
+                                          -1.47196051e-08f, -5.25879518e-09f, -6.12825968e-09f, 5.14060927e-09f};
+/* AVX-512, N = 16: k/16 = kb/16 - 1.5 2^19 in one exact FMA (feeds r and scalef), |r| <=
+   ln2/32, e^r - 1 = r + r^2/2 + r^3/6 (truncation 2^-27 relative) plus the table entry's
+   rounding error c (a second permute), so t (1 + c + p) is one rounding off e^x; 2^floor(k/16)
+   by scalef (overflow to +inf, gradual underflow). Twelve operations, eight of them
+   multiplies and FMAs: softmax in L1 is bound by them (double-pumped on Zen 4, ports 0 and 5
+   on Intel). Measured: <= 0.82 ulp (a subnormal result is rounded twice), <= 0.69 where it is normal. */
+static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__z_expc(__m512 x, int full) {
+    const __m512 xc = full ? _mm512_min_ps(_mm512_set1_ps(89.0f), x) : x; /* NaN kept */
+    const __m512 kb = _mm512_fmadd_ps(xc, _mm512_set1_ps(23.083120654223414f), _mm512_set1_ps(12582912.0f));
+    const __m512 k16 = _mm512_fmsub_ps(kb, _mm512_set1_ps(0.0625f), _mm512_set1_ps(786432.0f));
+    const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kb), _mm512_loadu_ps(genie__exp2_16));
+    const __m512 c = _mm512_permutexvar_ps(_mm512_castps_si512(kb), _mm512_loadu_ps(genie__exp2_16c));
+    __m512 r, p;
+    r = _mm512_fnmadd_ps(k16, _mm512_set1_ps(0.693115234375f), xc); /* ln2 to 12 bits: 0x1.62ep-1 */
+    r = _mm512_fnmadd_ps(k16, _mm512_set1_ps(3.19461833e-05f), r);  /* the rest: 0x1.0bfbe8p-15 */
+    p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6), r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(_mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f)), r, c);
+    p = _mm512_fmadd_ps(t, p, t);
+    return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-103.972076f), _CMP_NLT_UQ), p, k16);
+}
+/* AVX2, N = 8 (the even entries of genie__exp2_16, one vpermps), e^r - 1 to degree 4 over
+   |r| <= ln2/16 (truncation 2^-29), k from x clamped to [-104, 89] (NaN and +-inf too: the
+   integer work below sees finite k only; r takes x itself, so NaN and +inf carry through).
+   2^floor(k/8) in two steps, as one exponent add could leave the f32 range: the table's
+   2^((k mod 8)/8) times 2^(floor(k/8) + 64 s) by adding to its exponent (kb's bits hold k in
+   their low 23: shifted left 20, the magic constant's bits leave, and the low 23 cleared,
+   floor(k/8) << 23 is left), then e^r - 1 in one FMA, and 2^(-64 s); s = 1 for x < 0 (a
+   normal result exact; a subnormal one rounded a second time), s = -1 otherwise (2^64 times
+   a normal: overflow to +inf). Nine multiplies and FMAs. Measured: <= 0.93 ulp (0.91 for x >= 0). */
+static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__y_expc(__m256 x, int full) {
+    const __m256 sh = _mm256_set1_ps(12582912.0f); /* 1.5 2^23 */
+    const __m256 xm = _mm256_max_ps(x, _mm256_set1_ps(-104.0f));
+    const __m256 kb = _mm256_fmadd_ps(full ? _mm256_min_ps(xm, _mm256_set1_ps(89.0f)) : xm, _mm256_set1_ps(11.5415602f), sh);
+    const __m256 k = _mm256_sub_ps(kb, sh);
+    /* 2^((k mod 8)/8 - 64): the even entries of genie__exp2_16 times 2^-64 */
+    const __m256 t = _mm256_permutevar8x32_ps(_mm256_setr_ps(5.42101086e-20f, 5.91165434e-20f, 6.44670448e-20f, 7.03018153e-20f,
+                                                             7.66646695e-20f, 8.36034159e-20f, 9.11701734e-20f, 9.94217782e-20f),
+                                              _mm256_castps_si256(kb));
+    /* 128 << 23 where x < 0 (the exponent's 64 s beside the table's -64), else 0 */
+    const __m256i m = full ? _mm256_and_si256(_mm256_srai_epi32(_mm256_castps_si256(x), 31), _mm256_set1_epi32(128 << 23))
+                           : _mm256_set1_epi32(128 << 23);
+    const __m256i e = _mm256_and_si256(_mm256_slli_epi32(_mm256_castps_si256(kb), 20), _mm256_set1_epi32((int)0xFF800000u));
+    const __m256 ts = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(t), _mm256_add_epi32(e, m)));
+    const __m256 sc = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(0x5F800000), m)); /* 2^(-64 s) */
+    __m256 r, p;
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.086639404296875f), x); /* ln2/8 to 12 bits: 0x1.62ep-4 */
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(3.99327291e-06f), r);     /* the rest: 0x1.0bfbe8p-18 */
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 24), r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_mul_ps(_mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f)), r);
+    p = _mm256_mul_ps(_mm256_fmadd_ps(ts, p, ts), sc);
+    return _mm256_and_ps(p, _mm256_cmp_ps(x, _mm256_set1_ps(-103.972076f), _CMP_NLT_UQ));
+}
+/* softmax's exp of x <= 0 or NaN */
+static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__exp16_avx512(__m512 x) {
+    return genie__z_expc(x, 0);
+}
+static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x) {
+    return genie__y_expc(x, 0);
+}
+
 /* coefficient j of the piecewise table tab (rows of 8, see below) for the piece in idx's low bits */
 #define GENIE__FPC(tab, j, idx) GENIE__FPERM(GENIE__FTBL((tab)[j]), idx)
 
@@ -7303,23 +7328,13 @@ static const float genie__vm_phi16_tab[8][16] = {
         p = GENIE__FFMA(p, r, GENIE__F1(0.5f));                                                    \
         return GENIE__FFMA(GENIE__FMUL(r, r), p, r);                                               \
     }                                                                                              \
-    /* exp: (1 + expm1(r)) 2^k on x clamped to 89 (NaN kept); below -150 ln2, where exp            \
-       rounds to +0, exp(0) and then +0: no result underflows (a microcode assist) */              \
+    /* exp of any x: the ISA's table-driven core (genie__z_expc, genie__y_expc, also         \
+       softmax's exp); mid (x >= -86, not NaN) is the same function */                       \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fexp(GENIE__F x) {                               \
-        GENIE__FM z = GENIE__FCMP(x, GENIE__F1(-103.972076f), _CMP_LT_OQ);                         \
-        GENIE__F c = GENIE__FSEL(z, GENIE__F1(0.0f), GENIE__FMINV(GENIE__F1(89.0f), x));           \
-        GENIE__F k = genie__##P##_fk(c);                                                           \
-        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
-        return GENIE__FSEL(z, GENIE__F1(0.0f), GENIE__FSCALE(GENIE__FADD(p, GENIE__F1(1.0f)), k)); \
+        return genie__##P##_expc(x, 1);                                                            \
     }                                                                                              \
-    /* exp for x >= -86 (not NaN; k >= -124, a normal result): (2 + 2p) 2^(k - 1), 2^(k - 1)      \
-       normal up to k = 128; exp's value */                                                       \
     static ATTR GENIE__VINL GENIE__F genie__##P##_fexp_mid(GENIE__F x) {                           \
-        GENIE__F c = GENIE__FMINV(GENIE__F1(89.0f), x);                                            \
-        GENIE__F k = genie__##P##_fk(c);                                                           \
-        GENIE__F p = genie__##P##_fexpm1r(genie__##P##_fred(c, k));                                \
-        return GENIE__FMUL(GENIE__FFMA(p, GENIE__F1(2.0f), GENIE__F1(2.0f)),                       \
-                           GENIE__FSHL(GENIE__FADD(k, GENIE__F1(8388734.0f)), 23));                \
+        return genie__##P##_expc(x, 1);                                                            \
     }                                                                                              \
     /* expm1: 2^k p + (2^k - 1) (one rounding; exact p for k = 0) on x clamped to [-30, 89];       \
        above 64 the -1 is below half an ulp and the result is exp's */                             \
