@@ -32,20 +32,21 @@
  *     >>scope ........... interned module paths and phases
  *     >>roles ........... role recognition; work counted by phase and role
  *     >>tape ............ realize: iterative walk, topological tape, execution
+ *     >>threads ......... the thread pool the kernels run on: persistent workers, barrier
  *     >>cpu ............. reference kernels, shaped (node, ith, nth)
- *     >>rows ............ fast reductions, softmax, layer_norm: row kernels
  *     >>vmath ........... vector math: elementwise array kernels per path
- *     >>eltwise ......... elementwise nodes over dense operands on those kernels
+ *     >>rows ............ fast reductions, softmax, layer_norm: row kernels
+ *     >>eltwise ......... elementwise nodes over dense operands on the array kernels
  *     >>copies .......... strided copies between two views of one shape
  *     >>gemm ............ packed SIMD matrix products, run-time CPU detection
  *     >>llm ............. transformer operations' fast kernels (attention, rope, index_copy_)
+ *     >>quant ........... ggml's block dtypes: dequantizing, products reading the blocks
  *     >>dispatch ........ a node's fast kernel on the context's path (genie__fast_kernel)
- *     >>threads ......... the thread pool: persistent workers, barrier
- *     >>fuse ............ fusion groups as data, run in one pass over tiles
+ *     >>fuse ............ fusion groups as data, run in one pass over tiles; GEMM epilogues
  *     >>backend ......... the backend table: device buffers, per-node offload, CPU fallback
- *     >>dump ............ Graphviz dump and statistics
  *     >>io .............. safetensors files: a strict header reader, mapping, writer
- *     >>gguf ............ GGUF files (mapped, untrusted), ggml's quantized block dtypes
+ *     >>gguf ............ GGUF files: a strict reader (mapped, untrusted), metadata, tensors
+ *     >>dump ............ Graphviz dump and statistics
  *     >>api ............. the public operations: capture and shape inference
  *
  * CONFIGURATION (define before including the implementation)
@@ -3791,6 +3792,297 @@ oom:
     return GENIE_ERR_OOM;
 }
 
+/* >>threads --------------------------------------------------------------- */
+/* A pool per context: persistent workers started on first need. A job runs
+   fn(p, ith, nth) on the caller (ith 0) and nth-1 workers; workers spin a
+   while before sleeping, so the kernels of one tape wake them cheaply. Jobs too
+   small to share run on the caller alone: no wake-up, no barrier.
+   Workers claim the shares 1 .. nth-1 as they arrive (pool->slots); when the caller is done
+   with its own it closes the job and runs the shares no worker has claimed itself, so it
+   never waits on a worker that the machine has not run yet (another process on its core):
+   only on those inside the job. A kernel whose threads meet at genie__barrier has every
+   share claimed before the caller passes it, so it sees all nth threads as before. */
+#if defined(_MSC_VER)
+#define GENIE__LOAD(x) _InterlockedOr((volatile long *)(x), 0)
+#define GENIE__STORE(x, v) _InterlockedExchange((volatile long *)(x), (v))
+#define GENIE__ADD(x, v) _InterlockedExchangeAdd((volatile long *)(x), (v)) /* returns the old value */
+#define GENIE__XCHG(x, v) _InterlockedExchange((volatile long *)(x), (v))     /* returns the old value */
+#define GENIE__CAS(x, e, d) (_InterlockedCompareExchange((volatile long *)(x), (d), (e)) == (e))
+#define GENIE__PAUSE() YieldProcessor()
+#else
+#define GENIE__LOAD(x) __atomic_load_n(x, __ATOMIC_ACQUIRE)
+#define GENIE__STORE(x, v) __atomic_store_n(x, v, __ATOMIC_RELEASE)
+#define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__XCHG(x, v) __atomic_exchange_n(x, v, __ATOMIC_ACQ_REL)
+#define GENIE__CAS(x, e, d) genie__cas(x, e, d)
+#ifndef GENIE_NO_THREADS
+static int genie__cas(int *x, int e, int d) { return __atomic_compare_exchange_n(x, &e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
+#endif
+#ifdef GENIE__X86
+#define GENIE__PAUSE() __builtin_ia32_pause()
+#else
+#define GENIE__PAUSE() ((void)0)
+#endif
+#endif
+/* A wait's spin: GENIE__SPINS_PAUSE pause loops (~0.1 ms), then a yield each loop, so a
+   thread that waits lends its core to whatever the machine has ready there (the other
+   thread of the job, when the scheduler put both on one core) instead of spinning it away.
+   A worker (and a caller waiting on workers) sleeps after GENIE__SPINS loops. */
+#define GENIE__SPINS_PAUSE 2000
+#define GENIE__SPINS (GENIE__SPINS_PAUSE + 1000)
+#define GENIE__SPIN(spins) ((spins) < GENIE__SPINS_PAUSE ? GENIE__PAUSE() : (void)genie__yield())
+
+static int genie__ncpu(void) {
+#if defined(GENIE_NO_THREADS)
+    return 1;
+#elif defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (int)si.dwNumberOfProcessors;
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+#endif
+}
+/* The threads a context runs with: n_threads, 0 = all cores. */
+#define GENIE__MAX_THREADS 256 /* more asked for (genie_set_num_threads(ctx, INT_MAX)) is this many */
+static int genie__ctx_threads(const genie_ctx *ctx) {
+    int n = ctx->n_threads ? ctx->n_threads : genie__ncpu();
+#ifdef GENIE_NO_THREADS
+    n = 1;
+#endif
+    return n < 1 ? 1 : n > GENIE__MAX_THREADS ? GENIE__MAX_THREADS : n;
+}
+
+#ifdef GENIE_NO_THREADS
+struct genie__tpool { int unused; };
+static void genie__barrier(struct genie__tpool *pool, int nth) { (void)pool; (void)nth; }
+static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) { (void)ctx; (void)nth; return NULL; }
+static void genie__tpool_destroy(struct genie__tpool *pool) { (void)pool; }
+static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
+    (void)pool; (void)nth;
+    return fn(p, 0, 1);
+}
+static int genie__tpool_size(const struct genie__tpool *pool) { (void)pool; return 1; }
+#else
+#ifdef _WIN32
+typedef HANDLE genie__thread;
+typedef SRWLOCK genie__mutex;
+typedef CONDITION_VARIABLE genie__cond;
+#define genie__mutex_init(m) InitializeSRWLock(m)
+#define genie__mutex_destroy(m) ((void)(m))
+#define genie__lock(m) AcquireSRWLockExclusive(m)
+#define genie__unlock(m) ReleaseSRWLockExclusive(m)
+#define genie__cond_init(c) InitializeConditionVariable(c)
+#define genie__cond_destroy(c) ((void)(c))
+#define genie__cond_wait(c, m) SleepConditionVariableSRW(c, m, INFINITE, 0)
+#define genie__cond_broadcast(c) WakeAllConditionVariable(c)
+#define genie__yield() SwitchToThread()
+#else
+typedef pthread_t genie__thread;
+typedef pthread_mutex_t genie__mutex;
+typedef pthread_cond_t genie__cond;
+#define genie__mutex_init(m) pthread_mutex_init(m, NULL)
+#define genie__mutex_destroy(m) pthread_mutex_destroy(m)
+#define genie__lock(m) pthread_mutex_lock(m)
+#define genie__unlock(m) pthread_mutex_unlock(m)
+#define genie__cond_init(c) pthread_cond_init(c, NULL)
+#define genie__cond_destroy(c) pthread_cond_destroy(c)
+#define genie__cond_wait(c, m) pthread_cond_wait(c, m)
+#define genie__cond_broadcast(c) pthread_cond_broadcast(c)
+#define genie__yield() sched_yield()
+#endif
+
+/* Windows starts a thread with the default floating-point state, not its creator's as POSIX
+   threads do: workers take the pool creator's x87 control word and MXCSR, so a kernel gives
+   the same numbers on every thread (mingw's libm sin/cos of |x| >= 2^63 follow the x87
+   precision, which the CRT sets to 64 bits on the main thread only). */
+#if defined(_WIN32) && defined(GENIE__X86)
+#define GENIE__FPENV 1
+typedef struct genie__fpenv { unsigned short cw; unsigned int csr; } genie__fpenv;
+static void genie__fpenv_get(genie__fpenv *e) {
+    __asm__ __volatile__("fnstcw %0" : "=m"(e->cw));
+    e->csr = __builtin_ia32_stmxcsr();
+}
+static void genie__fpenv_set(const genie__fpenv *e) {
+    __asm__ __volatile__("fldcw %0" : : "m"(e->cw));
+    __builtin_ia32_ldmxcsr(e->csr);
+}
+#endif
+
+typedef struct genie__worker {
+    struct genie__tpool *pool;
+    int ith;
+} genie__worker;
+struct genie__tpool {
+    int nworkers;
+    genie__thread *th;
+    genie__worker *w;
+    genie__mutex mu;
+    genie__cond wake, done;
+    int gen, stop;             /* atomics: job generation, shutdown */
+    int slots, finished;       /* atomics: the job's shares (limit << 8 | claimed; 0 when closed), claimed ones done */
+    int bar_count, bar_gen;    /* atomics: the barrier */
+    int nth;                   /* threads in the current job */
+    genie__kernel fn;
+    genie__kparams *p;
+#ifdef GENIE__FPENV
+    genie__fpenv fpenv;        /* the creator's floating-point state, for the workers */
+#endif
+};
+
+/* All nth threads of a job meet here (sense by generation). */
+static void genie__barrier(struct genie__tpool *pool, int nth) {
+    int g, spins = 0;
+    if (nth <= 1 || !pool) return;
+    g = GENIE__LOAD(&pool->bar_gen);
+    if (GENIE__ADD(&pool->bar_count, 1) == nth - 1) {
+        GENIE__STORE(&pool->bar_count, 0);
+        GENIE__ADD(&pool->bar_gen, 1);
+        return;
+    }
+    while (GENIE__LOAD(&pool->bar_gen) == g) {
+        GENIE__SPIN(++spins);
+    }
+}
+#ifdef _WIN32
+static DWORD WINAPI genie__worker_main(LPVOID arg) {
+#else
+static void *genie__worker_main(void *arg) {
+#endif
+    genie__worker *w = (genie__worker *)arg;
+    struct genie__tpool *pool = w->pool;
+    int seen = 0;
+#ifdef GENIE__FPENV
+    genie__fpenv_set(&pool->fpenv);
+#endif
+    for (;;) {
+        int g, spins = 0;
+        while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
+            if (++spins < GENIE__SPINS) {
+                GENIE__SPIN(spins);
+                continue;
+            }
+            genie__lock(&pool->mu);
+            while (GENIE__LOAD(&pool->gen) == seen && !GENIE__LOAD(&pool->stop)) genie__cond_wait(&pool->wake, &pool->mu);
+            genie__unlock(&pool->mu);
+        }
+        if (GENIE__LOAD(&pool->stop)) break;
+        seen = g;
+        for (;;) { /* claim a share of the job now open (the one seen, or one after it) */
+            const int v = GENIE__LOAD(&pool->slots);
+            if ((v & 255) >= v >> 8) break; /* closed, or every share claimed */
+            if (!GENIE__CAS(&pool->slots, v, v + 1)) continue;
+            pool->fn(pool->p, (v & 255) + 1, pool->nth);
+            seen = GENIE__LOAD(&pool->gen); /* the job run: the caller waits for it before the next */
+            GENIE__ADD(&pool->finished, 1);
+            genie__lock(&pool->mu);
+            genie__cond_broadcast(&pool->done);
+            genie__unlock(&pool->mu);
+            break;
+        }
+    }
+    return 0;
+}
+static void genie__tpool_destroy(struct genie__tpool *pool) {
+    int i;
+    if (!pool) return;
+    genie__lock(&pool->mu);
+    GENIE__STORE(&pool->stop, 1);
+    genie__cond_broadcast(&pool->wake);
+    genie__unlock(&pool->mu);
+    for (i = 0; i < pool->nworkers; i++) {
+#ifdef _WIN32
+        WaitForSingleObject(pool->th[i], INFINITE);
+        CloseHandle(pool->th[i]);
+#else
+        pthread_join(pool->th[i], NULL);
+#endif
+    }
+    genie__cond_destroy(&pool->wake);
+    genie__cond_destroy(&pool->done);
+    genie__mutex_destroy(&pool->mu);
+    GENIE_FREE(pool->th);
+    GENIE_FREE(pool->w);
+    GENIE_FREE(pool);
+}
+/* The context's pool with nth - 1 workers, started now if needed; NULL when
+   nth is 1 or threads cannot be had (the caller then runs alone). */
+static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) {
+    struct genie__tpool *pool = ctx->tpool;
+    int i;
+    if (nth <= 1) return NULL;
+    if (pool && pool->nworkers == nth - 1) return pool;
+    genie__tpool_destroy(pool);
+    ctx->tpool = NULL;
+    pool = (struct genie__tpool *)GENIE_MALLOC(sizeof *pool);
+    if (!pool) return NULL;
+    memset(pool, 0, sizeof *pool);
+    pool->th = (genie__thread *)GENIE_MALLOC(sizeof(genie__thread) * (size_t)(nth - 1));
+    pool->w = (genie__worker *)GENIE_MALLOC(sizeof(genie__worker) * (size_t)(nth - 1));
+    if (!pool->th || !pool->w) {
+        GENIE_FREE(pool->th);
+        GENIE_FREE(pool->w);
+        GENIE_FREE(pool);
+        return NULL;
+    }
+    genie__mutex_init(&pool->mu);
+    genie__cond_init(&pool->wake);
+    genie__cond_init(&pool->done);
+#ifdef GENIE__FPENV
+    genie__fpenv_get(&pool->fpenv);
+#endif
+    for (i = 0; i < nth - 1; i++) {
+        pool->w[i].pool = pool;
+        pool->w[i].ith = i + 1;
+#ifdef _WIN32
+        pool->th[i] = CreateThread(NULL, 0, genie__worker_main, &pool->w[i], 0, NULL);
+        if (!pool->th[i]) break;
+#else
+        if (pthread_create(&pool->th[i], NULL, genie__worker_main, &pool->w[i]) != 0) break;
+#endif
+        pool->nworkers++;
+    }
+    if (pool->nworkers == 0) {
+        genie__tpool_destroy(pool);
+        return NULL;
+    }
+    ctx->tpool = pool;
+    return pool;
+}
+static int genie__tpool_size(const struct genie__tpool *pool) { return pool ? pool->nworkers + 1 : 1; }
+/* Run fn on min(nth, 1 + workers) threads and wait for all of them; returns
+   the caller's result (kernels that fail do so on thread 0). */
+static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
+    genie_result r;
+    int spins = 0, claimed, ith;
+    if (!pool || nth <= 1) return fn(p, 0, 1);
+    if (nth > pool->nworkers + 1) nth = pool->nworkers + 1;
+    pool->fn = fn;
+    pool->p = p;
+    pool->nth = nth;
+    GENIE__STORE(&pool->finished, 0);
+    GENIE__STORE(&pool->slots, (nth - 1) << 8); /* before the generation: a worker that sees it sees these */
+    genie__lock(&pool->mu);
+    GENIE__ADD(&pool->gen, 1);
+    genie__cond_broadcast(&pool->wake);
+    genie__unlock(&pool->mu);
+    r = fn(p, 0, nth);
+    claimed = GENIE__XCHG(&pool->slots, 0) & 255; /* closed: the shares not claimed are the caller's */
+    for (ith = claimed + 1; ith < nth; ith++) fn(p, ith, nth);
+    while (GENIE__LOAD(&pool->finished) < claimed) {
+        if (++spins < GENIE__SPINS) {
+            GENIE__SPIN(spins);
+            continue;
+        }
+        genie__lock(&pool->mu);
+        while (GENIE__LOAD(&pool->finished) < claimed) genie__cond_wait(&pool->done, &pool->mu);
+        genie__unlock(&pool->mu);
+    }
+    return r;
+}
+#endif /* GENIE_NO_THREADS */
+
 /* >>cpu ------------------------------------------------------------------- */
 /* Reference kernels: plain strided loops over any layout. Floating values are
    computed in double and rounded to the output type (through f32 for f16 and
@@ -5605,1357 +5897,6 @@ static const genie__kernel genie__kernels[GENIE__K_COUNT] = {
 };
 static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; }
 
-/* >>rows ------------------------------------------------------------------ */
-/* ---- fast reductions, softmax, layer_norm ----
-   Row kernels for a contiguous f32 tensor viewed as [rows, len], the reduced
-   or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
-   logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over
-   the last dim, layer_norm and rms_norm (mean 0, no bias) over the trailing
-   normalized dims; also sum, mean, var, std and logsumexp over every dim of a
-   dense view (a transposed matrix), as one row in memory order. f32 rows that
-   are not contiguous (softmax over another dim, a strided or sliced view whose
-   row dims are one stride) are gathered into contiguous rows (genie__k_grows,
-   below), with the same results as those rows. Anything else (other dtypes,
-   rows over dims of several strides, empty rows) runs the reference kernels above.
-   Threads take whole rows; a node under GENIE__ROWS_MIN_SHARED elements runs
-   on the caller. Results do not depend on the thread count.
-   Accuracy against the reference (which computes in double):
-   - sum, mean, var, std, layer_norm's statistics: f64 accumulators in vector
-     lanes (a conversion and an add per element: free at memory bandwidth), so
-     only the final rounding to f32 differs: |err| <= 2^-24 |ref| + n 2^-52 sum|x|;
-   - amax, amin, argmax, argmin, max/min: exact (NaN wins, the first on ties);
-   - prod: the reference's sequential double product (reordering it would move
-     where a double overflows or underflows), bit-identical, not vectorized;
-   - softmax, log_softmax, logsumexp: x - max in f32 (as PyTorch), exp in f32 SIMD
-     (genie__exp16_avx512: <= 0.82 ulp, genie__exp8_avx2: <= 0.93; expf on GENERIC), sums
-     in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
-     log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
-   - layer_norm (and var, std): the mean and variance in one f64 pass about x[0] (two passes,
-     the mean's then the deviations', where x[0] lies over 32 deviations out: the shifted sums
-     would lose more than 10 of f64's bits; genie__row_m2), (x - mean) * rstd in f64, rounded, then t * w + b
-     in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
-   Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
-   AVX-512) are written with streaming stores: no read for ownership of lines that
-   will not be read again soon. softmax computes exp once into a row on the stack
-   (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
-   cache), then scales that row while streaming it (computing exp twice to stream
-   measured slower).
-   The exp functions are self-contained per ISA so they can later be merged with
-   the SIMD elementwise table (vmath). */
-#define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
-#define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
-#define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
-
-typedef struct genie__rowk {
-    double (*sum)(const float *x, int64_t n);                  /* sum x, in f64 */
-    double (*sqdev)(const float *x, int64_t n, double mean);   /* sum (x - mean)^2, in f64 */
-    float (*maxmin)(const float *x, int64_t n, int want_max);  /* NaN when the row has one */
-    int64_t (*find)(const float *x, int64_t n, float v);       /* first x == v (first NaN if v is NaN) */
-    double (*sumexp)(const float *x, float *y, int64_t n, float mx); /* sum exp(x - mx); y = exp(x - mx) unless NULL;
-                                                                      mx >= every x (or NaN: exp's domain) */
-    void (*scale)(const float *x, float *y, int64_t n, float s, int nt); /* y = x * s (x may be y) */
-    /* nt: the output is large (GENIE__ROWS_NT_BYTES): store it past the caches where the path can */
-    void (*subsub)(const float *x, float *y, int64_t n, float a, float b, int nt); /* y = (x - a) - b */
-    void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b, int nt);
-    double (*sumsq)(const float *x, int64_t n, double c, double *s1); /* sum (x - c)^2 and *s1 = sum (x - c), in f64 */
-    /* sumexp(x, t, n, mx) while the previous row's exps tp[n] go out scaled, yp = tp * sp streamed:
-       a large softmax's rows pipelined (genie__k_rows), its stores beside this row's arithmetic */
-    double (*sumexp_scale)(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp);
-} genie__rowk;
-
-/* GENERIC: plain C, the same arithmetic as the SIMD paths. */
-static double genie__rsum_c(const float *x, int64_t n) {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int64_t j = 0;
-    for (; j + 4 <= n; j += 4) { s0 += x[j]; s1 += x[j + 1]; s2 += x[j + 2]; s3 += x[j + 3]; }
-    for (; j < n; j++) s0 += x[j];
-    return (s0 + s1) + (s2 + s3);
-}
-static double genie__rsqdev_c(const float *x, int64_t n, double mean) {
-    double s0 = 0, s1 = 0;
-    int64_t j = 0;
-    for (; j + 2 <= n; j += 2) {
-        double d0 = x[j] - mean, d1 = x[j + 1] - mean;
-        s0 += d0 * d0;
-        s1 += d1 * d1;
-    }
-    for (; j < n; j++) s0 += (x[j] - mean) * (x[j] - mean);
-    return s0 + s1;
-}
-static double genie__rsumsq_c(const float *x, int64_t n, double c, double *s1) {
-    double a0 = 0, a1 = 0, q0 = 0, q1 = 0;
-    int64_t j = 0;
-    for (; j + 2 <= n; j += 2) {
-        const double d0 = x[j] - c, d1 = x[j + 1] - c;
-        a0 += d0, a1 += d1;
-        q0 += d0 * d0, q1 += d1 * d1;
-    }
-    for (; j < n; j++) a0 += x[j] - c, q0 += (x[j] - c) * (x[j] - c);
-    *s1 = a0 + a1;
-    return q0 + q1;
-}
-static float genie__rmax_c(const float *x, int64_t n, int want_max) {
-    float m = x[0];
-    int64_t j;
-    for (j = 0; j < n; j++) {
-        if (x[j] != x[j]) return x[j];
-        if (want_max ? x[j] > m : x[j] < m) m = x[j];
-    }
-    return m;
-}
-static int64_t genie__rfind_c(const float *x, int64_t n, float v) {
-    int64_t j;
-    for (j = 0; j < n; j++)
-        if (v != v ? x[j] != x[j] : x[j] == v) return j;
-    return 0;
-}
-static double genie__rsumexp_c(const float *x, float *y, int64_t n, float mx) {
-    double s = 0;
-    int64_t j;
-    for (j = 0; j < n; j++) {
-        float e = expf(x[j] - mx);
-        if (y) y[j] = e;
-        s += e;
-    }
-    return s;
-}
-static void genie__rscale_c(const float *x, float *y, int64_t n, float s, int nt) {
-    int64_t j;
-    (void)nt;
-    for (j = 0; j < n; j++) y[j] = x[j] * s;
-}
-static double genie__rsumexp_scale_c(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp) {
-    genie__rscale_c(tp, yp, n, sp, 1);
-    return genie__rsumexp_c(x, t, n, mx);
-}
-static void genie__rsubsub_c(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    int64_t j;
-    (void)nt;
-    for (j = 0; j < n; j++) y[j] = (x[j] - a) - b;
-}
-/* t = (x - mean) * rstd rounded to f32, then t * w + b rounded once. */
-static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b,
-                           int nt) {
-    int64_t j;
-    (void)nt;
-    for (j = 0; j < n; j++) {
-        double t = (float)((x[j] - mean) * rstd);
-        if (w) t *= w[j];
-        if (b) t += b[j];
-        y[j] = (float)t;
-    }
-}
-
-#ifdef GENIE__X86
-/* softmax's exp of x <= 0 or NaN: the vector math's exp core (genie__z_expc, genie__y_expc) */
-static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__exp16_avx512(__m512 x);
-static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x);
-
-/* acc[c] += exp(r[c] - m[c]) for c < nb: exp in f32 as the row kernels' rsumexp (expf; the
-   path's exp of x <= 0), summed in f64: a column logsumexp's second pass (genie__k_cfused;
-   m[c] >= every r[c] of its column, or NaN, or a +inf column's 0, whose sum is not used) */
-typedef void (*genie__cols_sumexp_fn)(double *acc, const float *m, const float *r, int64_t nb);
-static void genie__cols_sumexp_c(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c;
-    for (c = 0; c < nb; c++) acc[c] += (double)expf(r[c] - m[c]);
-}
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_sumexp_avx2(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(m + c)));
-        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm256_castps256_ps128(e))));
-        _mm256_storeu_pd(acc + c + 4, _mm256_add_pd(_mm256_loadu_pd(acc + c + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1))));
-    }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 e = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(m + c)));
-        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm512_castps512_ps256(e))));
-        _mm512_storeu_pd(acc + c + 8, _mm512_add_pd(_mm512_loadu_pd(acc + c + 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1))));
-    }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-#endif
-
-/* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
-static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
-static GENIE__AVX512 double genie__rsum_avx512(const float *x, int64_t n) {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 32 <= n; j += 32) {
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 16)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 24)));
-    }
-    for (; j + 8 <= n; j += 8) a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-    s = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, double mean) {
-    const __m512d m = _mm512_set1_pd(mean);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_fmadd_pd(d0, d0, a0);
-        a1 = _mm512_fmadd_pd(d1, d1, a1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX512 double genie__rsumsq_avx512(const float *x, int64_t n, double c, double *s1) {
-    const __m512d m = _mm512_set1_pd(c);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_add_pd(a0, d0);
-        a1 = _mm512_add_pd(a1, d1);
-        q0 = _mm512_fmadd_pd(d0, d0, q0);
-        q1 = _mm512_fmadd_pd(d1, d1, q1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    q = _mm512_reduce_add_pd(_mm512_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-/* max of x (want_max) or of -x, NaN tracked apart: max_ps drops NaNs. */
-static GENIE__AVX512 float genie__rmax_avx512(const float *x, int64_t n, int want_max) {
-    const __m512 neg = _mm512_set1_ps(want_max ? 0.0f : -0.0f);
-    __m512 m0 = _mm512_xor_ps(_mm512_set1_ps(x[0]), neg), m1 = m0;
-    __mmask16 nan = 0;
-    int64_t j = 0;
-    float m;
-    for (; j + 32 <= n; j += 32) {
-        __m512 v0 = _mm512_xor_ps(_mm512_loadu_ps(x + j), neg), v1 = _mm512_xor_ps(_mm512_loadu_ps(x + j + 16), neg);
-        m0 = _mm512_max_ps(m0, v0);
-        m1 = _mm512_max_ps(m1, v1);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q));
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 v = _mm512_xor_ps(_mm512_mask_loadu_ps(m0, t, x + j), neg);
-        v = _mm512_mask_mov_ps(m0, t, v);
-        m0 = _mm512_max_ps(m0, v);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
-    }
-    if (nan) return NAN;
-    m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-    return want_max ? m : -m;
-}
-static GENIE__AVX512 int64_t genie__rfind_avx512(const float *x, int64_t n, float v) {
-    const __m512 vv = _mm512_set1_ps(v);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j), hit;
-        __m512 a = _mm512_maskz_loadu_ps(t, x + j);
-        hit = v != v ? _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q) : _mm512_mask_cmp_ps_mask(t, a, vv, _CMP_EQ_OQ);
-        if (hit) return j + __builtin_ctz(hit);
-    }
-    return 0;
-}
-/* Elements before y's next 64-byte boundary (streamed stores start there), at most n. */
-static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
-    int64_t h = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
-    return h < n ? h : n;
-}
-/* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
-   2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
-   conversion of every vector would be a fifth of the pass, which is compute-bound on
-   double-pumped AVX-512 (Zen 4). */
-/* y: the exps stored (softmax's row on the stack; the next row prefetched into L2, where this
-   row and its exps fill L1), or not (into L1);
-   tp: the previous row's exps streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined
-   softmax), or NULL; inlined for each, so the loop tests neither */
-static GENIE__AVX512 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx512(const float *x, float *y, int64_t n,
-                                                                                       float mx, const int st, const float *tp,
-                                                                                       float *yp, float sp) {
-    const __m512 m = _mm512_set1_ps(mx), sv = _mm512_set1_ps(sp);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    int64_t j = 0, c = 0;
-    if (tp) { /* the previous row streamed 64 at a time beside the exps: its head up to yp's line first */
-        c = genie__nt_head(yp, n);
-        if (c) _mm512_mask_storeu_ps(yp, (__mmask16)((1u << c) - 1u), _mm512_mul_ps(_mm512_maskz_loadu_ps((__mmask16)((1u << c) - 1u), tp), sv));
-    }
-    for (; j + 64 <= n; j += 64) {
-        __m512 e0 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j), m));
-        __m512 e1 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), m));
-        __m512 e2 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 32), m));
-        __m512 e3 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 48), m));
-        if (st) { /* the next row's four lines, as below */
-            _mm512_storeu_ps(y + j, e0);
-            _mm512_storeu_ps(y + j + 16, e1);
-            _mm512_storeu_ps(y + j + 32, e2);
-            _mm512_storeu_ps(y + j + 48, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T0);
-        }
-        if (tp && c + 64 <= n) {
-            _mm512_stream_ps(yp + c, _mm512_mul_ps(_mm512_loadu_ps(tp + c), sv));
-            _mm512_stream_ps(yp + c + 16, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 16), sv));
-            _mm512_stream_ps(yp + c + 32, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 32), sv));
-            _mm512_stream_ps(yp + c + 48, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 48), sv));
-            c += 64;
-        }
-        e0 = _mm512_add_ps(_mm512_add_ps(e0, e1), _mm512_add_ps(e2, e3));
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c < n; c += 16) {
-            const __mmask16 t = genie__tail16(n - c);
-            const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(t, tp + c), sv);
-            if (t == 0xFFFF) _mm512_stream_ps(yp + c, v);
-            else _mm512_mask_storeu_ps(yp + c, t, v);
-        }
-        _mm_sfence();
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 e = _mm512_maskz_mov_ps(t, genie__exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), m)));
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a prefetch never
-                                                                 faults) into cache while this one computes */
-        if (st) _mm512_mask_storeu_ps(y + j, t, e);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
-    }
-    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-}
-static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx512(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx512(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX512 double genie__rsumexp_scale_avx512(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                       float sp) {
-    return genie__rsumexp_y_avx512(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
-   vectors with movntps (no read for ownership of the output's lines), a masked
-   tail, then sfence so the stores are visible before the job ends. */
-#define GENIE__NT_LOOP(VALUE)                                                                      \
-    {                                                                                              \
-        int64_t j = 0, h = nt ? genie__nt_head(y, n) : 0;                                          \
-        for (; j < n; j += 16) {                                                                   \
-            __mmask16 t = j == 0 && h ? (__mmask16)((1u << h) - 1u) : genie__tail16(n - j);        \
-            __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;                                        \
-            VALUE                                                                                  \
-            if (nt && t == 0xFFFF) _mm512_stream_ps(y + j, v);                                     \
-            else _mm512_mask_storeu_ps(y + j, t, v);                                               \
-            if (j == 0 && h) j = h - 16;                                                           \
-        }                                                                                          \
-        if (nt) _mm_sfence();                                                                      \
-    }
-static GENIE__AVX512 void genie__rscale_avx512(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m512 sv = _mm512_set1_ps(s);
-    GENIE__NT_LOOP(v = _mm512_mul_ps(xv, sv);)
-}
-static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
-    GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
-}
-/* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA: 16 lanes under
-   mask t (the head up to y's line, the tail) */
-static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
-                                                 const float *b) {
-    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
-    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
-    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
-    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
-    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
-    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
-    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
-    return v;
-}
-/* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
-   512-bit extract and insert of genie__rnorm16_avx512 would take a fifth of the pass (Zen 4,
-   a row in L1); the same operations, so the same values. */
-static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
-                                             const float *w, const float *b, int nt) {
-    const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    const int64_t h = nt ? genie__nt_head(y, n) : 0;
-    int64_t j;
-    if (h) {
-        const __mmask16 t = (__mmask16)((1u << h) - 1u);
-        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
-    }
-    for (j = h; j + 16 <= n; j += 16) {
-        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
-        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
-        if (w && b) {
-            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
-        } else if (w) {
-            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
-            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
-        } else if (b) {
-            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
-            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
-        }
-        if (nt) { /* a whole line at once (two streamed halves: slower) */
-            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
-        } else {
-            _mm256_storeu_ps(y + j, lo);
-            _mm256_storeu_ps(y + j + 8, hi);
-        }
-    }
-    if (j < n) {
-        const __mmask16 t = genie__tail16(n - j);
-        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
-    }
-    if (nt) _mm_sfence();
-}
-
-/* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
-static GENIE__AVX2 double genie__hsum_pd_avx2(__m256d v) {
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-static GENIE__AVX2 double genie__rsum_avx2(const float *x, int64_t n) {
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + j)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 8)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 12)));
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double mean) {
-    const __m256d m = _mm256_set1_pd(mean);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_fmadd_pd(d0, d0, a0);
-        a1 = _mm256_fmadd_pd(d1, d1, a1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX2 double genie__rsumsq_avx2(const float *x, int64_t n, double c, double *s1) {
-    const __m256d m = _mm256_set1_pd(c);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_add_pd(a0, d0);
-        a1 = _mm256_add_pd(a1, d1);
-        q0 = _mm256_fmadd_pd(d0, d0, q0);
-        q1 = _mm256_fmadd_pd(d1, d1, q1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    q = genie__hsum_pd_avx2(_mm256_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-static GENIE__AVX2 float genie__rmax_avx2(const float *x, int64_t n, int want_max) {
-    const __m256 neg = _mm256_set1_ps(want_max ? 0.0f : -0.0f);
-    __m256 m0 = _mm256_xor_ps(_mm256_set1_ps(x[0]), neg), m1 = m0, nan = _mm256_setzero_ps();
-    __m128 h;
-    int64_t j = 0;
-    float m;
-    for (; j + 16 <= n; j += 16) {
-        __m256 v0 = _mm256_xor_ps(_mm256_loadu_ps(x + j), neg), v1 = _mm256_xor_ps(_mm256_loadu_ps(x + j + 8), neg);
-        m0 = _mm256_max_ps(m0, v0);
-        m1 = _mm256_max_ps(m1, v1);
-        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
-    }
-    m0 = _mm256_max_ps(m0, m1);
-    h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    m = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
-    if (_mm256_movemask_ps(nan)) return NAN;
-    for (; j < n; j++) {
-        float v = want_max ? x[j] : -x[j];
-        if (v != v) return NAN;
-        if (v > m) m = v;
-    }
-    return want_max ? m : -m;
-}
-static GENIE__AVX2 int64_t genie__rfind_avx2(const float *x, int64_t n, float v) {
-    const __m256 vv = _mm256_set1_ps(v);
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256 a = _mm256_loadu_ps(x + j);
-        int hit = _mm256_movemask_ps(v != v ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
-        if (hit) return j + __builtin_ctz((unsigned)hit);
-    }
-    for (; j < n; j++)
-        if (v != v ? x[j] != x[j] : x[j] == v) return j;
-    return 0;
-}
-/* Elements before y's next 32-byte boundary where nt (AVX2's streamed stores start there), at most n. */
-static int64_t genie__nt8_head(const float *y, int64_t n, int nt) {
-    int64_t h = nt ? (int64_t)((32 - ((uintptr_t)y & 31)) & 31) / 4 : 0;
-    return h < n ? h : n;
-}
-/* As genie__rsumexp_y_avx512: inlined for y stored or not, and for a previous row streamed out or not */
-static GENIE__AVX2 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx2(const float *x, float *y, int64_t n,
-                                                                                   float mx, const int st, const float *tp,
-                                                                                   float *yp, float sp) {
-    const __m256 m = _mm256_set1_ps(mx), sv = _mm256_set1_ps(sp);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    const int64_t h = tp ? genie__nt8_head(yp, n, 1) : 0;
-    int64_t j = 0, c = 0;
-    for (; c < h; c++) yp[c] = tp[c] * sp; /* the previous row streamed 32 at a time beside the exps: its head
-                                              up to yp's 32 bytes first */
-    for (; j + 32 <= n; j += 32) { /* four vectors' exps added in f32 first */
-        __m256 e0 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-        __m256 e1 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 8), m));
-        __m256 e2 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 16), m));
-        __m256 e3 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 24), m));
-        if (st) {
-            _mm256_storeu_ps(y + j, e0);
-            _mm256_storeu_ps(y + j + 8, e1);
-            _mm256_storeu_ps(y + j + 16, e2);
-            _mm256_storeu_ps(y + j + 24, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-        }
-        if (tp && c + 32 <= n) {
-            _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-            _mm256_stream_ps(yp + c + 8, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 8), sv));
-            _mm256_stream_ps(yp + c + 16, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 16), sv));
-            _mm256_stream_ps(yp + c + 24, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 24), sv));
-            c += 32;
-        }
-        e0 = _mm256_add_ps(_mm256_add_ps(e0, e1), _mm256_add_ps(e2, e3));
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c + 8 <= n; c += 8) _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-        for (; c < n; c++) yp[c] = tp[c] * sp;
-        _mm_sfence();
-    }
-    for (; j < n; j += 8) {
-        __m256 e;
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-        if (n - j >= 8) {
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-            if (st) _mm256_storeu_ps(y + j, e);
-        } else { /* the tail: masked lanes load 0 and are cleared after exp */
-            __m256i t = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + j, t), m));
-            e = _mm256_and_ps(e, _mm256_castsi256_ps(t));
-            if (st) _mm256_maskstore_ps(y + j, t, e);
-        }
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
-    }
-    return genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-}
-static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx2(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx2(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX2 double genie__rsumexp_scale_avx2(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                   float sp) {
-    return genie__rsumexp_y_avx2(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores as AVX-512's (GENIE__NT_LOOP): elements up to y's 32-byte boundary
-   (genie__nt8_head) and the tail by the scalar form (the same values), whole vectors by movntps
-   when nt. */
-#define GENIE__NT8_LOOP(VALUE, SCALAR)                                                             \
-    {                                                                                              \
-        int64_t j = 0, h = genie__nt8_head(y, n, nt);                                              \
-        for (; j < h; j++) SCALAR                                                                  \
-        for (; j + 8 <= n; j += 8) {                                                               \
-            const __m256 xv = _mm256_loadu_ps(x + j);                                              \
-            __m256 v;                                                                              \
-            VALUE                                                                                  \
-            if (nt) _mm256_stream_ps(y + j, v);                                                    \
-            else _mm256_storeu_ps(y + j, v);                                                       \
-        }                                                                                          \
-        for (; j < n; j++) SCALAR                                                                  \
-        if (nt) _mm_sfence();                                                                      \
-    }
-static GENIE__AVX2 void genie__rscale_avx2(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m256 sv = _mm256_set1_ps(s);
-    GENIE__NT8_LOOP(v = _mm256_mul_ps(xv, sv);, y[j] = x[j] * s;)
-}
-static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
-    GENIE__NT8_LOOP(v = _mm256_sub_ps(_mm256_sub_ps(xv, av), bv);, y[j] = (x[j] - a) - b;)
-}
-static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
-                                         const float *w, const float *b, int nt) {
-    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
-    const int64_t h = genie__nt8_head(y, n, nt);
-    int64_t j;
-    genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
-    for (j = h; j + 8 <= n; j += 8) {
-        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
-        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
-        __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-        if (w && b) v = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-        else if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
-        else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
-        if (nt) _mm256_stream_ps(y + j, v);
-        else _mm256_storeu_ps(y + j, v);
-    }
-    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
-    if (nt) _mm_sfence();
-}
-#endif /* GENIE__X86 */
-
-#define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
-                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s, genie__rsumsq_##s, \
-                        genie__rsumexp_scale_##s}
-static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
-    GENIE__ROWK(c),
-#ifdef GENIE__X86
-    GENIE__ROWK(avx2),
-    GENIE__ROWK(avx512),
-    GENIE__ROWK(avx512), /* AMX: AVX512's */
-#endif
-};
-
-/* May node n be computed by a row kernel, its input read as [rows, len] in
-   row-major order (row o: the values of in[0]'s view from o * len on)? f32
-   reductions over trailing dims (k = a.i[0] leading dims kept), argreduce,
-   softmax/log_softmax over the last dim, layer_norm (weight and bias
-   contiguous f32); a contiguous output (element or row o at out->off + o * olen).
-   Whether in[0] itself is contiguous is the caller's question (a row group
-   computes it in row order: >>fuse). */
-static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) {
-    const genie__vspec *v;
-    int kind = genie__op_kinds[n->op], k, i, dt;
-    if (n->base || n->nin < 1 || n->numel == 0 || !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
-    dt = n->in[0].n->dtype; /* f32, or f16/bf16 converted a row at a time (genie__k_rows) */
-    if (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) return 0;
-    v = n->in[0].v;
-    switch (kind) {
-    case GENIE__K_REDUCE:
-        if (n->nin != 1 || n->dtype != dt) return 0;
-        k = (int)n->a.i[0];
-        break;
-    case GENIE__K_ARGREDUCE:
-        if (n->nin != 1 || n->dtype != (n->a.i[1] ? GENIE_I64 : dt)) return 0;
-        k = (int)n->a.i[0];
-        break;
-    case GENIE__K_SOFTMAX:
-        if (n->nin != 1 || n->dtype != dt || n->cdt != dt || v->ndim < 1 || n->a.i[0] != v->ndim - 1) return 0;
-        k = v->ndim - 1;
-        break;
-    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32 */
-        if (n->dtype != dt) return 0;
-        for (i = 1; i < n->nin; i++)
-            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
-                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides)) return 0;
-        k = (int)n->a.i[0];
-        break;
-    default: return 0;
-    }
-    *rows = genie__numel(k, v->shape);
-    *len = genie__numel(v->ndim - k, v->shape + k);
-    return *rows > 0 && *len > 0;
-}
-/* Does node n have a row kernel on its own? A row op over a contiguous input. */
-#define GENIE__ROWS_HALF_MAX (1 << 20) /* longest f16/bf16 row (four f32 rows a thread: 16 MiB; a vocabulary's
-                                          logits, 128K-256K, take 2-4 MiB) */
-static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
-    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
-    if (!v || !genie__row_centre(n, rows, len)) return 0;
-    if (n->in[0].n->dtype != GENIE_F32 && *len > GENIE__ROWS_HALF_MAX) return 0;
-    if (genie__is_contig(v->ndim, v->shape, v->strides)) return 1;
-    /* a sum-like reduction over every dim of a dense view (a transposed matrix): one
-       row, its elements in memory order (the SIMD sums reorder anyway); not amax/amin
-       (the first zero or NaN in index order) or prod (the reference's order, exactly) */
-    return *rows == 1 && (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR ||
-                          n->op == GENIE__OP_STD || n->op == GENIE__OP_LOGSUMEXP) &&
-           genie__is_dense(v->ndim, v->shape, v->strides);
-}
-
-/* A row's mean (*mean) and sum of squared deviations, in one f64 pass about c = x[0]: the
-   sums s1 of x - c and s2 of its squares, mean c + d (d = s1 / len), s2 - s1 d, where d^2
-   <= 1024 times the variance (the shift costs the f64 sums 10 bits at most: x[0] lies no
-   further than 32 deviations out); else, and for inf or NaN, two passes (the mean's, then
-   the deviations'). */
-static double genie__row_m2(const genie__rowk *rk, const float *x, int64_t len, double *mean) {
-    const double c = x[0];
-    double s1, s2 = rk->sumsq(x, len, c, &s1), d = s1 / (double)len, m2 = s2 - s1 * d;
-    if (d * d * (double)len <= 1024.0 * m2) {
-        *mean = c + d;
-        return m2;
-    }
-    *mean = rk->sum(x, len) / (double)len;
-    return rk->sqdev(x, len, *mean);
-}
-/* One row x[len] of row op `op` (arguments a) with the path's primitives: a
-   reduction's value, or an argreduce's index, returned; softmax, log_softmax
-   and layer_norm (weight w, bias b, or NULL) write y[len] (nt: stream it). */
-static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a, const float *x, int64_t len, float *y,
-                             const float *w, const float *b, int nt) {
-    double r = 0, mean, dof;
-    int64_t j;
-    float m;
-    switch (op) {
-    case GENIE__OP_SUM: return rk->sum(x, len);
-    case GENIE__OP_MEAN: return rk->sum(x, len) / (double)len;
-    case GENIE__OP_AMAX: case GENIE__OP_AMIN: /* zeros and NaNs: the first one's bits, as the reference */
-        m = rk->maxmin(x, len, op == GENIE__OP_AMAX);
-        return (m == 0 || m != m) ? x[rk->find(x, len, m)] : m;
-    case GENIE__OP_PROD:
-        r = 1;
-        for (j = 0; j < len; j++) r *= x[j];
-        return r;
-    case GENIE__OP_VAR: case GENIE__OP_STD:
-        dof = (double)len - (double)a->i[1];
-        r = genie__row_m2(rk, x, len, &mean) / (dof > 0 ? dof : 0.0);
-        return op == GENIE__OP_STD ? sqrt(r) : r;
-    case GENIE__OP_LOGSUMEXP:
-        m = rk->maxmin(x, len, 1);
-        if (m == INFINITY) return INFINITY; /* sumexp needs m >= every x; exp(inf) sums to inf */
-        if (m == -INFINITY) m = 0;          /* every x is -inf: log(0) */
-        return log(rk->sumexp(x, NULL, len, m)) + m;
-    case GENIE__OP_SOFTMAX:
-        m = rk->maxmin(x, len, 1);
-        if (nt && len <= GENIE__SOFTMAX_ROW) { /* exp into a row in L1, then scale it while streaming */
-            float t[GENIE__SOFTMAX_ROW];
-            rk->scale(t, y, len, (float)(1.0 / rk->sumexp(x, t, len, m)), 1);
-        } else {
-            rk->scale(y, y, len, (float)(1.0 / rk->sumexp(x, y, len, m)), 0);
-        }
-        return 0;
-    case GENIE__OP_LOG_SOFTMAX:
-        m = rk->maxmin(x, len, 1);
-        rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
-        return 0;
-    case GENIE__OP_LAYER_NORM:
-        r = genie__row_m2(rk, x, len, &mean) / (double)len;
-        rk->norm(x, y, len, mean, 1.0 / sqrt(r + a->f[0]), w, b, nt);
-        return 0;
-    case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
-        r = rk->sqdev(x, len, 0.0) / (double)len;
-        rk->norm(x, y, len, 0.0, 1.0 / sqrt(r + a->f[0]), w, b, nt);
-        return 0;
-    default: /* argmax, argmin, max/min along a dim: the index */
-        m = rk->maxmin(x, len, op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM);
-        return (double)rk->find(x, len, m);
-    }
-}
-
-static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n);
-/* f32 rows a thread of an f16/bf16 row op in the workspace (x, y, weight, bias), each a
-   multiple of 16 floats */
-static int64_t genie__rows_half_cap(int64_t len) { return (len + 15) & ~(int64_t)15; }
-/* A weight or bias of a layer_norm row kernel as f32: in place, or converted into buf. */
-static const float *genie__rows_param(genie_cpu cpu, const genie__node *n, int i, float *buf, int64_t len) {
-    const genie__node *w = n->in[i].n;
-    if (w->dtype == GENIE_F32) return (const float *)w->buf->data + n->in[i].v->off;
-    genie__hconv(cpu, w->dtype, 0, buf, (const char *)w->buf->data + n->in[i].v->off * 2, len);
-    return buf;
-}
-/* The two stack rows of a pipelined softmax (genie__k_rows, genie__k_rfused) in tb[GENIE__PIPE_TB]:
-   1 and 3 KiB past `by` (the rows they pass beside) modulo 4 KiB. 16 KiB apart, a load 4 KiB
-   from a pending store (this row's exps, the previous ones read back) waited on it, and runs
-   were bimodal. */
-#define GENIE__PIPE_TB (2 * GENIE__SOFTMAX_ROW + 1536)
-static void genie__pipe_rows(float *tb, const void *by, float **t2) {
-    t2[0] = (float *)(void *)((char *)tb + (((uintptr_t)by + 1024 - (uintptr_t)tb) & 4095));
-    t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
-}
-/* Rows [lo, hi) of this thread's share, row by row with the path's primitives. f16/bf16
-   rows are converted to f32 in the workspace (p->ws), computed, and rounded back (rms_norm:
-   x * rstd rounded to the dtype before the weight, as the reference). */
-static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
-    genie__node *n = p->n;
-    int kind = genie__op_kinds[n->op], has_w = (int)n->a.i[1], has_b = (int)n->a.i[2], dt = n->in[0].n->dtype;
-    int64_t rows = 0, len = 0, lo, hi, o, j, cap;
-    const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off, *w = NULL, *b = NULL;
-    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0) + n->in[0].v->off;
-    float *xb = NULL, *yb = NULL;
-    char *out = (char *)GENIE__OUT(n);
-    const int half = dt != GENIE_F32, rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
-    const int rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
-    int nt;
-    genie__rows_plan(n, &rows, &len);
-    cap = genie__rows_half_cap(len);
-    nt = !half && rows * len >= GENIE__ROWS_NT_BYTES / 4; /* log_softmax and layer_norm: the output as large as the input */
-    if (half) {
-        xb = (float *)(void *)p->ws + (size_t)ith * 4 * (size_t)cap;
-        yb = xb + cap;
-    }
-    if (kind == GENIE__K_LAYER_NORM) {
-        w = has_w ? (half ? genie__rows_param(cpu, n, 1, yb + cap, len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off) : NULL;
-        b = has_b ? (half ? genie__rows_param(cpu, n, 1 + has_w, yb + 2 * cap, len)
-                          : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off) : NULL;
-    }
-    genie__share(rows, ith, nth, &lo, &hi);
-    if (n->op == GENIE__OP_SOFTMAX && nt && len <= GENIE__SOFTMAX_ROW && rk->sumexp_scale) {
-        /* Pipelined rows: row o's exps into one stack row while row o - 1's, scaled, stream out
-           of the other, so the output's stores overlap the arithmetic (a row at a time, the
-           scaling pass would do nothing but store). The same values as genie__row_run. */
-        float tb[GENIE__PIPE_TB], *t2[2], *y0 = (float *)out + n->out->off, sp = 0;
-        genie__pipe_rows(tb, x0, t2);
-        for (o = lo; o < hi; o++) {
-            const float *x = x0 + o * len;
-            const float m = rk->maxmin(x, len, 1);
-            const double s = o > lo ? rk->sumexp_scale(x, t2[o & 1], len, m, t2[(o - 1) & 1], y0 + (o - 1) * len, sp)
-                                    : rk->sumexp(x, t2[o & 1], len, m);
-            sp = (float)(1.0 / s);
-        }
-        if (hi > lo) rk->scale(t2[(hi - 1) & 1], y0 + (hi - 1) * len, len, sp, 1);
-        return GENIE_OK;
-    }
-    if (n->op == GENIE__OP_PROD && !half) /* eight rows' products at once, each row's in the reference's
-                                              order (one row alone waits on each multiply's latency) */
-        for (; lo + 8 <= hi; lo += 8) {
-            double r8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-            int q;
-            for (j = 0; j < len; j++)
-                for (q = 0; q < 8; q++) r8[q] *= x0[(lo + q) * len + j];
-            for (q = 0; q < 8; q++) ((float *)out)[n->out->off + lo + q] = (float)r8[q];
-        }
-    for (o = lo; o < hi; o++) {
-        const float *x = x0 + o * len;
-        float *y = (float *)out + n->out->off + o * len;
-        double r;
-        if (half) {
-            if (o + 1 < hi) /* the next row into L2 while this one computes (its kernels prefetch the f32 row) */
-                for (j = 0; j < len; j += 32) GENIE__PREFETCH_L2(h0 + (o + 1) * len + j);
-            genie__hconv(cpu, dt, 0, xb, h0 + o * len, len);
-            x = xb;
-            y = yb;
-        }
-        r = genie__row_run(rk, n->op, &n->a, x, len, y, rms_w ? NULL : w, b, nt);
-        if (half && rows_out) {
-            if (rms_w) {
-                genie__fround(cpu, dt, yb, len);
-                for (j = 0; j < len; j++) yb[j] *= w[j]; /* exact: two f16/bf16 values */
-            }
-            genie__hconv(cpu, dt, 1, (uint16_t *)(void *)out + n->out->off + o * len, yb, len);
-        } else if (kind == GENIE__K_REDUCE) {
-            if (half) genie__stf(out, n->out->off + o, dt, r);
-            else ((float *)out)[n->out->off + o] = (float)r;
-        } else if (kind == GENIE__K_ARGREDUCE) {
-            j = (int64_t)r;
-            if (n->a.i[1]) ((int64_t *)out)[n->out->off + o] = j;
-            else if (half) ((uint16_t *)(void *)out)[n->out->off + o] = h0[o * len + j];
-            else ((float *)out)[n->out->off + o] = x[j];
-        }
-    }
-    return GENIE_OK;
-}
-static genie_result genie__k_rows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
-}
-#ifdef GENIE__X86
-static genie_result genie__k_rows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_rows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
-/* The row kernel for node n on the context's path, and its threads; NULL:
-   the reference (GENIE_CPU_REFERENCE, or the node does not qualify). */
-static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_rows_c;
-    int64_t rows, len;
-    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
-        !genie__rows_plan(p->n, &rows, &len)) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_rows_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_rows_avx512;
-#endif
-    p->pool = genie__tpool_get(ctx, rows > 1 && rows * len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
-    *nth = genie__tpool_size(p->pool);
-    if (*nth > rows) *nth = (int)rows;
-    if (p->n->in[0].n->dtype != GENIE_F32) { /* f16/bf16: four f32 rows a thread; without them, the reference */
-        if (!genie__ws_reserve(ctx, (size_t)*nth * 4 * (size_t)genie__rows_half_cap(len) * sizeof(float))) {
-            p->pool = NULL;
-            *nth = 1;
-            return NULL;
-        }
-        p->ws = ctx->ws;
-    }
-    return fn;
-}
-/* Rows that are not contiguous: softmax or log_softmax over a dim other than the
-   last, a reduction or layer_norm of a strided view (a transpose, a slice). Row
-   o's element j is x[xo(o) + j xs] (a row-shaped output's y[yo(o) + j ys]); the
-   offsets step through the row shape (the view's shape without the row's dims,
-   in its order: the outputs' order) by xst and yst. f32 in and out.
-   A reduction's reduced dims that are no one run (a channel's statistics over
-   [N, C, H, W]: N, then H x W) are segments: the row is nseg = numel(sshape)
-   runs of slen elements at stride xs, run s at xo(o) + the offset of position s of
-   sshape (strides sst), gathered a row at a time, in order (the row-major index
-   within the reduced dims: an argreduce's). */
-#define GENIE__GROWS 16 /* rows gathered at a time: with rows one element apart, each j a line */
-#define GENIE__GROWS_MAX (1 << 20) /* longest gathered row (a thread's block: 64 MiB at most) */
-#define GENIE__SEG_MIN 16          /* shortest segment of a segmented row (shorter: the reference) */
-typedef struct genie__grows {
-    int nd, snd, blk;        /* blk: rows a block (GENIE__GROWS; segmented: 1, the row in L2) */
-    int64_t shape[GENIE__MAXD], xst[GENIE__MAXD], yst[GENIE__MAXD], sshape[GENIE__MAXD], sst[GENIE__MAXD];
-    int64_t rows, len, xs, ys, slen;
-} genie__grows;
-/* Dims [k0, k1) of v as one run of stride *s (dims of size 1 skipped): 0 if they are not one. */
-static int genie__dims_run(const genie__vspec *v, int k0, int k1, int64_t *s) {
-    int64_t want = 0;
-    int k, first = 1;
-    *s = 1;
-    for (k = k1 - 1; k >= k0; k--) {
-        if (v->shape[k] == 1) continue;
-        if (first) *s = v->strides[k];
-        else if (v->strides[k] != want) return 0;
-        want = v->strides[k] * v->shape[k];
-        first = 0;
-    }
-    return 1;
-}
-/* f32 rows of unit stride (and unit-stride output rows) run in place: no gathering. */
-static int genie__grows_direct(const genie__node *n, const genie__grows *g) {
-    const int kind = genie__op_kinds[n->op];
-    return g->xs == 1 && !g->snd && n->in[0].n->dtype == GENIE_F32 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
-}
-static int64_t genie__grows_cap(int64_t len);
-/* Does segmented row g of n run in place (genie__grows_segsum, genie__grows_segmm): sum,
-   mean, var, std, amax or amin of unit-stride segments (f16/bf16 a segment at a time
-   converted to f32 in the workspace)? */
-static int genie__grows_segsum_ok(const genie__node *n, const genie__grows *g) {
-    return g->snd && g->xs == 1 &&
-           (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR || n->op == GENIE__OP_STD ||
-            n->op == GENIE__OP_AMAX || n->op == GENIE__OP_AMIN);
-}
-/* Floats of a thread's workspace: a block of gathered rows (xb), for a row-shaped result
-   its rows (yb), and f16/bf16 layer_norm's weight and bias as f32; none in place. */
-static int64_t genie__grows_ws(const genie__node *n, const genie__grows *g) {
-    const int kind = genie__op_kinds[n->op];
-    const int64_t blk = g->rows < g->blk ? g->rows : g->blk;
-    if (genie__grows_direct(n, g)) return 0;
-    if (genie__grows_segsum_ok(n, g)) return n->in[0].n->dtype == GENIE_F32 ? 0 : genie__grows_cap(g->slen); /* a segment */
-    return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1) +
-           (kind == GENIE__K_LAYER_NORM && n->in[0].n->dtype != GENIE_F32 ? 2 * genie__grows_cap(g->len) : 0);
-}
-static int genie__grows_plan(const genie__node *n, genie__grows *g) {
-    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
-    int kind = genie__op_kinds[n->op], k = 0, i;
-    int64_t rows, len;
-    const int dt = n->nin >= 1 ? (int)n->in[0].n->dtype : (int)GENIE_F32;
-    if (!v || n->base || n->numel == 0 || v->ndim < 1 || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) ||
-        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__rows_plan(n, &rows, &len)) return 0;
-    switch (kind) {
-    case GENIE__K_REDUCE: case GENIE__K_ARGREDUCE:
-        if (n->nin != 1 || n->dtype != (kind == GENIE__K_ARGREDUCE && n->a.i[1] ? GENIE_I64 : dt)) return 0;
-        k = (int)n->a.i[0];
-        break;
-    case GENIE__K_SOFTMAX:
-        if (n->nin != 1 || n->dtype != dt || n->cdt != dt) return 0;
-        break;
-    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32, contiguous */
-        if (n->dtype != dt) return 0;
-        for (i = 1; i < n->nin; i++)
-            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
-                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides))
-                return 0;
-        k = (int)n->a.i[0];
-        break;
-    default: return 0;
-    }
-    g->snd = 0, g->blk = GENIE__GROWS;
-    if (kind == GENIE__K_SOFTMAX) { /* the row along dim d; the rows: every dim, d of size 1 */
-        const int d = (int)n->a.i[0];
-        g->nd = v->ndim;
-        memcpy(g->shape, v->shape, (size_t)v->ndim * 8);
-        memcpy(g->xst, v->strides, (size_t)v->ndim * 8);
-        memcpy(g->yst, n->out->strides, (size_t)v->ndim * 8);
-        g->shape[d] = 1;
-        g->len = v->shape[d], g->xs = v->strides[d], g->ys = n->out->strides[d];
-    } else { /* the row: dims [k, ndim); the rows: dims [0, k) (the output contiguous over them) */
-        if (k < 0 || k >= v->ndim) return 0;
-        if (!genie__dims_run(v, k, v->ndim, &g->xs)) { /* segments: [k, s) iterated, [s, ndim) the longest run */
-            int s = k + 1;
-            if (kind == GENIE__K_LAYER_NORM) return 0;
-            while (!genie__dims_run(v, s, v->ndim, &g->xs)) s++; /* one dim is a run: s < ndim */
-            g->snd = s - k, g->blk = genie__grows_segsum_ok(n, g) ? GENIE__GROWS : 1; /* else a gathered row, in L2 */
-            memcpy(g->sshape, v->shape + k, (size_t)(s - k) * 8);
-            memcpy(g->sst, v->strides + k, (size_t)(s - k) * 8);
-            g->slen = genie__numel(v->ndim - s, v->shape + s);
-            if (g->slen < GENIE__SEG_MIN) return 0;
-        }
-        g->nd = k;
-        memcpy(g->shape, v->shape, (size_t)k * 8);
-        memcpy(g->xst, v->strides, (size_t)k * 8);
-        genie__contig_strides(k, g->shape, g->yst);
-        for (i = 0; i < k; i++) g->yst[i] *= kind == GENIE__K_LAYER_NORM ? genie__numel(v->ndim - k, v->shape + k) : 1;
-        g->len = genie__numel(v->ndim - k, v->shape + k), g->ys = 1;
-        if (!g->snd) g->slen = g->len;
-    }
-    g->rows = genie__numel(g->nd, g->shape);
-    return g->rows > 0 && g->len > 0 && (genie__grows_direct(n, g) || g->len <= GENIE__GROWS_MAX);
-}
-/* A gathered row's floats: a line more than a multiple of 16, so that the rows of a block
-   (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
-static int64_t genie__grows_cap(int64_t len) { return genie__rows_half_cap(len) + 16; }
-/* The offset of element j of the row at x0 (segments: segment j / slen, then j % slen along the run). */
-static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
-    int64_t s = j / g->slen;
-    int d;
-    for (d = g->snd - 1; d >= 0; d--) {
-        x0 += s % g->sshape[d] * g->sst[d];
-        s /= g->sshape[d];
-    }
-    return x0 + j % g->slen * g->xs;
-}
-/* Over the unit-stride segments of rows xo[0, nr) (f32 in place, f16/bf16 each converted
-   into buf: genie__as_f32): r[i] = the sum of row i's x and
-   (m2 not NULL: var, std) m2[i] its squared deviations from its mean, in f64, segment by
-   segment in place: each segment's about its own mean (one pass: genie__row_m2), combined with the running ones as
-   Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
-   cancellation: every term is >= 0). Segment s of every row, then segment s + 1: a block
-   of adjacent rows (channels) reads memory in order (a row at a time would hop a stride
-   per segment). Each row's in its own order
-   whatever the block: the same results on any threads. */
-/* Elements [off, off + n) of src (dtype dt) as f32: in place, or (f16/bf16) converted into buf (exact). */
-static const float *genie__as_f32(genie_cpu cpu, int dt, const void *src, int64_t off, int64_t n, float *buf) {
-    if (dt == GENIE_F32) return (const float *)src + off;
-    genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, n);
-    return buf;
-}
-static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
-                                const int64_t *xo, int64_t nr, double *r, double *m2) {
-    const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
-    const double nb = (double)g->slen;
-    genie__mi m;
-    int64_t s, i;
-    for (i = 0; i < nr; i++) r[i] = 0;
-    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
-    for (s = 0; s < nseg; s++, genie__mi_next(&m))
-        for (i = 0; i < nr; i++) {
-            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf);
-            if (m2) { /* the segment's mean and squared deviations in one pass (genie__row_m2) */
-                double mb;
-                const double q = genie__row_m2(rk, x, g->slen, &mb), na = (double)s * nb, d = mb - (s ? r[i] / na : 0.0);
-                m2[i] = s ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
-                r[i] += mb * nb;
-            } else {
-                r[i] += rk->sum(x, g->slen);
-            }
-        }
-}
-/* amax (want_max) or amin of the unit-stride segments of rows xo[0, nr) in place, as
-   genie__grows_segsum goes: best[i] each segment's extreme combined as the reference
-   (the first NaN stays, ties keep the first), at[i] the offset of the segment it came from; a zero's
-   or NaN's bits are then its first one's there (earlier segments hold none). */
-static void genie__grows_segmm(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
-                               const int64_t *xo, int64_t nr, int want_max, float *best) {
-    const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
-    int64_t at[GENIE__GROWS], s, i;
-    genie__mi m;
-    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
-    for (s = 0; s < nseg; s++, genie__mi_next(&m))
-        for (i = 0; i < nr; i++) {
-            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf), v = rk->maxmin(x, g->slen, want_max);
-            if (!s || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) best[i] = v, at[i] = xo[i] + m.off[0];
-        }
-    for (i = 0; i < nr; i++)
-        if (best[i] == 0 || best[i] != best[i]) {
-            const float *x = genie__as_f32(cpu, dt, src, at[i], g->slen, buf);
-            best[i] = x[rk->find(x, g->slen, best[i])];
-        }
-}
-/* Gather segmented row x0 (f32 or f16/bf16 of dtype dt) into the f32 row x: one run at a time. */
-static void genie__grows_segs(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t x0, float *x) {
-    const int64_t *sst = g->sst;
-    genie__mi m;
-    int64_t s, j;
-    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &x0, 0);
-    for (s = 0; s < g->len / g->slen; s++, genie__mi_next(&m), x += g->slen) {
-        const float *a = (const float *)src + m.off[0];
-        const uint16_t *h = (const uint16_t *)src + m.off[0];
-        if (dt != GENIE_F32 && g->xs == 1) genie__hconv(cpu, dt, 0, x, h, g->slen);
-        else if (dt != GENIE_F32)
-            for (j = 0; j < g->slen; j++) x[j] = dt == GENIE_BF16 ? genie__bf2f(h[j * g->xs]) : genie__h2f(h[j * g->xs]);
-        else if (g->xs == 1) memcpy(x, a, (size_t)g->slen * sizeof(float));
-        else
-            for (j = 0; j < g->slen; j++) x[j] = a[j * g->xs];
-    }
-}
-/* Threads take blocks of g.blk rows. Unit-stride f32 rows run in place; others
-   are gathered into f32 rows in the workspace (p->ws: genie__grows_ws floats a thread;
-   f16/bf16 converted exactly), run with the path's primitives (the values and order of a
-   contiguous row: the same results bit for bit) and a row-shaped result scattered back
-   (f16/bf16 rounded once; rms_norm's x rstd rounded before its weight, as genie__k_rows). */
-static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
-    genie__node *n = p->n;
-    const int kind = genie__op_kinds[n->op], rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
-    const int dt = n->in[0].n->dtype, half = dt != GENIE_F32;
-    const float *x0 = (const float *)GENIE__IN(n, 0), *w = NULL, *b = NULL;
-    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0);
-    float *y0 = (float *)GENIE__OUT(n), *xb, *yb;
-    uint16_t *hy = (uint16_t *)GENIE__OUT(n);
-    genie__grows g;
-    genie__mi m;
-    const int64_t *sts[2];
-    int64_t offs[2], cap, lo, hi, blk, i, j, xo[GENIE__GROWS], yo[GENIE__GROWS];
-    int direct, nt, segsum, rms_w = 0;
-    if (!genie__grows_plan(n, &g)) { /* checked by genie__fast_grows */
-        snprintf(p->msg, sizeof p->msg, "%s: gathered rows: the view changed", genie__op_names[n->op]);
-        return GENIE_ERR_UNSUPPORTED;
-    }
-    cap = genie__grows_cap(g.len);
-    direct = genie__grows_direct(n, &g);
-    xb = yb = NULL; /* in place: no workspace (p->ws may be NULL) */
-    if (!direct && genie__grows_ws(n, &g) > 0) {
-        xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
-        yb = rows_out ? xb + (g.rows < g.blk ? g.rows : g.blk) * cap : xb; /* (a reduction's: unused) */
-    }
-    nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
-    segsum = genie__grows_segsum_ok(n, &g);
-    if (kind == GENIE__K_LAYER_NORM) {
-        const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
-        float *pb = half ? yb + (g.rows < g.blk ? g.rows : g.blk) * cap : NULL; /* f16/bf16: f32 weight, bias */
-        w = !has_w ? NULL : half ? genie__rows_param(cpu, n, 1, pb, g.len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off;
-        b = !has_b ? NULL : half ? genie__rows_param(cpu, n, 1 + has_w, pb + cap, g.len)
-                                 : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off;
-        rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
-    }
-    sts[0] = g.xst, sts[1] = g.yst;
-    offs[0] = n->in[0].v->off, offs[1] = n->out->off;
-    genie__share((g.rows + g.blk - 1) / g.blk, ith, nth, &lo, &hi);
-    genie__mi_init(&m, g.nd, g.shape, 2, sts, offs, lo * g.blk);
-    for (blk = lo; blk < hi; blk++) {
-        const int64_t r0 = blk * g.blk, nr = g.rows - r0 < g.blk ? g.rows - r0 : g.blk;
-        for (i = 0; i < nr; i++, genie__mi_next(&m)) xo[i] = m.off[0], yo[i] = m.off[1];
-        if (segsum) { /* the rows' sums (and squared deviations) or extremes, segment by segment */
-            const int op = n->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD;
-            double r[GENIE__GROWS], m2[GENIE__GROWS], dof = (double)g.len - (double)n->a.i[1];
-            const void *src = half ? (const void *)h0 : (const void *)x0;
-            float mm[GENIE__GROWS];
-            if (op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) {
-                genie__grows_segmm(rk, cpu, &g, dt, src, xb, xo, nr, op == GENIE__OP_AMAX, mm);
-                for (i = 0; i < nr; i++) genie__stf(y0, n->out->off + r0 + i, dt, (double)mm[i]); /* f16/bf16: exact */
-                continue;
-            }
-            genie__grows_segsum(rk, cpu, &g, dt, src, xb, xo, nr, r, two ? m2 : NULL);
-            for (i = 0; i < nr; i++) { /* rounded once from f64, as the reference stores it */
-                double v = op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)g.len : m2[i] / (dof > 0 ? dof : 0.0);
-                if (op == GENIE__OP_STD) v = sqrt(v);
-                if (half) genie__stf(y0, n->out->off + r0 + i, dt, v);
-                else y0[n->out->off + r0 + i] = (float)v;
-            }
-            continue;
-        }
-        if (g.snd)
-            for (i = 0; i < nr; i++) genie__grows_segs(cpu, &g, dt, half ? (const void *)h0 : (const void *)x0, xo[i], xb + i * cap);
-        else if (!direct && g.xs == 1)
-            for (i = 0; i < nr; i++) {
-                if (half) genie__hconv(cpu, dt, 0, xb + i * cap, h0 + xo[i], g.len);
-                else memcpy(xb + i * cap, x0 + xo[i], (size_t)g.len * sizeof(float));
-            }
-        else if (!direct && half) /* j outer: rows one element apart read a line at each j */
-            for (j = 0; j < g.len; j++)
-                for (i = 0; i < nr; i++) xb[i * cap + j] = dt == GENIE_BF16 ? genie__bf2f(h0[xo[i] + j * g.xs]) : genie__h2f(h0[xo[i] + j * g.xs]);
-        else if (!direct)
-            for (j = 0; j < g.len; j++)
-                for (i = 0; i < nr; i++) xb[i * cap + j] = x0[xo[i] + j * g.xs];
-        for (i = 0; i < nr; i++) {
-            const float *x = direct ? x0 + xo[i] : xb + i * cap;
-            float *y = direct ? y0 + yo[i] : yb + i * cap;
-            const double r = genie__row_run(rk, n->op, &n->a, x, g.len, y, rms_w ? NULL : w, b, nt);
-            const int64_t o = n->out->off + r0 + i;
-            if (kind == GENIE__K_REDUCE && half) genie__stf(y0, o, dt, r);
-            else if (kind == GENIE__K_REDUCE) y0[o] = (float)r;
-            else if (kind == GENIE__K_ARGREDUCE && n->a.i[1]) ((int64_t *)(void *)y0)[o] = (int64_t)r;
-            else if (kind == GENIE__K_ARGREDUCE && half) hy[o] = h0[genie__grows_at(&g, xo[i], (int64_t)r)];
-            else if (kind == GENIE__K_ARGREDUCE) y0[o] = x[(int64_t)r];
-            if (rms_w) {
-                genie__fround(cpu, dt, y, g.len);
-                for (j = 0; j < g.len; j++) y[j] *= w[j]; /* exact: two f16/bf16 values */
-            }
-        }
-        if (rows_out && half && g.ys == 1)
-            for (i = 0; i < nr; i++) genie__hconv(cpu, dt, 1, hy + yo[i], yb + i * cap, g.len);
-        else if (rows_out && half)
-            for (j = 0; j < g.len; j++)
-                for (i = 0; i < nr; i++)
-                    hy[yo[i] + j * g.ys] = dt == GENIE_BF16 ? genie__f2bf(yb[i * cap + j]) : genie__f2h(yb[i * cap + j]);
-        else if (rows_out && !direct && g.ys == 1)
-            for (i = 0; i < nr; i++) memcpy(y0 + yo[i], yb + i * cap, (size_t)g.len * sizeof(float));
-        else if (rows_out && !direct)
-            for (j = 0; j < g.len; j++)
-                for (i = 0; i < nr; i++) y0[yo[i] + j * g.ys] = yb[i * cap + j];
-    }
-    return GENIE_OK;
-}
-static genie_result genie__k_grows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
-}
-#ifdef GENIE__X86
-static genie_result genie__k_grows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_grows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
-/* The gathered-row kernel for node n, its threads and workspace; NULL: the reference. */
-static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_grows_c;
-    genie__grows g;
-    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
-        !genie__grows_plan(p->n, &g)) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_grows_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_grows_avx512;
-#endif
-    p->pool = genie__tpool_get(ctx, g.rows > 1 && g.rows * g.len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
-    *nth = genie__tpool_size(p->pool);
-    if (*nth > (g.rows + g.blk - 1) / g.blk) *nth = (int)((g.rows + g.blk - 1) / g.blk);
-    if (genie__grows_ws(p->n, &g) > 0) {
-        if (!genie__ws_reserve(ctx, (size_t)*nth * (size_t)genie__grows_ws(p->n, &g) * sizeof(float))) {
-            p->pool = NULL;
-            *nth = 1;
-            return NULL;
-        }
-        p->ws = ctx->ws;
-    }
-    return fn;
-}
-/* argmax/argmin over every dim of a dense view that is not contiguous (x.t(), a permuted
-   tensor): index order is not memory order, so the extreme is found in memory order (any
-   order finds it, NaN where there is one), then the least index holding it (a zero: either
-   sign; a NaN: any NaN), the reference's first one. Along a run of the unit-stride dim the
-   index grows with the address, so a run's first match is its only candidate. f16/bf16 a
-   tile at a time in f32 (exact). Threads split the memory; their partials meet in the
-   workspace (nth floats, flags and indices) after a barrier. */
-#define GENIE__ADTILE 512 /* elements a tile */
-static int genie__argdense_ok(const genie__node *n, genie_cpu cpu) {
-    const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
-    const int dt = v ? (int)n->in[0].n->dtype : -1;
-    return v && !n->base && cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && genie__op_kinds[n->op] == GENIE__K_ARGREDUCE &&
-           n->a.i[1] && n->a.i[0] == 0 && n->dtype == GENIE_I64 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
-           genie__numel(v->ndim, v->shape) > 1 && !genie__is_contig(v->ndim, v->shape, v->strides) &&
-           genie__is_dense(v->ndim, v->shape, v->strides);
-}
-static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
-    genie__node *n = p->n;
-    const genie__vspec *v = n->in[0].v;
-    const int dt = n->in[0].n->dtype, want_max = n->op == GENIE__OP_ARGMAX;
-    const int64_t total = genie__numel(v->ndim, v->shape);
-    const char *x0 = (const char *)GENIE__IN(n, 0) + (size_t)v->off * genie__dt_size[dt];
-    float *part = (float *)(void *)p->ws, t[GENIE__ADTILE], m = 0, g = 0;
-    int64_t *at = (int64_t *)(void *)(p->ws + 8 * (size_t)nth), lst[GENIE__MAXD], lo, hi, e, c, run = 1, best = INT64_MAX;
-    int8_t *has = (int8_t *)(p->ws + 16 * (size_t)nth);
-    int ord[GENIE__MAXD], nd = 0, d, k, any = 0;
-    genie__contig_strides(v->ndim, v->shape, lst);
-    for (d = 0; d < v->ndim; d++) /* the dims by stride, descending (size 1 left out) */
-        if (v->shape[d] > 1) {
-            for (k = nd++; k > 0 && v->strides[ord[k - 1]] < v->strides[d]; k--) ord[k] = ord[k - 1];
-            ord[k] = d;
-        }
-    run = v->shape[ord[nd - 1]]; /* the unit-stride dim's */
-    genie__share(total, ith, nth, &lo, &hi);
-    for (e = lo; e < hi; e += c) { /* the extreme, in memory order */
-        const float *x;
-        float y;
-        c = hi - e < GENIE__ADTILE ? hi - e : GENIE__ADTILE;
-        x = genie__as_f32(cpu, dt, x0, e, c, t);
-        y = rk->maxmin(x, c, want_max);
-        if (!any || (m == m && (y != y || (want_max ? y > m : y < m)))) m = y;
-        any = 1;
-    }
-    part[ith] = m, has[ith] = (int8_t)any;
-    genie__barrier(p->pool, nth);
-    for (k = 0, any = 0; k < nth; k++) /* the same on every thread */
-        if (has[k] && (!any || (g == g && (part[k] != part[k] || (want_max ? part[k] > g : part[k] < g))))) g = part[k], any = 1;
-    genie__share(total / run, ith, nth, &lo, &hi); /* now by runs: a run's first match */
-    for (e = lo * run; e < hi * run; e += run) {
-        int64_t j, f;
-        for (j = 0; j < run; j += c) {
-            const float *x;
-            c = run - j < GENIE__ADTILE ? run - j : GENIE__ADTILE;
-            x = genie__as_f32(cpu, dt, x0, e + j, c, t);
-            f = rk->find(x, c, g);
-            if (g != g ? x[f] != x[f] : x[f] == g) {
-                int64_t pos = e + j + f, idx = 0;
-                for (d = 0; d < nd; d++) {
-                    idx += pos / v->strides[ord[d]] * lst[ord[d]];
-                    pos %= v->strides[ord[d]];
-                }
-                if (idx < best) best = idx;
-                break;
-            }
-        }
-    }
-    at[ith] = best;
-    genie__barrier(p->pool, nth);
-    if (ith == 0) {
-        for (k = 1; k < nth; k++) best = at[k] < best ? at[k] : best;
-        ((int64_t *)GENIE__OUT(n))[n->out->off] = best;
-    }
-    return GENIE_OK;
-}
-static genie_result genie__k_argdense_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
-}
-#ifdef GENIE__X86
-static genie_result genie__k_argdense_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_argdense_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
-/* The dense argreduce kernel for node n, its threads and workspace; NULL: another kernel. */
-static genie__kernel genie__fast_argdense(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_argdense_c;
-    if (p->epi || p->fg || !p->n->buf || !genie__argdense_ok(p->n, ctx->cpu) || !genie__rowks[ctx->cpu].sum) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_argdense_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_argdense_avx512;
-#endif
-    p->pool = genie__tpool_get(ctx, p->n->in[0].n->numel >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
-    *nth = genie__tpool_size(p->pool);
-    if (!genie__ws_reserve(ctx, (size_t)*nth * 24)) {
-        p->pool = NULL;
-        *nth = 1;
-        return NULL;
-    }
-    p->ws = ctx->ws;
-    return fn;
-}
-/* ---- end of fast reductions, softmax, layer_norm ---- */
 /* >>vmath ----------------------------------------------------------------- */
 /* ---- array kernels for elementwise operations (contiguous f32) ----
    One kernel per operation and path, all of the shape
@@ -8606,6 +7547,1357 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
 GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 && GENIE_CPU_AVX512 == 4 &&
                                      GENIE_CPU_AMX == 5 && GENIE_CPU_COUNT == 6); /* AMX runs as AVX512 here */
 
+/* >>rows ------------------------------------------------------------------ */
+/* ---- fast reductions, softmax, layer_norm ----
+   Row kernels for a contiguous f32 tensor viewed as [rows, len], the reduced
+   or normalized dims the trailing ones: sum, mean, amax, amin, prod, var, std,
+   logsumexp, argmax, argmin, max/min along a dim, softmax and log_softmax over
+   the last dim, layer_norm and rms_norm (mean 0, no bias) over the trailing
+   normalized dims; also sum, mean, var, std and logsumexp over every dim of a
+   dense view (a transposed matrix), as one row in memory order. f32 rows that
+   are not contiguous (softmax over another dim, a strided or sliced view whose
+   row dims are one stride) are gathered into contiguous rows (genie__k_grows,
+   below), with the same results as those rows. Anything else (other dtypes,
+   rows over dims of several strides, empty rows) runs the reference kernels above.
+   Threads take whole rows; a node under GENIE__ROWS_MIN_SHARED elements runs
+   on the caller. Results do not depend on the thread count.
+   Accuracy against the reference (which computes in double):
+   - sum, mean, var, std, layer_norm's statistics: f64 accumulators in vector
+     lanes (a conversion and an add per element: free at memory bandwidth), so
+     only the final rounding to f32 differs: |err| <= 2^-24 |ref| + n 2^-52 sum|x|;
+   - amax, amin, argmax, argmin, max/min: exact (NaN wins, the first on ties);
+   - prod: the reference's sequential double product (reordering it would move
+     where a double overflows or underflows), bit-identical, not vectorized;
+   - softmax, log_softmax, logsumexp: x - max in f32 (as PyTorch), exp in f32 SIMD
+     (genie__exp16_avx512: <= 0.82 ulp, genie__exp8_avx2: <= 0.93; expf on GENERIC), sums
+     in f64 (SIMD: blocks of four vectors' exps added in f32 first): softmax |err| <= 2^-24 (24 + |x - max|) |ref| + 2^-147,
+     log_softmax |err| <= 2^-22 |ref| + 2^-20, logsumexp |err| <= 2^-23 |ref| + 2^-20;
+   - layer_norm (and var, std): the mean and variance in one f64 pass about x[0] (two passes,
+     the mean's then the deviations', where x[0] lies over 32 deviations out: the shifted sums
+     would lose more than 10 of f64's bits; genie__row_m2), (x - mean) * rstd in f64, rounded, then t * w + b
+     in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
+   Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
+   AVX-512) are written with streaming stores: no read for ownership of lines that
+   will not be read again soon. softmax computes exp once into a row on the stack
+   (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
+   cache), then scales that row while streaming it (computing exp twice to stream
+   measured slower).
+   The exp functions are self-contained per ISA so they can later be merged with
+   the SIMD elementwise table (vmath). */
+#define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
+#define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
+#define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
+
+typedef struct genie__rowk {
+    double (*sum)(const float *x, int64_t n);                  /* sum x, in f64 */
+    double (*sqdev)(const float *x, int64_t n, double mean);   /* sum (x - mean)^2, in f64 */
+    float (*maxmin)(const float *x, int64_t n, int want_max);  /* NaN when the row has one */
+    int64_t (*find)(const float *x, int64_t n, float v);       /* first x == v (first NaN if v is NaN) */
+    double (*sumexp)(const float *x, float *y, int64_t n, float mx); /* sum exp(x - mx); y = exp(x - mx) unless NULL;
+                                                                      mx >= every x (or NaN: exp's domain) */
+    void (*scale)(const float *x, float *y, int64_t n, float s, int nt); /* y = x * s (x may be y) */
+    /* nt: the output is large (GENIE__ROWS_NT_BYTES): store it past the caches where the path can */
+    void (*subsub)(const float *x, float *y, int64_t n, float a, float b, int nt); /* y = (x - a) - b */
+    void (*norm)(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b, int nt);
+    double (*sumsq)(const float *x, int64_t n, double c, double *s1); /* sum (x - c)^2 and *s1 = sum (x - c), in f64 */
+    /* sumexp(x, t, n, mx) while the previous row's exps tp[n] go out scaled, yp = tp * sp streamed:
+       a large softmax's rows pipelined (genie__k_rows), its stores beside this row's arithmetic */
+    double (*sumexp_scale)(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp);
+} genie__rowk;
+
+/* GENERIC: plain C, the same arithmetic as the SIMD paths. */
+static double genie__rsum_c(const float *x, int64_t n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) { s0 += x[j]; s1 += x[j + 1]; s2 += x[j + 2]; s3 += x[j + 3]; }
+    for (; j < n; j++) s0 += x[j];
+    return (s0 + s1) + (s2 + s3);
+}
+static double genie__rsqdev_c(const float *x, int64_t n, double mean) {
+    double s0 = 0, s1 = 0;
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        double d0 = x[j] - mean, d1 = x[j + 1] - mean;
+        s0 += d0 * d0;
+        s1 += d1 * d1;
+    }
+    for (; j < n; j++) s0 += (x[j] - mean) * (x[j] - mean);
+    return s0 + s1;
+}
+static double genie__rsumsq_c(const float *x, int64_t n, double c, double *s1) {
+    double a0 = 0, a1 = 0, q0 = 0, q1 = 0;
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        const double d0 = x[j] - c, d1 = x[j + 1] - c;
+        a0 += d0, a1 += d1;
+        q0 += d0 * d0, q1 += d1 * d1;
+    }
+    for (; j < n; j++) a0 += x[j] - c, q0 += (x[j] - c) * (x[j] - c);
+    *s1 = a0 + a1;
+    return q0 + q1;
+}
+static float genie__rmax_c(const float *x, int64_t n, int want_max) {
+    float m = x[0];
+    int64_t j;
+    for (j = 0; j < n; j++) {
+        if (x[j] != x[j]) return x[j];
+        if (want_max ? x[j] > m : x[j] < m) m = x[j];
+    }
+    return m;
+}
+static int64_t genie__rfind_c(const float *x, int64_t n, float v) {
+    int64_t j;
+    for (j = 0; j < n; j++)
+        if (v != v ? x[j] != x[j] : x[j] == v) return j;
+    return 0;
+}
+static double genie__rsumexp_c(const float *x, float *y, int64_t n, float mx) {
+    double s = 0;
+    int64_t j;
+    for (j = 0; j < n; j++) {
+        float e = expf(x[j] - mx);
+        if (y) y[j] = e;
+        s += e;
+    }
+    return s;
+}
+static void genie__rscale_c(const float *x, float *y, int64_t n, float s, int nt) {
+    int64_t j;
+    (void)nt;
+    for (j = 0; j < n; j++) y[j] = x[j] * s;
+}
+static double genie__rsumexp_scale_c(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp) {
+    genie__rscale_c(tp, yp, n, sp, 1);
+    return genie__rsumexp_c(x, t, n, mx);
+}
+static void genie__rsubsub_c(const float *x, float *y, int64_t n, float a, float b, int nt) {
+    int64_t j;
+    (void)nt;
+    for (j = 0; j < n; j++) y[j] = (x[j] - a) - b;
+}
+/* t = (x - mean) * rstd rounded to f32, then t * w + b rounded once. */
+static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, double rstd, const float *w, const float *b,
+                           int nt) {
+    int64_t j;
+    (void)nt;
+    for (j = 0; j < n; j++) {
+        double t = (float)((x[j] - mean) * rstd);
+        if (w) t *= w[j];
+        if (b) t += b[j];
+        y[j] = (float)t;
+    }
+}
+
+#ifdef GENIE__X86
+/* softmax's exp of x <= 0 or NaN: the vector math's exp core (genie__z_expc, genie__y_expc) */
+static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__exp16_avx512(__m512 x);
+static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x);
+
+/* acc[c] += exp(r[c] - m[c]) for c < nb: exp in f32 as the row kernels' rsumexp (expf; the
+   path's exp of x <= 0), summed in f64: a column logsumexp's second pass (genie__k_cfused;
+   m[c] >= every r[c] of its column, or NaN, or a +inf column's 0, whose sum is not used) */
+typedef void (*genie__cols_sumexp_fn)(double *acc, const float *m, const float *r, int64_t nb);
+static void genie__cols_sumexp_c(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c;
+    for (c = 0; c < nb; c++) acc[c] += (double)expf(r[c] - m[c]);
+}
+#ifdef GENIE__X86
+static GENIE__AVX2 void genie__cols_sumexp_avx2(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 8 <= nb; c += 8) {
+        const __m256 e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(m + c)));
+        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm256_castps256_ps128(e))));
+        _mm256_storeu_pd(acc + c + 4, _mm256_add_pd(_mm256_loadu_pd(acc + c + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1))));
+    }
+    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
+}
+static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m, const float *r, int64_t nb) {
+    int64_t c = 0;
+    for (; c + 16 <= nb; c += 16) {
+        const __m512 e = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(m + c)));
+        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm512_castps512_ps256(e))));
+        _mm512_storeu_pd(acc + c + 8, _mm512_add_pd(_mm512_loadu_pd(acc + c + 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1))));
+    }
+    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
+}
+#endif
+
+/* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
+static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+static GENIE__AVX512 double genie__rsum_avx512(const float *x, int64_t n) {
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t j = 0;
+    double s;
+    for (; j + 32 <= n; j += 32) {
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 16)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 24)));
+    }
+    for (; j + 8 <= n; j += 8) a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
+    s = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
+    for (; j < n; j++) s += x[j];
+    return s;
+}
+static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, double mean) {
+    const __m512d m = _mm512_set1_pd(mean);
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, d0, d1;
+    int64_t j = 0;
+    double s;
+    for (; j + 16 <= n; j += 16) {
+        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
+        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm512_fmadd_pd(d0, d0, a0);
+        a1 = _mm512_fmadd_pd(d1, d1, a1);
+    }
+    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
+    return s;
+}
+static GENIE__AVX512 double genie__rsumsq_avx512(const float *x, int64_t n, double c, double *s1) {
+    const __m512d m = _mm512_set1_pd(c);
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
+    int64_t j = 0;
+    double s, q;
+    for (; j + 16 <= n; j += 16) {
+        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
+        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm512_add_pd(a0, d0);
+        a1 = _mm512_add_pd(a1, d1);
+        q0 = _mm512_fmadd_pd(d0, d0, q0);
+        q1 = _mm512_fmadd_pd(d1, d1, q1);
+    }
+    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    q = _mm512_reduce_add_pd(_mm512_add_pd(q0, q1));
+    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
+    *s1 = s;
+    return q;
+}
+/* max of x (want_max) or of -x, NaN tracked apart: max_ps drops NaNs. */
+static GENIE__AVX512 float genie__rmax_avx512(const float *x, int64_t n, int want_max) {
+    const __m512 neg = _mm512_set1_ps(want_max ? 0.0f : -0.0f);
+    __m512 m0 = _mm512_xor_ps(_mm512_set1_ps(x[0]), neg), m1 = m0;
+    __mmask16 nan = 0;
+    int64_t j = 0;
+    float m;
+    for (; j + 32 <= n; j += 32) {
+        __m512 v0 = _mm512_xor_ps(_mm512_loadu_ps(x + j), neg), v1 = _mm512_xor_ps(_mm512_loadu_ps(x + j + 16), neg);
+        m0 = _mm512_max_ps(m0, v0);
+        m1 = _mm512_max_ps(m1, v1);
+        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q));
+    }
+    for (; j < n; j += 16) {
+        __mmask16 t = genie__tail16(n - j);
+        __m512 v = _mm512_xor_ps(_mm512_mask_loadu_ps(m0, t, x + j), neg);
+        v = _mm512_mask_mov_ps(m0, t, v);
+        m0 = _mm512_max_ps(m0, v);
+        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
+    }
+    if (nan) return NAN;
+    m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+    return want_max ? m : -m;
+}
+static GENIE__AVX512 int64_t genie__rfind_avx512(const float *x, int64_t n, float v) {
+    const __m512 vv = _mm512_set1_ps(v);
+    int64_t j;
+    for (j = 0; j < n; j += 16) {
+        __mmask16 t = genie__tail16(n - j), hit;
+        __m512 a = _mm512_maskz_loadu_ps(t, x + j);
+        hit = v != v ? _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q) : _mm512_mask_cmp_ps_mask(t, a, vv, _CMP_EQ_OQ);
+        if (hit) return j + __builtin_ctz(hit);
+    }
+    return 0;
+}
+/* Elements before y's next 64-byte boundary (streamed stores start there), at most n. */
+static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
+    int64_t h = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    return h < n ? h : n;
+}
+/* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
+   2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
+   conversion of every vector would be a fifth of the pass, which is compute-bound on
+   double-pumped AVX-512 (Zen 4). */
+/* y: the exps stored (softmax's row on the stack; the next row prefetched into L2, where this
+   row and its exps fill L1), or not (into L1);
+   tp: the previous row's exps streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined
+   softmax), or NULL; inlined for each, so the loop tests neither */
+static GENIE__AVX512 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx512(const float *x, float *y, int64_t n,
+                                                                                       float mx, const int st, const float *tp,
+                                                                                       float *yp, float sp) {
+    const __m512 m = _mm512_set1_ps(mx), sv = _mm512_set1_ps(sp);
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
+    int64_t j = 0, c = 0;
+    if (tp) { /* the previous row streamed 64 at a time beside the exps: its head up to yp's line first */
+        c = genie__nt_head(yp, n);
+        if (c) _mm512_mask_storeu_ps(yp, (__mmask16)((1u << c) - 1u), _mm512_mul_ps(_mm512_maskz_loadu_ps((__mmask16)((1u << c) - 1u), tp), sv));
+    }
+    for (; j + 64 <= n; j += 64) {
+        __m512 e0 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j), m));
+        __m512 e1 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), m));
+        __m512 e2 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 32), m));
+        __m512 e3 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 48), m));
+        if (st) { /* the next row's four lines, as below */
+            _mm512_storeu_ps(y + j, e0);
+            _mm512_storeu_ps(y + j + 16, e1);
+            _mm512_storeu_ps(y + j + 32, e2);
+            _mm512_storeu_ps(y + j + 48, e3);
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T1);
+        } else {
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T0);
+        }
+        if (tp && c + 64 <= n) {
+            _mm512_stream_ps(yp + c, _mm512_mul_ps(_mm512_loadu_ps(tp + c), sv));
+            _mm512_stream_ps(yp + c + 16, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 16), sv));
+            _mm512_stream_ps(yp + c + 32, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 32), sv));
+            _mm512_stream_ps(yp + c + 48, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 48), sv));
+            c += 64;
+        }
+        e0 = _mm512_add_ps(_mm512_add_ps(e0, e1), _mm512_add_ps(e2, e3));
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e0, 1)));
+    }
+    if (tp) { /* the rest of the previous row */
+        for (; c < n; c += 16) {
+            const __mmask16 t = genie__tail16(n - c);
+            const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(t, tp + c), sv);
+            if (t == 0xFFFF) _mm512_stream_ps(yp + c, v);
+            else _mm512_mask_storeu_ps(yp + c, t, v);
+        }
+        _mm_sfence();
+    }
+    for (; j < n; j += 16) {
+        __mmask16 t = genie__tail16(n - j);
+        __m512 e = _mm512_maskz_mov_ps(t, genie__exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), m)));
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a prefetch never
+                                                                 faults) into cache while this one computes */
+        if (st) _mm512_mask_storeu_ps(y + j, t, e);
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int64_t n, float mx) {
+    return y ? genie__rsumexp_y_avx512(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx512(x, NULL, n, mx, 0, NULL, NULL, 0);
+}
+static GENIE__AVX512 double genie__rsumexp_scale_avx512(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
+                                                       float sp) {
+    return genie__rsumexp_y_avx512(x, t, n, mx, 1, tp, yp, sp);
+}
+/* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
+   vectors with movntps (no read for ownership of the output's lines), a masked
+   tail, then sfence so the stores are visible before the job ends. */
+#define GENIE__NT_LOOP(VALUE)                                                                      \
+    {                                                                                              \
+        int64_t j = 0, h = nt ? genie__nt_head(y, n) : 0;                                          \
+        for (; j < n; j += 16) {                                                                   \
+            __mmask16 t = j == 0 && h ? (__mmask16)((1u << h) - 1u) : genie__tail16(n - j);        \
+            __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;                                        \
+            VALUE                                                                                  \
+            if (nt && t == 0xFFFF) _mm512_stream_ps(y + j, v);                                     \
+            else _mm512_mask_storeu_ps(y + j, t, v);                                               \
+            if (j == 0 && h) j = h - 16;                                                           \
+        }                                                                                          \
+        if (nt) _mm_sfence();                                                                      \
+    }
+static GENIE__AVX512 void genie__rscale_avx512(const float *x, float *y, int64_t n, float s, int nt) {
+    const __m512 sv = _mm512_set1_ps(s);
+    GENIE__NT_LOOP(v = _mm512_mul_ps(xv, sv);)
+}
+static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
+    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
+    GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
+}
+/* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA: 16 lanes under
+   mask t (the head up to y's line, the tail) */
+static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
+                                                 const float *b) {
+    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
+    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
+    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
+    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
+    return v;
+}
+/* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
+   512-bit extract and insert of genie__rnorm16_avx512 would take a fifth of the pass (Zen 4,
+   a row in L1); the same operations, so the same values. */
+static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
+                                             const float *w, const float *b, int nt) {
+    const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
+    const int64_t h = nt ? genie__nt_head(y, n) : 0;
+    int64_t j;
+    if (h) {
+        const __mmask16 t = (__mmask16)((1u << h) - 1u);
+        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
+    }
+    for (j = h; j + 16 <= n; j += 16) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
+        if (w && b) {
+            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
+        } else if (w) {
+            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
+            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
+        } else if (b) {
+            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
+            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
+        }
+        if (nt) { /* a whole line at once (two streamed halves: slower) */
+            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+        } else {
+            _mm256_storeu_ps(y + j, lo);
+            _mm256_storeu_ps(y + j + 8, hi);
+        }
+    }
+    if (j < n) {
+        const __mmask16 t = genie__tail16(n - j);
+        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
+    }
+    if (nt) _mm_sfence();
+}
+
+/* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
+static GENIE__AVX2 double genie__hsum_pd_avx2(__m256d v) {
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+static GENIE__AVX2 double genie__rsum_avx2(const float *x, int64_t n) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t j = 0;
+    double s;
+    for (; j + 16 <= n; j += 16) {
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + j)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 8)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 12)));
+    }
+    s = genie__hsum_pd_avx2(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    for (; j < n; j++) s += x[j];
+    return s;
+}
+static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double mean) {
+    const __m256d m = _mm256_set1_pd(mean);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, d0, d1;
+    int64_t j = 0;
+    double s;
+    for (; j + 8 <= n; j += 8) {
+        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
+        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm256_fmadd_pd(d0, d0, a0);
+        a1 = _mm256_fmadd_pd(d1, d1, a1);
+    }
+    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
+    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
+    return s;
+}
+static GENIE__AVX2 double genie__rsumsq_avx2(const float *x, int64_t n, double c, double *s1) {
+    const __m256d m = _mm256_set1_pd(c);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
+    int64_t j = 0;
+    double s, q;
+    for (; j + 8 <= n; j += 8) {
+        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
+        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
+        a0 = _mm256_add_pd(a0, d0);
+        a1 = _mm256_add_pd(a1, d1);
+        q0 = _mm256_fmadd_pd(d0, d0, q0);
+        q1 = _mm256_fmadd_pd(d1, d1, q1);
+    }
+    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
+    q = genie__hsum_pd_avx2(_mm256_add_pd(q0, q1));
+    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
+    *s1 = s;
+    return q;
+}
+static GENIE__AVX2 float genie__rmax_avx2(const float *x, int64_t n, int want_max) {
+    const __m256 neg = _mm256_set1_ps(want_max ? 0.0f : -0.0f);
+    __m256 m0 = _mm256_xor_ps(_mm256_set1_ps(x[0]), neg), m1 = m0, nan = _mm256_setzero_ps();
+    __m128 h;
+    int64_t j = 0;
+    float m;
+    for (; j + 16 <= n; j += 16) {
+        __m256 v0 = _mm256_xor_ps(_mm256_loadu_ps(x + j), neg), v1 = _mm256_xor_ps(_mm256_loadu_ps(x + j + 8), neg);
+        m0 = _mm256_max_ps(m0, v0);
+        m1 = _mm256_max_ps(m1, v1);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
+    }
+    m0 = _mm256_max_ps(m0, m1);
+    h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    m = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+    if (_mm256_movemask_ps(nan)) return NAN;
+    for (; j < n; j++) {
+        float v = want_max ? x[j] : -x[j];
+        if (v != v) return NAN;
+        if (v > m) m = v;
+    }
+    return want_max ? m : -m;
+}
+static GENIE__AVX2 int64_t genie__rfind_avx2(const float *x, int64_t n, float v) {
+    const __m256 vv = _mm256_set1_ps(v);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 a = _mm256_loadu_ps(x + j);
+        int hit = _mm256_movemask_ps(v != v ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
+        if (hit) return j + __builtin_ctz((unsigned)hit);
+    }
+    for (; j < n; j++)
+        if (v != v ? x[j] != x[j] : x[j] == v) return j;
+    return 0;
+}
+/* Elements before y's next 32-byte boundary where nt (AVX2's streamed stores start there), at most n. */
+static int64_t genie__nt8_head(const float *y, int64_t n, int nt) {
+    int64_t h = nt ? (int64_t)((32 - ((uintptr_t)y & 31)) & 31) / 4 : 0;
+    return h < n ? h : n;
+}
+/* As genie__rsumexp_y_avx512: inlined for y stored or not, and for a previous row streamed out or not */
+static GENIE__AVX2 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx2(const float *x, float *y, int64_t n,
+                                                                                   float mx, const int st, const float *tp,
+                                                                                   float *yp, float sp) {
+    const __m256 m = _mm256_set1_ps(mx), sv = _mm256_set1_ps(sp);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    const int64_t h = tp ? genie__nt8_head(yp, n, 1) : 0;
+    int64_t j = 0, c = 0;
+    for (; c < h; c++) yp[c] = tp[c] * sp; /* the previous row streamed 32 at a time beside the exps: its head
+                                              up to yp's 32 bytes first */
+    for (; j + 32 <= n; j += 32) { /* four vectors' exps added in f32 first */
+        __m256 e0 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
+        __m256 e1 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 8), m));
+        __m256 e2 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 16), m));
+        __m256 e3 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 24), m));
+        if (st) {
+            _mm256_storeu_ps(y + j, e0);
+            _mm256_storeu_ps(y + j + 8, e1);
+            _mm256_storeu_ps(y + j + 16, e2);
+            _mm256_storeu_ps(y + j + 24, e3);
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
+            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
+        } else {
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
+        }
+        if (tp && c + 32 <= n) {
+            _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
+            _mm256_stream_ps(yp + c + 8, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 8), sv));
+            _mm256_stream_ps(yp + c + 16, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 16), sv));
+            _mm256_stream_ps(yp + c + 24, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 24), sv));
+            c += 32;
+        }
+        e0 = _mm256_add_ps(_mm256_add_ps(e0, e1), _mm256_add_ps(e2, e3));
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e0, 1)));
+    }
+    if (tp) { /* the rest of the previous row */
+        for (; c + 8 <= n; c += 8) _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
+        for (; c < n; c++) yp[c] = tp[c] * sp;
+        _mm_sfence();
+    }
+    for (; j < n; j += 8) {
+        __m256 e;
+        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
+        if (n - j >= 8) {
+            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
+            if (st) _mm256_storeu_ps(y + j, e);
+        } else { /* the tail: masked lanes load 0 and are cleared after exp */
+            __m256i t = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + j, t), m));
+            e = _mm256_and_ps(e, _mm256_castsi256_ps(t));
+            if (st) _mm256_maskstore_ps(y + j, t, e);
+        }
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    return genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
+}
+static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t n, float mx) {
+    return y ? genie__rsumexp_y_avx2(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx2(x, NULL, n, mx, 0, NULL, NULL, 0);
+}
+static GENIE__AVX2 double genie__rsumexp_scale_avx2(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
+                                                   float sp) {
+    return genie__rsumexp_y_avx2(x, t, n, mx, 1, tp, yp, sp);
+}
+/* Streamed stores as AVX-512's (GENIE__NT_LOOP): elements up to y's 32-byte boundary
+   (genie__nt8_head) and the tail by the scalar form (the same values), whole vectors by movntps
+   when nt. */
+#define GENIE__NT8_LOOP(VALUE, SCALAR)                                                             \
+    {                                                                                              \
+        int64_t j = 0, h = genie__nt8_head(y, n, nt);                                              \
+        for (; j < h; j++) SCALAR                                                                  \
+        for (; j + 8 <= n; j += 8) {                                                               \
+            const __m256 xv = _mm256_loadu_ps(x + j);                                              \
+            __m256 v;                                                                              \
+            VALUE                                                                                  \
+            if (nt) _mm256_stream_ps(y + j, v);                                                    \
+            else _mm256_storeu_ps(y + j, v);                                                       \
+        }                                                                                          \
+        for (; j < n; j++) SCALAR                                                                  \
+        if (nt) _mm_sfence();                                                                      \
+    }
+static GENIE__AVX2 void genie__rscale_avx2(const float *x, float *y, int64_t n, float s, int nt) {
+    const __m256 sv = _mm256_set1_ps(s);
+    GENIE__NT8_LOOP(v = _mm256_mul_ps(xv, sv);, y[j] = x[j] * s;)
+}
+static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
+    const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
+    GENIE__NT8_LOOP(v = _mm256_sub_ps(_mm256_sub_ps(xv, av), bv);, y[j] = (x[j] - a) - b;)
+}
+static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
+                                         const float *w, const float *b, int nt) {
+    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
+    const int64_t h = genie__nt8_head(y, n, nt);
+    int64_t j;
+    genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
+    for (j = h; j + 8 <= n; j += 8) {
+        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
+        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
+        __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        if (w && b) v = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+        else if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
+        else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
+        if (nt) _mm256_stream_ps(y + j, v);
+        else _mm256_storeu_ps(y + j, v);
+    }
+    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
+    if (nt) _mm_sfence();
+}
+#endif /* GENIE__X86 */
+
+#define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
+                        genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s, genie__rsumsq_##s, \
+                        genie__rsumexp_scale_##s}
+static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
+    GENIE__ROWK(c),
+#ifdef GENIE__X86
+    GENIE__ROWK(avx2),
+    GENIE__ROWK(avx512),
+    GENIE__ROWK(avx512), /* AMX: AVX512's */
+#endif
+};
+
+/* May node n be computed by a row kernel, its input read as [rows, len] in
+   row-major order (row o: the values of in[0]'s view from o * len on)? f32
+   reductions over trailing dims (k = a.i[0] leading dims kept), argreduce,
+   softmax/log_softmax over the last dim, layer_norm (weight and bias
+   contiguous f32); a contiguous output (element or row o at out->off + o * olen).
+   Whether in[0] itself is contiguous is the caller's question (a row group
+   computes it in row order: >>fuse). */
+static int genie__row_centre(const genie__node *n, int64_t *rows, int64_t *len) {
+    const genie__vspec *v;
+    int kind = genie__op_kinds[n->op], k, i, dt;
+    if (n->base || n->nin < 1 || n->numel == 0 || !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides)) return 0;
+    dt = n->in[0].n->dtype; /* f32, or f16/bf16 converted a row at a time (genie__k_rows) */
+    if (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) return 0;
+    v = n->in[0].v;
+    switch (kind) {
+    case GENIE__K_REDUCE:
+        if (n->nin != 1 || n->dtype != dt) return 0;
+        k = (int)n->a.i[0];
+        break;
+    case GENIE__K_ARGREDUCE:
+        if (n->nin != 1 || n->dtype != (n->a.i[1] ? GENIE_I64 : dt)) return 0;
+        k = (int)n->a.i[0];
+        break;
+    case GENIE__K_SOFTMAX:
+        if (n->nin != 1 || n->dtype != dt || n->cdt != dt || v->ndim < 1 || n->a.i[0] != v->ndim - 1) return 0;
+        k = v->ndim - 1;
+        break;
+    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32 */
+        if (n->dtype != dt) return 0;
+        for (i = 1; i < n->nin; i++)
+            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
+                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides)) return 0;
+        k = (int)n->a.i[0];
+        break;
+    default: return 0;
+    }
+    *rows = genie__numel(k, v->shape);
+    *len = genie__numel(v->ndim - k, v->shape + k);
+    return *rows > 0 && *len > 0;
+}
+/* Does node n have a row kernel on its own? A row op over a contiguous input. */
+#define GENIE__ROWS_HALF_MAX (1 << 20) /* longest f16/bf16 row (four f32 rows a thread: 16 MiB; a vocabulary's
+                                          logits, 128K-256K, take 2-4 MiB) */
+static int genie__rows_plan(const genie__node *n, int64_t *rows, int64_t *len) {
+    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
+    if (!v || !genie__row_centre(n, rows, len)) return 0;
+    if (n->in[0].n->dtype != GENIE_F32 && *len > GENIE__ROWS_HALF_MAX) return 0;
+    if (genie__is_contig(v->ndim, v->shape, v->strides)) return 1;
+    /* a sum-like reduction over every dim of a dense view (a transposed matrix): one
+       row, its elements in memory order (the SIMD sums reorder anyway); not amax/amin
+       (the first zero or NaN in index order) or prod (the reference's order, exactly) */
+    return *rows == 1 && (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR ||
+                          n->op == GENIE__OP_STD || n->op == GENIE__OP_LOGSUMEXP) &&
+           genie__is_dense(v->ndim, v->shape, v->strides);
+}
+
+/* A row's mean (*mean) and sum of squared deviations, in one f64 pass about c = x[0]: the
+   sums s1 of x - c and s2 of its squares, mean c + d (d = s1 / len), s2 - s1 d, where d^2
+   <= 1024 times the variance (the shift costs the f64 sums 10 bits at most: x[0] lies no
+   further than 32 deviations out); else, and for inf or NaN, two passes (the mean's, then
+   the deviations'). */
+static double genie__row_m2(const genie__rowk *rk, const float *x, int64_t len, double *mean) {
+    const double c = x[0];
+    double s1, s2 = rk->sumsq(x, len, c, &s1), d = s1 / (double)len, m2 = s2 - s1 * d;
+    if (d * d * (double)len <= 1024.0 * m2) {
+        *mean = c + d;
+        return m2;
+    }
+    *mean = rk->sum(x, len) / (double)len;
+    return rk->sqdev(x, len, *mean);
+}
+/* One row x[len] of row op `op` (arguments a) with the path's primitives: a
+   reduction's value, or an argreduce's index, returned; softmax, log_softmax
+   and layer_norm (weight w, bias b, or NULL) write y[len] (nt: stream it). */
+static double genie__row_run(const genie__rowk *rk, int op, const genie__args *a, const float *x, int64_t len, float *y,
+                             const float *w, const float *b, int nt) {
+    double r = 0, mean, dof;
+    int64_t j;
+    float m;
+    switch (op) {
+    case GENIE__OP_SUM: return rk->sum(x, len);
+    case GENIE__OP_MEAN: return rk->sum(x, len) / (double)len;
+    case GENIE__OP_AMAX: case GENIE__OP_AMIN: /* zeros and NaNs: the first one's bits, as the reference */
+        m = rk->maxmin(x, len, op == GENIE__OP_AMAX);
+        return (m == 0 || m != m) ? x[rk->find(x, len, m)] : m;
+    case GENIE__OP_PROD:
+        r = 1;
+        for (j = 0; j < len; j++) r *= x[j];
+        return r;
+    case GENIE__OP_VAR: case GENIE__OP_STD:
+        dof = (double)len - (double)a->i[1];
+        r = genie__row_m2(rk, x, len, &mean) / (dof > 0 ? dof : 0.0);
+        return op == GENIE__OP_STD ? sqrt(r) : r;
+    case GENIE__OP_LOGSUMEXP:
+        m = rk->maxmin(x, len, 1);
+        if (m == INFINITY) return INFINITY; /* sumexp needs m >= every x; exp(inf) sums to inf */
+        if (m == -INFINITY) m = 0;          /* every x is -inf: log(0) */
+        return log(rk->sumexp(x, NULL, len, m)) + m;
+    case GENIE__OP_SOFTMAX:
+        m = rk->maxmin(x, len, 1);
+        if (nt && len <= GENIE__SOFTMAX_ROW) { /* exp into a row in L1, then scale it while streaming */
+            float t[GENIE__SOFTMAX_ROW];
+            rk->scale(t, y, len, (float)(1.0 / rk->sumexp(x, t, len, m)), 1);
+        } else {
+            rk->scale(y, y, len, (float)(1.0 / rk->sumexp(x, y, len, m)), 0);
+        }
+        return 0;
+    case GENIE__OP_LOG_SOFTMAX:
+        m = rk->maxmin(x, len, 1);
+        rk->subsub(x, y, len, m, (float)log(rk->sumexp(x, NULL, len, m)), nt);
+        return 0;
+    case GENIE__OP_LAYER_NORM:
+        r = genie__row_m2(rk, x, len, &mean) / (double)len;
+        rk->norm(x, y, len, mean, 1.0 / sqrt(r + a->f[0]), w, b, nt);
+        return 0;
+    case GENIE__OP_RMS_NORM: /* layer_norm about 0: x / sqrt(mean(x^2) + eps) * w */
+        r = rk->sqdev(x, len, 0.0) / (double)len;
+        rk->norm(x, y, len, 0.0, 1.0 / sqrt(r + a->f[0]), w, b, nt);
+        return 0;
+    default: /* argmax, argmin, max/min along a dim: the index */
+        m = rk->maxmin(x, len, op == GENIE__OP_ARGMAX || op == GENIE__OP_MAX_DIM);
+        return (double)rk->find(x, len, m);
+    }
+}
+
+static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n);
+/* f32 rows a thread of an f16/bf16 row op in the workspace (x, y, weight, bias), each a
+   multiple of 16 floats */
+static int64_t genie__rows_half_cap(int64_t len) { return (len + 15) & ~(int64_t)15; }
+/* A weight or bias of a layer_norm row kernel as f32: in place, or converted into buf. */
+static const float *genie__rows_param(genie_cpu cpu, const genie__node *n, int i, float *buf, int64_t len) {
+    const genie__node *w = n->in[i].n;
+    if (w->dtype == GENIE_F32) return (const float *)w->buf->data + n->in[i].v->off;
+    genie__hconv(cpu, w->dtype, 0, buf, (const char *)w->buf->data + n->in[i].v->off * 2, len);
+    return buf;
+}
+/* The two stack rows of a pipelined softmax (genie__k_rows, genie__k_rfused) in tb[GENIE__PIPE_TB]:
+   1 and 3 KiB past `by` (the rows they pass beside) modulo 4 KiB. 16 KiB apart, a load 4 KiB
+   from a pending store (this row's exps, the previous ones read back) waited on it, and runs
+   were bimodal. */
+#define GENIE__PIPE_TB (2 * GENIE__SOFTMAX_ROW + 1536)
+static void genie__pipe_rows(float *tb, const void *by, float **t2) {
+    t2[0] = (float *)(void *)((char *)tb + (((uintptr_t)by + 1024 - (uintptr_t)tb) & 4095));
+    t2[1] = t2[0] + GENIE__SOFTMAX_ROW + 512;
+}
+/* Rows [lo, hi) of this thread's share, row by row with the path's primitives. f16/bf16
+   rows are converted to f32 in the workspace (p->ws), computed, and rounded back (rms_norm:
+   x * rstd rounded to the dtype before the weight, as the reference). */
+static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    int kind = genie__op_kinds[n->op], has_w = (int)n->a.i[1], has_b = (int)n->a.i[2], dt = n->in[0].n->dtype;
+    int64_t rows = 0, len = 0, lo, hi, o, j, cap;
+    const float *x0 = (const float *)GENIE__IN(n, 0) + n->in[0].v->off, *w = NULL, *b = NULL;
+    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0) + n->in[0].v->off;
+    float *xb = NULL, *yb = NULL;
+    char *out = (char *)GENIE__OUT(n);
+    const int half = dt != GENIE_F32, rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
+    const int rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
+    int nt;
+    genie__rows_plan(n, &rows, &len);
+    cap = genie__rows_half_cap(len);
+    nt = !half && rows * len >= GENIE__ROWS_NT_BYTES / 4; /* log_softmax and layer_norm: the output as large as the input */
+    if (half) {
+        xb = (float *)(void *)p->ws + (size_t)ith * 4 * (size_t)cap;
+        yb = xb + cap;
+    }
+    if (kind == GENIE__K_LAYER_NORM) {
+        w = has_w ? (half ? genie__rows_param(cpu, n, 1, yb + cap, len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off) : NULL;
+        b = has_b ? (half ? genie__rows_param(cpu, n, 1 + has_w, yb + 2 * cap, len)
+                          : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off) : NULL;
+    }
+    genie__share(rows, ith, nth, &lo, &hi);
+    if (n->op == GENIE__OP_SOFTMAX && nt && len <= GENIE__SOFTMAX_ROW && rk->sumexp_scale) {
+        /* Pipelined rows: row o's exps into one stack row while row o - 1's, scaled, stream out
+           of the other, so the output's stores overlap the arithmetic (a row at a time, the
+           scaling pass would do nothing but store). The same values as genie__row_run. */
+        float tb[GENIE__PIPE_TB], *t2[2], *y0 = (float *)out + n->out->off, sp = 0;
+        genie__pipe_rows(tb, x0, t2);
+        for (o = lo; o < hi; o++) {
+            const float *x = x0 + o * len;
+            const float m = rk->maxmin(x, len, 1);
+            const double s = o > lo ? rk->sumexp_scale(x, t2[o & 1], len, m, t2[(o - 1) & 1], y0 + (o - 1) * len, sp)
+                                    : rk->sumexp(x, t2[o & 1], len, m);
+            sp = (float)(1.0 / s);
+        }
+        if (hi > lo) rk->scale(t2[(hi - 1) & 1], y0 + (hi - 1) * len, len, sp, 1);
+        return GENIE_OK;
+    }
+    if (n->op == GENIE__OP_PROD && !half) /* eight rows' products at once, each row's in the reference's
+                                              order (one row alone waits on each multiply's latency) */
+        for (; lo + 8 <= hi; lo += 8) {
+            double r8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+            int q;
+            for (j = 0; j < len; j++)
+                for (q = 0; q < 8; q++) r8[q] *= x0[(lo + q) * len + j];
+            for (q = 0; q < 8; q++) ((float *)out)[n->out->off + lo + q] = (float)r8[q];
+        }
+    for (o = lo; o < hi; o++) {
+        const float *x = x0 + o * len;
+        float *y = (float *)out + n->out->off + o * len;
+        double r;
+        if (half) {
+            if (o + 1 < hi) /* the next row into L2 while this one computes (its kernels prefetch the f32 row) */
+                for (j = 0; j < len; j += 32) GENIE__PREFETCH_L2(h0 + (o + 1) * len + j);
+            genie__hconv(cpu, dt, 0, xb, h0 + o * len, len);
+            x = xb;
+            y = yb;
+        }
+        r = genie__row_run(rk, n->op, &n->a, x, len, y, rms_w ? NULL : w, b, nt);
+        if (half && rows_out) {
+            if (rms_w) {
+                genie__fround(cpu, dt, yb, len);
+                for (j = 0; j < len; j++) yb[j] *= w[j]; /* exact: two f16/bf16 values */
+            }
+            genie__hconv(cpu, dt, 1, (uint16_t *)(void *)out + n->out->off + o * len, yb, len);
+        } else if (kind == GENIE__K_REDUCE) {
+            if (half) genie__stf(out, n->out->off + o, dt, r);
+            else ((float *)out)[n->out->off + o] = (float)r;
+        } else if (kind == GENIE__K_ARGREDUCE) {
+            j = (int64_t)r;
+            if (n->a.i[1]) ((int64_t *)out)[n->out->off + o] = j;
+            else if (half) ((uint16_t *)(void *)out)[n->out->off + o] = h0[o * len + j];
+            else ((float *)out)[n->out->off + o] = x[j];
+        }
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_rows_c(genie__kparams *p, int ith, int nth) {
+    return genie__k_rows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_rows_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
+}
+static genie_result genie__k_rows_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
+}
+#endif
+/* The row kernel for node n on the context's path, and its threads; NULL:
+   the reference (GENIE_CPU_REFERENCE, or the node does not qualify). */
+static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    genie__kernel fn = genie__k_rows_c;
+    int64_t rows, len;
+    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
+        !genie__rows_plan(p->n, &rows, &len)) return NULL;
+#ifdef GENIE__X86
+    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_rows_avx2;
+    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_rows_avx512;
+#endif
+    p->pool = genie__tpool_get(ctx, rows > 1 && rows * len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (*nth > rows) *nth = (int)rows;
+    if (p->n->in[0].n->dtype != GENIE_F32) { /* f16/bf16: four f32 rows a thread; without them, the reference */
+        if (!genie__ws_reserve(ctx, (size_t)*nth * 4 * (size_t)genie__rows_half_cap(len) * sizeof(float))) {
+            p->pool = NULL;
+            *nth = 1;
+            return NULL;
+        }
+        p->ws = ctx->ws;
+    }
+    return fn;
+}
+/* Rows that are not contiguous: softmax or log_softmax over a dim other than the
+   last, a reduction or layer_norm of a strided view (a transpose, a slice). Row
+   o's element j is x[xo(o) + j xs] (a row-shaped output's y[yo(o) + j ys]); the
+   offsets step through the row shape (the view's shape without the row's dims,
+   in its order: the outputs' order) by xst and yst. f32 in and out.
+   A reduction's reduced dims that are no one run (a channel's statistics over
+   [N, C, H, W]: N, then H x W) are segments: the row is nseg = numel(sshape)
+   runs of slen elements at stride xs, run s at xo(o) + the offset of position s of
+   sshape (strides sst), gathered a row at a time, in order (the row-major index
+   within the reduced dims: an argreduce's). */
+#define GENIE__GROWS 16 /* rows gathered at a time: with rows one element apart, each j a line */
+#define GENIE__GROWS_MAX (1 << 20) /* longest gathered row (a thread's block: 64 MiB at most) */
+#define GENIE__SEG_MIN 16          /* shortest segment of a segmented row (shorter: the reference) */
+typedef struct genie__grows {
+    int nd, snd, blk;        /* blk: rows a block (GENIE__GROWS; segmented: 1, the row in L2) */
+    int64_t shape[GENIE__MAXD], xst[GENIE__MAXD], yst[GENIE__MAXD], sshape[GENIE__MAXD], sst[GENIE__MAXD];
+    int64_t rows, len, xs, ys, slen;
+} genie__grows;
+/* Dims [k0, k1) of v as one run of stride *s (dims of size 1 skipped): 0 if they are not one. */
+static int genie__dims_run(const genie__vspec *v, int k0, int k1, int64_t *s) {
+    int64_t want = 0;
+    int k, first = 1;
+    *s = 1;
+    for (k = k1 - 1; k >= k0; k--) {
+        if (v->shape[k] == 1) continue;
+        if (first) *s = v->strides[k];
+        else if (v->strides[k] != want) return 0;
+        want = v->strides[k] * v->shape[k];
+        first = 0;
+    }
+    return 1;
+}
+/* f32 rows of unit stride (and unit-stride output rows) run in place: no gathering. */
+static int genie__grows_direct(const genie__node *n, const genie__grows *g) {
+    const int kind = genie__op_kinds[n->op];
+    return g->xs == 1 && !g->snd && n->in[0].n->dtype == GENIE_F32 && ((kind != GENIE__K_SOFTMAX && kind != GENIE__K_LAYER_NORM) || g->ys == 1);
+}
+static int64_t genie__grows_cap(int64_t len);
+/* Does segmented row g of n run in place (genie__grows_segsum, genie__grows_segmm): sum,
+   mean, var, std, amax or amin of unit-stride segments (f16/bf16 a segment at a time
+   converted to f32 in the workspace)? */
+static int genie__grows_segsum_ok(const genie__node *n, const genie__grows *g) {
+    return g->snd && g->xs == 1 &&
+           (n->op == GENIE__OP_SUM || n->op == GENIE__OP_MEAN || n->op == GENIE__OP_VAR || n->op == GENIE__OP_STD ||
+            n->op == GENIE__OP_AMAX || n->op == GENIE__OP_AMIN);
+}
+/* Floats of a thread's workspace: a block of gathered rows (xb), for a row-shaped result
+   its rows (yb), and f16/bf16 layer_norm's weight and bias as f32; none in place. */
+static int64_t genie__grows_ws(const genie__node *n, const genie__grows *g) {
+    const int kind = genie__op_kinds[n->op];
+    const int64_t blk = g->rows < g->blk ? g->rows : g->blk;
+    if (genie__grows_direct(n, g)) return 0;
+    if (genie__grows_segsum_ok(n, g)) return n->in[0].n->dtype == GENIE_F32 ? 0 : genie__grows_cap(g->slen); /* a segment */
+    return blk * genie__grows_cap(g->len) * (kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM ? 2 : 1) +
+           (kind == GENIE__K_LAYER_NORM && n->in[0].n->dtype != GENIE_F32 ? 2 * genie__grows_cap(g->len) : 0);
+}
+static int genie__grows_plan(const genie__node *n, genie__grows *g) {
+    const genie__vspec *v = n->nin >= 1 ? n->in[0].v : NULL;
+    int kind = genie__op_kinds[n->op], k = 0, i;
+    int64_t rows, len;
+    const int dt = n->nin >= 1 ? (int)n->in[0].n->dtype : (int)GENIE_F32;
+    if (!v || n->base || n->numel == 0 || v->ndim < 1 || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) || genie__rows_plan(n, &rows, &len)) return 0;
+    switch (kind) {
+    case GENIE__K_REDUCE: case GENIE__K_ARGREDUCE:
+        if (n->nin != 1 || n->dtype != (kind == GENIE__K_ARGREDUCE && n->a.i[1] ? GENIE_I64 : dt)) return 0;
+        k = (int)n->a.i[0];
+        break;
+    case GENIE__K_SOFTMAX:
+        if (n->nin != 1 || n->dtype != dt || n->cdt != dt) return 0;
+        break;
+    case GENIE__K_LAYER_NORM: /* weight and bias of x's dtype or f32, contiguous */
+        if (n->dtype != dt) return 0;
+        for (i = 1; i < n->nin; i++)
+            if ((n->in[i].n->dtype != GENIE_F32 && n->in[i].n->dtype != dt) ||
+                !genie__is_contig(n->in[i].v->ndim, n->in[i].v->shape, n->in[i].v->strides))
+                return 0;
+        k = (int)n->a.i[0];
+        break;
+    default: return 0;
+    }
+    g->snd = 0, g->blk = GENIE__GROWS;
+    if (kind == GENIE__K_SOFTMAX) { /* the row along dim d; the rows: every dim, d of size 1 */
+        const int d = (int)n->a.i[0];
+        g->nd = v->ndim;
+        memcpy(g->shape, v->shape, (size_t)v->ndim * 8);
+        memcpy(g->xst, v->strides, (size_t)v->ndim * 8);
+        memcpy(g->yst, n->out->strides, (size_t)v->ndim * 8);
+        g->shape[d] = 1;
+        g->len = v->shape[d], g->xs = v->strides[d], g->ys = n->out->strides[d];
+    } else { /* the row: dims [k, ndim); the rows: dims [0, k) (the output contiguous over them) */
+        if (k < 0 || k >= v->ndim) return 0;
+        if (!genie__dims_run(v, k, v->ndim, &g->xs)) { /* segments: [k, s) iterated, [s, ndim) the longest run */
+            int s = k + 1;
+            if (kind == GENIE__K_LAYER_NORM) return 0;
+            while (!genie__dims_run(v, s, v->ndim, &g->xs)) s++; /* one dim is a run: s < ndim */
+            g->snd = s - k, g->blk = genie__grows_segsum_ok(n, g) ? GENIE__GROWS : 1; /* else a gathered row, in L2 */
+            memcpy(g->sshape, v->shape + k, (size_t)(s - k) * 8);
+            memcpy(g->sst, v->strides + k, (size_t)(s - k) * 8);
+            g->slen = genie__numel(v->ndim - s, v->shape + s);
+            if (g->slen < GENIE__SEG_MIN) return 0;
+        }
+        g->nd = k;
+        memcpy(g->shape, v->shape, (size_t)k * 8);
+        memcpy(g->xst, v->strides, (size_t)k * 8);
+        genie__contig_strides(k, g->shape, g->yst);
+        for (i = 0; i < k; i++) g->yst[i] *= kind == GENIE__K_LAYER_NORM ? genie__numel(v->ndim - k, v->shape + k) : 1;
+        g->len = genie__numel(v->ndim - k, v->shape + k), g->ys = 1;
+        if (!g->snd) g->slen = g->len;
+    }
+    g->rows = genie__numel(g->nd, g->shape);
+    return g->rows > 0 && g->len > 0 && (genie__grows_direct(n, g) || g->len <= GENIE__GROWS_MAX);
+}
+/* A gathered row's floats: a line more than a multiple of 16, so that the rows of a block
+   (written a column at a time) fall in different cache sets (rows 8 KiB apart share one). */
+static int64_t genie__grows_cap(int64_t len) { return genie__rows_half_cap(len) + 16; }
+/* The offset of element j of the row at x0 (segments: segment j / slen, then j % slen along the run). */
+static int64_t genie__grows_at(const genie__grows *g, int64_t x0, int64_t j) {
+    int64_t s = j / g->slen;
+    int d;
+    for (d = g->snd - 1; d >= 0; d--) {
+        x0 += s % g->sshape[d] * g->sst[d];
+        s /= g->sshape[d];
+    }
+    return x0 + j % g->slen * g->xs;
+}
+/* Over the unit-stride segments of rows xo[0, nr) (f32 in place, f16/bf16 each converted
+   into buf: genie__as_f32): r[i] = the sum of row i's x and
+   (m2 not NULL: var, std) m2[i] its squared deviations from its mean, in f64, segment by
+   segment in place: each segment's about its own mean (one pass: genie__row_m2), combined with the running ones as
+   Chan, Golub and LeVeque's pairwise update (no second pass over memory, and no
+   cancellation: every term is >= 0). Segment s of every row, then segment s + 1: a block
+   of adjacent rows (channels) reads memory in order (a row at a time would hop a stride
+   per segment). Each row's in its own order
+   whatever the block: the same results on any threads. */
+/* Elements [off, off + n) of src (dtype dt) as f32: in place, or (f16/bf16) converted into buf (exact). */
+static const float *genie__as_f32(genie_cpu cpu, int dt, const void *src, int64_t off, int64_t n, float *buf) {
+    if (dt == GENIE_F32) return (const float *)src + off;
+    genie__hconv(cpu, dt, 0, buf, (const uint16_t *)src + off, n);
+    return buf;
+}
+static void genie__grows_segsum(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
+                                const int64_t *xo, int64_t nr, double *r, double *m2) {
+    const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
+    const double nb = (double)g->slen;
+    genie__mi m;
+    int64_t s, i;
+    for (i = 0; i < nr; i++) r[i] = 0;
+    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
+    for (s = 0; s < nseg; s++, genie__mi_next(&m))
+        for (i = 0; i < nr; i++) {
+            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf);
+            if (m2) { /* the segment's mean and squared deviations in one pass (genie__row_m2) */
+                double mb;
+                const double q = genie__row_m2(rk, x, g->slen, &mb), na = (double)s * nb, d = mb - (s ? r[i] / na : 0.0);
+                m2[i] = s ? m2[i] + q + d * d * (na * nb / (na + nb)) : q;
+                r[i] += mb * nb;
+            } else {
+                r[i] += rk->sum(x, g->slen);
+            }
+        }
+}
+/* amax (want_max) or amin of the unit-stride segments of rows xo[0, nr) in place, as
+   genie__grows_segsum goes: best[i] each segment's extreme combined as the reference
+   (the first NaN stays, ties keep the first), at[i] the offset of the segment it came from; a zero's
+   or NaN's bits are then its first one's there (earlier segments hold none). */
+static void genie__grows_segmm(const genie__rowk *rk, genie_cpu cpu, const genie__grows *g, int dt, const void *src, float *buf,
+                               const int64_t *xo, int64_t nr, int want_max, float *best) {
+    const int64_t *sst = g->sst, nseg = g->len / g->slen, zero = 0;
+    int64_t at[GENIE__GROWS], s, i;
+    genie__mi m;
+    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &zero, 0);
+    for (s = 0; s < nseg; s++, genie__mi_next(&m))
+        for (i = 0; i < nr; i++) {
+            const float *x = genie__as_f32(cpu, dt, src, xo[i] + m.off[0], g->slen, buf), v = rk->maxmin(x, g->slen, want_max);
+            if (!s || (best[i] == best[i] && (v != v || (want_max ? v > best[i] : v < best[i])))) best[i] = v, at[i] = xo[i] + m.off[0];
+        }
+    for (i = 0; i < nr; i++)
+        if (best[i] == 0 || best[i] != best[i]) {
+            const float *x = genie__as_f32(cpu, dt, src, at[i], g->slen, buf);
+            best[i] = x[rk->find(x, g->slen, best[i])];
+        }
+}
+/* Gather segmented row x0 (f32 or f16/bf16 of dtype dt) into the f32 row x: one run at a time. */
+static void genie__grows_segs(genie_cpu cpu, const genie__grows *g, int dt, const void *src, int64_t x0, float *x) {
+    const int64_t *sst = g->sst;
+    genie__mi m;
+    int64_t s, j;
+    genie__mi_init(&m, g->snd, g->sshape, 1, &sst, &x0, 0);
+    for (s = 0; s < g->len / g->slen; s++, genie__mi_next(&m), x += g->slen) {
+        const float *a = (const float *)src + m.off[0];
+        const uint16_t *h = (const uint16_t *)src + m.off[0];
+        if (dt != GENIE_F32 && g->xs == 1) genie__hconv(cpu, dt, 0, x, h, g->slen);
+        else if (dt != GENIE_F32)
+            for (j = 0; j < g->slen; j++) x[j] = dt == GENIE_BF16 ? genie__bf2f(h[j * g->xs]) : genie__h2f(h[j * g->xs]);
+        else if (g->xs == 1) memcpy(x, a, (size_t)g->slen * sizeof(float));
+        else
+            for (j = 0; j < g->slen; j++) x[j] = a[j * g->xs];
+    }
+}
+/* Threads take blocks of g.blk rows. Unit-stride f32 rows run in place; others
+   are gathered into f32 rows in the workspace (p->ws: genie__grows_ws floats a thread;
+   f16/bf16 converted exactly), run with the path's primitives (the values and order of a
+   contiguous row: the same results bit for bit) and a row-shaped result scattered back
+   (f16/bf16 rounded once; rms_norm's x rstd rounded before its weight, as genie__k_rows). */
+static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const int kind = genie__op_kinds[n->op], rows_out = kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM;
+    const int dt = n->in[0].n->dtype, half = dt != GENIE_F32;
+    const float *x0 = (const float *)GENIE__IN(n, 0), *w = NULL, *b = NULL;
+    const uint16_t *h0 = (const uint16_t *)GENIE__IN(n, 0);
+    float *y0 = (float *)GENIE__OUT(n), *xb, *yb;
+    uint16_t *hy = (uint16_t *)GENIE__OUT(n);
+    genie__grows g;
+    genie__mi m;
+    const int64_t *sts[2];
+    int64_t offs[2], cap, lo, hi, blk, i, j, xo[GENIE__GROWS], yo[GENIE__GROWS];
+    int direct, nt, segsum, rms_w = 0;
+    if (!genie__grows_plan(n, &g)) { /* checked by genie__fast_grows */
+        snprintf(p->msg, sizeof p->msg, "%s: gathered rows: the view changed", genie__op_names[n->op]);
+        return GENIE_ERR_UNSUPPORTED;
+    }
+    cap = genie__grows_cap(g.len);
+    direct = genie__grows_direct(n, &g);
+    xb = yb = NULL; /* in place: no workspace (p->ws may be NULL) */
+    if (!direct && genie__grows_ws(n, &g) > 0) {
+        xb = (float *)(void *)p->ws + (size_t)ith * (size_t)genie__grows_ws(n, &g);
+        yb = rows_out ? xb + (g.rows < g.blk ? g.rows : g.blk) * cap : xb; /* (a reduction's: unused) */
+    }
+    nt = direct && rows_out && g.rows * g.len >= GENIE__ROWS_NT_BYTES / 4;
+    segsum = genie__grows_segsum_ok(n, &g);
+    if (kind == GENIE__K_LAYER_NORM) {
+        const int has_w = (int)n->a.i[1], has_b = (int)n->a.i[2];
+        float *pb = half ? yb + (g.rows < g.blk ? g.rows : g.blk) * cap : NULL; /* f16/bf16: f32 weight, bias */
+        w = !has_w ? NULL : half ? genie__rows_param(cpu, n, 1, pb, g.len) : (const float *)GENIE__IN(n, 1) + n->in[1].v->off;
+        b = !has_b ? NULL : half ? genie__rows_param(cpu, n, 1 + has_w, pb + cap, g.len)
+                                 : (const float *)GENIE__IN(n, 1 + has_w) + n->in[1 + has_w].v->off;
+        rms_w = half && n->op == GENIE__OP_RMS_NORM && has_w;
+    }
+    sts[0] = g.xst, sts[1] = g.yst;
+    offs[0] = n->in[0].v->off, offs[1] = n->out->off;
+    genie__share((g.rows + g.blk - 1) / g.blk, ith, nth, &lo, &hi);
+    genie__mi_init(&m, g.nd, g.shape, 2, sts, offs, lo * g.blk);
+    for (blk = lo; blk < hi; blk++) {
+        const int64_t r0 = blk * g.blk, nr = g.rows - r0 < g.blk ? g.rows - r0 : g.blk;
+        for (i = 0; i < nr; i++, genie__mi_next(&m)) xo[i] = m.off[0], yo[i] = m.off[1];
+        if (segsum) { /* the rows' sums (and squared deviations) or extremes, segment by segment */
+            const int op = n->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD;
+            double r[GENIE__GROWS], m2[GENIE__GROWS], dof = (double)g.len - (double)n->a.i[1];
+            const void *src = half ? (const void *)h0 : (const void *)x0;
+            float mm[GENIE__GROWS];
+            if (op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) {
+                genie__grows_segmm(rk, cpu, &g, dt, src, xb, xo, nr, op == GENIE__OP_AMAX, mm);
+                for (i = 0; i < nr; i++) genie__stf(y0, n->out->off + r0 + i, dt, (double)mm[i]); /* f16/bf16: exact */
+                continue;
+            }
+            genie__grows_segsum(rk, cpu, &g, dt, src, xb, xo, nr, r, two ? m2 : NULL);
+            for (i = 0; i < nr; i++) { /* rounded once from f64, as the reference stores it */
+                double v = op == GENIE__OP_SUM ? r[i] : op == GENIE__OP_MEAN ? r[i] / (double)g.len : m2[i] / (dof > 0 ? dof : 0.0);
+                if (op == GENIE__OP_STD) v = sqrt(v);
+                if (half) genie__stf(y0, n->out->off + r0 + i, dt, v);
+                else y0[n->out->off + r0 + i] = (float)v;
+            }
+            continue;
+        }
+        if (g.snd)
+            for (i = 0; i < nr; i++) genie__grows_segs(cpu, &g, dt, half ? (const void *)h0 : (const void *)x0, xo[i], xb + i * cap);
+        else if (!direct && g.xs == 1)
+            for (i = 0; i < nr; i++) {
+                if (half) genie__hconv(cpu, dt, 0, xb + i * cap, h0 + xo[i], g.len);
+                else memcpy(xb + i * cap, x0 + xo[i], (size_t)g.len * sizeof(float));
+            }
+        else if (!direct && half) /* j outer: rows one element apart read a line at each j */
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) xb[i * cap + j] = dt == GENIE_BF16 ? genie__bf2f(h0[xo[i] + j * g.xs]) : genie__h2f(h0[xo[i] + j * g.xs]);
+        else if (!direct)
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) xb[i * cap + j] = x0[xo[i] + j * g.xs];
+        for (i = 0; i < nr; i++) {
+            const float *x = direct ? x0 + xo[i] : xb + i * cap;
+            float *y = direct ? y0 + yo[i] : yb + i * cap;
+            const double r = genie__row_run(rk, n->op, &n->a, x, g.len, y, rms_w ? NULL : w, b, nt);
+            const int64_t o = n->out->off + r0 + i;
+            if (kind == GENIE__K_REDUCE && half) genie__stf(y0, o, dt, r);
+            else if (kind == GENIE__K_REDUCE) y0[o] = (float)r;
+            else if (kind == GENIE__K_ARGREDUCE && n->a.i[1]) ((int64_t *)(void *)y0)[o] = (int64_t)r;
+            else if (kind == GENIE__K_ARGREDUCE && half) hy[o] = h0[genie__grows_at(&g, xo[i], (int64_t)r)];
+            else if (kind == GENIE__K_ARGREDUCE) y0[o] = x[(int64_t)r];
+            if (rms_w) {
+                genie__fround(cpu, dt, y, g.len);
+                for (j = 0; j < g.len; j++) y[j] *= w[j]; /* exact: two f16/bf16 values */
+            }
+        }
+        if (rows_out && half && g.ys == 1)
+            for (i = 0; i < nr; i++) genie__hconv(cpu, dt, 1, hy + yo[i], yb + i * cap, g.len);
+        else if (rows_out && half)
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++)
+                    hy[yo[i] + j * g.ys] = dt == GENIE_BF16 ? genie__f2bf(yb[i * cap + j]) : genie__f2h(yb[i * cap + j]);
+        else if (rows_out && !direct && g.ys == 1)
+            for (i = 0; i < nr; i++) memcpy(y0 + yo[i], yb + i * cap, (size_t)g.len * sizeof(float));
+        else if (rows_out && !direct)
+            for (j = 0; j < g.len; j++)
+                for (i = 0; i < nr; i++) y0[yo[i] + j * g.ys] = yb[i * cap + j];
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_grows_c(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_grows_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
+}
+static genie_result genie__k_grows_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
+}
+#endif
+/* The gathered-row kernel for node n, its threads and workspace; NULL: the reference. */
+static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    genie__kernel fn = genie__k_grows_c;
+    genie__grows g;
+    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
+        !genie__grows_plan(p->n, &g)) return NULL;
+#ifdef GENIE__X86
+    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_grows_avx2;
+    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_grows_avx512;
+#endif
+    p->pool = genie__tpool_get(ctx, g.rows > 1 && g.rows * g.len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (*nth > (g.rows + g.blk - 1) / g.blk) *nth = (int)((g.rows + g.blk - 1) / g.blk);
+    if (genie__grows_ws(p->n, &g) > 0) {
+        if (!genie__ws_reserve(ctx, (size_t)*nth * (size_t)genie__grows_ws(p->n, &g) * sizeof(float))) {
+            p->pool = NULL;
+            *nth = 1;
+            return NULL;
+        }
+        p->ws = ctx->ws;
+    }
+    return fn;
+}
+/* argmax/argmin over every dim of a dense view that is not contiguous (x.t(), a permuted
+   tensor): index order is not memory order, so the extreme is found in memory order (any
+   order finds it, NaN where there is one), then the least index holding it (a zero: either
+   sign; a NaN: any NaN), the reference's first one. Along a run of the unit-stride dim the
+   index grows with the address, so a run's first match is its only candidate. f16/bf16 a
+   tile at a time in f32 (exact). Threads split the memory; their partials meet in the
+   workspace (nth floats, flags and indices) after a barrier. */
+#define GENIE__ADTILE 512 /* elements a tile */
+static int genie__argdense_ok(const genie__node *n, genie_cpu cpu) {
+    const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
+    const int dt = v ? (int)n->in[0].n->dtype : -1;
+    return v && !n->base && cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && genie__op_kinds[n->op] == GENIE__K_ARGREDUCE &&
+           n->a.i[1] && n->a.i[0] == 0 && n->dtype == GENIE_I64 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
+           genie__numel(v->ndim, v->shape) > 1 && !genie__is_contig(v->ndim, v->shape, v->strides) &&
+           genie__is_dense(v->ndim, v->shape, v->strides);
+}
+static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *v = n->in[0].v;
+    const int dt = n->in[0].n->dtype, want_max = n->op == GENIE__OP_ARGMAX;
+    const int64_t total = genie__numel(v->ndim, v->shape);
+    const char *x0 = (const char *)GENIE__IN(n, 0) + (size_t)v->off * genie__dt_size[dt];
+    float *part = (float *)(void *)p->ws, t[GENIE__ADTILE], m = 0, g = 0;
+    int64_t *at = (int64_t *)(void *)(p->ws + 8 * (size_t)nth), lst[GENIE__MAXD], lo, hi, e, c, run = 1, best = INT64_MAX;
+    int8_t *has = (int8_t *)(p->ws + 16 * (size_t)nth);
+    int ord[GENIE__MAXD], nd = 0, d, k, any = 0;
+    genie__contig_strides(v->ndim, v->shape, lst);
+    for (d = 0; d < v->ndim; d++) /* the dims by stride, descending (size 1 left out) */
+        if (v->shape[d] > 1) {
+            for (k = nd++; k > 0 && v->strides[ord[k - 1]] < v->strides[d]; k--) ord[k] = ord[k - 1];
+            ord[k] = d;
+        }
+    run = v->shape[ord[nd - 1]]; /* the unit-stride dim's */
+    genie__share(total, ith, nth, &lo, &hi);
+    for (e = lo; e < hi; e += c) { /* the extreme, in memory order */
+        const float *x;
+        float y;
+        c = hi - e < GENIE__ADTILE ? hi - e : GENIE__ADTILE;
+        x = genie__as_f32(cpu, dt, x0, e, c, t);
+        y = rk->maxmin(x, c, want_max);
+        if (!any || (m == m && (y != y || (want_max ? y > m : y < m)))) m = y;
+        any = 1;
+    }
+    part[ith] = m, has[ith] = (int8_t)any;
+    genie__barrier(p->pool, nth);
+    for (k = 0, any = 0; k < nth; k++) /* the same on every thread */
+        if (has[k] && (!any || (g == g && (part[k] != part[k] || (want_max ? part[k] > g : part[k] < g))))) g = part[k], any = 1;
+    genie__share(total / run, ith, nth, &lo, &hi); /* now by runs: a run's first match */
+    for (e = lo * run; e < hi * run; e += run) {
+        int64_t j, f;
+        for (j = 0; j < run; j += c) {
+            const float *x;
+            c = run - j < GENIE__ADTILE ? run - j : GENIE__ADTILE;
+            x = genie__as_f32(cpu, dt, x0, e + j, c, t);
+            f = rk->find(x, c, g);
+            if (g != g ? x[f] != x[f] : x[f] == g) {
+                int64_t pos = e + j + f, idx = 0;
+                for (d = 0; d < nd; d++) {
+                    idx += pos / v->strides[ord[d]] * lst[ord[d]];
+                    pos %= v->strides[ord[d]];
+                }
+                if (idx < best) best = idx;
+                break;
+            }
+        }
+    }
+    at[ith] = best;
+    genie__barrier(p->pool, nth);
+    if (ith == 0) {
+        for (k = 1; k < nth; k++) best = at[k] < best ? at[k] : best;
+        ((int64_t *)GENIE__OUT(n))[n->out->off] = best;
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_argdense_c(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_argdense_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
+}
+static genie_result genie__k_argdense_avx512(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
+}
+#endif
+/* The dense argreduce kernel for node n, its threads and workspace; NULL: another kernel. */
+static genie__kernel genie__fast_argdense(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    genie__kernel fn = genie__k_argdense_c;
+    if (p->epi || p->fg || !p->n->buf || !genie__argdense_ok(p->n, ctx->cpu) || !genie__rowks[ctx->cpu].sum) return NULL;
+#ifdef GENIE__X86
+    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_argdense_avx2;
+    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_argdense_avx512;
+#endif
+    p->pool = genie__tpool_get(ctx, p->n->in[0].n->numel >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (!genie__ws_reserve(ctx, (size_t)*nth * 24)) {
+        p->pool = NULL;
+        *nth = 1;
+        return NULL;
+    }
+    p->ws = ctx->ws;
+    return fn;
+}
+/* ---- end of fast reductions, softmax, layer_norm ---- */
 /* >>eltwise --------------------------------------------------------------- */
 /* ---- the executor's use: elementwise nodes over dense operands ----
    A node runs on an array kernel when its out view is dense (it covers
@@ -11636,6 +11928,850 @@ oom:
     return NULL;
 }
 
+/* >>quant ----------------------------------------------------------------- */
+/* ---- block dtypes: dequantizing, and products reading the blocks ----
+   Three nodes (kind QUANT) read a block tensor: DEQUANT (to_dtype to a float dtype), QROWS
+   (embedding / index_select of rows: f32 rows), QLINEAR (x [..., K] @ w[N, K]^T, x's dtype).
+   The reference kernels dequantize each element to f64 (genie__dq_at) and compute in f64.
+   The fast QLINEAR quantizes each row of x as ggml does (per 32-element block for Q8_0/Q4_0
+   weights, per 256 for the K types: d = amax / 127, q = round(x / d) in [-127, 127]) and sums
+   integer products per block, scaled by the two blocks' d in f32: the weight is read once,
+   in blocks, never dequantized into memory. Its difference from the reference is bounded by
+   the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
+   plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
+   relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
+   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
+   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
+   f32 GEMM instead (genie__q_prefill). */
+static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
+/* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
+static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+/* Q6_K's 6-bit quant (0..63) of element i (0..255) of block b, and its scale. */
+static int genie__q6k_q(const unsigned char *b, int i, int *scale) {
+    const int h = i / 128, r = i % 128, g = r / 32, l = r % 32;
+    const unsigned char *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+    const int lo = g & 1 ? ql[l + 32] : ql[l];
+    *scale = (int8_t)b[192 + 8 * h + g * 2 + l / 16];
+    return ((g & 2 ? lo >> 4 : lo & 0xF) | (((qh[l] >> (2 * g)) & 3) << 4));
+}
+/* Element j of the block at b, as f64 (the reference). */
+static double genie__dq_at(int dt, const unsigned char *b, int j) {
+    switch (dt) {
+    case GENIE_Q8_0: return (double)genie__f16_at(b) * (int8_t)b[2 + j];
+    case GENIE_Q4_0: return (double)genie__f16_at(b) * ((j < 16 ? b[2 + j] & 0xF : b[2 + j - 16] >> 4) - 8);
+    case GENIE_Q4_K: {
+        const int g = j / 32, c = g / 2, l = j % 32;
+        int sc, m;
+        const unsigned char q = b[16 + 32 * c + l];
+        genie__q4k_sm(b + 4, g, &sc, &m);
+        return (double)genie__f16_at(b) * sc * (g & 1 ? q >> 4 : q & 0xF) - (double)genie__f16_at(b + 2) * m;
+    }
+    default: {
+        int s, q = genie__q6k_q(b, j, &s);
+        return (double)genie__f16_at(b + 208) * s * (q - 32);
+    }
+    }
+}
+/* The element at storage element offset e of a block tensor at base. */
+static double genie__dq_elem(int dt, const void *base, int64_t e) {
+    const int64_t B = genie__blk_n(dt);
+    return genie__dq_at(dt, (const unsigned char *)base + (size_t)(e / B * genie__blk_b(dt)), (int)(e % B));
+}
+/* nblk blocks from b to f32 (the fast paths' dequantization, ggml's dequantize_row_*). */
+static void genie__dq_row(int dt, const unsigned char *b, int64_t nblk, float *y) {
+    int64_t k;
+    int j;
+    for (k = 0; k < nblk; k++) {
+        if (dt == GENIE_Q8_0) {
+            const float d = genie__f16_at(b);
+            for (j = 0; j < 32; j++) y[j] = d * (float)(int8_t)b[2 + j];
+            b += 34, y += 32;
+        } else if (dt == GENIE_Q4_0) {
+            const float d = genie__f16_at(b);
+            for (j = 0; j < 16; j++) {
+                y[j] = d * (float)((b[2 + j] & 0xF) - 8);
+                y[j + 16] = d * (float)((b[2 + j] >> 4) - 8);
+            }
+            b += 18, y += 32;
+        } else if (dt == GENIE_Q4_K) {
+            const float d = genie__f16_at(b), dmin = genie__f16_at(b + 2);
+            int g, sc, m;
+            for (g = 0; g < 8; g++) {
+                const unsigned char *q = b + 16 + 32 * (g / 2);
+                genie__q4k_sm(b + 4, g, &sc, &m);
+                for (j = 0; j < 32; j++) y[32 * g + j] = d * (float)sc * (float)(g & 1 ? q[j] >> 4 : q[j] & 0xF) - dmin * (float)m;
+            }
+            b += 144, y += 256;
+        } else { /* two halves of 128: four groups of 32, scales per 16 */
+            const float d = genie__f16_at(b + 208);
+            int h, g;
+            for (h = 0; h < 2; h++)
+                for (g = 0; g < 4; g++) {
+                    const unsigned char *ql = b + 64 * h + (g & 1 ? 32 : 0), *qh = b + 128 + 32 * h;
+                    const float d0 = d * (float)(int8_t)b[192 + 8 * h + 2 * g], d1 = d * (float)(int8_t)b[193 + 8 * h + 2 * g];
+                    float *yg = y + 128 * h + 32 * g;
+                    for (j = 0; j < 32; j++) {
+                        const int q = ((g & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * g)) & 3) << 4)) - 32;
+                        yg[j] = (j < 16 ? d0 : d1) * (float)q;
+                    }
+                }
+            b += 210, y += 256;
+        }
+    }
+}
+
+/* The reference: every element through the views, in f64. */
+static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
+    genie__node *n = p->n;
+    const genie__vspec *ov = n->out, *wv = n->op == GENIE__OP_QLINEAR ? n->in[1].v : n->in[0].v;
+    const int wdt = n->op == GENIE__OP_QLINEAR ? n->in[1].n->dtype : n->in[0].n->dtype;
+    const void *w = n->op == GENIE__OP_QLINEAR ? GENIE__IN(n, 1) : GENIE__IN(n, 0);
+    int64_t total = genie__numel(ov->ndim, ov->shape), lo, hi, i, offs[1];
+    const int64_t *sts[1];
+    genie__mi m;
+    int k;
+    if (n->op == GENIE__OP_QROWS) { /* every index checked first, by thread 0's message */
+        const genie__vspec *xv = n->in[1].v;
+        int64_t ni = genie__numel(xv->ndim, xv->shape);
+        for (i = 0; i < ni; i++) {
+            int64_t idx = genie__index_at(n, i);
+            if (idx < 0 || idx >= wv->shape[0]) {
+                if (ith == 0)
+                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
+                             (long long)idx, (long long)wv->shape[0]);
+                return GENIE_ERR_INDEX;
+            }
+        }
+    }
+    genie__share(total, ith, nth, &lo, &hi);
+    sts[0] = ov->strides;
+    offs[0] = ov->off;
+    genie__mi_init(&m, ov->ndim, ov->shape, 1, sts, offs, lo);
+    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
+        double v = 0;
+        if (n->op == GENIE__OP_DEQUANT) {
+            int64_t e = wv->off;
+            for (k = 0; k < wv->ndim; k++) e += m.ix[k] * wv->strides[k];
+            v = genie__dq_elem(wdt, w, e);
+        } else if (n->op == GENIE__OP_QROWS) {
+            const int64_t r = genie__index_at(n, i / wv->shape[1]);
+            v = genie__dq_elem(wdt, w, wv->off + r * wv->strides[0] + m.ix[ov->ndim - 1] * wv->strides[1]);
+        } else { /* out [..., N] = sum_k x[..., k] w[n, k] */
+            const genie__vspec *xv = n->in[0].v;
+            const int64_t K = wv->shape[1], col = m.ix[ov->ndim - 1];
+            int64_t xo = xv->off, kk;
+            for (k = 0; k < xv->ndim - 1; k++) xo += m.ix[k] * xv->strides[k];
+            for (kk = 0; kk < K; kk++)
+                v += genie__ldf(GENIE__IN(n, 0), xo + kk * xv->strides[xv->ndim - 1], n->in[0].n->dtype) *
+                     genie__dq_elem(wdt, w, wv->off + col * wv->strides[0] + kk * wv->strides[1]);
+        }
+        genie__stf(GENIE__OUT(n), m.off[0], n->dtype, v);
+    }
+    return GENIE_OK;
+}
+
+/* ---- the fast paths ---- */
+#define GENIE__Q_PREFILL_ROWS 16 /* rows of x past which a product is a prefill (genie__q_prefill, AMX tiles) */
+/* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
+   of x on AMX int8 tiles (genie__k_qlinear_amx). */
+static int genie__q_amx(const genie_ctx *ctx, int dt) {
+#ifdef GENIE__AMX_BUILT
+    return ctx->amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
+#else
+    (void)ctx, (void)dt;
+    return 0;
+#endif
+}
+/* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
+   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
+static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    int64_t b;
+    int j;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        float amax = 0, id;
+        for (j = 0; j < QB; j++) amax = fabsf(xb[j]) > amax ? fabsf(xb[j]) : amax;
+        d[b] = amax / 127.0f;
+        id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (j = 0; j < QB; j++) {
+            const float v = xb[j] * id;
+            int qi = (int)(v + (v >= 0 ? 0.5f : -0.5f));
+            qi = qi > 127 ? 127 : qi < -127 ? -127 : qi;
+            q[b * QB + j] = (int8_t)qi;
+            if (j % 32 == 0) s[(b * QB + j) / 32] = 0;
+            s[(b * QB + j) / 32] += qi;
+        }
+    }
+}
+typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
+/* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
+typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
+                                const int32_t *s, float *y);
+/* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
+static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    float acc = 0;
+    int64_t b;
+    int j, g;
+    for (b = 0; b < nb; b++) {
+        int32_t isum = 0;
+        if (dt == GENIE_Q8_0) {
+            const int8_t *wq = (const int8_t *)(w + 2);
+            for (j = 0; j < 32; j++) isum += wq[j] * q[32 * b + j];
+            acc += genie__f16_at(w) * d[b] * (float)isum;
+            w += 34;
+        } else if (dt == GENIE_Q4_0) {
+            for (j = 0; j < 16; j++) isum += (w[2 + j] & 0xF) * q[32 * b + j] + (w[2 + j] >> 4) * q[32 * b + j + 16];
+            acc += genie__f16_at(w) * d[b] * (float)(isum - 8 * s[b]);
+            w += 18;
+        } else if (dt == GENIE_Q4_K) {
+            const int8_t *qb = q + 256 * b;
+            float sumf = 0, summ = 0;
+            for (g = 0; g < 8; g++) {
+                const unsigned char *wq = w + 16 + 32 * (g / 2);
+                int sc, m;
+                isum = 0;
+                genie__q4k_sm(w + 4, g, &sc, &m);
+                for (j = 0; j < 32; j++) isum += (g & 1 ? wq[j] >> 4 : wq[j] & 0xF) * qb[32 * g + j];
+                sumf += (float)(sc * isum);
+                summ += (float)(m * s[8 * b + g]);
+            }
+            acc += d[b] * (genie__f16_at(w) * sumf - genie__f16_at(w + 2) * summ);
+            w += 144;
+        } else {
+            const int8_t *qb = q + 256 * b;
+            int32_t tot = 0;
+            int h, l;
+            for (h = 0; h < 2; h++)
+                for (g = 0; g < 4; g++)
+                    for (l = 0; l < 32; l += 16) {
+                        int32_t part = 0;
+                        const int i0 = 128 * h + 32 * g + l;
+                        const int scale = (int8_t)w[192 + 8 * h + 2 * g + l / 16];
+                        for (j = 0; j < 16; j++) {
+                            const int ll = l + j;
+                            const unsigned char lo = g & 1 ? w[64 * h + ll + 32] : w[64 * h + ll];
+                            const int qq = ((g & 2 ? lo >> 4 : lo & 0xF) | (((w[128 + 32 * h + ll] >> (2 * g)) & 3) << 4)) - 32;
+                            part += qq * qb[i0 + j];
+                        }
+                        tot += scale * part;
+                    }
+            acc += genie__f16_at(w + 208) * d[b] * (float)tot;
+            w += 210;
+        }
+    }
+    return acc;
+}
+#ifdef GENIE__X86
+#define GENIE__VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
+/* An f16 by F16C: inside the SIMD kernels (genie__h2f, compiled for SSE, stalls there on
+   the AVX state's transition). */
+static GENIE__AVX2 float genie__f16_x86(const unsigned char *p) { return _cvtsh_ss((unsigned short)(p[0] | p[1] << 8)); }
+static GENIE__AVX2 float genie__hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+/* Q4_0's 16 bytes of nibbles as 32 unsigned bytes in element order (low nibbles, then high). */
+static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)qs), m = _mm_set1_epi8(0xF);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+}
+/* 8 i32 sums of u8 x s8 products, 4 adjacent pairs each: vpmaddubsw then vpmaddwd (no overflow:
+   |u s| <= 255 * 127 per product, two per i16 only when u <= 15 or |s| <= 127 and u = |w| <= 128). */
+static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+/* The K types' dot with DP(u, s) the 8 i32 sums of u8 x s8 products: Q4_K's nibbles per 32
+   (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's 6-bit q per 32
+   minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
+#define GENIE__QDOT_K(NAME, ATTR, DP)                                                                                   \
+    static ATTR float NAME(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) { \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
+        float accm = 0;                                                                                                 \
+        int64_t b;                                                                                                      \
+        int c, g, h;                                                                                                    \
+        for (b = 0; b < nb; b++) {                                                                                      \
+            const int8_t *qb = q + 256 * b;                                                                             \
+            __m256i iacc = _mm256_setzero_si256();                                                                      \
+            if (dt == GENIE_Q4_K) {                                                                                     \
+                int sc[8], mn[8], summ = 0;                                                                             \
+                for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
+                    const unsigned char *sq = w + 4;                                                                    \
+                    sc[g] = g < 4 ? sq[g] & 63 : (sq[g + 4] & 0xF) | ((sq[g - 4] >> 6) << 4);                            \
+                    mn[g] = g < 4 ? sq[g + 4] & 63 : (sq[g + 4] >> 4) | ((sq[g] >> 6) << 4);                             \
+                    summ += mn[g] * s[8 * b + g];                                                                       \
+                }                                                                                                       \
+                for (c = 0; c < 4; c++) {                                                                               \
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
+                    const __m256i pe = DP(_mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c)));  \
+                    const __m256i po = DP(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                               \
+                                          _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));                     \
+                    iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
+                                                                   _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
+                accm += genie__f16_x86(w + 2) * d[b] * (float)summ;                                                      \
+                w += 144;                                                                                               \
+            } else {                                                                                                    \
+                for (h = 0; h < 2; h++) {                                                                               \
+                    const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
+                    const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
+                    const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
+                    for (g = 0; g < 4; g++) {                                                                           \
+                        const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
+                        const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
+                        const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
+                        const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
+                        const __m256i p = _mm256_sub_epi32(DP(_mm256_or_si256(l4, hb), x), DP(k32, x));                 \
+                        const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
+                        iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
+                    }                                                                                                   \
+                }                                                                                                       \
+                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
+                w += 210;                                                                                               \
+            }                                                                                                           \
+        }                                                                                                               \
+        return genie__hsum8(acc) - accm;                                                                                \
+    }
+#define GENIE__DP_VNNI(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (u), (s))
+GENIE__QDOT_K(genie__qdot_k_avx2, GENIE__AVX2, genie__dpbusd_avx2)
+GENIE__QDOT_K(genie__qdot_k_vnni, GENIE__VNNI, GENIE__DP_VNNI)
+static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    __m256 acc = _mm256_setzero_ps();
+    int64_t b;
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_avx2(dt, w, nb, q, d, s);
+    for (b = 0; b < nb; b++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
+        __m256i isum;
+        float scale;
+        if (dt == GENIE_Q8_0) {
+            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
+            isum = genie__dpbusd_avx2(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
+            scale = genie__f16_x86(w) * d[b];
+            w += 34;
+        } else {
+            isum = _mm256_sub_epi32(genie__dpbusd_avx2(genie__q4_bytes(w + 2), x), _mm256_setr_epi32(8 * s[b], 0, 0, 0, 0, 0, 0, 0));
+            scale = genie__f16_x86(w) * d[b];
+            w += 18;
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+    }
+    return genie__hsum8(acc);
+}
+static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+    __m256 acc = _mm256_setzero_ps();
+    int64_t b;
+    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_vnni(dt, w, nb, q, d, s);
+    for (b = 0; b < nb; b++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
+        __m256i isum;
+        float scale;
+        if (dt == GENIE_Q8_0) {
+            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
+            isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
+            scale = genie__f16_x86(w) * d[b];
+            w += 34;
+        } else {
+            isum = _mm256_dpbusd_epi32(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);
+            scale = genie__f16_x86(w) * d[b];
+            w += 18;
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+    }
+    return genie__hsum8(acc);
+}
+static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
+/* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
+   quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
+   each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
+   summed once at the end), so 4 independent FMA chains run where one row's chain would wait
+   on its FMA latency every block. Each y[i] is the value the one-row dot gives (same order).
+   The next 4 rows (at w + 4 rowb: the next group when rows are contiguous) are prefetched in
+   step, 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on memory. A
+   prefetch past the weight's end is harmless (no fault). */
+#define GENIE__Q8_ROW(A, W, DPA)                                                                                        \
+    do {                                                                                                                \
+        const __m256i wq_ = _mm256_loadu_si256((const __m256i *)((W) + 2));                                             \
+        const __m256i p_ = DPA(_mm256_setzero_si256(), _mm256_sign_epi8(wq_, wq_), _mm256_sign_epi8(x, wq_));           \
+        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p_), _mm256_set1_ps(genie__f16_x86(W) * db), A);                         \
+    } while (0)
+#define GENIE__Q4_ROW(A, W, DPA)                                                                                        \
+    do {                                                                                                                \
+        const __m128i v_ = _mm_loadu_si128((const __m128i *)((W) + 2));                                                 \
+        const __m256i u_ = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v_, 4), m4), _mm_and_si128(v_, m4));          \
+        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(DPA(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A);            \
+    } while (0)
+#define GENIE__QDOT4(NAME, ATTR, DPA)                                                                                   \
+    static ATTR void NAME(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,   \
+                          const int32_t *s, float *y) {                                                                 \
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                                                     \
+        const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
+        const __m128i m4 = _mm_set1_epi8(0xF);                                                                          \
+        int64_t b;                                                                                                      \
+        if (dt == GENIE_Q8_0)                                                                                           \
+            for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {                                          \
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
+                const float db = d[b];                                                                                  \
+                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b), _MM_HINT_T0);                                      \
+                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b + 64), _MM_HINT_T0);                                 \
+                GENIE__Q8_ROW(a0, w0, DPA);                                                                             \
+                GENIE__Q8_ROW(a1, w1, DPA);                                                                             \
+                GENIE__Q8_ROW(a2, w2, DPA);                                                                             \
+                GENIE__Q8_ROW(a3, w3, DPA);                                                                             \
+            }                                                                                                           \
+        else                                                                                                            \
+            for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                          \
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
+                const __m256i off = _mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0);                                  \
+                const float db = d[b];                                                                                  \
+                _mm_prefetch((const char *)(w + 4 * rowb + 72 * b), _MM_HINT_T0);                                       \
+                GENIE__Q4_ROW(a0, w0, DPA);                                                                             \
+                GENIE__Q4_ROW(a1, w1, DPA);                                                                             \
+                GENIE__Q4_ROW(a2, w2, DPA);                                                                             \
+                GENIE__Q4_ROW(a3, w3, DPA);                                                                             \
+            }                                                                                                           \
+        y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);              \
+    }
+#define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
+GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
+GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
+/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
+   in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
+   its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
+   mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
+   b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
+   are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
+   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
+   a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
+   of its f32 sums. */
+#define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
+static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
+/* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
+   dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
+#define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
+    do {                                                                                                                \
+        const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
+        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
+    } while (0)
+static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    const __m512i iw = _mm512_set_epi8(35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, /* w: b+1's bytes */
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,         /* b's (shifted) */
+                                       35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
+    const __m512i ix = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, /* x: b+1 16-31 */
+                                       31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, /* b 16-31 */
+                                       47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, /* b+1 0-15 */
+                                       15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
+    const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                        41, 32, 9, 0);
+    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
+    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
+                  s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
+    const __m512i m4 = _mm512_set1_epi8(0xF);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t b;
+    (void)dt;
+    for (b = 0; b < nb; b += 2) {
+        const int two = b + 1 < nb;
+        const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
+        const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
+        const __m256 dx = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(_mm_maskz_loadu_ps(two ? 3 : 1, d + b))));
+        const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
+        const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
+        const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
+        const __m512i v0 = _mm512_maskz_loadu_epi8(mw, w + 18 * b), v1 = _mm512_maskz_loadu_epi8(mw, w + rowb + 18 * b);
+        const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
+        const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
+                                             _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
+        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
+        _mm_prefetch((const char *)p, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
+        GENIE__Q4_VBMI_ROW(a0, v0, s0);
+        GENIE__Q4_VBMI_ROW(a1, v1, s1);
+        GENIE__Q4_VBMI_ROW(a2, v2, s2);
+        GENIE__Q4_VBMI_ROW(a3, v3, s3);
+    }
+    y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
+}
+#endif
+/* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
+static int genie__qrows_ok(const genie__vspec *wv, int dt) {
+    return wv->ndim == 2 && (wv->strides[1] == 1 || wv->shape[1] <= 1) && wv->shape[1] % genie__blk_n(dt) == 0 &&
+           wv->off % genie__blk_n(dt) == 0 && (wv->strides[0] % genie__blk_n(dt) == 0 || wv->shape[0] <= 1);
+}
+static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv, int dt, int64_t r) {
+    const int64_t e = wv->off + r * wv->strides[0];
+    return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
+}
+/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
+   chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
+   machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
+   computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
+   passes), 4 at once where the path has a dot4. A column's value does not depend on the
+   thread that computes it. */
+static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
+    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
+    int64_t lo, hi, r, c, c0, k;
+    int8_t *q;
+    float *d, *xf;
+    int32_t *s;
+    char *mem;
+    genie__mi m;
+    const int64_t *sts[1];
+    (void)ith;
+    if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
+    mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
+    if (!mem) {
+        snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
+        return GENIE_ERR_OOM;
+    }
+    xf = (float *)mem;
+    d = xf + K;
+    s = (int32_t *)(d + rows * nb);
+    q = (int8_t *)(s + rows * (K / 32));
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, 0);
+    for (r = 0; r < rows; r++, genie__mi_next(&m)) {
+        if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
+    }
+    while (genie__take(p, nth, groups, chunk, &lo, &hi))
+        for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
+            const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
+            for (r = 0; r < rows; r++)
+                for (c = c0; c < c1;) {
+                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                    float v[4];
+                    int j, nv = 1;
+                    if (dot4 && c + 4 <= c1) {
+                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        nv = 4;
+                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                    for (j = 0; j < nv; j++, c++) {
+                        const int64_t o = n->out->off + r * N + c;
+                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
+                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
+                    }
+                }
+        }
+    GENIE_FREE(mem);
+    return GENIE_OK;
+}
+static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear(p, ith, nth, genie__qdot_generic, NULL);
+}
+#ifdef GENIE__X86
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
+static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
+    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
+}
+#endif
+#ifdef GENIE__AMX_BUILT
+/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
+   GENIE__Q_PREFILL_ROWS rows of x ----
+   out[m, n] = sum over 32-blocks b of (dx[m, b] dw[n, b]) sum_{k in b} qx[m, k] qw[n, k]: x's
+   rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
+   (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
+   product a block (the scales change every 32 k):
+     A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
+                                thread's 16 rows unpacked; rows past N zero);
+     B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
+                                qx[m, 32b + 4r ..] (xp [M16][nb][8][16]; rows past M zero);
+     C (tmm4-7, 16 x 16 int32): the block's sums (exact), stored, converted and scaled by
+                                dx[b][m] dw[b][n] (f32) into 16 f32 accumulators (one a weight
+                                row, a lane a row of x).
+   Block b uses A, B set b % 2 and C tile 4 + b % 4, and block b + 3's tile product is issued
+   before block b's sums are scaled: the tiles are not renamed and a tile store reaches the
+   vector loads only through memory (after it retires), so one set would serialize the units.
+   The threads quantize shares of x's rows into the workspace, meet at a barrier, then take
+   groups of 16 weight rows. Its difference from the reference is the decode path's bound. */
+static GENIE__AMX void genie__amx_begin_q8(void) {
+    genie__amx_cfg cfg;
+    int t;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.b[0] = 1;                                           /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
+    cfg.b[16] = cfg.b[20] = 32, cfg.b[48] = cfg.b[50] = 16; /* tmm0, tmm2: A */
+    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = 8;  /* tmm1, tmm3: B */
+    for (t = 4; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16; /* tmm4-7: C */
+    __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
+}
+/* One block of genie__q8_row (QB 32) on AVX-512, the same values: q[0..32), returns d. The
+   product and the sum are explicitly rounded operations (never contracted into an FMA). */
+static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
+    const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(x + 16), half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
+    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+    const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    __m512 va = _mm512_mul_round_ps(a, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 vb = _mm512_mul_round_ps(b, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    va = _mm512_add_round_ps(va, _mm512_or_ps(half, _mm512_and_ps(va, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    vb = _mm512_add_round_ps(vb, _mm512_or_ps(half, _mm512_and_ps(vb, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128((__m128i *)(void *)q, _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(va), lo), hi)));
+    _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(vb), lo), hi)));
+    return amax / 127.0f;
+}
+/* Row x[0 .. 32 nb) quantized into column m of its B tiles: xp[128 b + 16 r] (r < 8) and
+   dx[16 b] (xp, dx at the row's tile and column). */
+static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp, float *dx) {
+    int8_t q[32];
+    int32_t w[8];
+    int64_t b;
+    int r;
+    for (b = 0; b < nb; b++) {
+        dx[16 * b] = genie__q8_blk_avx512(x + 32 * b, q);
+        memcpy(w, q, 32);
+        for (r = 0; r < 8; r++) xp[128 * b + 16 * r] = w[r];
+    }
+}
+/* Weight rows n0 .. n0+nn (nn <= 16) as A tiles: wq[512 b + 32 i + k] = quant k of row n0+i's
+   block b, dw[16 b + i] its scale; rows nn .. 16 zero. */
+static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                         int8_t *wq, float *dw) {
+    const __m128i m4 = _mm_set1_epi8(0xF), e8 = _mm_set1_epi8(8);
+    int64_t i, b;
+    for (i = 0; i < 16; i++) {
+        const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+        for (b = 0; b < nb; b++) {
+            int8_t *d = wq + 512 * b + 32 * i;
+            if (!w) {
+                memset(d, 0, 32), dw[16 * b + i] = 0;
+            } else if (dt == GENIE_Q8_0) {
+                dw[16 * b + i] = genie__f16_x86(w), memcpy(d, w + 2, 32), w += 34;
+            } else {
+                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+                dw[16 * b + i] = genie__f16_x86(w);
+                _mm_storeu_si128((__m128i *)(void *)d, _mm_sub_epi8(_mm_and_si128(v, m4), e8));
+                _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), m4), e8));
+                w += 18;
+            }
+        }
+    }
+}
+#define GENIE__QAMX_ROW(i)                                                                                              \
+    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
+/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
+#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
+    __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
+                     "tileloadd (%1,%3,1), %%tmm" #B "\n\t"                                                          \
+                     "tilezero %%tmm" #C "\n\t"                                                                      \
+                     "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
+                     "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
+                     : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
+/* The 16 x 16 tile of C^T from nb blocks (wq, dw of the weight rows; xp, dx of the rows of x):
+   acc[16 n + m] = out[m, n]. */
+static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const int32_t *xp, const float *dx, float *acc) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+    int32_t cb[4][256];
+    int64_t b;
+    for (b = 0; b < nb + 3; b++) { /* issue block b, then scale block b - 3 */
+        if (b < nb) {
+            switch (b & 3) {
+            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + 512 * b, xp + 128 * b, cb[0]); break;
+            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + 512 * b, xp + 128 * b, cb[1]); break;
+            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + 512 * b, xp + 128 * b, cb[2]); break;
+            default: GENIE__QAMX_TDP(2, 3, 7, wq + 512 * b, xp + 128 * b, cb[3]); break;
+            }
+        }
+        if (b >= 3) {
+            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3));
+            const float *dwb = dw + 16 * (b - 3);
+            const int32_t *c = cb[(b - 3) & 3];
+            GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
+            GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
+            GENIE__QAMX_ROW(8); GENIE__QAMX_ROW(9); GENIE__QAMX_ROW(10); GENIE__QAMX_ROW(11);
+            GENIE__QAMX_ROW(12); GENIE__QAMX_ROW(13); GENIE__QAMX_ROW(14); GENIE__QAMX_ROW(15);
+        }
+    }
+    _mm512_storeu_ps(acc, a0), _mm512_storeu_ps(acc + 16, a1), _mm512_storeu_ps(acc + 32, a2), _mm512_storeu_ps(acc + 48, a3);
+    _mm512_storeu_ps(acc + 64, a4), _mm512_storeu_ps(acc + 80, a5), _mm512_storeu_ps(acc + 96, a6), _mm512_storeu_ps(acc + 112, a7);
+    _mm512_storeu_ps(acc + 128, a8), _mm512_storeu_ps(acc + 144, a9), _mm512_storeu_ps(acc + 160, a10), _mm512_storeu_ps(acc + 176, a11);
+    _mm512_storeu_ps(acc + 192, a12), _mm512_storeu_ps(acc + 208, a13), _mm512_storeu_ps(acc + 224, a14), _mm512_storeu_ps(acc + 240, a15);
+}
+/* acc (acc[16 n + m]) into f32 rows: o[m ldo + n] for m < mm, n < nn (nn <= 16). */
+static GENIE__AMX void genie__qamx_store(const float *acc, float *o, int64_t ldo, int64_t mm, int64_t nn) {
+    const __m512i idx = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    const __mmask16 k = (__mmask16)((1u << nn) - 1u);
+    int64_t m;
+    for (m = 0; m < mm; m++) _mm512_mask_storeu_ps(o + m * ldo, k, _mm512_i32gather_ps(idx, acc + m, 4));
+}
+/* Prefetch part p of np of the next 16 weight rows (from n0, nn of them) into the cache. */
+static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t rowb, int64_t p,
+                                 int64_t np) {
+    int64_t i, e;
+    for (i = 0; i < nn; i++) {
+        const char *r = (const char *)genie__qrow(base, wv, dt, n0 + i);
+        for (e = rowb * p / np; e < rowb * (p + 1) / np; e += 64) __builtin_prefetch(r + e);
+    }
+}
+/* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
+static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 64)); }
+static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 64) + K * 4 + 1024, 64); }
+static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = nb * genie__blk_b(wdt);
+    int32_t *xp = (int32_t *)(void *)p->ws;
+    float *dx = (float *)(void *)(xp + mt * nb * 128);
+    char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
+    int8_t *wq = (int8_t *)own;
+    float *dw = (float *)(void *)(own + nb * 512), *xf = dw + nb * 16, *acc = xf + K;
+    int64_t lo, hi, r, t, i, j, m0, b, k;
+    const int64_t *sts[1];
+    genie__mi m;
+    genie__share(mt * 16, ith, nth, &lo, &hi);
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
+    for (r = lo; r < hi; r++) {
+        int32_t *xr = xp + r / 16 * nb * 128 + r % 16;
+        float *dr = dx + r / 16 * nb * 16 + r % 16;
+        const float *x = xf;
+        if (r >= rows) { /* a tile's rows past M */
+            for (b = 0; b < nb; b++) {
+                dr[16 * b] = 0;
+                for (k = 0; k < 8; k++) xr[128 * b + 16 * k] = 0;
+            }
+            continue;
+        }
+        if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        genie__qamx_xrow(x, nb, xr, dr);
+        genie__mi_next(&m);
+    }
+    genie__barrier(p->pool, nth);
+    genie__share((N + 15) / 16, ith, nth, &lo, &hi);
+    if (lo < hi) genie__amx_begin_q8();
+    for (t = lo; t < hi; t++) {
+        const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
+        genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
+        for (m0 = 0; m0 < mt; m0++) {
+            const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
+            if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
+            genie__qamx_tile(nb, wq, dw, xp + m0 * nb * 128, dx + m0 * nb * 16, acc);
+            if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
+            else
+                for (i = 0; i < mm; i++)
+                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[16 * j + i]);
+        }
+    }
+    if (lo < hi) genie__amx_end();
+    return GENIE_OK;
+}
+#endif
+/* Fast DEQUANT and QROWS: whole rows of blocks dequantized to f32, then stored. */
+static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *wv = n->in[0].v;
+    const int wdt = n->in[0].n->dtype;
+    const int64_t D = wv->shape[wv->ndim - 1];
+    const int64_t rows = n->op == GENIE__OP_QROWS ? genie__numel(n->in[1].v->ndim, n->in[1].v->shape) : genie__numel(wv->ndim - 1, wv->shape);
+    int64_t lo, hi, r, k;
+    float *y = (float *)GENIE_MALLOC((size_t)(D > 0 ? D : 1) * 4); /* a row, unless it goes straight to an f32 out */
+    if (!y) {
+        snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]);
+        return GENIE_ERR_OOM;
+    }
+    if (n->op == GENIE__OP_QROWS)
+        for (r = 0; r < rows; r++) {
+            const int64_t idx = genie__index_at(n, r);
+            if (idx < 0 || idx >= wv->shape[0]) {
+                if (ith == 0)
+                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
+                             (long long)idx, (long long)wv->shape[0]);
+                GENIE_FREE(y);
+                return GENIE_ERR_INDEX;
+            }
+        }
+    genie__share(rows, ith, nth, &lo, &hi);
+    for (r = lo; r < hi; r++) {
+        int64_t e = wv->off, rr = n->op == GENIE__OP_QROWS ? genie__index_at(n, r) : r, dd;
+        const int64_t o = n->out->off + r * D;
+        if (n->op == GENIE__OP_QROWS) e += rr * wv->strides[0];
+        else
+            for (dd = wv->ndim - 2; dd >= 0; dd--) {
+                e += (rr % wv->shape[dd]) * wv->strides[dd];
+                rr /= wv->shape[dd];
+            }
+        genie__dq_row(wdt, (const unsigned char *)GENIE__IN(n, 0) + (size_t)(e / genie__blk_n(wdt) * genie__blk_b(wdt)),
+                      D / genie__blk_n(wdt), n->dtype == GENIE_F32 ? (float *)GENIE__OUT(n) + o : y);
+        if (n->dtype != GENIE_F32)
+            for (k = 0; k < D; k++) genie__stf(GENIE__OUT(n), o + k, n->dtype, y[k]);
+    }
+    GENIE_FREE(y);
+    return GENIE_OK;
+}
+/* forward declarations: functions of later sections used from here (recut.py) */
+static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn);
+/* end of forward declarations */
+/* The fast kernel for a QUANT node, or NULL (the reference). */
+static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *ov = n->out;
+    if (p->epi || ctx->cpu == GENIE_CPU_REFERENCE || !n->buf || !genie__is_contig(ov->ndim, ov->shape, ov->strides)) return NULL;
+    if (n->op == GENIE__OP_QLINEAR) {
+        const genie__vspec *wv = n->in[1].v;
+        if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
+        genie__kernel fn = genie__k_qlinear_generic;
+#ifdef GENIE__AMX_BUILT
+        const genie__vspec *xv = n->in[0].v;
+        const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
+        if (genie__q_amx(ctx, n->in[1].n->dtype) && rows > GENIE__Q_PREFILL_ROWS) {
+            const int64_t K = wv->shape[1];
+            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+            *nth = genie__tpool_size(p->pool);
+            if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
+                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
+                         (long long)rows, (long long)K);
+                p->pool = NULL, *nth = 1;
+                return NULL;
+            }
+            p->ws = ctx->ws;
+            return genie__k_qlinear_amx;
+        }
+#endif
+#ifdef GENIE__X86
+        if (ctx->cpu == GENIE_CPU_AVX512 && genie__vnni_runs()) fn = genie__k_qlinear_vnni;
+        else if (ctx->cpu >= GENIE_CPU_AVX2) fn = genie__k_qlinear_avx2;
+#endif
+        return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], fn);
+    }
+    {
+        const genie__vspec *wv = n->in[0].v;
+        const int64_t B = genie__blk_n(n->in[0].n->dtype);
+        int dd;
+        if (wv->ndim < 1 || wv->strides[wv->ndim - 1] != 1 || wv->shape[wv->ndim - 1] % B != 0 || wv->off % B != 0) return NULL;
+        for (dd = 0; dd < wv->ndim - 1; dd++)
+            if (wv->strides[dd] % B != 0 && wv->shape[dd] > 1) return NULL;
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_dqrows);
+    }
+}
+
 /* >>dispatch -------------------------------------------------------------- */
 /* fn, on the context's threads when work (elements) is large enough to share. */
 static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn) {
@@ -11700,297 +12836,6 @@ oom:
     *nth = 1;
     return NULL;
 }
-
-/* >>threads --------------------------------------------------------------- */
-/* A pool per context: persistent workers started on first need. A job runs
-   fn(p, ith, nth) on the caller (ith 0) and nth-1 workers; workers spin a
-   while before sleeping, so the kernels of one tape wake them cheaply. Jobs too
-   small to share run on the caller alone: no wake-up, no barrier.
-   Workers claim the shares 1 .. nth-1 as they arrive (pool->slots); when the caller is done
-   with its own it closes the job and runs the shares no worker has claimed itself, so it
-   never waits on a worker that the machine has not run yet (another process on its core):
-   only on those inside the job. A kernel whose threads meet at genie__barrier has every
-   share claimed before the caller passes it, so it sees all nth threads as before. */
-#if defined(_MSC_VER)
-#define GENIE__LOAD(x) _InterlockedOr((volatile long *)(x), 0)
-#define GENIE__STORE(x, v) _InterlockedExchange((volatile long *)(x), (v))
-#define GENIE__ADD(x, v) _InterlockedExchangeAdd((volatile long *)(x), (v)) /* returns the old value */
-#define GENIE__XCHG(x, v) _InterlockedExchange((volatile long *)(x), (v))     /* returns the old value */
-#define GENIE__CAS(x, e, d) (_InterlockedCompareExchange((volatile long *)(x), (d), (e)) == (e))
-#define GENIE__PAUSE() YieldProcessor()
-#else
-#define GENIE__LOAD(x) __atomic_load_n(x, __ATOMIC_ACQUIRE)
-#define GENIE__STORE(x, v) __atomic_store_n(x, v, __ATOMIC_RELEASE)
-#define GENIE__ADD(x, v) __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL)
-#define GENIE__XCHG(x, v) __atomic_exchange_n(x, v, __ATOMIC_ACQ_REL)
-#define GENIE__CAS(x, e, d) genie__cas(x, e, d)
-#ifndef GENIE_NO_THREADS
-static int genie__cas(int *x, int e, int d) { return __atomic_compare_exchange_n(x, &e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
-#endif
-#ifdef GENIE__X86
-#define GENIE__PAUSE() __builtin_ia32_pause()
-#else
-#define GENIE__PAUSE() ((void)0)
-#endif
-#endif
-/* A wait's spin: GENIE__SPINS_PAUSE pause loops (~0.1 ms), then a yield each loop, so a
-   thread that waits lends its core to whatever the machine has ready there (the other
-   thread of the job, when the scheduler put both on one core) instead of spinning it away.
-   A worker (and a caller waiting on workers) sleeps after GENIE__SPINS loops. */
-#define GENIE__SPINS_PAUSE 2000
-#define GENIE__SPINS (GENIE__SPINS_PAUSE + 1000)
-#define GENIE__SPIN(spins) ((spins) < GENIE__SPINS_PAUSE ? GENIE__PAUSE() : (void)genie__yield())
-
-static int genie__ncpu(void) {
-#if defined(GENIE_NO_THREADS)
-    return 1;
-#elif defined(_WIN32)
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    return (int)si.dwNumberOfProcessors;
-#else
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
-#endif
-}
-/* The threads a context runs with: n_threads, 0 = all cores. */
-#define GENIE__MAX_THREADS 256 /* more asked for (genie_set_num_threads(ctx, INT_MAX)) is this many */
-static int genie__ctx_threads(const genie_ctx *ctx) {
-    int n = ctx->n_threads ? ctx->n_threads : genie__ncpu();
-#ifdef GENIE_NO_THREADS
-    n = 1;
-#endif
-    return n < 1 ? 1 : n > GENIE__MAX_THREADS ? GENIE__MAX_THREADS : n;
-}
-
-#ifdef GENIE_NO_THREADS
-struct genie__tpool { int unused; };
-static void genie__barrier(struct genie__tpool *pool, int nth) { (void)pool; (void)nth; }
-static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) { (void)ctx; (void)nth; return NULL; }
-static void genie__tpool_destroy(struct genie__tpool *pool) { (void)pool; }
-static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
-    (void)pool; (void)nth;
-    return fn(p, 0, 1);
-}
-static int genie__tpool_size(const struct genie__tpool *pool) { (void)pool; return 1; }
-#else
-#ifdef _WIN32
-typedef HANDLE genie__thread;
-typedef SRWLOCK genie__mutex;
-typedef CONDITION_VARIABLE genie__cond;
-#define genie__mutex_init(m) InitializeSRWLock(m)
-#define genie__mutex_destroy(m) ((void)(m))
-#define genie__lock(m) AcquireSRWLockExclusive(m)
-#define genie__unlock(m) ReleaseSRWLockExclusive(m)
-#define genie__cond_init(c) InitializeConditionVariable(c)
-#define genie__cond_destroy(c) ((void)(c))
-#define genie__cond_wait(c, m) SleepConditionVariableSRW(c, m, INFINITE, 0)
-#define genie__cond_broadcast(c) WakeAllConditionVariable(c)
-#define genie__yield() SwitchToThread()
-#else
-typedef pthread_t genie__thread;
-typedef pthread_mutex_t genie__mutex;
-typedef pthread_cond_t genie__cond;
-#define genie__mutex_init(m) pthread_mutex_init(m, NULL)
-#define genie__mutex_destroy(m) pthread_mutex_destroy(m)
-#define genie__lock(m) pthread_mutex_lock(m)
-#define genie__unlock(m) pthread_mutex_unlock(m)
-#define genie__cond_init(c) pthread_cond_init(c, NULL)
-#define genie__cond_destroy(c) pthread_cond_destroy(c)
-#define genie__cond_wait(c, m) pthread_cond_wait(c, m)
-#define genie__cond_broadcast(c) pthread_cond_broadcast(c)
-#define genie__yield() sched_yield()
-#endif
-
-/* Windows starts a thread with the default floating-point state, not its creator's as POSIX
-   threads do: workers take the pool creator's x87 control word and MXCSR, so a kernel gives
-   the same numbers on every thread (mingw's libm sin/cos of |x| >= 2^63 follow the x87
-   precision, which the CRT sets to 64 bits on the main thread only). */
-#if defined(_WIN32) && defined(GENIE__X86)
-#define GENIE__FPENV 1
-typedef struct genie__fpenv { unsigned short cw; unsigned int csr; } genie__fpenv;
-static void genie__fpenv_get(genie__fpenv *e) {
-    __asm__ __volatile__("fnstcw %0" : "=m"(e->cw));
-    e->csr = __builtin_ia32_stmxcsr();
-}
-static void genie__fpenv_set(const genie__fpenv *e) {
-    __asm__ __volatile__("fldcw %0" : : "m"(e->cw));
-    __builtin_ia32_ldmxcsr(e->csr);
-}
-#endif
-
-typedef struct genie__worker {
-    struct genie__tpool *pool;
-    int ith;
-} genie__worker;
-struct genie__tpool {
-    int nworkers;
-    genie__thread *th;
-    genie__worker *w;
-    genie__mutex mu;
-    genie__cond wake, done;
-    int gen, stop;             /* atomics: job generation, shutdown */
-    int slots, finished;       /* atomics: the job's shares (limit << 8 | claimed; 0 when closed), claimed ones done */
-    int bar_count, bar_gen;    /* atomics: the barrier */
-    int nth;                   /* threads in the current job */
-    genie__kernel fn;
-    genie__kparams *p;
-#ifdef GENIE__FPENV
-    genie__fpenv fpenv;        /* the creator's floating-point state, for the workers */
-#endif
-};
-
-/* All nth threads of a job meet here (sense by generation). */
-static void genie__barrier(struct genie__tpool *pool, int nth) {
-    int g, spins = 0;
-    if (nth <= 1 || !pool) return;
-    g = GENIE__LOAD(&pool->bar_gen);
-    if (GENIE__ADD(&pool->bar_count, 1) == nth - 1) {
-        GENIE__STORE(&pool->bar_count, 0);
-        GENIE__ADD(&pool->bar_gen, 1);
-        return;
-    }
-    while (GENIE__LOAD(&pool->bar_gen) == g) {
-        GENIE__SPIN(++spins);
-    }
-}
-#ifdef _WIN32
-static DWORD WINAPI genie__worker_main(LPVOID arg) {
-#else
-static void *genie__worker_main(void *arg) {
-#endif
-    genie__worker *w = (genie__worker *)arg;
-    struct genie__tpool *pool = w->pool;
-    int seen = 0;
-#ifdef GENIE__FPENV
-    genie__fpenv_set(&pool->fpenv);
-#endif
-    for (;;) {
-        int g, spins = 0;
-        while ((g = GENIE__LOAD(&pool->gen)) == seen && !GENIE__LOAD(&pool->stop)) {
-            if (++spins < GENIE__SPINS) {
-                GENIE__SPIN(spins);
-                continue;
-            }
-            genie__lock(&pool->mu);
-            while (GENIE__LOAD(&pool->gen) == seen && !GENIE__LOAD(&pool->stop)) genie__cond_wait(&pool->wake, &pool->mu);
-            genie__unlock(&pool->mu);
-        }
-        if (GENIE__LOAD(&pool->stop)) break;
-        seen = g;
-        for (;;) { /* claim a share of the job now open (the one seen, or one after it) */
-            const int v = GENIE__LOAD(&pool->slots);
-            if ((v & 255) >= v >> 8) break; /* closed, or every share claimed */
-            if (!GENIE__CAS(&pool->slots, v, v + 1)) continue;
-            pool->fn(pool->p, (v & 255) + 1, pool->nth);
-            seen = GENIE__LOAD(&pool->gen); /* the job run: the caller waits for it before the next */
-            GENIE__ADD(&pool->finished, 1);
-            genie__lock(&pool->mu);
-            genie__cond_broadcast(&pool->done);
-            genie__unlock(&pool->mu);
-            break;
-        }
-    }
-    return 0;
-}
-static void genie__tpool_destroy(struct genie__tpool *pool) {
-    int i;
-    if (!pool) return;
-    genie__lock(&pool->mu);
-    GENIE__STORE(&pool->stop, 1);
-    genie__cond_broadcast(&pool->wake);
-    genie__unlock(&pool->mu);
-    for (i = 0; i < pool->nworkers; i++) {
-#ifdef _WIN32
-        WaitForSingleObject(pool->th[i], INFINITE);
-        CloseHandle(pool->th[i]);
-#else
-        pthread_join(pool->th[i], NULL);
-#endif
-    }
-    genie__cond_destroy(&pool->wake);
-    genie__cond_destroy(&pool->done);
-    genie__mutex_destroy(&pool->mu);
-    GENIE_FREE(pool->th);
-    GENIE_FREE(pool->w);
-    GENIE_FREE(pool);
-}
-/* The context's pool with nth - 1 workers, started now if needed; NULL when
-   nth is 1 or threads cannot be had (the caller then runs alone). */
-static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) {
-    struct genie__tpool *pool = ctx->tpool;
-    int i;
-    if (nth <= 1) return NULL;
-    if (pool && pool->nworkers == nth - 1) return pool;
-    genie__tpool_destroy(pool);
-    ctx->tpool = NULL;
-    pool = (struct genie__tpool *)GENIE_MALLOC(sizeof *pool);
-    if (!pool) return NULL;
-    memset(pool, 0, sizeof *pool);
-    pool->th = (genie__thread *)GENIE_MALLOC(sizeof(genie__thread) * (size_t)(nth - 1));
-    pool->w = (genie__worker *)GENIE_MALLOC(sizeof(genie__worker) * (size_t)(nth - 1));
-    if (!pool->th || !pool->w) {
-        GENIE_FREE(pool->th);
-        GENIE_FREE(pool->w);
-        GENIE_FREE(pool);
-        return NULL;
-    }
-    genie__mutex_init(&pool->mu);
-    genie__cond_init(&pool->wake);
-    genie__cond_init(&pool->done);
-#ifdef GENIE__FPENV
-    genie__fpenv_get(&pool->fpenv);
-#endif
-    for (i = 0; i < nth - 1; i++) {
-        pool->w[i].pool = pool;
-        pool->w[i].ith = i + 1;
-#ifdef _WIN32
-        pool->th[i] = CreateThread(NULL, 0, genie__worker_main, &pool->w[i], 0, NULL);
-        if (!pool->th[i]) break;
-#else
-        if (pthread_create(&pool->th[i], NULL, genie__worker_main, &pool->w[i]) != 0) break;
-#endif
-        pool->nworkers++;
-    }
-    if (pool->nworkers == 0) {
-        genie__tpool_destroy(pool);
-        return NULL;
-    }
-    ctx->tpool = pool;
-    return pool;
-}
-static int genie__tpool_size(const struct genie__tpool *pool) { return pool ? pool->nworkers + 1 : 1; }
-/* Run fn on min(nth, 1 + workers) threads and wait for all of them; returns
-   the caller's result (kernels that fail do so on thread 0). */
-static genie_result genie__tpool_run(struct genie__tpool *pool, genie__kernel fn, genie__kparams *p, int nth) {
-    genie_result r;
-    int spins = 0, claimed, ith;
-    if (!pool || nth <= 1) return fn(p, 0, 1);
-    if (nth > pool->nworkers + 1) nth = pool->nworkers + 1;
-    pool->fn = fn;
-    pool->p = p;
-    pool->nth = nth;
-    GENIE__STORE(&pool->finished, 0);
-    GENIE__STORE(&pool->slots, (nth - 1) << 8); /* before the generation: a worker that sees it sees these */
-    genie__lock(&pool->mu);
-    GENIE__ADD(&pool->gen, 1);
-    genie__cond_broadcast(&pool->wake);
-    genie__unlock(&pool->mu);
-    r = fn(p, 0, nth);
-    claimed = GENIE__XCHG(&pool->slots, 0) & 255; /* closed: the shares not claimed are the caller's */
-    for (ith = claimed + 1; ith < nth; ith++) fn(p, ith, nth);
-    while (GENIE__LOAD(&pool->finished) < claimed) {
-        if (++spins < GENIE__SPINS) {
-            GENIE__SPIN(spins);
-            continue;
-        }
-        genie__lock(&pool->mu);
-        while (GENIE__LOAD(&pool->finished) < claimed) genie__cond_wait(&pool->done, &pool->mu);
-        genie__unlock(&pool->mu);
-    }
-    return r;
-}
-#endif /* GENIE_NO_THREADS */
 
 /* >>fuse ------------------------------------------------------------------ */
 /* Fusion groups as data. A group is a tree of elementwise f32 nodes over one
@@ -13820,159 +14665,6 @@ static int genie__be_group(genie_ctx *ctx, genie__fgroup *g) {
     return 1;
 }
 
-/* >>dump ------------------------------------------------------------------ */
-static const char *const genie__role_names[] = {
-#define GENIE__X(id, name) name,
-    GENIE_ROLE_LIST(GENIE__X)
-#undef GENIE__X
-};
-GENIE__STATIC_ASSERT(role_names, sizeof(genie__role_names) / sizeof(genie__role_names[0]) == GENIE_ROLE_COUNT);
-/* Fill colours of the roles in the dump (by genie_role_id; NONE unused). */
-static const char *const genie__role_colors[] = {"#ffffff", "#f7b6b2", "#a9d4f5", "#b9e8a7", "#f8e2a0", "#d8c4ef"};
-GENIE__STATIC_ASSERT(role_colors, sizeof(genie__role_colors) / sizeof(genie__role_colors[0]) == GENIE_ROLE_COUNT);
-GENIEDEF const char *genie_role_name(genie_role_id role) {
-    return (int)role > 0 && (int)role < GENIE_ROLE_COUNT ? genie__role_names[role] : "";
-}
-GENIEDEF const char *genie_role(const genie_tensor *t) {
-    genie__node *n;
-    if (!GENIE__LIVE(t) || !t->st->ver) return "";
-    n = t->st->ver;
-    if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(GENIE__CTX(t), 1, &n);
-    return genie_role_name((genie_role_id)n->role);
-}
-/* role: NULL all, "" none, else by name; phase likewise. */
-GENIEDEF genie_work genie_work_of(const genie_ctx *ctx, const char *phase, const char *role) {
-    genie_work w;
-    int64_t i;
-    int r;
-    memset(&w, 0, sizeof w);
-    if (!ctx) return w;
-    for (i = 0; i < ctx->npwork; i++) {
-        if (phase && strcmp(phase, ctx->pwork[i].phase) != 0) continue;
-        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
-            const genie_work *x = &ctx->pwork[i].w[r];
-            if (role && strcmp(role, genie__role_names[r]) != 0) continue;
-            w.nodes += x->nodes, w.flops += x->flops, w.bytes += x->bytes, w.ns += x->ns;
-        }
-    }
-    return w;
-}
-GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
-    genie__node **list = NULL, **stack = NULL;
-    int64_t nl = 0, capl = 0, sp = 0, caps = 0, i, j;
-    uint32_t ep;
-    char sb[200];
-    int k;
-    unsigned roles_seen = 0;
-    if (!ctx) return GENIE_ERR_INVALID_ARG;
-    if (!out || n < 0 || (n > 0 && !roots)) {
-        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_dump_dot: NULL output or roots");
-        return GENIE_ERR_INVALID_ARG;
-    }
-    ep = ++ctx->epoch;
-    for (k = 0; k < n; k++) {
-        genie__node *r;
-        if (!roots[k]) continue;
-        if (!genie__mine(ctx, "genie_dump_dot", roots[k])) { GENIE_FREE(stack); GENIE_FREE(list); return GENIE_ERR_INVALID_ARG; }
-        r = roots[k]->st->ver;
-        if (r->mark == ep) continue;
-        r->mark = ep;
-        if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
-        stack[sp++] = r;
-        while (sp > 0) {
-            genie__node *m = stack[--sp];
-            if (!genie__grow((void **)&list, &capl, nl + 1, sizeof(void *))) goto oom;
-            list[nl++] = m;
-            for (j = 0; j < genie__node_ninputs(m); j++) {
-                genie__node *c = genie__node_input(m, (int)j);
-                if (c->mark == ep) continue;
-                c->mark = ep;
-                if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
-                stack[sp++] = c;
-            }
-        }
-    }
-    { /* roles first: they colour the nodes */
-        genie__node **rn = (genie__node **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(void *));
-        int nr = 0;
-        for (k = 0; rn && k < n; k++)
-            if (roots[k]) rn[nr++] = roots[k]->st->ver;
-        if (!rn || !genie__roles_walk(ctx, nr, rn)) { GENIE_FREE(rn); goto oom; }
-        GENIE_FREE(rn);
-    }
-    fprintf(out, "digraph genie {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
-    for (i = 0; i < nl; i++) { /* one cluster per module path, in order of first appearance */
-        const char *mod = list[i]->scope->module;
-        int first = 1;
-        for (j = 0; j < i && first; j++) first = list[j]->scope->module != mod;
-        if (!first) continue;
-        if (*mod) fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", mod, mod);
-        for (j = i; j < nl; j++) {
-            genie__node *m = list[j];
-            if (m->scope->module != mod) continue;
-            int role = m->role < GENIE_ROLE_COUNT ? m->role : 0;
-            roles_seen |= 1u << role;
-            fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s%s%s\"", (void *)m,
-                    (m->flags & GENIE__NF_INPLACE) ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
-                    genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
-                    genie__dt_names[m->dtype],
-                    m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
-                    *m->scope->phase ? "\\nphase " : "", m->scope->phase,
-                    role ? "\\nrole " : "", genie_role_name((genie_role_id)role));
-            if (role) fprintf(out, ", style=filled, fillcolor=\"%s\"%s", genie__role_colors[role], m->state == GENIE__DONE ? ", penwidth=2" : "");
-            else if (m->state == GENIE__DONE) fprintf(out, ", style=filled, fillcolor=\"#dde8ff\"");
-            fprintf(out, "];\n");
-        }
-        if (*mod) fprintf(out, "  }\n");
-    }
-    if (roles_seen & ~1u) { /* a legend of the roles present */
-        fprintf(out, "  subgraph \"cluster_legend\" {\n    label=\"roles\";\n");
-        for (k = 1; k < GENIE_ROLE_COUNT; k++)
-            if (roles_seen & (1u << k))
-                fprintf(out, "    \"legend_%s\" [label=\"%s\", style=filled, fillcolor=\"%s\"];\n", genie_role_name((genie_role_id)k),
-                        genie_role_name((genie_role_id)k), genie__role_colors[k]);
-        fprintf(out, "  }\n");
-    }
-    for (i = 0; i < nl; i++)
-        for (j = 0; j < genie__node_ninputs(list[i]); j++)
-            fprintf(out, "  \"n%p\" -> \"n%p\"%s;\n", (void *)genie__node_input(list[i], (int)j), (void *)list[i],
-                    j >= list[i]->nin ? " [style=dashed, label=\"old version\"]" : "");
-    for (k = 0; k < n; k++) {
-        const genie_tensor *t = roots[k];
-        char st[200];
-        if (!t) continue;
-        fprintf(out, "  \"t%d\" [shape=ellipse, label=\"%s\\n%s strides %s +%lld\"];\n  \"n%p\" -> \"t%d\";\n", k,
-                t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op],
-                genie__fmt_shape(sb, t->v->ndim, t->v->shape), genie__fmt_shape(st, t->v->ndim, t->v->strides),
-                (long long)t->v->off, (void *)t->st->ver, k);
-    }
-    fprintf(out, "}\n");
-    GENIE_FREE(list);
-    GENIE_FREE(stack);
-    return GENIE_OK;
-oom:
-    GENIE_FREE(list);
-    GENIE_FREE(stack);
-    genie__fail(ctx, GENIE_ERR_OOM, "genie_dump_dot: out of memory");
-    return GENIE_ERR_OOM;
-}
-
-GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
-    genie_stats s;
-    int64_t i;
-    int r;
-    memset(&s, 0, sizeof s);
-    if (!ctx) return s;
-    s = ctx->stats;
-    for (i = 0; i < ctx->npwork; i++) /* work by role: the phases' rows summed */
-        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
-            const genie_work *x = &ctx->pwork[i].w[r];
-            s.work_by_role[r].nodes += x->nodes, s.work_by_role[r].flops += x->flops;
-            s.work_by_role[r].bytes += x->bytes, s.work_by_role[r].ns += x->ns;
-        }
-    return s;
-}
-
 /* >>io -------------------------------------------------------------------- */
 /* safetensors files (huggingface/safetensors, its format.md): an 8-byte
    little-endian u64 N, N bytes of UTF-8 JSON starting with '{' (trailing
@@ -15467,844 +16159,157 @@ GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name) {
 }
 
 
-/* ---- block dtypes: dequantizing, and products reading the blocks ----
-   Three nodes (kind QUANT) read a block tensor: DEQUANT (to_dtype to a float dtype), QROWS
-   (embedding / index_select of rows: f32 rows), QLINEAR (x [..., K] @ w[N, K]^T, x's dtype).
-   The reference kernels dequantize each element to f64 (genie__dq_at) and compute in f64.
-   The fast QLINEAR quantizes each row of x as ggml does (per 32-element block for Q8_0/Q4_0
-   weights, per 256 for the K types: d = amax / 127, q = round(x / d) in [-127, 127]) and sums
-   integer products per block, scaled by the two blocks' d in f32: the weight is read once,
-   in blocks, never dequantized into memory. Its difference from the reference is bounded by
-   the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
-   plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
-   relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
-   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
-   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
-   f32 GEMM instead (genie__q_prefill). */
-static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
-/* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
-static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *m = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
+/* >>dump ------------------------------------------------------------------ */
+static const char *const genie__role_names[] = {
+#define GENIE__X(id, name) name,
+    GENIE_ROLE_LIST(GENIE__X)
+#undef GENIE__X
+};
+GENIE__STATIC_ASSERT(role_names, sizeof(genie__role_names) / sizeof(genie__role_names[0]) == GENIE_ROLE_COUNT);
+/* Fill colours of the roles in the dump (by genie_role_id; NONE unused). */
+static const char *const genie__role_colors[] = {"#ffffff", "#f7b6b2", "#a9d4f5", "#b9e8a7", "#f8e2a0", "#d8c4ef"};
+GENIE__STATIC_ASSERT(role_colors, sizeof(genie__role_colors) / sizeof(genie__role_colors[0]) == GENIE_ROLE_COUNT);
+GENIEDEF const char *genie_role_name(genie_role_id role) {
+    return (int)role > 0 && (int)role < GENIE_ROLE_COUNT ? genie__role_names[role] : "";
 }
-/* Q6_K's 6-bit quant (0..63) of element i (0..255) of block b, and its scale. */
-static int genie__q6k_q(const unsigned char *b, int i, int *scale) {
-    const int h = i / 128, r = i % 128, g = r / 32, l = r % 32;
-    const unsigned char *ql = b + 64 * h, *qh = b + 128 + 32 * h;
-    const int lo = g & 1 ? ql[l + 32] : ql[l];
-    *scale = (int8_t)b[192 + 8 * h + g * 2 + l / 16];
-    return ((g & 2 ? lo >> 4 : lo & 0xF) | (((qh[l] >> (2 * g)) & 3) << 4));
+GENIEDEF const char *genie_role(const genie_tensor *t) {
+    genie__node *n;
+    if (!GENIE__LIVE(t) || !t->st->ver) return "";
+    n = t->st->ver;
+    if (!n->role && n->state == GENIE__PENDING) genie__roles_walk(GENIE__CTX(t), 1, &n);
+    return genie_role_name((genie_role_id)n->role);
 }
-/* Element j of the block at b, as f64 (the reference). */
-static double genie__dq_at(int dt, const unsigned char *b, int j) {
-    switch (dt) {
-    case GENIE_Q8_0: return (double)genie__f16_at(b) * (int8_t)b[2 + j];
-    case GENIE_Q4_0: return (double)genie__f16_at(b) * ((j < 16 ? b[2 + j] & 0xF : b[2 + j - 16] >> 4) - 8);
-    case GENIE_Q4_K: {
-        const int g = j / 32, c = g / 2, l = j % 32;
-        int sc, m;
-        const unsigned char q = b[16 + 32 * c + l];
-        genie__q4k_sm(b + 4, g, &sc, &m);
-        return (double)genie__f16_at(b) * sc * (g & 1 ? q >> 4 : q & 0xF) - (double)genie__f16_at(b + 2) * m;
-    }
-    default: {
-        int s, q = genie__q6k_q(b, j, &s);
-        return (double)genie__f16_at(b + 208) * s * (q - 32);
-    }
-    }
-}
-/* The element at storage element offset e of a block tensor at base. */
-static double genie__dq_elem(int dt, const void *base, int64_t e) {
-    const int64_t B = genie__blk_n(dt);
-    return genie__dq_at(dt, (const unsigned char *)base + (size_t)(e / B * genie__blk_b(dt)), (int)(e % B));
-}
-/* nblk blocks from b to f32 (the fast paths' dequantization, ggml's dequantize_row_*). */
-static void genie__dq_row(int dt, const unsigned char *b, int64_t nblk, float *y) {
-    int64_t k;
-    int j;
-    for (k = 0; k < nblk; k++) {
-        if (dt == GENIE_Q8_0) {
-            const float d = genie__f16_at(b);
-            for (j = 0; j < 32; j++) y[j] = d * (float)(int8_t)b[2 + j];
-            b += 34, y += 32;
-        } else if (dt == GENIE_Q4_0) {
-            const float d = genie__f16_at(b);
-            for (j = 0; j < 16; j++) {
-                y[j] = d * (float)((b[2 + j] & 0xF) - 8);
-                y[j + 16] = d * (float)((b[2 + j] >> 4) - 8);
-            }
-            b += 18, y += 32;
-        } else if (dt == GENIE_Q4_K) {
-            const float d = genie__f16_at(b), dmin = genie__f16_at(b + 2);
-            int g, sc, m;
-            for (g = 0; g < 8; g++) {
-                const unsigned char *q = b + 16 + 32 * (g / 2);
-                genie__q4k_sm(b + 4, g, &sc, &m);
-                for (j = 0; j < 32; j++) y[32 * g + j] = d * (float)sc * (float)(g & 1 ? q[j] >> 4 : q[j] & 0xF) - dmin * (float)m;
-            }
-            b += 144, y += 256;
-        } else { /* two halves of 128: four groups of 32, scales per 16 */
-            const float d = genie__f16_at(b + 208);
-            int h, g;
-            for (h = 0; h < 2; h++)
-                for (g = 0; g < 4; g++) {
-                    const unsigned char *ql = b + 64 * h + (g & 1 ? 32 : 0), *qh = b + 128 + 32 * h;
-                    const float d0 = d * (float)(int8_t)b[192 + 8 * h + 2 * g], d1 = d * (float)(int8_t)b[193 + 8 * h + 2 * g];
-                    float *yg = y + 128 * h + 32 * g;
-                    for (j = 0; j < 32; j++) {
-                        const int q = ((g & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * g)) & 3) << 4)) - 32;
-                        yg[j] = (j < 16 ? d0 : d1) * (float)q;
-                    }
-                }
-            b += 210, y += 256;
-        }
-    }
-}
-
-/* The reference: every element through the views, in f64. */
-static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
-    genie__node *n = p->n;
-    const genie__vspec *ov = n->out, *wv = n->op == GENIE__OP_QLINEAR ? n->in[1].v : n->in[0].v;
-    const int wdt = n->op == GENIE__OP_QLINEAR ? n->in[1].n->dtype : n->in[0].n->dtype;
-    const void *w = n->op == GENIE__OP_QLINEAR ? GENIE__IN(n, 1) : GENIE__IN(n, 0);
-    int64_t total = genie__numel(ov->ndim, ov->shape), lo, hi, i, offs[1];
-    const int64_t *sts[1];
-    genie__mi m;
-    int k;
-    if (n->op == GENIE__OP_QROWS) { /* every index checked first, by thread 0's message */
-        const genie__vspec *xv = n->in[1].v;
-        int64_t ni = genie__numel(xv->ndim, xv->shape);
-        for (i = 0; i < ni; i++) {
-            int64_t idx = genie__index_at(n, i);
-            if (idx < 0 || idx >= wv->shape[0]) {
-                if (ith == 0)
-                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
-                             (long long)idx, (long long)wv->shape[0]);
-                return GENIE_ERR_INDEX;
-            }
-        }
-    }
-    genie__share(total, ith, nth, &lo, &hi);
-    sts[0] = ov->strides;
-    offs[0] = ov->off;
-    genie__mi_init(&m, ov->ndim, ov->shape, 1, sts, offs, lo);
-    for (i = lo; i < hi; i++, genie__mi_next(&m)) {
-        double v = 0;
-        if (n->op == GENIE__OP_DEQUANT) {
-            int64_t e = wv->off;
-            for (k = 0; k < wv->ndim; k++) e += m.ix[k] * wv->strides[k];
-            v = genie__dq_elem(wdt, w, e);
-        } else if (n->op == GENIE__OP_QROWS) {
-            const int64_t r = genie__index_at(n, i / wv->shape[1]);
-            v = genie__dq_elem(wdt, w, wv->off + r * wv->strides[0] + m.ix[ov->ndim - 1] * wv->strides[1]);
-        } else { /* out [..., N] = sum_k x[..., k] w[n, k] */
-            const genie__vspec *xv = n->in[0].v;
-            const int64_t K = wv->shape[1], col = m.ix[ov->ndim - 1];
-            int64_t xo = xv->off, kk;
-            for (k = 0; k < xv->ndim - 1; k++) xo += m.ix[k] * xv->strides[k];
-            for (kk = 0; kk < K; kk++)
-                v += genie__ldf(GENIE__IN(n, 0), xo + kk * xv->strides[xv->ndim - 1], n->in[0].n->dtype) *
-                     genie__dq_elem(wdt, w, wv->off + col * wv->strides[0] + kk * wv->strides[1]);
-        }
-        genie__stf(GENIE__OUT(n), m.off[0], n->dtype, v);
-    }
-    return GENIE_OK;
-}
-
-/* ---- the fast paths ---- */
-#define GENIE__Q_PREFILL_ROWS 16 /* rows of x past which a product is a prefill (genie__q_prefill, AMX tiles) */
-/* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
-   of x on AMX int8 tiles (genie__k_qlinear_amx). */
-static int genie__q_amx(const genie_ctx *ctx, int dt) {
-#ifdef GENIE__AMX_BUILT
-    return ctx->amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
-#else
-    (void)ctx, (void)dt;
-    return 0;
-#endif
-}
-/* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
-   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
-static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
-    int64_t b;
-    int j;
-    for (b = 0; b < K / QB; b++) {
-        const float *xb = x + b * QB;
-        float amax = 0, id;
-        for (j = 0; j < QB; j++) amax = fabsf(xb[j]) > amax ? fabsf(xb[j]) : amax;
-        d[b] = amax / 127.0f;
-        id = amax > 0 ? 127.0f / amax : 0.0f;
-        for (j = 0; j < QB; j++) {
-            const float v = xb[j] * id;
-            int qi = (int)(v + (v >= 0 ? 0.5f : -0.5f));
-            qi = qi > 127 ? 127 : qi < -127 ? -127 : qi;
-            q[b * QB + j] = (int8_t)qi;
-            if (j % 32 == 0) s[(b * QB + j) / 32] = 0;
-            s[(b * QB + j) / 32] += qi;
-        }
-    }
-}
-typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
-/* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
-typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
-                                const int32_t *s, float *y);
-/* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
-static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
-    float acc = 0;
-    int64_t b;
-    int j, g;
-    for (b = 0; b < nb; b++) {
-        int32_t isum = 0;
-        if (dt == GENIE_Q8_0) {
-            const int8_t *wq = (const int8_t *)(w + 2);
-            for (j = 0; j < 32; j++) isum += wq[j] * q[32 * b + j];
-            acc += genie__f16_at(w) * d[b] * (float)isum;
-            w += 34;
-        } else if (dt == GENIE_Q4_0) {
-            for (j = 0; j < 16; j++) isum += (w[2 + j] & 0xF) * q[32 * b + j] + (w[2 + j] >> 4) * q[32 * b + j + 16];
-            acc += genie__f16_at(w) * d[b] * (float)(isum - 8 * s[b]);
-            w += 18;
-        } else if (dt == GENIE_Q4_K) {
-            const int8_t *qb = q + 256 * b;
-            float sumf = 0, summ = 0;
-            for (g = 0; g < 8; g++) {
-                const unsigned char *wq = w + 16 + 32 * (g / 2);
-                int sc, m;
-                isum = 0;
-                genie__q4k_sm(w + 4, g, &sc, &m);
-                for (j = 0; j < 32; j++) isum += (g & 1 ? wq[j] >> 4 : wq[j] & 0xF) * qb[32 * g + j];
-                sumf += (float)(sc * isum);
-                summ += (float)(m * s[8 * b + g]);
-            }
-            acc += d[b] * (genie__f16_at(w) * sumf - genie__f16_at(w + 2) * summ);
-            w += 144;
-        } else {
-            const int8_t *qb = q + 256 * b;
-            int32_t tot = 0;
-            int h, l;
-            for (h = 0; h < 2; h++)
-                for (g = 0; g < 4; g++)
-                    for (l = 0; l < 32; l += 16) {
-                        int32_t part = 0;
-                        const int i0 = 128 * h + 32 * g + l;
-                        const int scale = (int8_t)w[192 + 8 * h + 2 * g + l / 16];
-                        for (j = 0; j < 16; j++) {
-                            const int ll = l + j;
-                            const unsigned char lo = g & 1 ? w[64 * h + ll + 32] : w[64 * h + ll];
-                            const int qq = ((g & 2 ? lo >> 4 : lo & 0xF) | (((w[128 + 32 * h + ll] >> (2 * g)) & 3) << 4)) - 32;
-                            part += qq * qb[i0 + j];
-                        }
-                        tot += scale * part;
-                    }
-            acc += genie__f16_at(w + 208) * d[b] * (float)tot;
-            w += 210;
-        }
-    }
-    return acc;
-}
-#ifdef GENIE__X86
-#define GENIE__VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
-/* An f16 by F16C: inside the SIMD kernels (genie__h2f, compiled for SSE, stalls there on
-   the AVX state's transition). */
-static GENIE__AVX2 float genie__f16_x86(const unsigned char *p) { return _cvtsh_ss((unsigned short)(p[0] | p[1] << 8)); }
-static GENIE__AVX2 float genie__hsum8(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-/* Q4_0's 16 bytes of nibbles as 32 unsigned bytes in element order (low nibbles, then high). */
-static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
-    const __m128i v = _mm_loadu_si128((const __m128i *)qs), m = _mm_set1_epi8(0xF);
-    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
-}
-/* 8 i32 sums of u8 x s8 products, 4 adjacent pairs each: vpmaddubsw then vpmaddwd (no overflow:
-   |u s| <= 255 * 127 per product, two per i16 only when u <= 15 or |s| <= 127 and u = |w| <= 128). */
-static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
-}
-/* The K types' dot with DP(u, s) the 8 i32 sums of u8 x s8 products: Q4_K's nibbles per 32
-   (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's 6-bit q per 32
-   minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
-#define GENIE__QDOT_K(NAME, ATTR, DP)                                                                                   \
-    static ATTR float NAME(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) { \
-        __m256 acc = _mm256_setzero_ps();                                                                               \
-        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
-        float accm = 0;                                                                                                 \
-        int64_t b;                                                                                                      \
-        int c, g, h;                                                                                                    \
-        for (b = 0; b < nb; b++) {                                                                                      \
-            const int8_t *qb = q + 256 * b;                                                                             \
-            __m256i iacc = _mm256_setzero_si256();                                                                      \
-            if (dt == GENIE_Q4_K) {                                                                                     \
-                int sc[8], mn[8], summ = 0;                                                                             \
-                for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
-                    const unsigned char *sq = w + 4;                                                                    \
-                    sc[g] = g < 4 ? sq[g] & 63 : (sq[g + 4] & 0xF) | ((sq[g - 4] >> 6) << 4);                            \
-                    mn[g] = g < 4 ? sq[g + 4] & 63 : (sq[g + 4] >> 4) | ((sq[g] >> 6) << 4);                             \
-                    summ += mn[g] * s[8 * b + g];                                                                       \
-                }                                                                                                       \
-                for (c = 0; c < 4; c++) {                                                                               \
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
-                    const __m256i pe = DP(_mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c)));  \
-                    const __m256i po = DP(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                               \
-                                          _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));                     \
-                    iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
-                                                                   _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
-                }                                                                                                       \
-                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
-                accm += genie__f16_x86(w + 2) * d[b] * (float)summ;                                                      \
-                w += 144;                                                                                               \
-            } else {                                                                                                    \
-                for (h = 0; h < 2; h++) {                                                                               \
-                    const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
-                    const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
-                    const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
-                    for (g = 0; g < 4; g++) {                                                                           \
-                        const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
-                        const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
-                        const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
-                        const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
-                        const __m256i p = _mm256_sub_epi32(DP(_mm256_or_si256(l4, hb), x), DP(k32, x));                 \
-                        const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
-                        iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
-                    }                                                                                                   \
-                }                                                                                                       \
-                acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
-                w += 210;                                                                                               \
-            }                                                                                                           \
-        }                                                                                                               \
-        return genie__hsum8(acc) - accm;                                                                                \
-    }
-#define GENIE__DP_VNNI(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (u), (s))
-GENIE__QDOT_K(genie__qdot_k_avx2, GENIE__AVX2, genie__dpbusd_avx2)
-GENIE__QDOT_K(genie__qdot_k_vnni, GENIE__VNNI, GENIE__DP_VNNI)
-static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
-    __m256 acc = _mm256_setzero_ps();
-    int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_avx2(dt, w, nb, q, d, s);
-    for (b = 0; b < nb; b++) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
-        __m256i isum;
-        float scale;
-        if (dt == GENIE_Q8_0) {
-            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
-            isum = genie__dpbusd_avx2(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
-            scale = genie__f16_x86(w) * d[b];
-            w += 34;
-        } else {
-            isum = _mm256_sub_epi32(genie__dpbusd_avx2(genie__q4_bytes(w + 2), x), _mm256_setr_epi32(8 * s[b], 0, 0, 0, 0, 0, 0, 0));
-            scale = genie__f16_x86(w) * d[b];
-            w += 18;
-        }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
-    }
-    return genie__hsum8(acc);
-}
-static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
-    __m256 acc = _mm256_setzero_ps();
-    int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_vnni(dt, w, nb, q, d, s);
-    for (b = 0; b < nb; b++) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
-        __m256i isum;
-        float scale;
-        if (dt == GENIE_Q8_0) {
-            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
-            isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
-            scale = genie__f16_x86(w) * d[b];
-            w += 34;
-        } else {
-            isum = _mm256_dpbusd_epi32(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);
-            scale = genie__f16_x86(w) * d[b];
-            w += 18;
-        }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
-    }
-    return genie__hsum8(acc);
-}
-static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
-/* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
-   quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
-   each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
-   summed once at the end), so 4 independent FMA chains run where one row's chain would wait
-   on its FMA latency every block. Each y[i] is the value the one-row dot gives (same order).
-   The next 4 rows (at w + 4 rowb: the next group when rows are contiguous) are prefetched in
-   step, 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on memory. A
-   prefetch past the weight's end is harmless (no fault). */
-#define GENIE__Q8_ROW(A, W, DPA)                                                                                        \
-    do {                                                                                                                \
-        const __m256i wq_ = _mm256_loadu_si256((const __m256i *)((W) + 2));                                             \
-        const __m256i p_ = DPA(_mm256_setzero_si256(), _mm256_sign_epi8(wq_, wq_), _mm256_sign_epi8(x, wq_));           \
-        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p_), _mm256_set1_ps(genie__f16_x86(W) * db), A);                         \
-    } while (0)
-#define GENIE__Q4_ROW(A, W, DPA)                                                                                        \
-    do {                                                                                                                \
-        const __m128i v_ = _mm_loadu_si128((const __m128i *)((W) + 2));                                                 \
-        const __m256i u_ = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v_, 4), m4), _mm_and_si128(v_, m4));          \
-        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(DPA(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A);            \
-    } while (0)
-#define GENIE__QDOT4(NAME, ATTR, DPA)                                                                                   \
-    static ATTR void NAME(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,   \
-                          const int32_t *s, float *y) {                                                                 \
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                                                     \
-        const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
-        const __m128i m4 = _mm_set1_epi8(0xF);                                                                          \
-        int64_t b;                                                                                                      \
-        if (dt == GENIE_Q8_0)                                                                                           \
-            for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {                                          \
-                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
-                const float db = d[b];                                                                                  \
-                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b), _MM_HINT_T0);                                      \
-                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b + 64), _MM_HINT_T0);                                 \
-                GENIE__Q8_ROW(a0, w0, DPA);                                                                             \
-                GENIE__Q8_ROW(a1, w1, DPA);                                                                             \
-                GENIE__Q8_ROW(a2, w2, DPA);                                                                             \
-                GENIE__Q8_ROW(a3, w3, DPA);                                                                             \
-            }                                                                                                           \
-        else                                                                                                            \
-            for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                          \
-                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
-                const __m256i off = _mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0);                                  \
-                const float db = d[b];                                                                                  \
-                _mm_prefetch((const char *)(w + 4 * rowb + 72 * b), _MM_HINT_T0);                                       \
-                GENIE__Q4_ROW(a0, w0, DPA);                                                                             \
-                GENIE__Q4_ROW(a1, w1, DPA);                                                                             \
-                GENIE__Q4_ROW(a2, w2, DPA);                                                                             \
-                GENIE__Q4_ROW(a3, w3, DPA);                                                                             \
-            }                                                                                                           \
-        y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);              \
-    }
-#define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
-GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
-GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
-/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
-   in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
-   its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
-   mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
-   b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
-   are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
-   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
-   a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
-   of its f32 sums. */
-#define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
-static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
-/* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
-   dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
-#define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
-    do {                                                                                                                \
-        const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
-        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
-        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
-    } while (0)
-static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
-                                             const float *d, const int32_t *s, float *y) {
-    const __m512i iw = _mm512_set_epi8(35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, /* w: b+1's bytes */
-                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,         /* b's (shifted) */
-                                       35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-                                       17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2);
-    const __m512i ix = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, /* x: b+1 16-31 */
-                                       31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, /* b 16-31 */
-                                       47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, /* b+1 0-15 */
-                                       15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
-    const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                        41, 32, 9, 0);
-    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
-    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
-    const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
-                  s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
-    const __m512i m4 = _mm512_set1_epi8(0xF);
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t b;
-    (void)dt;
-    for (b = 0; b < nb; b += 2) {
-        const int two = b + 1 < nb;
-        const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
-        const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
-        const __m256 dx = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(_mm_maskz_loadu_ps(two ? 3 : 1, d + b))));
-        const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
-        const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
-        const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
-        const __m512i v0 = _mm512_maskz_loadu_epi8(mw, w + 18 * b), v1 = _mm512_maskz_loadu_epi8(mw, w + rowb + 18 * b);
-        const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
-        const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
-                                             _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
-        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
-        _mm_prefetch((const char *)p, _MM_HINT_T0);
-        _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
-        _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
-        GENIE__Q4_VBMI_ROW(a0, v0, s0);
-        GENIE__Q4_VBMI_ROW(a1, v1, s1);
-        GENIE__Q4_VBMI_ROW(a2, v2, s2);
-        GENIE__Q4_VBMI_ROW(a3, v3, s3);
-    }
-    y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
-}
-#endif
-/* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
-static int genie__qrows_ok(const genie__vspec *wv, int dt) {
-    return wv->ndim == 2 && (wv->strides[1] == 1 || wv->shape[1] <= 1) && wv->shape[1] % genie__blk_n(dt) == 0 &&
-           wv->off % genie__blk_n(dt) == 0 && (wv->strides[0] % genie__blk_n(dt) == 0 || wv->shape[0] <= 1);
-}
-static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv, int dt, int64_t r) {
-    const int64_t e = wv->off + r * wv->strides[0];
-    return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
-}
-/* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
-   chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
-   machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
-   computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
-   passes), 4 at once where the path has a dot4. A column's value does not depend on the
-   thread that computes it. */
-static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
-    const genie__node *n = p->n;
-    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
-    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
-    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
-    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
-    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
-    int64_t lo, hi, r, c, c0, k;
-    int8_t *q;
-    float *d, *xf;
-    int32_t *s;
-    char *mem;
-    genie__mi m;
-    const int64_t *sts[1];
-    (void)ith;
-    if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
-    mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
-    if (!mem) {
-        snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
-        return GENIE_ERR_OOM;
-    }
-    xf = (float *)mem;
-    d = xf + K;
-    s = (int32_t *)(d + rows * nb);
-    q = (int8_t *)(s + rows * (K / 32));
-    sts[0] = xv->strides;
-    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, 0);
-    for (r = 0; r < rows; r++, genie__mi_next(&m)) {
-        if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
-        else
-            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
-    }
-    while (genie__take(p, nth, groups, chunk, &lo, &hi))
-        for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
-            const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
-            for (r = 0; r < rows; r++)
-                for (c = c0; c < c1;) {
-                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
-                    float v[4];
-                    int j, nv = 1;
-                    if (dot4 && c + 4 <= c1) {
-                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
-                        nv = 4;
-                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
-                    for (j = 0; j < nv; j++, c++) {
-                        const int64_t o = n->out->off + r * N + c;
-                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
-                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
-                    }
-                }
-        }
-    GENIE_FREE(mem);
-    return GENIE_OK;
-}
-static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__qdot_generic, NULL);
-}
-#ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
-static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
-    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
-    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
-}
-#endif
-#ifdef GENIE__AMX_BUILT
-/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
-   GENIE__Q_PREFILL_ROWS rows of x ----
-   out[m, n] = sum over 32-blocks b of (dx[m, b] dw[n, b]) sum_{k in b} qx[m, k] qw[n, k]: x's
-   rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
-   (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
-   product a block (the scales change every 32 k):
-     A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
-                                thread's 16 rows unpacked; rows past N zero);
-     B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
-                                qx[m, 32b + 4r ..] (xp [M16][nb][8][16]; rows past M zero);
-     C (tmm4-7, 16 x 16 int32): the block's sums (exact), stored, converted and scaled by
-                                dx[b][m] dw[b][n] (f32) into 16 f32 accumulators (one a weight
-                                row, a lane a row of x).
-   Block b uses A, B set b % 2 and C tile 4 + b % 4, and block b + 3's tile product is issued
-   before block b's sums are scaled: the tiles are not renamed and a tile store reaches the
-   vector loads only through memory (after it retires), so one set would serialize the units.
-   The threads quantize shares of x's rows into the workspace, meet at a barrier, then take
-   groups of 16 weight rows. Its difference from the reference is the decode path's bound. */
-static GENIE__AMX void genie__amx_begin_q8(void) {
-    genie__amx_cfg cfg;
-    int t;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.b[0] = 1;                                           /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
-    cfg.b[16] = cfg.b[20] = 32, cfg.b[48] = cfg.b[50] = 16; /* tmm0, tmm2: A */
-    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = 8;  /* tmm1, tmm3: B */
-    for (t = 4; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16; /* tmm4-7: C */
-    __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
-}
-/* One block of genie__q8_row (QB 32) on AVX-512, the same values: q[0..32), returns d. The
-   product and the sum are explicitly rounded operations (never contracted into an FMA). */
-static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
-    const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(x + 16), half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
-    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
-    const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
-    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-    __m512 va = _mm512_mul_round_ps(a, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 vb = _mm512_mul_round_ps(b, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    va = _mm512_add_round_ps(va, _mm512_or_ps(half, _mm512_and_ps(va, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    vb = _mm512_add_round_ps(vb, _mm512_or_ps(half, _mm512_and_ps(vb, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    _mm_storeu_si128((__m128i *)(void *)q, _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(va), lo), hi)));
-    _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(vb), lo), hi)));
-    return amax / 127.0f;
-}
-/* Row x[0 .. 32 nb) quantized into column m of its B tiles: xp[128 b + 16 r] (r < 8) and
-   dx[16 b] (xp, dx at the row's tile and column). */
-static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp, float *dx) {
-    int8_t q[32];
-    int32_t w[8];
-    int64_t b;
+/* role: NULL all, "" none, else by name; phase likewise. */
+GENIEDEF genie_work genie_work_of(const genie_ctx *ctx, const char *phase, const char *role) {
+    genie_work w;
+    int64_t i;
     int r;
-    for (b = 0; b < nb; b++) {
-        dx[16 * b] = genie__q8_blk_avx512(x + 32 * b, q);
-        memcpy(w, q, 32);
-        for (r = 0; r < 8; r++) xp[128 * b + 16 * r] = w[r];
+    memset(&w, 0, sizeof w);
+    if (!ctx) return w;
+    for (i = 0; i < ctx->npwork; i++) {
+        if (phase && strcmp(phase, ctx->pwork[i].phase) != 0) continue;
+        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+            const genie_work *x = &ctx->pwork[i].w[r];
+            if (role && strcmp(role, genie__role_names[r]) != 0) continue;
+            w.nodes += x->nodes, w.flops += x->flops, w.bytes += x->bytes, w.ns += x->ns;
+        }
     }
+    return w;
 }
-/* Weight rows n0 .. n0+nn (nn <= 16) as A tiles: wq[512 b + 32 i + k] = quant k of row n0+i's
-   block b, dw[16 b + i] its scale; rows nn .. 16 zero. */
-static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
-                                         int8_t *wq, float *dw) {
-    const __m128i m4 = _mm_set1_epi8(0xF), e8 = _mm_set1_epi8(8);
-    int64_t i, b;
-    for (i = 0; i < 16; i++) {
-        const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
-        for (b = 0; b < nb; b++) {
-            int8_t *d = wq + 512 * b + 32 * i;
-            if (!w) {
-                memset(d, 0, 32), dw[16 * b + i] = 0;
-            } else if (dt == GENIE_Q8_0) {
-                dw[16 * b + i] = genie__f16_x86(w), memcpy(d, w + 2, 32), w += 34;
-            } else {
-                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
-                dw[16 * b + i] = genie__f16_x86(w);
-                _mm_storeu_si128((__m128i *)(void *)d, _mm_sub_epi8(_mm_and_si128(v, m4), e8));
-                _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), m4), e8));
-                w += 18;
+GENIEDEF genie_result genie_dump_dot(genie_ctx *ctx, int n, genie_tensor *const *roots, FILE *out) {
+    genie__node **list = NULL, **stack = NULL;
+    int64_t nl = 0, capl = 0, sp = 0, caps = 0, i, j;
+    uint32_t ep;
+    char sb[200];
+    int k;
+    unsigned roles_seen = 0;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (!out || n < 0 || (n > 0 && !roots)) {
+        genie__fail(ctx, GENIE_ERR_INVALID_ARG, "genie_dump_dot: NULL output or roots");
+        return GENIE_ERR_INVALID_ARG;
+    }
+    ep = ++ctx->epoch;
+    for (k = 0; k < n; k++) {
+        genie__node *r;
+        if (!roots[k]) continue;
+        if (!genie__mine(ctx, "genie_dump_dot", roots[k])) { GENIE_FREE(stack); GENIE_FREE(list); return GENIE_ERR_INVALID_ARG; }
+        r = roots[k]->st->ver;
+        if (r->mark == ep) continue;
+        r->mark = ep;
+        if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
+        stack[sp++] = r;
+        while (sp > 0) {
+            genie__node *m = stack[--sp];
+            if (!genie__grow((void **)&list, &capl, nl + 1, sizeof(void *))) goto oom;
+            list[nl++] = m;
+            for (j = 0; j < genie__node_ninputs(m); j++) {
+                genie__node *c = genie__node_input(m, (int)j);
+                if (c->mark == ep) continue;
+                c->mark = ep;
+                if (!genie__grow((void **)&stack, &caps, sp + 1, sizeof(void *))) goto oom;
+                stack[sp++] = c;
             }
         }
     }
-}
-#define GENIE__QAMX_ROW(i)                                                                                              \
-    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
-/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
-#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
-    __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
-                     "tileloadd (%1,%3,1), %%tmm" #B "\n\t"                                                          \
-                     "tilezero %%tmm" #C "\n\t"                                                                      \
-                     "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
-                     "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
-                     : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
-/* The 16 x 16 tile of C^T from nb blocks (wq, dw of the weight rows; xp, dx of the rows of x):
-   acc[16 n + m] = out[m, n]. */
-static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const int32_t *xp, const float *dx, float *acc) {
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
-    int32_t cb[4][256];
-    int64_t b;
-    for (b = 0; b < nb + 3; b++) { /* issue block b, then scale block b - 3 */
-        if (b < nb) {
-            switch (b & 3) {
-            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + 512 * b, xp + 128 * b, cb[0]); break;
-            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + 512 * b, xp + 128 * b, cb[1]); break;
-            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + 512 * b, xp + 128 * b, cb[2]); break;
-            default: GENIE__QAMX_TDP(2, 3, 7, wq + 512 * b, xp + 128 * b, cb[3]); break;
-            }
-        }
-        if (b >= 3) {
-            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3));
-            const float *dwb = dw + 16 * (b - 3);
-            const int32_t *c = cb[(b - 3) & 3];
-            GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
-            GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
-            GENIE__QAMX_ROW(8); GENIE__QAMX_ROW(9); GENIE__QAMX_ROW(10); GENIE__QAMX_ROW(11);
-            GENIE__QAMX_ROW(12); GENIE__QAMX_ROW(13); GENIE__QAMX_ROW(14); GENIE__QAMX_ROW(15);
-        }
+    { /* roles first: they colour the nodes */
+        genie__node **rn = (genie__node **)GENIE_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(void *));
+        int nr = 0;
+        for (k = 0; rn && k < n; k++)
+            if (roots[k]) rn[nr++] = roots[k]->st->ver;
+        if (!rn || !genie__roles_walk(ctx, nr, rn)) { GENIE_FREE(rn); goto oom; }
+        GENIE_FREE(rn);
     }
-    _mm512_storeu_ps(acc, a0), _mm512_storeu_ps(acc + 16, a1), _mm512_storeu_ps(acc + 32, a2), _mm512_storeu_ps(acc + 48, a3);
-    _mm512_storeu_ps(acc + 64, a4), _mm512_storeu_ps(acc + 80, a5), _mm512_storeu_ps(acc + 96, a6), _mm512_storeu_ps(acc + 112, a7);
-    _mm512_storeu_ps(acc + 128, a8), _mm512_storeu_ps(acc + 144, a9), _mm512_storeu_ps(acc + 160, a10), _mm512_storeu_ps(acc + 176, a11);
-    _mm512_storeu_ps(acc + 192, a12), _mm512_storeu_ps(acc + 208, a13), _mm512_storeu_ps(acc + 224, a14), _mm512_storeu_ps(acc + 240, a15);
-}
-/* acc (acc[16 n + m]) into f32 rows: o[m ldo + n] for m < mm, n < nn (nn <= 16). */
-static GENIE__AMX void genie__qamx_store(const float *acc, float *o, int64_t ldo, int64_t mm, int64_t nn) {
-    const __m512i idx = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
-    const __mmask16 k = (__mmask16)((1u << nn) - 1u);
-    int64_t m;
-    for (m = 0; m < mm; m++) _mm512_mask_storeu_ps(o + m * ldo, k, _mm512_i32gather_ps(idx, acc + m, 4));
-}
-/* Prefetch part p of np of the next 16 weight rows (from n0, nn of them) into the cache. */
-static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t rowb, int64_t p,
-                                 int64_t np) {
-    int64_t i, e;
-    for (i = 0; i < nn; i++) {
-        const char *r = (const char *)genie__qrow(base, wv, dt, n0 + i);
-        for (e = rowb * p / np; e < rowb * (p + 1) / np; e += 64) __builtin_prefetch(r + e);
-    }
-}
-/* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
-static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 64)); }
-static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 64) + K * 4 + 1024, 64); }
-static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
-    const genie__node *n = p->n;
-    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
-    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
-    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
-    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = nb * genie__blk_b(wdt);
-    int32_t *xp = (int32_t *)(void *)p->ws;
-    float *dx = (float *)(void *)(xp + mt * nb * 128);
-    char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
-    int8_t *wq = (int8_t *)own;
-    float *dw = (float *)(void *)(own + nb * 512), *xf = dw + nb * 16, *acc = xf + K;
-    int64_t lo, hi, r, t, i, j, m0, b, k;
-    const int64_t *sts[1];
-    genie__mi m;
-    genie__share(mt * 16, ith, nth, &lo, &hi);
-    sts[0] = xv->strides;
-    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
-    for (r = lo; r < hi; r++) {
-        int32_t *xr = xp + r / 16 * nb * 128 + r % 16;
-        float *dr = dx + r / 16 * nb * 16 + r % 16;
-        const float *x = xf;
-        if (r >= rows) { /* a tile's rows past M */
-            for (b = 0; b < nb; b++) {
-                dr[16 * b] = 0;
-                for (k = 0; k < 8; k++) xr[128 * b + 16 * k] = 0;
-            }
-            continue;
+    fprintf(out, "digraph genie {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    for (i = 0; i < nl; i++) { /* one cluster per module path, in order of first appearance */
+        const char *mod = list[i]->scope->module;
+        int first = 1;
+        for (j = 0; j < i && first; j++) first = list[j]->scope->module != mod;
+        if (!first) continue;
+        if (*mod) fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", mod, mod);
+        for (j = i; j < nl; j++) {
+            genie__node *m = list[j];
+            if (m->scope->module != mod) continue;
+            int role = m->role < GENIE_ROLE_COUNT ? m->role : 0;
+            roles_seen |= 1u << role;
+            fprintf(out, "    \"n%p\" [label=\"%s\\n%s %s\\n%s%s%s%s%s\"", (void *)m,
+                    (m->flags & GENIE__NF_INPLACE) ? genie__op_inplace_names[m->op] : genie__op_names[m->op],
+                    genie__fmt_shape(sb, m->out ? m->out->ndim : 1, m->out ? m->out->shape : &m->numel),
+                    genie__dt_names[m->dtype],
+                    m->state == GENIE__DONE ? "materialized" : m->state == GENIE__FAILED ? "FAILED" : "pending",
+                    *m->scope->phase ? "\\nphase " : "", m->scope->phase,
+                    role ? "\\nrole " : "", genie_role_name((genie_role_id)role));
+            if (role) fprintf(out, ", style=filled, fillcolor=\"%s\"%s", genie__role_colors[role], m->state == GENIE__DONE ? ", penwidth=2" : "");
+            else if (m->state == GENIE__DONE) fprintf(out, ", style=filled, fillcolor=\"#dde8ff\"");
+            fprintf(out, "];\n");
         }
-        if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
-        else
-            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__qamx_xrow(x, nb, xr, dr);
-        genie__mi_next(&m);
+        if (*mod) fprintf(out, "  }\n");
     }
-    genie__barrier(p->pool, nth);
-    genie__share((N + 15) / 16, ith, nth, &lo, &hi);
-    if (lo < hi) genie__amx_begin_q8();
-    for (t = lo; t < hi; t++) {
-        const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
-        genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
-        for (m0 = 0; m0 < mt; m0++) {
-            const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
-            if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
-            genie__qamx_tile(nb, wq, dw, xp + m0 * nb * 128, dx + m0 * nb * 16, acc);
-            if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
-            else
-                for (i = 0; i < mm; i++)
-                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[16 * j + i]);
-        }
+    if (roles_seen & ~1u) { /* a legend of the roles present */
+        fprintf(out, "  subgraph \"cluster_legend\" {\n    label=\"roles\";\n");
+        for (k = 1; k < GENIE_ROLE_COUNT; k++)
+            if (roles_seen & (1u << k))
+                fprintf(out, "    \"legend_%s\" [label=\"%s\", style=filled, fillcolor=\"%s\"];\n", genie_role_name((genie_role_id)k),
+                        genie_role_name((genie_role_id)k), genie__role_colors[k]);
+        fprintf(out, "  }\n");
     }
-    if (lo < hi) genie__amx_end();
+    for (i = 0; i < nl; i++)
+        for (j = 0; j < genie__node_ninputs(list[i]); j++)
+            fprintf(out, "  \"n%p\" -> \"n%p\"%s;\n", (void *)genie__node_input(list[i], (int)j), (void *)list[i],
+                    j >= list[i]->nin ? " [style=dashed, label=\"old version\"]" : "");
+    for (k = 0; k < n; k++) {
+        const genie_tensor *t = roots[k];
+        char st[200];
+        if (!t) continue;
+        fprintf(out, "  \"t%d\" [shape=ellipse, label=\"%s\\n%s strides %s +%lld\"];\n  \"n%p\" -> \"t%d\";\n", k,
+                t->inplace ? genie__op_inplace_names[t->op] : genie__op_names[t->op],
+                genie__fmt_shape(sb, t->v->ndim, t->v->shape), genie__fmt_shape(st, t->v->ndim, t->v->strides),
+                (long long)t->v->off, (void *)t->st->ver, k);
+    }
+    fprintf(out, "}\n");
+    GENIE_FREE(list);
+    GENIE_FREE(stack);
     return GENIE_OK;
+oom:
+    GENIE_FREE(list);
+    GENIE_FREE(stack);
+    genie__fail(ctx, GENIE_ERR_OOM, "genie_dump_dot: out of memory");
+    return GENIE_ERR_OOM;
 }
-#endif
-/* Fast DEQUANT and QROWS: whole rows of blocks dequantized to f32, then stored. */
-static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
-    const genie__node *n = p->n;
-    const genie__vspec *wv = n->in[0].v;
-    const int wdt = n->in[0].n->dtype;
-    const int64_t D = wv->shape[wv->ndim - 1];
-    const int64_t rows = n->op == GENIE__OP_QROWS ? genie__numel(n->in[1].v->ndim, n->in[1].v->shape) : genie__numel(wv->ndim - 1, wv->shape);
-    int64_t lo, hi, r, k;
-    float *y = (float *)GENIE_MALLOC((size_t)(D > 0 ? D : 1) * 4); /* a row, unless it goes straight to an f32 out */
-    if (!y) {
-        snprintf(p->msg, sizeof p->msg, "%s: out of memory", genie__op_names[n->op]);
-        return GENIE_ERR_OOM;
-    }
-    if (n->op == GENIE__OP_QROWS)
-        for (r = 0; r < rows; r++) {
-            const int64_t idx = genie__index_at(n, r);
-            if (idx < 0 || idx >= wv->shape[0]) {
-                if (ith == 0)
-                    snprintf(p->msg, sizeof p->msg, "genie_embedding: index %lld is out of range for dimension 0 with size %lld",
-                             (long long)idx, (long long)wv->shape[0]);
-                GENIE_FREE(y);
-                return GENIE_ERR_INDEX;
-            }
+
+GENIEDEF genie_stats genie_get_stats(const genie_ctx *ctx) {
+    genie_stats s;
+    int64_t i;
+    int r;
+    memset(&s, 0, sizeof s);
+    if (!ctx) return s;
+    s = ctx->stats;
+    for (i = 0; i < ctx->npwork; i++) /* work by role: the phases' rows summed */
+        for (r = 0; r < GENIE_ROLE_COUNT; r++) {
+            const genie_work *x = &ctx->pwork[i].w[r];
+            s.work_by_role[r].nodes += x->nodes, s.work_by_role[r].flops += x->flops;
+            s.work_by_role[r].bytes += x->bytes, s.work_by_role[r].ns += x->ns;
         }
-    genie__share(rows, ith, nth, &lo, &hi);
-    for (r = lo; r < hi; r++) {
-        int64_t e = wv->off, rr = n->op == GENIE__OP_QROWS ? genie__index_at(n, r) : r, dd;
-        const int64_t o = n->out->off + r * D;
-        if (n->op == GENIE__OP_QROWS) e += rr * wv->strides[0];
-        else
-            for (dd = wv->ndim - 2; dd >= 0; dd--) {
-                e += (rr % wv->shape[dd]) * wv->strides[dd];
-                rr /= wv->shape[dd];
-            }
-        genie__dq_row(wdt, (const unsigned char *)GENIE__IN(n, 0) + (size_t)(e / genie__blk_n(wdt) * genie__blk_b(wdt)),
-                      D / genie__blk_n(wdt), n->dtype == GENIE_F32 ? (float *)GENIE__OUT(n) + o : y);
-        if (n->dtype != GENIE_F32)
-            for (k = 0; k < D; k++) genie__stf(GENIE__OUT(n), o + k, n->dtype, y[k]);
-    }
-    GENIE_FREE(y);
-    return GENIE_OK;
-}
-/* The fast kernel for a QUANT node, or NULL (the reference). */
-static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    const genie__node *n = p->n;
-    const genie__vspec *ov = n->out;
-    if (p->epi || ctx->cpu == GENIE_CPU_REFERENCE || !n->buf || !genie__is_contig(ov->ndim, ov->shape, ov->strides)) return NULL;
-    if (n->op == GENIE__OP_QLINEAR) {
-        const genie__vspec *wv = n->in[1].v;
-        if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
-        genie__kernel fn = genie__k_qlinear_generic;
-#ifdef GENIE__AMX_BUILT
-        const genie__vspec *xv = n->in[0].v;
-        const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
-        if (genie__q_amx(ctx, n->in[1].n->dtype) && rows > GENIE__Q_PREFILL_ROWS) {
-            const int64_t K = wv->shape[1];
-            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
-            *nth = genie__tpool_size(p->pool);
-            if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
-                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
-                         (long long)rows, (long long)K);
-                p->pool = NULL, *nth = 1;
-                return NULL;
-            }
-            p->ws = ctx->ws;
-            return genie__k_qlinear_amx;
-        }
-#endif
-#ifdef GENIE__X86
-        if (ctx->cpu == GENIE_CPU_AVX512 && genie__vnni_runs()) fn = genie__k_qlinear_vnni;
-        else if (ctx->cpu >= GENIE_CPU_AVX2) fn = genie__k_qlinear_avx2;
-#endif
-        return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], fn);
-    }
-    {
-        const genie__vspec *wv = n->in[0].v;
-        const int64_t B = genie__blk_n(n->in[0].n->dtype);
-        int dd;
-        if (wv->ndim < 1 || wv->strides[wv->ndim - 1] != 1 || wv->shape[wv->ndim - 1] % B != 0 || wv->off % B != 0) return NULL;
-        for (dd = 0; dd < wv->ndim - 1; dd++)
-            if (wv->strides[dd] % B != 0 && wv->shape[dd] > 1) return NULL;
-        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_dqrows);
-    }
+    return s;
 }
 
 /* >>api ------------------------------------------------------------------- */
