@@ -17441,13 +17441,22 @@ GENIEDEF genie_tensor *genie_layer_norm(genie_ctx *ctx, genie_tensor *x, int nno
     return genie__result(ctx, n, v);
 }
 
+/* The dtype of a product of a and b: their dtype when they agree; f32 for f32 with bf16
+   (bf16 weights with f32 activations, where PyTorch raises: the kernels convert the bf16
+   operand to f32 while packing, so each product is exact and sums in f32); -1 otherwise
+   (f16 with f32 too, as PyTorch). */
+static int genie__mm_dtype(int a, int b) {
+    if (a == b) return a;
+    if ((a == GENIE_F32 && b == GENIE_BF16) || (a == GENIE_BF16 && b == GENIE_F32)) return GENIE_F32;
+    return -1;
+}
 /* matmul with PyTorch's 1-D rules: a [..., M, K] (1-D: [K] as [1, K]),
    b [..., K, N] (1-D: [K] as [K, 1]); batch dims broadcast; the size-1 dims
    added for 1-D operands are dropped from the result. */
 GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     const char *fn = "genie_matmul";
     char s1[200], s2[200];
-    int an, bn, nba, nbb, nb, ond = 0, i;
+    int an, bn, nba, nbb, nb, ond = 0, i, odt;
     int64_t M, K, K2, N, bshape[GENIE__MAXD], ishape[GENIE__MAXD], ist[GENIE__MAXD], oshape[GENIE__MAXD];
     genie__vspec *v, *iv, *av, *bv;
     genie__node *n;
@@ -17464,8 +17473,9 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     bn = b->v->ndim;
     if (an == 0 || bn == 0)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: both arguments to matmul need to be at least 1D, but they are %dD and %dD", fn, an, bn);
-    if (a->st->dtype != b->st->dtype)
-        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected both arguments to have the same dtype, but got %s and %s", fn,
+    if ((odt = genie__mm_dtype(a->st->dtype, b->st->dtype)) < 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE,
+                                           "%s: expected both arguments to have the same dtype (or f32 with bf16), but got %s and %s", fn,
                                            genie__dt_names[a->st->dtype], genie__dt_names[b->st->dtype]);
     if (a->st->dtype == GENIE_BOOL)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool tensors", fn);
@@ -17504,7 +17514,7 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
     } else {
         genie__contig_strides(nb + 2, ishape, ist);
     }
-    n = genie__begin(ctx, GENIE__OP_MATMUL, a->st->dtype, nb + 2, ishape, ist, 2, &iv);
+    n = genie__begin(ctx, GENIE__OP_MATMUL, odt, nb + 2, ishape, ist, 2, &iv);
     if (!n) return NULL;
     for (i = 0; i < nb; i++) { /* batch strides of a, then its [M, K] */
         int src = i - (nb - nba);
@@ -17537,7 +17547,7 @@ GENIEDEF genie_tensor *genie_matmul(genie_ctx *ctx, genie_tensor *a, genie_tenso
 GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_tensor *b) {
     const char *fn = "genie_linear";
     char s1[200], s2[200];
-    int xn, nb, ond, i;
+    int xn, nb, ond, i, odt;
     int64_t M, K, N, shape[GENIE__MAXD], st[GENIE__MAXD], oshape[GENIE__MAXD], bst[GENIE__MAXD];
     genie__vspec *v, *iv, *xv, *wv, *cv = NULL;
     genie__node *n;
@@ -17561,8 +17571,10 @@ GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tenso
     if (xn < 1 || w->v->ndim != 2)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: expected input of at least 1 dim and a 2-D weight, got %s and %s", fn,
                                            genie__fmt_shape(s1, xn, x->v->shape), genie__fmt_shape(s2, w->v->ndim, w->v->shape));
-    if (x->st->dtype != w->st->dtype || (b && b->st->dtype != x->st->dtype))
-        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: expected input, weight and bias of one dtype, got %s, %s and %s", fn,
+    odt = genie__mm_dtype(x->st->dtype, w->st->dtype);
+    if (odt < 0 || (b && b->st->dtype != x->st->dtype && b->st->dtype != w->st->dtype))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE,
+                                           "%s: expected input, weight and bias of one dtype (or f32 with bf16, the bias of either), got %s, %s and %s", fn,
                                            genie__dt_names[x->st->dtype], genie__dt_names[w->st->dtype], b ? genie__dt_names[b->st->dtype] : "none");
     if (x->st->dtype == GENIE_BOOL)
         return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for bool tensors", fn);
@@ -17586,7 +17598,7 @@ GENIEDEF genie_tensor *genie_linear(genie_ctx *ctx, genie_tensor *x, genie_tenso
     memcpy(shape, x->v->shape, (size_t)nb * 8);
     shape[nb] = M;
     shape[nb + 1] = N;
-    n = genie__begin(ctx, GENIE__OP_LINEAR, x->st->dtype, nb + 2, shape, NULL, b ? 3 : 2, &iv);
+    n = genie__begin(ctx, GENIE__OP_LINEAR, odt, nb + 2, shape, NULL, b ? 3 : 2, &iv);
     if (!n) return NULL;
     memcpy(st, x->v->strides, (size_t)nb * 8);
     st[nb] = xn >= 2 ? x->v->strides[xn - 2] : 0;

@@ -9,7 +9,7 @@
    S = sum_k |A[i, k] B[k, j]|: the products of bf16 pairs are exact in f32, their f32 sums
    err by at most K 2^-24 S (any order), and the result's rounding to bf16 by half an ulp of
    it (2^-9 |ref| plus that sum's share; doubled for the f32 value on the other side of a
-   rounding boundary). */
+   rounding boundary). The f32 x bf16 products (t_mixed) state their own bound below. */
 #define _POSIX_C_SOURCE 200112L
 #define GENIE_TEST_HOOKS /* GENIE_NO_AMX_PERM */
 #define GENIE_IMPLEMENTATION
@@ -143,6 +143,126 @@ static void t_path(genie_cpu cpu, int threads, const char *name) {
     genie_ctx_destroy(ctx);
 }
 
+/* ---- f32 activations with bf16 weights (either order): a result of f32 ----
+   The paths convert the half operand to f32 while packing (AMX declines the mixed product
+   and runs the AVX-512 f32 kernel), so each product is as exact as f32 FMA makes it.
+   Bound, per element of C (f32 result): |got - ref| <= (K + 4) 2^-24 S, with
+   S = sum_k |A[i, k] B[k, j]| (+ |bias[j]|): f32 sums in any order, the products rounded to
+   f32 or not, the result rounded once. ref sums in f64 over the same inputs. */
+static float *f32_rand(int64_t n) {
+    float *v = (float *)malloc((size_t)(n ? n : 1) * 4);
+    int64_t i;
+    for (i = 0; i < n; i++) v[i] = (float)(urand() * 3.0);
+    return v;
+}
+/* C[i, j] = sum_k a(i, k) w(k, j) (+ bias[j]) for f32 a[i ra + k ca], bf16 w[k rw + j cw]. */
+static int check_mixed(const char *what, int64_t M, int64_t N, int64_t K, const float *a, int64_t ra, int64_t ca, const uint16_t *w,
+                       int64_t rw, int64_t cw, const float *bias, const float *got) {
+    int64_t i, j, k, bad = 0;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double s = bias ? bias[j] : 0, sa = bias ? fabs(bias[j]) : 0, err, tol;
+            for (k = 0; k < K; k++) {
+                const double p = (double)a[i * ra + k * ca] * bf2d(w[k * rw + j * cw]);
+                s += p;
+                sa += fabs(p);
+            }
+            err = fabs((double)got[i * N + j] - s);
+            tol = (double)(K + 4) * ldexp(sa, -24);
+            if (!(err <= tol) && bad++ < 3)
+                printf("  %s [%lld, %lld, %lld] (%lld, %lld): got %.9g, ref %.9g, bound %.3g\n", what, (long long)M, (long long)N,
+                       (long long)K, (long long)i, (long long)j, got[i * N + j], s, tol);
+        }
+    return bad == 0;
+}
+static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N, int64_t K) {
+    char what[96];
+    int64_t sa[2] = {M, K}, sb[2] = {K, N}, sw[2] = {N, K}, sbias[1] = {N}, i;
+    float *a = f32_rand(M * K), *bias = f32_rand(N), *c;
+    uint16_t *b = bf_rand(K * N), *w = bf_rand(N * K), *biasb = bf_rand(N);
+    float *biasbf = (float *)malloc((size_t)N * 4);
+    genie_tensor *A, *B, *W, *Bias, *BiasB, *T;
+    for (i = 0; i < N; i++) biasbf[i] = (float)bf2d(biasb[i]);
+    A = genie_from_data(ctx, GENIE_F32, 2, sa, a);
+    B = bf_tensor(ctx, 2, sb, b);
+    W = bf_tensor(ctx, 2, sw, w);
+    Bias = genie_from_data(ctx, GENIE_F32, 1, sbias, bias);
+    BiasB = bf_tensor(ctx, 1, sbias, biasb);
+    /* f32 @ bf16, rows of B along j */
+    T = genie_matmul(ctx, A, B);
+    CHECK(T && genie_dtype_of(T) == GENIE_F32);
+    c = read_all(ctx, T, M * N);
+    snprintf(what, sizeof what, "%s f32 @ bf16", path);
+    CHECK(check_mixed(what, M, N, K, a, K, 1, b, N, 1, NULL, c));
+    free(c);
+    /* linear(f32, bf16 W, f32 bias): B = W^T */
+    c = read_all(ctx, genie_linear(ctx, A, W, Bias), M * N);
+    snprintf(what, sizeof what, "%s linear f32 x bf16 + f32", path);
+    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, bias, c));
+    free(c);
+    /* linear with the bias in the weight's dtype */
+    c = read_all(ctx, genie_linear(ctx, A, W, BiasB), M * N);
+    snprintf(what, sizeof what, "%s linear f32 x bf16 + bf16", path);
+    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, biasbf, c));
+    free(c);
+    /* bf16 @ f32: W [N, K] as the left operand, A^T [K, M] as the right: C^T */
+    T = genie_matmul(ctx, W, genie_t(ctx, A));
+    CHECK(T && genie_dtype_of(T) == GENIE_F32);
+    {
+        float *ct = read_all(ctx, T, N * M), *cc = (float *)malloc((size_t)(M * N + 1) * 4);
+        int64_t j;
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) cc[i * N + j] = ct[j * M + i];
+        snprintf(what, sizeof what, "%s bf16 @ f32", path);
+        CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, NULL, cc));
+        free(ct), free(cc);
+    }
+    free(a), free(bias), free(b), free(w), free(biasb), free(biasbf);
+}
+static void t_mixed(genie_cpu cpu, int threads, const char *name) {
+    static const int64_t ms[] = {1, 7, 37}, ns[] = {19, 64};
+    genie_ctx *ctx;
+    char path[64];
+    size_t i, j;
+    if (!genie_cpu_supported(cpu)) {
+        printf("skip: f32 x bf16 products on %s (this CPU or kernel cannot run the path)\n", name);
+        return;
+    }
+    ctx = test_ctx(cpu, threads);
+    if (!ctx) { fails++; puts("FAIL context"); return; }
+    CHECK(genie_cpu_path(ctx) == cpu);
+    snprintf(path, sizeof path, "%s %dT", name, threads);
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 2; j++) t_mixed_shape(ctx, path, ms[i], ns[j], 33);
+    t_mixed_shape(ctx, path, 130, 70, 97); /* several blocks of rows and a K tail */
+    CHECK(genie_status(ctx) == GENIE_OK);
+    genie_ctx_destroy(ctx);
+}
+/* the mixes that stay refused name the op and both dtypes */
+static void t_mixed_errors(void) {
+    genie_ctx *ctx = test_ctx(GENIE_CPU_GENERIC, 1);
+    int64_t s[2] = {4, 4}, sb[1] = {4};
+    genie_tensor *f = genie_zeros(ctx, GENIE_F32, 2, s), *i32 = genie_zeros(ctx, GENIE_I32, 2, s);
+    genie_tensor *f64 = genie_zeros(ctx, GENIE_F64, 2, s), *bf = genie_zeros(ctx, GENIE_BF16, 2, s), *h = genie_zeros(ctx, GENIE_F16, 2, s);
+    genie_tensor *hb = genie_zeros(ctx, GENIE_F16, 1, sb);
+    CHECK(genie_matmul(ctx, f, i32) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    CHECK(strstr(genie_last_error(ctx), "genie_matmul") && strstr(genie_last_error(ctx), genie_dtype_name(GENIE_F32)) &&
+          strstr(genie_last_error(ctx), genie_dtype_name(GENIE_I32)));
+    genie_clear_error(ctx);
+    CHECK(genie_linear(ctx, f, f64, NULL) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE);
+    CHECK(strstr(genie_last_error(ctx), "genie_linear") && strstr(genie_last_error(ctx), genie_dtype_name(GENIE_F64)));
+    genie_clear_error(ctx);
+    CHECK(genie_matmul(ctx, bf, h) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE); /* two half dtypes */
+    genie_clear_error(ctx);
+    CHECK(genie_linear(ctx, f, h, NULL) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE); /* f16 with f32: as PyTorch */
+    CHECK(strstr(genie_last_error(ctx), "genie_linear") && strstr(genie_last_error(ctx), genie_dtype_name(GENIE_F16)));
+    genie_clear_error(ctx);
+    CHECK(genie_linear(ctx, f, bf, hb) == NULL && genie_status(ctx) == GENIE_ERR_DTYPE); /* a bias of neither dtype */
+    CHECK(strstr(genie_last_error(ctx), "genie_linear") && strstr(genie_last_error(ctx), genie_dtype_name(GENIE_F16)));
+    genie_clear_error(ctx);
+    genie_ctx_destroy(ctx);
+}
+
 int main(void) {
     const int refused = getenv("GENIE_NO_AMX_PERM") != NULL;
     const int amx = genie_cpu_supported(GENIE_CPU_AMX);
@@ -173,6 +293,13 @@ int main(void) {
     /* the paths without tiles, on the same shapes and bound */
     if (genie_cpu_supported(GENIE_CPU_AVX512)) t_path(GENIE_CPU_AVX512, 2, "avx512");
     t_path(GENIE_CPU_GENERIC, 1, "generic");
+    t_mixed(GENIE_CPU_REFERENCE, 1, "reference");
+    t_mixed(GENIE_CPU_GENERIC, 1, "generic");
+    t_mixed(GENIE_CPU_AVX2, 1, "avx2");
+    t_mixed(GENIE_CPU_AVX512, 2, "avx512");
+    t_mixed(GENIE_CPU_AMX, 1, "amx");
+    t_mixed(GENIE_CPU_AMX, 2, "amx");
+    t_mixed_errors();
     printf("test_amx: %d checks, %d failed (AMX %s)\n", checks, fails, amx ? "used" : "not available");
     return fails ? 1 : 0;
 }
