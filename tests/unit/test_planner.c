@@ -15,6 +15,10 @@ static void check_(int ok, const char *what, int line) {
 }
 
 /* no_pool chains: release the input once the output is captured */
+/* got is want or a neighbour: genie's vector exp is within 1 ulp of libm's, not equal to it */
+static int ulp1(float got, float want) {
+    return got == want || got == nextafterf(want, INFINITY) || got == nextafterf(want, -INFINITY);
+}
 static genie_tensor *rel(genie_tensor *out, genie_tensor *in) {
     genie_release(in);
     return out;
@@ -149,7 +153,7 @@ static void test_bound(void) {
     s = genie_get_stats(ctx);
     CHECK(s.tape_bound_bytes == (UNFUSED ? 2u : 1u) * 4096 && s.tape_peak_bytes == (UNFUSED ? 2u : 1u) * 4096 &&
           s.tape_inplace == (UNFUSED ? 4u : 0u));
-    CHECK(genie_read(ctx, b, GENIE_F32, out, sizeof out) == GENIE_OK && out[5] == expf(-5.0f));
+    CHECK(genie_read(ctx, b, GENIE_F32, out, sizeof out) == GENIE_OK && ulp1(out[5], expf(-5.0f)));
     genie_release(b);
     genie_release(c);
     /* a diamond: a is read twice, b once; c takes one of them */
@@ -312,7 +316,7 @@ static void test_inplace_views(void) {
     y = genie_relu_(ctx, genie_slice(ctx, a, 0, 0, 12, 2));
     genie_release(a);
     CHECK(genie_read(ctx, y, GENIE_F32, out, 6 * sizeof(float)) == GENIE_OK && out[0] == 0.5f && out[1] == 0.0f);
-    CHECK(genie_read(ctx, keep, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 1.0f && out[1] == expf(-1.0f));
+    CHECK(genie_read(ctx, keep, GENIE_F32, out, sizeof out) == GENIE_OK && out[0] == 1.0f && ulp1(out[1], expf(-1.0f)));
     /* genie_data stays valid through later tapes that recycle blocks */
     CHECK(genie_data(ctx, keep, &p) == GENIE_OK);
     for (i = 0; i < 100; i++) {
@@ -321,7 +325,7 @@ static void test_inplace_views(void) {
         genie_realize(ctx, 1, &u);
         genie_release(u);
     }
-    CHECK(((const float *)p)[0] == 1.0f && ((const float *)p)[2] == expf(-2.0f));
+    CHECK(((const float *)p)[0] == 1.0f && ulp1(((const float *)p)[2], expf(-2.0f)));
     genie_release(y);
     genie_release(keep);
     genie_release(x);
