@@ -119,6 +119,14 @@ static int log_count(const server *s, const char *what) {
     return n;
 }
 
+/* Stops s, which must exit 0 on SIGTERM, and counts `line` in its log: `times` wanted. */
+static void server_done(server *s, const char *what, const char *line, int times) {
+    int n;
+    CHECK(server_stop(s) == 0, "%s: the server exits 0 on SIGTERM", what);
+    n = log_count(s, line);
+    CHECK(n == times, "%s: \"%s\" %d times in %s (want %d)", what, line, n, s->log, times);
+}
+
 static genie_ctx *remote_ctx(const char *addr) {
     genie_ctx_desc d;
     memset(&d, 0, sizeof d);
@@ -338,27 +346,33 @@ static int program(genie_ctx *c, int k, genie_tensor **outs) {
         }
     }
 }
+/* Outputs ro[0..n) of remote context rc against lo[0..n) of local lc: equal dtypes, equal bytes. */
+static void same_outputs(genie_ctx *rc, genie_ctx *lc, genie_tensor **ro, genie_tensor **lo, int n, const char *what, int k) {
+    int i;
+    for (i = 0; i < n; i++) {
+        size_t bytes = (size_t)genie_numel(lo[i]) * genie_dtype_size(genie_dtype_of(lo[i]));
+        char *x = (char *)malloc(bytes + 1), *y = (char *)malloc(bytes + 1);
+        genie_result r1 = genie_read(rc, ro[i], genie_dtype_of(lo[i]), x, bytes);
+        genie_result r2 = genie_read(lc, lo[i], genie_dtype_of(lo[i]), y, bytes);
+        CHECK(r1 == GENIE_OK && r2 == GENIE_OK && genie_dtype_of(ro[i]) == genie_dtype_of(lo[i]) && memcmp(x, y, bytes) == 0,
+              "%s %d output %d: remote %d (%s) vs local %d (%s)", what, k, i, r1, genie_last_error(rc), r2,
+              r1 == GENIE_OK && r2 == GENIE_OK ? "bytes differ" : genie_last_error(lc));
+        free(x);
+        free(y);
+    }
+}
 static void test_identical(const char *addr) {
     int k;
     for (k = 0; k < 8; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         genie_tensor *ro[4], *lo[4];
-        int n, i;
+        int n;
         genie_stats st;
         CHECK(rc && genie_status(rc) == GENIE_OK && strcmp(genie_backend_name(rc), "remote") == 0, "remote context: %s",
               rc ? genie_last_error(rc) : "NULL");
         n = program(rc, k, ro);
         program(lc, k, lo);
-        for (i = 0; i < n; i++) {
-            size_t bytes = (size_t)genie_numel(ro[i]) * genie_dtype_size(genie_dtype_of(ro[i]));
-            char *x = (char *)malloc(bytes + 1), *y = (char *)malloc(bytes + 1);
-            genie_result r1 = genie_read(rc, ro[i], genie_dtype_of(ro[i]), x, bytes);
-            genie_result r2 = genie_read(lc, lo[i], genie_dtype_of(lo[i]), y, bytes);
-            CHECK(r1 == GENIE_OK && r2 == GENIE_OK && memcmp(x, y, bytes) == 0, "program %d output %d: remote %d (%s) vs local %d, %s",
-                  k, i, r1, genie_last_error(rc), r2, r1 == GENIE_OK && r2 == GENIE_OK ? "bytes differ" : "");
-            free(x);
-            free(y);
-        }
+        same_outputs(rc, lc, ro, lo, n, "program", k);
         st = genie_get_stats(rc);
         CHECK(st.backend_nodes > 0 && st.remote_messages_sent > 0 && st.remote_round_trips > 0, "program %d ran on the server (%llu nodes)",
               k, (unsigned long long)st.backend_nodes);
@@ -660,21 +674,11 @@ static void test_ops5(const char *addr) {
     for (k = 0; k < 5; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         genie_tensor *ro[8], *lo[8];
-        int n, i, cpu = 0, lcpu = 0;
+        int n, cpu = 0, lcpu = 0;
         genie_stats st;
         n = ops5_program(rc, k, ro, &cpu);
         ops5_program(lc, k, lo, &lcpu);
-        for (i = 0; i < n; i++) {
-            size_t bytes = (size_t)genie_numel(lo[i]) * genie_dtype_size(genie_dtype_of(lo[i]));
-            char *x = (char *)malloc(bytes + 1), *y = (char *)malloc(bytes + 1);
-            genie_result r1 = ro[i] ? genie_read(rc, ro[i], genie_dtype_of(ro[i]), x, bytes) : genie_status(rc);
-            genie_result r2 = genie_read(lc, lo[i], genie_dtype_of(lo[i]), y, bytes);
-            CHECK(r1 == GENIE_OK && r2 == GENIE_OK && genie_dtype_of(ro[i]) == genie_dtype_of(lo[i]) && memcmp(x, y, bytes) == 0,
-                  "ops5 program %d output %d: remote %d (%s) vs local %d (%s)", k, i, r1, genie_last_error(rc), r2,
-                  r1 == GENIE_OK && r2 == GENIE_OK ? "bytes differ" : genie_last_error(lc));
-            free(x);
-            free(y);
-        }
+        same_outputs(rc, lc, ro, lo, n, "ops5 program", k);
         st = genie_get_stats(rc);
         CHECK(st.backend_fallbacks == (uint64_t)cpu && st.backend_nodes >= (uint64_t)n,
               "ops5 program %d: %llu nodes on the server, %llu on the CPU (want %d)", k, (unsigned long long)st.backend_nodes,
@@ -1298,8 +1302,7 @@ static void test_faults(void) {
         waitpid(kids[i], &st, 0);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two at once", i);
     }
-    CHECK(server_stop(&s) == 0, "server exits 0 after clients");
-    CHECK(log_count(&s, "ended") == 3, "the killed client's state was dropped (%d connection lines)", log_count(&s, "ended"));
+    server_done(&s, "a client killed, then two at once: each connection's state dropped", "ended", 3);
     genie_ctx_destroy(l);
     free(out);
     free(ref);
@@ -1410,8 +1413,7 @@ static void test_concurrent(const char *run_threads, const char *want) {
         waitpid(kids[i], &st, 0);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
     }
-    CHECK(server_stop(&s) == 0, "server exits 0 after the concurrent RUNs");
-    CHECK(log_count(&s, want) == 1, "--run-threads %s: \"%s\" (%s)", run_threads, want, s.log);
+    server_done(&s, run_threads[0] == '0' ? "--run-threads 0" : "--run-threads 2", want, 1);
     if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool)") == 0, "the long RUNs on the pool (%s)", s.log);
     else CHECK(log_count(&s, ", 0 on the pool)") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
 }
@@ -1447,9 +1449,8 @@ static void test_small_inline(void) {
         free(o);
     }
     genie_ctx_destroy(k);
-    CHECK(server_stop(&s) == 0, "server exits 0 after small RUNs");
-    CHECK(log_count(&s, "RUNs on the loop, 1 on the pool") == 1 && log_count(&s, "; 0 RUNs on the loop") == 0,
-          "small RUNs on the loop, the big one on the pool (%s)", s.log);
+    server_done(&s, "small RUNs on the loop, the big one on the pool", "RUNs on the loop, 1 on the pool", 1);
+    CHECK(log_count(&s, "; 0 RUNs on the loop") == 0, "small RUNs on the loop (%s)", s.log);
 }
 
 /* ---- --backend ---- */
