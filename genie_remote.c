@@ -45,6 +45,7 @@
 
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
+#define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
 
 typedef struct rc_state {
     genie_ctx *ctx;
@@ -147,11 +148,16 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     *out = NULL;
     r->ctx->stats.remote_round_trips++;
     for (;;) {
+        double now;
         ucp_worker_progress(r->x.w);
         rc_drain(r, req, out);
         if (*out) break;
-        if (grx_now() - start > 50e-6) sched_yield(); /* a long wait: let the server (maybe on this core) run */
         if (r->dead) return rc_lost(r, msg, what);
+        now = grx_now();
+        /* a long wait (the server computing): yield, then sleep on the worker's events, so a
+           server on the same cores has them */
+        if (now - start > RC_SPIN_S) grx_sleep(&r->x, until - now > 0.1 ? 100 : 1 + (int)((until - now) * 1e3));
+        else if (now - start > 50e-6) sched_yield();
         if (grx_now() > until) {
             rc_lost(r, msg, what);
             return rc_fail(r, msg, "%s: no reply within %.1f s (GENIE_REMOTE_TIMEOUT_MS); the context now runs on its CPU",
