@@ -392,12 +392,29 @@ static void rc_fill_op(gr_op *o, const genie__node *n) {
         o->in[k].dtype = n->in[k].n->dtype;
         rc_view(&o->in[k].v, n->in[k].v);
     }
+    if (o->op == GR_OP_FLIP) { /* genie reads the source through negative strides: the wire has the
+                                  source as it is and a bit for each flipped dim */
+        gr_view *v = &o->in[0].v;
+        o->i[0] = 0;
+        for (k = 0; k < v->ndim; k++)
+            if (v->strides[k] < 0) {
+                v->strides[k] = -v->strides[k];
+                if (v->shape[k] > 0) v->off -= (v->shape[k] - 1) * v->strides[k]; /* genie moved it only then */
+                o->i[0] |= (int64_t)1 << k;
+            }
+    }
 }
 /* Ops genie writes in place (n->base: into the old version's buffer, genie__be_node) that the
    server runs so: the op on the sources as they are, stored into the written view. */
 static int rc_inplace_op(int w) {
     return GR_OP_INPLACE(w) || w == GR_OP_ADD || w == GR_OP_SUB || w == GR_OP_MUL || w == GR_OP_DIV || w == GR_OP_RELU ||
            w == GR_OP_MASKED_FILL || w == GR_OP_FULL;
+}
+static int rc_strides_ok(const genie__vspec *v) {
+    int d;
+    for (d = 0; d < v->ndim; d++)
+        if (v->strides[d] < 0) return 0;
+    return v->off >= 0;
 }
 /* The size of dim a.i[0] of source 0 (1 for a 0-dim source): the rows an index selects from. */
 static int64_t rc_dim_size(const genie__node *n) {
@@ -408,12 +425,16 @@ static int rc_node_ok(const genie__node *n) {
     int w = rc_wire_op(n->op), k;
     if (w < 0 || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
     if (n->base ? !rc_inplace_op(w) : GR_OP_INPLACE(w)) return 0;
+    for (k = 0; k < n->nin; k++) /* flip's source aside (rc_fill_op), the wire's strides are not negative */
+        if (w != GR_OP_FLIP && !rc_strides_ok(n->in[k].v)) return 0;
     if (n->base && n->nin && n->in[0].n->dtype != n->dtype && w != GR_OP_COPY && w != GR_OP_INDEX_COPY) return 0;
     if (n->base && !GR_OP_INPLACE(w) && genie__numel(n->out->ndim, n->out->shape) == 0) return 0; /* writes nothing */
     /* index_copy_ of a 0-dim destination or source: the server takes equal ranks only */
     if (w == GR_OP_INDEX_COPY && (n->out->ndim < 1 || n->in[1].v->ndim != n->out->ndim)) return 0;
     if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n, n->in[0].v->ndim ? n->in[0].v->shape[0] : 0)) return 0;
-    if ((w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER) && !rc_rows_in_range(n, rc_dim_size(n))) return 0;
+    if ((w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD) &&
+        !rc_rows_in_range(n, rc_dim_size(n)))
+        return 0;
     if (w == GR_OP_CAT) /* every source in the result's rank: not cat's skipped empty 1-D ones */
         for (k = 0; k < n->nin; k++)
             if (n->in[k].v->ndim != n->out->ndim) return 0;

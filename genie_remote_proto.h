@@ -103,7 +103,8 @@ enum gr_err {
     X(ROPE, 2, 2) X(EMBEDDING, 2, 2) X(RESHAPE_COPY, 1, 1) X(INDEX_COPY, 2, 2) X(COPY, 1, 1)           \
     X(CAT, 1, GR_MAX_IN) X(INDEX_SELECT, 2, 2) X(GATHER, 2, 2) X(ARGMAX, 1, 1) X(ARGMIN, 1, 1)         \
     X(MAX_DIM, 1, 1) X(MIN_DIM, 1, 1) X(MASKED_FILL, 2, 2) X(TRIL, 1, 1) X(TRIU, 1, 1) X(VAR, 1, 1)    \
-    X(STD, 1, 1) X(LOGSUMEXP, 1, 1) X(CUMSUM, 1, 1) X(FULL, 0, 0)
+    X(STD, 1, 1) X(LOGSUMEXP, 1, 1) X(CUMSUM, 1, 1) X(FULL, 0, 0) X(SCATTER, 3, 3) X(SCATTER_ADD, 3, 3)      \
+    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1)
 /* In-place writes (flag 4): the op writes only the elements of its out view in its output
    buffer, which must hold the value it overwrites (the client's buffer of the old version);
    these ops exist only in place. */
@@ -425,6 +426,20 @@ GR_FN const char *gr_op_args_bad(const gr_op *o) {
         return o->i[0] < 0 || o->i[0] >= (nd > 0 ? nd : 1) ? "RUN: cumsum's dim outside the result's dims" : NULL;
     case GR_OP_TRIL: case GR_OP_TRIU:
         return o->i[0] < -GR_MAX_ELEMS || o->i[0] > GR_MAX_ELEMS ? "RUN: a tril/triu diagonal out of bounds" : NULL;
+    case GR_OP_SCATTER: case GR_OP_SCATTER_ADD:
+        if (o->i[0] < 0 || o->i[0] >= axis_n) return "RUN: scatter's dim outside the source's dims";
+        return o->in[1].dtype == 4 ? NULL : "RUN: a scatter index that is not i64";
+    case GR_OP_TOPK: case GR_OP_SORT: /* i[0] the dim, i[1] descending (largest), i[2] k, i[3] 1: indices, 0: values */
+        if (o->i[0] < 0 || o->i[0] >= axis_n) return "RUN: topk/sort's dim outside the source's dims";
+        if (o->i[1] < 0 || o->i[1] > 1 || o->i[3] < 0 || o->i[3] > 1 || o->i[2] < 0 || o->i[2] > GR_MAX_ELEMS)
+            return "RUN: bad order, k or result kind of topk/sort";
+        return o->i[3] == 1 && o->dtype != 4 ? "RUN: topk/sort's indices that are not i64" : NULL;
+    case GR_OP_CONV2D: /* i[0..1] stride, i[2..3] padding, i[4..5] dilation; x 4-D, w 4-D */
+        for (k = 0; k < 6; k++)
+            if (o->i[k] < (k / 2 == 1 ? 0 : 1) || o->i[k] > GR_MAX_ELEMS) return "RUN: a conv2d stride, padding or dilation out of bounds";
+        return in0 == 4 && o->in[1].v.ndim == 4 ? NULL : "RUN: conv2d of other than 4-D input and weight";
+    case GR_OP_FLIP: /* i[0]: a bit for each flipped dim of the source */
+        return o->i[0] < 0 || o->i[0] >= ((int64_t)1 << in0) ? "RUN: flip of dims the source lacks" : NULL;
     default: return NULL;
     }
 }

@@ -434,6 +434,21 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_TRIU: return genie_triu(g, t[0], o->i[0]);
     case GR_OP_CUMSUM: return genie_cumsum(g, t[0], o->i[0]);
     case GR_OP_FULL: return genie_full(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, o->f[0]);
+    case GR_OP_SCATTER: return genie_scatter(g, t[0], o->i[0], t[1], t[2]);
+    case GR_OP_SCATTER_ADD: return genie_scatter_add(g, t[0], o->i[0], t[1], t[2]);
+    case GR_OP_TOPK: return genie_tuple_get(genie_topk(g, t[0], o->i[2], o->i[0], o->i[1] != 0, 1), o->i[3] != 0);
+    case GR_OP_SORT: return genie_tuple_get(genie_sort(g, t[0], o->i[0], o->i[1] != 0), o->i[3] != 0);
+    case GR_OP_CONV2D: { /* x [N, C, H, W], w [O, C / groups, kh, kw]; an unbatched result comes as its 3 dims */
+        const int64_t *xs = genie_shape(t[0]), *ws = genie_shape(t[1]);
+        genie_tensor *r;
+        if (ws[1] < 1 || xs[1] % ws[1]) return NULL;
+        r = genie_conv2d(g, t[0], t[1], o->nin > 2 ? t[2] : NULL, o->i, o->i + 2, o->i + 4, xs[1] / ws[1]);
+        return r && o->out.ndim == 3 ? genie_reshape(g, r, 3, o->out.shape) : r;
+    }
+    case GR_OP_FLIP: /* the source as it is; i[0]: the dims to flip, a bit each */
+        for (nd = 0, k = 0; k < genie_ndim(t[0]); k++)
+            if (o->i[0] >> k & 1) dims[nd++] = k;
+        return genie_flip(g, t[0], nd, dims);
     case GR_OP_LINEAR: {
         /* sources as genie keeps them: x [.., M, K], w as [.., K, N] (w^T, batch strides 0),
            bias [.., M, N] broadcast (1-D [N] when only its last stride moves) */
@@ -564,8 +579,16 @@ static uint64_t sv_op_flops(const gr_op *o) {
     case GR_OP_VAR: case GR_OP_STD: case GR_OP_LOGSUMEXP: return in;
     case GR_OP_CAT: case GR_OP_INDEX_SELECT: case GR_OP_GATHER: case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM:
     case GR_OP_MIN_DIM: case GR_OP_MASKED_FILL: case GR_OP_TRIL: case GR_OP_TRIU: case GR_OP_CUMSUM: case GR_OP_FULL:
-    case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY:
-        return 0; /* copies, indexing and data: no flops, as genie counts them */
+    case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY: case GR_OP_SCATTER:
+    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP:
+        return 0; /* copies, indexing, sorting and data: no flops, as genie counts them */
+    case GR_OP_CONV2D: { /* 2 per multiply-add: out x (C / groups) x kh x kw */
+        const gr_view *w = &o->in[1].v;
+        uint64_t k = 1;
+        int d;
+        for (d = 1; d < w->ndim; d++) k *= (uint64_t)w->shape[d];
+        return 2 * out * k;
+    }
     case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
     case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
         const gr_view *k = &o->in[1].v;

@@ -652,6 +652,24 @@ static int ops5_program(genie_ctx *c, int k, genie_tensor **outs, int *cpu) {
         outs[6] = genie_logsumexp(c, x3, 1, d2, 0);
         outs[7] = genie_add(c, genie_full(c, GENIE_F32, 2, s23, 2.5), a);
         return 8;
+    case 4: { /* scatter, scatter_add (host indices), topk, sort, conv2d (batched, unbatched, groups), flip */
+        int64_t si[2 * 37], j, xs4[4] = {2, 4, 9, 11}, ws4[4] = {6, 2, 3, 3}, b1[1] = {6}, st[2] = {2, 1}, pd[2] = {1, 0}, dl[2] = {1, 2};
+        int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, ws1[4] = {3, 4, 2, 2}, fd[2] = {0, 2};
+        int64_t s2[2] = {2, 37};
+        genie_tuple *tk = genie_topk(c, x3, 5, -1, 1, 1), *so = genie_sort(c, genie_exp(c, a), 0, 1);
+        genie_tensor *xx = rnd(c, GENIE_F32, 4, xs4, 61), *ww = rnd(c, GENIE_F32, 4, ws4, 67), *idx;
+        for (j = 0; j < 2 * 37; j++) si[j] = (j * 11 + 5) % 23;
+        idx = genie_from_data(c, GENIE_I64, 2, s2, si);
+        outs[0] = genie_scatter(c, a, 0, idx, genie_exp(c, b));
+        outs[1] = genie_scatter_add(c, genie_exp(c, a), 0, idx, b);
+        outs[2] = genie_tuple_get(tk, 0);
+        outs[3] = genie_tuple_get(tk, 1);
+        outs[4] = genie_tuple_get(so, 1);
+        outs[5] = genie_conv2d(c, xx, ww, rnd(c, GENIE_F32, 1, b1, 71), st, pd, dl, 2);
+        outs[6] = genie_conv2d(c, genie_select(c, xx, 0, 1), rnd(c, GENIE_F32, 4, ws1, 73), NULL, one2, zero2, one2, 1);
+        outs[7] = genie_flip(c, genie_exp(c, x3), 2, fd);
+        return 8;
+    }
     default: { /* in place: add_ sub_ mul_ div_ relu_ masked_fill_ fill_ zero_ on a server value */
         genie_tensor *y = genie_clone(c, a);
         genie_add_(c, y, b);
@@ -671,7 +689,7 @@ static int ops5_program(genie_ctx *c, int k, genie_tensor **outs, int *cpu) {
 }
 static void test_ops5(const char *addr) {
     int k;
-    for (k = 0; k < 5; k++) {
+    for (k = 0; k < 6; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         genie_tensor *ro[8], *lo[8];
         int n, cpu = 0, lcpu = 0;
@@ -683,7 +701,7 @@ static void test_ops5(const char *addr) {
         CHECK(st.backend_fallbacks == (uint64_t)cpu && st.backend_nodes >= (uint64_t)n,
               "ops5 program %d: %llu nodes on the server, %llu on the CPU (want %d)", k, (unsigned long long)st.backend_nodes,
               (unsigned long long)st.backend_fallbacks, cpu);
-        if (k == 4)
+        if (k == 5)
             CHECK(st.inplace_reused >= 9 && st.inplace_copied == 0, "in-place arithmetic on the server: %llu in place, %llu copied",
                   (unsigned long long)st.inplace_reused, (unsigned long long)st.inplace_copied);
         genie_ctx_destroy(rc);
@@ -1002,6 +1020,12 @@ static void hostile_ops5(raw *r) {
         {GR_OP_FULL, 1, GENIE_I64, 0, 2, 1, 0, 0, GR_E_MALFORMED, "full with a source"},
         {GR_OP_RELU, 1, GENIE_I64, 0, 4, 1, 0, 0, GR_E_MALFORMED, "in place, written nowhere"},
         {GR_OP_ADD, 2, GENIE_I64, GENIE_I64, 6, 1, 0, 0, GR_E_BUFFER, "add_ into a buffer with no value"},
+        {GR_OP_SCATTER, 3, GENIE_I64, GENIE_F32, 2, 1, 0, 0, GR_E_MALFORMED, "scatter by an f32 index"},
+        {GR_OP_SCATTER_ADD, 3, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_OP, "scatter_add at index 5 of 1"},
+        {GR_OP_TOPK, 1, GENIE_I64, 0, 2, 1, 0, 2, GR_E_MALFORMED, "topk of order 2"},
+        {GR_OP_SORT, 1, GENIE_I64, 0, 2, 1, 1, 0, GR_E_MALFORMED, "sort along dim 1 of 1"},
+        {GR_OP_CONV2D, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_MALFORMED, "conv2d of stride 0"},
+        {GR_OP_FLIP, 1, GENIE_I64, 0, 2, 1, 8, 0, GR_E_MALFORMED, "flip of dim 3 of 1"},
     };
     int64_t one[1] = {1}, st1[1] = {1};
     size_t k;
@@ -1016,7 +1040,7 @@ static void hostile_ops5(raw *r) {
         o.out_buf = 2, o.out_cap = 8 * (uint64_t)bad[k].nout; /* slot 2: buffer 40 (41 in place: no value) */
         put_view(&o.out, 1, bad[k].nout == 1 ? one : (const int64_t[]){bad[k].nout}, st1, 0);
         for (j = 0; j < o.nin; j++) {
-            o.in[j].kind = GR_SRC_BUF, o.in[j].ref = (uint64_t)j, o.in[j].dtype = j ? bad[k].src1_dtype : GENIE_I64;
+            o.in[j].kind = GR_SRC_BUF, o.in[j].ref = j > 0, o.in[j].dtype = j ? bad[k].src1_dtype : GENIE_I64;
             put_view(&o.in[j].v, 1, one, st1, 0);
         }
         o.module = o.phase = "";
