@@ -353,7 +353,7 @@ GR_FN int gr_view_decode(gr_rd *r, gr_view *v) {
 }
 
 /* ---- RUN: u32 nops, then each op:
-     u8 op, u8 dtype, u8 flags (1 scalar, 2 written), u8 nin, u8 role, 6 x i64, 2 x f64,
+     u8 op, u8 dtype, u8 flags (1 scalar, 2 written, 4 in place), u8 nin, u8 role, 6 x i64, 2 x f64,
      [written: u64 out buffer id, u64 out cap] out view,
      nin x (u8 kind, u8 dtype, u64 ref, view),
      u16 module length, module, u16 phase length, phase ---- */
