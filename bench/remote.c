@@ -138,6 +138,16 @@ static genie_tensor *rnd(genie_ctx *c, int nd, const int64_t *shape, uint64_t se
     free(f);
     return t;
 }
+/* A local context and one on the server at addr, one kernel thread each. */
+static void ctx_pair(const char *addr, genie_ctx **local, genie_ctx **remote) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    *local = genie_ctx_create(&d);
+    d.backend = "remote";
+    d.backend_config = addr;
+    *remote = genie_ctx_create(&d);
+}
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 /* the median time of `steps` MLP steps [m, k] -> h -> o (after one warm-up step) in ms, the
    fastest in *best; bytes each way a step */
@@ -549,16 +559,10 @@ int main(void) {
     printf("  %-44s %10.2f GB/s  (PUT at %.0f%% of it; with the client's hash known: %.0f%% of %.2f)\n",
            "hash bound on these cores: the tree / 2", tree_bw / 2, 100 * put_bw / (tree_bw / 2), 100 * sent_bw / tree_bw, tree_bw);
     {
-        genie_ctx_desc d;
         genie_ctx *c, *l;
         uint64_t rb = 0, lb = 0;
         double rm, lm;
-        memset(&d, 0, sizeof d);
-        d.n_threads = 1;
-        l = genie_ctx_create(&d);
-        d.backend = "remote";
-        d.backend_config = addr;
-        c = genie_ctx_create(&d);
+        ctx_pair(addr, &l, &c);
         static const int64_t sizes[2][4] = {{8, 256, 512, 16}, {64, 1024, 4096, 1024}};
         int z;
         for (z = 0; z < 2; z++) {
@@ -610,16 +614,10 @@ int main(void) {
     }
     { /* GPT-2-small decode steps, local and remote in turn, each in a fresh context (the remote
          one's weights uploaded by step 1) */
-        genie_ctx_desc d;
         genie_ctx *c, *l;
         g2_result g;
         const int steps = 16;
-        memset(&d, 0, sizeof d);
-        d.n_threads = 1;
-        l = genie_ctx_create(&d);
-        d.backend = "remote";
-        d.backend_config = addr;
-        c = genie_ctx_create(&d);
+        ctx_pair(addr, &l, &c);
         if (g2_pair(l, c, steps, &g) != 0) {
             printf("FAIL GPT-2-small decode steps: %s %s\n", genie_last_error(l), genie_last_error(c));
         } else {

@@ -156,6 +156,18 @@ static void put_view(gr_view *v, int nd, const int64_t *shape, const int64_t *st
     memcpy(v->shape, shape, (size_t)nd * 8);
     memcpy(v->strides, st, (size_t)nd * 8);
 }
+/* A RUN of op o alone over buffers 5 and 9 (slots 0 and 1), decoded into run: its result. */
+static int decode_one(const gr_op *o, gr_run *run, char *why) {
+    gr_wr w;
+    int rc;
+    memset(&w, 0, sizeof w);
+    w_slots(&w, 2, 5, 9);
+    gr_w32(&w, 1);
+    gr_op_encode(&w, o);
+    rc = gr_run_decode(w.p, w.n, run, why);
+    gr_wr_free(&w);
+    return rc;
+}
 static void test_codec(void) {
     gr_op ops[2];
     gr_wr w;
@@ -228,34 +240,19 @@ static void test_codec(void) {
     gr_w32(&w, 1000);
     CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED, "op count past the bytes: %s", why);
     gr_wr_free(&w);
-    { /* an in-place write must name the buffer it writes */
+    { /* an in-place write must name the buffer it writes, and say so (flag 4) */
         gr_op ic = ops[0];
         ic.op = GR_OP_INDEX_COPY, ic.nin = 2, ic.in[1] = ic.in[0];
         ic.in[0].dtype = 4; /* i64 */
         put_view(&ic.in[0].v, 1, sh, st1c, 0);
         put_view(&ic.in[1].v, 2, sh, st, 0);
-        memset(&w, 0, sizeof w);
-        w_slots(&w, 2, 5, 9);
-        gr_w32(&w, 1);
-        gr_op_encode(&w, &ic);
-        CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "in-place"), "in place into no buffer: %s", why);
-        gr_wr_free(&w);
+        CHECK(decode_one(&ic, &run, why) == GR_E_MALFORMED && strstr(why, "in-place"), "in place into no buffer: %s", why);
         ic.written = 1, ic.out_buf = 1, ic.out_cap = 24;
-        memset(&w, 0, sizeof w); /* without flag 4 */
-        w_slots(&w, 2, 5, 9);
-        gr_w32(&w, 1);
-        gr_op_encode(&w, &ic);
-        CHECK(gr_run_decode(w.p, w.n, &run, why) == GR_E_MALFORMED && strstr(why, "flag 4"), "index_copy without flag 4: %s", why);
-        gr_wr_free(&w);
+        CHECK(decode_one(&ic, &run, why) == GR_E_MALFORMED && strstr(why, "flag 4"), "index_copy without flag 4: %s", why);
         ic.inplace = 1;
-        memset(&w, 0, sizeof w);
-        w_slots(&w, 2, 5, 9);
-        gr_w32(&w, 1);
-        gr_op_encode(&w, &ic);
-        rc = gr_run_decode(w.p, w.n, &run, why);
+        rc = decode_one(&ic, &run, why);
         CHECK(rc == 0 && run.ops[0].op == GR_OP_INDEX_COPY && run.ops[0].out_buf == 9, "in place round trip: %d %s", rc, why);
         gr_run_free(&run);
-        gr_wr_free(&w);
     }
     {
         uint8_t h[GR_HDR_BYTES];
