@@ -45,6 +45,7 @@
 
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
+#define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
 
 typedef struct rc_state {
     genie_ctx *ctx;
@@ -147,11 +148,16 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     *out = NULL;
     r->ctx->stats.remote_round_trips++;
     for (;;) {
+        double now;
         ucp_worker_progress(r->x.w);
         rc_drain(r, req, out);
         if (*out) break;
-        if (grx_now() - start > 50e-6) sched_yield(); /* a long wait: let the server (maybe on this core) run */
         if (r->dead) return rc_lost(r, msg, what);
+        now = grx_now();
+        /* a long wait (the server computing): yield, then sleep on the worker's events, so a
+           server on the same cores has them */
+        if (now - start > RC_SPIN_S) grx_sleep(&r->x, until - now > 0.1 ? 100 : 1 + (int)((until - now) * 1e3));
+        else if (now - start > 50e-6) sched_yield();
         if (grx_now() > until) {
             rc_lost(r, msg, what);
             return rc_fail(r, msg, "%s: no reply within %.1f s (GENIE_REMOTE_TIMEOUT_MS); the context now runs on its CPU",
@@ -338,16 +344,17 @@ static int rc_wire_op(int op) {
 #define RC_X(id, lo, hi) case GENIE__OP_##id: return GR_OP_##id;
     GR_OP_LIST(RC_X)
 #undef RC_X
+    case GENIE__OP_STACK: return GR_OP_CAT; /* its sources come unsqueezed at the new dim */
     default: return -1;
     }
 }
-/* embedding's indices, read on the host, all rows of its weight: an index out of range must
-   fail at the client's realize, so such a lookup (or one whose indices only the server holds)
-   runs on the CPU. */
-static int rc_rows_in_range(const genie__node *n) {
+/* The indices of an embedding, index_select or gather (source 1), read on the host, all in
+   [0, rows): an index out of range must fail at the client's realize, so such a lookup (or one
+   whose indices only the server holds) runs on the CPU. */
+static int rc_rows_in_range(const genie__node *n, int64_t rows) {
     const genie__vspec *v = n->in[1].v;
     const genie__buf *b = n->in[1].n->buf;
-    int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), rows = n->in[0].v->ndim ? n->in[0].v->shape[0] : 0, i, off, x;
+    int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), i, off, x;
     int d;
     if (!b || !(b->loc & GENIE__ON_HOST)) return 0;
     memset(idx, 0, sizeof idx);
@@ -359,13 +366,83 @@ static int rc_rows_in_range(const genie__node *n) {
     }
     return 1;
 }
+static void rc_view(gr_view *d, const genie__vspec *v) {
+    d->ndim = v->ndim;
+    d->off = v->off;
+    memcpy(d->shape, v->shape, (size_t)v->ndim * 8);
+    memcpy(d->strides, v->strides, (size_t)v->ndim * 8);
+}
+/* n as an op, all but where its result and sources live (out_buf, out_cap, each source's
+   kind and ref) and its module and phase. */
+static void rc_fill_op(gr_op *o, const genie__node *n) {
+    int k;
+    memset(o, 0, sizeof *o);
+    o->op = rc_wire_op(n->op);
+    o->dtype = n->dtype;
+    o->has_scalar = n->has_scalar;
+    o->inplace = n->base != NULL;
+    o->written = o->inplace;
+    o->nin = n->nin;
+    o->role = n->role;
+    memcpy(o->i, n->a.i, sizeof o->i);
+    o->f[0] = n->a.f[0];
+    o->f[1] = n->a.f[1];
+    rc_view(&o->out, n->out);
+    for (k = 0; k < n->nin && k < GR_MAX_IN; k++) {
+        o->in[k].dtype = n->in[k].n->dtype;
+        rc_view(&o->in[k].v, n->in[k].v);
+    }
+    if (o->op == GR_OP_FLIP) { /* genie reads the source through negative strides: the wire has the
+                                  source as it is and a bit for each flipped dim */
+        gr_view *v = &o->in[0].v;
+        o->i[0] = 0;
+        for (k = 0; k < v->ndim; k++)
+            if (v->strides[k] < 0) {
+                v->strides[k] = -v->strides[k];
+                if (v->shape[k] > 0) v->off -= (v->shape[k] - 1) * v->strides[k]; /* genie moved it only then */
+                o->i[0] |= (int64_t)1 << k;
+            }
+    }
+}
+/* Ops genie writes in place (n->base: into the old version's buffer, genie__be_node) that the
+   server runs so: the op on the sources as they are, stored into the written view. */
+static int rc_inplace_op(int w) {
+    return GR_OP_INPLACE(w) || w == GR_OP_ADD || w == GR_OP_SUB || w == GR_OP_MUL || w == GR_OP_DIV || w == GR_OP_RELU ||
+           w == GR_OP_MASKED_FILL || w == GR_OP_FULL;
+}
+static int rc_strides_ok(const genie__vspec *v) {
+    int d;
+    for (d = 0; d < v->ndim; d++)
+        if (v->strides[d] < 0) return 0;
+    return v->off >= 0;
+}
+/* The size of dim a.i[0] of source 0 (1 for a 0-dim source): the rows an index selects from. */
+static int64_t rc_dim_size(const genie__node *n) {
+    const genie__vspec *v = n->in[0].v;
+    return v->ndim ? v->shape[n->a.i[0]] : 1;
+}
 static int rc_node_ok(const genie__node *n) {
     int w = rc_wire_op(n->op), k;
     if (w < 0 || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
-    if (!n->base != !GR_OP_INPLACE(w)) return 0; /* in place: written into the base's buffer (genie__be_node) */
+    if (n->base ? !rc_inplace_op(w) : GR_OP_INPLACE(w)) return 0;
+    for (k = 0; k < n->nin; k++) /* flip's source aside (rc_fill_op), the wire's strides are not negative */
+        if (w != GR_OP_FLIP && !rc_strides_ok(n->in[k].v)) return 0;
+    if (n->base && n->nin && n->in[0].n->dtype != n->dtype && w != GR_OP_COPY && w != GR_OP_INDEX_COPY) return 0;
+    if (n->base && !GR_OP_INPLACE(w) && genie__numel(n->out->ndim, n->out->shape) == 0) return 0; /* writes nothing */
     /* index_copy_ of a 0-dim destination or source: the server takes equal ranks only */
     if (w == GR_OP_INDEX_COPY && (n->out->ndim < 1 || n->in[1].v->ndim != n->out->ndim)) return 0;
-    if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n)) return 0;
+    if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n, n->in[0].v->ndim ? n->in[0].v->shape[0] : 0)) return 0;
+    if ((w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD) &&
+        !rc_rows_in_range(n, rc_dim_size(n)))
+        return 0;
+    if (w == GR_OP_CAT) /* every source in the result's rank: not cat's skipped empty 1-D ones */
+        for (k = 0; k < n->nin; k++)
+            if (n->in[k].v->ndim != n->out->ndim) return 0;
+    {
+        gr_op o; /* what the server's decoder checks of the op's arguments */
+        rc_fill_op(&o, n);
+        if (gr_op_args_bad(&o)) return 0;
+    }
     if (n->nin < gr_op_arity[w][0] || n->nin > gr_op_arity[w][1]) return 0;
     if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
     for (k = 0; k < n->nin; k++)
@@ -375,7 +452,7 @@ static int rc_node_ok(const genie__node *n) {
        0-dim, which the server cannot see (it gets views broadcast to the result's shape) */
     if ((w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
     if (w != GR_OP_WHERE && w <= GR_OP_LINEAR && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
-    if (w >= GR_OP_SUM && w <= GR_OP_PROD && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
+    if (GR_OP_REDUCE(w) && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
     /* sdpa of 2-D q, k, v has a 2-D result from 3-D views: the server infers 3-D */
     if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
     return 1;
@@ -399,12 +476,6 @@ static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g
     return 1;
 }
 
-static void rc_view(gr_view *d, const genie__vspec *v) {
-    d->ndim = v->ndim;
-    d->off = v->off;
-    memcpy(d->shape, v->shape, (size_t)v->ndim * 8);
-    memcpy(d->strides, v->strides, (size_t)v->ndim * 8);
-}
 static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
 
 /* The slot of buffer id in the RUN being gathered (added if new). */
@@ -421,29 +492,18 @@ static uint64_t rc_slot(rc_state *r, uint64_t id) {
 static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int written, genie__node *const *nodes, int j, uint32_t base) {
     gr_op o;
     int k, i;
-    memset(&o, 0, sizeof o);
-    o.op = rc_wire_op(n->op);
-    o.dtype = n->dtype;
-    o.has_scalar = n->has_scalar;
+    rc_fill_op(&o, n);
     o.written = written;
-    o.nin = n->nin;
-    o.role = n->role;
-    memcpy(o.i, n->a.i, sizeof o.i);
-    o.f[0] = n->a.f[0];
-    o.f[1] = n->a.f[1];
     if (written) {
         o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
         o.out_cap = rc_cap(n->buf);
     }
-    rc_view(&o.out, n->out);
     for (k = 0; k < n->nin; k++) {
         const genie__node *s = n->in[k].n;
-        o.in[k].dtype = s->dtype;
         o.in[k].kind = GR_SRC_BUF;
         for (i = 0; i < j; i++)
             if (nodes[i] == s) { o.in[k].kind = GR_SRC_OP; o.in[k].ref = base + (uint64_t)i; }
         if (o.in[k].kind == GR_SRC_BUF) o.in[k].ref = rc_slot(r, (uint64_t)(uintptr_t)s->buf->dev);
-        rc_view(&o.in[k].v, n->in[k].v);
     }
     o.module = n->scope->module;
     o.phase = n->scope->phase;

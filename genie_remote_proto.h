@@ -28,12 +28,12 @@
 #endif
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
-#define GR_VERSION 4
+#define GR_VERSION 5
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
 #define GR_MAX_DIMS 8
-#define GR_MAX_IN 4
+#define GR_MAX_IN 8              /* sources of one op (cat takes up to 8) */
 #define GR_MAX_OPS 4096             /* ops in one RUN */
 #define GR_MAX_STR 256              /* a module path or phase */
 #define GR_MAX_ELEMS ((int64_t)1 << 40) /* a size, stride or offset in elements */
@@ -100,10 +100,16 @@ enum gr_err {
     X(LOGICAL_OR, 2, 2) X(WHERE, 3, 3) X(SUM, 1, 1) X(MEAN, 1, 1) X(AMAX, 1, 1) X(AMIN, 1, 1)         \
     X(PROD, 1, 1) X(SOFTMAX, 1, 1) X(LOG_SOFTMAX, 1, 1) X(MATMUL, 2, 2) X(LINEAR, 2, 3)                \
     X(CONTIGUOUS, 1, 1) X(CLONE, 1, 1) X(TO, 1, 1) X(LAYER_NORM, 1, 3) X(RMS_NORM, 1, 2) X(SDPA, 3, 4)      \
-    X(ROPE, 2, 2) X(EMBEDDING, 2, 2) X(RESHAPE_COPY, 1, 1) X(INDEX_COPY, 2, 2) X(COPY, 1, 1)
-/* In-place writes (version 4): the op writes only the elements of its out view in its output
-   buffer, which must hold the value it overwrites (the client's buffer of the old version). */
+    X(ROPE, 2, 2) X(EMBEDDING, 2, 2) X(RESHAPE_COPY, 1, 1) X(INDEX_COPY, 2, 2) X(COPY, 1, 1)           \
+    X(CAT, 1, GR_MAX_IN) X(INDEX_SELECT, 2, 2) X(GATHER, 2, 2) X(ARGMAX, 1, 1) X(ARGMIN, 1, 1)         \
+    X(MAX_DIM, 1, 1) X(MIN_DIM, 1, 1) X(MASKED_FILL, 2, 2) X(TRIL, 1, 1) X(TRIU, 1, 1) X(VAR, 1, 1)    \
+    X(STD, 1, 1) X(LOGSUMEXP, 1, 1) X(CUMSUM, 1, 1) X(FULL, 0, 0) X(SCATTER, 3, 3) X(SCATTER_ADD, 3, 3)      \
+    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1)
+/* In-place writes (flag 4): the op writes only the elements of its out view in its output
+   buffer, which must hold the value it overwrites (the client's buffer of the old version);
+   these ops exist only in place. */
 #define GR_OP_INPLACE(op) ((op) == GR_OP_INDEX_COPY || (op) == GR_OP_COPY)
+#define GR_OP_REDUCE(op) (((op) >= GR_OP_SUM && (op) <= GR_OP_PROD) || ((op) >= GR_OP_VAR && (op) <= GR_OP_LOGSUMEXP))
 enum gr_opcode {
 #define GR__X(id, lo, hi) GR_OP_##id,
     GR_OP_LIST(GR__X)
@@ -145,6 +151,7 @@ typedef struct gr_op {
     int op, dtype;   /* gr_op; the result dtype the client expects */
     int has_scalar;  /* binary ops: a op f[0] */
     int written;     /* 1: the result goes to buffer out_buf (of out_cap bytes) laid out by out */
+    int inplace;     /* 1 (written too): over the old value of out_buf, only out's elements */
     int nin, role;   /* role: genie_role_id */
     int64_t i[6];
     double f[2];
@@ -346,7 +353,7 @@ GR_FN int gr_view_decode(gr_rd *r, gr_view *v) {
 }
 
 /* ---- RUN: u32 nops, then each op:
-     u8 op, u8 dtype, u8 flags (1 scalar, 2 written), u8 nin, u8 role, 6 x i64, 2 x f64,
+     u8 op, u8 dtype, u8 flags (1 scalar, 2 written, 4 in place), u8 nin, u8 role, 6 x i64, 2 x f64,
      [written: u64 out buffer id, u64 out cap] out view,
      nin x (u8 kind, u8 dtype, u64 ref, view),
      u16 module length, module, u16 phase length, phase ---- */
@@ -355,7 +362,7 @@ GR_FN void gr_op_encode(gr_wr *w, const gr_op *o) {
     int k;
     gr_w8(w, (unsigned)o->op);
     gr_w8(w, (unsigned)o->dtype);
-    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0)));
+    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0) | (o->inplace ? 4 : 0)));
     gr_w8(w, (unsigned)o->nin);
     gr_w8(w, (unsigned)o->role);
     for (k = 0; k < 6; k++) gr_wi64(w, o->i[k]);
@@ -383,6 +390,58 @@ GR_FN void gr_run_free(gr_run *run) {
     run->ops = NULL;
     run->ids = NULL;
     run->nops = run->nslots = 0;
+}
+/* An op's own arguments against its declared views (axes, kept dims, index dtypes): NULL when
+   they fit, else why. Shapes and dtypes beyond these are genie's to infer on the server. */
+GR_FN const char *gr_op_args_bad(const gr_op *o) {
+    int nd = o->out.ndim, in0 = o->nin ? o->in[0].v.ndim : 0, k;
+    int64_t axis_n = in0 > 0 ? in0 : 1; /* dim 0 of a 0-dim source is allowed, as genie wraps it */
+    switch (o->op) {
+    case GR_OP_CAT:
+        if (o->i[0] < 0 || o->i[0] >= nd) return "RUN: cat's dim outside the result's dims";
+        for (k = 0; k < o->nin; k++)
+            if (o->in[k].v.ndim != nd) return "RUN: a cat source of another rank than the result";
+        return NULL;
+    case GR_OP_INDEX_SELECT: case GR_OP_GATHER:
+        if (o->i[0] < 0 || o->i[0] >= axis_n) return "RUN: index_select/gather's dim outside the source's dims";
+        if (o->in[1].dtype != 4 && (o->op == GR_OP_GATHER || o->in[1].dtype != 5)) return "RUN: an index that is not i64 (or i32)";
+        if (o->op == GR_OP_INDEX_SELECT && o->in[1].v.ndim > 1) return "RUN: an index_select index of more than 1 dim";
+        return NULL;
+    case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM: case GR_OP_MIN_DIM:
+        /* i[0] kept dims, the source laid out kept dims first; i[1] 1: indices (i64), 0: values */
+        if (o->i[0] < 0 || o->i[0] > in0 || o->i[1] < 0 || o->i[1] > 1) return "RUN: bad kept dims or result kind of an arg-reduction";
+        if (o->i[1] == 1 && o->dtype != 4) return "RUN: an arg-reduction's indices that are not i64";
+        if ((o->op == GR_OP_ARGMAX || o->op == GR_OP_ARGMIN) && o->i[1] != 1) return "RUN: argmax/argmin give indices";
+        if (in0 - o->i[0] > 1 && (o->i[0] != 0 || o->op == GR_OP_MAX_DIM || o->op == GR_OP_MIN_DIM))
+            return "RUN: an arg-reduction over more than one dim but not all";
+        return NULL;
+    case GR_OP_MASKED_FILL:
+        return o->in[1].dtype == 9 ? NULL : "RUN: a masked_fill mask that is not bool";
+    case GR_OP_VAR: case GR_OP_STD:
+        if (o->i[1] < -GR_MAX_ELEMS || o->i[1] > GR_MAX_ELEMS) return "RUN: a var/std correction out of bounds";
+        /* fall through */
+    case GR_OP_LOGSUMEXP:
+        return o->i[0] < 0 || o->i[0] >= in0 ? "RUN: a reduction's kept dims outside its source" : NULL;
+    case GR_OP_CUMSUM:
+        return o->i[0] < 0 || o->i[0] >= (nd > 0 ? nd : 1) ? "RUN: cumsum's dim outside the result's dims" : NULL;
+    case GR_OP_TRIL: case GR_OP_TRIU:
+        return o->i[0] < -GR_MAX_ELEMS || o->i[0] > GR_MAX_ELEMS ? "RUN: a tril/triu diagonal out of bounds" : NULL;
+    case GR_OP_SCATTER: case GR_OP_SCATTER_ADD:
+        if (o->i[0] < 0 || o->i[0] >= axis_n) return "RUN: scatter's dim outside the source's dims";
+        return o->in[1].dtype == 4 ? NULL : "RUN: a scatter index that is not i64";
+    case GR_OP_TOPK: case GR_OP_SORT: /* i[0] the dim, i[1] descending (largest), i[2] k, i[3] 1: indices, 0: values */
+        if (o->i[0] < 0 || o->i[0] >= axis_n) return "RUN: topk/sort's dim outside the source's dims";
+        if (o->i[1] < 0 || o->i[1] > 1 || o->i[3] < 0 || o->i[3] > 1 || o->i[2] < 0 || o->i[2] > GR_MAX_ELEMS)
+            return "RUN: bad order, k or result kind of topk/sort";
+        return o->i[3] == 1 && o->dtype != 4 ? "RUN: topk/sort's indices that are not i64" : NULL;
+    case GR_OP_CONV2D: /* i[0..1] stride, i[2..3] padding, i[4..5] dilation; x 4-D, w 4-D */
+        for (k = 0; k < 6; k++)
+            if (o->i[k] < (k / 2 == 1 ? 0 : 1) || o->i[k] > GR_MAX_ELEMS) return "RUN: a conv2d stride, padding or dilation out of bounds";
+        return in0 == 4 && o->in[1].v.ndim == 4 ? NULL : "RUN: conv2d of other than 4-D input and weight";
+    case GR_OP_FLIP: /* i[0]: a bit for each flipped dim of the source */
+        return o->i[0] < 0 || o->i[0] >= ((int64_t)1 << in0) ? "RUN: flip of dims the source lacks" : NULL;
+    default: return NULL;
+    }
 }
 /* u32 nslots, nslots x u64 id (each not 0) into run->ids; 0 or a gr_err */
 GR_FN int gr_slots_decode(gr_rd *r, gr_run *run, char *why) {
@@ -423,6 +482,7 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         int flags;
         int64_t ext;
         const uint8_t *s;
+        const char *bad;
         o->op = gr_u8(&r);
         o->dtype = gr_u8(&r);
         flags = gr_u8(&r);
@@ -434,14 +494,16 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated op");
         if (o->op >= GR_OP_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown op code");
         if (o->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown dtype");
-        if (flags & ~3) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
+        if (flags & ~7) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
         if (o->role >= 16) GR__BAD(GR_E_MALFORMED, "RUN: unknown role");
         o->has_scalar = flags & 1;
         o->written = (flags >> 1) & 1;
+        o->inplace = (flags >> 2) & 1;
         if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
         if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
         if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
-        if (GR_OP_INPLACE(o->op) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
+        if ((GR_OP_INPLACE(o->op) || o->inplace) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
+        if (GR_OP_INPLACE(o->op) && !o->inplace) GR__BAD(GR_E_MALFORMED, "RUN: an op that writes in place without flag 4");
         if (o->written) {
             o->out_buf = gr_u64(&r);
             o->out_cap = gr_u64(&r);
@@ -467,6 +529,7 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
             if (src->kind == GR_SRC_OP && run->ops[src->ref].dtype != src->dtype) GR__BAD(GR_E_MALFORMED, "RUN: a source's dtype is not its op's");
             if (!gr_view_decode(&r, &src->v)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad source view");
         }
+        if ((bad = gr_op_args_bad(o)) != NULL) GR__BAD(GR_E_MALFORMED, bad);
         o->module_len = gr_u16(&r);
         if (o->module_len > GR_MAX_STR) GR__BAD(GR_E_LIMIT, "RUN: module path over the limit");
         s = gr_take(&r, o->module_len);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sodium.h>
 #include "genie_remote_proto.h"
@@ -448,7 +449,18 @@ GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_
     freeaddrinfo(res);
     return 0;
 }
-/* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init),
+/* Sleeps until x's worker (made with wakeup) has an event or ms pass; at once when it has
+   events not yet progressed. The caller progresses the worker after. */
+GR_FN void grx_sleep(grx *x, int ms) {
+    int efd;
+    if (ucp_worker_get_efd(x->w, &efd) == UCS_OK && ucp_worker_arm(x->w) == UCS_OK) {
+        struct pollfd p;
+        p.fd = efd, p.events = POLLIN, p.revents = 0;
+        poll(&p, 1, ms);
+    }
+}
+/* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init), made
+   with wakeup (grx_sleep),
    a lost peer reported through cb(arg); 0, or -1 with msg (x is then to be destroyed by
    the caller when grx_init succeeded: *out is NULL). */
 GR_FN int grx_connect(grx *x, const char *addr, uint64_t max_payload, ucp_err_handler_cb_t cb, void *arg, ucp_ep_h *out,
@@ -457,7 +469,7 @@ GR_FN int grx_connect(grx *x, const char *addr, uint64_t max_payload, ucp_err_ha
     socklen_t sl;
     ucp_ep_params_t ep;
     *out = NULL;
-    if (grx_parse_addr(addr, &ss, &sl, msg, msgsz) != 0 || grx_init(x, 0, max_payload, msg, msgsz) != 0) return -1;
+    if (grx_parse_addr(addr, &ss, &sl, msg, msgsz) != 0 || grx_init(x, 1, max_payload, msg, msgsz) != 0) return -1;
     memset(&ep, 0, sizeof ep);
     ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
                     UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;

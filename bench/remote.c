@@ -12,7 +12,10 @@
  *   block        a pre-norm encoder block [1, 32, 256]: remote vs local, bytes and CPU nodes a step
  *   decode       64 greedy decode steps of the tiny Llama (tests/programs/llama_decode.h: the KV
  *                cache written in place): remote vs local, the first step's bytes (weights and
- *                caches) and each later step's bytes each way */
+ *                caches) and each later step's bytes each way
+ *   GPT-2        16 greedy decode steps of a GPT-2-small-shaped model (random f32 weights, about
+ *                500 MB, uploaded by step 1; the token chosen by argmax on the device): remote vs
+ *                local, the weights' bytes, each later step's bytes each way */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
 #include "genie_remote.h"
@@ -135,6 +138,16 @@ static genie_tensor *rnd(genie_ctx *c, int nd, const int64_t *shape, uint64_t se
     free(f);
     return t;
 }
+/* A local context and one on the server at addr, one kernel thread each. */
+static void ctx_pair(const char *addr, genie_ctx **local, genie_ctx **remote) {
+    genie_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    *local = genie_ctx_create(&d);
+    d.backend = "remote";
+    d.backend_config = addr;
+    *remote = genie_ctx_create(&d);
+}
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 /* the median time of `steps` MLP steps [m, k] -> h -> o (after one warm-up step) in ms, the
    fastest in *best; bytes each way a step */
@@ -242,6 +255,155 @@ static double decode_ms(genie_ctx *c, int steps, double *best, uint64_t *first, 
     qsort(t + 1, (size_t)steps - 1, sizeof t[0], cmp_d);
     *best = t[1] * 1e3;
     return t[1 + (steps - 1) / 2] * 1e3;
+}
+
+/* ---- a GPT-2-small-shaped decode step: random weights of the real configuration (12 layers,
+   768 wide, 12 heads, 3072 MLP, 50257 vocab, the LM head tied to the token embedding; f32,
+   about 500 MB), a static KV cache written in place at a position given as data (as
+   llama_decode.h), and the greedy token chosen on the device: a step reads 8 bytes ---- */
+#define G2_LAYERS 12
+#define G2_D 768
+#define G2_HEADS 12
+#define G2_FF 3072
+#define G2_VOCAB 50257
+#define G2_SEQ 32 /* cache positions: the steps a run may take */
+typedef struct g2_model {
+    genie_tensor *wte, *wpe, *lnf_w, *lnf_b;
+    struct { genie_tensor *ln1_w, *ln1_b, *attn_w, *attn_b, *proj_w, *proj_b, *ln2_w, *ln2_b, *fc_w, *fc_b, *out_w, *out_b, *k, *v; } l[G2_LAYERS];
+    uint64_t bytes; /* of the weights */
+    float mask[G2_SEQ];
+} g2_model;
+/* a weight of uniform values in [-scale, scale) (seeded: equal in every context), or of `fill` when scale is 0 */
+static genie_tensor *g2_weight(genie_ctx *c, g2_model *m, int nd, int64_t d0, int64_t d1, double scale, float fill, uint64_t seed) {
+    int64_t shape[2] = {d0, d1}, n = nd == 2 ? d0 * d1 : d0, i;
+    float *f = (float *)malloc((size_t)n * sizeof(float));
+    genie_tensor *t;
+    if (!f) return NULL;
+    for (i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        f[i] = scale ? (float)(((double)(seed >> 40) / 16777216.0 * 2.0 - 1.0) * scale) : fill;
+    }
+    t = genie_from_data(c, GENIE_F32, nd, shape, f);
+    free(f);
+    m->bytes += (uint64_t)n * sizeof(float);
+    return t;
+}
+static int g2_load(genie_ctx *c, g2_model *m) {
+    int64_t cache[3] = {G2_HEADS, G2_SEQ, G2_D / G2_HEADS};
+    uint64_t seed = 1000;
+    int i;
+    memset(m, 0, sizeof *m);
+    m->wte = g2_weight(c, m, 2, G2_VOCAB, G2_D, 0.1, 0, seed++);
+    m->wpe = g2_weight(c, m, 2, 1024, G2_D, 0.02, 0, seed++);
+    m->lnf_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
+    m->lnf_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+    for (i = 0; i < G2_LAYERS; i++) {
+        m->l[i].ln1_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
+        m->l[i].ln1_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+        m->l[i].attn_w = g2_weight(c, m, 2, 3 * G2_D, G2_D, 0.036, 0, seed++);
+        m->l[i].attn_b = g2_weight(c, m, 1, 3 * G2_D, 0, 0.02, 0, seed++);
+        m->l[i].proj_w = g2_weight(c, m, 2, G2_D, G2_D, 0.036, 0, seed++);
+        m->l[i].proj_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+        m->l[i].ln2_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
+        m->l[i].ln2_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+        m->l[i].fc_w = g2_weight(c, m, 2, G2_FF, G2_D, 0.036, 0, seed++);
+        m->l[i].fc_b = g2_weight(c, m, 1, G2_FF, 0, 0.02, 0, seed++);
+        m->l[i].out_w = g2_weight(c, m, 2, G2_D, G2_FF, 0.018, 0, seed++);
+        m->l[i].out_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+        m->l[i].k = genie_zeros(c, GENIE_F32, 3, cache);
+        m->l[i].v = genie_zeros(c, GENIE_F32, 3, cache);
+    }
+    return genie_status(c) == GENIE_OK;
+}
+/* One step: token tok at position t; the greedy next token (argmax of the logits, on the
+   device) into *next. The context's status. */
+static genie_result g2_step(genie_ctx *c, g2_model *m, int64_t tok, int64_t t, int64_t *next) {
+    const int64_t D = G2_D, one = 1, hs[3] = {1, G2_HEADS, G2_D / G2_HEADS}, flat[2] = {1, G2_D}, ms[2] = {1, G2_SEQ};
+    genie_tensor *x, *pos, *mask;
+    genie_result r;
+    int i, j;
+    for (j = 0; j < G2_SEQ; j++) m->mask[j] = j <= t ? 0.0f : -INFINITY;
+    genie_pool_push(c);
+    pos = genie_from_data(c, GENIE_I64, 1, &one, &t);
+    mask = genie_from_data(c, GENIE_F32, 2, ms, m->mask);
+    x = genie_add(c, genie_embedding(c, m->wte, genie_from_data(c, GENIE_I64, 1, &one, &tok)), genie_embedding(c, m->wpe, pos));
+    for (i = 0; i < G2_LAYERS; i++) {
+        genie_tensor *h = genie_layer_norm(c, x, 1, &D, m->l[i].ln1_w, m->l[i].ln1_b, 1e-5), *qkv, *q, *k, *v, *a;
+        qkv = genie_linear(c, h, m->l[i].attn_w, m->l[i].attn_b); /* [1, 3D] */
+        q = genie_transpose(c, genie_view(c, genie_narrow(c, qkv, 1, 0, D), 3, hs), 0, 1);
+        k = genie_transpose(c, genie_view(c, genie_narrow(c, qkv, 1, D, D), 3, hs), 0, 1);
+        v = genie_transpose(c, genie_view(c, genie_narrow(c, qkv, 1, 2 * D, D), 3, hs), 0, 1);
+        genie_index_copy_(c, m->l[i].k, 1, pos, k);
+        genie_index_copy_(c, m->l[i].v, 1, pos, v);
+        a = genie_scaled_dot_product_attention(c, q, m->l[i].k, m->l[i].v, mask, 0, NAN);
+        a = genie_reshape(c, genie_transpose(c, a, 0, 1), 2, flat);
+        x = genie_add(c, x, genie_linear(c, a, m->l[i].proj_w, m->l[i].proj_b));
+        h = genie_layer_norm(c, x, 1, &D, m->l[i].ln2_w, m->l[i].ln2_b, 1e-5);
+        x = genie_add(c, x, genie_linear(c, genie_gelu_tanh(c, genie_linear(c, h, m->l[i].fc_w, m->l[i].fc_b)), m->l[i].out_w, m->l[i].out_b));
+    }
+    x = genie_layer_norm(c, x, 1, &D, m->lnf_w, m->lnf_b, 1e-5);
+    r = genie_read(c, genie_argmax(c, genie_linear(c, x, m->wte, NULL), 1, 0), GENIE_I64, next, sizeof *next);
+    genie_pool_pop(c);
+    return r;
+}
+/* The server's compute for c so far (genie_remote_stats: the time it took to compute and store
+   the ops of c's RUNs), ns; one round trip. */
+static uint64_t server_ns(genie_ctx *c) {
+    genie_remote_work rows[256];
+    int n = genie_remote_stats(c, rows, 256), i;
+    uint64_t ns = 0;
+    for (i = 0; i < n && i < 256; i++) ns += rows[i].work.ns;
+    return ns;
+}
+typedef struct g2_result {
+    double local_ms, remote_ms, diff_ms, server_ms; /* medians of steps 2..: local, remote, remote - local (step by step) */
+    double local_best, remote_best;                 /* and the server's compute a step (mean) */
+    uint64_t weights, first, sent, recv, cpu;       /* bytes: the weights, sent by step 1, each way a later step; CPU nodes */
+    int same;                                       /* the tokens equal */
+} g2_result;
+/* `steps` GPT-2-small decode steps on l (local) and c (remote), step by step in turn (a loaded
+   machine slows both alike): 0, or -1 when a step fails. */
+static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_result *res) {
+    g2_model *lm = (g2_model *)calloc(1, sizeof *lm), *rm = (g2_model *)calloc(1, sizeof *rm);
+    double tl[G2_SEQ], tr[G2_SEQ], td[G2_SEQ];
+    int64_t ltok = 464, rtok = 464; /* any token */
+    uint64_t s0 = 0, r0 = 0, c0 = 0, ns0 = 0;
+    int s, ok = lm && rm && steps <= G2_SEQ && steps > 1 && g2_load(l, lm) && g2_load(c, rm);
+    memset(res, 0, sizeof *res);
+    res->same = 1;
+    for (s = 0; ok && s < steps; s++) {
+        double t0 = grx_now();
+        ok = g2_step(l, lm, ltok, s, &ltok) == GENIE_OK;
+        tl[s] = grx_now() - t0;
+        t0 = grx_now();
+        ok = ok && g2_step(c, rm, rtok, s, &rtok) == GENIE_OK;
+        tr[s] = grx_now() - t0;
+        td[s] = tr[s] - tl[s];
+        res->same &= ltok == rtok;
+        if (s == 0) { /* the bytes after the STATS round trip: a later step's alone */
+            res->first = genie_get_stats(c).remote_bytes_sent, c0 = genie_get_stats(c).backend_fallbacks;
+            ns0 = server_ns(c);
+            s0 = genie_get_stats(c).remote_bytes_sent, r0 = genie_get_stats(c).remote_bytes_received;
+        }
+    }
+    res->weights = rm ? rm->bytes : 0;
+    free(lm);
+    free(rm);
+    if (!ok) return -1;
+    {
+        genie_stats st = genie_get_stats(c);
+        res->sent = (st.remote_bytes_sent - s0) / (uint64_t)(steps - 1);
+        res->recv = (st.remote_bytes_received - r0) / (uint64_t)(steps - 1);
+        res->cpu = (st.backend_fallbacks - c0) / (uint64_t)(steps - 1);
+        res->server_ms = (double)(server_ns(c) - ns0) / 1e6 / (steps - 1);
+    }
+    qsort(tl + 1, (size_t)steps - 1, sizeof tl[0], cmp_d);
+    qsort(tr + 1, (size_t)steps - 1, sizeof tr[0], cmp_d);
+    qsort(td + 1, (size_t)steps - 1, sizeof td[0], cmp_d);
+    res->local_ms = tl[1 + (steps - 1) / 2] * 1e3, res->local_best = tl[1] * 1e3;
+    res->remote_ms = tr[1 + (steps - 1) / 2] * 1e3, res->remote_best = tr[1] * 1e3;
+    res->diff_ms = td[1 + (steps - 1) / 2] * 1e3;
+    return 0;
 }
 
 int main(void) {
@@ -397,16 +559,10 @@ int main(void) {
     printf("  %-44s %10.2f GB/s  (PUT at %.0f%% of it; with the client's hash known: %.0f%% of %.2f)\n",
            "hash bound on these cores: the tree / 2", tree_bw / 2, 100 * put_bw / (tree_bw / 2), 100 * sent_bw / tree_bw, tree_bw);
     {
-        genie_ctx_desc d;
         genie_ctx *c, *l;
         uint64_t rb = 0, lb = 0;
         double rm, lm;
-        memset(&d, 0, sizeof d);
-        d.n_threads = 1;
-        l = genie_ctx_create(&d);
-        d.backend = "remote";
-        d.backend_config = addr;
-        c = genie_ctx_create(&d);
+        ctx_pair(addr, &l, &c);
         static const int64_t sizes[2][4] = {{8, 256, 512, 16}, {64, 1024, 4096, 1024}};
         int z;
         for (z = 0; z < 2; z++) {
@@ -452,6 +608,26 @@ int main(void) {
             printf("  %-44s %10.3f ms median, %.3f best (+%.3f ms a step; step 1 sent %llu bytes, then %llu sent, "
                    "%llu received, %llu CPU nodes a step)\n", "  remote", rm, rbest, rm - lm, (unsigned long long)rf,
                    (unsigned long long)rs, (unsigned long long)rr, (unsigned long long)rc);
+        }
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+    }
+    { /* GPT-2-small decode steps, local and remote in turn, each in a fresh context (the remote
+         one's weights uploaded by step 1) */
+        genie_ctx *c, *l;
+        g2_result g;
+        const int steps = 16;
+        ctx_pair(addr, &l, &c);
+        if (g2_pair(l, c, steps, &g) != 0) {
+            printf("FAIL GPT-2-small decode steps: %s %s\n", genie_last_error(l), genie_last_error(c));
+        } else {
+            printf("  %-44s %10.3f ms median, %.3f best\n", "GPT-2-small decode step (16 steps), local", g.local_ms, g.local_best);
+            printf("  %-44s %10.3f ms median, %.3f best (tokens %s local; step 1 sent %llu bytes for %llu of weights; "
+                   "then %llu sent, %llu received, %llu CPU nodes a step)\n", "  remote", g.remote_ms, g.remote_best,
+                   g.same ? "equal to" : "DIFFER from", (unsigned long long)g.first, (unsigned long long)g.weights,
+                   (unsigned long long)g.sent, (unsigned long long)g.recv, (unsigned long long)g.cpu);
+            printf("  %-44s %10.3f ms median of remote - local, step by step (the server computed %.3f ms a step: "
+                   "remote - server %.3f ms)\n", "  remote overhead", g.diff_ms, g.server_ms, g.remote_ms - g.server_ms);
         }
         genie_ctx_destroy(c);
         genie_ctx_destroy(l);

@@ -388,17 +388,67 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_SOFTMAX: return genie_softmax(g, t[0], o->i[0]);
     case GR_OP_LOG_SOFTMAX: return genie_log_softmax(g, t[0], o->i[0]);
     case GR_OP_TO: return genie_to_dtype(g, t[0], (genie_dtype)o->dtype);
-    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: {
-        /* the source is laid out kept dims first (i[0] of them), then the reduced ones */
-        genie_tensor *r;
+    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD:
+    case GR_OP_VAR: case GR_OP_STD: case GR_OP_LOGSUMEXP: {
+        /* the source is laid out kept dims first (i[0] of them), then the reduced ones; var and
+           std: i[1] the correction */
+        genie_tensor *r = NULL;
         nd = genie_ndim(t[0]);
         if (o->i[0] < 0 || o->i[0] >= nd) return NULL;
         for (k = 0; k < nd - (int)o->i[0]; k++) dims[k] = o->i[0] + k;
-        r = o->op == GR_OP_SUM ? genie_sum(g, t[0], k, dims, 0) : o->op == GR_OP_MEAN ? genie_mean(g, t[0], k, dims, 0)
-          : o->op == GR_OP_AMAX ? genie_amax(g, t[0], k, dims, 0) : o->op == GR_OP_AMIN ? genie_amin(g, t[0], k, dims, 0)
-          : genie_prod(g, t[0], k, dims, 0);
+        switch (o->op) {
+        case GR_OP_SUM: r = genie_sum(g, t[0], k, dims, 0); break;
+        case GR_OP_MEAN: r = genie_mean(g, t[0], k, dims, 0); break;
+        case GR_OP_AMAX: r = genie_amax(g, t[0], k, dims, 0); break;
+        case GR_OP_AMIN: r = genie_amin(g, t[0], k, dims, 0); break;
+        case GR_OP_PROD: r = genie_prod(g, t[0], k, dims, 0); break;
+        case GR_OP_VAR: r = genie_var(g, t[0], k, dims, o->i[1], 0); break;
+        case GR_OP_STD: r = genie_std(g, t[0], k, dims, o->i[1], 0); break;
+        default: r = genie_logsumexp(g, t[0], k, dims, 0); break;
+        }
         return r ? genie_reshape(g, r, o->out.ndim, o->out.shape) : NULL; /* keepdim's 1s */
     }
+    case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM: case GR_OP_MIN_DIM: {
+        /* i[0] kept dims first, then one reduced dim (or, i[0] 0, all of them: argmax/argmin);
+           i[1] 1: the indices, 0: the values */
+        genie_tensor *r;
+        int64_t dim;
+        nd = genie_ndim(t[0]);
+        if (o->i[0] < 0 || o->i[0] > nd || (nd - o->i[0] != 1 && o->i[0] != 0)) return NULL;
+        dim = nd - o->i[0] == 1 ? o->i[0] : GENIE_DIM_NONE;
+        if (o->op == GR_OP_ARGMAX || o->op == GR_OP_ARGMIN)
+            r = o->op == GR_OP_ARGMAX ? genie_argmax(g, t[0], dim, 0) : genie_argmin(g, t[0], dim, 0);
+        else if (dim == GENIE_DIM_NONE && nd > 0)
+            return NULL; /* max/min along a dim: one dim */
+        else
+            r = genie_tuple_get(o->op == GR_OP_MAX_DIM ? genie_max_dim(g, t[0], nd ? dim : 0, 0) : genie_min_dim(g, t[0], nd ? dim : 0, 0),
+                                o->i[1] != 0);
+        return r ? genie_reshape(g, r, o->out.ndim, o->out.shape) : NULL; /* keepdim's 1s */
+    }
+    case GR_OP_CAT: /* the sources in the result's rank (a stack comes as a cat of unsqueezed views) */
+        return genie_cat(g, o->nin, t, o->i[0]);
+    case GR_OP_INDEX_SELECT: return genie_index_select(g, t[0], o->i[0], t[1]);
+    case GR_OP_GATHER: return genie_gather(g, t[0], o->i[0], t[1]);
+    case GR_OP_MASKED_FILL: return genie_masked_fill(g, t[0], t[1], o->f[0]);
+    case GR_OP_TRIL: return genie_tril(g, t[0], o->i[0]);
+    case GR_OP_TRIU: return genie_triu(g, t[0], o->i[0]);
+    case GR_OP_CUMSUM: return genie_cumsum(g, t[0], o->i[0]);
+    case GR_OP_FULL: return genie_full(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, o->f[0]);
+    case GR_OP_SCATTER: return genie_scatter(g, t[0], o->i[0], t[1], t[2]);
+    case GR_OP_SCATTER_ADD: return genie_scatter_add(g, t[0], o->i[0], t[1], t[2]);
+    case GR_OP_TOPK: return genie_tuple_get(genie_topk(g, t[0], o->i[2], o->i[0], o->i[1] != 0, 1), o->i[3] != 0);
+    case GR_OP_SORT: return genie_tuple_get(genie_sort(g, t[0], o->i[0], o->i[1] != 0), o->i[3] != 0);
+    case GR_OP_CONV2D: { /* x [N, C, H, W], w [O, C / groups, kh, kw]; an unbatched result comes as its 3 dims */
+        const int64_t *xs = genie_shape(t[0]), *ws = genie_shape(t[1]);
+        genie_tensor *r;
+        if (ws[1] < 1 || xs[1] % ws[1]) return NULL;
+        r = genie_conv2d(g, t[0], t[1], o->nin > 2 ? t[2] : NULL, o->i, o->i + 2, o->i + 4, xs[1] / ws[1]);
+        return r && o->out.ndim == 3 ? genie_reshape(g, r, 3, o->out.shape) : r;
+    }
+    case GR_OP_FLIP: /* the source as it is; i[0]: the dims to flip, a bit each */
+        for (nd = 0, k = 0; k < genie_ndim(t[0]); k++)
+            if (o->i[0] >> k & 1) dims[nd++] = k;
+        return genie_flip(g, t[0], nd, dims);
     case GR_OP_LINEAR: {
         /* sources as genie keeps them: x [.., M, K], w as [.., K, N] (w^T, batch strides 0),
            bias [.., M, N] broadcast (1-D [N] when only its last stride moves) */
@@ -526,6 +576,19 @@ static uint64_t sv_op_flops(const gr_op *o) {
     case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
     case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
     case GR_OP_ROPE: return 0;
+    case GR_OP_VAR: case GR_OP_STD: case GR_OP_LOGSUMEXP: return in;
+    case GR_OP_CAT: case GR_OP_INDEX_SELECT: case GR_OP_GATHER: case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM:
+    case GR_OP_MIN_DIM: case GR_OP_MASKED_FILL: case GR_OP_TRIL: case GR_OP_TRIU: case GR_OP_CUMSUM: case GR_OP_FULL:
+    case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY: case GR_OP_SCATTER:
+    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP:
+        return 0; /* copies, indexing, sorting and data: no flops, as genie counts them */
+    case GR_OP_CONV2D: { /* 2 per multiply-add: out x (C / groups) x kh x kw */
+        const gr_view *w = &o->in[1].v;
+        uint64_t k = 1;
+        int d;
+        for (d = 1; d < w->ndim; d++) k *= (uint64_t)w->shape[d];
+        return 2 * out * k;
+    }
     case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
     case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
         const gr_view *k = &o->in[1].v;
@@ -576,7 +639,7 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
         const void *ptr;
         if (!o->written) continue;
         if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
-        if (GR_OP_INPLACE(o->op) && (b->err || !b->data)) { /* it writes over the value the buffer holds */
+        if (o->inplace && (b->err || !b->data)) { /* it writes over the value the buffer holds */
             snprintf(why, wsz, "RUN: an in-place %s into buffer %llu, which holds no value", gr_op_names[o->op],
                      (unsigned long long)o->out_buf);
             return GR_E_BUFFER;
