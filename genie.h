@@ -3654,6 +3654,44 @@ static int genie__run_join(const genie__tape_op *prev, genie_cpu cpu) {
     if (prev->inner || prev->root || prev->uses) return 0;
     return prev->run || (genie__run_link(p, cpu) && p->in[0].n->state != GENIE__PENDING);
 }
+/* Does no other tape node read the runs' nodes (a run's last node, or an inner node beyond
+   the next link)? Such a reader (a tape of several roots) takes the tape back to one entry a
+   node (genie__runs_dissolve), so that the planner fuses the chain with its readers as before. */
+static int genie__runs_alone(const genie__tape_op *tape, int64_t ntape, const genie__run_op *runs, int64_t nrun) {
+    int64_t i;
+    for (i = 0; i < ntape; i++)
+        if (tape[i].run && tape[i].uses) return 0;
+    for (i = 0; i < nrun; i++)
+        if (runs[i].n && runs[i].uses > 1) return 0;
+    return 1;
+}
+/* Every run back to one tape entry a node, in the same order (each node's tix renumbered,
+   inner nodes marked ep again); 0 out of memory (the tape as it was). */
+static int genie__runs_dissolve(genie__tape_op **tapep, int64_t *captape, int64_t *ntape, genie__run_op *runs, int64_t *nrun,
+                                uint32_t ep) {
+    genie__tape_op *old = *tapep, *t = NULL;
+    int64_t i, j, w = 0, cap = 0;
+    if (!genie__grow((void **)&t, &cap, *ntape + *nrun, sizeof *t)) return 0;
+    for (i = 0; i < *ntape; i++) {
+        for (j = old[i].run ? old[i].rstart : *nrun; j < *nrun && runs[j].n; j++) {
+            genie__node *m = runs[j].n;
+            memset(&t[w], 0, sizeof t[w]);
+            t[w].n = m;
+            t[w].uses = runs[j].uses;
+            t[w].take = -1;
+            m->flags &= (uint8_t)~GENIE__NF_RUN;
+            m->mark = ep;
+            m->tix = (uint32_t)w++;
+        }
+        t[w] = old[i];
+        t[w].run = 0, t[w].rstart = 0;
+        t[w].n->tix = (uint32_t)w;
+        w++;
+    }
+    GENIE_FREE(old);
+    *tapep = t, *captape = cap, *ntape = w, *nrun = 0;
+    return 1;
+}
 #define GENIE__FREE_AHEAD 32 /* freed slots the tape's last pass asks for ahead of the one it links */
 #define GENIE__WALK_AHEAD 16 /* nodes a long walk asks for ahead of the one it reads */
 static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node *const *roots) {
@@ -3766,6 +3804,9 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             }
         }
     }
+    if (nrun && !genie__runs_alone(tape, ntape, runs, nrun) &&
+        !genie__runs_dissolve(&tape, &captape, &ntape, runs, &nrun, ep))
+        goto oom;
     for (k = 0; k < nroots && ntape; k++) /* what was asked for is written, wherever it runs */
         if (roots[k]->mark == ep && roots[k]->state == GENIE__PENDING) tape[roots[k]->tix].root = 1;
         else if (roots[k]->mark == rep && (roots[k]->flags & GENIE__NF_RUN)) runs[roots[k]->tix].written = 1;
