@@ -1723,8 +1723,10 @@ typedef struct genie__args {
 
 enum { GENIE__PENDING = 0, GENIE__DONE = 1, GENIE__FAILED = 2 };
 /* Node flags: an in-place write (a version made by genie__commit); a deferred value (pending,
-   left lazy by a realize that computed it only in a fused group's registers: see ">>fuse") */
-enum { GENIE__NF_INPLACE = 1, GENIE__NF_DEFERRED = 2, GENIE__NF_ORDERED = 4 };
+   left lazy by a realize that computed it only in a fused group's registers: see ">>fuse");
+   an inner node of a chain run on the tape being planned (genie__run_exec: tix is then its
+   place in the run list, not in the tape) */
+enum { GENIE__NF_INPLACE = 1, GENIE__NF_DEFERRED = 2, GENIE__NF_ORDERED = 4, GENIE__NF_RUN = 8 };
 
 /* Where a value was captured: the module path and phase in force, interned per context
    as a pair (one pointer per node and handle, which also gives a handle its context);
@@ -1840,6 +1842,8 @@ struct genie_ctx {
     int64_t capwk_stack, capwk_next, capwk_tape;
     struct genie__plan_op *wk_plan;   /* genie__plan's array, kept as the walk's are */
     int64_t capwk_plan;
+    struct genie__run_op *wk_run;     /* the chain runs' list (genie__run_exec), kept as the walk's are */
+    int64_t capwk_run;
     /* the nodes the running tape frees, by tape index (NULL elsewhere, and whenever kept):
        they go back to the slab after the tape ran, its last first, so that the next capture
        takes their slots in this tape's order. Freed as they ran (group roots after their
@@ -2886,6 +2890,8 @@ typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a 
                                   and readable later: genie__fgroup_defer) */
     uint8_t fg_kept;
     uint8_t root;              /* one of the nodes this realize was asked for: always written */
+    uint8_t run;               /* n ends a chain run: its inner nodes from the run list's rstart */
+    int32_t rstart;
     genie__epi_src epi;        /* epi.prod: this node is a product with an epilogue */
 } genie__tape_op;
 GENIE__STATIC_ASSERT(tape_op_line, sizeof(genie__tape_op) <= 64);
@@ -2895,6 +2901,17 @@ typedef struct genie__plan_op { /* 32 bytes: tape positions fit 31 bits (genie__
     int32_t die_head, die_next; /* temporaries whose last reader runs here; the next of them */
     uint64_t counted, alloc_at; /* bytes of n's buffer in the bound; inner buffers made here */
 } genie__plan_op;
+/* A chain run (>>fuse): a tape entry for a chain of small f32 elementwise nodes, each read by
+   the next (genie__run_link), that runs as one pass over a register. The run list holds each
+   run's inner nodes in order, ended by an entry with n NULL; the tape entry's node is the last. */
+typedef struct genie__run_op { /* 16 bytes */
+    genie__node *n;
+    int32_t uses;              /* readers in this tape: the next node of the run, and others */
+    uint8_t written, live;     /* written: asked for, or read by another tape node; live: as
+                                  genie__fgroup_defer's (set when the run runs) */
+} genie__run_op;
+static int genie__run_link(const genie__node *n, genie_cpu cpu);
+static void genie__run_exec(genie_ctx *ctx, genie__node *last, genie__run_op *r);
 static void genie__fgroup_mark(const struct genie_backend_group *g, genie__tape_op *tape);
 static struct genie_backend_group *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int cpu);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
@@ -3083,7 +3100,7 @@ static int genie__plan(genie_ctx *ctx, genie__tape_op *tape, int64_t ntape, uint
                     if (n->in[k].n == b && !genie__vspec_equal(n->in[k].v, n->out)) break;
                 if (k == n->nin) donor = b;
             }
-        } else if (!tape[i].fg.built && !tape[i].epi.prod) { /* genie__exec runs it */
+        } else if (!tape[i].fg.built && !tape[i].epi.prod && !tape[i].run) { /* genie__exec runs it */
             for (k = 0; k < n->nin && !donor; k++) {
                 genie__node *x = n->in[k].n;
                 if (GENIE__IN_TAPE(x) && !tape[x->tix].inner && GENIE__TEMP(x->tix) && pl[x->tix].last == i &&
@@ -3302,7 +3319,8 @@ static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int
         }
         k[w++] = (uint64_t)n->op | (uint64_t)n->dtype << 16 | (uint64_t)n->cdt << 24 | (uint64_t)n->has_scalar << 32 |
                  (uint64_t)(n->refs != tape[i].uses + 1) << 33 | (uint64_t)(n->base != NULL) << 34 |
-                 (uint64_t)same_out << 35 | (uint64_t)tape[i].root << 36 | (uint64_t)(uint32_t)nin << 40;
+                 (uint64_t)same_out << 35 | (uint64_t)tape[i].root << 36 | (uint64_t)tape[i].run << 37 |
+                 (uint64_t)(uint32_t)nin << 40;
         k[w++] = (uint64_t)n->numel;
         if (!same_out) GENIE__TK_VIEW(k, w, n->out);
         if (kind != GENIE__K_UNARY && kind != GENIE__K_BINARY) {
@@ -3464,7 +3482,7 @@ static int64_t genie__plan_groups(genie_ctx *ctx, genie__tape_op *tape, int64_t 
         int64_t b;
         /* a group ahead: a root's group build chases up to GENIE__FMAX_OPS (32) nodes back */
         if (i >= 32 + GENIE__TAPE_AHEAD) genie__prefetch_node(tape[i - 32 - GENIE__TAPE_AHEAD].n);
-        if (!fuse || tape[i].inner || (!ctx->be && genie__epi_match(tape, tape[i].n)) ||
+        if (!fuse || tape[i].inner || tape[i].run || (!ctx->be && genie__epi_match(tape, tape[i].n)) ||
             !genie__groupable(tape[i].n, !ctx->be) || !(g = genie__fgroup_build(tape[i].n, tape, !ctx->be))) {
             /* (a backend runs f16/bf16 row ops alone: it takes no row group) */
             if (pl) genie__plan_back(tape, pl, i, ep);
@@ -3610,6 +3628,70 @@ static void genie__walk_keep(genie_ctx *ctx, genie__node **stack, int64_t capsta
     if (ctx->wk_tape) GENIE_FREE(tape);
     else ctx->wk_tape = tape, ctx->capwk_tape = captape;
 }
+/* The run list back to the context for the next realize, as genie__walk_keep's arrays. */
+static void genie__run_keep(genie_ctx *ctx, genie__run_op *runs, int64_t caprun) {
+    if (ctx->wk_run || (uint64_t)caprun * sizeof *runs > genie__walk_keep_bytes(ctx)) GENIE_FREE(runs);
+    else ctx->wk_run = runs, ctx->capwk_run = caprun;
+}
+/* A tape given up before it ran: the references it held on its nodes (a run's inner nodes
+   too, their flag cleared) dropped; none drops to 0. */
+static void genie__tape_unhold(genie__tape_op *tape, int64_t ntape, genie__run_op *runs, int64_t nrun) {
+    int64_t i;
+    for (i = 0; i < ntape; i++) tape[i].n->refs--;
+    for (i = 0; i < nrun; i++)
+        if (runs[i].n) runs[i].n->refs--, runs[i].n->flags &= (uint8_t)~GENIE__NF_RUN;
+}
+/* Chain runs are taken only on a root's chain: the root a link (genie__run_link), each next
+   node down the walk its link's only input and a link too (the walk's next[] carries the
+   bit), so a run ends at the root, written anyway: it never writes a value that a fused group
+   around its consumer would have kept in a register. May a node of the chain join the tape's
+   last entry prev, its input: prev a run already, or a node of the chain that reads a value
+   computed before the tape (a run's first input is no tape entry the planner must keep alive
+   for it)? */
+#define GENIE__WALK_CHAIN (1 << 30)
+static int genie__run_join(const genie__tape_op *prev, genie_cpu cpu) {
+    const genie__node *p = prev->n;
+    if (prev->inner || prev->root || prev->uses) return 0;
+    return prev->run || (genie__run_link(p, cpu) && p->in[0].n->state != GENIE__PENDING);
+}
+/* Does no other tape node read the runs' nodes (a run's last node, or an inner node beyond
+   the next link)? Such a reader (a tape of several roots) takes the tape back to one entry a
+   node (genie__runs_dissolve), so that the planner fuses the chain with its readers as before. */
+static int genie__runs_alone(const genie__tape_op *tape, int64_t ntape, const genie__run_op *runs, int64_t nrun) {
+    int64_t i;
+    for (i = 0; i < ntape; i++)
+        if (tape[i].run && tape[i].uses) return 0;
+    for (i = 0; i < nrun; i++)
+        if (runs[i].n && runs[i].uses > 1) return 0;
+    return 1;
+}
+/* Every run back to one tape entry a node, in the same order (each node's tix renumbered,
+   inner nodes marked ep again); 0 out of memory (the tape as it was). */
+static int genie__runs_dissolve(genie__tape_op **tapep, int64_t *captape, int64_t *ntape, genie__run_op *runs, int64_t *nrun,
+                                uint32_t ep) {
+    genie__tape_op *old = *tapep, *t = NULL;
+    int64_t i, j, w = 0, cap = 0;
+    if (!genie__grow((void **)&t, &cap, *ntape + *nrun, sizeof *t)) return 0;
+    for (i = 0; i < *ntape; i++) {
+        for (j = old[i].run ? old[i].rstart : *nrun; j < *nrun && runs[j].n; j++) {
+            genie__node *m = runs[j].n;
+            memset(&t[w], 0, sizeof t[w]);
+            t[w].n = m;
+            t[w].uses = runs[j].uses;
+            t[w].take = -1;
+            m->flags &= (uint8_t)~GENIE__NF_RUN;
+            m->mark = ep;
+            m->tix = (uint32_t)w++;
+        }
+        t[w] = old[i];
+        t[w].run = 0, t[w].rstart = 0;
+        t[w].n->tix = (uint32_t)w;
+        w++;
+    }
+    GENIE_FREE(old);
+    *tapep = t, *captape = cap, *ntape = w, *nrun = 0;
+    return 1;
+}
 #define GENIE__FREE_AHEAD 32 /* freed slots the tape's last pass asks for ahead of the one it links */
 #define GENIE__WALK_AHEAD 16 /* nodes a long walk asks for ahead of the one it reads */
 static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node *const *roots) {
@@ -3620,27 +3702,31 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     int64_t sp = 0, capstack = ctx->capwk_stack, capnext = ctx->capwk_next, ntape = 0, captape = ctx->capwk_tape, i;
     int64_t capfree = ctx->capwk_free, had_free = capfree, outer_nfree; /* dfree: all NULL up to capfree */
     genie_result res = GENIE_OK;
-    uint32_t ep = ++ctx->epoch;
+    uint32_t ep = ++ctx->epoch, rep = ++ctx->epoch; /* rep: the mark of a run's inner nodes */
     int k;
     char *arena = NULL;
     int64_t caparena = 0, ninplace = 0; /* in-place writes on the tape */
+    genie__run_op *runs = ctx->wk_run;  /* the chain runs' inner nodes (genie__run_join) */
+    int64_t nrun = 0, caprun = ctx->capwk_run;
+    const int chains = ctx->cpu != GENIE_CPU_REFERENCE && !ctx->be; /* the reference path fuses nothing */
     ctx->wk_stack = NULL, ctx->wk_next = NULL, ctx->wk_tape = NULL; /* ours until the end (a nested */
     ctx->capwk_stack = ctx->capwk_next = ctx->capwk_tape = 0;        /* realize starts afresh) */
     ctx->wk_free = NULL, ctx->capwk_free = 0;
+    ctx->wk_run = NULL, ctx->capwk_run = 0;
     genie__tc_prefetch(ctx);
     for (k = 0; k < nroots; k++) {
         genie__node *r = roots[k];
-        if (r->state != GENIE__PENDING || r->mark == ep) continue;
+        if (r->state != GENIE__PENDING || r->mark == ep || r->mark == rep) continue;
         r->mark = ep;
         if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
             !genie__grow((void **)&next, &capnext, sp + 1, sizeof(int))) goto oom;
         stack[sp] = r;
-        next[sp++] = 0;
+        next[sp++] = chains && genie__run_link(r, ctx->cpu) ? GENIE__WALK_CHAIN : 0;
         while (sp > 0) {
             genie__node *top = stack[sp - 1];
-            if (next[sp - 1] < genie__node_ninputs(top)) {
-                genie__node *c = genie__node_input(top, next[sp - 1]++);
-                if (c->state != GENIE__PENDING || c->mark == ep) continue;
+            if ((next[sp - 1] & ~GENIE__WALK_CHAIN) < genie__node_ninputs(top)) {
+                genie__node *c = genie__node_input(top, next[sp - 1]++ & ~GENIE__WALK_CHAIN);
+                if (c->state != GENIE__PENDING || c->mark == ep || c->mark == rep) continue;
                 c->mark = ep;
                 { /* the walk is a pointer chase, but capture takes nodes from a slab's free
                      list, which runs through it in one direction: a chain's nodes lie a stride
@@ -3654,22 +3740,48 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 }
                 if (!genie__grow((void **)&stack, &capstack, sp + 1, sizeof(void *)) ||
                     !genie__grow((void **)&next, &capnext, sp + 1, sizeof(int))) goto oom;
-                stack[sp] = c;
-                next[sp++] = 0;
+                stack[sp] = c; /* on the root's chain: c is its link's only input, and a link */
+                next[sp] = (next[sp - 1] & GENIE__WALK_CHAIN) && genie__run_link(c, ctx->cpu) ? GENIE__WALK_CHAIN : 0;
+                sp++;
             } else {
                 int j, nlazy = 0, nconst = 0;
-                if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) goto oom;
+                genie__tape_op *prev = ntape ? &tape[ntape - 1] : NULL;
+                if ((next[sp - 1] & GENIE__WALK_CHAIN) && prev && top->in[0].n == prev->n && nrun + 2 <= INT32_MAX &&
+                    genie__run_join(prev, ctx->cpu)) {
+                    /* top reads only the entry before it, a link of a chain: it takes that entry's
+                       place, and the node there becomes an inner node of the entry's run */
+                    genie__node *p = prev->n;
+                    if (!genie__grow((void **)&runs, &caprun, nrun + 2, sizeof *runs)) goto oom;
+                    if (!prev->run) prev->run = 1, prev->rstart = (int32_t)nrun;
+                    else nrun--; /* over the run's end */
+                    runs[nrun].n = p;
+                    runs[nrun].uses = 0;
+                    runs[nrun].written = prev->root; /* (0: roots are marked after the walk) */
+                    runs[nrun].live = 0;
+                    p->tix = (uint32_t)nrun++;
+                    p->mark = rep;
+                    p->flags |= GENIE__NF_RUN;
+                    runs[nrun++].n = NULL;
+                    prev->n = top;
+                    ntape--; /* top is emitted at the run's entry below */
+                } else if (!genie__grow((void **)&tape, &captape, ntape + 1, sizeof(genie__tape_op))) {
+                    goto oom;
+                } else {
+                    tape[ntape].uses = 0;
+                    tape[ntape].inner = tape[ntape].fg_kept = tape[ntape].root = tape[ntape].run = 0;
+                    tape[ntape].rstart = 0;
+                    tape[ntape].take = -1; /* no take until planned (genie__plan) or a kept plan's */
+                    tape[ntape].fg.built = NULL;
+                    memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
+                }
                 tape[ntape].n = top;
-                tape[ntape].uses = 0;
-                tape[ntape].inner = tape[ntape].fg_kept = tape[ntape].root = 0;
-                tape[ntape].take = -1; /* no take until planned (genie__plan) or a kept plan's */
-                tape[ntape].fg.built = NULL;
-                memset(&tape[ntape].epi, 0, sizeof tape[ntape].epi);
                 top->tix = (uint32_t)ntape;
                 for (j = 0; j < genie__node_ninputs(top); j++) {
-                    if (genie__node_input(top, j)->state == GENIE__PENDING) {
+                    genie__node *x = genie__node_input(top, j);
+                    if (x->state == GENIE__PENDING) {
                         nlazy++;
-                        tape[genie__node_input(top, j)->tix].uses++;
+                        if (x->flags & GENIE__NF_RUN) runs[x->tix].uses++;
+                        else tape[x->tix].uses++;
                     } else {
                         nconst++;
                     }
@@ -3692,14 +3804,19 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             }
         }
     }
+    if (nrun && !genie__runs_alone(tape, ntape, runs, nrun) &&
+        !genie__runs_dissolve(&tape, &captape, &ntape, runs, &nrun, ep))
+        goto oom;
     for (k = 0; k < nroots && ntape; k++) /* what was asked for is written, wherever it runs */
         if (roots[k]->mark == ep && roots[k]->state == GENIE__PENDING) tape[roots[k]->tix].root = 1;
+        else if (roots[k]->mark == rep && (roots[k]->flags & GENIE__NF_RUN)) runs[roots[k]->tix].written = 1;
     if (ninplace && ctx->ndfr && !ctx->dfr_first) { /* in-place writes over values deferred nodes read: */
         genie__node **first = NULL;                 /* those readers first (genie__readers_first) */
         int nfirst = genie__readers_first(ctx, tape, ntape, &first);
         if (nfirst > 0) {
-            for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
+            genie__tape_unhold(tape, ntape, runs, nrun);
             genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
+            genie__run_keep(ctx, runs, caprun);
             ctx->dfr_first = 1; /* once: whatever the readers' realize left, the writes then copy */
             genie__realize_nodes(ctx, nfirst, first); /* (a failure stays on its nodes) */
             res = genie__realize_nodes(ctx, nroots, roots);
@@ -3751,7 +3868,9 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 n->flags &= (uint8_t)~GENIE__NF_DEFERRED; /* perhaps, by its group) */
                 ctx->stats.nodes_recomputed++;
             }
-            if (tape[i].fg_kept) {
+            if (tape[i].run) {
+                genie__run_exec(ctx, n, runs + tape[i].rstart);
+            } else if (tape[i].fg_kept) {
                 struct genie_backend_group *g = genie__tc_fg_bind(tape[i].fg.kept, tape, ctx->fg_scratch);
                 if (!ctx->be || !genie__be_group(ctx, g)) genie__exec_group(ctx, g);
                 genie__fgroup_deferred(ctx, g);
@@ -3784,10 +3903,12 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
     for (k = 0; k < nroots && res == GENIE_OK; k++)
         if (roots[k]->state == GENIE__FAILED) res = (genie_result)(-(int)roots[k]->err_code);
     genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
+    genie__run_keep(ctx, runs, caprun);
     return res;
 oom:
-    for (i = 0; i < ntape; i++) tape[i].n->refs--; /* held since emitted; none drops to 0 */
+    genie__tape_unhold(tape, ntape, runs, nrun);
     genie__walk_keep(ctx, stack, capstack, next, capnext, tape, captape, dfree, capfree);
+    genie__run_keep(ctx, runs, caprun);
     genie__fail(ctx, GENIE_ERR_OOM, "genie_realize: out of memory building the tape");
     return GENIE_ERR_OOM;
 }
@@ -13043,11 +13164,18 @@ static int genie__groupable(const genie__node *n, int cpu) {
     int col;
     return genie__fusable(n) || genie__centre_of(n, &rows, &len, &col, cpu);
 }
+/* Is pending p (an input of a tape node) part of a chain run: an inner node of one (no tape
+   entry of its own) or the node of a run's entry? Then no group or epilogue takes it. */
+static int genie__in_run(const genie__node *p, const genie__tape_op *tape) {
+    return (p->flags & GENIE__NF_RUN) || tape[p->tix].run;
+}
 /* Is pending p read by c through its own output view, of c's dtype (a conversion
    reads any), and by no other node of this tape? */
 static int genie__reads_only(const genie__node *p, const genie__node *c, const genie__tape_op *tape) {
     int i, uses = 0;
-    if (p->state != GENIE__PENDING || (p->dtype != c->dtype && genie__op_kinds[c->op] != GENIE__K_COPY)) return 0;
+    if (p->state != GENIE__PENDING || (p->dtype != c->dtype && genie__op_kinds[c->op] != GENIE__K_COPY) ||
+        genie__in_run(p, tape))
+        return 0;
     for (i = 0; i < c->nin; i++)
         if (c->in[i].n == p) {
             if (!genie__vspec_equal(c->in[i].v, p->out)) return 0;
@@ -13080,7 +13208,7 @@ static int genie__view_perm(const genie__vspec *v, const genie__vspec *o, int *p
    [N, 1, H, W] keeps dim 1 first, the rows in memory order still)? */
 static int genie__prologue_into(const genie__node *p, const genie__node *c, const genie__tape_op *tape, int col, int *perm) {
     int i, last = -1;
-    if (!genie__fusable(p) || p->state != GENIE__PENDING || c->in[0].n != p || tape[p->tix].uses != 1 ||
+    if (!genie__fusable(p) || p->state != GENIE__PENDING || c->in[0].n != p || genie__in_run(p, tape) || tape[p->tix].uses != 1 ||
         !genie__view_perm(c->in[0].v, p->out, perm))
         return 0;
     for (i = 0; i < c->in[0].v->ndim && !col; i++)
@@ -14326,6 +14454,141 @@ static void genie__exec_group(genie_ctx *ctx, genie__fgroup *g) {
     }
 }
 
+/* ---- chain runs ----
+   A chain of small elementwise nodes, each read by the next one alone, is one tape entry
+   (genie__realize_nodes joins them as it walks): no group is planned, bound or kept for it,
+   and it runs as one pass of the nodes' array kernels over a register of the whole value,
+   the ones a fused group runs (the same values). A link (genie__run_link): f32 unary, or
+   binary with a scalar, out of place, over a dense view of its whole buffer of at most
+   GENIE__FTILE elements, reading its input through that same view, with an array kernel on
+   the path. The run's first input is computed before the tape. Its inner nodes are handled
+   as a group's (genie__fgroup_defer): written when asked for or read by another tape node,
+   deferred when still readable after the tape (or read by a deferred one), else never. */
+static int genie__run_link(const genie__node *n, genie_cpu cpu) {
+    const int kind = genie__op_kinds[n->op];
+    genie__fop o;
+    if (n->nin != 1 || n->base || n->dtype != GENIE_F32 || n->numel > GENIE__FTILE || n->flags & GENIE__NF_ORDERED ||
+        !(kind == GENIE__K_UNARY || (kind == GENIE__K_BINARY && n->has_scalar)) || !genie__fusable(n) ||
+        !genie__eltwise_whole(n) || n->in[0].n->dtype != GENIE_F32 || n->in[0].n->numel != n->numel ||
+        !genie__vspec_equal(n->in[0].v, n->out))
+        return 0;
+    o.op = (uint16_t)n->op;
+    o.y = n->has_scalar ? (int16_t)GENIE__FSCALAR : 0;
+    o.a = n->a;
+    genie__fop_bind(&o, cpu);
+    return o.vk != NULL && o.vb != 1;
+}
+/* A run whose first input failed, or with no memory for its result: each node on its own
+   (as genie__exec_group's failure), inner nodes first. */
+static void genie__run_apart(genie_ctx *ctx, genie__node *last, genie__run_op *r) {
+    int64_t j;
+    for (j = 0; r[j].n; j++) {
+        genie__node *n = r[j].n;
+        if (n->flags & GENIE__NF_DEFERRED) n->flags &= (uint8_t)~GENIE__NF_DEFERRED, ctx->stats.nodes_recomputed++;
+        genie__work_add(ctx, n, genie__node_flops(n), genie__node_bytes(n), 0);
+        genie__exec(ctx, n, -1);
+    }
+    genie__exec(ctx, last, -1);
+    for (j--; j >= 0; j--) {
+        r[j].n->flags &= (uint8_t)~GENIE__NF_RUN;
+        genie__node_release(ctx, r[j].n); /* the tape's reference */
+    }
+}
+/* Count cnt links of a run (in the role and phase of m) in the work statistics, as
+   genie__work_add would one by one: a link's flops are its elements, its bytes its output
+   and its input's (a dense view of as many elements). */
+static void genie__run_work(genie_ctx *ctx, const char *phase, int role, uint64_t cnt, int64_t n) {
+    struct genie__phase_work *row = cnt ? genie__phase_row(ctx, phase) : NULL;
+    genie_work *w;
+    if (!row) return;
+    w = &row->w[role < GENIE_ROLE_COUNT ? role : 0];
+    w->nodes += cnt, w->flops += cnt * (uint64_t)n, w->bytes += cnt * 8 * (uint64_t)n;
+}
+/* An inner node's fate, decided (the tape's reference dropped): deferred, or a temporary
+   (freed when its consumer lets go), or written (its inputs dropped). */
+static void genie__run_let(genie_ctx *ctx, genie__node *m, int deferred) {
+    m->flags &= (uint8_t)~GENIE__NF_RUN;
+    if (m->state != GENIE__PENDING) genie__node_drop_inputs(ctx, m);
+    else if (deferred) genie__dfr_add(ctx, m);
+    genie__node_release(ctx, m);
+}
+/* Run the chain whose inner nodes are r (in order, ended by n NULL) and whose last node is
+   last (the tape entry's: the main loop counts it and drops the tape's reference on it; the
+   inner nodes' are dropped here). One pass: each inner node's fate is decided as soon as it
+   is known (a node neither written nor readable after the tape shares the next decided one's:
+   deferred if that one is, else a temporary), so a chain whose nodes all have handles, or
+   none has, reads each node once. */
+static void genie__run_exec(genie_ctx *ctx, genie__node *last, genie__run_op *r) {
+    float reg[2][GENIE__FTILE], *y = reg[0];
+    const genie__node *src = r[0].n->in[0].n;
+    const int64_t n = last->numel;
+    const float *x;
+    const char *wphase = NULL;
+    int wrole = 0, op = -1, scalar = 0;
+    uint64_t wcnt = 0;
+    int64_t j, k, cnt, open = 0; /* r[open, j): inner nodes whose fate waits on a later one */
+    genie__fop o;
+    for (cnt = 0; r[cnt].n; cnt++) {}
+    if (src->state != GENIE__DONE || !(last->buf = genie__buf_new(ctx, (size_t)n * 4))) {
+        genie__run_apart(ctx, last, r);
+        return;
+    }
+    x = (const float *)src->buf->data;
+    memset(&o, 0, sizeof o);
+    for (j = 0; j <= cnt; j++) { /* each node's kernel from the register to the other one */
+        genie__node *m = j < cnt ? r[j].n : last;
+        int written, live;
+        if (j + GENIE__TAPE_AHEAD < cnt) genie__prefetch_node(r[j + GENIE__TAPE_AHEAD].n);
+        if (m->op != op || m->has_scalar != scalar || m->op == GENIE__OP_POW) { /* (pow's kernel: by its exponent) */
+            o.op = (uint16_t)m->op;
+            o.y = m->has_scalar ? (int16_t)GENIE__FSCALAR : 0;
+            o.a.f[0] = m->a.f[0];
+            genie__fop_bind(&o, ctx->cpu);
+            op = m->op, scalar = m->has_scalar;
+        }
+        o.vk(y, x, o.vb == 2 ? (const void *)&m->a.f[0] : NULL, n);
+        x = y, y = y == reg[0] ? reg[1] : reg[0];
+        if (j == cnt) break;
+        if (m->flags & GENIE__NF_DEFERRED) m->flags &= (uint8_t)~GENIE__NF_DEFERRED, ctx->stats.nodes_recomputed++;
+        if (m->scope->phase != wphase || m->role != wrole) {
+            genie__run_work(ctx, wphase, wrole, wcnt, n);
+            wphase = m->scope->phase, wrole = m->role, wcnt = 0;
+        }
+        wcnt++;
+        written = r[j].written || r[j].uses > 1; /* asked for, or read by another tape node */
+        live = m->refs > 1 + r[j].uses;          /* readable after the tape */
+        if (written) {
+            if ((m->buf = genie__buf_new(ctx, (size_t)n * 4))) {
+                memcpy(m->buf->data, x, (size_t)n * 4);
+                m->state = GENIE__DONE;
+            } else {
+                genie__fail(ctx, GENIE_ERR_OOM, "%s: out of memory for %lld elements", genie__op_names[m->op], (long long)n);
+                m->err_code = (uint8_t)-GENIE_ERR_OOM;
+                m->state = GENIE__FAILED;
+                ctx->stats.nodes_failed++;
+            }
+        } else if (!live) {
+            continue;
+        }
+        /* m decided: the nodes waiting before it are deferred with it, or temporaries */
+        if (written) genie__node_drop_inputs(ctx, m);
+        for (k = written ? j - 1 : open; written ? k >= open : k < j; k += written ? -1 : 1) genie__run_let(ctx, r[k].n, !written);
+        genie__run_let(ctx, m, 1);
+        open = j + 1;
+    }
+    genie__run_work(ctx, wphase, wrole, wcnt, n);
+    memcpy(last->buf->data, x, (size_t)n * 4);
+    last->state = GENIE__DONE;
+    ctx->stats.nodes_executed += (uint64_t)cnt + 1;
+    ctx->stats.fused_groups++;
+    ctx->stats.fused_nodes += (uint64_t)cnt + 1;
+    genie__node_drop_inputs(ctx, last);
+    for (k = cnt - 1; k >= open; k--) { /* temporaries, last first: each freed as its hold goes */
+        if (k - GENIE__TAPE_AHEAD >= open) genie__prefetch_node(r[k - GENIE__TAPE_AHEAD].n);
+        genie__run_let(ctx, r[k].n, 0);
+    }
+}
+
 /* ---- products with an epilogue ----
    x = act(p), x = p + r, x = act(p) + r, x = act(p + r), with p a matmul/linear or a conv2d (f32
    or f64) that nothing else reads (no handle, no other node) and x read through
@@ -14341,7 +14604,7 @@ static int genie__epi_act(int op) {
 }
 /* May consumer c take producer p (read as c's input i) into its epilogue? */
 static int genie__epi_takes(const genie__tape_op *tape, const genie__node *p, const genie__node *c, int i) {
-    return p->state == GENIE__PENDING && !p->base && tape[p->tix].uses == 1 && p->refs == 2 &&
+    return p->state == GENIE__PENDING && !p->base && !genie__in_run(p, tape) && tape[p->tix].uses == 1 && p->refs == 2 &&
            (p->dtype == GENIE_F32 || p->dtype == GENIE_F64) && c->dtype == p->dtype && c->cdt == p->dtype &&
            !c->base && genie__vspec_equal(c->in[i].v, p->out) && genie__vspec_equal(c->out, p->out);
 }
@@ -16361,6 +16624,7 @@ GENIEDEF void genie_ctx_destroy(genie_ctx *ctx) {
     GENIE_FREE(ctx->fg_scratch);
     GENIE_FREE(ctx->fg_arena);
     GENIE_FREE(ctx->wk_plan);
+    GENIE_FREE(ctx->wk_run);
     GENIE_FREE(ctx->wk_stack);
     GENIE_FREE(ctx->wk_next);
     GENIE_FREE(ctx->wk_tape);

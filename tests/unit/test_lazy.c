@@ -346,6 +346,152 @@ static void test_kv_no_copy(int pooled) {
     genie_ctx_destroy(ctx);
 }
 
+/* A chain of small elementwise nodes from a computed value to the value asked for runs as
+   one pass over a register (a chain run): only the result is written, the intermediates with
+   handles are deferred, and each one reads back as the same chain computed step by step in
+   f32. The chain's ops cycle through a scalar add, a scalar multiply, neg, abs and relu (exact
+   in f32, so the expected values are exact). */
+#define RUN_N 16
+static float run_step(int i, float v) {
+    switch (i % 5) {
+    case 0: return v + 1.5f;
+    case 1: return v * 0.5f;
+    case 2: return -v;
+    case 3: return fabsf(v);
+    default: return v > 0 ? v : 0;
+    }
+}
+static genie_tensor *run_op(genie_ctx *ctx, int i, genie_tensor *t) {
+    switch (i % 5) {
+    case 0: return genie_add_scalar(ctx, t, 1.5);
+    case 1: return genie_mul_scalar(ctx, t, 0.5);
+    case 2: return genie_neg(ctx, t);
+    case 3: return genie_abs(ctx, t);
+    default: return genie_relu(ctx, t);
+    }
+}
+/* chain[i] = step i of the chain from x0 (want[i * RUN_N + e]: its element e) */
+static void run_want(const float *x0, int n, float *want) {
+    int i, e;
+    for (e = 0; e < RUN_N; e++) {
+        float v = x0[e];
+        for (i = 0; i < n; i++) want[i * RUN_N + e] = v = run_step(i, v);
+    }
+}
+static int run_same(genie_ctx *ctx, genie_tensor *t, const float *want) {
+    float got[RUN_N];
+    return rd(ctx, t, got, RUN_N) && memcmp(got, want, sizeof got) == 0;
+}
+static void test_chain_runs(void) {
+    enum { N = 1000 };
+    genie_ctx *ctx = make_ctx();
+    int64_t n16 = RUN_N;
+    float xv[RUN_N], *want = (float *)malloc(sizeof(float) * N * RUN_N);
+    genie_tensor *x, *c[N], *t;
+    genie_stats s0, s1;
+    int i, ok;
+    for (i = 0; i < RUN_N; i++) xv[i] = (float)i - 7.25f;
+    run_want(xv, N, want);
+    x = genie_from_data(ctx, GENIE_F32, 1, &n16, xv);
+    genie_realize(ctx, 1, &x);
+    /* every handle alive: the last written alone, the others deferred */
+    for (t = x, i = 0; i < N; i++) t = c[i] = run_op(ctx, i, t);
+    s0 = st(ctx);
+    CHECK(run_same(ctx, c[N - 1], want + (N - 1) * RUN_N));
+    s1 = st(ctx);
+    CHECK(s1.nodes_executed - s0.nodes_executed == N);
+    CHECK_FUSED(s1.nodes_deferred - s0.nodes_deferred == N - 1);
+    CHECK_FUSED(s1.bytes_total - s0.bytes_total == RUN_N * sizeof(float));
+    CHECK_FUSED(s1.fused_groups - s0.fused_groups == 1);
+    CHECK_FUSED(!genie_is_materialized(c[0]) && !genie_is_materialized(c[N / 2]) && !genie_is_materialized(c[N - 2]));
+    /* one read later: computed from x, through the nodes before it (deferred again) */
+    CHECK(run_same(ctx, c[499], want + 499 * RUN_N));
+    s0 = st(ctx);
+    CHECK_FUSED(s0.nodes_recomputed - s1.nodes_recomputed == 500 && s0.nodes_deferred - s1.nodes_deferred == 499);
+    CHECK(run_same(ctx, c[499], want + 499 * RUN_N) && st(ctx).nodes_executed == s0.nodes_executed);
+    /* two values of one chain asked for at once: both written, in one tape */
+    {
+        genie_tensor *two[2];
+        two[0] = c[700], two[1] = c[600];
+        s0 = st(ctx);
+        CHECK(genie_realize(ctx, 2, two) == GENIE_OK);
+        s1 = st(ctx);
+        CHECK(genie_is_materialized(c[600]) && genie_is_materialized(c[700]));
+        CHECK_FUSED(s1.tapes_run - s0.tapes_run == 1 && s1.nodes_executed - s0.nodes_executed == 201 &&
+                    s1.bytes_total - s0.bytes_total == 2 * RUN_N * sizeof(float));
+        CHECK(run_same(ctx, c[600], want + 600 * RUN_N) && run_same(ctx, c[700], want + 700 * RUN_N));
+    }
+    /* a value of the chain read by another node of the tape: written for it */
+    {
+        genie_tensor *other = genie_add(ctx, c[800], x), *two[2];
+        float o[RUN_N], got[RUN_N];
+        two[0] = c[850], two[1] = other;
+        for (i = 0; i < RUN_N; i++) o[i] = want[800 * RUN_N + i] + xv[i];
+        CHECK(genie_realize(ctx, 2, two) == GENIE_OK);
+        CHECK(genie_is_materialized(c[800]) && run_same(ctx, c[850], want + 850 * RUN_N));
+        CHECK(rd(ctx, other, got, RUN_N) && memcmp(got, o, sizeof got) == 0);
+        CHECK(run_same(ctx, c[800], want + 800 * RUN_N) && run_same(ctx, c[820], want + 820 * RUN_N));
+    }
+    /* an in-place write on the chain's input: the deferred values keep what they captured */
+    genie_add_(ctx, x, genie_full(ctx, GENIE_F32, 0, NULL, 100));
+    CHECK(run_same(ctx, c[100], want + 100 * RUN_N) && run_same(ctx, c[N - 3], want + (N - 3) * RUN_N));
+    {
+        float xn[RUN_N], want2[5 * RUN_N];
+        genie_tensor *u = x;
+        for (i = 0; i < RUN_N; i++) xn[i] = xv[i] + 100;
+        run_want(xn, 5, want2);
+        for (i = 0; i < 5; i++) u = run_op(ctx, i, u);
+        CHECK(run_same(ctx, u, want2 + 4 * RUN_N));
+    }
+    /* only some handles alive (a pool popped): a deferred node keeps the ones it reads deferred */
+    genie_pool_push(ctx);
+    for (t = x, i = 0; i < 20; i++) {
+        t = c[i] = run_op(ctx, i, t);
+        if (i == 9) genie_retain(t);
+    }
+    genie_retain(t);
+    genie_pool_pop(ctx);
+    {
+        float xn[RUN_N], want2[20 * RUN_N];
+        for (i = 0; i < RUN_N; i++) xn[i] = xv[i] + 100;
+        run_want(xn, 20, want2);
+        s0 = st(ctx);
+        CHECK(run_same(ctx, c[19], want2 + 19 * RUN_N));
+        s1 = st(ctx);
+        CHECK_FUSED(s1.nodes_deferred - s0.nodes_deferred == 10); /* c[0..9]: c[9]'s handle reads them */
+        CHECK_FUSED(s1.nodes_live - s0.nodes_live == (uint64_t)0 - 9u); /* c[10..18] freed */
+        CHECK(run_same(ctx, c[9], want2 + 9 * RUN_N));
+        genie_release(c[9]);
+        genie_release(c[19]);
+    }
+    /* released before the realize: nothing deferred, nothing left but the result */
+    genie_pool_push(ctx);
+    for (t = x, i = 0; i < N; i++) t = run_op(ctx, i, t);
+    genie_retain(t);
+    genie_pool_pop(ctx);
+    s0 = st(ctx);
+    ok = genie_realize(ctx, 1, &t) == GENIE_OK;
+    s1 = st(ctx);
+    CHECK(ok && s1.nodes_executed - s0.nodes_executed == N);
+    CHECK(s1.nodes_deferred == s0.nodes_deferred && s1.nodes_live - s0.nodes_live == (uint64_t)0 - (N - 1));
+    genie_release(t);
+    genie_ctx_destroy(ctx);
+    /* a chain from a failed value fails, every node of it */
+    ctx = make_ctx();
+    {
+        int64_t ws[2] = {4, RUN_N}, one = 1;
+        int64_t bad = 9;
+        genie_tensor *w = genie_zeros(ctx, GENIE_F32, 2, ws), *idx = genie_from_data(ctx, GENIE_I64, 1, &one, &bad), *e;
+        e = genie_reshape(ctx, genie_embedding(ctx, w, idx), 1, &n16);
+        CHECK(genie_realize(ctx, 1, &e) != GENIE_OK);
+        for (t = e, i = 0; i < 10; i++) t = c[i] = run_op(ctx, i, t);
+        CHECK(genie_realize(ctx, 1, &t) != GENIE_OK);
+        CHECK(genie_realize(ctx, 1, &c[4]) != GENIE_OK && !genie_is_materialized(c[4]));
+    }
+    genie_ctx_destroy(ctx);
+    free(want);
+}
+
 int main(void) {
     static const genie_cpu paths[2] = {GENIE_CPU_AUTO, GENIE_CPU_REFERENCE};
     int p;
@@ -360,6 +506,7 @@ int main(void) {
         test_steady_loop();
         test_kv_no_copy(1);
         test_kv_no_copy(0);
+        test_chain_runs();
     }
     printf("test_lazy: %d passed, %d failed\n", passed, failed);
     return failed != 0;
