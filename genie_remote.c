@@ -156,7 +156,10 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
         now = grx_now();
         /* a long wait (the server computing): yield, then sleep on the worker's events, so a
            server on the same cores has them */
-        if (now - start > RC_SPIN_S) grx_sleep(&r->x, until - now > 0.1 ? 100 : 1 + (int)((until - now) * 1e3));
+        if (now - start > RC_SPIN_S) {
+            double left = until - now; /* <= 0 once the deadline passed: poll, do not block */
+            grx_sleep(&r->x, left <= 0 ? 0 : left > 0.1 ? 100 : 1 + (int)(left * 1e3));
+        }
         else if (now - start > 50e-6) sched_yield();
         if (grx_now() > until) {
             rc_lost(r, msg, what);

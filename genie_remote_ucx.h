@@ -456,7 +456,7 @@ GR_FN void grx_sleep(grx *x, int ms) {
     if (ucp_worker_get_efd(x->w, &efd) == UCS_OK && ucp_worker_arm(x->w) == UCS_OK) {
         struct pollfd p;
         p.fd = efd, p.events = POLLIN, p.revents = 0;
-        poll(&p, 1, ms);
+        poll(&p, 1, ms < 0 ? 0 : ms); /* never an unbounded wait */
     }
 }
 /* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init), made

@@ -620,8 +620,9 @@ static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t 
 
 /* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
    overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
-static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux, genie_tensor **scratch,
-                    uint32_t from, uint32_t to, char *why, size_t wsz) {
+static int sv_store_into(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux,
+                         genie_tensor **scratch, uint32_t from, uint32_t to, sv_buf *parked, uint32_t *nparked, char *why,
+                         size_t wsz) {
     uint32_t i;
     int n = 0, code;
     double t0 = grx_now();
@@ -653,7 +654,8 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
             }
             if (!(nd = (uint8_t *)calloc(1, o->out_cap ? (size_t)o->out_cap : 1))) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
             if (b->data) memcpy(nd, b->data, b->size < o->out_cap ? b->size : (size_t)o->out_cap);
-            sv_buf_clear(s, c, b);
+            parked[(*nparked)++] = *b; /* freed after the segment: its results may alias these bytes */
+            b->entry = NULL, b->gt = NULL;
             b->data = nd;
             b->size = (size_t)o->out_cap;
             c->owned_bytes += b->size;
@@ -674,6 +676,21 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
     }
     sv_account(c, run, from, to, (uint64_t)((grx_now() - t0) * 1e9));
     return 0;
+}
+/* Stores the written results of ops [from, to) into their buffers. A buffer given new bytes keeps
+   its old ones (and its cache entry's reference) until every result of the segment is stored,
+   since a result may be a view of them (genie_contiguous of a contiguous view, a copy onto its
+   own source). */
+static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux, genie_tensor **scratch,
+                    uint32_t from, uint32_t to, char *why, size_t wsz) {
+    sv_buf *parked = (sv_buf *)calloc(to > from ? to - from : 1, sizeof *parked);
+    uint32_t n = 0, k;
+    int code;
+    if (!parked) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
+    code = sv_store_into(s, c, run, res, aux, scratch, from, to, parked, &n, why, wsz);
+    for (k = 0; k < n; k++) sv_buf_clear(s, c, &parked[k]);
+    free(parked);
+    return code;
 }
 
 static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {

@@ -760,7 +760,7 @@ static void test_slice(const char *addr) {
 }
 
 /* ---- a hostile raw client ---- */
-typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; } raw;
+typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; uint8_t last[16]; size_t last_n; } raw; /* last: a reply's leading bytes */
 static void raw_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((raw *)arg)->dead = 1; }
 static int raw_open(raw *r, int port) {
     char msg[256], a[64];
@@ -786,6 +786,8 @@ static int raw_call(raw *r, int type, const void *p, size_t n, int *rtype, uint3
             if (ok) {
                 *rtype = h.type;
                 if (h.type == GR_ERROR && m->len >= 4) *code = (uint32_t)(m->data[0] | m->data[1] << 8);
+                r->last_n = m->len < sizeof r->last ? (size_t)m->len : sizeof r->last;
+                memcpy(r->last, m->data, r->last_n);
             }
             grx_msg_free(&r->x, m);
             if (ok) return 1;
@@ -1159,6 +1161,32 @@ static void test_hostile(void) {
         gr_wr_free(&w);
         CHECK(raw_alive(&r), "alive after bad in-place writes");
         hostile_ops5(&r);
+    }
+    { /* a result that views the buffer it is stored into (contiguous of a contiguous view is its
+         input), stored with a new size: the old bytes are read before they are freed */
+        gr_op c1;
+        int64_t five = 5;
+        uint8_t get[24] = {50};
+        int k;
+        memset(&c1, 0, sizeof c1);
+        c1.op = GR_OP_CONTIGUOUS, c1.dtype = GENIE_I64, c1.nin = 1, c1.written = 1, c1.out_buf = 1;
+        c1.in[0].kind = GR_SRC_BUF, c1.in[0].dtype = GENIE_I64;
+        put_view(&c1.in[0].v, 1, one, st1, 0);
+        put_view(&c1.out, 1, one, st1, 0);
+        c1.module = c1.phase = "";
+        for (k = 0; k < 2; k++) { /* buffer 32 (5) -> owned buffer 50 of 8 bytes; then 50 -> 50 of 16 bytes */
+            c1.out_cap = 8 << k;
+            memset(&w, 0, sizeof w);
+            w_slots(&w, 2, k ? 50 : 32, 50);
+            gr_w32(&w, 1);
+            gr_op_encode(&w, &c1);
+            CHECK(grx_send(&r.x, r.ep, GR_RUN, ++r.req, w.p, w.n, grx_now() + 5, &r.dead) == UCS_OK, "RUN %d of a self view", k);
+            gr_wr_free(&w);
+        }
+        get[16] = 8;
+        t = 0;
+        CHECK(raw_call(&r, GR_GET, get, sizeof get, &t, &code) && t == GR_DATA && r.last_n == 8 && memcmp(r.last, &five, 8) == 0,
+              "a self view stored with a new size keeps its value: type %d, %zu bytes", t, r.last_n);
     }
     {
         uint8_t f[4 + 8] = {0xff, 0xff, 0xff, 0x7f};
