@@ -12111,6 +12111,7 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
         }
     }
 }
+typedef void (*genie__q8row_fn)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
 typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
 /* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
 typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
@@ -12291,6 +12292,34 @@ static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_
     return genie__hsum8(acc);
 }
 static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
+/* genie__q8_row on AVX-512, the same values (the rounding steps are the scalar code's: the
+   product and the sum explicitly rounded, never contracted into an FMA; max and the integer
+   sums are exact). x[0..K), K a multiple of QB (32 or 256). */
+static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    const __m512 half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    int64_t b;
+    int j, h;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        __m512 mx = _mm512_setzero_ps(), id;
+        float amax;
+        for (j = 0; j < QB; j += 16) mx = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xb + j)), mx); /* a NaN skipped, as there */
+        amax = _mm512_reduce_max_ps(mx);
+        d[b] = amax / 127.0f;
+        id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        for (j = 0; j < QB; j += 32) {
+            __m512i qi[2];
+            for (h = 0; h < 2; h++) {
+                __m512 v = _mm512_mul_round_ps(_mm512_loadu_ps(xb + j + 16 * h), id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                v = _mm512_add_round_ps(v, _mm512_or_ps(half, _mm512_and_ps(v, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                qi[h] = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(v), lo), hi);
+                _mm_storeu_si128((__m128i *)(void *)(q + b * QB + j + 16 * h), _mm512_cvtepi32_epi8(qi[h]));
+            }
+            s[(b * QB + j) / 32] = _mm512_reduce_add_epi32(_mm512_add_epi32(qi[0], qi[1]));
+        }
+    }
+}
 /* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
    quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
    each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
@@ -12424,7 +12453,7 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
    computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
    passes), 4 at once where the path has a dot4. A column's value does not depend on the
    thread that computes it. */
-static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
+static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qdot_fn dot, genie__qdot4_fn dot4) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
@@ -12455,7 +12484,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
         if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
+        qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
     while (genie__take(p, nth, groups, chunk, &lo, &hi))
         for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
@@ -12480,13 +12509,13 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     return GENIE_OK;
 }
 static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__qdot_generic, NULL);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_generic, NULL);
 }
 #ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
-    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
 }
 #endif
 #ifdef GENIE__AMX_BUILT
