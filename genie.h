@@ -12380,7 +12380,10 @@ GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
    mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
    b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
    are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
-   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
+   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. The high nibbles are
+   masked in place (0xF0: 16 times their value, exact in i32 and in f32) and their lanes scaled
+   by dw dx / 16 (a power of two: the f32 products a shifted nibble gives, where dw dx / 16 is
+   not subnormal). An odd last block runs as
    a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
    of its f32 sums. */
 #define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
@@ -12390,7 +12393,7 @@ static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") 
 #define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
     do {                                                                                                                \
         const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
-        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
+        const __m512i u_ = _mm512_and_si512(pb_, m4);                                                                   \
         A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
     } while (0)
 static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
@@ -12406,11 +12409,13 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
     /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
     const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                         41, 32, 9, 0);
-    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
-    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 16 scales [row 0 b, row 0 b+1, row 1 b, ..., the
+       same 8 over 16]: the high nibbles are kept in place (16 times their value: a mask, no shift) */
+    const __m512i s0 = _mm512_set_epi32(9, 9, 9, 9, 8, 8, 8, 8, 1, 1, 1, 1, 0, 0, 0, 0);
     const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
                   s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
-    const __m512i m4 = _mm512_set1_epi8(0xF);
+    const __m512i m4 = _mm512_set_epi64(-0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll,
+                                        0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll); /* 0xF | 0xF0 */
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     int64_t b;
     (void)dt;
@@ -12426,7 +12431,8 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
         const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
         const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
                                              _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
-        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
+        const __m256 sc8 = _mm256_mul_ps(_mm256_cvtph_ps(h), dx);
+        const __m512 sc = _mm512_insertf32x8(_mm512_castps256_ps512(sc8), _mm256_mul_ps(sc8, _mm256_set1_ps(0.0625f)), 1);
         _mm_prefetch((const char *)p, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
