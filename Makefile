@@ -667,7 +667,7 @@ bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
-# bench-gguf-llm-big: the same bench on a ~540M-parameter model in Q8_0 and Q4_0 (574 / 305 MB of
+# bench-gguf-llm-big: the same bench on a ~540M-parameter model in Q8_0 and Q4_0 (577 / 306 MB of
 # weights a token: more than a last-level cache keeps, so a decode step streams them from memory).
 $(GGUF_LLM_DIR)/big-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
 	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size big

@@ -11,7 +11,7 @@ the GPL-3 text Debian ships, ties broken by the pair's text) and "<|endoftext|>"
                                                    tiny-spm.gguf: the f32 weights with a SentencePiece
                                                    vocabulary, tokenizer.ggml.model "llama")
   make_llama_gguf.py OUTDIR --size big             writes OUTDIR/big-{q8_0,q4_0}.gguf: ~540M parameters
-                                                   (574 MB in Q8_0, 305 MB in Q4_0: weights a decode step
+                                                   (577 MB in Q8_0, 306 MB in Q4_0: weights a decode step
                                                    streams from memory, not from the last-level cache)
   make_llama_gguf.py OUTDIR --ref FILE             also writes the reference FILE (needs torch and
                                                    transformers): the tokenizer's ids of a few strings
