@@ -635,7 +635,7 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 # a SentencePiece vocabulary (tiny-spm.gguf) against tests/data/gguf_llm_ref_spm.txt. bench-gguf-llm (part of
 # bench-llm): a ~90M-parameter model's prefill and decode tokens/s beside llama.cpp's llama-bench on
 # the same files when LLAMA_BENCH names the binary (never built here), and the decode bandwidth bound.
-.PHONY: gguf-llm-models test-gguf-llm bench-gguf-llm test-gguf-llm-llama
+.PHONY: gguf-llm-models test-gguf-llm bench-gguf-llm test-gguf-llm-llama bench-gguf-llm-big
 GGUF_LLM_DIR = $(BUILD)/gguf_llm
 GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt tests/data/gguf_llm_spm_pieces.txt
 LLAMA_BENCH ?=
@@ -667,6 +667,16 @@ bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
+# bench-gguf-llm-big: the same bench on a ~540M-parameter model in Q8_0 and Q4_0 (577 / 306 MB of
+# weights a token: more than a last-level cache keeps, so a decode step streams them from memory).
+$(GGUF_LLM_DIR)/big-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
+	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size big
+bench-gguf-llm-big: $(BUILD)/bench_gguf_llm ## bench-gguf-llm's Q8_0 and Q4_0 rows on a ~540M-parameter model (weights from memory)
+	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/big-q4_0.gguf; \
+	else echo "skip: bench-gguf-llm-big ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
+	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH) q8_0,q4_0 big; \
+	else echo "skip: llama.cpp beside bench-gguf-llm-big (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) - q8_0,q4_0 big; fi
 # llama.cpp as a second oracle when LLAMA_CPP_BIN names a folder with llama-tokenize and llama-simple:
 # its ids of the reference's strings, and its greedy text of the F32 file beside the example's.
 LLAMA_CPP_BIN ?=

@@ -12232,6 +12232,7 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
         }
     }
 }
+typedef void (*genie__q8row_fn)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
 typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
 /* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
 typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
@@ -12412,6 +12413,34 @@ static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_
     return genie__hsum8(acc);
 }
 static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
+/* genie__q8_row on AVX-512, the same values (the rounding steps are the scalar code's: the
+   product and the sum explicitly rounded, never contracted into an FMA; max and the integer
+   sums are exact). x[0..K), K a multiple of QB (32 or 256). */
+static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    const __m512 half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    int64_t b;
+    int j, h;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        __m512 mx = _mm512_setzero_ps(), id;
+        float amax;
+        for (j = 0; j < QB; j += 16) mx = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xb + j)), mx); /* a NaN skipped, as there */
+        amax = _mm512_reduce_max_ps(mx);
+        d[b] = amax / 127.0f;
+        id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        for (j = 0; j < QB; j += 32) {
+            __m512i qi[2];
+            for (h = 0; h < 2; h++) {
+                __m512 v = _mm512_mul_round_ps(_mm512_loadu_ps(xb + j + 16 * h), id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                v = _mm512_add_round_ps(v, _mm512_or_ps(half, _mm512_and_ps(v, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                qi[h] = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(v), lo), hi);
+                _mm_storeu_si128((__m128i *)(void *)(q + b * QB + j + 16 * h), _mm512_cvtepi32_epi8(qi[h]));
+            }
+            s[(b * QB + j) / 32] = _mm512_reduce_add_epi32(_mm512_add_epi32(qi[0], qi[1]));
+        }
+    }
+}
 /* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
    quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
    each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
@@ -12472,21 +12501,26 @@ GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
    mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
    b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
    are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
-   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. An odd last block runs as
+   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. The high nibbles are
+   masked in place (0xF0: 16 times their value, exact in i32 and in f32) and their lanes scaled
+   by dw dx / 16 (a power of two: the f32 products a shifted nibble gives, where dw dx / 16 is
+   not subnormal). An odd last block runs as
    a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
    of its f32 sums. */
 #define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
 static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
 /* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
    dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
-#define GENIE__Q4_VBMI_ROW(A, V, IS)                                                                                    \
+#define GENIE__Q4_VBMI_ROW(A, V, IS, SC)                                                                                 \
     do {                                                                                                                \
         const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
-        const __m512i u_ = _mm512_and_si512(_mm512_mask_srli_epi16(pb_, 0xFFFF0000u, pb_, 4), m4);                      \
-        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), sc), A);    \
+        const __m512i u_ = _mm512_and_si512(pb_, m4);                                                                   \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(o2, u_, x)), _mm512_permutexvar_ps((IS), (SC)), A);  \
     } while (0)
-static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
-                                             const float *d, const int32_t *s, float *y) {
+/* the R rows' dots (R 4 or 8: the x side and the loop shared by more rows), inlined into each */
+static inline __attribute__((always_inline)) GENIE__VBMI void genie__qdotr_q4_vbmi(const unsigned char *w, ptrdiff_t rowb, int64_t nb,
+                                                                                  const int8_t *q, const float *d, const int32_t *s,
+                                                                                  float *y, const int R) {
     const __m512i iw = _mm512_set_epi8(35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, /* w: b+1's bytes */
                                        17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,         /* b's (shifted) */
                                        35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
@@ -12498,14 +12532,15 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
     /* two rows' scale words (0 and 9 of each of two loads: b's f16 at byte 0, b+1's at 18) side by side */
     const __m512i i2 = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                         41, 32, 9, 0);
-    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 8 scales [row 0 b, row 0 b+1, row 1 b, ...] */
-    const __m512i s0 = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    /* row i's lanes [b x4 | b+1 x4 | b x4 | b+1 x4] from the 16 scales [row 0 b, row 0 b+1, row 1 b, ..., the
+       same 8 over 16]: the high nibbles are kept in place (16 times their value: a mask, no shift) */
+    const __m512i s0 = _mm512_set_epi32(9, 9, 9, 9, 8, 8, 8, 8, 1, 1, 1, 1, 0, 0, 0, 0);
     const __m512i s1 = _mm512_add_epi32(s0, _mm512_set1_epi32(2)), s2 = _mm512_add_epi32(s0, _mm512_set1_epi32(4)),
                   s3 = _mm512_add_epi32(s0, _mm512_set1_epi32(6));
-    const __m512i m4 = _mm512_set1_epi8(0xF);
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    const __m512i m4 = _mm512_set_epi64(-0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll, -0x0F0F0F0F0F0F0F10ll,
+                                        0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll); /* 0xF | 0xF0 */
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     int64_t b;
-    (void)dt;
     for (b = 0; b < nb; b += 2) {
         const int two = b + 1 < nb;
         const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
@@ -12513,21 +12548,48 @@ static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptr
         const __m256 dx = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(_mm_maskz_loadu_ps(two ? 3 : 1, d + b))));
         const __m512i off = _mm512_maskz_set1_epi32(1, -8 * s[b]);
         const __m512i o2 = two ? _mm512_mask_set1_epi32(off, 0x10, -8 * s[b + 1]) : off;
-        const unsigned char *p = w + 4 * rowb + 72 * b; /* the next 4 rows' bytes, in step */
+        const unsigned char *p = w + R * rowb + 18 * R * b; /* the next R rows' bytes, in step */
         const __m512i v0 = _mm512_maskz_loadu_epi8(mw, w + 18 * b), v1 = _mm512_maskz_loadu_epi8(mw, w + rowb + 18 * b);
         const __m512i v2 = _mm512_maskz_loadu_epi8(mw, w + 2 * rowb + 18 * b), v3 = _mm512_maskz_loadu_epi8(mw, w + 3 * rowb + 18 * b);
         const __m128i h = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, i2, v1)),
                                              _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
-        const __m512 sc = _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtph_ps(h), dx));
+        const __m256 sc8 = _mm256_mul_ps(_mm256_cvtph_ps(h), dx);
+        const __m512 sc = _mm512_insertf32x8(_mm512_castps256_ps512(sc8), _mm256_mul_ps(sc8, _mm256_set1_ps(0.0625f)), 1);
         _mm_prefetch((const char *)p, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
         _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
-        GENIE__Q4_VBMI_ROW(a0, v0, s0);
-        GENIE__Q4_VBMI_ROW(a1, v1, s1);
-        GENIE__Q4_VBMI_ROW(a2, v2, s2);
-        GENIE__Q4_VBMI_ROW(a3, v3, s3);
+        GENIE__Q4_VBMI_ROW(a0, v0, s0, sc);
+        GENIE__Q4_VBMI_ROW(a1, v1, s1, sc);
+        GENIE__Q4_VBMI_ROW(a2, v2, s2, sc);
+        GENIE__Q4_VBMI_ROW(a3, v3, s3, sc);
+        if (R == 8) { /* rows 4-7: their own scales, the same x */
+            const __m512i v4 = _mm512_maskz_loadu_epi8(mw, w + 4 * rowb + 18 * b), v5 = _mm512_maskz_loadu_epi8(mw, w + 5 * rowb + 18 * b);
+            const __m512i v6 = _mm512_maskz_loadu_epi8(mw, w + 6 * rowb + 18 * b), v7 = _mm512_maskz_loadu_epi8(mw, w + 7 * rowb + 18 * b);
+            const __m128i h2 = _mm_unpacklo_epi64(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v4, i2, v5)),
+                                                  _mm512_castsi512_si128(_mm512_permutex2var_epi16(v6, i2, v7)));
+            const __m256 sc8b = _mm256_mul_ps(_mm256_cvtph_ps(h2), dx);
+            const __m512 scb = _mm512_insertf32x8(_mm512_castps256_ps512(sc8b), _mm256_mul_ps(sc8b, _mm256_set1_ps(0.0625f)), 1);
+            GENIE__Q4_VBMI_ROW(a4, v4, s0, scb);
+            GENIE__Q4_VBMI_ROW(a5, v5, s1, scb);
+            GENIE__Q4_VBMI_ROW(a6, v6, s2, scb);
+            GENIE__Q4_VBMI_ROW(a7, v7, s3, scb);
+        }
     }
     y[0] = _mm512_reduce_add_ps(a0), y[1] = _mm512_reduce_add_ps(a1), y[2] = _mm512_reduce_add_ps(a2), y[3] = _mm512_reduce_add_ps(a3);
+    if (R == 8)
+        y[4] = _mm512_reduce_add_ps(a4), y[5] = _mm512_reduce_add_ps(a5), y[6] = _mm512_reduce_add_ps(a6), y[7] = _mm512_reduce_add_ps(a7);
+}
+static GENIE__VBMI void genie__qdot4_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    (void)dt;
+    genie__qdotr_q4_vbmi(w, rowb, nb, q, d, s, y, 4);
+}
+/* 8 rows at once (each y[i] the value genie__qdot4_q4_vbmi gives it): the permuted x, its scales and
+   the loop are shared by twice the rows */
+static GENIE__VBMI void genie__qdot8_q4_vbmi(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    (void)dt;
+    genie__qdotr_q4_vbmi(w, rowb, nb, q, d, s, y, 8);
 }
 #endif
 /* The weight view of a QLINEAR/QROWS node as rows of whole blocks: w[r] at base + r * rowb. */
@@ -12543,9 +12605,10 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
    chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
    computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
-   passes), 4 at once where the path has a dot4. A column's value does not depend on the
-   thread that computes it. */
-static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__qdot_fn dot, genie__qdot4_fn dot4) {
+   passes), 4 at once where the path has a dot4 and 8 where it has a dot8 (which gives each row
+   the value dot4 gives it). A column's value does not depend on the thread that computes it. */
+static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qdot_fn dot, genie__qdot4_fn dot4,
+                                     genie__qdot4_fn dot8) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
@@ -12560,7 +12623,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     genie__mi m;
     const int64_t *sts[1];
     (void)ith;
-    if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = NULL;
+    if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = dot8 = NULL;
     mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
     if (!mem) {
         snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory quantizing the input");
@@ -12576,7 +12639,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
         if (xdt == GENIE_F32 && xs == 1) memcpy(xf, (const float *)GENIE__IN(n, 0) + m.off[0], (size_t)K * 4);
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
+        qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
     while (genie__take(p, nth, groups, chunk, &lo, &hi))
         for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
@@ -12584,9 +12647,12 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (r = 0; r < rows; r++)
                 for (c = c0; c < c1;) {
                     const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
-                    float v[4];
+                    float v[8];
                     int j, nv = 1;
-                    if (dot4 && c + 4 <= c1) {
+                    if (dot8 && c + 8 <= c1) {
+                        dot8(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        nv = 8;
+                    } else if (dot4 && c + 4 <= c1) {
                         dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 4;
                     } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
@@ -12601,13 +12667,14 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     return GENIE_OK;
 }
 static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__qdot_generic, NULL);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_generic, NULL, NULL);
 }
 #ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__qdot_avx2, genie__qdot4_avx2); }
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
-    return genie__k_qlinear(p, ith, nth, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
+                            q4 ? genie__qdot8_q4_vbmi : NULL);
 }
 #endif
 #ifdef GENIE__AMX_BUILT

@@ -3,14 +3,18 @@
    build/gguf_llm/bench-TYPE.gguf), on 1 and 2 threads, with examples/06_gguf_llm.c's model
    code; beside llama.cpp's llama-bench on the same file, run right after each row (when its
    path is given: LLAMA_BENCH for make) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
-   measured in the same run (memcpy of 512 MiB on as many threads, bytes read + written).
+   measured in the same run (memcpy of 512 MiB on as many threads, bytes read + written), and
+   the same over the read bandwidth (512 MiB read on as many threads: what a step whose weights
+   no cache holds can stream; a model whose weights fit the last-level cache can beat it).
    Prefill: 128 tokens in one step (logits of the last position). Decode: 32 steps after it,
    each a token at the next position (llama-bench's tg 32 starts from an empty cache; at these
    lengths attention is a small part of a step). Best of REPS runs. With GGUF_LLM_TORCH set (the
    command that runs bench/gguf_llm_torch.py; make sets it when the venv has torch, transformers
    and gguf) each bf16 row is followed by PyTorch's bf16 prefill of the same file, run then.
      make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench)
-     build/bench_gguf_llm DIR [reps] [path/to/llama-bench|-] [types, e.g. q8_0,bf16] */
+     build/bench_gguf_llm DIR [reps] [path/to/llama-bench|-] [types, e.g. q8_0,bf16|-] [size: bench|big]
+   (the files DIR/SIZE-TYPE.gguf; make bench-gguf-llm-big runs the ~540M-parameter Q8_0 and Q4_0
+   files, whose weights stream from memory) */
 #define _POSIX_C_SOURCE 200809L
 #define GGUF_LLM_NO_MAIN
 #include "../examples/06_gguf_llm.c"
@@ -82,26 +86,29 @@ static void cell(double genie, double other) {
 int main(int argc, char **argv) {
     static const char *const types[] = {"f32", "bf16", "q8_0", "q4_0"};
     const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *llama_bench = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
-    const char *only = argc > 4 ? argv[4] : NULL; /* the types to run (all when absent) */
+    const char *only = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL; /* the types to run (all when absent) */
+    const char *size = argc > 5 ? argv[5] : "bench";
     const char *torch_cmd = getenv("GGUF_LLM_TORCH");  /* the PyTorch bf16 prefill beside the bf16 rows */
     int reps = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 3, ti, th, r, i, ok = 1;
-    double bw[3];
+    double bw[3], rbw[3];
     float *logits = NULL;
     int64_t ids[PROMPT + DECODE];
-    bw[1] = copy_bw(1), bw[2] = copy_bw(2);
-    printf("bench-gguf-llm: Llama GGUF from %s, prefill %d tokens, decode %d tokens, best of %d; copy bandwidth %.1f GB/s (1 thread), "
-           "%.1f GB/s (2)\n", dir, PROMPT, DECODE, reps, bw[1] / 1e9, bw[2] / 1e9);
+    bw[1] = copy_bw(1), bw[2] = copy_bw(2), rbw[1] = read_bw(1), rbw[2] = read_bw(2);
+    printf("bench-gguf-llm: Llama GGUF %s/%s-*.gguf, prefill %d tokens, decode %d tokens, best of %d; copy bandwidth %.1f GB/s (1 thread), "
+           "%.1f GB/s (2); read bandwidth %.1f GB/s (1), %.1f GB/s (2)\n", dir, size, PROMPT, DECODE, reps, bw[1] / 1e9, bw[2] / 1e9,
+           rbw[1] / 1e9, rbw[2] / 1e9);
     if (!llama_bench) printf("(no llama.cpp beside it: LLAMA_BENCH=/path/to/llama-bench)\n");
-    printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth\n\n");
-    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound |\n");
-    printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|\n");
+    printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth; of read bw: the decode's weight bytes a\n"
+           "second over the read bandwidth\n\n");
+    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound | of read bw |\n");
+    printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|------:|\n");
     for (ti = 0; ti < 4; ti++)
         for (th = 1; th <= 2; th++) {
             char path[1024], err[512];
             lm m;
             double pf = 0, dc = 0, bound, peer_pp, peer_tg;
             if (only && !strstr(only, types[ti])) continue;
-            snprintf(path, sizeof path, "%s/bench-%s.gguf", dir, types[ti]);
+            snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, size, types[ti]);
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
                 printf("| %s | %d | cannot load: %s |\n", types[ti], th, err);
                 lm_free(&m);
@@ -140,7 +147,7 @@ int main(int argc, char **argv) {
             cell(pf, peer_pp);
             printf(" %.1f |", dc);
             cell(dc, peer_tg);
-            printf(" %.1f | %.2f |\n", bound, dc / bound);
+            printf(" %.1f | %.2f | %.2f |\n", bound, dc / bound, dc * (double)m.decode_bytes / rbw[th]);
             if (ti == 1 && torch_cmd) {
                 const double tp = torch_peer(torch_cmd, path, th, reps);
                 printf("| bf16 | %d | prefill beside PyTorch bf16 (transformers' Llama) | %.1f |", th, pf);

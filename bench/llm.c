@@ -132,66 +132,6 @@ static int64_t step(model *m, const int64_t *ids, int64_t t0, int64_t T) {
     return tok;
 }
 
-/* The read-only rate of nth threads summing 512 MiB (bytes read per second): the most a
-   step that only streams its weights can reach. AVX-512 loads, a line each, with a software
-   prefetch 4 KiB ahead (the fastest read loop found here; scalar C loops reach half of it). */
-typedef struct rdr { const char *s; size_t n; uint64_t x; } rdr;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-__attribute__((target("avx512f"))) static void *rd_run512(void *p) {
-    rdr *r = (rdr *)p;
-    __m512i a = _mm512_setzero_si512(), b = a, c = a, d = a;
-    size_t i;
-    for (i = 0; i + 256 <= r->n; i += 256) {
-        _mm_prefetch(r->s + i + 4096, _MM_HINT_T0);
-        _mm_prefetch(r->s + i + 4160, _MM_HINT_T0);
-        _mm_prefetch(r->s + i + 4224, _MM_HINT_T0);
-        _mm_prefetch(r->s + i + 4288, _MM_HINT_T0);
-        a = _mm512_add_epi64(a, _mm512_loadu_si512(r->s + i));
-        b = _mm512_add_epi64(b, _mm512_loadu_si512(r->s + i + 64));
-        c = _mm512_add_epi64(c, _mm512_loadu_si512(r->s + i + 128));
-        d = _mm512_add_epi64(d, _mm512_loadu_si512(r->s + i + 192));
-    }
-    r->x = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a, b), _mm512_add_epi64(c, d)));
-    return NULL;
-}
-#endif
-static void *rd_run(void *p) {
-    rdr *r = (rdr *)p;
-    uint64_t a[8] = {0}, w;
-    size_t i;
-    int j;
-    for (i = 0; i + 64 <= r->n; i += 64)
-        for (j = 0; j < 8; j++) memcpy(&w, r->s + i + 8 * j, 8), a[j] += w;
-    for (j = 0; j < 8; j++) r->x += a[j];
-    return NULL;
-}
-static double read_bw(int nth) {
-    size_t n = (size_t)512 << 20, part = n / (size_t)nth, i;
-    char *a = (char *)malloc(n);
-    void *(*fn)(void *) = rd_run;
-    double best = 0;
-    int r, k;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (__builtin_cpu_supports("avx512f")) fn = rd_run512;
-#endif
-    for (i = 0; i < n; i++) a[i] = (char)(i * 131 + (i >> 12)); /* not zero: zero pages read from no memory */
-    for (r = 0; r < 4; r++) {
-        pthread_t th[8];
-        rdr rs[8];
-        double t = now();
-        for (k = 0; k < nth; k++) {
-            rs[k].s = a + part * (size_t)k, rs[k].n = part, rs[k].x = 0;
-            pthread_create(&th[k], NULL, fn, &rs[k]);
-        }
-        for (k = 0; k < nth; k++) pthread_join(th[k], NULL);
-        t = now() - t;
-        if ((double)n / t > best) best = (double)n / t;
-    }
-    free(a);
-    return best;
-}
-
 typedef struct peer { int ok; double prefill, decode; char split[32]; int64_t toks[LLM_DECODE + 1]; int ntok; } peer;
 /* Lines of llm_torch.py: "torch threads=T split=AxB prefill=X decode=Y tokens=a,b,...";
    per thread count the best split of each measure. */

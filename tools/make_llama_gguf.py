@@ -10,6 +10,9 @@ the GPL-3 text Debian ships, ties broken by the pair's text) and "<|endoftext|>"
   make_llama_gguf.py OUTDIR [--size tiny|bench]   writes OUTDIR/SIZE-{f32,bf16,q8_0,q4_0}.gguf (and for tiny
                                                    tiny-spm.gguf: the f32 weights with a SentencePiece
                                                    vocabulary, tokenizer.ggml.model "llama")
+  make_llama_gguf.py OUTDIR --size big             writes OUTDIR/big-{q8_0,q4_0}.gguf: ~540M parameters
+                                                   (577 MB in Q8_0, 306 MB in Q4_0: weights a decode step
+                                                   streams from memory, not from the last-level cache)
   make_llama_gguf.py OUTDIR --ref FILE             also writes the reference FILE (needs torch and
                                                    transformers): the tokenizer's ids of a few strings
                                                    (Hugging Face `tokenizers`) and, per file type, the
@@ -34,6 +37,7 @@ SPACE = "\u2581"  # SentencePiece's space
 SIZES = {  # vocab is fixed by the tokenizer (256 bytes + merges + 1 special)
     "tiny": dict(dim=256, layers=2, heads=4, kv=2, ffn=512, ctx=256),
     "bench": dict(dim=1024, layers=8, heads=16, kv=4, ffn=2816, ctx=512),
+    "big": dict(dim=2048, layers=12, heads=16, kv=4, ffn=5632, ctx=512, types=("q8_0", "q4_0")),
 }
 TYPES = {"f32": (Q.F32, 0), "bf16": (Q.BF16, 32), "q8_0": (Q.Q8_0, 7), "q4_0": (Q.Q4_0, 2)}
 PROMPT = "The GNU General Public License is a free, copyleft license for"
@@ -324,7 +328,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     tokens, merges, eos = vocabulary()
     w = weights(cfg, len(tokens))
-    for t in TYPES:
+    for t in cfg.get("types", TYPES):
         p = os.path.join(outdir, f"{size}-{t}.gguf")
         write(p + ".tmp", cfg, w, tokens, merges, eos, t)
         os.replace(p + ".tmp", p)

@@ -78,6 +78,9 @@ for name, qt, shape, doffs in (("q4_k", Q.Q4_K, (5, 512), (0, 2)), ("q6_k", Q.Q6
     w.add_tensor(name, q, raw_dtype=qt)
     tensors[name] = dequantize(q, qt)
 w.add_tensor("q4_1", quantize(rng.standard_normal((2, 32)).astype(np.float32), Q.Q4_1), raw_dtype=Q.Q4_1)
+x = rng.standard_normal((21, 96)).astype(np.float32)  # Q4_0, an odd count of blocks a row: 8-row kernels and tails
+w.add_tensor("q4_0odd", quantize(x, Q.Q4_0), raw_dtype=Q.Q4_0)
+tensors["q4_0odd"] = dequantize(quantize(x, Q.Q4_0), Q.Q4_0)
 w.write_header_to_file()
 w.write_kv_data_to_file()
 w.write_tensors_to_file()

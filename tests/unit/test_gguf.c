@@ -60,7 +60,7 @@ static void t_meta(void) {
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_s", 0, &i) == GENIE_ERR_DTYPE);
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_b", 0, &i) == GENIE_OK && i == 1);
     CHECK(genie_gguf_meta_count(g) >= 16 && genie_gguf_meta_key(g, genie_gguf_meta_count(g)) == NULL);
-    CHECK(genie_gguf_count(g) == 11 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
+    CHECK(genie_gguf_count(g) == 12 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_gguf_close(g);
     genie_ctx_destroy(ctx);
@@ -98,8 +98,9 @@ static void t_plain(void) {
 static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
     {"q8_0", GENIE_Q8_0, 7, 96}, {"q4_0", GENIE_Q4_0, 5, 160}, {"q4_k", GENIE_Q4_K, 5, 512}, {"q6_k", GENIE_Q6_K, 3, 768},
     {"q8_0big", GENIE_Q8_0, 33, 288}, {"q4_0big", GENIE_Q4_0, 19, 320},
-    {"q8_0tall", GENIE_Q8_0, 600, 64}}; /* prefill: panels of 512 rows */
-#define NQT 7
+    {"q8_0tall", GENIE_Q8_0, 600, 64}, /* prefill: panels of 512 rows */
+    {"q4_0odd", GENIE_Q4_0, 21, 96}};
+#define NQT 8
 #define NPATHS 5
 static const genie_cpu paths[NPATHS] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512, GENIE_CPU_AMX};
 static void t_dequant(void) {
@@ -268,6 +269,43 @@ static void t_products(void) {
     CHECK(genie_status(rctx) == GENIE_OK);
     genie_ctx_destroy(rctx);
 }
+/* The activations' quantization of the decode products is one computation on every path: the
+   AVX-512 rows (VNNI and VBMI kernels) give the scalar code's int8 values and scales. Q8_0, Q4_K
+   and Q6_K dots on avx2 and avx512 are exact integer sums under the same f32 steps, so their
+   products agree bit for bit; x holds the cases where rounding is decided: values a half
+   from an integer once scaled (each block's largest is 127, so the scale is exactly 1), both
+   zeros, a block of zeros, a block of tiny values, and values that round to +-127. */
+static void t_qrow_paths(void) {
+    static const int ks[3] = {0, 2, 3}; /* q8_0, q4_k, q6_k */
+    genie_ctx *c2, *c5;
+    genie_gguf *g2 = NULL, *g5 = NULL;
+    int k;
+    if (!genie_cpu_supported(GENIE_CPU_AVX512)) { printf("  skip: activation quantization on AVX-512 against the scalar rows (no AVX-512 here)\n"); return; }
+    c2 = test_ctx(GENIE_CPU_AVX2, 1), c5 = test_ctx(GENIE_CPU_AVX512, 1);
+    CHECK(genie_gguf_open(c2, P("t.gguf"), &g2) == GENIE_OK && genie_gguf_open(c5, P("t.gguf"), &g5) == GENIE_OK);
+    for (k = 0; k < 3 && g2 && g5; k++) {
+        const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = 3, xs[2] = {M, K};
+        float *x = (float *)malloc((size_t)(M * K) * 4), *y2 = (float *)malloc((size_t)(M * N) * 4), *y5 = (float *)malloc((size_t)(M * N) * 4);
+        int64_t i, diff = 0;
+        for (i = 0; i < M * K; i++) {
+            const int64_t b = i / 32, j = i % 32;
+            const float half = (float)((i * 37) % 253 - 126) + ((i & 1) ? 0.5f : -0.5f); /* in (-127, 127) */
+            /* blocks by b % 5: halves and -127; all zeros; 127 and tiny values; scale not 1; halves, -0, +-126.5 */
+            x[i] = b % 5 == 2 ? 0.0f : j == 0 ? 127.0f : b % 5 == 1 ? (j == 3 ? -127.0f : half) : b % 5 == 3 ? 1e-30f * (float)j
+                 : b % 5 == 4 ? 3.0f * (float)xv(i) : j == 5 ? -0.0f : j == 7 ? 126.5f : j == 9 ? -126.5f : half;
+        }
+        CHECK(genie_read(c2, genie_linear(c2, genie_from_data(c2, GENIE_F32, 2, xs, x), genie_gguf_get(g2, QT[ks[k]].name), NULL), GENIE_F32, y2,
+                         (size_t)(M * N) * 4) == GENIE_OK);
+        CHECK(genie_read(c5, genie_linear(c5, genie_from_data(c5, GENIE_F32, 2, xs, x), genie_gguf_get(g5, QT[ks[k]].name), NULL), GENIE_F32, y5,
+                         (size_t)(M * N) * 4) == GENIE_OK);
+        for (i = 0; i < M * N; i++) diff += memcmp(&y2[i], &y5[i], 4) != 0;
+        CHECK(diff == 0);
+        if (diff) printf("  %s: %lld of %lld decode outputs differ between avx2 and avx512\n", QT[ks[k]].name, (long long)diff, (long long)(M * N));
+        free(x), free(y2), free(y5);
+    }
+    genie_gguf_close(g2), genie_gguf_close(g5);
+    genie_ctx_destroy(c2), genie_ctx_destroy(c5);
+}
 static void t_errors(void) {
     genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
     genie_gguf *g = NULL;
@@ -377,6 +415,7 @@ int main(int argc, char **argv) {
         t_plain();
         t_dequant();
         t_products();
+        t_qrow_paths();
         t_errors();
     } else {
         printf("  skip: GGUF files written by the Python gguf package (%s with gguf not found; set GGUF_PYTHON)\n", py);
