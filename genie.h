@@ -7596,8 +7596,12 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
    (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
-   The exp functions are self-contained per ISA so they can later be merged with
-   the SIMD elementwise table (vmath). */
+   The row kernels are written per ISA (genie__rowk_c, _avx2, _avx512, collected in the
+   path's table: genie__pathk.rk), not over >>vmath's primitives: AVX-512 takes heads and
+   tails under a mask (one code path, aligned streamed stores) where AVX2 takes them with
+   the scalar form, and the f64 accumulators widen halves of the f32 vector in ways the
+   two ISAs spell differently (cvtps_pd of 8 lanes, extractf32x8). The exp they use is
+   >>vmath's core (genie__z_expc, genie__y_expc). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
 #define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
 #define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
