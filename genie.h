@@ -740,12 +740,16 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
    4. Each tape entry runs: a fused group in one pass over tiles (genie__exec_group), a node
       by genie__exec: a backend first where it takes the node (genie__be_node), else an
       output buffer (genie__buf_new, or an input's when genie__can_reuse), the kernel
-      (genie__fast_kernel's SIMD path, else the reference kernel of genie__kernel_for:
-      >>cpu), run on the thread pool (genie__tpool_run: >>threads).
+      (genie__fast_kernel's pick from the context's kernel table, genie__pathk: >>dispatch;
+      else the reference kernel of genie__kernel_for: >>cpu), run on the thread pool
+      (genie__tpool_run: >>threads).
    5. genie_read copies c's elements out, converted to the dtype asked for.
 
    GLOSSARY: the sub-prefixes of internal names (genie__PREFIX_...)
-     k_        kernels: k_NAME the reference, k_NAME_c / _avx2 / _avx512 its SIMD paths
+     k_        kernels: k_NAME the reference; k_NAME_fast its fast kernel on the primitives of
+               the table it was picked from (kparams.kt); k_NAME_generic / _avx2 / _avx512 one
+               compiled per ISA, a field of the path's table
+     kt        a path's kernel table (genie__pathk, genie__kt: >>dispatch)
      vg_ v_    the generic path's vector array ops; y_ z_: vector math written once
                (GENIE__VS_ALL) and instantiated for AVX2 (y, ymm) and AVX-512 (z, zmm)
      mi_       multi-index: the offsets of up to 5 views stepped together over one shape
@@ -812,12 +816,6 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
 #include <immintrin.h>
 #define GENIE__AVX2 __attribute__((target("avx2,fma,f16c")))
 #define GENIE__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
-#endif
-/* The kernel name##_generic, _avx2 or _avx512 for path cpu (x86 builds define all three) */
-#ifdef GENIE__X86
-#define GENIE__BY_PATH(cpu, name) ((cpu) == GENIE_CPU_AVX512 ? name##_avx512 : (cpu) == GENIE_CPU_AVX2 ? name##_avx2 : name##_generic)
-#else
-#define GENIE__BY_PATH(cpu, name) name##_generic
 #endif
 
 /* Software prefetch into L1 of the line holding p, to be read or written; a
@@ -1790,12 +1788,52 @@ struct genie_tuple {
 
 typedef uintptr_t genie__pool_entry; /* a handle, or a tuple with the low bit set (both 8-aligned) */
 
+/* ---- the kernel table ----
+   The kernels of one genie_cpu path, as BLIS's per-architecture context: every fast
+   kernel's choice reads its path's table, never the path itself. One static const
+   table per path is filled in one place (>>dispatch: genie__kt); the context holds a
+   copy with the extras its CPU has set (genie__kt_fill: AVX512_BF16, VNNI, VBMI, AMX).
+   A kernel picked from the table reads it again through genie__kparams.kt. NULL: the
+   path has none (the reference kernel, or a scalar loop, runs). */
+struct genie__kparams;
+struct genie__rowk;
+struct genie__gemm_kern;
+typedef genie_result (*genie__kernel)(struct genie__kparams *p, int ith, int nth);
+typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n); /* an array kernel (>>vmath) */
+typedef struct genie__pathk {
+    genie_cpu path;                      /* REFERENCE, GENERIC, AVX2 or AVX512 (AMX runs AVX512's) */
+    const genie__vfn *v;                 /* [GENIE__V_COUNT]: the array kernels (>>vmath) */
+    const struct genie__rowk *rk;        /* the row kernels (>>rows); NULL on the reference path */
+    const struct genie__gemm_kern *gemm; /* [2]: f32 and f64 packed products (>>gemm; uk NULL: none) */
+    /* node kernels compiled once per ISA */
+    genie__kernel reduce_int, cvt;
+    /* the column reductions' primitives over nb columns (>>cpu: genie__k_reduce_cols_fast;
+       >>fuse: column groups): acc += r; acc += (r - mean)^2; acc = max/min(acc, r);
+       the best value and its row j; acc += exp(r - m) */
+    void (*cols_add)(double *acc, const float *r, int64_t nb);
+    void (*cols_sqdev)(double *acc, const double *mean, const float *r, int64_t nb);
+    void (*cols_mm)(float *acc, const float *r, int64_t nb, int want_max);
+    void (*cols_arg)(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max);
+    void (*cols_sumexp)(double *acc, const float *m, const float *r, int64_t nb);
+    /* the copies' primitives (>>copies): o[k] = i[-k] over 4-byte elements; a strip of
+       rows transposed (genie__pack_t's contract) */
+    void (*rev4)(char *o, const char *i, int64_t len);
+    void (*tpose)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
+    /* chosen by CPU feature (genie__kt_fill) */
+    const struct genie__gemm_kern *gemm_bh;  /* bf16 x bf16 on bf16 pairs (AVX512_BF16), or NULL */
+    const struct genie__gemm_kern *gemm_amx; /* bf16 x bf16 on AMX tiles (the AMX path), or NULL */
+    genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
+    genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
+} genie__pathk;
+static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
+
 struct genie_ctx {
     genie_result err;
     char msg[512];
     int n_threads, no_pool;
     genie_cpu cpu; /* the kernel path in use, never AUTO nor AMX (that is AVX512 with amx set) */
     int amx;       /* bf16 products on AMX tiles (genie__mm_plan_node) */
+    genie__pathk kt; /* cpu's kernel table with this CPU's extras (genie__kt_fill) */
     struct genie__tpool *tpool; /* worker threads, started on first need */
     char *ws_raw, *ws;        /* kernel workspace (64-byte aligned), grown on need */
     size_t ws_size;
@@ -2857,8 +2895,8 @@ typedef struct genie__kparams {
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
+    const genie__pathk *kt;          /* the path's kernels (set by genie__fast_kernel) */
 } genie__kparams;
-typedef genie_result (*genie__kernel)(genie__kparams *p, int ith, int nth);
 static genie__kernel genie__kernel_for(int kind);
 static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
 static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>quant */
@@ -4497,14 +4535,14 @@ static genie_result genie__k_tri(genie__kparams *p, int ith, int nth) {
    input's buffer, same view), the rest zeroed; an input of other strides (in another
    buffer) is first copied whole by the strided copy (genie__sc_copy: a transpose in
    tiles), then the rest of each row zeroed. Rows split over the threads. */
-static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz, int simd,
-                           int ith, int nth);
-static int genie__tri_rows_ok(const genie__node *n, genie_cpu cpu) {
+static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz,
+                           const genie__pathk *kt, int ith, int nth);
+static int genie__tri_rows_ok(const genie__node *n) {
     const genie__vspec *v = n->in[0].v;
-    return cpu > GENIE_CPU_REFERENCE && n->in[0].n->dtype == n->dtype && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) &&
+    return n->in[0].n->dtype == n->dtype && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides) &&
            (genie__is_contig(v->ndim, v->shape, v->strides) || GENIE__IN(n, 0) != GENIE__OUT(n));
 }
-static genie_result genie__k_tri_run(genie__kparams *p, int ith, int nth, int simd) {
+static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *v = n->in[0].v;
     const int nd = n->out->ndim, strided = !genie__is_contig(v->ndim, v->shape, v->strides);
@@ -4515,7 +4553,7 @@ static genie_result genie__k_tri_run(genie__kparams *p, int ith, int nth, int si
     char *y = (char *)GENIE__OUT(n) + (size_t)n->out->off * es;
     int64_t lo, hi, o;
     if (strided) {
-        genie__sc_copy((char *)GENIE__OUT(n), n->out, (const char *)GENIE__IN(n, 0), v, (int)es, simd, ith, nth);
+        genie__sc_copy((char *)GENIE__OUT(n), n->out, (const char *)GENIE__IN(n, 0), v, (int)es, p->kt, ith, nth);
         genie__barrier(p->pool, nth);
     }
     genie__share(genie__numel(nd, n->out->shape) / (C ? C : 1), ith, nth, &lo, &hi);
@@ -4532,8 +4570,6 @@ static genie_result genie__k_tri_run(genie__kparams *p, int ith, int nth, int si
     }
     return GENIE_OK;
 }
-static genie_result genie__k_tri_rows(genie__kparams *p, int ith, int nth) { return genie__k_tri_run(p, ith, nth, 0); }
-static genie_result genie__k_tri_rows_avx2(genie__kparams *p, int ith, int nth) { return genie__k_tri_run(p, ith, nth, 1); }
 
 /* Reductions. in[0] is viewed as [kept..., reduced...] (a.i[0] kept dims);
    out is contiguous over the kept elements. a.i[1]: correction (var/std). */
@@ -4610,11 +4646,11 @@ static genie_result genie__k_reduce(genie__kparams *p, int ith, int nth) {
    f32 first: exact), each result stored as the reference stores it, so the result is the
    reference's bit for bit; threads take blocks of columns. */
 #define GENIE__RCOLS 256
-static int genie__reduce_cols_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__reduce_cols_ok(const genie__node *n) {
     const genie__vspec *v = n->in[0].v;
     int nk = (int)n->a.i[0], k, dt = n->in[0].n->dtype;
     int64_t run = 1;
-    if (cpu <= GENIE_CPU_REFERENCE || nk < 1 || nk >= v->ndim || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
+    if (nk < 1 || nk >= v->ndim || (dt != GENIE_F32 && dt != GENIE_F16 && dt != GENIE_BF16) || n->dtype != dt ||
         (n->op != GENIE__OP_SUM && n->op != GENIE__OP_MEAN && n->op != GENIE__OP_AMAX && n->op != GENIE__OP_AMIN))
         return 0;
     for (k = nk - 1; k >= 0; k--) { /* the kept dims: one run */
@@ -4786,26 +4822,19 @@ static genie_result genie__k_reduce_cols_with(genie_cpu cpu, genie__cols_add_fn 
     }
     return GENIE_OK;
 }
-static genie_result genie__k_reduce_cols_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(GENIE_CPU_GENERIC, genie__cols_add_c, genie__cols_mm_c, p, ith, nth);
+/* on the column primitives of the table it was picked from */
+static genie_result genie__k_reduce_cols_fast(genie__kparams *p, int ith, int nth) {
+    return genie__k_reduce_cols_with(p->kt->path, p->kt->cols_add, p->kt->cols_mm, p, ith, nth);
 }
-#ifdef GENIE__X86
-static genie_result genie__k_reduce_cols_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(GENIE_CPU_AVX2, genie__cols_add_avx2, genie__cols_mm_avx2, p, ith, nth);
-}
-static genie_result genie__k_reduce_cols_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_reduce_cols_with(GENIE_CPU_AVX512, genie__cols_add_avx512, genie__cols_mm_avx512, p, ith, nth);
-}
-#endif
 
 /* Its fast path for sum, prod, amax and amin of integers and bool over trailing dims of a
    contiguous input (rows of `inner`): typed loops, sums and products wrapping in uint64 (as
    the reference's, in any order the same), the row's chunks of 256 a constant count that
    each path's compiler vectorizes; threads take rows. */
-static int genie__reduce_int_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__reduce_int_ok(const genie__node *n) {
     const genie__vspec *v = n->in[0].v;
     const int idt = n->in[0].n->dtype, op = n->op;
-    return cpu > GENIE_CPU_REFERENCE && cpu < GENIE_CPU_COUNT && !GENIE__IS_FLOAT(idt) && !GENIE__IS_FLOAT(n->dtype) &&
+    return !GENIE__IS_FLOAT(idt) && !GENIE__IS_FLOAT(n->dtype) &&
            (op == GENIE__OP_SUM || op == GENIE__OP_PROD || op == GENIE__OP_AMAX || op == GENIE__OP_AMIN) &&
            genie__is_contig(v->ndim, v->shape, v->strides) && genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
 }
@@ -4947,10 +4976,10 @@ static genie_result genie__k_softmax(genie__kparams *p, int ith, int nth) {
    reference's arithmetic in its order, softmax's exp computed once per element (kept in
    the output row, then divided by the sum), with the loads and stores typed: the
    reference's values bit for bit with half its exp calls. */
-static int genie__softmax_f64_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__softmax_f64_ok(const genie__node *n) {
     const genie__vspec *iv = n->in[0].v, *ov = n->out;
     const int d = (int)n->a.i[0];
-    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && d == iv->ndim - 1 && n->in[0].n->dtype == GENIE_F64 &&
+    return iv->ndim >= 1 && d == iv->ndim - 1 && n->in[0].n->dtype == GENIE_F64 &&
            n->cdt == GENIE_F64 && n->dtype == GENIE_F64 && iv->strides[d] == 1 && ov->strides[d] == 1;
 }
 static genie_result genie__k_softmax_f64(genie__kparams *p, int ith, int nth) {
@@ -5204,9 +5233,9 @@ static genie_result genie__k_index(genie__kparams *p, int ith, int nth) {
    rows (the dims after the indexed one) copied; every index is checked first,
    by every thread, so none copies before an error (the reference's message,
    written by thread 0). Threads share the (outer, index) rows. */
-static int genie__index_rows_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__index_rows_ok(const genie__node *n) {
     const genie__vspec *tv = n->in[0].v;
-    return cpu > GENIE_CPU_REFERENCE && (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) && tv->ndim >= 1 &&
+    return (n->op == GENIE__OP_INDEX_SELECT || n->op == GENIE__OP_EMBEDDING) && tv->ndim >= 1 &&
            n->in[0].n->dtype == n->dtype && genie__is_contig(tv->ndim, tv->shape, tv->strides) &&
            genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
 }
@@ -5250,11 +5279,11 @@ static genie_result genie__k_index_rows(genie__kparams *p, int ith, int nth) {
    at dim d, read as [A, S, B] and [A, K, B]: out[a, k, b] = t[a, index[a, k, b], b]
    (the element's bits). Every thread checks every index first, so none copies
    before an error (the reference's message for the first bad index, by thread 0). */
-static int genie__gather_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__gather_ok(const genie__node *n) {
     const genie__vspec *tv = n->in[0].v, *xv = n->in[1].v, *ov = n->out;
     const int d = (int)n->a.i[0];
     int k;
-    if (cpu <= GENIE_CPU_REFERENCE || n->op != GENIE__OP_GATHER || tv->ndim < 1 || tv->ndim != xv->ndim ||
+    if (n->op != GENIE__OP_GATHER || tv->ndim < 1 || tv->ndim != xv->ndim ||
         n->in[0].n->dtype != n->dtype || n->in[1].n->dtype != GENIE_I64 || !genie__is_contig(tv->ndim, tv->shape, tv->strides) ||
         !genie__is_contig(xv->ndim, xv->shape, xv->strides) || !genie__is_contig(ov->ndim, ov->shape, ov->strides))
         return 0;
@@ -5304,11 +5333,11 @@ static genie_result genie__k_gather(genie__kparams *p, int ith, int nth) {
    the reference makes 0 or 1), or += it (f32, f64: in the element's type, the reference's
    sum rounded once; i64, i32: wrapping). Every index is checked first (the reference's
    message for the first bad one). One thread, the reference's order. */
-static int genie__scatter_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__scatter_ok(const genie__node *n) {
     const genie__vspec *sv = n->in[0].v, *xv = n->in[1].v, *cv = n->in[2].v, *ov = n->out;
     const int d = (int)n->a.i[0], dt = n->dtype;
     int k;
-    if (cpu <= GENIE_CPU_REFERENCE || sv->ndim < 1 || sv->ndim != xv->ndim || xv->ndim != cv->ndim ||
+    if (sv->ndim < 1 || sv->ndim != xv->ndim || xv->ndim != cv->ndim ||
         n->in[0].n->dtype != dt || n->in[2].n->dtype != dt || n->in[1].n->dtype != GENIE_I64 || dt == GENIE_BOOL ||
         (n->op == GENIE__OP_SCATTER_ADD && dt != GENIE_F32 && dt != GENIE_F64 && dt != GENIE_I64 && dt != GENIE_I32) ||
         !genie__is_contig(sv->ndim, sv->shape, sv->strides) || !genie__is_contig(xv->ndim, xv->shape, xv->strides) ||
@@ -5435,9 +5464,9 @@ static genie_result genie__k_sort(genie__kparams *p, int ith, int nth) {
    a stable LSD radix sort over the key's bytes, all eight counted in one pass and a byte
    every key shares skipped (small values sort in one to three passes): the reference's
    order (ties by index), in O(len) instead of qsort's comparisons. Rows under 2^32. */
-static int genie__sort_int_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__sort_int_ok(const genie__node *n) {
     const genie__vspec *iv = n->in[0].v;
-    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && !GENIE__IS_FLOAT(n->in[0].n->dtype) &&
+    return iv->ndim >= 1 && !GENIE__IS_FLOAT(n->in[0].n->dtype) &&
            iv->shape[(int)n->a.i[0]] < ((int64_t)1 << 32);
 }
 static genie_result genie__k_sort_int(genie__kparams *p, int ith, int nth) {
@@ -5501,10 +5530,10 @@ static genie_result genie__k_sort_int(genie__kparams *p, int ith, int nth) {
    genie__fcmp has them; inverted when descending), with its index below it, then
    a stable LSD radix sort over the key's four bytes: the reference's order (ties
    by index), in O(len) instead of qsort's comparisons. Rows under 2^32. */
-static int genie__sort_fast_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__sort_fast_ok(const genie__node *n) {
     const genie__vspec *iv = n->in[0].v;
     int idt = n->in[0].n->dtype;
-    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && (idt == GENIE_F32 || idt == GENIE_F16 || idt == GENIE_BF16) &&
+    return iv->ndim >= 1 && (idt == GENIE_F32 || idt == GENIE_F16 || idt == GENIE_BF16) &&
            iv->shape[(int)n->a.i[0]] < ((int64_t)1 << 32);
 }
 static genie_result genie__k_sort_fast(genie__kparams *p, int ith, int nth) {
@@ -5770,10 +5799,10 @@ static genie_result genie__k_cumsum(genie__kparams *p, int ith, int nth) {
    inner]: blocks of up to 256 columns of inner carried in double down len, in
    the reference's order (its values bit for bit) and with unit-stride rows
    whatever dim is summed; threads take (outer, block) pairs. */
-static int genie__cumsum_fast_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__cumsum_fast_ok(const genie__node *n) {
     const genie__vspec *iv = n->in[0].v;
     const int dt = n->dtype;
-    return cpu > GENIE_CPU_REFERENCE && iv->ndim >= 1 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
+    return iv->ndim >= 1 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
            n->in[0].n->dtype == dt && genie__is_contig(iv->ndim, iv->shape, iv->strides) &&
            genie__is_contig(n->out->ndim, n->out->shape, n->out->strides);
 }
@@ -5868,17 +5897,10 @@ static genie_result genie__k_cumsum_with(genie_cpu cpu, genie__kparams *p, int i
         GENIE__CUMSUM_BODY(float, GENIE__CS_F32, GENIE__CS_TOF32)
     }
 }
-static genie_result genie__k_cumsum_fast_generic(genie__kparams *p, int ith, int nth) {
-    return genie__k_cumsum_with(GENIE_CPU_GENERIC, p, ith, nth);
+/* on the path of the table it was picked from */
+static genie_result genie__k_cumsum_fast(genie__kparams *p, int ith, int nth) {
+    return genie__k_cumsum_with(p->kt->path, p, ith, nth);
 }
-#ifdef GENIE__X86
-static genie_result genie__k_cumsum_fast_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_cumsum_with(GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_cumsum_fast_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_cumsum_with(GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
 #undef GENIE__CS_CHUNK
 #undef GENIE__CS_F32
 #undef GENIE__CS_TOF32
@@ -6058,7 +6080,6 @@ static genie__kernel genie__kernel_for(int kind) { return genie__kernels[kind]; 
               libm's pow. The rest are exact f32 vector instructions (IEEE
               add/sub/mul/div/sqrt give the same f32 as the reference's
               double-then-round). */
-typedef void (*genie__vfn)(void *out, const void *a, const void *b, int64_t n);
 
 #define GENIE__VU_LIST(X, P)                                                                      \
     X(P, NEG) X(P, ABS) X(P, EXP) X(P, LOG) X(P, SQRT) X(P, RSQRT) X(P, SIN) X(P, COS) X(P, TANH) \
@@ -7611,29 +7632,24 @@ static GENIE__AVX512 void genie__vz_POWK(void *out, const void *a, const void *b
 #undef GENIE__Z_SRLI32
 #endif /* GENIE__X86 */
 
-/* The table: [path][operation], NULL where a path has no kernel. */
+/* The array kernels of each ISA, [operation] (genie__pathk.v): g generic, y AVX2, z AVX-512;
+   none (all NULL) for the reference path, whose strided kernels run instead. */
 #define GENIE__VE1(P, o) genie__v##P##_##o,
 #define GENIE__VE3(P, o) genie__v##P##_##o, genie__v##P##_##o##_vs, genie__v##P##_##o##_sv,
 #define GENIE__VROW(P) \
     { GENIE__VU_LIST(GENIE__VE1, P) GENIE__VB_LIST(GENIE__VE3, P) GENIE__VC_LIST(GENIE__VE3, P) GENIE__VX_LIST(GENIE__VE1, P) }
-static const genie__vfn genie__vops[GENIE_CPU_COUNT][GENIE__V_COUNT] = {
-    {0}, /* AUTO */
-    {0}, /* REFERENCE: the strided kernels */
-    GENIE__VROW(g),
+static const genie__vfn genie__vops_none[GENIE__V_COUNT] = {0};
+static const genie__vfn genie__vops_g[GENIE__V_COUNT] = GENIE__VROW(g);
 #ifdef GENIE__X86
-    GENIE__VROW(y),
-    GENIE__VROW(z),
-    GENIE__VROW(z), /* AMX: AVX512's */
-#else
-    {0}, {0}, {0},
+static const genie__vfn genie__vops_y[GENIE__V_COUNT] = GENIE__VROW(y);
+static const genie__vfn genie__vops_z[GENIE__V_COUNT] = GENIE__VROW(z);
 #endif
-};
 /* The path's array kernel converting f16/bf16 (dt) to f32 (to16 0) or f32 to dt
    (to16 1), bit for bit as genie__h2f / f2h / bf2f / f2bf; NULL for another dtype
    or path. */
 static genie__vfn genie__fconv(genie_cpu cpu, int dt, int to16) {
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || (dt != GENIE_F16 && dt != GENIE_BF16)) return NULL;
-    return genie__vops[cpu][dt == GENIE_F16 ? (to16 ? GENIE__V_F2H : GENIE__V_H2F) : (to16 ? GENIE__V_F2BF : GENIE__V_BF2F)];
+    if (dt != GENIE_F16 && dt != GENIE_BF16) return NULL;
+    return genie__kt(cpu)->v[dt == GENIE_F16 ? (to16 ? GENIE__V_F2H : GENIE__V_H2F) : (to16 ? GENIE__V_F2BF : GENIE__V_BF2F)];
 }
 /* f16/bf16 dt[n] <-> f32[n] (to16: f32 -> dt), on the path's array kernel or element by element. */
 static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n) {
@@ -7652,8 +7668,8 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
     uint16_t h[GENIE__HROUND_TILE];
     int64_t e, c;
     if (cdt != GENIE_F16 && cdt != GENIE_BF16) return;
-    if (cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT) {
-        genie__vops[cpu][cdt == GENIE_F16 ? GENIE__V_RH : GENIE__V_RBF](x, x, NULL, n);
+    if (genie__kt(cpu)->v[GENIE__V_RH]) {
+        genie__kt(cpu)->v[cdt == GENIE_F16 ? GENIE__V_RH : GENIE__V_RBF](x, x, NULL, n);
         return;
     }
     for (e = 0; e < n; e += c) {
@@ -7665,8 +7681,6 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
 #undef GENIE__VE1
 #undef GENIE__VE3
 #undef GENIE__VROW
-GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 && GENIE_CPU_AVX512 == 4 &&
-                                     GENIE_CPU_AMX == 5 && GENIE_CPU_COUNT == 6); /* AMX runs as AVX512 here */
 
 /* >>rows ------------------------------------------------------------------ */
 /* ---- fast reductions, softmax, layer_norm ----
@@ -7703,8 +7717,12 @@ GENIE__STATIC_ASSERT(vops_paths, GENIE_CPU_GENERIC == 2 && GENIE_CPU_AVX2 == 3 &
    (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
-   The exp functions are self-contained per ISA so they can later be merged with
-   the SIMD elementwise table (vmath). */
+   The row kernels are written per ISA (genie__rowk_c, _avx2, _avx512, collected in the
+   path's table: genie__pathk.rk), not over >>vmath's primitives: AVX-512 takes heads and
+   tails under a mask (one code path, aligned streamed stores) where AVX2 takes them with
+   the scalar form, and the f64 accumulators widen halves of the f32 vector in ways the
+   two ISAs spell differently (cvtps_pd of 8 lanes, extractf32x8). The exp they use is
+   >>vmath's core (genie__z_expc, genie__y_expc). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
 #define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
 #define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
@@ -7813,6 +7831,7 @@ static void genie__rnorm_c(const float *x, float *y, int64_t n, double mean, dou
 /* softmax's exp of x <= 0 or NaN: the vector math's exp core (genie__z_expc, genie__y_expc) */
 static GENIE__AVX512 __inline__ __attribute__((always_inline)) __m512 genie__exp16_avx512(__m512 x);
 static GENIE__AVX2 __inline__ __attribute__((always_inline)) __m256 genie__exp8_avx2(__m256 x);
+#endif
 
 /* acc[c] += exp(r[c] - m[c]) for c < nb: exp in f32 as the row kernels' rsumexp (expf; the
    path's exp of x <= 0), summed in f64: a column logsumexp's second pass (genie__k_cfused;
@@ -7843,6 +7862,7 @@ static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m,
 }
 #endif
 
+#ifdef GENIE__X86
 /* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
 static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
     return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
@@ -8301,16 +8321,12 @@ static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, d
 #define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
                         genie__rsumexp_##s, genie__rscale_##s, genie__rsubsub_##s, genie__rnorm_##s, genie__rsumsq_##s, \
                         genie__rsumexp_scale_##s}
-static const genie__rowk genie__rowks[GENIE_CPU_COUNT] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* AUTO */
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* REFERENCE */
-    GENIE__ROWK(c),
+/* The row kernels of each ISA (genie__pathk.rk) */
+static const genie__rowk genie__rowk_c = GENIE__ROWK(c);
 #ifdef GENIE__X86
-    GENIE__ROWK(avx2),
-    GENIE__ROWK(avx512),
-    GENIE__ROWK(avx512), /* AMX: AVX512's */
+static const genie__rowk genie__rowk_avx2 = GENIE__ROWK(avx2);
+static const genie__rowk genie__rowk_avx512 = GENIE__ROWK(avx512);
 #endif
-};
 
 /* May node n be computed by a row kernel, its input read as [rows, len] in
    row-major order (row o: the values of in[0]'s view from o * len on)? f32
@@ -8539,28 +8555,16 @@ static genie_result genie__k_rows(const genie__rowk *rk, genie_cpu cpu, genie__k
     }
     return GENIE_OK;
 }
-static genie_result genie__k_rows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+/* on the row kernels of the table it was picked from */
+static genie_result genie__k_rows_fast(genie__kparams *p, int ith, int nth) {
+    return genie__k_rows(p->kt->rk, p->kt->path, p, ith, nth);
 }
-#ifdef GENIE__X86
-static genie_result genie__k_rows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_rows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_rows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
 /* The row kernel for node n on the context's path, and its threads; NULL:
    the reference (GENIE_CPU_REFERENCE, or the node does not qualify). */
 static genie__kernel genie__fast_rowwise(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_rows_c;
+    const genie__kernel fn = genie__k_rows_fast;
     int64_t rows, len;
-    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
-        !genie__rows_plan(p->n, &rows, &len)) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_rows_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_rows_avx512;
-#endif
+    if (p->epi || p->fg || !ctx->kt.rk || !genie__rows_plan(p->n, &rows, &len)) return NULL;
     p->pool = genie__tpool_get(ctx, rows > 1 && rows * len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
     if (*nth > rows) *nth = (int)rows;
@@ -8881,27 +8885,15 @@ static genie_result genie__k_grows(const genie__rowk *rk, genie_cpu cpu, genie__
     }
     return GENIE_OK;
 }
-static genie_result genie__k_grows_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+/* on the row kernels of the table it was picked from */
+static genie_result genie__k_grows_fast(genie__kparams *p, int ith, int nth) {
+    return genie__k_grows(p->kt->rk, p->kt->path, p, ith, nth);
 }
-#ifdef GENIE__X86
-static genie_result genie__k_grows_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_grows_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_grows(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
 /* The gathered-row kernel for node n, its threads and workspace; NULL: the reference. */
 static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_grows_c;
+    const genie__kernel fn = genie__k_grows_fast;
     genie__grows g;
-    if (p->epi || p->fg || ctx->cpu <= GENIE_CPU_REFERENCE || ctx->cpu >= GENIE_CPU_COUNT || !genie__rowks[ctx->cpu].sum ||
-        !genie__grows_plan(p->n, &g)) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_grows_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_grows_avx512;
-#endif
+    if (p->epi || p->fg || !ctx->kt.rk || !genie__grows_plan(p->n, &g)) return NULL;
     p->pool = genie__tpool_get(ctx, g.rows > 1 && g.rows * g.len >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
     if (*nth > (g.rows + g.blk - 1) / g.blk) *nth = (int)((g.rows + g.blk - 1) / g.blk);
@@ -8923,10 +8915,10 @@ static genie__kernel genie__fast_grows(genie_ctx *ctx, genie__kparams *p, int *n
    tile at a time in f32 (exact). Threads split the memory; their partials meet in the
    workspace (nth floats, flags and indices) after a barrier. */
 #define GENIE__ADTILE 512 /* elements a tile */
-static int genie__argdense_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__argdense_ok(const genie__node *n) {
     const genie__vspec *v = n->nin == 1 ? n->in[0].v : NULL;
     const int dt = v ? (int)n->in[0].n->dtype : -1;
-    return v && !n->base && cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && genie__op_kinds[n->op] == GENIE__K_ARGREDUCE &&
+    return v && !n->base && genie__op_kinds[n->op] == GENIE__K_ARGREDUCE &&
            n->a.i[1] && n->a.i[0] == 0 && n->dtype == GENIE_I64 && (dt == GENIE_F32 || dt == GENIE_F16 || dt == GENIE_BF16) &&
            genie__numel(v->ndim, v->shape) > 1 && !genie__is_contig(v->ndim, v->shape, v->strides) &&
            genie__is_dense(v->ndim, v->shape, v->strides);
@@ -8989,25 +8981,14 @@ static genie_result genie__k_argdense(const genie__rowk *rk, genie_cpu cpu, geni
     }
     return GENIE_OK;
 }
-static genie_result genie__k_argdense_c(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_GENERIC], GENIE_CPU_GENERIC, p, ith, nth);
+/* on the row kernels of the table it was picked from */
+static genie_result genie__k_argdense_fast(genie__kparams *p, int ith, int nth) {
+    return genie__k_argdense(p->kt->rk, p->kt->path, p, ith, nth);
 }
-#ifdef GENIE__X86
-static genie_result genie__k_argdense_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX2], GENIE_CPU_AVX2, p, ith, nth);
-}
-static genie_result genie__k_argdense_avx512(genie__kparams *p, int ith, int nth) {
-    return genie__k_argdense(&genie__rowks[GENIE_CPU_AVX512], GENIE_CPU_AVX512, p, ith, nth);
-}
-#endif
 /* The dense argreduce kernel for node n, its threads and workspace; NULL: another kernel. */
 static genie__kernel genie__fast_argdense(genie_ctx *ctx, genie__kparams *p, int *nth) {
-    genie__kernel fn = genie__k_argdense_c;
-    if (p->epi || p->fg || !p->n->buf || !genie__argdense_ok(p->n, ctx->cpu) || !genie__rowks[ctx->cpu].sum) return NULL;
-#ifdef GENIE__X86
-    if (ctx->cpu == GENIE_CPU_AVX2) fn = genie__k_argdense_avx2;
-    if (ctx->cpu == GENIE_CPU_AVX512) fn = genie__k_argdense_avx512;
-#endif
+    const genie__kernel fn = genie__k_argdense_fast;
+    if (p->epi || p->fg || !p->n->buf || !genie__argdense_ok(p->n) || !ctx->kt.rk) return NULL;
     p->pool = genie__tpool_get(ctx, p->n->in[0].n->numel >= GENIE__ROWS_MIN_SHARED ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
     if (!genie__ws_reserve(ctx, (size_t)*nth * 24)) {
@@ -9086,12 +9067,12 @@ static int genie__pow_unary(double e) {
     return e == 2.0 ? GENIE__V_SQUARE : e == -1.0 ? GENIE__V_RECIPROCAL : e == 0.5 ? GENIE__V_POWH
          : e == 3.0 || e == 4.0 || e == -2.0 || e == -0.5 || e == 1.5 ? GENIE__V_POWK : -1;
 }
-/* Fill j for node n on path cpu: 1 if an array kernel runs it, else 0. */
-static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
+/* Fill j for node n on kernel table kt: 1 if an array kernel runs it, else 0. */
+static int genie__v_setup(const genie__node *n, const genie__pathk *kt, genie__vjob *j) {
     int kind = genie__op_kinds[n->op], id = genie__v_unary_id(n->op), bool_out, idt;
     const genie__vspec *ov = n->out;
     memset(j, 0, sizeof *j);
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || !genie__v_dense(ov)) return 0;
+    if (!n->buf || !genie__v_dense(ov)) return 0;
     j->n = genie__numel(ov->ndim, ov->shape);
     if (j->n <= 0 || n->nin < 1) return 0;
     idt = n->in[0].n->dtype;
@@ -9141,14 +9122,15 @@ static int genie__v_setup(const genie__node *n, genie_cpu cpu, genie__vjob *j) {
             } else return 0;
         }
     } else return 0;
-    j->fn = genie__vops[cpu][id];
+    j->fn = kt->v[id];
     return j->fn != NULL;
 }
-static genie_result genie__k_vrun(genie__kparams *p, int ith, int nth, genie_cpu cpu) {
+/* an elementwise node on the array kernels of the table it was picked from */
+static genie_result genie__k_v(genie__kparams *p, int ith, int nth) {
     genie__vjob j;
     int64_t lo, hi, units, chunk;
     (void)ith;
-    if (!genie__v_setup(p->n, cpu, &j)) return GENIE_ERR_UNSUPPORTED; /* not reached: checked when picked */
+    if (!genie__v_setup(p->n, p->kt, &j)) return GENIE_ERR_UNSUPPORTED; /* not reached: checked when picked */
     units = (j.n + 511) / 512, chunk = genie__chunk(units, nth); /* chunks of 512-element units (genie__take) */
     while (genie__take(p, nth, units, chunk, &lo, &hi)) {
         lo *= 512;
@@ -9157,21 +9139,18 @@ static genie_result genie__k_vrun(genie__kparams *p, int ith, int nth, genie_cpu
     }
     return GENIE_OK;
 }
-static genie_result genie__k_v_generic(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_GENERIC); }
-static genie_result genie__k_v_avx2(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX2); }
-static genie_result genie__k_v_avx512(genie__kparams *p, int ith, int nth) { return genie__k_vrun(p, ith, nth, GENIE_CPU_AVX512); }
 
 /* f64, i64, i32, i16, i8 and u8 unary and binary ops (arithmetic, comparisons, logical, math
    functions) computed in their own dtype, over a dense output and operands read in
    its order (or one value, or the scalar): the reference's values (its own scalar
    functions; IEEE doubles and wrapping integers are the same either way) without its
    iterator and per-element dtype switches. */
-static int genie__typed_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__typed_ok(const genie__node *n) {
     const int cdt = n->cdt, kind = genie__op_kinds[n->op];
     const int bool_out = GENIE__IS_COMPARE(n->op) || n->op == GENIE__OP_LOGICAL_AND || n->op == GENIE__OP_LOGICAL_OR ||
                          n->op == GENIE__OP_LOGICAL_NOT;
     int k;
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !n->buf || (kind != GENIE__K_BINARY && kind != GENIE__K_UNARY) ||
+    if (!n->buf || (kind != GENIE__K_BINARY && kind != GENIE__K_UNARY) ||
         (cdt != GENIE_F64 && cdt != GENIE_I64 && cdt != GENIE_I32 && cdt != GENIE_I16 && cdt != GENIE_I8 && cdt != GENIE_U8) ||
         n->dtype != (bool_out ? GENIE_BOOL : cdt) ||
         n->nin != (kind == GENIE__K_UNARY || n->has_scalar ? 1 : 2) || (n->has_scalar && cdt != GENIE_F64) ||
@@ -9274,9 +9253,9 @@ static genie_result genie__k_typed(genie__kparams *p, int ith, int nth) {
    on either side: genie__stf(genie__ldf)'s values) or as i64 (integers and bool on both:
    genie__sti(genie__ldi)'s), then stored, each loop tight. (f32, f16 and bf16 among
    themselves convert in fused groups.) */
-static int genie__cvt_ok(const genie__node *n, genie_cpu cpu) {
+static int genie__cvt_ok(const genie__node *n) {
     const int op = n->op;
-    return cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && n->buf && n->nin == 1 &&
+    return n->buf && n->nin == 1 &&
            (op == GENIE__OP_TO || op == GENIE__OP_CLONE || op == GENIE__OP_CONTIGUOUS || op == GENIE__OP_COPY) &&
            n->in[0].n->dtype != n->dtype && genie__v_dense(n->out) && genie__v_same(n->out, n->in[0].v) &&
            GENIE__IN(n, 0) != GENIE__OUT(n);
@@ -9429,17 +9408,13 @@ static GENIE__AVX2 void genie__sc_rev4_avx2(char *o, const char *i, int64_t len)
     for (; k < len; k++) memcpy(o + 4 * k, i - 4 * k, 4);
 }
 #endif
-static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_t len, int esz, int simd) {
+static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_t len, int esz, const genie__pathk *kt) {
     int64_t k;
     static const char zero[8] = {0};
-#ifdef GENIE__X86
-    if (simd && so == 1 && si == -1 && esz == 4) {
-        genie__sc_rev4_avx2(o, i, len);
+    if (kt->rev4 && so == 1 && si == -1 && esz == 4) {
+        kt->rev4(o, i, len);
         return;
     }
-#else
-    (void)simd;
-#endif
     if (so == 1 && si == 1) memmove(o, i, (size_t)(len * esz));
     else if (so == 1 && si == 0 && memcmp(i, zero, (size_t)esz) == 0) memset(o, 0, (size_t)(len * esz));
     else if (esz == 4) GENIE__SC_LOOP(uint32_t);
@@ -9451,7 +9426,8 @@ static void genie__sc_run(char *o, int64_t so, const char *i, int64_t si, int64_
 /* The transposing path: one view steps by one along b = nd-1 and the other along
    dim a, so runs along either would touch a line per element; the (a, b) plane
    goes in 16x16 tiles instead (a tile's lines stay in L1), the other dims outside.
-   f32 on AVX2 and up goes through the GEMM's 8x8 register transposes (pack_t:
+   4-byte elements go through the path's transposing strip where it has one
+   (genie__pathk.tpose, AVX2 and up: the GEMM's 8x8 register transposes, pack_t:
    dst[k w + r] = src[r ld + k]) over strips of 256 rows r (AVX-512's 16-row pack, faster
    in the GEMM, measured slower for a transpose here). Threads take units
    (outer index, row of tiles or strip). */
@@ -9465,14 +9441,15 @@ static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64
         for (y = b0; y < b1; y++)                                                                 \
             memcpy(ot + (x * so[a] + y * so[b]) * (int64_t)sizeof(T), it + (x * si[a] + y * si[b]) * (int64_t)sizeof(T), sizeof(T))
 static void genie__sc_tiles(char *o, const char *i, int esz, int nd, int a, const int64_t *sh, const int64_t *so,
-                            const int64_t *si, int simd, int ith, int nth) {
+                            const int64_t *si, const genie__pathk *kt, int ith, int nth) {
     int64_t osh[GENIE__MAXD], oso[GENIE__MAXD], osi[GENIE__MAXD], off[2] = {0, 0}, lo, hi, u, nb;
     const int64_t *st[2];
     const int b = nd - 1, rd = so[b] == 1 ? b : a, kd = rd == b ? a : b; /* pack_t's r and k dims */
     int d, k = 0;
     genie__mi m;
-    simd = simd && esz == 4 && so[kd] > 0 && so[kd] <= INT_MAX; /* w is an int */
-    nb = simd ? (sh[rd] + GENIE__SC_STRIP - 1) / GENIE__SC_STRIP : (sh[a] + GENIE__SC_T - 1) / GENIE__SC_T;
+    void (*const tpose)(const void *, int64_t, int64_t, int64_t, int, void *) =
+        esz == 4 && so[kd] > 0 && so[kd] <= INT_MAX ? kt->tpose : NULL; /* w is an int */
+    nb = tpose ? (sh[rd] + GENIE__SC_STRIP - 1) / GENIE__SC_STRIP : (sh[a] + GENIE__SC_T - 1) / GENIE__SC_T;
     for (d = 0; d < b; d++)
         if (d != a) osh[k] = sh[d], oso[k] = so[d], osi[k++] = si[d];
     genie__share(genie__numel(k, osh) * nb, ith, nth, &lo, &hi);
@@ -9488,13 +9465,11 @@ static void genie__sc_tiles(char *o, const char *i, int esz, int nd, int a, cons
             ot = o + m.off[0] * esz;
             it = i + m.off[1] * esz;
         }
-#ifdef GENIE__X86
-        if (simd) {
+        if (tpose) {
             const int64_t r0 = u % nb * GENIE__SC_STRIP, nr = GENIE__SC_STRIP < sh[rd] - r0 ? GENIE__SC_STRIP : sh[rd] - r0;
-            genie__pack_t_s_avx2(it + r0 * si[rd] * esz, si[rd], nr, sh[kd], (int)so[kd], ot + r0 * esz);
+            tpose(it + r0 * si[rd] * esz, si[rd], nr, sh[kd], (int)so[kd], ot + r0 * esz);
             continue;
         }
-#endif
         a0 = u % nb * GENIE__SC_T;
         a1 = a0 + GENIE__SC_T < sh[a] ? a0 + GENIE__SC_T : sh[a];
         for (b0 = 0; b0 < sh[b]; b0 += GENIE__SC_T) {
@@ -9516,10 +9491,10 @@ static int genie__sc_tile_dim(int nd, const int64_t *so, const int64_t *si) {
     return -1;
 }
 /* View iv of the buffer at ib copied to view ov of the buffer at ob (the same
-   shape, esz-byte elements; iv NULL: the value at ib filled), as strided runs:
-   thread ith of nth's share. */
-static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz, int simd,
-                           int ith, int nth) {
+   shape, esz-byte elements; iv NULL: the value at ib filled), as strided runs on
+   kt's copy primitives: thread ith of nth's share. */
+static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, const genie__vspec *iv, int esz,
+                           const genie__pathk *kt, int ith, int nth) {
     int64_t sh[GENIE__MAXD], so[GENIE__MAXD], si[GENIE__MAXD], off[2] = {0, 0}, runs, lo, hi, r;
     const int64_t *st[2];
     int nd = genie__sc_merge(ov, iv, sh, so, si), a;
@@ -9528,11 +9503,11 @@ static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, con
     genie__mi m;
     if (nd == 1) { /* one run: threads take pieces of it */
         genie__share(sh[0], ith, nth, &lo, &hi);
-        genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz, simd);
+        genie__sc_run(o + lo * so[0] * esz, so[0], i + lo * si[0] * esz, si[0], hi - lo, esz, kt);
         return;
     }
     if (iv && (a = genie__sc_tile_dim(nd, so, si)) >= 0) {
-        genie__sc_tiles(o, i, esz, nd, a, sh, so, si, simd, ith, nth);
+        genie__sc_tiles(o, i, esz, nd, a, sh, so, si, kt, ith, nth);
         return;
     }
     runs = genie__numel(nd - 1, sh);
@@ -9541,22 +9516,22 @@ static void genie__sc_copy(char *ob, const genie__vspec *ov, const char *ib, con
     st[1] = si;
     genie__mi_init(&m, nd - 1, sh, 2, st, off, lo);
     for (r = lo; r < hi; r++, genie__mi_next(&m))
-        genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz, simd);
+        genie__sc_run(o + m.off[0] * esz, so[nd - 1], i + m.off[1] * esz, si[nd - 1], sh[nd - 1], esz, kt);
 }
-static genie_result genie__k_scopy_run(genie__kparams *p, int ith, int nth, int simd) {
+static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const int esz = (int)genie__dt_size[n->dtype], fill = genie__op_kinds[n->op] == GENIE__K_FULL;
     unsigned char val[8] = {0}; /* a fill's value, stored as the reference stores it */
     if (fill && (GENIE__IS_FLOAT(n->dtype) || n->dtype == GENIE_BOOL)) genie__stf(val, 0, n->dtype, n->a.f[0]);
     else if (fill) genie__sti(val, 0, n->dtype, n->a.i[0]);
     genie__sc_copy((char *)GENIE__OUT(n), n->out, fill ? (const char *)val : (const char *)GENIE__IN(n, 0), fill ? NULL : n->in[0].v,
-                   esz, simd, ith, nth);
+                   esz, p->kt, ith, nth);
     return GENIE_OK;
 }
 /* cat and stack: each input of the output's dtype copied as strided runs into its
    slice of the output (threads share every input's runs); another dtype converts
    element by element, on thread 0. */
-static genie_result genie__k_cat_run(genie__kparams *p, int ith, int nth, int simd) {
+static genie_result genie__k_cat_fast(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const int d = (int)n->a.i[0], esz = (int)genie__dt_size[n->dtype];
     int64_t pos = 0, j;
@@ -9569,7 +9544,7 @@ static genie_result genie__k_cat_run(genie__kparams *p, int ith, int nth, int si
         ov.shape[d] = iv->shape[d];
         ov.off = n->out->off + pos * n->out->strides[d];
         if (n->in[i].n->dtype == n->dtype) {
-            if (genie__numel(iv->ndim, iv->shape) > 0) genie__sc_copy((char *)GENIE__OUT(n), &ov, (const char *)GENIE__IN(n, i), iv, esz, simd, ith, nth);
+            if (genie__numel(iv->ndim, iv->shape) > 0) genie__sc_copy((char *)GENIE__OUT(n), &ov, (const char *)GENIE__IN(n, i), iv, esz, p->kt, ith, nth);
         } else if (ith == 0) {
             int64_t total = genie__numel(iv->ndim, iv->shape), offs[2];
             const int64_t *sts[2];
@@ -9584,14 +9559,10 @@ static genie_result genie__k_cat_run(genie__kparams *p, int ith, int nth, int si
     }
     return GENIE_OK;
 }
-static genie_result genie__k_cat_fast(genie__kparams *p, int ith, int nth) { return genie__k_cat_run(p, ith, nth, 0); }
-static genie_result genie__k_cat_avx2(genie__kparams *p, int ith, int nth) { return genie__k_cat_run(p, ith, nth, 1); }
-static genie_result genie__k_scopy(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 0); }
-static genie_result genie__k_scopy_avx2(genie__kparams *p, int ith, int nth) { return genie__k_scopy_run(p, ith, nth, 1); }
 /* A lone fill, or same-dtype copy, on a SIMD path runs as strided runs; not a copy
    that reads the buffer it writes through another view (the reference's order decides). */
-static int genie__sc_ok(const genie__node *n, genie_cpu cpu) {
-    if (cpu < GENIE_CPU_GENERIC || !n->buf) return 0;
+static int genie__sc_ok(const genie__node *n) {
+    if (!n->buf) return 0;
     if (genie__op_kinds[n->op] == GENIE__K_FULL) return n->nin == 0;
     return genie__op_kinds[n->op] == GENIE__K_COPY && n->nin == 1 && n->in[0].n->dtype == n->dtype &&
            (GENIE__IN(n, 0) != GENIE__OUT(n) || genie__vspec_equal(n->in[0].v, n->out));
@@ -9601,22 +9572,21 @@ static int genie__sc_ok(const genie__node *n, genie_cpu cpu) {
 static genie__kernel genie__v_fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
     genie__vjob j;
     *nth = 1;
-    if (!genie__v_setup(p->n, ctx->cpu, &j)) {
-        const int typed = genie__typed_ok(p->n, ctx->cpu), cvt = !typed && genie__cvt_ok(p->n, ctx->cpu);
-        if (!typed && !cvt && !genie__sc_ok(p->n, ctx->cpu)) return NULL;
+    if (!genie__v_setup(p->n, &ctx->kt, &j)) {
+        const int typed = genie__typed_ok(p->n), cvt = !typed && genie__cvt_ok(p->n);
+        if (!typed && !cvt && !genie__sc_ok(p->n)) return NULL;
         if (genie__numel(p->n->out->ndim, p->n->out->shape) >= GENIE__V_MIN_SHARED) {
             p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
             *nth = genie__tpool_size(p->pool);
         }
-        if (cvt) return GENIE__BY_PATH(ctx->cpu, genie__k_cvt);
-        return typed ? genie__k_typed : ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_scopy_avx2 : genie__k_scopy;
+        if (cvt) return ctx->kt.cvt;
+        return typed ? genie__k_typed : genie__k_scopy;
     }
     if (j.n >= GENIE__V_MIN_SHARED) {
         p->pool = genie__tpool_get(ctx, genie__ctx_threads(ctx));
         *nth = genie__tpool_size(p->pool);
     }
-    return ctx->cpu == GENIE_CPU_AVX512 ? genie__k_v_avx512 : ctx->cpu == GENIE_CPU_AVX2 ? genie__k_v_avx2
-                                                                                          : genie__k_v_generic;
+    return genie__k_v;
 }
 
 /* >>gemm ------------------------------------------------------------------ */
@@ -10511,23 +10481,19 @@ typedef struct genie__gemm_kern {
     genie__doth4_fn doth4; /* doth of four rows and more, up to GENIE__SKINNY (or NULL: up to 4 rows, by doth) */
 } genie__gemm_kern;
 #define GENIE__KERN_NONE {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, GENIE_CPU_AUTO, 0, 0, 0}
-static const genie__gemm_kern genie__gemm_kerns[GENIE_CPU_COUNT][2] = {
-    {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* AUTO */
-    {GENIE__KERN_NONE, GENIE__KERN_NONE}, /* REFERENCE: no packed kernel */
-    {{genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0},
-     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}},
+/* The packed products of each ISA, f32 and f64 (genie__pathk.gemm) */
+static const genie__gemm_kern genie__gemm_kerns_none[2] = {GENIE__KERN_NONE, GENIE__KERN_NONE}; /* the reference path */
+static const genie__gemm_kern genie__gemm_kerns_generic[2] = {
+    {genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0},
+     {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}};
 #ifdef GENIE__X86
-    {{genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
-     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}},
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}},
-    /* AMX: AVX512's (its tile products are genie__gemm_kern_amx) */
-    {{genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
-     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}},
-#else
-    {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE}, {GENIE__KERN_NONE, GENIE__KERN_NONE},
+static const genie__gemm_kern genie__gemm_kerns_avx2[2] = {
+    {genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
+     {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}};
+static const genie__gemm_kern genie__gemm_kerns_avx512[2] = {
+    {genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
+     {genie__uk_d_avx512, genie__uk_d_avx512_h, genie__uk_d_avx512_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 12, 16, 256, 96, 2048, GENIE_CPU_AVX512, 0, 0, 0}};
 #endif
-};
 #ifdef GENIE__X86
 /* bf16 x bf16 products where the CPU has AVX512_BF16 (genie__mm_plan_node): kc counts k,
    two to a packed step, so a panel of B has the f32 kernel's bytes */
@@ -10750,8 +10716,8 @@ static void genie__pack_b_##sfx(const genie__gemm *g, int64_t k0, int64_t kc, in
 static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc, int64_t i0,      \
                              int64_t j0, int64_t m, int64_t n) {                                    \
     /* f32 rows add contiguous f32 bias and residual rows on the path's array kernel */          \
-    const genie__vfn vadd = sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC && e->cpu < GENIE_CPU_COUNT \
-                                ? genie__vops[e->cpu][genie__v_unary_id(GENIE__OP_ADD)] : NULL;     \
+    const genie__vfn *vk = genie__kt(e->cpu)->v;                                                  \
+    const genie__vfn vadd = sizeof(T) == 4 && csc == 1 ? vk[genie__v_unary_id(GENIE__OP_ADD)] : NULL; \
     int64_t i, j;                                                                                   \
     int ph;                                                                                         \
     for (i = 0; i < m; i++) {                                                                       \
@@ -10774,9 +10740,8 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
         }                                                                                           \
         for (ph = 0; ph < 2; ph++) { /* act then the residual, or (act_last) the other way */          \
             if (ph == !!e->act_last) {                                                              \
-                if (e->act && sizeof(T) == 4 && csc == 1 && e->cpu >= GENIE_CPU_GENERIC &&          \
-                    genie__vops[e->cpu][genie__v_unary_id(e->act)])                                 \
-                    genie__vops[e->cpu][genie__v_unary_id(e->act)](row, row, NULL, n);              \
+                if (e->act && sizeof(T) == 4 && csc == 1 && vk[genie__v_unary_id(e->act)])         \
+                    vk[genie__v_unary_id(e->act)](row, row, NULL, n);                               \
                 else if (e->act)                                                                    \
                     for (j = 0; j < n; j++) row[j * csc] = (T)genie__unary_f(e->act, row[j * csc], NULL); \
             } else if (e->res && vadd && e->res_dt == DT && e->res_cs == 1) {                       \
@@ -11191,17 +11156,18 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
     }
     return form;
 }
-/* Plan a matmul/linear/conv2d node for nth threads on path cpu; 0: no packed
+/* Plan a matmul/linear/conv2d node for nth threads on kernel table kt; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
 static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
-                               const genie__epi_src *es, genie_cpu cpu, int amx, int nth) {
+                               const genie__epi_src *es, const genie__pathk *kt, int nth) {
+    const genie_cpu cpu = kt->path;
     const genie__gemm_kern *kr;
     int64_t kc, nc, mc;
     size_t esz;
     memset(pl, 0, sizeof *pl);
     if (n->dtype != GENIE_F32 && n->dtype != GENIE_F64 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) return 0;
     pl->f64 = n->dtype == GENIE_F64;
-    kr = pl->kr = &genie__gemm_kerns[cpu][pl->f64];
+    kr = pl->kr = &kt->gemm[pl->f64];
     if (!kr->uk) return 0;
     pl->half = !pl->f64 && n->dtype != GENIE_F32;
     pl->odt = n->dtype;
@@ -11218,25 +11184,15 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
          AVX512_BF16 from 4 rows: bf16 pairs of both, nothing converted. Past the row counts
          below the packed product is faster ([M, 4096] by [4096, 4096]^T, AMD EPYC, 1 thread:
          doth4 at M = 12 2.9 ms, packed 5.0; bf16 pairs at M = 16 2.9, packed 3.8) */
-        int bhdot = 0;
-#ifdef GENIE__X86
-        bhdot = n->dtype == GENIE_BF16 && cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs();
-#endif
+        const int bhdot = n->dtype == GENIE_BF16 && kt->gemm_bh;
         if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= (!kr->doth4 ? 4 : bhdot ? GENIE__SKINNY : 12) && pl->g.adt == n->dtype &&
             pl->g.bdt == n->dtype && pl->g.csa == 1 && pl->g.rsb == 1)
             pl->skinny = 3, pl->bh = bhdot && pl->g.M >= 4;
     }
-#ifdef GENIE__X86
-    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 &&
-        cpu == GENIE_CPU_AVX512 && genie__bf16dp_runs())
-        pl->bh = 1, kr = pl->kr = &genie__gemm_kern_bh; /* bf16 pairs, vdpbf16ps */
-#endif
-#ifdef GENIE__AMX_BUILT
-    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && cpu == GENIE_CPU_AVX512 && amx)
-        pl->bh = 0, pl->amx = 1, kr = pl->kr = &genie__gemm_kern_amx; /* tiles, tdpbf16ps */
-#else
-    (void)amx;
-#endif
+    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && kt->gemm_bh)
+        pl->bh = 1, kr = pl->kr = kt->gemm_bh; /* bf16 pairs, vdpbf16ps */
+    if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && kt->gemm_amx)
+        pl->bh = 0, pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* tiles, tdpbf16ps */
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;
@@ -11562,7 +11518,7 @@ static int genie__ws_reserve(genie_ctx *ctx, size_t bytes) {
    E = Ev = 64 on AVX-512 (96 rows). Rows of more than four: the GEMM micro-kernel on
    packed tiles (Q scaled once per task, K^T and V per key tile, P = exp(S - m)
    per tile; bf16 q and k on AVX512_BF16: Q and K^T as bf16 pairs, S scaled after); four or fewer (decode): the skinny dot/axpy kernels reading K and
-   V in place. exp, max and rescaling are the row kernels' (genie__rowks), so
+   V in place. exp, max and rescaling are the row kernels' (genie__pathk.rk), so
    compute is f32 (f16/bf16 inputs converted while packing), sums of exp in
    f64. Causal tiles stop at the tile's last position. Tasks are dealt
    round-robin (causal tiles grow along L); with fewer tasks than threads (a
@@ -11583,25 +11539,23 @@ typedef struct genie__attplan {
     size_t o_qp, o_kp, o_vp, o_sc, o_pp, o_o, o_tmp, o_m, o_l, per_thread; /* workspace of a thread (bytes) */
     size_t p_m, p_l, part;        /* a split's partial rows: O at 0, m at p_m, l at p_l; part bytes in all */
 } genie__attplan;
-static void genie__att_plan(genie__attplan *pl, const genie__node *n, genie_cpu cpu) {
-    const genie__gemm_kern *kr = &genie__gemm_kerns[cpu][0];
+static void genie__att_plan(genie__attplan *pl, const genie__node *n, const genie__pathk *kt) {
+    const genie__gemm_kern *kr = &kt->gemm[0];
     const int64_t br = 8 * (int64_t)kr->mr, BC = GENIE__ATT_BC;
     int64_t E, sz = 0;
     memset(pl, 0, sizeof *pl);
     genie__attn_init(&pl->a, n);
     pl->kr = kr;
-    pl->rk = &genie__rowks[cpu];
-    pl->vadd = genie__vops[cpu][GENIE__V_ADD];
+    pl->rk = kt->rk;
+    pl->vadd = kt->v[GENIE__V_ADD];
     pl->lt = pl->a.G >= br ? 1 : br / pl->a.G;
     if (pl->lt > pl->a.L) pl->lt = pl->a.L > 0 ? pl->a.L : 1;
     pl->nlt = (pl->a.L + pl->lt - 1) / pl->lt;
     pl->ntask = pl->a.B * pl->a.Hkv * pl->nlt;
     pl->R = pl->a.G * pl->lt;
     pl->dot = pl->R <= 4;
-#ifdef GENIE__X86
-    if (!pl->dot && cpu == GENIE_CPU_AVX512 && pl->a.qdt == GENIE_BF16 && pl->a.kdt == GENIE_BF16 && genie__bf16dp_runs())
-        pl->kbh = &genie__gemm_kern_bh; /* the same MR x NR as the f32 kernel */
-#endif
+    if (!pl->dot && kt->gemm_bh && pl->a.qdt == GENIE_BF16 && pl->a.kdt == GENIE_BF16)
+        pl->kbh = kt->gemm_bh; /* the same MR x NR as the f32 kernel */
     pl->Rp = genie__round_up(pl->R, kr->mr);
     pl->EvP = genie__round_up(pl->a.Ev > 0 ? pl->a.Ev : 1, kr->nr);
     E = pl->a.E > 0 ? pl->a.E : 1;
@@ -11830,11 +11784,11 @@ static int64_t genie__att_splits(const genie__attplan *pl, int nth) {
     if (pl->ntask >= nth || tiles < 2) return 1;
     return s < tiles ? s : tiles;
 }
-static genie_result genie__k_att(genie__kparams *p, int ith, int nth, genie_cpu cpu) {
+static genie_result genie__k_att(genie__kparams *p, int ith, int nth, const genie__pathk *kt) {
     genie__attplan pl;
     int64_t t, ns, chunk, lo, hi, x;
     char *ws, *parts;
-    genie__att_plan(&pl, p->n, cpu);
+    genie__att_plan(&pl, p->n, kt);
     ws = p->ws + (size_t)ith * pl.per_thread;
     ns = genie__att_splits(&pl, nth);
     if (ns <= 1) {
@@ -11872,9 +11826,7 @@ static genie_result genie__k_att(genie__kparams *p, int ith, int nth, genie_cpu 
     }
     return GENIE_OK;
 }
-static genie_result genie__k_att_c(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_GENERIC); }
-static genie_result genie__k_att_avx2(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX2); }
-static genie_result genie__k_att_avx512(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, GENIE_CPU_AVX512); }
+static genie_result genie__k_att_fast(genie__kparams *p, int ith, int nth) { return genie__k_att(p, ith, nth, p->kt); }
 
 /* rope's fast path: a table of cos and sin [T][rd/2] (f32 from double angles; threads
    share positions, then rows), then each row rotated in f32. x may be any view (q or k
@@ -11949,10 +11901,8 @@ static genie_result genie__k_rope_with(genie_cpu cpu, genie__kparams *p, int ith
     }
     return GENIE_OK;
 }
-static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_GENERIC, p, ith, nth); }
+static genie_result genie__k_rope_fast(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(p->kt->path, p, ith, nth); }
 #ifdef GENIE__X86
-static genie_result genie__k_rope_avx2(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_AVX2, p, ith, nth); }
-static genie_result genie__k_rope_avx512(genie__kparams *p, int ith, int nth) { return genie__k_rope_with(GENIE_CPU_AVX512, p, ith, nth); }
 #endif
 
 /* index_copy_ where the dims after d are one dense block in both the
@@ -12001,9 +11951,8 @@ static genie_result genie__k_index_copy_fast(genie__kparams *p, int ith, int nth
 static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->n;
     int kind = genie__op_kinds[n->op];
-    genie_cpu cpu = ctx->cpu;
     *nth = 1;
-    if (cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || !genie__rowks[cpu].sum || n->numel == 0) return NULL;
+    if (!ctx->kt.rk || n->numel == 0) return NULL;
     if (kind == GENIE__K_INDEX_COPY) {
         int64_t inner;
         return genie__ic_inner(n, &inner) ? genie__k_index_copy_fast : NULL;
@@ -12016,17 +11965,13 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
         *nth = genie__tpool_size(p->pool);
         if (!genie__ws_reserve(ctx, (size_t)(genie__rope_table(n) + 2 * genie__rope_row(n) * *nth + 2) * sizeof(float))) goto oom;
         p->ws = ctx->ws;
-#ifdef GENIE__X86
-        if (cpu == GENIE_CPU_AVX512) return genie__k_rope_avx512;
-        if (cpu == GENIE_CPU_AVX2) return genie__k_rope_avx2;
-#endif
         return genie__k_rope_fast;
     }
     if (kind == GENIE__K_ATTENTION) {
         genie__attplan pl;
         int64_t work, splits;
         if (n->dtype != GENIE_F32 && n->dtype != GENIE_F16 && n->dtype != GENIE_BF16) return NULL;
-        genie__att_plan(&pl, n, cpu);
+        genie__att_plan(&pl, n, &ctx->kt);
         if (!pl.kr->uk || !pl.vadd || pl.ntask <= 0) return NULL;
         work = pl.a.B * pl.a.Hq * pl.a.L * pl.a.S * (pl.a.E + pl.a.Ev);
         p->pool = genie__tpool_get(ctx, work >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
@@ -12036,11 +11981,7 @@ static genie__kernel genie__llm_fast_kernel(genie_ctx *ctx, genie__kparams *p, i
         splits = genie__att_splits(&pl, *nth);
         if (!genie__ws_reserve(ctx, pl.per_thread * (size_t)*nth + (splits > 1 ? (size_t)(pl.ntask * splits) * pl.part : 0))) goto oom;
         p->ws = ctx->ws;
-#ifdef GENIE__X86
-        if (cpu == GENIE_CPU_AVX512) return genie__k_att_avx512;
-        if (cpu == GENIE_CPU_AVX2) return genie__k_att_avx2;
-#endif
-        return genie__k_att_c;
+        return genie__k_att_fast;
     }
     return NULL;
 oom:
@@ -12204,12 +12145,7 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 /* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
    of x on AMX int8 tiles (genie__k_qlinear_amx). */
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
-#ifdef GENIE__AMX_BUILT
-    return ctx->amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
-#else
-    (void)ctx, (void)dt;
-    return 0;
-#endif
+    return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
 }
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
    32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
@@ -12672,7 +12608,11 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 #ifdef GENIE__X86
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
-    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0 && genie__vbmi_runs();
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, genie__qdot4_vnni, NULL);
+}
+/* VNNI with VBMI: Q4_0 rows of four and of eight on its byte permutes */
+static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
                             q4 ? genie__qdot8_q4_vbmi : NULL);
 }
@@ -12921,16 +12861,13 @@ static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int
 static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->n;
     const genie__vspec *ov = n->out;
-    if (p->epi || ctx->cpu == GENIE_CPU_REFERENCE || !n->buf || !genie__is_contig(ov->ndim, ov->shape, ov->strides)) return NULL;
+    if (p->epi || !n->buf || !genie__is_contig(ov->ndim, ov->shape, ov->strides)) return NULL;
     if (n->op == GENIE__OP_QLINEAR) {
         const genie__vspec *wv = n->in[1].v;
         if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
-        genie__kernel fn = genie__k_qlinear_generic;
 #ifdef GENIE__AMX_BUILT
-        const genie__vspec *xv = n->in[0].v;
-        const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
-        if (genie__q_amx(ctx, n->in[1].n->dtype) && rows > GENIE__Q_PREFILL_ROWS) {
-            const int64_t K = wv->shape[1];
+        if (genie__q_amx(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS) {
+            const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = wv->shape[1];
             p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
             *nth = genie__tpool_size(p->pool);
             if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
@@ -12940,14 +12877,10 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
                 return NULL;
             }
             p->ws = ctx->ws;
-            return genie__k_qlinear_amx;
+            return ctx->kt.qlinear_amx;
         }
 #endif
-#ifdef GENIE__X86
-        if (ctx->cpu == GENIE_CPU_AVX512 && genie__vnni_runs()) fn = genie__k_qlinear_vnni;
-        else if (ctx->cpu >= GENIE_CPU_AVX2) fn = genie__k_qlinear_avx2;
-#endif
-        return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], fn);
+        return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], ctx->kt.qlinear);
     }
     {
         const genie__vspec *wv = n->in[0].v;
@@ -12961,6 +12894,65 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
 }
 
 /* >>dispatch -------------------------------------------------------------- */
+/* The kernel table of each path (genie__pathk), filled here and nowhere else. The
+   reference path has none: its strided kernels (genie__kernel_for) run every node. */
+static const genie__pathk genie__kt_reference = {
+    GENIE_CPU_REFERENCE, genie__vops_none, NULL, genie__gemm_kerns_none,
+    NULL, NULL,                       /* reduce_int, cvt */
+    NULL, NULL, NULL, NULL, NULL,     /* cols_add, _sqdev, _mm, _arg, _sumexp */
+    NULL, NULL,                       /* rev4, tpose */
+    NULL, NULL, NULL, NULL};          /* gemm_bh, gemm_amx, qlinear, qlinear_amx */
+static const genie__pathk genie__kt_generic = {
+    GENIE_CPU_GENERIC, genie__vops_g, &genie__rowk_c, genie__gemm_kerns_generic,
+    genie__k_reduce_int_generic, genie__k_cvt_generic,
+    genie__cols_add_c, genie__cols_sqdev_c, genie__cols_mm_c, genie__cols_arg_c, genie__cols_sumexp_c,
+    NULL, NULL,
+    NULL, NULL, genie__k_qlinear_generic, NULL};
+#ifdef GENIE__X86
+static const genie__pathk genie__kt_avx2 = {
+    GENIE_CPU_AVX2, genie__vops_y, &genie__rowk_avx2, genie__gemm_kerns_avx2,
+    genie__k_reduce_int_avx2, genie__k_cvt_avx2,
+    genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
+    genie__sc_rev4_avx2, genie__pack_t_s_avx2,
+    NULL, NULL, genie__k_qlinear_avx2, NULL};
+/* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
+static const genie__pathk genie__kt_avx512 = {
+    GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
+    genie__k_reduce_int_avx512, genie__k_cvt_avx512,
+    genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
+    genie__sc_rev4_avx2, genie__pack_t_s_avx2,
+    NULL, NULL, genie__k_qlinear_avx2, NULL};
+#endif
+/* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
+static const genie__pathk *genie__kt(genie_cpu path) {
+    switch (path) {
+    case GENIE_CPU_GENERIC: return &genie__kt_generic;
+#ifdef GENIE__X86
+    case GENIE_CPU_AVX2: return &genie__kt_avx2;
+    case GENIE_CPU_AVX512: case GENIE_CPU_AMX: return &genie__kt_avx512;
+#endif
+    default: return &genie__kt_reference;
+    }
+}
+/* kt = path's table with the extras this CPU runs: bf16 pairs (AVX512_BF16), the quantized
+   products' VNNI and VBMI dots, and with amx (the AMX path) the tile products. */
+static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
+    *kt = *genie__kt(path);
+#ifdef GENIE__X86
+    if (kt->path == GENIE_CPU_AVX512) {
+        if (genie__bf16dp_runs()) kt->gemm_bh = &genie__gemm_kern_bh;
+        if (genie__vnni_runs()) kt->qlinear = genie__vbmi_runs() ? genie__k_qlinear_vbmi : genie__k_qlinear_vnni;
+    }
+#endif
+#ifdef GENIE__AMX_BUILT
+    if (kt->path == GENIE_CPU_AVX512 && amx) {
+        kt->gemm_amx = &genie__gemm_kern_amx;
+        kt->qlinear_amx = genie__k_qlinear_amx;
+    }
+#else
+    (void)amx;
+#endif
+}
 /* fn, on the context's threads when work (elements) is large enough to share. */
 static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn) {
     if (work >= GENIE__V_MIN_SHARED) {
@@ -12975,41 +12967,43 @@ static genie__kernel genie__fast_kernel(genie_ctx *ctx, genie__kparams *p, int *
     int64_t depth;
     genie__kernel fn;
     *nth = 1;
+    p->kt = &ctx->kt; /* a kernel picked here reads its path's primitives from it */
+    if (ctx->kt.path == GENIE_CPU_REFERENCE) return NULL; /* no fast kernels: the strided ones run */
     if ((fn = genie__fast_rowwise(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_QUANT) return genie__quant_fast(ctx, p, nth);
     if (kind == GENIE__K_ATTENTION || kind == GENIE__K_ROPE || kind == GENIE__K_INDEX_COPY) return genie__llm_fast_kernel(ctx, p, nth);
     if (kind == GENIE__K_UNARY || kind == GENIE__K_BINARY || kind == GENIE__K_COPY || kind == GENIE__K_FULL)
         return genie__v_fast_kernel(ctx, p, nth);
-    if (kind == GENIE__K_CAT && !p->epi && n->buf && ctx->cpu >= GENIE_CPU_GENERIC)
-        return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_cat_avx2 : genie__k_cat_fast);
-    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_int_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, GENIE__BY_PATH(ctx->cpu, genie__k_reduce_int));
-    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, GENIE__BY_PATH(ctx->cpu, genie__k_reduce_cols));
+    if (kind == GENIE__K_CAT && !p->epi && n->buf)
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_cat_fast);
+    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_int_ok(n))
+        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, ctx->kt.reduce_int);
+    if (kind == GENIE__K_REDUCE && !p->epi && n->buf && genie__reduce_cols_ok(n))
+        return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_reduce_cols_fast);
     if ((kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE || kind == GENIE__K_SOFTMAX || kind == GENIE__K_LAYER_NORM) &&
         n->buf && (fn = genie__fast_grows(ctx, p, nth)) != NULL) return fn;
     if (kind == GENIE__K_ARGREDUCE && (fn = genie__fast_argdense(ctx, p, nth)) != NULL) return fn;
-    if (kind == GENIE__K_SOFTMAX && !p->epi && n->buf && genie__softmax_f64_ok(n, ctx->cpu))
+    if (kind == GENIE__K_SOFTMAX && !p->epi && n->buf && genie__softmax_f64_ok(n))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_softmax_f64);
-    if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->numel, GENIE__BY_PATH(ctx->cpu, genie__k_cumsum_fast));
-    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n, ctx->cpu))
+    if (kind == GENIE__K_CUMSUM && !p->epi && n->buf && genie__cumsum_fast_ok(n))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_cumsum_fast);
+    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_fast_ok(n))
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_sort_fast);
-    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_int_ok(n, ctx->cpu))
+    if (kind == GENIE__K_SORT && !p->epi && n->buf && genie__sort_int_ok(n))
         return genie__shared_kernel(ctx, p, nth, n->in[0].n->numel, genie__k_sort_int);
-    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n, ctx->cpu))
+    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__index_rows_ok(n))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_index_rows);
-    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__gather_ok(n, ctx->cpu))
+    if (kind == GENIE__K_INDEX && !p->epi && n->buf && genie__gather_ok(n))
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_gather);
-    if (kind == GENIE__K_SCATTER && !p->epi && n->buf && genie__scatter_ok(n, ctx->cpu)) return genie__k_scatter_fast;
-    if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n, ctx->cpu))
-        return genie__shared_kernel(ctx, p, nth, n->numel, ctx->cpu >= GENIE_CPU_AVX2 ? genie__k_tri_rows_avx2 : genie__k_tri_rows);
-    if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || ctx->cpu == GENIE_CPU_REFERENCE || n->numel == 0) return NULL;
+    if (kind == GENIE__K_SCATTER && !p->epi && n->buf && genie__scatter_ok(n)) return genie__k_scatter_fast;
+    if (kind == GENIE__K_TRI && !p->epi && n->buf && genie__tri_rows_ok(n))
+        return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_tri_rows);
+    if ((kind != GENIE__K_MATMUL && kind != GENIE__K_CONV2D) || n->numel == 0) return NULL;
     if (!ctx->mm_plan && !(ctx->mm_plan = (genie__mm_plan *)GENIE_MALLOC(sizeof(genie__mm_plan)))) goto oom;
     depth = kind == GENIE__K_CONV2D ? genie__numel(3, n->in[1].v->shape + 1) : n->in[0].v->shape[n->in[0].v->ndim - 1];
     p->pool = genie__tpool_get(ctx, n->numel * depth >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
     *nth = genie__tpool_size(p->pool);
-    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, ctx->cpu, ctx->amx, *nth)) {
+    if (!genie__mm_plan_node(ctx->mm_plan, n, p->n, p->epi, &ctx->kt, *nth)) {
         *nth = 1;
         p->pool = NULL;
         return NULL;
@@ -13702,7 +13696,7 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
             }
             e += run;
         }
-    } else if (f->dt == GENIE_BOOL && nd >= 1 && g->cpu >= GENIE_CPU_GENERIC && g->cpu < GENIE_CPU_COUNT) {
+    } else if (f->dt == GENIE_BOOL && nd >= 1 && genie__kt(g->cpu)->v[GENIE__V_B2F]) {
         /* a mask, as 0 or 1: runs along the last dim (stride 0: a broadcast) */
         const int64_t s = f->st[nd - 1];
         for (e = 0; e < n;) {
@@ -13715,7 +13709,7 @@ static void genie__fin_load(const genie__fin *f, const genie__fgroup *g, int64_t
             }
             x = (const uint8_t *)f->data + off;
             if (s == 1)
-                genie__vops[g->cpu][GENIE__V_B2F](dst + e, x, NULL, run);
+                genie__kt(g->cpu)->v[GENIE__V_B2F](dst + e, x, NULL, run);
             else
                 for (r = 0; r < run; r++) dst[e + r] = (float)(x[r * s] != 0);
             e += run;
@@ -13792,14 +13786,13 @@ static void genie__fop_bind(genie__fop *o, genie_cpu cpu) {
     o->vk = NULL;
     o->vb = 0;
     if (kind == GENIE__K_COPY || o->op == GENIE__OP_WHERE || o->op == GENIE__OP_MASKED_FILL || o->op == GENIE__OP_CLAMP ||
-        cpu < GENIE_CPU_GENERIC || cpu >= GENIE_CPU_COUNT || id < 0)
+        id < 0 || !(o->vk = genie__kt(cpu)->v[id + (unary || !scalar ? 0 : 1)]))
         return;
-    o->vk = genie__vops[cpu][id + (unary || !scalar ? 0 : 1)];
     o->vb = (uint8_t)(pu >= 0 || (!unary && scalar) ? 2 : unary ? 0 : 1);
 }
 /* One op over a tile: out = op(x, y) (y NULL: the scalar; where: x ? y : z;
    masked_fill: y ? the scalar : x), rounded to dt where `round` (g->rnd: a value
-   only stored is rounded by its store); on the path's array kernel (genie__vops)
+   only stored is rounded by its store); on the path's array kernel (genie__pathk.v)
    where it has one, else element by element. */
 static void genie__fop_run(const genie__fop *o, int dt, int round, genie_cpu cpu, float *out, const float *x, const float *y,
                            const float *z, int64_t n) {
@@ -13811,12 +13804,12 @@ static void genie__fop_run(const genie__fop *o, int dt, int round, genie_cpu cpu
     {
     const int pu = o->op == GENIE__OP_POW && !y ? genie__pow_unary(o->a.f[0]) : -1; /* x ** 2, x ** -1 */
     const int unary = genie__op_kinds[o->op] == GENIE__K_UNARY || pu >= 0, id = pu >= 0 ? pu : genie__v_unary_id(o->op);
-    const genie__vfn fn = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT && id >= 0 ? genie__vops[cpu][id + (unary || y ? 0 : 1)] : NULL;
+    const genie__vfn fn = id >= 0 ? genie__kt(cpu)->v[id + (unary || y ? 0 : 1)] : NULL;
     int64_t e;
     if (genie__op_kinds[o->op] == GENIE__K_COPY) { /* clone, contiguous, to: the value (stored converted) */
         if (out != x) memcpy(out, x, (size_t)n * sizeof(float));
     } else if (o->op == GENIE__OP_WHERE || o->op == GENIE__OP_MASKED_FILL) { /* x ? y : z; y ? v : x */
-        const genie__vfn sel = cpu >= GENIE_CPU_GENERIC && cpu < GENIE_CPU_COUNT ? genie__vops[cpu][o->op == GENIE__OP_WHERE ? GENIE__V_SEL : GENIE__V_SELS] : NULL;
+        const genie__vfn sel = genie__kt(cpu)->v[o->op == GENIE__OP_WHERE ? GENIE__V_SEL : GENIE__V_SELS];
         const float v = (float)o->a.f[0], *keep = o->op == GENIE__OP_WHERE ? z : x, *c = o->op == GENIE__OP_WHERE ? x : y;
         if (!sel) {
             for (e = 0; e < n; e++) out[e] = c[e] != 0 ? (o->op == GENIE__OP_WHERE ? y[e] : v) : keep[e];
@@ -14070,8 +14063,7 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
     const int kind = genie__op_kinds[ro->op], scalar = kind == GENIE__K_REDUCE || kind == GENIE__K_ARGREDUCE;
-    const genie__rowk *rk = g->cpu > GENIE_CPU_REFERENCE && g->cpu < GENIE_CPU_COUNT && genie__rowks[g->cpu].sum
-                                ? &genie__rowks[g->cpu] : &genie__rowks[GENIE_CPU_GENERIC];
+    const genie__rowk *rk = genie__kt(g->cpu)->rk ? genie__kt(g->cpu)->rk : genie__kt(GENIE_CPU_GENERIC)->rk;
     const int64_t len = g->len, olen = scalar ? 1 : len, cap = genie__frow_cap(g);
     const int64_t ib = len >= GENIE__FTILE ? 1 : GENIE__FTILE / len, ob = scalar ? GENIE__FTILE : ib;
     float *regs = (float *)(p->ws + (size_t)ith * genie__fgroup_ws_bytes(g)), *opr = regs + (size_t)g->nin * GENIE__FTILE;
@@ -14143,19 +14135,6 @@ static genie_result genie__k_rfused(genie__kparams *p, int ith, int nth) {
     }
     return GENIE_OK;
 }
-/* The column sums' adds and comparisons of path cpu (genie__k_reduce_cols's). */
-static void genie__cols_fns(genie_cpu cpu, genie__cols_add_fn *add, genie__cols_mm_fn *mm, genie__cols_sqdev_fn *sq,
-                            genie__cols_arg_fn *arg, genie__cols_sumexp_fn *se) {
-    *add = genie__cols_add_c, *mm = genie__cols_mm_c, *sq = genie__cols_sqdev_c, *arg = genie__cols_arg_c, *se = genie__cols_sumexp_c;
-#ifdef GENIE__X86
-    if (cpu == GENIE_CPU_AVX512)
-        *add = genie__cols_add_avx512, *mm = genie__cols_mm_avx512, *sq = genie__cols_sqdev_avx512, *arg = genie__cols_arg_avx512,
-        *se = genie__cols_sumexp_avx512;
-    if (cpu == GENIE_CPU_AVX2)
-        *add = genie__cols_add_avx2, *mm = genie__cols_mm_avx2, *sq = genie__cols_sqdev_avx2, *arg = genie__cols_arg_avx2,
-        *se = genie__cols_sumexp_avx2;
-#endif
-}
 /* The column group kernel: threads take blocks of up to GENIE__CFW kept positions of
    one outer position, about a thread's share, each with its accumulators in the
    workspace (L2); a block
@@ -14191,14 +14170,14 @@ static genie_result genie__k_cfused(genie__kparams *p, int ith, int nth) {
     float *seg = opr + (size_t)g->nops * GENIE__FTILE, *y = seg + GENIE__FTILE, *accf = y + GENIE__CFW;
     double *acc = (double *)(void *)accf, *dev = acc + GENIE__CFW; /* sums (accf: comparisons), squared deviations */
     int64_t *idx = (int64_t *)(void *)dev;                          /* an argreduce's indices */
-    genie__cols_add_fn add;
-    genie__cols_mm_fn mmf;
-    genie__cols_sqdev_fn sqdev;
-    genie__cols_arg_fn argf;
-    genie__cols_sumexp_fn sumexp;
+    const genie__pathk *kt = genie__kt(g->cpu)->cols_add ? genie__kt(g->cpu) : genie__kt(GENIE_CPU_GENERIC);
+    const genie__cols_add_fn add = kt->cols_add;
+    const genie__cols_mm_fn mmf = kt->cols_mm;
+    const genie__cols_sqdev_fn sqdev = kt->cols_sqdev;
+    const genie__cols_arg_fn argf = kt->cols_arg;
+    const genie__cols_sumexp_fn sumexp = kt->cols_sumexp;
     int64_t lo, hi, blk, r, r1, i, c, t, n;
     int pass;
-    genie__cols_fns(g->cpu, &add, &mmf, &sqdev, &argf, &sumexp);
     while (genie__take(p, nth, nblk, chunk, &lo, &hi)) {
         for (blk = lo; blk < hi; blk++) {
             const int64_t a = blk / cb, c0 = blk % cb * W, nb = GENIE__MIN(W, K - c0), o0 = a * K + c0; /* o0: its first result */
@@ -14344,7 +14323,7 @@ typedef struct {
 static genie_result genie__k_sfused(genie__kparams *p, int ith, int nth) {
     const genie__fgroup *g = p->fg;
     const genie__fop *ro = &g->ops[g->row];
-    const genie__rowk *rk = &genie__rowks[g->cpu];
+    const genie__rowk *rk = genie__kt(g->cpu)->rk;
     const int op = ro->op, two = op == GENIE__OP_VAR || op == GENIE__OP_STD, lse = op == GENIE__OP_LOGSUMEXP;
     const int arg = genie__op_kinds[op] == GENIE__K_ARGREDUCE, mm = op == GENIE__OP_AMAX || op == GENIE__OP_AMIN || arg;
     const int want_max = op == GENIE__OP_AMAX || op == GENIE__OP_ARGMAX;
@@ -16657,6 +16636,7 @@ GENIEDEF genie_ctx *genie_ctx_create(const genie_ctx_desc *desc) {
         ctx->cpu = GENIE_CPU_AVX512;
         ctx->amx = 1;
     }
+    genie__kt_fill(&ctx->kt, ctx->cpu, ctx->amx);
     ctx->nodes.size = sizeof(genie__node);
     ctx->handles.size = sizeof(genie_tensor);
     ctx->storages.size = sizeof(genie__storage);
