@@ -1762,13 +1762,21 @@ bool k_max_all(const c10::OperatorHandle &, Args &a) { /* max/min(self): every e
 /* elements of isin's [elements, test_elements] comparison above which it goes to the fallback */
 constexpr int64_t kIsinMaxPairs = 1 << 22;
 /* isin.Tensor_Tensor(elements, test_elements, assume_unique, invert): any over the last dim of
-   elements[..., None] == test_elements.flatten(), promoted as ATen's isin (eq's promotion);
-   empty operands and large products go to the fallback */
+   elements[..., None] == test_elements.flatten(), promoted as ATen's isin (eq's promotion), or
+   elements == the one test element where it has elements' dtype (generate's eos test); empty
+   operands and large products go to the fallback */
 bool k_isin(const c10::OperatorHandle &, Args &a) {
     at::Tensor e = a.t(0), t = a.t(1);
     if (!is_genie(e) || !is_genie(t) || !operand_ok(e) || !operand_ok(t)) return false;
     if (e.numel() == 0 || t.numel() == 0 || e.numel() * t.numel() > kIsinMaxPairs) return false;
     bool invert = a.b(3);
+    if (t.numel() == 1 && t.scalar_type() == e.scalar_type()) { /* one test element: elements == it */
+        GT tv = own(genie_reshape(ctx(), H(t), 0, nullptr));
+        GT hit = own(genie_eq(ctx(), H(e), tv.p));
+        hit.owned = invert;
+        a.ret(wrap(invert ? genie_logical_not(ctx(), hit.p) : hit.p));
+        return true;
+    }
     int64_t flat = -1;
     GT ev = own(genie_unsqueeze(ctx(), H(e), e.dim()));
     GT tv = own(genie_reshape(ctx(), H(t), 1, &flat));

@@ -335,6 +335,9 @@ def test_bool_logic_any_all_isin_match_cpu_and_are_captured():
         ("isin invert", lambda t: torch.isin(t["i"], t["i"][1, 1, 1:4], invert=True)),
         ("isin 0-dim", lambda t: torch.isin(t["i"][0, 0, 0], t["i"][2])),
         ("isin float vs int", lambda t: torch.isin(t["f"].round(), t["i"][0, 0])),
+        ("isin one element", lambda t: torch.isin(t["i"], t["i"][1, 2, 3:4])),
+        ("isin one, invert", lambda t: torch.isin(t["i"][0], t["i"][1, 2, 3], invert=True)),
+        ("isin one, int32", lambda t: torch.isin(t["i"].int(), t["i"][1, 2, 3:4])),
         ("cumsum bool", lambda t: t["b"].cumsum(-1)), ("cumsum int", lambda t: t["i"].cumsum(1)),
     ]
     cpu = {"f": f, "i": i, "b": b, "c": c}
