@@ -10372,7 +10372,9 @@ static GENIE__AVX512BF16 void genie__dotbh4_avx512(const uint16_t *a, int64_t ld
 #undef GENIE__DOT4_BODY
 #undef GENIE__LDB_ST
 #undef GENIE__DOT_BODY
-/* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed. */
+/* axpy: C's row in L1 (blocks of 2048 columns) += four rows of B at a time, streamed; the
+   next four rows' same columns are prefetched into L2 meanwhile (a row's run of a block is
+   one or two pages, on which the hardware prefetcher starts cold). */
 #define GENIE__AXPY_BODY(V, VL, SET1, LOAD, STORE, FMA)                                    \
     const float *a = (const float *)ap, *b = (const float *)bp;                                 \
     float *c = (float *)cp;                                                                      \
@@ -10383,10 +10385,16 @@ static GENIE__AVX512BF16 void genie__dotbh4_avx512(const uint16_t *a, int64_t ld
         memset(cj, 0, (size_t)jn * sizeof(float));                                               \
         for (k = 0; k + 4 <= K; k += 4) {                                                        \
             const float *b0 = b + k * ldb + j0, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;  \
+            const float *p0 = k + 8 <= K ? b3 + ldb : b0, *p1 = p0 + ldb, *p2 = p1 + ldb, *p3 = p2 + ldb; \
             const float x0 = a[k * csa], x1 = a[(k + 1) * csa], x2 = a[(k + 2) * csa], x3 = a[(k + 3) * csa]; \
             const V v0 = SET1(x0), v1 = SET1(x1), v2 = SET1(x2), v3 = SET1(x3);                  \
             for (j = 0; j < jv; j += VL) {                                                       \
-                V t = FMA(v0, LOAD(b0 + j), LOAD(cj + j));                                       \
+                V t;                                                                             \
+                if (j % 16 == 0) {                                                               \
+                    GENIE__PREFETCH_L2(p0 + j), GENIE__PREFETCH_L2(p1 + j);                      \
+                    GENIE__PREFETCH_L2(p2 + j), GENIE__PREFETCH_L2(p3 + j);                      \
+                }                                                                                \
+                t = FMA(v0, LOAD(b0 + j), LOAD(cj + j));                                         \
                 t = FMA(v1, LOAD(b1 + j), t);                                                    \
                 t = FMA(v2, LOAD(b2 + j), t);                                                    \
                 STORE(cj + j, FMA(v3, LOAD(b3 + j), t));                                         \

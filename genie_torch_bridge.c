@@ -1208,16 +1208,9 @@ bool k_binary_(const c10::OperatorHandle &, Args &a) {
     a.ret(x);
     return true;
 }
-/* binary.out(self, other, [alpha,] *, out): the value as k_binary computes it, copied into out
-   (resized as ATen resizes an out= argument); another dtype than the value's goes to the fallback */
-template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
-bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
-    const size_t oi = ALPHA ? 3 : 2;
-    at::Tensor out = a.t(oi), x = a.t(0), y = a.t(1);
-    if (!is_genie(out) || !operand_ok(out) || !operand_ok(x) || !operand_ok(y)) return false;
-    /* out that is an input cannot be resized (ATen's error, from the fallback) */
-    if ((out.is_same(x) || out.is_same(y)) && at::infer_size(x.sizes(), y.sizes()) != out.sizes()) return false;
-    if (!k_binary<F, ALPHA, S>(op, a)) return false; /* pops the arguments, pushes the value */
+/* after a functional kernel left its value on the stack (its arguments popped): the value copied
+   into out (resized as ATen resizes an out= argument), and out returned in its place */
+void value_into_out(Args &a, const at::Tensor &out) {
     at::Tensor r = a.s->back().toTensor();
     if (r.scalar_type() != out.scalar_type()) { /* stack already consumed: finish through CPU */
         at::Tensor c = to_cpu(r).to(out.scalar_type());
@@ -1231,6 +1224,30 @@ bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
         ok(genie_copy_(ctx(), H(out), H(r)));
     }
     a.s->back() = IValue(out);
+}
+/* binary.out(self, other, [alpha,] *, out): the value as k_binary computes it, copied into out
+   (resized as ATen resizes an out= argument); another dtype than the value's goes to the fallback */
+template <BinFn F, int ALPHA, ScalFn S = &no_scalar>
+bool k_binary_out(const c10::OperatorHandle &op, Args &a) {
+    const size_t oi = ALPHA ? 3 : 2;
+    at::Tensor out = a.t(oi), x = a.t(0), y = a.t(1);
+    if (!is_genie(out) || !operand_ok(out) || !operand_ok(x) || !operand_ok(y)) return false;
+    /* out that is an input cannot be resized (ATen's error, from the fallback) */
+    if ((out.is_same(x) || out.is_same(y)) && at::infer_size(x.sizes(), y.sizes()) != out.sizes()) return false;
+    if (!k_binary<F, ALPHA, S>(op, a)) return false; /* pops the arguments, pushes the value */
+    value_into_out(a, out);
+    return true;
+}
+/* op.out(inputs..., *, out) for a functional kernel K that reads only the arguments before OUT:
+   its value copied into out as value_into_out does; out aliasing an input goes to the fallback */
+template <Kernel K, size_t OUT>
+bool k_out(const c10::OperatorHandle &op, Args &a) {
+    at::Tensor out = a.t(OUT);
+    if (!is_genie(out) || !operand_ok(out)) return false;
+    for (size_t i = 0; i < OUT; i++)
+        if (a[i].isTensor() && a.t(i).is_same(out)) return false;
+    if (!K(op, a)) return false;
+    value_into_out(a, out);
     return true;
 }
 template <UnFn F, int FLOAT_ONLY>
@@ -1695,6 +1712,96 @@ bool k_max_dim(const c10::OperatorHandle &, Args &a) { /* max.dim(self, dim, kee
     return true;
 }
 
+
+/* ------------------------------------------------------------------ bool logic, any/all, isin */
+/* bitwise_and/or/xor.Tensor(self, other) on two bool tensors: logical_and/or and ne; integer
+   bit operations go to the fallback */
+template <BinFn F>
+bool k_bitwise_bool(const c10::OperatorHandle &op, Args &a) {
+    if (a.t(0).scalar_type() != at::kBool || a.t(1).scalar_type() != at::kBool) return false;
+    return k_binary<F, 0>(op, a);
+}
+bool k_bitwise_not(const c10::OperatorHandle &op, Args &a) { /* bitwise_not(self): logical_not on bool */
+    if (a.t(0).scalar_type() != at::kBool) return false;
+    return k_unary<genie_logical_not, 0>(op, a);
+}
+/* x as a bool tensor (x != 0), or x itself when bool */
+GT truth(const at::Tensor &x) {
+    GT g;
+    if (x.scalar_type() == at::kBool) {
+        g.p = H(x);
+        return g;
+    }
+    GT zero = scalar_const(0, x.scalar_type());
+    return own(genie_ne(ctx(), H(x), zero.p));
+}
+/* any/all over dims (none: all of them) as amax/amin of the bool truth; uint8 (whose any/all
+   give uint8) and empty tensors go to the fallback */
+bool any_all(Args &a, bool all, const std::vector<int64_t> &dims, bool keepdim) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || x.scalar_type() == at::kByte || x.numel() == 0) return false;
+    if (x.dim() == 0 && !dims.empty()) return false; /* ATen's 0-dim dim rules */
+    GT b = truth(x);
+    a.ret(wrap(all ? genie_amin(ctx(), b.p, (int)dims.size(), dims.data(), keepdim)
+                   : genie_amax(ctx(), b.p, (int)dims.size(), dims.data(), keepdim)));
+    return true;
+}
+template <int ALL> /* any/all(self) */
+bool k_any_all(const c10::OperatorHandle &, Args &a) { return any_all(a, ALL, {}, false); }
+template <int ALL> /* any/all.dim(self, dim, keepdim) */
+bool k_any_all_dim(const c10::OperatorHandle &, Args &a) { return any_all(a, ALL, {a.i64(1)}, a.b(2)); }
+template <int ALL> /* any/all.dims(self, dim?, keepdim) */
+bool k_any_all_dims(const c10::OperatorHandle &, Args &a) { return any_all(a, ALL, dims_arg(a, 1), a.b(2)); }
+template <int MAX>
+bool k_max_all(const c10::OperatorHandle &, Args &a) { /* max/min(self): every element, non-empty */
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || x.numel() == 0) return false;
+    a.ret(wrap(MAX ? genie_amax(ctx(), H(x), 0, nullptr, 0) : genie_amin(ctx(), H(x), 0, nullptr, 0)));
+    return true;
+}
+/* elements of isin's [elements, test_elements] comparison above which it goes to the fallback */
+constexpr int64_t kIsinMaxPairs = 1 << 22;
+/* isin.Tensor_Tensor(elements, test_elements, assume_unique, invert): any over the last dim of
+   elements[..., None] == test_elements.flatten(), promoted as ATen's isin (eq's promotion), or
+   elements == the one test element where it has elements' dtype (generate's eos test); empty
+   operands and large products go to the fallback */
+bool k_isin(const c10::OperatorHandle &, Args &a) {
+    at::Tensor e = a.t(0), t = a.t(1);
+    if (!is_genie(e) || !is_genie(t) || !operand_ok(e) || !operand_ok(t)) return false;
+    if (e.numel() == 0 || t.numel() == 0 || e.numel() * t.numel() > kIsinMaxPairs) return false;
+    bool invert = a.b(3);
+    if (t.numel() == 1 && t.scalar_type() == e.scalar_type()) { /* one test element: elements == it */
+        GT tv = own(genie_reshape(ctx(), H(t), 0, nullptr));
+        GT hit = own(genie_eq(ctx(), H(e), tv.p));
+        hit.owned = invert;
+        a.ret(wrap(invert ? genie_logical_not(ctx(), hit.p) : hit.p));
+        return true;
+    }
+    int64_t flat = -1;
+    GT ev = own(genie_unsqueeze(ctx(), H(e), e.dim()));
+    GT tv = own(genie_reshape(ctx(), H(t), 1, &flat));
+    GT eq = own(genie_eq(ctx(), ev.p, tv.p));
+    int64_t last = -1;
+    GT hit = own(genie_amax(ctx(), eq.p, 1, &last, 0));
+    if (invert) {
+        a.ret(wrap(genie_logical_not(ctx(), hit.p)));
+    } else {
+        hit.owned = false;
+        a.ret(wrap(hit.p));
+    }
+    return true;
+}
+/* cumsum(self, dim, dtype?): genie's dtype (integer and bool inputs: i64); another asked dtype
+   goes to the fallback */
+bool k_cumsum(const c10::OperatorHandle &, Args &a) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || x.dim() == 0) return false;
+    at::ScalarType want = genie_float(x) ? x.scalar_type() : at::kLong;
+    if (!a.none(2) && (at::ScalarType)a.i64(2) != want) return false;
+    a.ret(wrap(genie_cumsum(ctx(), H(x), a.i64(1))));
+    return true;
+}
+
 /* ------------------------------------------------------------------ the device guard */
 struct GenieGuard final : public c10::impl::DeviceGuardImplInterface {
     c10::DeviceType type() const override { return kDev; }
@@ -2132,6 +2239,38 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("sort.stable", BOX(k_sort_stable));
     m.impl("max.dim", BOX(k_max_dim<1>));
     m.impl("min.dim", BOX(k_max_dim<0>));
+    /* bool logic and the tests model.generate's stopping criteria and logits processors run
+       each step: captured, so a decoding step stays one tape */
+    m.impl("bitwise_and.Tensor", BOX(k_bitwise_bool<genie_logical_and>));
+    m.impl("bitwise_or.Tensor", BOX(k_bitwise_bool<genie_logical_or>));
+    m.impl("bitwise_xor.Tensor", BOX(k_bitwise_bool<genie_ne>));
+    m.impl("bitwise_not", BOX(k_bitwise_not));
+    m.impl("bitwise_and.Tensor_out", BOX((k_out<k_bitwise_bool<genie_logical_and>, 2>)));
+    m.impl("bitwise_or.Tensor_out", BOX((k_out<k_bitwise_bool<genie_logical_or>, 2>)));
+    m.impl("bitwise_xor.Tensor_out", BOX((k_out<k_bitwise_bool<genie_ne>, 2>)));
+    m.impl("bitwise_not.out", BOX((k_out<k_bitwise_not, 1>)));
+    m.impl("logical_and.out", BOX((k_out<k_binary<genie_logical_and, 0>, 2>)));
+    m.impl("logical_or.out", BOX((k_out<k_binary<genie_logical_or, 0>, 2>)));
+    m.impl("logical_not.out", BOX((k_out<k_unary<genie_logical_not, 0>, 1>)));
+    m.impl("any", BOX(k_any_all<0>));
+    m.impl("all", BOX(k_any_all<1>));
+    m.impl("any.dim", BOX(k_any_all_dim<0>));
+    m.impl("all.dim", BOX(k_any_all_dim<1>));
+    m.impl("any.all_out", BOX((k_out<k_any_all<0>, 1>)));
+    m.impl("all.all_out", BOX((k_out<k_any_all<1>, 1>)));
+    m.impl("any.out", BOX((k_out<k_any_all_dim<0>, 3>)));
+    m.impl("all.out", BOX((k_out<k_any_all_dim<1>, 3>)));
+#if GENIE_TORCH_AT_LEAST(2, 2)
+    m.impl("any.dims", BOX(k_any_all_dims<0>));
+    m.impl("all.dims", BOX(k_any_all_dims<1>));
+    m.impl("any.dims_out", BOX((k_out<k_any_all_dims<0>, 3>)));
+    m.impl("all.dims_out", BOX((k_out<k_any_all_dims<1>, 3>)));
+#endif
+    m.impl("max", BOX(k_max_all<1>));
+    m.impl("min", BOX(k_max_all<0>));
+    m.impl("isin.Tensor_Tensor", BOX(k_isin));
+    m.impl("isin.Tensor_Tensor_out", BOX((k_out<k_isin, 4>)));
+    m.impl("cumsum", BOX(k_cumsum));
 }
 
 /* ------------------------------------------------------------------ autocast */

@@ -10,6 +10,11 @@
                        (memcpy, counted as bytes read + bytes written). Each call reads the
                        next of several weights, and the copy moves as many bytes, at least
                        twice the largest cache (260 MiB of L3 here): both come from memory
+     decode_gpt2_qkv, decode_gpt2_down, decode_gpt2_head
+                       GPT-2 small's decode products: [1,768] @ [768,2304] and [1,3072] @ [3072,768]
+                       (Conv1D weights stored [in, out]: genie's axpy form, OpenBLAS sgemv
+                       transposed) and its LM head [1,768] x w[50257,768]^T (the dot form); GB/s
+                       as decode
      conv56, conv224   [1,64,56,56] 3x3 pad 1 -> 64 and [8,3,224,224] 7x7 stride 2 pad 3 -> 64:
                        genie_conv2d vs at::conv2d, ms per call
      f64_1024          f64 [1024,1024] @ [1024,1024] vs cblas_dgemm and ATen
@@ -50,7 +55,6 @@ void openblas_set_num_threads(int num_threads); /* in case the header lacks it *
 #define GB_HAVE_OPENBLAS 0
 #endif
 #define GB_CAP_S 20.0      /* genie skips a case whose call would take longer */
-#define GB_MAXW 16         /* weights a bandwidth case cycles through, at most (gb_copies) */
 
 static void settle(void) { /* let the previous library's spinning workers go to sleep */
     struct timespec ts = {0, 200000000L};
@@ -227,6 +231,8 @@ static double blas_once(void *arg) {
     double t0 = gb_now();
     if (M == 1 && c->kind == GB_LINEAR && c->dt == GB_F32) /* decode: y [n] = w [n,k] x, what BLAS users call */
         cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, 1.0f, (float *)b, K, (float *)s->a, 1, 0.0f, (float *)s->out, 1);
+    else if (M == 1 && c->dt == GB_F32) /* decode with a weight stored [in, out]: y [n] = b^T x */
+        cblas_sgemv(CblasRowMajor, CblasTrans, K, N, 1.0f, (float *)b, N, (float *)s->a, 1, 0.0f, (float *)s->out, 1);
     else if (c->dt == GB_F64)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, 1.0, (double *)s->a, K, (double *)b, ldb, 0.0, (double *)s->out, N);
     else

@@ -43,6 +43,10 @@ static const gb_case gb_cases[] = {
     GB_MM("f64_1024", GB_MATMUL, GB_F64, GB_GFLOPS, 1, 1024, 1024, 1024),
     GB_MM("bf16_2048", GB_MATMUL, GB_BF16, GB_GFLOPS, 0, 2048, 2048, 2048),
     GB_MM("decode_bf16", GB_LINEAR, GB_BF16, GB_GBS, 0, 1, 4096, 4096), /* decode with a bf16 weight */
+    /* GPT-2 small's decode products: Conv1D weights stored [in, out] (the axpy form) and the LM head */
+    GB_MM("decode_gpt2_qkv", GB_MATMUL, GB_F32, GB_GBS, 0, 1, 768, 2304), /* [1,768] @ [768,2304] */
+    GB_MM("decode_gpt2_down", GB_MATMUL, GB_F32, GB_GBS, 0, 1, 3072, 768), /* [1,3072] @ [3072,768] */
+    GB_MM("decode_gpt2_head", GB_LINEAR, GB_F32, GB_GBS, 0, 1, 768, 50257), /* [1,768] x w[50257,768]^T */
 };
 #define GB_NCASES ((int)(sizeof gb_cases / sizeof gb_cases[0]))
 static const int gb_threads[] = {1, 2};
@@ -85,10 +89,12 @@ static inline double gb_stream_bytes(void) {
     return unit * (n < 1 ? 1 : n > 16 ? 16 : n);
 }
 /* copies of the weight a call cycles through: one, or for a bandwidth case as many as fill
-   gb_stream_bytes (each call then reads its weight from memory, as a decode step does) */
+   gb_stream_bytes (each call then reads its weight from memory, as a decode step does; GPT-2's
+   7 MiB weights need ~80) */
+#define GB_MAXW 128
 static inline int gb_copies(const gb_case *c) {
     double n = c->unit == GB_GBS ? floor(gb_stream_bytes() / gb_weight_bytes(c)) : 1;
-    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+    return n < 1 ? 1 : n > GB_MAXW ? GB_MAXW : (int)n;
 }
 
 static inline int gb_quick(void) {

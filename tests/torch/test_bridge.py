@@ -315,6 +315,81 @@ def test_dtypes_and_to():
     close(c.to(DEV) * 2, c * 2)  # complex: held as raw bits, computed by the fallback
 
 
+def test_bool_logic_any_all_isin_match_cpu_and_are_captured():
+    torch.manual_seed(5)
+    f = torch.randn(3, 5, 7)
+    f[0, 1, 2] = float("nan")
+    i = torch.randint(-3, 4, (3, 5, 7))
+    b, c = i > 0, i < 2
+    cases = [
+        ("b & c", lambda t: t["b"] & t["c"]), ("b | c", lambda t: t["b"] | t["c"]),
+        ("b ^ c", lambda t: t["b"] ^ t["c"]), ("~b", lambda t: ~t["b"]),
+        ("b & c[0]", lambda t: t["b"] & t["c"][0]),  # broadcasting
+        ("b.any()", lambda t: t["b"].any()), ("b.all()", lambda t: t["b"].all()),
+        ("i.any()", lambda t: t["i"].any()), ("f.all()", lambda t: t["f"].all()),
+        ("f.any(1)", lambda t: t["f"].any(1)), ("b.all(-1, keepdim)", lambda t: t["b"].all(-1, keepdim=True)),
+        ("i.max()", lambda t: t["i"].max()), ("i.min()", lambda t: t["i"].min()),
+        ("f.max() (NaN)", lambda t: t["f"].max()), ("f[1].min()", lambda t: t["f"][1].min()),
+        ("b.max()", lambda t: t["b"].max()),
+        ("isin(i, i[0,0,:3])", lambda t: torch.isin(t["i"], t["i"][0, 0, :3])),
+        ("isin invert", lambda t: torch.isin(t["i"], t["i"][1, 1, 1:4], invert=True)),
+        ("isin 0-dim", lambda t: torch.isin(t["i"][0, 0, 0], t["i"][2])),
+        ("isin float vs int", lambda t: torch.isin(t["f"].round(), t["i"][0, 0])),
+        ("isin one element", lambda t: torch.isin(t["i"], t["i"][1, 2, 3:4])),
+        ("isin one, invert", lambda t: torch.isin(t["i"][0], t["i"][1, 2, 3], invert=True)),
+        ("isin one, int32", lambda t: torch.isin(t["i"].int(), t["i"][1, 2, 3:4])),
+        ("cumsum bool", lambda t: t["b"].cumsum(-1)), ("cumsum int", lambda t: t["i"].cumsum(1)),
+    ]
+    cpu = {"f": f, "i": i, "b": b, "c": c}
+    dev = {k: v.to(DEV) for k, v in cpu.items()}
+    gt.reset_counts()
+    for name, fn in cases:
+        want, got = fn(cpu), fn(dev)
+        assert got.dtype == want.dtype and got.shape == want.shape, (name, got.dtype, want.dtype, got.shape)
+        assert torch.equal(got.cpu(), want) or (want.isnan().all() and got.cpu().isnan().all()), name
+    fb = {k: v for k, v in gt.stats()["fallback"].items() if v}
+    assert not fb, fb
+    # out= forms and what stays on the fallback: integer bit operations, uint8 any, empty tensors
+    o = torch.empty(0, dtype=torch.bool, device=DEV)
+    torch.isin(dev["i"], dev["i"][0, 0], out=o)
+    assert torch.equal(o.cpu(), torch.isin(i, i[0, 0]))
+    torch.bitwise_or(dev["b"], dev["c"], out=o)
+    assert torch.equal(o.cpu(), b | c)
+    torch.any(dev["f"], out=o)
+    assert torch.equal(o.cpu(), f.any())
+    assert torch.equal((dev["i"] & 6).cpu(), i & 6) and torch.equal((~dev["i"]).cpu(), ~i)
+    u = (i + 3).to(torch.uint8)
+    assert torch.equal(u.to(DEV).any(1).cpu(), u.any(1))
+    e = torch.zeros(0, 3, dtype=torch.bool)
+    assert torch.equal(e.to(DEV).all().cpu(), e.all()) and torch.equal(e.to(DEV).any(0).cpu(), e.any(0))
+
+
+def test_a_decoding_step_runs_in_two_tapes():
+    # model.generate's per-step logits processing and stopping test, as transformers writes them:
+    # their ops are captured; `unfinished & ~done` (int64 & bool, an integer bit operation genie
+    # lacks) goes to the fallback, which realizes the step once, and the Python bool reads the rest
+    torch.manual_seed(6)
+    scores = torch.randn(1, 50).to(DEV)
+    ids = torch.randint(0, 50, (1, 9)).to(DEV)
+    eos = torch.tensor([3, 7]).to(DEV)
+    unfinished = torch.ones(1, dtype=torch.long).to(DEV)
+    t0 = gt.stats()["tapes_run"]
+    gt.reset_counts()
+    for _ in range(4):
+        vocab = torch.arange(scores.shape[-1], device=DEV)
+        scores = torch.where(torch.isin(vocab, eos), -float("inf"), scores)
+        nxt = scores.argmax(-1)
+        nxt = nxt * unfinished + 0 * (1 - unfinished)
+        ids = torch.cat([ids, nxt[:, None]], dim=-1)
+        done = torch.isin(ids[:, -1:], eos).any(dim=-1) | torch.full((1,), False, device=DEV)
+        unfinished = unfinished & ~done
+        stop = bool(unfinished.max() == 0)
+        assert not stop
+    assert gt.stats()["tapes_run"] - t0 <= 8, gt.stats()["tapes_run"] - t0
+    fb = {k: v for k, v in gt.stats()["fallback"].items() if v}
+    assert fb == {"aten::bitwise_and.Tensor": 4}, fb
+
+
 # ---------------------------------------------------------------- semantic capture
 
 def test_capture_scopes_phases_and_dot():
