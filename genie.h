@@ -3335,7 +3335,10 @@ static void genie__tc_flush(genie_ctx *ctx) {
    producer's own output view (the same vspec) says so by bit 62 of its reference,
    and an output view that is the first input's by bit 35 of the node's word. The
    key stays exact (every view can be read back from it); a tape that shares fewer
-   vspecs than an equal one only misses. A chain's node is then 3 words, not 7. */
+   vspecs than an equal one only misses. A chain's node is then 3 words, not 7.
+   A chain run is keyed by its last node (bit 37) alone: its inner nodes, their ops, scalars
+   and uses come from the run list, which every realize rebuilds in its walk, and the run's
+   buffers are made by genie__run_exec, not by the plan a hit reuses. */
 static int64_t genie__tkey_build(genie_ctx *ctx, const genie__tape_op *tape, int64_t ntape, uint32_t ep) {
     uint32_t cep = ++ctx->epoch;
     int64_t i, w = 0, nconst = 0;

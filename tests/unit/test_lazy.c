@@ -498,6 +498,102 @@ static void test_chain_runs(void) {
     free(want);
 }
 
+/* Where a chain stops being a run: each case below must give the values of the chain
+   computed step by step, whether the planner joins its links or not.
+   - 512 elements (a tile: a run) and 513 (one element past: no run);
+   - f64 (no run) and a link through a transposed view (no run);
+   - a link with a tensor operand in the middle (two runs around a binary node);
+   - an in-place write onto an inner, deferred value: the values after it keep what they
+     read before the write, the written value reads back written. */
+static void chain_vals(genie_ctx *ctx, genie_dtype dt, int64_t n, int nops, int mid_tensor) {
+    double *x0 = (double *)malloc(sizeof(double) * (size_t)n), *got = (double *)malloc(sizeof(double) * (size_t)n);
+    genie_tensor *x, *t, *y = NULL;
+    int64_t e;
+    int i, ok = 1;
+    for (e = 0; e < n; e++) x0[e] = (double)(e % 37) - 11.75;
+    x = genie_from_data(ctx, GENIE_F64, 1, &n, x0);
+    if (dt != GENIE_F64) x = genie_to_dtype(ctx, x, dt);
+    genie_realize(ctx, 1, &x);
+    if (mid_tensor) y = genie_to_dtype(ctx, genie_full(ctx, GENIE_F64, 1, &n, 3.0), dt);
+    for (t = x, i = 0; i < nops; i++) {
+        t = run_op(ctx, i, t);
+        if (y && i == nops / 2) t = genie_add(ctx, t, y);
+    }
+    ok = genie_read(ctx, t, GENIE_F64, got, sizeof(double) * (size_t)n) == GENIE_OK;
+    for (e = 0; ok && e < n; e++) {
+        float v = (float)x0[e];
+        double w = x0[e];
+        for (i = 0; i < nops; i++) { /* f64 steps: the same ops, exact but for +1.5's rounding */
+            v = run_step(i, v);
+            w = i % 5 == 0 ? w + 1.5 : i % 5 == 1 ? w * 0.5 : i % 5 == 2 ? -w : i % 5 == 3 ? fabs(w) : w > 0 ? w : 0;
+            if (y && i == nops / 2) v += 3.0f, w += 3.0;
+        }
+        if (got[e] != (dt == GENIE_F64 ? w : (double)v)) ok = 0;
+    }
+    CHECK(ok);
+    free(x0);
+    free(got);
+}
+static void test_chain_runs_edges(void) {
+    genie_ctx *ctx = make_ctx();
+    int64_t n16 = RUN_N, sq[2] = {4, 4};
+    float xv[RUN_N], want[300 * RUN_N], got[RUN_N];
+    genie_tensor *x, *t, *c[300], *tr;
+    int i, e, ok;
+    chain_vals(ctx, GENIE_F32, 512, 200, 0);
+    chain_vals(ctx, GENIE_F32, 513, 200, 0);
+    chain_vals(ctx, GENIE_F64, 16, 200, 0);
+    chain_vals(ctx, GENIE_F32, 16, 200, 1);
+    chain_vals(ctx, GENIE_F32, 512, 200, 1);
+    /* a link through a transposed view of a [4,4] value */
+    for (i = 0; i < RUN_N; i++) xv[i] = (float)i * 1.25f - 9.0f;
+    x = genie_from_data(ctx, GENIE_F32, 2, sq, xv);
+    genie_realize(ctx, 1, &x);
+    t = genie_transpose(ctx, run_op(ctx, 0, x), 0, 1);
+    for (i = 1; i < 50; i++) t = run_op(ctx, i, t);
+    ok = rd(ctx, t, got, RUN_N);
+    for (e = 0; ok && e < RUN_N; e++) {
+        float v = xv[(e % 4) * 4 + e / 4];
+        for (i = 0; i < 50; i++) v = run_step(i, v);
+        if (got[e] != v) ok = 0;
+    }
+    CHECK(ok);
+    /* an in-place write onto an inner value while it is deferred */
+    x = genie_from_data(ctx, GENIE_F32, 1, &n16, xv);
+    genie_realize(ctx, 1, &x);
+    run_want(xv, 300, want);
+    for (t = x, i = 0; i < 300; i++) t = c[i] = run_op(ctx, i, t);
+    CHECK(run_same(ctx, c[299], want + 299 * RUN_N));
+    CHECK_FUSED(!genie_is_materialized(c[150]));
+    genie_add_(ctx, c[150], genie_full(ctx, GENIE_F32, 0, NULL, 100));
+    tr = run_op(ctx, 151, c[150]); /* a new link from the written value */
+    {
+        float w2[RUN_N], w3[RUN_N];
+        for (e = 0; e < RUN_N; e++) w2[e] = want[150 * RUN_N + e] + 100, w3[e] = run_step(151, w2[e]);
+        CHECK(run_same(ctx, c[200], want + 200 * RUN_N)); /* read before the write: unchanged */
+        CHECK(run_same(ctx, c[151], want + 151 * RUN_N));
+        CHECK(run_same(ctx, c[150], w2));
+        CHECK(run_same(ctx, tr, w3));
+        CHECK(run_same(ctx, c[149], want + 149 * RUN_N));
+    }
+    /* two chains of one shape whose ops differ (a tape-cache key sees only each run's last node) */
+    for (e = 0; e < 3; e++) {
+        float w4[RUN_N];
+        x = genie_from_data(ctx, GENIE_F32, 1, &n16, xv);
+        genie_realize(ctx, 1, &x);
+        for (t = x, i = 0; i < 99; i++) t = run_op(ctx, i + e, t);
+        t = run_op(ctx, 0, t); /* the same last op */
+        for (i = 0; i < RUN_N; i++) {
+            float v = xv[i];
+            int k;
+            for (k = 0; k < 99; k++) v = run_step(k + e, v);
+            w4[i] = run_step(0, v);
+        }
+        CHECK(run_same(ctx, t, w4));
+    }
+    genie_ctx_destroy(ctx);
+}
+
 int main(void) {
     static const genie_cpu paths[2] = {GENIE_CPU_AUTO, GENIE_CPU_REFERENCE};
     int p;
@@ -513,6 +609,7 @@ int main(void) {
         test_kv_no_copy(1);
         test_kv_no_copy(0);
         test_chain_runs();
+        test_chain_runs_edges();
     }
     printf("test_lazy: %d passed, %d failed\n", passed, failed);
     return failed != 0;
