@@ -1056,6 +1056,65 @@ static void hostile_ops5(raw *r) {
         gr_wr_free(&w);
     }
 }
+/* Hostile values in well-formed RUNs over buffers 32 (i64 [1] holding 5) and 30 (i64 [1]
+   holding 0), written to buffer 40: a fill value out of its integer dtype's range (a float to
+   int conversion out of range is undefined in C: refused), topk's k past the dim, conv2d with
+   a huge padding or dilation (sizes that overflow), an i32 index out of range. Each gets its
+   ERROR and the connection goes on. */
+static void hostile_values(raw *r) {
+    enum { FILL, MFILL, TOPK, CONV, ISEL };
+    static const struct { int kind, dtype; double f; int64_t i[6]; const char *what; } bad[] = {
+        {FILL, GENIE_I32, 1e30, {0}, "full of an i32 with 1e30"},
+        {FILL, GENIE_I64, NAN, {0}, "full of an i64 with NaN"},
+        {FILL, GENIE_U8, -1, {0}, "full of a u8 with -1"},
+        {FILL, GENIE_I8, INFINITY, {0}, "full of an i8 with inf"},
+        {MFILL, GENIE_I64, 1e300, {0}, "masked_fill of an i64 with 1e300"},
+        {MFILL, GENIE_I64, -INFINITY, {0}, "masked_fill of an i64 with -inf"},
+        {TOPK, GENIE_I64, 0, {0, 1, 5, 0}, "topk k 5 of a dim of 1"},
+        {TOPK, GENIE_I64, 0, {0, 1, -1, 0}, "topk k -1"},
+        {CONV, GENIE_F32, 0, {1, 1, (int64_t)1 << 60, (int64_t)1 << 60, 1, 1}, "conv2d with padding 2^60"},
+        {CONV, GENIE_F32, 0, {1, 1, 0, 0, (int64_t)1 << 61, (int64_t)1 << 61}, "conv2d with dilation 2^61"},
+        {CONV, GENIE_F32, 0, {1, 1, INT64_MAX / 2, 0, 1, 1}, "conv2d with padding 2^62"},
+        {ISEL, GENIE_I64, 0, {0}, "index_select by an i32 index 5 of 1 row"},
+    };
+    int64_t one[1] = {1}, st1[1] = {1}, four[4] = {1, 1, 1, 1}, st4[4] = {1, 1, 1, 1};
+    size_t k;
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        gr_op o;
+        gr_wr w;
+        int t = 0, j;
+        uint32_t code = 0;
+        memset(&o, 0, sizeof o);
+        o.dtype = bad[k].dtype, o.f[0] = bad[k].f, o.written = 1, o.out_buf = 2, o.out_cap = 8;
+        memcpy(o.i, bad[k].i, sizeof bad[k].i);
+        put_view(&o.out, 1, one, st1, 0);
+        switch (bad[k].kind) {
+        case FILL: o.op = GR_OP_FULL; break;
+        case MFILL: o.op = GR_OP_MASKED_FILL, o.nin = 2; break;
+        case TOPK: o.op = GR_OP_TOPK, o.nin = 1; break;
+        case CONV: o.op = GR_OP_CONV2D, o.nin = 2; put_view(&o.out, 4, four, st4, 0); break;
+        default: o.op = GR_OP_INDEX_SELECT, o.nin = 2; break;
+        }
+        for (j = 0; j < o.nin; j++) {
+            o.in[j].kind = GR_SRC_BUF, o.in[j].ref = (uint64_t)j, o.in[j].dtype = GENIE_I64;
+            put_view(&o.in[j].v, 1, one, st1, 0);
+            if (bad[k].kind == CONV) o.in[j].dtype = GENIE_F32, put_view(&o.in[j].v, 4, four, st4, 0); /* buffer bytes as f32 */
+        }
+        if (bad[k].kind == MFILL) o.in[1].ref = 0, o.in[1].dtype = GENIE_BOOL; /* buffer 32 as bool: nonzero */
+        if (bad[k].kind == ISEL) o.in[1].ref = 0, o.in[1].dtype = GENIE_I32; /* buffer 32's low half: 5 */
+        o.module = o.phase = "";
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 2, 32, 30);
+        gr_w64(&w, 40);
+        gr_put_u32_at(w.p, 3);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &o);
+        CHECK(raw_call(r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && (code == GR_E_OP || code == GR_E_MALFORMED),
+              "%s: type %d code %u (want an ERROR)", bad[k].what, t, code);
+        CHECK(raw_alive(r), "alive after %s", bad[k].what);
+        gr_wr_free(&w);
+    }
+}
 static void test_hostile(void) {
     server s, k;
     raw r;
@@ -1161,6 +1220,7 @@ static void test_hostile(void) {
         gr_wr_free(&w);
         CHECK(raw_alive(&r), "alive after bad in-place writes");
         hostile_ops5(&r);
+        hostile_values(&r);
     }
     { /* a result that views the buffer it is stored into (contiguous of a contiguous view is its
          input), stored with a new size: the old bytes are read before they are freed */
