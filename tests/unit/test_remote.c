@@ -719,6 +719,44 @@ static void test_ops5(const char *addr) {
     }
 }
 
+/* rand and randn run on the server (genie's counter-based generator: the seed and each
+   element's index give its value) bit-identical to local, in each float dtype, odd shapes,
+   a 0-dim one, seeds 0 and 2^64 - 1, used by a later op and in place (fill by a view's copy);
+   no node on the client's CPU. */
+static void test_random(const char *addr) {
+    static const genie_dtype dts[4] = {GENIE_F32, GENIE_F64, GENIE_F16, GENIE_BF16};
+    static const uint64_t seeds[3] = {0, 12345, UINT64_MAX};
+    int d, k;
+    for (d = 0; d < 4; d++) {
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_tensor *ro[12], *lo[12];
+        genie_stats st;
+        int n = 0;
+        for (k = 0; k < 3; k++) {
+            int64_t shape[3] = {3 + k, 17, 5 + 2 * k};
+            ro[n] = genie_rand(rc, dts[d], 3, shape, seeds[k]);
+            lo[n++] = genie_rand(lc, dts[d], 3, shape, seeds[k]);
+            ro[n] = genie_randn(rc, dts[d], 2, shape + 1, seeds[k]);
+            lo[n++] = genie_randn(lc, dts[d], 2, shape + 1, seeds[k]);
+        }
+        ro[n] = genie_randn(rc, dts[d], 0, NULL, 7);
+        lo[n++] = genie_randn(lc, dts[d], 0, NULL, 7);
+        { /* consumed on the server */
+            int64_t d0[1] = {0};
+            ro[n] = genie_mul(rc, genie_exp(rc, ro[0]), ro[1]);
+            lo[n++] = genie_mul(lc, genie_exp(lc, lo[0]), lo[1]);
+            ro[n] = genie_sum(rc, ro[1], 1, d0, 0);
+            lo[n++] = genie_sum(lc, lo[1], 1, d0, 0);
+        }
+        same_outputs(rc, lc, ro, lo, n, "rand/randn dtype", d);
+        st = genie_get_stats(rc);
+        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= 8, "rand/randn of dtype %d: %llu nodes on the server, %llu on the CPU", d,
+              (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+    }
+}
+
 /* ---- only what is read comes back ---- */
 static void test_slice(const char *addr) {
     int64_t s[2] = {1024, 256};
@@ -1025,6 +1063,8 @@ static void hostile_ops5(raw *r) {
         {GR_OP_SORT, 1, GENIE_I64, 0, 2, 1, 1, 0, GR_E_MALFORMED, "sort along dim 1 of 1"},
         {GR_OP_CONV2D, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_MALFORMED, "conv2d of stride 0"},
         {GR_OP_FLIP, 1, GENIE_I64, 0, 2, 1, 8, 0, GR_E_MALFORMED, "flip of dim 3 of 1"},
+        {GR_OP_RAND, 1, GENIE_F32, 0, 2, 1, 0, 0, GR_E_MALFORMED, "rand with a source"},
+        {GR_OP_RANDN, 0, GENIE_I64, 0, 2, 1, 0, 0, GR_E_OP, "randn of an i64"},
     };
     int64_t one[1] = {1}, st1[1] = {1};
     size_t k;
@@ -1706,6 +1746,7 @@ int main(void) {
         test_decode(ext);
         test_inplace(ext);
         test_ops5(ext);
+        test_random(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -1720,6 +1761,7 @@ int main(void) {
     test_inplace(s.addr);
     test_ops5(s.addr);
     test_slice(s.addr);
+    test_random(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
     run_props();
