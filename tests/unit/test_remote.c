@@ -729,7 +729,7 @@ static void test_random(const char *addr) {
     int d, k;
     for (d = 0; d < 4; d++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
-        genie_tensor *ro[12], *lo[12];
+        genie_tensor *ro[14], *lo[14];
         genie_stats st;
         int n = 0;
         for (k = 0; k < 3; k++) {
@@ -748,10 +748,33 @@ static void test_random(const char *addr) {
             ro[n] = genie_sum(rc, ro[1], 1, d0, 0);
             lo[n++] = genie_sum(lc, lo[1], 1, d0, 0);
         }
-        same_outputs(rc, lc, ro, lo, n, "rand/randn dtype", d);
+        { /* arange in this dtype and in integer ones, rising and falling */
+            static const double ar[4][3] = {{0, 10, 0.7}, {-3.5, 2, 0.25}, {5, -7, -3}, {0, 1000, 7}};
+            static const genie_dtype idt[2] = {GENIE_I64, GENIE_I32};
+            ro[n] = genie_arange(rc, dts[d], ar[d][0], ar[d][1], ar[d][2]);
+            lo[n++] = genie_arange(lc, dts[d], ar[d][0], ar[d][1], ar[d][2]);
+            ro[n] = genie_exp(rc, genie_to_dtype(rc, genie_arange(rc, idt[d % 2], ar[3 - d][0], ar[3 - d][1], ar[3 - d][2] < 0 ? -3 : 7), dts[d]));
+            lo[n++] = genie_exp(lc, genie_to_dtype(lc, genie_arange(lc, idt[d % 2], ar[3 - d][0], ar[3 - d][1], ar[3 - d][2] < 0 ? -3 : 7), dts[d]));
+        }
+        same_outputs(rc, lc, ro, lo, n, "rand/randn/arange dtype", d);
         st = genie_get_stats(rc);
-        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= 8, "rand/randn of dtype %d: %llu nodes on the server, %llu on the CPU", d,
+        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= 10, "rand/randn/arange of dtype %d: %llu nodes on the server, %llu on the CPU", d,
               (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+    }
+    { /* aranges whose counts round (ceil of a quotient a hair over or under an integer), and
+         one too far from 0 for the server (it runs on the CPU): values equal local */
+        static const double ar[4][3] = {{1, 1 + 1e-9, 1e-10}, {0, 1, 0.1}, {0.3, -0.9, -0.3}, {1e16, 1e16 + 8, 2}};
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_tensor *ro[4], *lo[4];
+        for (d = 0; d < 4; d++) {
+            ro[d] = genie_arange(rc, GENIE_F64, ar[d][0], ar[d][1], ar[d][2]);
+            lo[d] = genie_arange(lc, GENIE_F64, ar[d][0], ar[d][1], ar[d][2]);
+        }
+        same_outputs(rc, lc, ro, lo, 4, "rounding arange", 0);
+        CHECK(genie_get_stats(rc).backend_fallbacks == 1, "rounding aranges: %llu on the CPU (want the one past 9e15)",
+              (unsigned long long)genie_get_stats(rc).backend_fallbacks);
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
@@ -1102,7 +1125,7 @@ static void hostile_ops5(raw *r) {
    a huge padding or dilation (sizes that overflow), an i32 index out of range. Each gets its
    ERROR and the connection goes on. */
 static void hostile_values(raw *r) {
-    enum { FILL, MFILL, TOPK, CONV, ISEL };
+    enum { FILL, MFILL, TOPK, CONV, ISEL, AR };
     static const struct { int kind, dtype; double f; int64_t i[6]; const char *what; } bad[] = {
         {FILL, GENIE_I32, 1e30, {0}, "full of an i32 with 1e30"},
         {FILL, GENIE_I64, NAN, {0}, "full of an i64 with NaN"},
@@ -1116,6 +1139,9 @@ static void hostile_values(raw *r) {
         {CONV, GENIE_F32, 0, {1, 1, 0, 0, (int64_t)1 << 61, (int64_t)1 << 61}, "conv2d with dilation 2^61"},
         {CONV, GENIE_F32, 0, {1, 1, INT64_MAX / 2, 0, 1, 1}, "conv2d with padding 2^62"},
         {ISEL, GENIE_I64, 0, {0}, "index_select by an i32 index 5 of 1 row"},
+        {AR, GENIE_F32, NAN, {0}, "arange from NaN"},
+        {AR, GENIE_I64, 1, {0}, "arange by step 0"},
+        {AR, GENIE_F64, 1e300, {0}, "arange from 1e300"},
     };
     int64_t one[1] = {1}, st1[1] = {1}, four[4] = {1, 1, 1, 1}, st4[4] = {1, 1, 1, 1};
     size_t k;
@@ -1133,6 +1159,7 @@ static void hostile_values(raw *r) {
         case MFILL: o.op = GR_OP_MASKED_FILL, o.nin = 2; break;
         case TOPK: o.op = GR_OP_TOPK, o.nin = 1; break;
         case CONV: o.op = GR_OP_CONV2D, o.nin = 2; put_view(&o.out, 4, four, st4, 0); break;
+        case AR: o.op = GR_OP_ARANGE, o.f[1] = bad[k].f == 1 ? 0 : 1; break;
         default: o.op = GR_OP_INDEX_SELECT, o.nin = 2; break;
         }
         for (j = 0; j < o.nin; j++) {
