@@ -1057,6 +1057,24 @@ static void test_queue_cap(void) {
     CHECK(server_stop(&q) == 0, "the queue-capped server exits 0");
 }
 
+/* Sends a RUN of op o alone over buffers s0, s1 and out (slots 0-2) and checks its ERROR (code
+   want; 0: GR_E_OP or GR_E_MALFORMED) and that the connection still serves. */
+static void bad_run(raw *r, const gr_op *o, uint64_t s0, uint64_t s1, uint64_t out, uint32_t want, const char *what) {
+    gr_wr w;
+    int t = 0;
+    uint32_t code = 0;
+    memset(&w, 0, sizeof w);
+    gr_w32(&w, 3);
+    gr_w64(&w, s0);
+    gr_w64(&w, s1);
+    gr_w64(&w, out);
+    gr_w32(&w, 1);
+    gr_op_encode(&w, o);
+    CHECK(raw_call(r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && (want ? code == want : code == GR_E_OP || code == GR_E_MALFORMED),
+          "%s: type %d code %u (want %u)", what, t, code, want);
+    CHECK(raw_alive(r), "alive after %s", what);
+    gr_wr_free(&w);
+}
 /* Protocol 5's ops, each malformed in a RUN whose sources read buffer 32 (i64 [1] holding 5),
    written to a new buffer 40: the decoder's ERROR 4, genie's ERROR 8 on the
    server (an index past the rows, a result genie infers otherwise), or ERROR 7 (in place into a
@@ -1093,9 +1111,7 @@ static void hostile_ops5(raw *r) {
     size_t k;
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         gr_op o;
-        gr_wr w;
-        int t = 0, j;
-        uint32_t code = 0;
+        int j;
         memset(&o, 0, sizeof o);
         o.op = bad[k].op, o.dtype = bad[k].dtype, o.nin = bad[k].nin, o.i[0] = bad[k].i0, o.i[1] = bad[k].i1;
         o.written = (bad[k].flags & 2) != 0, o.inplace = (bad[k].flags & 4) != 0;
@@ -1106,17 +1122,7 @@ static void hostile_ops5(raw *r) {
             put_view(&o.in[j].v, 1, one, st1, 0);
         }
         o.module = o.phase = "";
-        memset(&w, 0, sizeof w);
-        gr_w32(&w, 3);
-        gr_w64(&w, 32);
-        gr_w64(&w, 32);
-        gr_w64(&w, o.inplace ? 41 : 40);
-        gr_w32(&w, 1);
-        gr_op_encode(&w, &o);
-        CHECK(raw_call(r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == bad[k].code, "%s: type %d code %u (want %u)",
-              bad[k].what, t, code, bad[k].code);
-        CHECK(raw_alive(r), "alive after %s", bad[k].what);
-        gr_wr_free(&w);
+        bad_run(r, &o, 32, 32, o.inplace ? 41 : 40, bad[k].code, bad[k].what);
     }
 }
 /* Hostile values in well-formed RUNs over buffers 32 (i64 [1] holding 5) and 30 (i64 [1]
@@ -1147,9 +1153,7 @@ static void hostile_values(raw *r) {
     size_t k;
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         gr_op o;
-        gr_wr w;
-        int t = 0, j;
-        uint32_t code = 0;
+        int j;
         memset(&o, 0, sizeof o);
         o.dtype = bad[k].dtype, o.f[0] = bad[k].f, o.written = 1, o.out_buf = 2, o.out_cap = 8;
         memcpy(o.i, bad[k].i, sizeof bad[k].i);
@@ -1170,16 +1174,7 @@ static void hostile_values(raw *r) {
         if (bad[k].kind == MFILL) o.in[1].ref = 0, o.in[1].dtype = GENIE_BOOL; /* buffer 32 as bool: nonzero */
         if (bad[k].kind == ISEL) o.in[1].ref = 0, o.in[1].dtype = GENIE_I32; /* buffer 32's low half: 5 */
         o.module = o.phase = "";
-        memset(&w, 0, sizeof w);
-        w_slots(&w, 2, 32, 30);
-        gr_w64(&w, 40);
-        gr_put_u32_at(w.p, 3);
-        gr_w32(&w, 1);
-        gr_op_encode(&w, &o);
-        CHECK(raw_call(r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && (code == GR_E_OP || code == GR_E_MALFORMED),
-              "%s: type %d code %u (want an ERROR)", bad[k].what, t, code);
-        CHECK(raw_alive(r), "alive after %s", bad[k].what);
-        gr_wr_free(&w);
+        bad_run(r, &o, 32, 30, 40, 0, bad[k].what);
     }
 }
 static void test_hostile(void) {
