@@ -848,7 +848,7 @@ static int raw_call(raw *r, int type, const void *p, size_t n, int *rtype, uint3
                 *rtype = h.type;
                 if (h.type == GR_ERROR && m->len >= 4) *code = (uint32_t)(m->data[0] | m->data[1] << 8);
                 r->last_n = m->len < sizeof r->last ? (size_t)m->len : sizeof r->last;
-                memcpy(r->last, m->data, r->last_n);
+                if (r->last_n) memcpy(r->last, m->data, r->last_n); /* an empty payload may have no data */
             }
             grx_msg_free(&r->x, m);
             if (ok) return 1;
