@@ -68,8 +68,7 @@ typedef struct rc_state {
     double timeout;         /* seconds */
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
-    size_t hcap, hn, hpending;
-    uint64_t hashes_saved;  /* uploads sent with a kept hash instead of hashing again */
+    size_t hcap, hn, hpending; /* slots (a power of 2, or 0), entries, entries pending */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -695,7 +694,6 @@ static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg) {
     memcpy(hash, h->hash, sizeof hash);
     h->pending = 0, r->hpending--;
     if (!(b->loc & GENIE__ON_HOST)) return GENIE_OK; /* not reached: pending needs both copies current */
-    r->hashes_saved++;
     r->ctx->stats.copies_to_device++;
     r->ctx->stats.bytes_to_device += b->bytes;
     return rc_upload(r, b, hash, 0, msg);
