@@ -66,7 +66,71 @@ typedef struct rc_state {
     size_t tape_len[GR_TAPES], tape_bytes;
     int ntapes, tape_first;
     double timeout;         /* seconds */
+    /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
+    struct rc_hent *hents;
+    size_t hcap, hn, hpending; /* slots (a power of 2, or 0), entries, entries pending */
 } rc_state;
+
+/* ---- the hashes of uploaded buffers ----
+   An entry holds the content hash of the bytes last uploaded from buffer id (ids are never
+   reused), while the buffer lives and the server has not written it (a RUN's output drops it).
+   copy_in comes only for a buffer whose device copy is not current: with an entry, the host
+   rewrote the bytes since they were hashed (or genie gave the block to a new value), so they
+   are new and go hashed on the way, without HAS. A reconnect leaves a buffer current on both
+   sides marked on the device and its entry pending: the first RUN that reads it sends it again
+   under the kept hash (HAS, then PUT if the server lacks it), hashing nothing; a host write
+   before that clears the mark and comes as a copy_in, as above. */
+typedef struct rc_hent { uint64_t id; uint8_t hash[GR_HASH_BYTES]; uint8_t pending; } rc_hent;
+static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
+    size_t k;
+    if (!r->hn) return NULL;
+    for (k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1); r->hents[k].id; k = (k + 1) & (r->hcap - 1))
+        if (r->hents[k].id == id) return &r->hents[k];
+    return NULL;
+}
+/* Adds or updates id's entry (not pending); an entry that cannot be added is simply not kept. */
+static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES]) {
+    rc_hent *e = rc_hfind(r, id);
+    size_t k;
+    if (!e && 2 * (r->hn + 1) > r->hcap) { /* grow to keep the table at most half full */
+        size_t cap = r->hcap ? 2 * r->hcap : 64, i;
+        rc_hent *old = r->hents, *t = (rc_hent *)calloc(cap, sizeof *t);
+        if (!t) return;
+        r->hents = t, r->hcap = cap;
+        for (i = 0; i < cap / 2 && old; i++)
+            if (old[i].id) {
+                for (k = (size_t)(old[i].id * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1); t[k].id; k = (k + 1) & (cap - 1)) {}
+                t[k] = old[i];
+            }
+        free(old);
+    }
+    if (!e) {
+        for (k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1); r->hents[k].id; k = (k + 1) & (r->hcap - 1)) {}
+        e = &r->hents[k];
+        e->id = id, e->pending = 0;
+        r->hn++;
+    }
+    if (e->pending) e->pending = 0, r->hpending--;
+    memcpy(e->hash, hash, GR_HASH_BYTES);
+}
+/* Drops id's entry (linear probing: the entries after it in its run move back). */
+static void rc_hdel(rc_state *r, uint64_t id) {
+    rc_hent *e = rc_hfind(r, id);
+    size_t i, j, home;
+    if (!e) return;
+    if (e->pending) r->hpending--;
+    i = (size_t)(e - r->hents);
+    r->hents[i].id = 0;
+    r->hn--;
+    for (j = (i + 1) & (r->hcap - 1); r->hents[j].id; j = (j + 1) & (r->hcap - 1)) {
+        home = (size_t)(r->hents[j].id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1);
+        if (((j - home) & (r->hcap - 1)) >= ((j - i) & (r->hcap - 1))) { /* home at or before the hole */
+            r->hents[i] = r->hents[j];
+            r->hents[j].id = 0;
+            i = j;
+        }
+    }
+}
 
 static genie_result rc_fail(rc_state *r, char *msg, const char *fmt, ...) {
     char text[GENIE_BACKEND_MSG];
@@ -250,6 +314,7 @@ static void rc_destroy(void *state) {
     gr_wr_free(&r->run);
     gr_wr_free(&r->slots);
     free(r->frees);
+    free(r->hents);
     free(r);
 }
 
@@ -498,6 +563,7 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
     rc_fill_op(&o, n);
     o.written = written;
     if (written) {
+        rc_hdel(r, (uint64_t)(uintptr_t)n->buf->dev); /* the server's bytes are no longer the hashed ones */
         o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
         o.out_cap = rc_cap(n->buf);
     }
@@ -517,6 +583,7 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
     gr_op_encode(w, &o);
 }
 
+static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg);
 /* Gathers n (or the group g) into the RUN being built; it goes with the next message that
    needs the server (a read, an upload, the next FREE batch) or when it is full. */
 static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, char *msg) {
@@ -525,6 +592,13 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     uint32_t nops = g ? (uint32_t)g->nops : 1;
     int j;
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
+    if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
+        if (g)
+            for (j = 0; j < g->nin && e == GENIE_OK; j++) e = rc_refresh(r, g->src[j]->buf, msg);
+        else
+            for (j = 0; j < genie__node_ninputs(n) && e == GENIE_OK; j++) e = rc_refresh(r, genie__node_input(n, j)->buf, msg);
+        if (e != GENIE_OK) return e;
+    }
     if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
@@ -558,18 +632,25 @@ static void rc_free(void *state, genie__buf *b) {
         if (r->nfree == RC_FREE_BATCH) rc_flush(r, msg);
         r->frees[r->nfree++] = (uint64_t)(uintptr_t)b->dev;
     }
+    if (b->dev) rc_hdel(r, (uint64_t)(uintptr_t)b->dev);
     b->dev = NULL;
 }
-static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
-    rc_state *r = (rc_state *)state;
+/* Sends b's host bytes to the server as buffer b->dev. With known, under that hash; with
+   stream (bytes the host rewrote since their last upload: new, so no HAS), hashed on the way,
+   each part just before it goes; otherwise hashed first. Above RC_HAS_MIN the server is asked
+   first (HAS: it may hold the bytes already, a weight seen before) unless stream, and the hash
+   is kept for the buffer (rc_hent). */
+static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, int stream, char *msg) {
     uint8_t hash[GR_HASH_BYTES];
     uint64_t id = (uint64_t)(uintptr_t)b->dev;
+    int nth = genie__ctx_threads(r->ctx);
     genie_result e;
     gr_wr w;
     ucs_status_t s;
     if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
-    if (gr_content_hash(b->data, b->bytes, hash, genie__ctx_threads(r->ctx)) != 0) return rc_fail(r, msg, "PUT: out of memory");
-    if (b->bytes > RC_HAS_MIN) { /* the server may hold these bytes already (a weight seen before) */
+    if (known) memcpy(hash, known, sizeof hash);
+    else if (!stream && gr_content_hash(b->data, b->bytes, hash, nth) != 0) return rc_fail(r, msg, "PUT: out of memory");
+    if (b->bytes > RC_HAS_MIN && !stream) { /* the server may hold these bytes already (a weight seen before) */
         grx_msg *m = NULL;
         int found;
         memset(&w, 0, sizeof w);
@@ -582,12 +663,40 @@ static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
         if (e != GENIE_OK || (e = rc_wait(r, r->next_req, GR_HAS_REPLY, &m, "HAS", msg)) != GENIE_OK) return e;
         found = m->len == 1 && m->data[0] == 1;
         grx_msg_free(&r->x, m);
-        if (found) return GENIE_OK;
+        if (found) {
+            rc_hput(r, id, hash);
+            return GENIE_OK;
+        }
     }
     if (r->dead) return rc_lost(r, msg, "PUT");
-    s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
-                &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
-    return s == UCS_OK ? GENIE_OK : rc_lost(r, msg, "PUT");
+    if (stream)
+        s = grx_put_hashing(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, nth, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
+                            &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
+    else
+        s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
+                    &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
+    if (s == UCS_ERR_NO_MEMORY) return rc_fail(r, msg, "PUT: out of memory");
+    if (s != UCS_OK) return rc_lost(r, msg, "PUT");
+    if (b->bytes > RC_HAS_MIN) rc_hput(r, id, hash);
+    else rc_hdel(r, id);
+    return GENIE_OK;
+}
+static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
+    rc_state *r = (rc_state *)state;
+    rc_hent *h = rc_hfind(r, (uint64_t)(uintptr_t)b->dev);
+    return rc_upload(r, b, NULL, h != NULL && b->bytes > RC_HAS_MIN, msg);
+}
+/* A buffer a reconnect left pending is sent again under its kept hash before a RUN reads it. */
+static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg) {
+    rc_hent *h;
+    uint8_t hash[GR_HASH_BYTES];
+    if (!b || !b->dev || !(h = rc_hfind(r, (uint64_t)(uintptr_t)b->dev)) || !h->pending) return GENIE_OK;
+    memcpy(hash, h->hash, sizeof hash);
+    h->pending = 0, r->hpending--;
+    if (!(b->loc & GENIE__ON_HOST)) return GENIE_OK; /* not reached: pending needs both copies current */
+    r->ctx->stats.copies_to_device++;
+    r->ctx->stats.bytes_to_device += b->bytes;
+    return rc_upload(r, b, hash, 0, msg);
 }
 static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi, char *msg) {
     rc_state *r = (rc_state *)state;
@@ -697,8 +806,14 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     /* bytes with a host copy are sent again when a step needs them (HAS, then PUT if the
        server lacks them); values that were only on the lost server stay lost: reading one
        gives the server's error */
-    for (b = ctx->bufs; b; b = b->next)
-        if (b->dev && (b->loc & GENIE__ON_HOST)) b->loc = GENIE__ON_HOST;
+    for (b = ctx->bufs; b; b = b->next) {
+        rc_hent *h = b->dev ? rc_hfind(r, (uint64_t)(uintptr_t)b->dev) : NULL;
+        if (!b->dev || !(b->loc & GENIE__ON_HOST)) continue;
+        if (h && (b->loc & GENIE__ON_DEV)) { /* current on both sides, its hash kept: sent again by the RUN that reads it */
+            if (!h->pending) h->pending = 1, r->hpending++;
+        } else
+            b->loc = GENIE__ON_HOST;
+    }
     return GENIE_OK;
 }
 

@@ -28,7 +28,7 @@
 #endif
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
-#define GR_VERSION 5
+#define GR_VERSION 6
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
 #define GR_NONCE_BYTES 32
@@ -104,7 +104,7 @@ enum gr_err {
     X(CAT, 1, GR_MAX_IN) X(INDEX_SELECT, 2, 2) X(GATHER, 2, 2) X(ARGMAX, 1, 1) X(ARGMIN, 1, 1)         \
     X(MAX_DIM, 1, 1) X(MIN_DIM, 1, 1) X(MASKED_FILL, 2, 2) X(TRIL, 1, 1) X(TRIU, 1, 1) X(VAR, 1, 1)    \
     X(STD, 1, 1) X(LOGSUMEXP, 1, 1) X(CUMSUM, 1, 1) X(FULL, 0, 0) X(SCATTER, 3, 3) X(SCATTER_ADD, 3, 3)      \
-    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1)
+    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1) X(RAND, 0, 0) X(RANDN, 0, 0) X(ARANGE, 0, 0)
 /* In-place writes (flag 4): the op writes only the elements of its out view in its output
    buffer, which must hold the value it overwrites (the client's buffer of the old version);
    these ops exist only in place. */
@@ -391,6 +391,10 @@ GR_FN void gr_run_free(gr_run *run) {
     run->ids = NULL;
     run->nops = run->nslots = 0;
 }
+/* The end genie_arange is given for n elements from start by step: start + n step, from which
+   genie counts ceil((end - start) / step) elements, n or (rounded up) n + 1; gr_op_args_bad
+   refuses a start and step for which it would count another number (the server cuts the extra one). */
+GR_FN double gr_arange_end(double start, double step, int64_t n) { return start + (double)n * step; }
 /* An op's own arguments against its declared views (axes, kept dims, index dtypes): NULL when
    they fit, else why. Shapes and dtypes beyond these are genie's to infer on the server. */
 GR_FN const char *gr_op_args_bad(const gr_op *o) {
@@ -438,6 +442,16 @@ GR_FN const char *gr_op_args_bad(const gr_op *o) {
         for (k = 0; k < 6; k++)
             if (o->i[k] < (k / 2 == 1 ? 0 : 1) || o->i[k] > GR_MAX_ELEMS) return "RUN: a conv2d stride, padding or dilation out of bounds";
         return in0 == 4 && o->in[1].v.ndim == 4 ? NULL : "RUN: conv2d of other than 4-D input and weight";
+    case GR_OP_ARANGE: /* f[0] start, f[1] step, the result 1-D of n: element i is start + i step, n of them
+                          (gr_arange_end gives an end from which genie makes n or n + 1; the extra one is cut) */
+        if (nd != 1 || o->f[0] - o->f[0] != 0 || o->f[1] - o->f[1] != 0 || o->f[1] == 0) return "RUN: arange of other than 1 dim, or a bad start or step";
+        {
+            double end = gr_arange_end(o->f[0], o->f[1], o->out.shape[0]), count = (end - o->f[0]) / o->f[1];
+            if (o->f[0] > 9e15 || o->f[0] < -9e15 || end > 9e15 || end < -9e15 || !(count > (double)(o->out.shape[0] - 1)) ||
+                !(count <= (double)o->out.shape[0] + 1))
+                return "RUN: an arange whose end would not give its elements";
+        }
+        return NULL;
     case GR_OP_FLIP: /* i[0]: a bit for each flipped dim of the source */
         return o->i[0] < 0 || o->i[0] >= ((int64_t)1 << in0) ? "RUN: flip of dims the source lacks" : NULL;
     default: return NULL;

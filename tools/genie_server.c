@@ -434,6 +434,12 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_TRIU: return genie_triu(g, t[0], o->i[0]);
     case GR_OP_CUMSUM: return genie_cumsum(g, t[0], o->i[0]);
     case GR_OP_FULL: return genie_full(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, o->f[0]);
+    case GR_OP_RAND: return genie_rand(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, (uint64_t)o->i[0]); /* i[0]: the seed */
+    case GR_OP_RANDN: return genie_randn(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, (uint64_t)o->i[0]);
+    case GR_OP_ARANGE: { /* n elements: genie makes n or n + 1 from this end (gr_op_args_bad), the extra one cut */
+        genie_tensor *r = genie_arange(g, (genie_dtype)o->dtype, o->f[0], gr_arange_end(o->f[0], o->f[1], o->out.shape[0]), o->f[1]);
+        return r && genie_numel(r) > o->out.shape[0] ? genie_slice(g, r, 0, 0, o->out.shape[0], 1) : r;
+    }
     case GR_OP_SCATTER: return genie_scatter(g, t[0], o->i[0], t[1], t[2]);
     case GR_OP_SCATTER_ADD: return genie_scatter_add(g, t[0], o->i[0], t[1], t[2]);
     case GR_OP_TOPK: return genie_tuple_get(genie_topk(g, t[0], o->i[2], o->i[0], o->i[1] != 0, 1), o->i[3] != 0);
@@ -580,7 +586,8 @@ static uint64_t sv_op_flops(const gr_op *o) {
     case GR_OP_CAT: case GR_OP_INDEX_SELECT: case GR_OP_GATHER: case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM:
     case GR_OP_MIN_DIM: case GR_OP_MASKED_FILL: case GR_OP_TRIL: case GR_OP_TRIU: case GR_OP_CUMSUM: case GR_OP_FULL:
     case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY: case GR_OP_SCATTER:
-    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP:
+    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP: case GR_OP_RAND: case GR_OP_RANDN:
+    case GR_OP_ARANGE:
         return 0; /* copies, indexing, sorting and data: no flops, as genie counts them */
     case GR_OP_CONV2D: { /* 2 per multiply-add: out x (C / groups) x kh x kw */
         const gr_view *w = &o->in[1].v;
