@@ -52,6 +52,7 @@ typedef struct rc_state {
     grx x;
     ucp_ep_h ep;
     volatile int dead;      /* the connection is lost: nothing more goes to the server */
+    int said_error;         /* the last rc_wait ended on the server's ERROR (msg holds it) */
     char addr[256];
     uint64_t next_id, next_req;
     uint64_t *frees;        /* ids freed since the last FREE */
@@ -182,10 +183,15 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
     grx_msg *m;
     while ((m = grx_pop(&r->x, r->ep))) {
         gr_hdr h;
+        int bad;
         r->ctx->stats.remote_messages_received++;
         r->ctx->stats.remote_bytes_received += m->hdr_len + m->len;
-        if (m->oversized || m->failed || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) {
-            snprintf(r->async_err, sizeof r->async_err, "a malformed message from the server");
+        if (m->oversized || m->failed || (bad = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h)) != 0) {
+            if (!m->oversized && !m->failed && bad == GR_E_VERSION)
+                snprintf(r->async_err, sizeof r->async_err, "the server speaks protocol version %u, this client %d",
+                         (unsigned)h.version, GR_VERSION);
+            else
+                snprintf(r->async_err, sizeof r->async_err, "a malformed message from the server");
             r->dead = 1;
             grx_msg_free(&r->x, m);
             continue;
@@ -210,12 +216,20 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
     double start = grx_now(), until = start + r->timeout;
     *out = NULL;
+    r->said_error = 0;
     r->ctx->stats.remote_round_trips++;
     for (;;) {
         double now;
         ucp_worker_progress(r->x.w);
         rc_drain(r, req, out);
         if (*out) break;
+        if (r->dead && r->async_err[0]) { /* the server said why it ended the connection */
+            r->said_error = 1;
+            rc_lost(r, msg, what);
+            rc_fail(r, msg, "%s: %s (the connection is closed; the context now runs on its CPU)", what, r->async_err);
+            r->async_err[0] = 0;
+            return GENIE_ERR_BACKEND;
+        }
         if (r->dead) return rc_lost(r, msg, what);
         now = grx_now();
         /* a long wait (the server computing): yield, then sleep on the worker's events, so a
@@ -234,6 +248,7 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     {
         gr_hdr h;
         gr_hdr_decode((*out)->hdr, (*out)->hdr_len, (*out)->len, &h);
+        r->said_error = h.type == GR_ERROR;
         if (h.type == GR_ERROR) {
             char text[500];
             rc_error_text(*out, text, sizeof text);
@@ -337,7 +352,8 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     memcpy(hello + 4, nonce, sizeof nonce);
     if ((e = rc_send(r, GR_HELLO, ++r->next_req, hello, sizeof hello, "HELLO", msg)) != GENIE_OK ||
         (e = rc_wait(r, r->next_req, GR_WELCOME, &m, "HELLO", msg)) != GENIE_OK) {
-        if (r->dead) rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
+        if (r->dead && !r->said_error) /* a refusal (an old server's version ERROR) keeps its words */
+            rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
         return GENIE_ERR_BACKEND;
     }
     rd = gr_rd_init(m->data, m->len);

@@ -1751,6 +1751,32 @@ static void test_backend(void) {
     server_bin_override = NULL;
 }
 
+/* A server of another protocol version (build/genie-server-oldproto, built with GR_VERSION 5):
+   the context runs on the CPU and its error names both versions. */
+static void test_old_server(void) {
+    const char *bin = "build/genie-server-oldproto";
+    server s;
+    genie_ctx *c;
+    if (access(bin, X_OK) != 0) {
+        printf("  skip: a server of another protocol version (%s missing: make test-remote builds it)\n", bin);
+        return;
+    }
+    server_bin_override = bin;
+    if (server_start(&s, NULL, NULL, "oldproto") != 0) {
+        CHECK(0, "%s did not start (build/remote_test_oldproto.log)", bin);
+        server_stop(&s);
+        server_bin_override = NULL;
+        return;
+    }
+    c = remote_ctx(s.addr);
+    CHECK(c && genie_status(c) == GENIE_ERR_BACKEND && strcmp(genie_backend_name(c), "cpu") == 0 &&
+              strstr(genie_last_error(c), "the server speaks protocol version 5, this client"),
+          "a protocol-5 server: %s", c ? genie_last_error(c) : "NULL");
+    genie_ctx_destroy(c);
+    server_stop(&s);
+    server_bin_override = NULL;
+}
+
 int main(void) {
     server s;
     (void)genie_remote_register();
@@ -1796,6 +1822,7 @@ int main(void) {
     test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
     test_small_inline();
     test_backend();
+    test_old_server();
     printf("test_remote: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
