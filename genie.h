@@ -12600,6 +12600,15 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     const int64_t e = wv->off + r * wv->strides[0];
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
+/* The groups of 4 output columns a QLINEAR chunk holds: two chunks a thread (equal bytes of the
+   weight, whose rows are equal; a thread the machine runs late leaves its second to the others),
+   an even count (rows of 8). A chunk's first rows start cold (its kernel prefetches the next rows
+   in step, within the chunk), so they are few: smaller chunks left a quarter of a decode step's
+   rows cold on 2 threads. */
+static int64_t genie__qchunk(int64_t groups, int nth) {
+    const int64_t c = nth <= 1 ? groups : (groups + 2 * nth - 1) / (2 * nth);
+    return c + (c & 1);
+}
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
    chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
@@ -12613,7 +12622,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
-    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
+    const int64_t groups = (N + 3) / 4, chunk = genie__qchunk(groups, nth);
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
