@@ -12603,8 +12603,8 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
 /* The groups of 4 output columns a QLINEAR chunk holds: two chunks a thread (equal bytes of the
    weight, whose rows are equal; a thread the machine runs late leaves its second to the others),
    an even count (rows of 8). A chunk's first rows start cold (its kernel prefetches the next rows
-   in step, within the chunk), so they are few: smaller chunks left a quarter of a decode step's
-   rows cold on 2 threads. */
+   in step, within the chunk), so they are few: chunks of 1/32 of a product would start a quarter
+   of a decode step's rows cold on 2 threads. */
 static int64_t genie__qchunk(int64_t groups, int nth) {
     const int64_t c = nth <= 1 ? groups : (groups + 2 * nth - 1) / (2 * nth);
     return c + (c & 1);
