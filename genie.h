@@ -12337,6 +12337,12 @@ static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_
     }
     return genie__hsum8(acc);
 }
+/* -128 times x's sums of 4 bytes, in i32 lanes: the accumulator that makes vpdpbusd of Q8_0's
+   bytes flipped to unsigned (w ^ 0x80 = w + 128) give sum w x lane by lane */
+static GENIE__VNNI __m256i genie__q8_off(__m256i x) {
+    const __m256i z = _mm256_setzero_si256();
+    return _mm256_sub_epi32(z, _mm256_slli_epi32(_mm256_dpbusd_epi32(z, _mm256_set1_epi8(1), x), 7));
+}
 static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
     __m256 acc = _mm256_setzero_ps();
     int64_t b;
@@ -12346,8 +12352,8 @@ static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_
         __m256i isum;
         float scale;
         if (dt == GENIE_Q8_0) {
-            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
-            isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
+            const __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(w + 2)), _mm256_set1_epi8((char)0x80));
+            isum = _mm256_dpbusd_epi32(genie__q8_off(x), u, x); /* as genie__qdotr_q8_vnni */
             scale = genie__f16_x86(w) * d[b];
             w += 34;
         } else {
@@ -12442,6 +12448,55 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
 #define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
 GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
 GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
+/* Q8_0 on AVX-512 VNNI: R rows' dots (R 4 or 8, at w + i * rowb) with one quantized row, each
+   block's signed bytes flipped to unsigned (w ^ 0x80 = w + 128) and 128 times x's sums of 4
+   taken off in the accumulator (genie__q8_off, once a block for the R rows): each i32 lane is
+   sum (w + 128) x - 128 sum x = sum w x over its 4 bytes, the lane the sign form (two sign
+   operations a row and block where this takes one xor) and the avx2 path compute, so the f32
+   steps and the results are theirs bit for bit. The next R rows are prefetched in step. */
+#define GENIE__Q8_VNNI_ROW(A, W)                                                                                        \
+    do {                                                                                                                \
+        const __m256i u_ = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((W) + 2)), flip);                     \
+        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A); \
+    } while (0)
+static inline __attribute__((always_inline)) GENIE__VNNI void genie__qdotr_q8_vnni(const unsigned char *w, ptrdiff_t rowb, int64_t nb,
+                                                                                  const int8_t *q, const float *d, float *y, const int R) {
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;
+    int64_t b;
+    for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b)), off = genie__q8_off(x);
+        const float db = d[b];
+        const char *pf = (const char *)(w + R * rowb + 34 * R * b);
+        _mm_prefetch(pf, _MM_HINT_T0);
+        _mm_prefetch(pf + 64, _MM_HINT_T0);
+        GENIE__Q8_VNNI_ROW(a0, w0);
+        GENIE__Q8_VNNI_ROW(a1, w1);
+        GENIE__Q8_VNNI_ROW(a2, w2);
+        GENIE__Q8_VNNI_ROW(a3, w3);
+        if (R == 8) {
+            _mm_prefetch(pf + 128, _MM_HINT_T0);
+            _mm_prefetch(pf + 192, _MM_HINT_T0);
+            GENIE__Q8_VNNI_ROW(a4, w0 + 4 * rowb);
+            GENIE__Q8_VNNI_ROW(a5, w1 + 4 * rowb);
+            GENIE__Q8_VNNI_ROW(a6, w2 + 4 * rowb);
+            GENIE__Q8_VNNI_ROW(a7, w3 + 4 * rowb);
+        }
+    }
+    y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);
+    if (R == 8) y[4] = genie__hsum8(a4), y[5] = genie__hsum8(a5), y[6] = genie__hsum8(a6), y[7] = genie__hsum8(a7);
+}
+static GENIE__VNNI void genie__qdot4_q8_vnni(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    (void)dt, (void)s;
+    genie__qdotr_q8_vnni(w, rowb, nb, q, d, y, 4);
+}
+static GENIE__VNNI void genie__qdot8_q8_vnni(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                             const float *d, const int32_t *s, float *y) {
+    (void)dt, (void)s;
+    genie__qdotr_q8_vnni(w, rowb, nb, q, d, y, 8);
+}
 /* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
    in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
    its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
@@ -12548,6 +12603,15 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     const int64_t e = wv->off + r * wv->strides[0];
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
+/* The groups of 4 output columns a QLINEAR chunk holds: two chunks a thread (equal bytes of the
+   weight, whose rows are equal; a thread the machine runs late leaves its second to the others),
+   an even count (rows of 8). A chunk's first rows start cold (its kernel prefetches the next rows
+   in step, within the chunk), so they are few: chunks of 1/32 of a product would start a quarter
+   of a decode step's rows cold on 2 threads. */
+static int64_t genie__qchunk(int64_t groups, int nth) {
+    const int64_t c = nth <= 1 ? groups : (groups + 2 * nth - 1) / (2 * nth);
+    return c + (c & 1);
+}
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
    chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
@@ -12561,7 +12625,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
-    const int64_t groups = (N + 3) / 4, chunk = genie__chunk(groups, nth);
+    const int64_t groups = (N + 3) / 4, chunk = genie__qchunk(groups, nth);
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
@@ -12619,13 +12683,15 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 #ifdef GENIE__X86
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, genie__qdot4_vnni, NULL);
+    const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q8 ? genie__qdot4_q8_vnni : genie__qdot4_vnni,
+                            q8 ? genie__qdot8_q8_vnni : NULL);
 }
 /* VNNI with VBMI: Q4_0 rows of four and of eight on its byte permutes */
 static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
-    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
-    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
-                            q4 ? genie__qdot8_q4_vbmi : NULL);
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0, q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_q8_vnni,
+                            q4 ? genie__qdot8_q4_vbmi : q8 ? genie__qdot8_q8_vnni : NULL);
 }
 #endif
 #ifdef GENIE__AMX_BUILT

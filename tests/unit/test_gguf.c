@@ -276,14 +276,14 @@ static void t_products(void) {
    from an integer once scaled (each block's largest is 127, so the scale is exactly 1), both
    zeros, a block of zeros, a block of tiny values, and values that round to +-127. */
 static void t_qrow_paths(void) {
-    static const int ks[3] = {0, 2, 3}; /* q8_0, q4_k, q6_k */
+    static const int ks[4] = {0, 6, 2, 3}; /* q8_0 (rows of 4 and 1; of 8), q4_k, q6_k */
     genie_ctx *c2, *c5;
     genie_gguf *g2 = NULL, *g5 = NULL;
     int k;
     if (!genie_cpu_supported(GENIE_CPU_AVX512)) { printf("  skip: activation quantization on AVX-512 against the scalar rows (no AVX-512 here)\n"); return; }
     c2 = test_ctx(GENIE_CPU_AVX2, 1), c5 = test_ctx(GENIE_CPU_AVX512, 1);
     CHECK(genie_gguf_open(c2, P("t.gguf"), &g2) == GENIE_OK && genie_gguf_open(c5, P("t.gguf"), &g5) == GENIE_OK);
-    for (k = 0; k < 3 && g2 && g5; k++) {
+    for (k = 0; k < 4 && g2 && g5; k++) {
         const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = 3, xs[2] = {M, K};
         float *x = (float *)malloc((size_t)(M * K) * 4), *y2 = (float *)malloc((size_t)(M * N) * 4), *y5 = (float *)malloc((size_t)(M * N) * 4);
         int64_t i, diff = 0;
