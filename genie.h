@@ -1824,6 +1824,7 @@ typedef struct genie__pathk {
     const struct genie__gemm_kern *gemm_amx; /* bf16 x bf16 on AMX tiles (the AMX path), or NULL */
     genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
     genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
+    genie__kernel qlinear_pre;               /* their prefill on VNNI int8 panels (AVX-512 VNNI), or NULL */
 } genie__pathk;
 static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
 
@@ -12155,6 +12156,10 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
     return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
 }
+/* Whether it multiplies them on VNNI int8 panels instead (genie__k_qlinear_pre_vnni). */
+static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
+    return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 || dt == GENIE_Q4_K);
+}
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
    32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
 static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
@@ -12624,6 +12629,161 @@ static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
                             q4 ? genie__qdot8_q4_vbmi : NULL);
 }
+/* ---- prefill on AVX-512 VNNI (vpdpbusd): Q8_0, Q4_0 and Q4_K weights, more than
+   GENIE__Q_PREFILL_ROWS rows of x, where the AMX int8 tiles do not run them ----
+   x's rows quantized per 32-block as genie__q8_row (QB 32) gives them: q [rows][K], dx and
+   the integer sums sx [rows][K / 32]. The weight's blocks unpacked, 32 rows at a time, into
+   unsigned bytes in VNNI quads: wp[1024 b + 128 r + 4 i + j] = u(row n0+i, k 32b + 4r + j),
+   with per (block, row) a scale dw and a min mw:
+     Q8_0: u = q + 128, dw = d, value = dw (u - 128)
+     Q4_0: u = nibble,  dw = d, value = dw (u - 8)
+     Q4_K: u = nibble,  dw = d sc_g, mw = dmin m_g, value = dw u - mw (g the 32-group)
+   so out[m, n] = sum_b dx[m,b] (dw[b,n] (I - off sx[m,b]) - mw[b,n] sx[m,b]) with
+   I = sum_{k in b} u q (exact in i32; off 128 or 8 starts the integer sum, Q4_K's min is an
+   f32 term). A tile is 4 rows of x by 32 weight rows (two vectors of 16 lanes, a lane a
+   weight row): per block 64 vpdpbusd, then 8 conversions scaled into 8 f32 accumulators.
+   For Q8_0 and Q4_0 the values are the decode path's up to the order of the f32 sums (its
+   bound); Q4_K's x blocks are 32 elements, not 256 (the same bound with QB 32). */
+#define GENIE__QV_DP(R)                                                                                                \
+    do {                                                                                                               \
+        const __m512i w0_ = _mm512_loadu_si512(wb + 128 * (R)), w1_ = _mm512_loadu_si512(wb + 128 * (R) + 64);         \
+        __m512i x_ = _mm512_set1_epi32(genie__ld32(q0 + 4 * (R)));                                                     \
+        i00 = _mm512_dpbusd_epi32(i00, w0_, x_), i01 = _mm512_dpbusd_epi32(i01, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q1 + 4 * (R)));                                                             \
+        i10 = _mm512_dpbusd_epi32(i10, w0_, x_), i11 = _mm512_dpbusd_epi32(i11, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q2 + 4 * (R)));                                                             \
+        i20 = _mm512_dpbusd_epi32(i20, w0_, x_), i21 = _mm512_dpbusd_epi32(i21, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q3 + 4 * (R)));                                                             \
+        i30 = _mm512_dpbusd_epi32(i30, w0_, x_), i31 = _mm512_dpbusd_epi32(i31, w1_, x_);                             \
+    } while (0)
+/* one row of x's block: f0/f1 += (i0/i1 as f32) dw dx (+ mw (-dx sx) with a min) */
+#define GENIE__QV_SCALE(F0, F1, I0, I1, M)                                                                             \
+    do {                                                                                                               \
+        const __m512 s_ = _mm512_set1_ps(dx[M][b]);                                                                    \
+        F0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I0), _mm512_mul_ps(d0, s_), F0);                                       \
+        F1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I1), _mm512_mul_ps(d1, s_), F1);                                       \
+        if (mw) {                                                                                                      \
+            const __m512 t_ = _mm512_set1_ps(-(dx[M][b] * (float)sx[M][b]));                                           \
+            F0 = _mm512_fmadd_ps(m0, t_, F0), F1 = _mm512_fmadd_ps(m1, t_, F1);                                        \
+        }                                                                                                              \
+    } while (0)
+static inline int32_t genie__ld32(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+/* The 4 x 32 tile over nb blocks: xq[m], dx[m], sx[m] rows m of x (quants, scales, sums);
+   wp, dw, mw (NULL: none) the 32 weight rows; off the integer offset (no min). Writes
+   acc[32 m + i] = out[m, n0 + i]. */
+static GENIE__VNNI void genie__qvnni_tile(int64_t nb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                          const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    __m512 f00 = _mm512_setzero_ps(), f01 = f00, f10 = f00, f11 = f00, f20 = f00, f21 = f00, f30 = f00, f31 = f00;
+    __m512 m0 = f00, m1 = f00;
+    int64_t b;
+    for (b = 0; b < nb; b++) {
+        const uint8_t *wb = wp + 1024 * b;
+        const int8_t *q0 = xq[0] + 32 * b, *q1 = xq[1] + 32 * b, *q2 = xq[2] + 32 * b, *q3 = xq[3] + 32 * b;
+        __m512i i00 = _mm512_set1_epi32(-off * sx[0][b]), i01 = i00, i10 = _mm512_set1_epi32(-off * sx[1][b]), i11 = i10;
+        __m512i i20 = _mm512_set1_epi32(-off * sx[2][b]), i21 = i20, i30 = _mm512_set1_epi32(-off * sx[3][b]), i31 = i30;
+        const __m512 d0 = _mm512_loadu_ps(dw + 32 * b), d1 = _mm512_loadu_ps(dw + 32 * b + 16);
+        GENIE__QV_DP(0); GENIE__QV_DP(1); GENIE__QV_DP(2); GENIE__QV_DP(3);
+        GENIE__QV_DP(4); GENIE__QV_DP(5); GENIE__QV_DP(6); GENIE__QV_DP(7);
+        if (mw) m0 = _mm512_loadu_ps(mw + 32 * b), m1 = _mm512_loadu_ps(mw + 32 * b + 16);
+        GENIE__QV_SCALE(f00, f01, i00, i01, 0);
+        GENIE__QV_SCALE(f10, f11, i10, i11, 1);
+        GENIE__QV_SCALE(f20, f21, i20, i21, 2);
+        GENIE__QV_SCALE(f30, f31, i30, i31, 3);
+    }
+    _mm512_storeu_ps(acc, f00), _mm512_storeu_ps(acc + 16, f01), _mm512_storeu_ps(acc + 32, f10), _mm512_storeu_ps(acc + 48, f11);
+    _mm512_storeu_ps(acc + 64, f20), _mm512_storeu_ps(acc + 80, f21), _mm512_storeu_ps(acc + 96, f30), _mm512_storeu_ps(acc + 112, f31);
+}
+/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp, dw, mw; rows past
+   nn zero). Returns the integer offset (128 Q8_0, 8 Q4_0, 0 Q4_K: its mins are in mw). */
+static int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
+                               float *dw, float *mw) {
+    uint8_t u[32];
+    int64_t i, b;
+    int j, r;
+    for (i = 0; i < 32; i++) {
+        const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+        for (b = 0; b < nb; b++) {
+            float d = 0, m = 0;
+            if (!w) memset(u, 0, 32);
+            else if (dt == GENIE_Q8_0) {
+                d = genie__f16_at(w);
+                for (j = 0; j < 32; j++) u[j] = (uint8_t)(w[2 + j] ^ 0x80);
+                w += 34;
+            } else if (dt == GENIE_Q4_0) {
+                d = genie__f16_at(w);
+                for (j = 0; j < 16; j++) u[j] = w[2 + j] & 0xF, u[j + 16] = w[2 + j] >> 4;
+                w += 18;
+            } else { /* Q4_K: block b is group b % 8 of super-block b / 8 */
+                const int g = (int)(b % 8);
+                const unsigned char *q = w + 16 + 32 * (g / 2);
+                int sc, mn;
+                genie__q4k_sm(w + 4, g, &sc, &mn);
+                d = genie__f16_at(w) * (float)sc, m = genie__f16_at(w + 2) * (float)mn;
+                for (j = 0; j < 32; j++) u[j] = (uint8_t)(g & 1 ? q[j] >> 4 : q[j] & 0xF);
+                if (g == 7) w += 144;
+            }
+            dw[32 * b + i] = d, mw[32 * b + i] = m;
+            for (r = 0; r < 8; r++) memcpy(wp + 1024 * b + 128 * r + 4 * i, u + 4 * r, 4);
+        }
+    }
+    return dt == GENIE_Q8_0 ? 128 : dt == GENIE_Q4_0 ? 8 : 0;
+}
+/* Workspace bytes: shared (q, dx, sx of every row of x) and a thread's own (wp, dw, mw, an
+   f32 row, a tile). */
+static size_t genie__qvnni_shared(int64_t rows, int64_t K) { return (size_t)genie__round_up(rows * K + rows * (K / 32) * 8, 64); }
+static size_t genie__qvnni_own(int64_t K) { return (size_t)genie__round_up(K * 32 + (K / 32) * 256 + K * 4 + 512, 64); }
+static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nth) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
+    int8_t *q = (int8_t *)p->ws;
+    float *dxa = (float *)(void *)(p->ws + rows * K);
+    int32_t *sxa = (int32_t *)(void *)(dxa + rows * nb);
+    char *own = p->ws + genie__qvnni_shared(rows, K) + (size_t)ith * genie__qvnni_own(K);
+    uint8_t *wp = (uint8_t *)own;
+    float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 32, *xf = mw + nb * 32, *acc = xf + K;
+    int64_t lo, hi, r, t, i, j, m0, k;
+    const int64_t *sts[1];
+    genie__mi m;
+    genie__share(rows, ith, nth, &lo, &hi);
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
+    for (r = lo; r < hi; r++, genie__mi_next(&m)) {
+        const float *x = xf;
+        if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        genie__q8_row_avx512(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nb);
+    }
+    genie__barrier(p->pool, nth);
+    genie__share((N + 31) / 32, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        const int64_t n0 = 32 * t, nn = GENIE__MIN(32, N - n0);
+        const int off = genie__qvnni_wpanel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
+        for (m0 = 0; m0 < rows; m0 += 4) {
+            const int64_t mm = GENIE__MIN(4, rows - m0), o = n->out->off + m0 * N + n0;
+            const int8_t *xq[4];
+            const float *dx[4];
+            const int32_t *sx[4];
+            for (i = 0; i < 4; i++) { /* rows past M repeat the last */
+                const int64_t rr = m0 + GENIE__MIN(i, mm - 1);
+                xq[i] = q + rr * K, dx[i] = dxa + rr * nb, sx[i] = sxa + rr * nb;
+            }
+            genie__qvnni_tile(nb, wp, dw, off ? NULL : mw, off, xq, dx, sx, acc);
+            for (i = 0; i < mm; i++)
+                if (n->dtype == GENIE_F32) memcpy((float *)GENIE__OUT(n) + o + i * N, acc + 32 * i, (size_t)nn * 4);
+                else
+                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[32 * i + j]);
+        }
+    }
+    return GENIE_OK;
+}
 #endif
 #ifdef GENIE__AMX_BUILT
 /* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
@@ -12888,6 +13048,21 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
             return ctx->kt.qlinear_amx;
         }
 #endif
+#ifdef GENIE__X86
+        if (genie__q_vnni_pre(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS) {
+            const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = wv->shape[1];
+            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+            *nth = genie__tpool_size(p->pool);
+            if (!genie__ws_reserve(ctx, genie__qvnni_shared(rows, K) + (size_t)*nth * genie__qvnni_own(K))) {
+                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
+                         (long long)rows, (long long)K);
+                p->pool = NULL, *nth = 1;
+                return NULL;
+            }
+            p->ws = ctx->ws;
+            return ctx->kt.qlinear_pre;
+        }
+#endif
         return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], ctx->kt.qlinear);
     }
     {
@@ -12909,27 +13084,27 @@ static const genie__pathk genie__kt_reference = {
     NULL, NULL,                       /* reduce_int, cvt */
     NULL, NULL, NULL, NULL, NULL,     /* cols_add, _sqdev, _mm, _arg, _sumexp */
     NULL, NULL,                       /* rev4, tpose */
-    NULL, NULL, NULL, NULL};          /* gemm_bh, gemm_amx, qlinear, qlinear_amx */
+    NULL, NULL, NULL, NULL, NULL};    /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
 static const genie__pathk genie__kt_generic = {
     GENIE_CPU_GENERIC, genie__vops_g, &genie__rowk_c, genie__gemm_kerns_generic,
     genie__k_reduce_int_generic, genie__k_cvt_generic,
     genie__cols_add_c, genie__cols_sqdev_c, genie__cols_mm_c, genie__cols_arg_c, genie__cols_sumexp_c,
     NULL, NULL,
-    NULL, NULL, genie__k_qlinear_generic, NULL};
+    NULL, NULL, genie__k_qlinear_generic, NULL, NULL};
 #ifdef GENIE__X86
 static const genie__pathk genie__kt_avx2 = {
     GENIE_CPU_AVX2, genie__vops_y, &genie__rowk_avx2, genie__gemm_kerns_avx2,
     genie__k_reduce_int_avx2, genie__k_cvt_avx2,
     genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, NULL};
 /* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
 static const genie__pathk genie__kt_avx512 = {
     GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
     genie__k_reduce_int_avx512, genie__k_cvt_avx512,
     genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, NULL};
 #endif
 /* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
 static const genie__pathk *genie__kt(genie_cpu path) {
@@ -12950,6 +13125,7 @@ static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
     if (kt->path == GENIE_CPU_AVX512) {
         if (genie__bf16dp_runs()) kt->gemm_bh = &genie__gemm_kern_bh;
         if (genie__vnni_runs()) kt->qlinear = genie__vbmi_runs() ? genie__k_qlinear_vbmi : genie__k_qlinear_vnni;
+        if (genie__vnni_runs()) kt->qlinear_pre = genie__k_qlinear_pre_vnni;
     }
 #endif
 #ifdef GENIE__AMX_BUILT
@@ -17024,7 +17200,7 @@ static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tenso
     wsh[0] = N;
     wsh[1] = K;
     if (ctx->cpu != GENIE_CPU_REFERENCE && x->st->dtype == GENIE_F32 && genie__numel(xn - 1, x->v->shape) > GENIE__Q_PREFILL_ROWS &&
-        N > 0 && K > 0 && !genie__q_amx(ctx, w->st->dtype))
+        N > 0 && K > 0 && !genie__q_amx(ctx, w->st->dtype) && !genie__q_vnni_pre(ctx, w->st->dtype))
         return genie__q_prefill(ctx, x, w, wsh, wst, woff);
     memcpy(shape, x->v->shape, (size_t)xn * 8);
     shape[xn - 1] = N;

@@ -4,7 +4,8 @@
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
    the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
-   Q8_0/Q4_0 prefill on amx: AMX int8 tiles on quantized activations (the decode bound). */
+   Q8_0/Q4_0 prefill on amx (AMX int8 tiles) and Q8_0/Q4_0/Q4_K prefill on avx512 and amx where
+   the CPU has VNNI (int8 panels): quantized activations per 32-block (the decode bound, QB 32). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include "testctx.h"
@@ -145,6 +146,14 @@ static void t_dequant(void) {
         genie_ctx_destroy(ctx);
     }
 }
+/* Whether this CPU has AVX-512 VNNI (the avx512 and amx paths' int8 prefill then runs). */
+static int vnni_here(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    return __builtin_cpu_supports("avx512vnni") != 0;
+#else
+    return 0;
+#endif
+}
 /* a deterministic input in [-1, 1) */
 static double xv(int64_t i) { return (double)((i * 7919 + 13) % 2003) / 1001.5 - 1.0; }
 /* The bound on |fast - reference| for out[m, n]: sum over x's QB-blocks of amax / 254 times
@@ -197,13 +206,15 @@ static void t_products(void) {
         for (k = 0; k < NQT && g; k++) {
             const int64_t N = QT[k].r, K = QT[k].c;
             const int QB = QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256;
+            /* prefill on int8: AMX tiles (Q8_0, Q4_0) or VNNI panels (Q8_0, Q4_0, Q4_K: x per 32) */
+            const int int8pre = QT[k].dt != GENIE_Q6_K && (paths[p] == GENIE_CPU_AMX || paths[p] == GENIE_CPU_AVX512) && vnni_here();
             float *wref;
             snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
             wref = read_f32(fn, N * K);
             for (mi = 0; mi < 5; mi++) {
                 const int64_t M = Ms[mi], xs[2] = {M, K}, is[1] = {3};
-                /* quantized activations: decode, and Q8_0/Q4_0 prefill on AMX int8 tiles */
-                const int quant = M <= 16 || (paths[p] == GENIE_CPU_AMX && QB == 32);
+                /* quantized activations: decode, and prefill on int8 (x per 32-block there) */
+                const int quant = M <= 16 || int8pre, qb = M <= 16 ? QB : 32;
                 double *x = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8);
                 float *got = (float *)malloc((size_t)(M * N) * 4), *got2 = (float *)malloc((size_t)(M * N) * 4);
                 int64_t i, m, n, bad = 0, badref = 0;
@@ -225,8 +236,8 @@ static void t_products(void) {
                         badref += fabs(want[m * N + n] - r) > 1e-9 * (1 + fabs(r)) + 1e-6 * fabs(r);
                         bad += got2[m * N + n] != got[m * N + n];
                         if (quant) { /* quantized activations, integer dots */
-                            bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, QB);
-                            bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, QB)) > 2e-5 * bound(xr, wref + n * K, K, QB) * 254 + 1e-6;
+                            bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, qb);
+                            bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, qb)) > 2e-5 * bound(xr, wref + n * K, K, qb) * 254 + 1e-6;
                         } else { /* prefill: dequantized panels through the f32 GEMM (as f32 sums) */
                             double mag = 0;
                             for (i = 0; i < K; i++) mag += fabs(xr[i] * wref[n * K + i]);
