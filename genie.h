@@ -12158,7 +12158,7 @@ static int genie__q_amx(const genie_ctx *ctx, int dt) {
 }
 /* Whether it multiplies them on VNNI int8 panels instead (genie__k_qlinear_pre_vnni). */
 static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
-    return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 || dt == GENIE_Q4_K);
+    return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && GENIE__IS_BLOCK(dt);
 }
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
    32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
@@ -12629,21 +12629,22 @@ static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
                             q4 ? genie__qdot8_q4_vbmi : NULL);
 }
-/* ---- prefill on AVX-512 VNNI (vpdpbusd): Q8_0, Q4_0 and Q4_K weights, more than
+/* ---- prefill on AVX-512 VNNI (vpdpbusd): Q8_0, Q4_0, Q4_K and Q6_K weights, more than
    GENIE__Q_PREFILL_ROWS rows of x, where the AMX int8 tiles do not run them ----
-   x's rows quantized per 32-block as genie__q8_row (QB 32) gives them: q [rows][K], dx and
-   the integer sums sx [rows][K / 32]. The weight's blocks unpacked, 32 rows at a time, into
-   unsigned bytes in VNNI quads: wp[1024 b + 128 r + 4 i + j] = u(row n0+i, k 32b + 4r + j),
-   with per (block, row) a scale dw and a min mw:
-     Q8_0: u = q + 128, dw = d, value = dw (u - 128)
-     Q4_0: u = nibble,  dw = d, value = dw (u - 8)
-     Q4_K: u = nibble,  dw = d sc_g, mw = dmin m_g, value = dw u - mw (g the 32-group)
-   so out[m, n] = sum_b dx[m,b] (dw[b,n] (I - off sx[m,b]) - mw[b,n] sx[m,b]) with
-   I = sum_{k in b} u q (exact in i32; off 128 or 8 starts the integer sum, Q4_K's min is an
-   f32 term). A tile is 4 rows of x by 32 weight rows (two vectors of 16 lanes, a lane a
-   weight row): per block 64 vpdpbusd, then 8 conversions scaled into 8 f32 accumulators.
-   For Q8_0 and Q4_0 the values are the decode path's up to the order of the f32 sums (its
-   bound); Q4_K's x blocks are 32 elements, not 256 (the same bound with QB 32). */
+   x's rows quantized per 32-block as genie__q8_row (QB 32) gives them: q [rows][K], dx
+   [rows][K / 32], and the integer sums sx of each sub-block (32 elements; Q6_K: 16). The
+   weight unpacked, 32 rows at a time, into unsigned bytes in VNNI quads: wp[128 r + 4 i + j]
+   = u(row n0+i, k 4r + j) (r over K / 4), with per (sub-block, row) a scale dw and a min mw:
+     Q8_0: u = q + 128,    dw = d,       value = dw (u - 128)
+     Q4_0: u = nibble,     dw = d,       value = dw (u - 8)
+     Q4_K: u = nibble,     dw = d sc_g,  value = dw u - mw, mw = dmin m_g (g the 32-group)
+     Q6_K: u = 6-bit q,    dw = d sc,    value = dw (u - 32) (sub-blocks of 16: sc changes there)
+   so out[m, n] = sum over sub-blocks b of dx[m] (dw[b,n] (I - off sx[m,b]) - mw[b,n] sx[m,b])
+   with I = sum_{k in b} u q (exact in i32; the offset off starts the integer sum, Q4_K's min
+   is an f32 term). A tile is 4 rows of x by 32 weight rows (two vectors of 16 lanes, a lane a
+   weight row): per 32 k 64 vpdpbusd, then per sub-block 8 conversions scaled into 8 f32
+   accumulators. For Q8_0 and Q4_0 the values are the decode path's up to the order of the f32
+   sums (its bound); the K types' x blocks are 32 elements, not 256 (the same bound, QB 32). */
 #define GENIE__QV_DP(R)                                                                                                \
     do {                                                                                                               \
         const __m512i w0_ = _mm512_loadu_si512(wb + 128 * (R)), w1_ = _mm512_loadu_si512(wb + 128 * (R) + 64);         \
@@ -12656,14 +12657,14 @@ static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
         x_ = _mm512_set1_epi32(genie__ld32(q3 + 4 * (R)));                                                             \
         i30 = _mm512_dpbusd_epi32(i30, w0_, x_), i31 = _mm512_dpbusd_epi32(i31, w1_, x_);                             \
     } while (0)
-/* one row of x's block: f0/f1 += (i0/i1 as f32) dw dx (+ mw (-dx sx) with a min) */
+/* one row of x's sub-block: f0/f1 += (i0/i1 as f32) dw dx (+ mw (-dx sx) with a min) */
 #define GENIE__QV_SCALE(F0, F1, I0, I1, M)                                                                             \
     do {                                                                                                               \
-        const __m512 s_ = _mm512_set1_ps(dx[M][b]);                                                                    \
+        const __m512 s_ = _mm512_set1_ps(dx[M][xb]);                                                                   \
         F0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I0), _mm512_mul_ps(d0, s_), F0);                                       \
         F1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I1), _mm512_mul_ps(d1, s_), F1);                                       \
         if (mw) {                                                                                                      \
-            const __m512 t_ = _mm512_set1_ps(-(dx[M][b] * (float)sx[M][b]));                                           \
+            const __m512 t_ = _mm512_set1_ps(-(dx[M][xb] * (float)sx[M][b]));                                          \
             F0 = _mm512_fmadd_ps(m0, t_, F0), F1 = _mm512_fmadd_ps(m1, t_, F1);                                        \
         }                                                                                                              \
     } while (0)
@@ -12672,22 +12673,25 @@ static inline int32_t genie__ld32(const int8_t *p) {
     memcpy(&v, p, 4);
     return v;
 }
-/* The 4 x 32 tile over nb blocks: xq[m], dx[m], sx[m] rows m of x (quants, scales, sums);
-   wp, dw, mw (NULL: none) the 32 weight rows; off the integer offset (no min). Writes
-   acc[32 m + i] = out[m, n0 + i]. */
-static GENIE__VNNI void genie__qvnni_tile(int64_t nb, const uint8_t *wp, const float *dw, const float *mw, int off,
-                                          const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+/* The 4 x 32 tile over nsb sub-blocks of QQ quads (8 or 4): xq[m], dx[m], sx[m] rows m of x
+   (quants, scales, sub-block sums); wp, dw, mw (NULL: none) the 32 weight rows; off the
+   integer offset. Writes acc[32 m + i] = out[m, n0 + i]. */
+static inline __attribute__((always_inline)) GENIE__VNNI void genie__qvnni_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
+                                                                                 const float *mw, int off, const int8_t *const xq[4],
+                                                                                 const float *const dx[4], const int32_t *const sx[4],
+                                                                                 float *acc, const int QQ) {
     __m512 f00 = _mm512_setzero_ps(), f01 = f00, f10 = f00, f11 = f00, f20 = f00, f21 = f00, f30 = f00, f31 = f00;
     __m512 m0 = f00, m1 = f00;
     int64_t b;
-    for (b = 0; b < nb; b++) {
-        const uint8_t *wb = wp + 1024 * b;
-        const int8_t *q0 = xq[0] + 32 * b, *q1 = xq[1] + 32 * b, *q2 = xq[2] + 32 * b, *q3 = xq[3] + 32 * b;
+    for (b = 0; b < nsb; b++) {
+        const int64_t xb = b * QQ / 8;
+        const uint8_t *wb = wp + 128 * QQ * b;
+        const int8_t *q0 = xq[0] + 4 * QQ * b, *q1 = xq[1] + 4 * QQ * b, *q2 = xq[2] + 4 * QQ * b, *q3 = xq[3] + 4 * QQ * b;
         __m512i i00 = _mm512_set1_epi32(-off * sx[0][b]), i01 = i00, i10 = _mm512_set1_epi32(-off * sx[1][b]), i11 = i10;
         __m512i i20 = _mm512_set1_epi32(-off * sx[2][b]), i21 = i20, i30 = _mm512_set1_epi32(-off * sx[3][b]), i31 = i30;
         const __m512 d0 = _mm512_loadu_ps(dw + 32 * b), d1 = _mm512_loadu_ps(dw + 32 * b + 16);
         GENIE__QV_DP(0); GENIE__QV_DP(1); GENIE__QV_DP(2); GENIE__QV_DP(3);
-        GENIE__QV_DP(4); GENIE__QV_DP(5); GENIE__QV_DP(6); GENIE__QV_DP(7);
+        if (QQ == 8) { GENIE__QV_DP(4); GENIE__QV_DP(5); GENIE__QV_DP(6); GENIE__QV_DP(7); }
         if (mw) m0 = _mm512_loadu_ps(mw + 32 * b), m1 = _mm512_loadu_ps(mw + 32 * b + 16);
         GENIE__QV_SCALE(f00, f01, i00, i01, 0);
         GENIE__QV_SCALE(f10, f11, i10, i11, 1);
@@ -12697,8 +12701,17 @@ static GENIE__VNNI void genie__qvnni_tile(int64_t nb, const uint8_t *wp, const f
     _mm512_storeu_ps(acc, f00), _mm512_storeu_ps(acc + 16, f01), _mm512_storeu_ps(acc + 32, f10), _mm512_storeu_ps(acc + 48, f11);
     _mm512_storeu_ps(acc + 64, f20), _mm512_storeu_ps(acc + 80, f21), _mm512_storeu_ps(acc + 96, f30), _mm512_storeu_ps(acc + 112, f31);
 }
-/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp, dw, mw; rows past
-   nn zero). Returns the integer offset (128 Q8_0, 8 Q4_0, 0 Q4_K: its mins are in mw). */
+static GENIE__VNNI void genie__qvnni_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8);
+}
+static GENIE__VNNI void genie__qvnni_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4);
+}
+/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp, and dw, mw per
+   sub-block: 32 floats each; rows past nn zero). Returns the integer offset (128 Q8_0, 8 Q4_0,
+   32 Q6_K, 0 Q4_K: its mins are in mw). */
 static int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
                                float *dw, float *mw) {
     uint8_t u[32];
@@ -12707,7 +12720,8 @@ static int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv,
     for (i = 0; i < 32; i++) {
         const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
         for (b = 0; b < nb; b++) {
-            float d = 0, m = 0;
+            float d = 0, m = 0, d1 = 0;
+            const int g = (int)(b % 8); /* the K types: 32-block g of super-block b / 8 */
             if (!w) memset(u, 0, 32);
             else if (dt == GENIE_Q8_0) {
                 d = genie__f16_at(w);
@@ -12717,37 +12731,46 @@ static int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv,
                 d = genie__f16_at(w);
                 for (j = 0; j < 16; j++) u[j] = w[2 + j] & 0xF, u[j + 16] = w[2 + j] >> 4;
                 w += 18;
-            } else { /* Q4_K: block b is group b % 8 of super-block b / 8 */
-                const int g = (int)(b % 8);
+            } else if (dt == GENIE_Q4_K) {
                 const unsigned char *q = w + 16 + 32 * (g / 2);
                 int sc, mn;
                 genie__q4k_sm(w + 4, g, &sc, &mn);
                 d = genie__f16_at(w) * (float)sc, m = genie__f16_at(w + 2) * (float)mn;
                 for (j = 0; j < 32; j++) u[j] = (uint8_t)(g & 1 ? q[j] >> 4 : q[j] & 0xF);
                 if (g == 7) w += 144;
+            } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
+                const int h = g / 4, gg = g % 4;
+                const unsigned char *ql = w + 64 * h + (gg & 1 ? 32 : 0), *qh = w + 128 + 32 * h;
+                d = genie__f16_at(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
+                d1 = genie__f16_at(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
+                for (j = 0; j < 32; j++) u[j] = (uint8_t)((gg & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * gg)) & 3) << 4));
+                if (g == 7) w += 210;
             }
-            dw[32 * b + i] = d, mw[32 * b + i] = m;
+            if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
+            else dw[32 * b + i] = d, mw[32 * b + i] = m;
             for (r = 0; r < 8; r++) memcpy(wp + 1024 * b + 128 * r + 4 * i, u + 4 * r, 4);
         }
     }
-    return dt == GENIE_Q8_0 ? 128 : dt == GENIE_Q4_0 ? 8 : 0;
+    return dt == GENIE_Q8_0 ? 128 : dt == GENIE_Q4_0 ? 8 : dt == GENIE_Q6_K ? 32 : 0;
 }
 /* Workspace bytes: shared (q, dx, sx of every row of x) and a thread's own (wp, dw, mw, an
    f32 row, a tile). */
-static size_t genie__qvnni_shared(int64_t rows, int64_t K) { return (size_t)genie__round_up(rows * K + rows * (K / 32) * 8, 64); }
-static size_t genie__qvnni_own(int64_t K) { return (size_t)genie__round_up(K * 32 + (K / 32) * 256 + K * 4 + 512, 64); }
+static size_t genie__qvnni_shared(int64_t rows, int64_t K) { return (size_t)genie__round_up(rows * K + rows * (K / 16) * 8, 64); }
+static size_t genie__qvnni_own(int64_t K) { return (size_t)genie__round_up(K * 32 + K * 8 + K * 4 + K * 4 + 512, 64); }
 static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
+    const int SB = wdt == GENIE_Q6_K ? 16 : 32; /* a sub-block's elements */
+    const int64_t nsb = K / SB;
     int8_t *q = (int8_t *)p->ws;
     float *dxa = (float *)(void *)(p->ws + rows * K);
     int32_t *sxa = (int32_t *)(void *)(dxa + rows * nb);
     char *own = p->ws + genie__qvnni_shared(rows, K) + (size_t)ith * genie__qvnni_own(K);
     uint8_t *wp = (uint8_t *)own;
-    float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 32, *xf = mw + nb * 32, *acc = xf + K;
+    float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 64, *xf = mw + nb * 32, *acc = xf + K;
     int64_t lo, hi, r, t, i, j, m0, k;
     const int64_t *sts[1];
     genie__mi m;
@@ -12759,7 +12782,10 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
         if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row_avx512(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nb);
+        genie__q8_row_avx512(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nsb);
+        if (SB == 16)
+            for (k = 0; k < nsb; k++)
+                for (i = 0, sxa[r * nsb + k] = 0; i < 16; i++) sxa[r * nsb + k] += q[r * K + 16 * k + i];
     }
     genie__barrier(p->pool, nth);
     genie__share((N + 31) / 32, ith, nth, &lo, &hi);
@@ -12773,9 +12799,9 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
             const int32_t *sx[4];
             for (i = 0; i < 4; i++) { /* rows past M repeat the last */
                 const int64_t rr = m0 + GENIE__MIN(i, mm - 1);
-                xq[i] = q + rr * K, dx[i] = dxa + rr * nb, sx[i] = sxa + rr * nb;
+                xq[i] = q + rr * K, dx[i] = dxa + rr * nb, sx[i] = sxa + rr * nsb;
             }
-            genie__qvnni_tile(nb, wp, dw, off ? NULL : mw, off, xq, dx, sx, acc);
+            (SB == 16 ? genie__qvnni_tile16 : genie__qvnni_tile32)(nsb, wp, dw, off ? NULL : mw, off, xq, dx, sx, acc);
             for (i = 0; i < mm; i++)
                 if (n->dtype == GENIE_F32) memcpy((float *)GENIE__OUT(n) + o + i * N, acc + 32 * i, (size_t)nn * 4);
                 else

@@ -4,7 +4,7 @@
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
    the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
-   Q8_0/Q4_0 prefill on amx (AMX int8 tiles) and Q8_0/Q4_0/Q4_K prefill on avx512 and amx where
+   Q8_0/Q4_0 prefill on amx (AMX int8 tiles) and every block type's prefill on avx512 and amx where
    the CPU has VNNI (int8 panels): quantized activations per 32-block (the decode bound, QB 32). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
@@ -206,8 +206,8 @@ static void t_products(void) {
         for (k = 0; k < NQT && g; k++) {
             const int64_t N = QT[k].r, K = QT[k].c;
             const int QB = QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256;
-            /* prefill on int8: AMX tiles (Q8_0, Q4_0) or VNNI panels (Q8_0, Q4_0, Q4_K: x per 32) */
-            const int int8pre = QT[k].dt != GENIE_Q6_K && (paths[p] == GENIE_CPU_AMX || paths[p] == GENIE_CPU_AVX512) && vnni_here();
+            /* prefill on int8: AMX tiles (Q8_0, Q4_0) or VNNI panels (every block type; x per 32) */
+            const int int8pre = (paths[p] == GENIE_CPU_AMX || paths[p] == GENIE_CPU_AVX512) && vnni_here();
             float *wref;
             snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
             wref = read_f32(fn, N * K);
