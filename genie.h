@@ -12710,45 +12710,53 @@ static GENIE__VNNI void genie__qvnni_tile16(int64_t nsb, const uint8_t *wp, cons
     genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4);
 }
 /* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp, and dw, mw per
-   sub-block: 32 floats each; rows past nn zero). Returns the integer offset (128 Q8_0, 8 Q4_0,
+   sub-block: 32 floats each; rows past nn zero): a block's 32 rows as bytes u[i][32] first,
+   then its quads gathered into wp's order. Returns the integer offset (128 Q8_0, 8 Q4_0,
    32 Q6_K, 0 Q4_K: its mins are in mw). */
-static int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
-                               float *dw, float *mw) {
-    uint8_t u[32];
+static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                           uint8_t *wp, float *dw, float *mw) {
+    const __m512i gi = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(32));
+    const __m128i m4 = _mm_set1_epi8(0xF), hb = _mm_set1_epi8((char)0x80);
+    const int64_t bb = genie__blk_b(dt), per = genie__blk_n(dt) / 32; /* bytes a block; 32-blocks in it */
+    const unsigned char *wr[32];
+    uint8_t u[32][32];
     int64_t i, b;
     int j, r;
-    for (i = 0; i < 32; i++) {
-        const unsigned char *w = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
-        for (b = 0; b < nb; b++) {
+    for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        const int g = (int)(b % per); /* the K types: 32-block g of super-block b / 8 */
+        for (i = 0; i < 32; i++) {
+            const unsigned char *w = wr[i] ? wr[i] + b / per * bb : NULL;
             float d = 0, m = 0, d1 = 0;
-            const int g = (int)(b % 8); /* the K types: 32-block g of super-block b / 8 */
-            if (!w) memset(u, 0, 32);
+            if (!w) memset(u[i], 0, 32);
             else if (dt == GENIE_Q8_0) {
-                d = genie__f16_at(w);
-                for (j = 0; j < 32; j++) u[j] = (uint8_t)(w[2 + j] ^ 0x80);
-                w += 34;
+                d = genie__f16_x86(w);
+                _mm_storeu_si128((__m128i *)(void *)u[i], _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 2)), hb));
+                _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 18)), hb));
             } else if (dt == GENIE_Q4_0) {
-                d = genie__f16_at(w);
-                for (j = 0; j < 16; j++) u[j] = w[2 + j] & 0xF, u[j + 16] = w[2 + j] >> 4;
-                w += 18;
+                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+                d = genie__f16_x86(w);
+                _mm_storeu_si128((__m128i *)(void *)u[i], _mm_and_si128(v, m4));
+                _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_and_si128(_mm_srli_epi16(v, 4), m4));
             } else if (dt == GENIE_Q4_K) {
                 const unsigned char *q = w + 16 + 32 * (g / 2);
                 int sc, mn;
                 genie__q4k_sm(w + 4, g, &sc, &mn);
-                d = genie__f16_at(w) * (float)sc, m = genie__f16_at(w + 2) * (float)mn;
-                for (j = 0; j < 32; j++) u[j] = (uint8_t)(g & 1 ? q[j] >> 4 : q[j] & 0xF);
-                if (g == 7) w += 144;
+                d = genie__f16_x86(w) * (float)sc, m = genie__f16_x86(w + 2) * (float)mn;
+                for (j = 0; j < 32; j++) u[i][j] = (uint8_t)(g & 1 ? q[j] >> 4 : q[j] & 0xF);
             } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
                 const int h = g / 4, gg = g % 4;
                 const unsigned char *ql = w + 64 * h + (gg & 1 ? 32 : 0), *qh = w + 128 + 32 * h;
-                d = genie__f16_at(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
-                d1 = genie__f16_at(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
-                for (j = 0; j < 32; j++) u[j] = (uint8_t)((gg & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * gg)) & 3) << 4));
-                if (g == 7) w += 210;
+                d = genie__f16_x86(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
+                d1 = genie__f16_x86(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
+                for (j = 0; j < 32; j++) u[i][j] = (uint8_t)((gg & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * gg)) & 3) << 4));
             }
             if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
             else dw[32 * b + i] = d, mw[32 * b + i] = m;
-            for (r = 0; r < 8; r++) memcpy(wp + 1024 * b + 128 * r + 4 * i, u + 4 * r, 4);
+        }
+        for (r = 0; r < 8; r++) {
+            _mm512_storeu_si512(wp + 1024 * b + 128 * r, _mm512_i32gather_epi32(gi, (const void *)(&u[0][4 * r]), 1));
+            _mm512_storeu_si512(wp + 1024 * b + 128 * r + 64, _mm512_i32gather_epi32(gi, (const void *)(&u[16][4 * r]), 1));
         }
     }
     return dt == GENIE_Q8_0 ? 128 : dt == GENIE_Q4_0 ? 8 : dt == GENIE_Q6_K ? 32 : 0;
