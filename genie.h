@@ -12717,11 +12717,12 @@ static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie
                                            uint8_t *wp, float *dw, float *mw) {
     const __m512i gi = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(32));
     const __m128i m4 = _mm_set1_epi8(0xF), hb = _mm_set1_epi8((char)0x80);
+    const __m256i m4y = _mm256_set1_epi8(0xF);
     const int64_t bb = genie__blk_b(dt), per = genie__blk_n(dt) / 32; /* bytes a block; 32-blocks in it */
     const unsigned char *wr[32];
     uint8_t u[32][32];
     int64_t i, b;
-    int j, r;
+    int r;
     for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
     for (b = 0; b < nb; b++) {
         const int g = (int)(b % per); /* the K types: 32-block g of super-block b / 8 */
@@ -12743,13 +12744,16 @@ static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie
                 int sc, mn;
                 genie__q4k_sm(w + 4, g, &sc, &mn);
                 d = genie__f16_x86(w) * (float)sc, m = genie__f16_x86(w + 2) * (float)mn;
-                for (j = 0; j < 32; j++) u[i][j] = (uint8_t)(g & 1 ? q[j] >> 4 : q[j] & 0xF);
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)q);
+                _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_and_si256(g & 1 ? _mm256_srli_epi16(v, 4) : v, m4y));
             } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
                 const int h = g / 4, gg = g % 4;
                 const unsigned char *ql = w + 64 * h + (gg & 1 ? 32 : 0), *qh = w + 128 + 32 * h;
                 d = genie__f16_x86(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
                 d1 = genie__f16_x86(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
-                for (j = 0; j < 32; j++) u[i][j] = (uint8_t)((gg & 2 ? ql[j] >> 4 : ql[j] & 0xF) | (((qh[j] >> (2 * gg)) & 3) << 4));
+                const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)ql), hq = _mm256_loadu_si256((const __m256i *)(const void *)qh);
+                const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hq, _mm_cvtsi32_si128(2 * gg)), _mm256_set1_epi8(3)), 4);
+                _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_or_si256(_mm256_and_si256(gg & 2 ? _mm256_srli_epi16(l, 4) : l, m4y), hi));
             }
             if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
             else dw[32 * b + i] = d, mw[32 * b + i] = m;
