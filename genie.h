@@ -13063,6 +13063,26 @@ static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
 /* forward declarations: functions of later sections used from here (recut.py) */
 static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn);
 /* end of forward declarations */
+#ifdef GENIE__X86
+/* A prefill kernel fn (AMX tiles or VNNI panels) for QLINEAR node p->n with its threads and
+   workspace: shared(rows, K) bytes and own(K) a thread; NULL (the reference) where the
+   workspace cannot grow. */
+static genie__kernel genie__q_pre_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, size_t (*shared)(int64_t, int64_t),
+                                         size_t (*own)(int64_t), genie__kernel fn) {
+    const genie__node *n = p->n;
+    const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = n->in[1].v->shape[1];
+    p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (!genie__ws_reserve(ctx, shared(rows, K) + (size_t)*nth * own(K))) {
+        snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]", (long long)rows,
+                 (long long)K);
+        p->pool = NULL, *nth = 1;
+        return NULL;
+    }
+    p->ws = ctx->ws;
+    return fn;
+}
+#endif
 /* The fast kernel for a QUANT node, or NULL (the reference). */
 static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->n;
@@ -13072,34 +13092,12 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
         const genie__vspec *wv = n->in[1].v;
         if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
 #ifdef GENIE__AMX_BUILT
-        if (genie__q_amx(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS) {
-            const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = wv->shape[1];
-            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
-            *nth = genie__tpool_size(p->pool);
-            if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
-                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
-                         (long long)rows, (long long)K);
-                p->pool = NULL, *nth = 1;
-                return NULL;
-            }
-            p->ws = ctx->ws;
-            return ctx->kt.qlinear_amx;
-        }
+        if (genie__q_amx(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS)
+            return genie__q_pre_kernel(ctx, p, nth, genie__qamx_shared, genie__qamx_own, ctx->kt.qlinear_amx);
 #endif
 #ifdef GENIE__X86
-        if (genie__q_vnni_pre(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS) {
-            const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = wv->shape[1];
-            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
-            *nth = genie__tpool_size(p->pool);
-            if (!genie__ws_reserve(ctx, genie__qvnni_shared(rows, K) + (size_t)*nth * genie__qvnni_own(K))) {
-                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
-                         (long long)rows, (long long)K);
-                p->pool = NULL, *nth = 1;
-                return NULL;
-            }
-            p->ws = ctx->ws;
-            return ctx->kt.qlinear_pre;
-        }
+        if (genie__q_vnni_pre(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS)
+            return genie__q_pre_kernel(ctx, p, nth, genie__qvnni_shared, genie__qvnni_own, ctx->kt.qlinear_pre);
 #endif
         return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], ctx->kt.qlinear);
     }
