@@ -280,6 +280,61 @@ static void t_products(void) {
     CHECK(genie_status(rctx) == GENIE_OK);
     genie_ctx_destroy(rctx);
 }
+/* Prefill (37 rows) from inputs the int8 kernels read element by element: an f32 x seen through
+   a transpose (its rows strided) and a bf16 x (a bf16 out), on every path, against the f64
+   reference on the same (bf16-rounded) x within the decode bound (its blocks: QB of the type,
+   which is at least the 32-block bound) plus bf16's rounding of the out. */
+static void t_prefill_inputs(void) {
+    static const int ks[3] = {0, 2, 3}; /* q8_0, q4_k, q6_k */
+    genie_ctx *rctx = test_ctx(GENIE_CPU_REFERENCE, 1);
+    genie_gguf *rg = NULL;
+    int p, k, v;
+    CHECK(genie_gguf_open(rctx, P("t.gguf"), &rg) == GENIE_OK);
+    for (p = 1; p < NPATHS && rg; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (!genie_cpu_supported(paths[p])) continue;
+        ctx = test_ctx(paths[p], 2);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < 3 && g; k++) {
+            const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = 37, xs[2] = {M, K}, ts[2] = {K, M};
+            const int QB = QT[ks[k]].dt == GENIE_Q8_0 ? 32 : 256;
+            double *x = (double *)malloc((size_t)(M * K) * 8), *xt = (double *)malloc((size_t)(M * K) * 8);
+            double *xr = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8), *got = (double *)malloc((size_t)(M * N) * 8);
+            float *wref;
+            char fn[64];
+            int64_t i, m, n, bad = 0;
+            snprintf(fn, sizeof fn, "%s.f32", QT[ks[k]].name);
+            wref = read_f32(fn, N * K);
+            for (i = 0; i < M * K; i++) x[i] = xv(3 * i + k), xt[i % K * M + i / K] = x[i];
+            for (v = 0; v < 2; v++) {
+                genie_tensor *in, *rin;
+                if (v == 0) { /* f32 rows through a transpose */
+                    in = genie_t(ctx, genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, ts, xt), GENIE_F32));
+                    rin = genie_t(rctx, genie_to_dtype(rctx, genie_from_data(rctx, GENIE_F64, 2, ts, xt), GENIE_F32));
+                } else {
+                    in = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, xs, x), GENIE_BF16);
+                    rin = genie_to_dtype(rctx, genie_from_data(rctx, GENIE_F64, 2, xs, x), GENIE_BF16);
+                }
+                CHECK(genie_read(rctx, rin, GENIE_F64, xr, (size_t)(M * K) * 8) == GENIE_OK);
+                CHECK(genie_read(rctx, genie_linear(rctx, rin, genie_gguf_get(rg, QT[ks[k]].name), NULL), GENIE_F64, want, (size_t)(M * N) * 8) == GENIE_OK);
+                CHECK(genie_read(ctx, genie_linear(ctx, in, genie_gguf_get(g, QT[ks[k]].name), NULL), GENIE_F64, got, (size_t)(M * N) * 8) == GENIE_OK);
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < N; n++)
+                        bad += !(fabs(got[m * N + n] - want[m * N + n]) <= bound(xr + m * K, wref + n * K, K, QB) + (v ? fabs(want[m * N + n]) / 128 : 0));
+                if (bad) printf("  %s path %s %s x: %lld outside the bound\n", QT[ks[k]].name, genie_cpu_name(paths[p]), v ? "bf16" : "strided", (long long)bad);
+                CHECK(bad == 0);
+            }
+            free(x), free(xt), free(xr), free(want), free(got), free(wref);
+        }
+        CHECK(genie_status(ctx) == GENIE_OK);
+        if (genie_status(ctx)) puts(genie_last_error(ctx));
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+    genie_gguf_close(rg);
+    genie_ctx_destroy(rctx);
+}
 /* The activations' quantization of the decode products is one computation on every path: the
    AVX-512 rows (VNNI and VBMI kernels) give the scalar code's int8 values and scales. Q8_0, Q4_K
    and Q6_K dots on avx2 and avx512 are exact integer sums under the same f32 steps, so their
@@ -426,6 +481,7 @@ int main(int argc, char **argv) {
         t_plain();
         t_dequant();
         t_products();
+        t_prefill_inputs();
         t_qrow_paths();
         t_errors();
     } else {
