@@ -1824,7 +1824,7 @@ typedef struct genie__pathk {
     const struct genie__gemm_kern *gemm_amx; /* bf16 x bf16 on AMX tiles (the AMX path), or NULL */
     genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
     genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
-    genie__kernel qlinear_pre;               /* their prefill on VNNI int8 panels (AVX-512 VNNI), or NULL */
+    genie__kernel qlinear_pre;               /* their prefill on int8 panels (AVX2, AVX-512 VNNI), or NULL */
 } genie__pathk;
 static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
 
@@ -12156,7 +12156,7 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
     return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
 }
-/* Whether it multiplies them on VNNI int8 panels instead (genie__k_qlinear_pre_vnni). */
+/* Whether it multiplies them on int8 panels instead (genie__k_qlinear_pre: VNNI or AVX2). */
 static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
     return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && GENIE__IS_BLOCK(dt);
 }
@@ -12709,67 +12709,167 @@ static GENIE__VNNI void genie__qvnni_tile16(int64_t nsb, const uint8_t *wp, cons
                                             const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
     genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4);
 }
-/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp, and dw, mw per
-   sub-block: 32 floats each; rows past nn zero): a block's 32 rows as bytes u[i][32] first,
-   then its quads gathered into wp's order. Returns the integer offset (128 Q8_0, 8 Q4_0,
-   32 Q6_K, 0 Q4_K: its mins are in mw). */
+/* Block b (of 32 elements) of weight rows wr[0..32) (NULL: a row past N, zeros) as bytes
+   u[i][32] with its scales into dw, mw (per sub-block: 32 floats each); Q8_0's bytes are
+   q + 128 (unsigned) or, with s8, q itself (the AVX2 tile's sign trick). */
+static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qpre_unpack(int dt, const unsigned char *const wr[32], int64_t b,
+                                                                                uint8_t u[32][32], float *dw, float *mw, int s8) {
+    const __m128i m4 = _mm_set1_epi8(0xF), hb = _mm_set1_epi8((char)(s8 ? 0 : 0x80));
+    const __m256i m4y = _mm256_set1_epi8(0xF);
+    const int64_t bb = genie__blk_b(dt), per = genie__blk_n(dt) / 32; /* bytes a block; 32-blocks in it */
+    const int g = (int)(b % per); /* the K types: 32-block g of super-block b / 8 */
+    int i;
+    for (i = 0; i < 32; i++) {
+        const unsigned char *w = wr[i] ? wr[i] + b / per * bb : NULL;
+        float d = 0, m = 0, d1 = 0;
+        if (!w) memset(u[i], 0, 32);
+        else if (dt == GENIE_Q8_0) {
+            d = genie__f16_x86(w);
+            _mm_storeu_si128((__m128i *)(void *)u[i], _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 2)), hb));
+            _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 18)), hb));
+        } else if (dt == GENIE_Q4_0) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+            d = genie__f16_x86(w);
+            _mm_storeu_si128((__m128i *)(void *)u[i], _mm_and_si128(v, m4));
+            _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_and_si128(_mm_srli_epi16(v, 4), m4));
+        } else if (dt == GENIE_Q4_K) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16 + 32 * (g / 2)));
+            int sc, mn;
+            genie__q4k_sm(w + 4, g, &sc, &mn);
+            d = genie__f16_x86(w) * (float)sc, m = genie__f16_x86(w + 2) * (float)mn;
+            _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_and_si256(g & 1 ? _mm256_srli_epi16(v, 4) : v, m4y));
+        } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
+            const int h = g / 4, gg = g % 4;
+            const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(w + 64 * h + (gg & 1 ? 32 : 0)));
+            const __m256i hq = _mm256_loadu_si256((const __m256i *)(const void *)(w + 128 + 32 * h));
+            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hq, _mm_cvtsi32_si128(2 * gg)), _mm256_set1_epi8(3)), 4);
+            d = genie__f16_x86(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
+            d1 = genie__f16_x86(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
+            _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_or_si256(_mm256_and_si256(gg & 2 ? _mm256_srli_epi16(l, 4) : l, m4y), hi));
+        }
+        if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
+        else dw[32 * b + i] = d, mw[32 * b + i] = m;
+    }
+}
+/* The weight's integer offset in the panel's bytes (128 Q8_0 unsigned, 8 Q4_0, 32 Q6_K; 0
+   for Q4_K, whose mins are in mw, and for a signed Q8_0). */
+static int genie__qpre_off(int dt, int s8) { return dt == GENIE_Q8_0 ? (s8 ? 0 : 128) : dt == GENIE_Q4_0 ? 8 : dt == GENIE_Q6_K ? 32 : 0; }
+/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp; dw, mw per
+   sub-block): a block's 32 rows as bytes first, then its quads gathered into wp's order.
+   Returns the integer offset. */
 static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
                                            uint8_t *wp, float *dw, float *mw) {
     const __m512i gi = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(32));
-    const __m128i m4 = _mm_set1_epi8(0xF), hb = _mm_set1_epi8((char)0x80);
-    const __m256i m4y = _mm256_set1_epi8(0xF);
-    const int64_t bb = genie__blk_b(dt), per = genie__blk_n(dt) / 32; /* bytes a block; 32-blocks in it */
     const unsigned char *wr[32];
     uint8_t u[32][32];
     int64_t i, b;
     int r;
     for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
     for (b = 0; b < nb; b++) {
-        const int g = (int)(b % per); /* the K types: 32-block g of super-block b / 8 */
-        for (i = 0; i < 32; i++) {
-            const unsigned char *w = wr[i] ? wr[i] + b / per * bb : NULL;
-            float d = 0, m = 0, d1 = 0;
-            if (!w) memset(u[i], 0, 32);
-            else if (dt == GENIE_Q8_0) {
-                d = genie__f16_x86(w);
-                _mm_storeu_si128((__m128i *)(void *)u[i], _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 2)), hb));
-                _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 18)), hb));
-            } else if (dt == GENIE_Q4_0) {
-                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
-                d = genie__f16_x86(w);
-                _mm_storeu_si128((__m128i *)(void *)u[i], _mm_and_si128(v, m4));
-                _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_and_si128(_mm_srli_epi16(v, 4), m4));
-            } else if (dt == GENIE_Q4_K) {
-                const unsigned char *q = w + 16 + 32 * (g / 2);
-                int sc, mn;
-                genie__q4k_sm(w + 4, g, &sc, &mn);
-                d = genie__f16_x86(w) * (float)sc, m = genie__f16_x86(w + 2) * (float)mn;
-                const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)q);
-                _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_and_si256(g & 1 ? _mm256_srli_epi16(v, 4) : v, m4y));
-            } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
-                const int h = g / 4, gg = g % 4;
-                const unsigned char *ql = w + 64 * h + (gg & 1 ? 32 : 0), *qh = w + 128 + 32 * h;
-                d = genie__f16_x86(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
-                d1 = genie__f16_x86(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
-                const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)ql), hq = _mm256_loadu_si256((const __m256i *)(const void *)qh);
-                const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hq, _mm_cvtsi32_si128(2 * gg)), _mm256_set1_epi8(3)), 4);
-                _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_or_si256(_mm256_and_si256(gg & 2 ? _mm256_srli_epi16(l, 4) : l, m4y), hi));
-            }
-            if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
-            else dw[32 * b + i] = d, mw[32 * b + i] = m;
-        }
+        genie__qpre_unpack(dt, wr, b, u, dw, mw, 0);
         for (r = 0; r < 8; r++) {
             _mm512_storeu_si512(wp + 1024 * b + 128 * r, _mm512_i32gather_epi32(gi, (const void *)(&u[0][4 * r]), 1));
             _mm512_storeu_si512(wp + 1024 * b + 128 * r + 64, _mm512_i32gather_epi32(gi, (const void *)(&u[16][4 * r]), 1));
         }
     }
-    return dt == GENIE_Q8_0 ? 128 : dt == GENIE_Q4_0 ? 8 : dt == GENIE_Q6_K ? 32 : 0;
+    return genie__qpre_off(dt, 0);
+}
+/* The same on AVX2 (gathers of 8), Q8_0 signed. */
+static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                           uint8_t *wp, float *dw, float *mw) {
+    const __m256i gi = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+    const unsigned char *wr[32];
+    uint8_t u[32][32];
+    int64_t i, b;
+    int r, h;
+    for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        genie__qpre_unpack(dt, wr, b, u, dw, mw, 1);
+        for (r = 0; r < 8; r++)
+            for (h = 0; h < 4; h++)
+                _mm256_storeu_si256((__m256i *)(void *)(wp + 1024 * b + 128 * r + 32 * h),
+                                    _mm256_i32gather_epi32((const int *)(const void *)(&u[8 * h][4 * r]), gi, 1));
+    }
+    return genie__qpre_off(dt, 1);
+}
+/* The tile of genie__qvnni_tile_q on AVX2 (vpmaddubsw + vpmaddwd): two rows of x by 16
+   weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are signed
+   (Q8_0): |w| times x with w's sign (at most 2 * 128 * 127 a pair: vpmaddubsw's i16 does not
+   saturate); else they are at most 63 (Q4_0, Q4_K nibbles, Q6_K's 6 bits). */
+static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
+                                                                                 const float *mw, int off, const int8_t *const xq[4],
+                                                                                 const float *const dx[4], const int32_t *const sx[4],
+                                                                                 float *acc, const int QQ, const int S8) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    int pr, h, r;
+    int64_t b;
+    for (pr = 0; pr < 4; pr += 2)
+        for (h = 0; h < 2; h++) {
+            __m256 f0a = _mm256_setzero_ps(), f0b = f0a, f1a = f0a, f1b = f0a;
+            for (b = 0; b < nsb; b++) {
+                const int64_t xb = b * QQ / 8;
+                const uint8_t *wb = wp + 128 * QQ * b + 64 * h;
+                const int8_t *q0 = xq[pr] + 4 * QQ * b, *q1 = xq[pr + 1] + 4 * QQ * b;
+                __m256i i0a = _mm256_set1_epi32(-off * sx[pr][b]), i0b = i0a, i1a = _mm256_set1_epi32(-off * sx[pr + 1][b]), i1b = i1a;
+                const __m256 da = _mm256_loadu_ps(dw + 32 * b + 16 * h), db = _mm256_loadu_ps(dw + 32 * b + 16 * h + 8);
+                const __m256 s0 = _mm256_set1_ps(dx[pr][xb]), s1 = _mm256_set1_ps(dx[pr + 1][xb]);
+                for (r = 0; r < QQ; r++) {
+                    const __m256i wa = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r));
+                    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));
+                    const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r));
+                    if (S8) {
+                        const __m256i ua = _mm256_abs_epi8(wa), ub = _mm256_abs_epi8(wv);
+                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x0, wa)), ones));
+                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x0, wv)), ones));
+                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x1, wa)), ones));
+                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x1, wv)), ones));
+                    } else {
+                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x0), ones));
+                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x0), ones));
+                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x1), ones));
+                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x1), ones));
+                    }
+                }
+                f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);
+                f0b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0b), _mm256_mul_ps(db, s0), f0b);
+                f1a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1a), _mm256_mul_ps(da, s1), f1a);
+                f1b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1b), _mm256_mul_ps(db, s1), f1b);
+                if (mw) {
+                    const __m256 ma = _mm256_loadu_ps(mw + 32 * b + 16 * h), mb = _mm256_loadu_ps(mw + 32 * b + 16 * h + 8);
+                    const __m256 t0 = _mm256_set1_ps(-(dx[pr][xb] * (float)sx[pr][b])), t1 = _mm256_set1_ps(-(dx[pr + 1][xb] * (float)sx[pr + 1][b]));
+                    f0a = _mm256_fmadd_ps(ma, t0, f0a), f0b = _mm256_fmadd_ps(mb, t0, f0b);
+                    f1a = _mm256_fmadd_ps(ma, t1, f1a), f1b = _mm256_fmadd_ps(mb, t1, f1b);
+                }
+            }
+            _mm256_storeu_ps(acc + 32 * pr + 16 * h, f0a), _mm256_storeu_ps(acc + 32 * pr + 16 * h + 8, f0b);
+            _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h, f1a), _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h + 8, f1b);
+        }
+}
+static GENIE__AVX2 void genie__qavx2_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 0);
+}
+static GENIE__AVX2 void genie__qavx2_tile32s(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                             const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 1);
+}
+static GENIE__AVX2 void genie__qavx2_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4, 0);
 }
 /* Workspace bytes: shared (q, dx, sx of every row of x) and a thread's own (wp, dw, mw, an
    f32 row, a tile). */
 static size_t genie__qvnni_shared(int64_t rows, int64_t K) { return (size_t)genie__round_up(rows * K + rows * (K / 16) * 8, 64); }
 static size_t genie__qvnni_own(int64_t K) { return (size_t)genie__round_up(K * 32 + K * 8 + K * 4 + K * 4 + 512, 64); }
-static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nth) {
+typedef void (*genie__qpre_tile_fn)(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off, const int8_t *const xq[4],
+                                    const float *const dx[4], const int32_t *const sx[4], float *acc);
+typedef int (*genie__qpre_panel_fn)(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
+                                    float *dw, float *mw);
+/* The int8 prefill on a path's row quantizer, panel and tiles (t32s: Q8_0's, else t32). The
+   threads quantize shares of x's rows into the workspace, meet at a barrier, then take
+   groups of 32 weight rows. */
+static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qpre_panel_fn panel,
+                                         genie__qpre_tile_fn t32, genie__qpre_tile_fn t32s, genie__qpre_tile_fn t16) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
@@ -12794,7 +12894,7 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
         if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__q8_row_avx512(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nsb);
+        qrow(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nsb);
         if (SB == 16)
             for (k = 0; k < nsb; k++)
                 for (i = 0, sxa[r * nsb + k] = 0; i < 16; i++) sxa[r * nsb + k] += q[r * K + 16 * k + i];
@@ -12803,7 +12903,7 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
     genie__share((N + 31) / 32, ith, nth, &lo, &hi);
     for (t = lo; t < hi; t++) {
         const int64_t n0 = 32 * t, nn = GENIE__MIN(32, N - n0);
-        const int off = genie__qvnni_wpanel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
+        const int off = panel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
         for (m0 = 0; m0 < rows; m0 += 4) {
             const int64_t mm = GENIE__MIN(4, rows - m0), o = n->out->off + m0 * N + n0;
             const int8_t *xq[4];
@@ -12813,7 +12913,7 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
                 const int64_t rr = m0 + GENIE__MIN(i, mm - 1);
                 xq[i] = q + rr * K, dx[i] = dxa + rr * nb, sx[i] = sxa + rr * nsb;
             }
-            (SB == 16 ? genie__qvnni_tile16 : genie__qvnni_tile32)(nsb, wp, dw, off ? NULL : mw, off, xq, dx, sx, acc);
+            (SB == 16 ? t16 : wdt == GENIE_Q8_0 ? t32s : t32)(nsb, wp, dw, wdt == GENIE_Q4_K ? mw : NULL, off, xq, dx, sx, acc);
             for (i = 0; i < mm; i++)
                 if (n->dtype == GENIE_F32) memcpy((float *)GENIE__OUT(n) + o + i * N, acc + 32 * i, (size_t)nn * 4);
                 else
@@ -12821,6 +12921,14 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
         }
     }
     return GENIE_OK;
+}
+static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row_avx512, genie__qvnni_wpanel, genie__qvnni_tile32, genie__qvnni_tile32,
+                                genie__qvnni_tile16);
+}
+static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
+                                genie__qavx2_tile16);
 }
 #endif
 #ifdef GENIE__AMX_BUILT
@@ -13133,14 +13241,14 @@ static const genie__pathk genie__kt_avx2 = {
     genie__k_reduce_int_avx2, genie__k_cvt_avx2,
     genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
 /* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
 static const genie__pathk genie__kt_avx512 = {
     GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
     genie__k_reduce_int_avx512, genie__k_cvt_avx512,
     genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
 #endif
 /* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
 static const genie__pathk *genie__kt(genie_cpu path) {
