@@ -12011,9 +12011,10 @@ oom:
    the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
    plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
-   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
-   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
-   f32 GEMM instead (genie__q_prefill). */
+   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. More than 16
+   rows of x (prefill) run on int8 panels (genie__k_qlinear_pre: x per 32-block, on VNNI or AVX2)
+   or AMX int8 tiles (Q8_0, Q4_0); on the generic path an f32 x multiplies dequantized 512-row
+   panels of the weight through the f32 GEMM instead (genie__q_prefill). */
 static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
 /* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
 static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
@@ -12629,8 +12630,9 @@ static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
                             q4 ? genie__qdot8_q4_vbmi : NULL);
 }
-/* ---- prefill on AVX-512 VNNI (vpdpbusd): Q8_0, Q4_0, Q4_K and Q6_K weights, more than
-   GENIE__Q_PREFILL_ROWS rows of x, where the AMX int8 tiles do not run them ----
+/* ---- prefill on int8 panels, AVX-512 VNNI (vpdpbusd) or AVX2 (vpmaddubsw, further below):
+   Q8_0, Q4_0, Q4_K and Q6_K weights, more than GENIE__Q_PREFILL_ROWS rows of x, where the AMX
+   int8 tiles do not run them ----
    x's rows quantized per 32-block as genie__q8_row (QB 32) gives them: q [rows][K], dx
    [rows][K / 32], and the integer sums sx of each sub-block (32 elements; Q6_K: 16). The
    weight unpacked, 32 rows at a time, into unsigned bytes in VNNI quads: wp[128 r + 4 i + j]
@@ -17300,8 +17302,8 @@ static genie_tensor *genie__q_dequant(genie_ctx *ctx, genie_tensor *t, int dt) {
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
     return genie__result(ctx, n, v);
 }
-/* Prefill (an f32 x of more than GENIE__Q_PREFILL_ROWS rows) without AMX int8 tiles:
-   dequantized panels of the weight (f32 [P, K], P rows of w at a time: the f32 GEMM packs
+/* Prefill (an f32 x of more than GENIE__Q_PREFILL_ROWS rows) without int8 tiles or panels
+   (the generic path): dequantized panels of the weight (f32 [P, K], P rows of w at a time: the f32 GEMM packs
    them) instead of quantizing x: the integer kernel re-reads x's rows for every 8 weight rows. */
 static genie_tensor *genie__q_prefill(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, const int64_t wsh[2],
                                       const int64_t wst[2], int64_t woff) {
