@@ -1824,6 +1824,7 @@ typedef struct genie__pathk {
     const struct genie__gemm_kern *gemm_amx; /* bf16 x bf16 on AMX tiles (the AMX path), or NULL */
     genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
     genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
+    genie__kernel qlinear_pre;               /* their prefill on int8 panels (AVX2, AVX-512 VNNI), or NULL */
 } genie__pathk;
 static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
 
@@ -12013,9 +12014,10 @@ oom:
    the activations' rounding: |err| <= sum over x's blocks b of (amax_b / 254) sum_{k in b} |w_k|,
    plus f32 rounding of the sums (tests/unit/test_gguf.c checks it with a 1.01 factor and 1e-5
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
-   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. An f32 x of
-   more than 16 rows (prefill) multiplies dequantized 512-row panels of the weight through the
-   f32 GEMM instead (genie__q_prefill). */
+   vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. More than 16
+   rows of x (prefill) run on int8 panels (genie__k_qlinear_pre: x per 32-block, on VNNI or AVX2)
+   or AMX int8 tiles (Q8_0, Q4_0); on the generic path an f32 x multiplies dequantized 512-row
+   panels of the weight through the f32 GEMM instead (genie__q_prefill). */
 static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
 /* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
 static void genie__q4k_sm(const unsigned char *q, int j, int *sc, int *m) {
@@ -12157,6 +12159,10 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
    of x on AMX int8 tiles (genie__k_qlinear_amx). */
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
     return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
+}
+/* Whether it multiplies them on int8 panels instead (genie__k_qlinear_pre: VNNI or AVX2). */
+static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
+    return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && GENIE__IS_BLOCK(dt);
 }
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
    32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
@@ -12693,6 +12699,308 @@ static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_q8_vnni,
                             q4 ? genie__qdot8_q4_vbmi : q8 ? genie__qdot8_q8_vnni : NULL);
 }
+/* ---- prefill on int8 panels, AVX-512 VNNI (vpdpbusd) or AVX2 (vpmaddubsw, further below):
+   Q8_0, Q4_0, Q4_K and Q6_K weights, more than GENIE__Q_PREFILL_ROWS rows of x, where the AMX
+   int8 tiles do not run them ----
+   x's rows quantized per 32-block as genie__q8_row (QB 32) gives them: q [rows][K], dx
+   [rows][K / 32], and the integer sums sx of each sub-block (32 elements; Q6_K: 16). The
+   weight unpacked, 32 rows at a time, into unsigned bytes in VNNI quads: wp[128 r + 4 i + j]
+   = u(row n0+i, k 4r + j) (r over K / 4), with per (sub-block, row) a scale dw and a min mw:
+     Q8_0: u = q + 128,    dw = d,       value = dw (u - 128)
+     Q4_0: u = nibble,     dw = d,       value = dw (u - 8)
+     Q4_K: u = nibble,     dw = d sc_g,  value = dw u - mw, mw = dmin m_g (g the 32-group)
+     Q6_K: u = 6-bit q,    dw = d sc,    value = dw (u - 32) (sub-blocks of 16: sc changes there)
+   so out[m, n] = sum over sub-blocks b of dx[m] (dw[b,n] (I - off sx[m,b]) - mw[b,n] sx[m,b])
+   with I = sum_{k in b} u q (exact in i32; the offset off starts the integer sum, Q4_K's min
+   is an f32 term). A tile is 4 rows of x by 32 weight rows (two vectors of 16 lanes, a lane a
+   weight row): per 32 k 64 vpdpbusd, then per sub-block 8 conversions scaled into 8 f32
+   accumulators. For Q8_0 and Q4_0 the values are the decode path's up to the order of the f32
+   sums (its bound); the K types' x blocks are 32 elements, not 256 (the same bound, QB 32). */
+#define GENIE__QV_DP(R)                                                                                                \
+    do {                                                                                                               \
+        const __m512i w0_ = _mm512_loadu_si512(wb + 128 * (R)), w1_ = _mm512_loadu_si512(wb + 128 * (R) + 64);         \
+        __m512i x_ = _mm512_set1_epi32(genie__ld32(q0 + 4 * (R)));                                                     \
+        i00 = _mm512_dpbusd_epi32(i00, w0_, x_), i01 = _mm512_dpbusd_epi32(i01, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q1 + 4 * (R)));                                                             \
+        i10 = _mm512_dpbusd_epi32(i10, w0_, x_), i11 = _mm512_dpbusd_epi32(i11, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q2 + 4 * (R)));                                                             \
+        i20 = _mm512_dpbusd_epi32(i20, w0_, x_), i21 = _mm512_dpbusd_epi32(i21, w1_, x_);                             \
+        x_ = _mm512_set1_epi32(genie__ld32(q3 + 4 * (R)));                                                             \
+        i30 = _mm512_dpbusd_epi32(i30, w0_, x_), i31 = _mm512_dpbusd_epi32(i31, w1_, x_);                             \
+    } while (0)
+/* one row of x's sub-block: f0/f1 += (i0/i1 as f32) dw dx (+ mw (-dx sx) with a min) */
+#define GENIE__QV_SCALE(F0, F1, I0, I1, M)                                                                             \
+    do {                                                                                                               \
+        const __m512 s_ = _mm512_set1_ps(dx[M][xb]);                                                                   \
+        F0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I0), _mm512_mul_ps(d0, s_), F0);                                       \
+        F1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(I1), _mm512_mul_ps(d1, s_), F1);                                       \
+        if (mw) {                                                                                                      \
+            const __m512 t_ = _mm512_set1_ps(-(dx[M][xb] * (float)sx[M][b]));                                          \
+            F0 = _mm512_fmadd_ps(m0, t_, F0), F1 = _mm512_fmadd_ps(m1, t_, F1);                                        \
+        }                                                                                                              \
+    } while (0)
+static inline int32_t genie__ld32(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+/* The 4 x 32 tile over nsb sub-blocks of QQ quads (8 or 4): xq[m], dx[m], sx[m] rows m of x
+   (quants, scales, sub-block sums); wp, dw, mw (NULL: none) the 32 weight rows; off the
+   integer offset. Writes acc[32 m + i] = out[m, n0 + i]. */
+static inline __attribute__((always_inline)) GENIE__VNNI void genie__qvnni_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
+                                                                                 const float *mw, int off, const int8_t *const xq[4],
+                                                                                 const float *const dx[4], const int32_t *const sx[4],
+                                                                                 float *acc, const int QQ) {
+    __m512 f00 = _mm512_setzero_ps(), f01 = f00, f10 = f00, f11 = f00, f20 = f00, f21 = f00, f30 = f00, f31 = f00;
+    __m512 m0 = f00, m1 = f00;
+    int64_t b;
+    for (b = 0; b < nsb; b++) {
+        const int64_t xb = b * QQ / 8;
+        const uint8_t *wb = wp + 128 * QQ * b;
+        const int8_t *q0 = xq[0] + 4 * QQ * b, *q1 = xq[1] + 4 * QQ * b, *q2 = xq[2] + 4 * QQ * b, *q3 = xq[3] + 4 * QQ * b;
+        __m512i i00 = _mm512_set1_epi32(-off * sx[0][b]), i01 = i00, i10 = _mm512_set1_epi32(-off * sx[1][b]), i11 = i10;
+        __m512i i20 = _mm512_set1_epi32(-off * sx[2][b]), i21 = i20, i30 = _mm512_set1_epi32(-off * sx[3][b]), i31 = i30;
+        const __m512 d0 = _mm512_loadu_ps(dw + 32 * b), d1 = _mm512_loadu_ps(dw + 32 * b + 16);
+        GENIE__QV_DP(0); GENIE__QV_DP(1); GENIE__QV_DP(2); GENIE__QV_DP(3);
+        if (QQ == 8) { GENIE__QV_DP(4); GENIE__QV_DP(5); GENIE__QV_DP(6); GENIE__QV_DP(7); }
+        if (mw) m0 = _mm512_loadu_ps(mw + 32 * b), m1 = _mm512_loadu_ps(mw + 32 * b + 16);
+        GENIE__QV_SCALE(f00, f01, i00, i01, 0);
+        GENIE__QV_SCALE(f10, f11, i10, i11, 1);
+        GENIE__QV_SCALE(f20, f21, i20, i21, 2);
+        GENIE__QV_SCALE(f30, f31, i30, i31, 3);
+    }
+    _mm512_storeu_ps(acc, f00), _mm512_storeu_ps(acc + 16, f01), _mm512_storeu_ps(acc + 32, f10), _mm512_storeu_ps(acc + 48, f11);
+    _mm512_storeu_ps(acc + 64, f20), _mm512_storeu_ps(acc + 80, f21), _mm512_storeu_ps(acc + 96, f30), _mm512_storeu_ps(acc + 112, f31);
+}
+static GENIE__VNNI void genie__qvnni_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8);
+}
+static GENIE__VNNI void genie__qvnni_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4);
+}
+/* Block b (of 32 elements) of weight rows wr[0..32) (NULL: a row past N, zeros) as bytes
+   u[i][32] with its scales into dw, mw (per sub-block: 32 floats each); Q8_0's bytes are
+   q + 128 (unsigned) or, with s8, q itself (the AVX2 tile's sign trick). */
+static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qpre_unpack(int dt, const unsigned char *const wr[32], int64_t b,
+                                                                                uint8_t u[32][32], float *dw, float *mw, int s8) {
+    const __m128i m4 = _mm_set1_epi8(0xF), hb = _mm_set1_epi8((char)(s8 ? 0 : 0x80));
+    const __m256i m4y = _mm256_set1_epi8(0xF);
+    const int64_t bb = genie__blk_b(dt), per = genie__blk_n(dt) / 32; /* bytes a block; 32-blocks in it */
+    const int g = (int)(b % per); /* the K types: 32-block g of super-block b / 8 */
+    int i;
+    for (i = 0; i < 32; i++) {
+        const unsigned char *w = wr[i] ? wr[i] + b / per * bb : NULL;
+        float d = 0, m = 0, d1 = 0;
+        if (!w) memset(u[i], 0, 32);
+        else if (dt == GENIE_Q8_0) {
+            d = genie__f16_x86(w);
+            _mm_storeu_si128((__m128i *)(void *)u[i], _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 2)), hb));
+            _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + 18)), hb));
+        } else if (dt == GENIE_Q4_0) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 2));
+            d = genie__f16_x86(w);
+            _mm_storeu_si128((__m128i *)(void *)u[i], _mm_and_si128(v, m4));
+            _mm_storeu_si128((__m128i *)(void *)(u[i] + 16), _mm_and_si128(_mm_srli_epi16(v, 4), m4));
+        } else if (dt == GENIE_Q4_K) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16 + 32 * (g / 2)));
+            int sc, mn;
+            genie__q4k_sm(w + 4, g, &sc, &mn);
+            d = genie__f16_x86(w) * (float)sc, m = genie__f16_x86(w + 2) * (float)mn;
+            _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_and_si256(g & 1 ? _mm256_srli_epi16(v, 4) : v, m4y));
+        } else { /* Q6_K: half h = g / 4, group g % 4; scales per 16 */
+            const int h = g / 4, gg = g % 4;
+            const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(w + 64 * h + (gg & 1 ? 32 : 0)));
+            const __m256i hq = _mm256_loadu_si256((const __m256i *)(const void *)(w + 128 + 32 * h));
+            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(hq, _mm_cvtsi32_si128(2 * gg)), _mm256_set1_epi8(3)), 4);
+            d = genie__f16_x86(w + 208) * (float)(int8_t)w[192 + 8 * h + 2 * gg];
+            d1 = genie__f16_x86(w + 208) * (float)(int8_t)w[193 + 8 * h + 2 * gg];
+            _mm256_storeu_si256((__m256i *)(void *)u[i], _mm256_or_si256(_mm256_and_si256(gg & 2 ? _mm256_srli_epi16(l, 4) : l, m4y), hi));
+        }
+        if (dt == GENIE_Q6_K) dw[64 * b + i] = d, dw[64 * b + 32 + i] = d1;
+        else dw[32 * b + i] = d, mw[32 * b + i] = m;
+    }
+}
+/* The weight's integer offset in the panel's bytes (128 Q8_0 unsigned, 8 Q4_0, 32 Q6_K; 0
+   for Q4_K, whose mins are in mw, and for a signed Q8_0). */
+static int genie__qpre_off(int dt, int s8) { return dt == GENIE_Q8_0 ? (s8 ? 0 : 128) : dt == GENIE_Q4_0 ? 8 : dt == GENIE_Q6_K ? 32 : 0; }
+/* Weight rows n0 .. n0+nn (nn <= 32) unpacked as the tile reads them (wp; dw, mw per
+   sub-block): a block's 32 rows as bytes first, then its quads gathered into wp's order.
+   Returns the integer offset. */
+static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                           uint8_t *wp, float *dw, float *mw) {
+    const __m512i gi = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(32));
+    const unsigned char *wr[32];
+    uint8_t u[32][32];
+    int64_t i, b;
+    int r;
+    for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        genie__qpre_unpack(dt, wr, b, u, dw, mw, 0);
+        for (r = 0; r < 8; r++) {
+            _mm512_storeu_si512(wp + 1024 * b + 128 * r, _mm512_i32gather_epi32(gi, (const void *)(&u[0][4 * r]), 1));
+            _mm512_storeu_si512(wp + 1024 * b + 128 * r + 64, _mm512_i32gather_epi32(gi, (const void *)(&u[16][4 * r]), 1));
+        }
+    }
+    return genie__qpre_off(dt, 0);
+}
+/* The same on AVX2 (gathers of 8), Q8_0 signed. */
+static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                           uint8_t *wp, float *dw, float *mw) {
+    const __m256i gi = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+    const unsigned char *wr[32];
+    uint8_t u[32][32];
+    int64_t i, b;
+    int r, h;
+    for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        genie__qpre_unpack(dt, wr, b, u, dw, mw, 1);
+        for (r = 0; r < 8; r++)
+            for (h = 0; h < 4; h++)
+                _mm256_storeu_si256((__m256i *)(void *)(wp + 1024 * b + 128 * r + 32 * h),
+                                    _mm256_i32gather_epi32((const int *)(const void *)(&u[8 * h][4 * r]), gi, 1));
+    }
+    return genie__qpre_off(dt, 1);
+}
+/* The tile of genie__qvnni_tile_q on AVX2 (vpmaddubsw + vpmaddwd): two rows of x by 16
+   weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are signed
+   (Q8_0): |w| times x with w's sign (at most 2 * 128 * 127 a pair: vpmaddubsw's i16 does not
+   saturate); else they are at most 63 (Q4_0, Q4_K nibbles, Q6_K's 6 bits). */
+static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
+                                                                                 const float *mw, int off, const int8_t *const xq[4],
+                                                                                 const float *const dx[4], const int32_t *const sx[4],
+                                                                                 float *acc, const int QQ, const int S8) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    int pr, h, r;
+    int64_t b;
+    for (pr = 0; pr < 4; pr += 2)
+        for (h = 0; h < 2; h++) {
+            __m256 f0a = _mm256_setzero_ps(), f0b = f0a, f1a = f0a, f1b = f0a;
+            for (b = 0; b < nsb; b++) {
+                const int64_t xb = b * QQ / 8;
+                const uint8_t *wb = wp + 128 * QQ * b + 64 * h;
+                const int8_t *q0 = xq[pr] + 4 * QQ * b, *q1 = xq[pr + 1] + 4 * QQ * b;
+                __m256i i0a = _mm256_set1_epi32(-off * sx[pr][b]), i0b = i0a, i1a = _mm256_set1_epi32(-off * sx[pr + 1][b]), i1b = i1a;
+                const __m256 da = _mm256_loadu_ps(dw + 32 * b + 16 * h), db = _mm256_loadu_ps(dw + 32 * b + 16 * h + 8);
+                const __m256 s0 = _mm256_set1_ps(dx[pr][xb]), s1 = _mm256_set1_ps(dx[pr + 1][xb]);
+                for (r = 0; r < QQ; r++) {
+                    const __m256i wa = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r));
+                    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));
+                    const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r));
+                    if (S8) {
+                        const __m256i ua = _mm256_abs_epi8(wa), ub = _mm256_abs_epi8(wv);
+                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x0, wa)), ones));
+                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x0, wv)), ones));
+                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x1, wa)), ones));
+                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x1, wv)), ones));
+                    } else {
+                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x0), ones));
+                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x0), ones));
+                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x1), ones));
+                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x1), ones));
+                    }
+                }
+                f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);
+                f0b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0b), _mm256_mul_ps(db, s0), f0b);
+                f1a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1a), _mm256_mul_ps(da, s1), f1a);
+                f1b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1b), _mm256_mul_ps(db, s1), f1b);
+                if (mw) {
+                    const __m256 ma = _mm256_loadu_ps(mw + 32 * b + 16 * h), mb = _mm256_loadu_ps(mw + 32 * b + 16 * h + 8);
+                    const __m256 t0 = _mm256_set1_ps(-(dx[pr][xb] * (float)sx[pr][b])), t1 = _mm256_set1_ps(-(dx[pr + 1][xb] * (float)sx[pr + 1][b]));
+                    f0a = _mm256_fmadd_ps(ma, t0, f0a), f0b = _mm256_fmadd_ps(mb, t0, f0b);
+                    f1a = _mm256_fmadd_ps(ma, t1, f1a), f1b = _mm256_fmadd_ps(mb, t1, f1b);
+                }
+            }
+            _mm256_storeu_ps(acc + 32 * pr + 16 * h, f0a), _mm256_storeu_ps(acc + 32 * pr + 16 * h + 8, f0b);
+            _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h, f1a), _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h + 8, f1b);
+        }
+}
+static GENIE__AVX2 void genie__qavx2_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 0);
+}
+static GENIE__AVX2 void genie__qavx2_tile32s(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                             const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 1);
+}
+static GENIE__AVX2 void genie__qavx2_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                            const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
+    genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4, 0);
+}
+/* Workspace bytes: shared (q, dx, sx of every row of x) and a thread's own (wp, dw, mw, an
+   f32 row, a tile). */
+static size_t genie__qvnni_shared(int64_t rows, int64_t K) { return (size_t)genie__round_up(rows * K + rows * (K / 16) * 8, 64); }
+static size_t genie__qvnni_own(int64_t K) { return (size_t)genie__round_up(K * 32 + K * 8 + K * 4 + K * 4 + 512, 64); }
+typedef void (*genie__qpre_tile_fn)(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off, const int8_t *const xq[4],
+                                    const float *const dx[4], const int32_t *const sx[4], float *acc);
+typedef int (*genie__qpre_panel_fn)(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
+                                    float *dw, float *mw);
+/* The int8 prefill on a path's row quantizer, panel and tiles (t32s: Q8_0's, else t32). The
+   threads quantize shares of x's rows into the workspace, meet at a barrier, then take
+   groups of 32 weight rows. */
+static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qpre_panel_fn panel,
+                                         genie__qpre_tile_fn t32, genie__qpre_tile_fn t32s, genie__qpre_tile_fn t16) {
+    const genie__node *n = p->n;
+    const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape);
+    const int SB = wdt == GENIE_Q6_K ? 16 : 32; /* a sub-block's elements */
+    const int64_t nsb = K / SB;
+    int8_t *q = (int8_t *)p->ws;
+    float *dxa = (float *)(void *)(p->ws + rows * K);
+    int32_t *sxa = (int32_t *)(void *)(dxa + rows * nb);
+    char *own = p->ws + genie__qvnni_shared(rows, K) + (size_t)ith * genie__qvnni_own(K);
+    uint8_t *wp = (uint8_t *)own;
+    float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 64, *xf = mw + nb * 32, *acc = xf + K;
+    int64_t lo, hi, r, t, i, j, m0, k;
+    const int64_t *sts[1];
+    genie__mi m;
+    genie__share(rows, ith, nth, &lo, &hi);
+    sts[0] = xv->strides;
+    genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
+    for (r = lo; r < hi; r++, genie__mi_next(&m)) {
+        const float *x = xf;
+        if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
+        else
+            for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
+        qrow(x, K, 32, q + r * K, dxa + r * nb, sxa + r * nsb);
+        if (SB == 16)
+            for (k = 0; k < nsb; k++)
+                for (i = 0, sxa[r * nsb + k] = 0; i < 16; i++) sxa[r * nsb + k] += q[r * K + 16 * k + i];
+    }
+    genie__barrier(p->pool, nth);
+    genie__share((N + 31) / 32, ith, nth, &lo, &hi);
+    for (t = lo; t < hi; t++) {
+        const int64_t n0 = 32 * t, nn = GENIE__MIN(32, N - n0);
+        const int off = panel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
+        for (m0 = 0; m0 < rows; m0 += 4) {
+            const int64_t mm = GENIE__MIN(4, rows - m0), o = n->out->off + m0 * N + n0;
+            const int8_t *xq[4];
+            const float *dx[4];
+            const int32_t *sx[4];
+            for (i = 0; i < 4; i++) { /* rows past M repeat the last */
+                const int64_t rr = m0 + GENIE__MIN(i, mm - 1);
+                xq[i] = q + rr * K, dx[i] = dxa + rr * nb, sx[i] = sxa + rr * nsb;
+            }
+            (SB == 16 ? t16 : wdt == GENIE_Q8_0 ? t32s : t32)(nsb, wp, dw, wdt == GENIE_Q4_K ? mw : NULL, off, xq, dx, sx, acc);
+            for (i = 0; i < mm; i++)
+                if (n->dtype == GENIE_F32) memcpy((float *)GENIE__OUT(n) + o + i * N, acc + 32 * i, (size_t)nn * 4);
+                else
+                    for (j = 0; j < nn; j++) genie__stf(GENIE__OUT(n), o + i * N + j, n->dtype, acc[32 * i + j]);
+        }
+    }
+    return GENIE_OK;
+}
+static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row_avx512, genie__qvnni_wpanel, genie__qvnni_tile32, genie__qvnni_tile32,
+                                genie__qvnni_tile16);
+}
+static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
+                                genie__qavx2_tile16);
+}
 #endif
 #ifdef GENIE__AMX_BUILT
 /* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
@@ -12934,6 +13242,26 @@ static genie_result genie__k_dqrows(genie__kparams *p, int ith, int nth) {
 /* forward declarations: functions of later sections used from here (recut.py) */
 static genie__kernel genie__shared_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, int64_t work, genie__kernel fn);
 /* end of forward declarations */
+#ifdef GENIE__X86
+/* A prefill kernel fn (AMX tiles or VNNI panels) for QLINEAR node p->n with its threads and
+   workspace: shared(rows, K) bytes and own(K) a thread; NULL (the reference) where the
+   workspace cannot grow. */
+static genie__kernel genie__q_pre_kernel(genie_ctx *ctx, genie__kparams *p, int *nth, size_t (*shared)(int64_t, int64_t),
+                                         size_t (*own)(int64_t), genie__kernel fn) {
+    const genie__node *n = p->n;
+    const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = n->in[1].v->shape[1];
+    p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
+    *nth = genie__tpool_size(p->pool);
+    if (!genie__ws_reserve(ctx, shared(rows, K) + (size_t)*nth * own(K))) {
+        snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]", (long long)rows,
+                 (long long)K);
+        p->pool = NULL, *nth = 1;
+        return NULL;
+    }
+    p->ws = ctx->ws;
+    return fn;
+}
+#endif
 /* The fast kernel for a QUANT node, or NULL (the reference). */
 static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *nth) {
     const genie__node *n = p->n;
@@ -12943,19 +13271,12 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
         const genie__vspec *wv = n->in[1].v;
         if (!genie__qrows_ok(wv, n->in[1].n->dtype) || wv->shape[1] == 0) return NULL;
 #ifdef GENIE__AMX_BUILT
-        if (genie__q_amx(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS) {
-            const int64_t rows = genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape), K = wv->shape[1];
-            p->pool = genie__tpool_get(ctx, n->numel * K >= GENIE__MIN_SHARED_WORK ? genie__ctx_threads(ctx) : 1);
-            *nth = genie__tpool_size(p->pool);
-            if (!genie__ws_reserve(ctx, genie__qamx_shared(rows, K) + (size_t)*nth * genie__qamx_own(K))) {
-                snprintf(p->msg, sizeof p->msg, "genie_linear: out of memory for the quantized input of [%lld, %lld]",
-                         (long long)rows, (long long)K);
-                p->pool = NULL, *nth = 1;
-                return NULL;
-            }
-            p->ws = ctx->ws;
-            return ctx->kt.qlinear_amx;
-        }
+        if (genie__q_amx(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS)
+            return genie__q_pre_kernel(ctx, p, nth, genie__qamx_shared, genie__qamx_own, ctx->kt.qlinear_amx);
+#endif
+#ifdef GENIE__X86
+        if (genie__q_vnni_pre(ctx, n->in[1].n->dtype) && genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) > GENIE__Q_PREFILL_ROWS)
+            return genie__q_pre_kernel(ctx, p, nth, genie__qvnni_shared, genie__qvnni_own, ctx->kt.qlinear_pre);
 #endif
         return genie__shared_kernel(ctx, p, nth, n->numel * wv->shape[1], ctx->kt.qlinear);
     }
@@ -12978,27 +13299,27 @@ static const genie__pathk genie__kt_reference = {
     NULL, NULL,                       /* reduce_int, cvt */
     NULL, NULL, NULL, NULL, NULL,     /* cols_add, _sqdev, _mm, _arg, _sumexp */
     NULL, NULL,                       /* rev4, tpose */
-    NULL, NULL, NULL, NULL};          /* gemm_bh, gemm_amx, qlinear, qlinear_amx */
+    NULL, NULL, NULL, NULL, NULL};    /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
 static const genie__pathk genie__kt_generic = {
     GENIE_CPU_GENERIC, genie__vops_g, &genie__rowk_c, genie__gemm_kerns_generic,
     genie__k_reduce_int_generic, genie__k_cvt_generic,
     genie__cols_add_c, genie__cols_sqdev_c, genie__cols_mm_c, genie__cols_arg_c, genie__cols_sumexp_c,
     NULL, NULL,
-    NULL, NULL, genie__k_qlinear_generic, NULL};
+    NULL, NULL, genie__k_qlinear_generic, NULL, NULL};
 #ifdef GENIE__X86
 static const genie__pathk genie__kt_avx2 = {
     GENIE_CPU_AVX2, genie__vops_y, &genie__rowk_avx2, genie__gemm_kerns_avx2,
     genie__k_reduce_int_avx2, genie__k_cvt_avx2,
     genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
 /* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
 static const genie__pathk genie__kt_avx512 = {
     GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
     genie__k_reduce_int_avx512, genie__k_cvt_avx512,
     genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
 #endif
 /* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
 static const genie__pathk *genie__kt(genie_cpu path) {
@@ -13019,6 +13340,7 @@ static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
     if (kt->path == GENIE_CPU_AVX512) {
         if (genie__bf16dp_runs()) kt->gemm_bh = &genie__gemm_kern_bh;
         if (genie__vnni_runs()) kt->qlinear = genie__vbmi_runs() ? genie__k_qlinear_vbmi : genie__k_qlinear_vnni;
+        if (genie__vnni_runs()) kt->qlinear_pre = genie__k_qlinear_pre_vnni;
     }
 #endif
 #ifdef GENIE__AMX_BUILT
@@ -17049,8 +17371,8 @@ static genie_tensor *genie__q_dequant(genie_ctx *ctx, genie_tensor *t, int dt) {
     if (!genie__in(ctx, n, 0, t, genie__vspec_retain(t->v))) return genie__abort(ctx, n, v);
     return genie__result(ctx, n, v);
 }
-/* Prefill (an f32 x of more than GENIE__Q_PREFILL_ROWS rows) without AMX int8 tiles:
-   dequantized panels of the weight (f32 [P, K], P rows of w at a time: the f32 GEMM packs
+/* Prefill (an f32 x of more than GENIE__Q_PREFILL_ROWS rows) without int8 tiles or panels
+   (the generic path): dequantized panels of the weight (f32 [P, K], P rows of w at a time: the f32 GEMM packs
    them) instead of quantizing x: the integer kernel re-reads x's rows for every 8 weight rows. */
 static genie_tensor *genie__q_prefill(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, const int64_t wsh[2],
                                       const int64_t wst[2], int64_t woff) {
@@ -17093,7 +17415,7 @@ static genie_tensor *genie__q_linear(genie_ctx *ctx, const char *fn, genie_tenso
     wsh[0] = N;
     wsh[1] = K;
     if (ctx->cpu != GENIE_CPU_REFERENCE && x->st->dtype == GENIE_F32 && genie__numel(xn - 1, x->v->shape) > GENIE__Q_PREFILL_ROWS &&
-        N > 0 && K > 0 && !genie__q_amx(ctx, w->st->dtype))
+        N > 0 && K > 0 && !genie__q_amx(ctx, w->st->dtype) && !genie__q_vnni_pre(ctx, w->st->dtype))
         return genie__q_prefill(ctx, x, w, wsh, wst, woff);
     memcpy(shape, x->v->shape, (size_t)xn * 8);
     shape[xn - 1] = N;

@@ -188,10 +188,13 @@ int main(int argc, char **argv) {
         printf("%-7s %-5s %3d %10.1f %10.3f %10.3f %9.2f\n", "bf16", cw, d.n_threads, (double)NN * KK * 2 / 1e6, t * 1e3,
                (double)NN * KK * 2 / bw * 1e3, (double)NN * KK * 2 / bw / t);
         if (!cold) {
-            t = time_linear(ctx, xpf, genie_gguf_get(g, "q8_0"), reps / 4 + 1);
             tf = time_linear(ctx, xpf, wf, reps / 4 + 1);
-            printf("prefill [128, %d] x [%d, %d]^T, %d thread(s): q8_0 %.2f ms (%.0f GFLOP/s), f32 GEMM %.2f ms (%.0f GFLOP/s): q8_0/f32 time %.2fx\n",
-                   KK, NN, KK, d.n_threads, t * 1e3, 2.0 * 128 * NN * KK / t / 1e9, tf * 1e3, 2.0 * 128 * NN * KK / tf / 1e9, t / tf);
+            for (i = 0; i < 4; i++) {
+                t = time_linear(ctx, xpf, genie_gguf_get(g, W[i].name), reps / 4 + 1);
+                printf("prefill [128, %d] x [%d, %d]^T, %d thread(s): %-4s %.2f ms (%.0f GFLOP/s), f32 GEMM %.2f ms (%.0f GFLOP/s): %s/f32 time %.2fx\n",
+                       KK, NN, KK, d.n_threads, W[i].name, t * 1e3, 2.0 * 128 * NN * KK / t / 1e9, tf * 1e3, 2.0 * 128 * NN * KK / tf / 1e9,
+                       W[i].name, t / tf);
+            }
         }
         genie_gguf_close(g);
         genie_ctx_destroy(ctx);

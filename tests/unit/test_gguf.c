@@ -4,7 +4,9 @@
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
    the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
-   Q8_0/Q4_0 prefill on amx: AMX int8 tiles on quantized activations (the decode bound). */
+   Q8_0/Q4_0 prefill on amx (AMX int8 tiles) and every block type's prefill on avx2, avx512 and
+   amx (int8 panels: vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized
+   activations per 32-block (the decode bound, QB 32). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include "testctx.h"
@@ -197,13 +199,15 @@ static void t_products(void) {
         for (k = 0; k < NQT && g; k++) {
             const int64_t N = QT[k].r, K = QT[k].c;
             const int QB = QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256;
+            /* prefill on int8: AMX tiles (Q8_0, Q4_0) or VNNI / AVX2 panels (every block type; x per 32) */
+            const int int8pre = paths[p] != GENIE_CPU_GENERIC;
             float *wref;
             snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
             wref = read_f32(fn, N * K);
             for (mi = 0; mi < 5; mi++) {
                 const int64_t M = Ms[mi], xs[2] = {M, K}, is[1] = {3};
-                /* quantized activations: decode, and Q8_0/Q4_0 prefill on AMX int8 tiles */
-                const int quant = M <= 16 || (paths[p] == GENIE_CPU_AMX && QB == 32);
+                /* quantized activations: decode, and prefill on int8 (x per 32-block there) */
+                const int quant = M <= 16 || int8pre, qb = M <= 16 ? QB : 32;
                 double *x = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8);
                 float *got = (float *)malloc((size_t)(M * N) * 4), *got2 = (float *)malloc((size_t)(M * N) * 4);
                 int64_t i, m, n, bad = 0, badref = 0;
@@ -225,8 +229,8 @@ static void t_products(void) {
                         badref += fabs(want[m * N + n] - r) > 1e-9 * (1 + fabs(r)) + 1e-6 * fabs(r);
                         bad += got2[m * N + n] != got[m * N + n];
                         if (quant) { /* quantized activations, integer dots */
-                            bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, QB);
-                            bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, QB)) > 2e-5 * bound(xr, wref + n * K, K, QB) * 254 + 1e-6;
+                            bad += fabs(got[m * N + n] - want[m * N + n]) > bound(xr, wref + n * K, K, qb);
+                            bad += fabs(got[m * N + n] - emulate(xr, wref + n * K, K, qb)) > 2e-5 * bound(xr, wref + n * K, K, qb) * 254 + 1e-6;
                         } else { /* prefill: dequantized panels through the f32 GEMM (as f32 sums) */
                             double mag = 0;
                             for (i = 0; i < K; i++) mag += fabs(xr[i] * wref[n * K + i]);
@@ -267,6 +271,61 @@ static void t_products(void) {
     }
     genie_gguf_close(rg);
     CHECK(genie_status(rctx) == GENIE_OK);
+    genie_ctx_destroy(rctx);
+}
+/* Prefill (37 rows) from inputs the int8 kernels read element by element: an f32 x seen through
+   a transpose (its rows strided) and a bf16 x (a bf16 out), on every path, against the f64
+   reference on the same (bf16-rounded) x within the decode bound (its blocks: QB of the type,
+   which is at least the 32-block bound) plus bf16's rounding of the out. */
+static void t_prefill_inputs(void) {
+    static const int ks[3] = {0, 2, 3}; /* q8_0, q4_k, q6_k */
+    genie_ctx *rctx = test_ctx(GENIE_CPU_REFERENCE, 1);
+    genie_gguf *rg = NULL;
+    int p, k, v;
+    CHECK(genie_gguf_open(rctx, P("t.gguf"), &rg) == GENIE_OK);
+    for (p = 1; p < NPATHS && rg; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (!genie_cpu_supported(paths[p])) continue;
+        ctx = test_ctx(paths[p], 2);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < 3 && g; k++) {
+            const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = 37, xs[2] = {M, K}, ts[2] = {K, M};
+            const int QB = QT[ks[k]].dt == GENIE_Q8_0 ? 32 : 256;
+            double *x = (double *)malloc((size_t)(M * K) * 8), *xt = (double *)malloc((size_t)(M * K) * 8);
+            double *xr = (double *)malloc((size_t)(M * K) * 8), *want = (double *)malloc((size_t)(M * N) * 8), *got = (double *)malloc((size_t)(M * N) * 8);
+            float *wref;
+            char fn[64];
+            int64_t i, m, n, bad = 0;
+            snprintf(fn, sizeof fn, "%s.f32", QT[ks[k]].name);
+            wref = read_f32(fn, N * K);
+            for (i = 0; i < M * K; i++) x[i] = xv(3 * i + k), xt[i % K * M + i / K] = x[i];
+            for (v = 0; v < 2; v++) {
+                genie_tensor *in, *rin;
+                if (v == 0) { /* f32 rows through a transpose */
+                    in = genie_t(ctx, genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, ts, xt), GENIE_F32));
+                    rin = genie_t(rctx, genie_to_dtype(rctx, genie_from_data(rctx, GENIE_F64, 2, ts, xt), GENIE_F32));
+                } else {
+                    in = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, xs, x), GENIE_BF16);
+                    rin = genie_to_dtype(rctx, genie_from_data(rctx, GENIE_F64, 2, xs, x), GENIE_BF16);
+                }
+                CHECK(genie_read(rctx, rin, GENIE_F64, xr, (size_t)(M * K) * 8) == GENIE_OK);
+                CHECK(genie_read(rctx, genie_linear(rctx, rin, genie_gguf_get(rg, QT[ks[k]].name), NULL), GENIE_F64, want, (size_t)(M * N) * 8) == GENIE_OK);
+                CHECK(genie_read(ctx, genie_linear(ctx, in, genie_gguf_get(g, QT[ks[k]].name), NULL), GENIE_F64, got, (size_t)(M * N) * 8) == GENIE_OK);
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < N; n++)
+                        bad += !(fabs(got[m * N + n] - want[m * N + n]) <= bound(xr + m * K, wref + n * K, K, QB) + (v ? fabs(want[m * N + n]) / 128 : 0));
+                if (bad) printf("  %s path %s %s x: %lld outside the bound\n", QT[ks[k]].name, genie_cpu_name(paths[p]), v ? "bf16" : "strided", (long long)bad);
+                CHECK(bad == 0);
+            }
+            free(x), free(xt), free(xr), free(want), free(got), free(wref);
+        }
+        CHECK(genie_status(ctx) == GENIE_OK);
+        if (genie_status(ctx)) puts(genie_last_error(ctx));
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+    genie_gguf_close(rg);
     genie_ctx_destroy(rctx);
 }
 /* The activations' quantization of the decode products is one computation on every path: the
@@ -415,6 +474,7 @@ int main(int argc, char **argv) {
         t_plain();
         t_dequant();
         t_products();
+        t_prefill_inputs();
         t_qrow_paths();
         t_errors();
     } else {
