@@ -427,6 +427,11 @@ bench-tape: $(BUILD)/bench_tape ## the 8-op chain, tiny nodes and an encoder blo
 	$(call bench_run,tape,$(BUILD)/tape_block.bin)
 bench-eltwise: $(BUILD)/bench_eltwise ## elementwise kernels on every CPU path against the reference
 	$(call bench_run,eltwise)
+# ---- bench-pool: the thread pool's cost per job beside the caller alone (bench/pool.c)
+bench-pool: $(BUILD)/bench_pool ## the thread pool's cost per job (2 shares) beside 1 thread
+	$(call bench_run,pool)
+.PHONY: bench-pool
+# ---- end bench-pool
 bench-attention: $(BUILD)/bench_attention ## fused attention vs the unfused composition, beside ATen
 	$(call bench_run,attention)
 bench-rowwise: $(BUILD)/bench_rowwise ## reductions, softmax, layer_norm beside memcpy

@@ -437,6 +437,11 @@ GENIE__DECL_UNARY(gelu_tanh) GENIE__DECL_UNARY(silu) GENIE__DECL_UNARY(reciproca
 GENIE__DECL_UNARY(square) GENIE__DECL_UNARY(floor) GENIE__DECL_UNARY(ceil) GENIE__DECL_UNARY(round)
 GENIE__DECL_UNARY(sign) GENIE__DECL_UNARY(erf) GENIE__DECL_UNARY(log1p) GENIE__DECL_UNARY(expm1)
 GENIE__DECL_UNARY(logical_not)
+/* Bit operations on integer and bool tensors (a float operand is GENIE_ERR_DTYPE): a op b
+   broadcast, in the promoted dtype (a bool beside an integer is 0 or 1, as PyTorch);
+   bitwise_not is ~t (logical_not for bool) */
+GENIE__DECL_BINARY(bitwise_and) GENIE__DECL_BINARY(bitwise_or) GENIE__DECL_BINARY(bitwise_xor)
+GENIE__DECL_UNARY(bitwise_not)
 /* cond (bool) ? a : b, broadcasting, promoting a and b */
 GENIEDEF genie_tensor *genie_where(genie_ctx *ctx, genie_tensor *cond, genie_tensor *a, genie_tensor *b);
 /* bounds converted to t's dtype; NAN means no bound */
@@ -913,7 +918,9 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
     X(SELECT, "select", VIEW) X(NARROW, "narrow", VIEW) X(DIAGONAL, "diagonal", VIEW) \
     X(AS_STRIDED, "as_strided", VIEW) X(SPLIT, "split", VIEW) X(CHUNK, "chunk", VIEW) \
     X(UNBIND, "unbind", VIEW) X(ALIAS, "alias", VIEW)                           \
-    X(DEQUANT, "to", QUANT) X(QLINEAR, "linear", QUANT) X(QROWS, "embedding", QUANT)
+    X(DEQUANT, "to", QUANT) X(QLINEAR, "linear", QUANT) X(QROWS, "embedding", QUANT)  \
+    X(BITWISE_AND, "bitwise_and", BINARY) X(BITWISE_OR, "bitwise_or", BINARY)    \
+    X(BITWISE_XOR, "bitwise_xor", BINARY) X(BITWISE_NOT, "bitwise_not", UNARY)
 
 enum genie__kind { GENIE__K_SRC, GENIE__K_FULL, GENIE__K_ARANGE, GENIE__K_RAND, GENIE__K_COPY,
     GENIE__K_UNARY, GENIE__K_BINARY, GENIE__K_WHERE, GENIE__K_MASKED_FILL, GENIE__K_TRI,
@@ -4359,6 +4366,7 @@ static int64_t genie__unary_i(int op, int64_t x, const genie__args *a) {
     case GENIE__OP_SQUARE: return (int64_t)((uint64_t)x * (uint64_t)x);
     case GENIE__OP_SIGN: return (x > 0) - (x < 0);
     case GENIE__OP_LOGICAL_NOT: return x == 0;
+    case GENIE__OP_BITWISE_NOT: return ~x; /* never of bool: genie_bitwise_not gives logical_not */
     case GENIE__OP_CLAMP: /* integer bounds in a.i[0..1], a.i[2..3]: has min/max */
         if (a->i[2] && x < a->i[0]) x = a->i[0];
         if (a->i[3] && x > a->i[1]) x = a->i[1];
@@ -4414,6 +4422,9 @@ static int64_t genie__binary_i(int op, int64_t x, int64_t y) {
     case GENIE__OP_MINIMUM: return x < y ? x : y;
     case GENIE__OP_LOGICAL_AND: return x != 0 && y != 0;
     case GENIE__OP_LOGICAL_OR: return x != 0 || y != 0;
+    case GENIE__OP_BITWISE_AND: return x & y; /* two's complement bits; bool: 0 or 1 */
+    case GENIE__OP_BITWISE_OR: return x | y;
+    case GENIE__OP_BITWISE_XOR: return x ^ y;
     default: return 0;
     }
 }
@@ -17769,6 +17780,11 @@ static int genie__binary_types(genie_ctx *ctx, int op, const char *fn, int adt, 
                     "use logical_not() or logical_xor()", fn);
         return 0;
     }
+    if ((op == GENIE__OP_BITWISE_AND || op == GENIE__OP_BITWISE_OR || op == GENIE__OP_BITWISE_XOR) && GENIE__IS_FLOAT(pt)) {
+        genie__fail(ctx, GENIE_ERR_DTYPE, "%s: bit operations take integer or bool tensors, not %s", fn,
+                    genie__dt_names[GENIE__IS_FLOAT(adt) ? adt : bdt]);
+        return 0;
+    }
     if (op == GENIE__OP_POW && pt == GENIE_BOOL) {
         genie__fail(ctx, GENIE_ERR_DTYPE, "%s: pow is not supported for two bool operands", fn);
         return 0;
@@ -17847,7 +17863,8 @@ GENIE__DEF_BINARY(add, ADD) GENIE__DEF_BINARY(sub, SUB) GENIE__DEF_BINARY(mul, M
 GENIE__DEF_BINARY(pow, POW) GENIE__DEF_BINARY(maximum, MAXIMUM) GENIE__DEF_BINARY(minimum, MINIMUM)
 GENIE__DEF_BINARY(eq, EQ) GENIE__DEF_BINARY(ne, NE) GENIE__DEF_BINARY(lt, LT) GENIE__DEF_BINARY(le, LE)
 GENIE__DEF_BINARY(gt, GT) GENIE__DEF_BINARY(ge, GE) GENIE__DEF_BINARY(logical_and, LOGICAL_AND)
-GENIE__DEF_BINARY(logical_or, LOGICAL_OR)
+GENIE__DEF_BINARY(logical_or, LOGICAL_OR) GENIE__DEF_BINARY(bitwise_and, BITWISE_AND)
+GENIE__DEF_BINARY(bitwise_or, BITWISE_OR) GENIE__DEF_BINARY(bitwise_xor, BITWISE_XOR)
 GENIE__DEF_SCALAR(add, ADD) GENIE__DEF_SCALAR(sub, SUB) GENIE__DEF_SCALAR(mul, MUL) GENIE__DEF_SCALAR(div, DIV)
 GENIE__DEF_SCALAR(pow, POW)
 
@@ -17873,6 +17890,9 @@ static int genie__unary_types(genie_ctx *ctx, int op, const char *fn, int dt, in
         if (dt == GENIE_BOOL) *cdt = *odt = GENIE_I64;
         return 1;
     case GENIE__OP_LOGICAL_NOT: *odt = GENIE_BOOL; return 1;
+    case GENIE__OP_BITWISE_NOT:
+        if (isint) return 1;
+        break;
     default: return 1;
     }
     genie__fail(ctx, GENIE_ERR_DTYPE, "%s: not supported for %s tensors", fn, genie__dt_names[dt]);
@@ -17908,6 +17928,11 @@ GENIE__DEF_UNARY(gelu, GELU) GENIE__DEF_UNARY(gelu_tanh, GELU_TANH) GENIE__DEF_U
 GENIE__DEF_UNARY(reciprocal, RECIPROCAL) GENIE__DEF_UNARY(square, SQUARE) GENIE__DEF_UNARY(floor, FLOOR)
 GENIE__DEF_UNARY(ceil, CEIL) GENIE__DEF_UNARY(round, ROUND) GENIE__DEF_UNARY(sign, SIGN) GENIE__DEF_UNARY(erf, ERF)
 GENIE__DEF_UNARY(log1p, LOG1P) GENIE__DEF_UNARY(expm1, EXPM1) GENIE__DEF_UNARY(logical_not, LOGICAL_NOT)
+GENIEDEF genie_tensor *genie_bitwise_not(genie_ctx *ctx, genie_tensor *t) { /* ~ of a bool is not */
+    GENIE__ENTER(ctx);
+    if (!genie__need(ctx, "genie_bitwise_not", t)) return NULL;
+    return genie__unary(ctx, t->st->dtype == GENIE_BOOL ? GENIE__OP_LOGICAL_NOT : GENIE__OP_BITWISE_NOT, "genie_bitwise_not", t);
+}
 
 /* Integer bound for clamp: truncated (saturated to int64; NaN: no bound). */
 static int64_t genie__clamp_bound(double v) {

@@ -209,8 +209,9 @@ static const char gc_prelude[] =
 static int gc_elt_op(int op) {
     int k = genie__op_kinds[op];
     if (k == GENIE__K_COPY) return op != GENIE__OP_FLIP;
-    if (k == GENIE__K_UNARY) return op != GENIE__OP_LOGICAL_NOT;
-    if (k == GENIE__K_BINARY) return !GENIE__IS_COMPARE(op) && op != GENIE__OP_LOGICAL_AND && op != GENIE__OP_LOGICAL_OR;
+    if (k == GENIE__K_UNARY) return op != GENIE__OP_LOGICAL_NOT && op != GENIE__OP_BITWISE_NOT;
+    if (k == GENIE__K_BINARY) return !GENIE__IS_COMPARE(op) && op != GENIE__OP_LOGICAL_AND && op != GENIE__OP_LOGICAL_OR &&
+                                     op != GENIE__OP_BITWISE_AND && op != GENIE__OP_BITWISE_OR && op != GENIE__OP_BITWISE_XOR;
     return 0;
 }
 static int gc_float_dt(int dt) { return dt == GENIE_F32 || dt == GENIE_F64 || dt == GENIE_F16 || dt == GENIE_BF16; }

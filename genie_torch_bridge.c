@@ -77,6 +77,9 @@
 #define GENIE_TORCH_SYNC GENIE_TORCH_AT_LEAST(2, 4)
 #define GENIE_TORCH_SAFE_SOFTMAX GENIE_TORCH_AT_LEAST(2, 5)
 #define GENIE_TORCH_AUTOCAST GENIE_TORCH_AT_LEAST(2, 5)
+/* bitwise_and/or/xor.Scalar take a backend's kernel (1.13: a backend's kernel for them leaves
+   their autograd key without one; its composite reaches .Tensor, which is captured) */
+#define GENIE_TORCH_BITWISE_SCALAR GENIE_TORCH_AT_LEAST(2, 0)
 #if defined(__has_include)
 #if __has_include(<ATen/ops/_scaled_dot_product_fused_attention_overrideable.h>)
 #define GENIE_TORCH_SDPA 1
@@ -1714,16 +1717,24 @@ bool k_max_dim(const c10::OperatorHandle &, Args &a) { /* max.dim(self, dim, kee
 
 
 /* ------------------------------------------------------------------ bool logic, any/all, isin */
-/* bitwise_and/or/xor.Tensor(self, other) on two bool tensors: logical_and/or and ne; integer
-   bit operations go to the fallback */
+/* bitwise_and/or/xor.Tensor(self, other) on integer or bool tensors (bool beside an integer
+   promoted to 0 or 1, as ATen): genie's bit operations; a float operand is ATen's error, the
+   fallback's */
 template <BinFn F>
-bool k_bitwise_bool(const c10::OperatorHandle &op, Args &a) {
-    if (a.t(0).scalar_type() != at::kBool || a.t(1).scalar_type() != at::kBool) return false;
+bool k_bitwise(const c10::OperatorHandle &op, Args &a) {
+    if (!a.t(0).defined() || !a.t(1).defined() || !c10::isIntegralType(a.t(0).scalar_type(), true) ||
+        !c10::isIntegralType(a.t(1).scalar_type(), true))
+        return false;
     return k_binary<F, 0>(op, a);
 }
-bool k_bitwise_not(const c10::OperatorHandle &op, Args &a) { /* bitwise_not(self): logical_not on bool */
-    if (a.t(0).scalar_type() != at::kBool) return false;
-    return k_unary<genie_logical_not, 0>(op, a);
+template <BinFn F>
+bool k_bitwise_scalar(const c10::OperatorHandle &op, Args &a) { /* bitwise_and/or/xor.Scalar: an integer or bool other */
+    if (!c10::isIntegralType(a.t(0).scalar_type(), true) || !a.sc(1).isIntegral(true)) return false;
+    return k_binary_scalar<F>(op, a);
+}
+bool k_bitwise_not(const c10::OperatorHandle &op, Args &a) { /* bitwise_not(self): ~, logical_not on bool */
+    if (!c10::isIntegralType(a.t(0).scalar_type(), true)) return false;
+    return k_unary<genie_bitwise_not, 0>(op, a);
 }
 /* x as a bool tensor (x != 0), or x itself when bool */
 GT truth(const at::Tensor &x) {
@@ -2241,13 +2252,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("min.dim", BOX(k_max_dim<0>));
     /* bool logic and the tests model.generate's stopping criteria and logits processors run
        each step: captured, so a decoding step stays one tape */
-    m.impl("bitwise_and.Tensor", BOX(k_bitwise_bool<genie_logical_and>));
-    m.impl("bitwise_or.Tensor", BOX(k_bitwise_bool<genie_logical_or>));
-    m.impl("bitwise_xor.Tensor", BOX(k_bitwise_bool<genie_ne>));
+    m.impl("bitwise_and.Tensor", BOX(k_bitwise<genie_bitwise_and>));
+    m.impl("bitwise_or.Tensor", BOX(k_bitwise<genie_bitwise_or>));
+    m.impl("bitwise_xor.Tensor", BOX(k_bitwise<genie_bitwise_xor>));
     m.impl("bitwise_not", BOX(k_bitwise_not));
-    m.impl("bitwise_and.Tensor_out", BOX((k_out<k_bitwise_bool<genie_logical_and>, 2>)));
-    m.impl("bitwise_or.Tensor_out", BOX((k_out<k_bitwise_bool<genie_logical_or>, 2>)));
-    m.impl("bitwise_xor.Tensor_out", BOX((k_out<k_bitwise_bool<genie_ne>, 2>)));
+#if GENIE_TORCH_BITWISE_SCALAR
+    m.impl("bitwise_and.Scalar", BOX(k_bitwise_scalar<genie_bitwise_and>));
+    m.impl("bitwise_or.Scalar", BOX(k_bitwise_scalar<genie_bitwise_or>));
+    m.impl("bitwise_xor.Scalar", BOX(k_bitwise_scalar<genie_bitwise_xor>));
+#endif
+    m.impl("bitwise_and.Tensor_out", BOX((k_out<k_bitwise<genie_bitwise_and>, 2>)));
+    m.impl("bitwise_or.Tensor_out", BOX((k_out<k_bitwise<genie_bitwise_or>, 2>)));
+    m.impl("bitwise_xor.Tensor_out", BOX((k_out<k_bitwise<genie_bitwise_xor>, 2>)));
     m.impl("bitwise_not.out", BOX((k_out<k_bitwise_not, 1>)));
     m.impl("logical_and.out", BOX((k_out<k_binary<genie_logical_and, 0>, 2>)));
     m.impl("logical_or.out", BOX((k_out<k_binary<genie_logical_or, 0>, 2>)));

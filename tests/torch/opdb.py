@@ -10,7 +10,7 @@ Each operator runs in a forked child, so a crash is counted, not fatal. Strides 
 from CPU's are reported, not failed.
 
     /usr/bin/python3 tests/torch/opdb.py [--all | --subset N] [--ops a,b,c] [--max-samples K] [--no-grad]
-        [--dtype float32|bfloat16|float16] [--json FILE] [--exclude-json EARLIER.json]
+        [--dtype float32|bfloat16|float16|int64|int32|uint8|bool] [--json FILE] [--exclude-json EARLIER.json]
         (any torch: Debian's 1.13 or the 2.x venv)
 
 Prints one line per failing/crashing operator, then a summary with pass/fail/crash counts and
@@ -352,7 +352,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--target", type=float, default=0.98)
     ap.add_argument("--no-grad", action="store_true", help="do not compare gradients (backward on the device)")
-    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "int64", "int32", "uint8", "bool"])
     ap.add_argument("--json", default=None, help="default: build/opdb[-DTYPE]-torch<version>.json")
     ap.add_argument("--exclude-json", default=None,
                     help="skip the operators of this earlier sweep's json (a long sweep in parts)")
