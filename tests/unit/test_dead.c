@@ -152,14 +152,15 @@ static const char *const names2[2] = {"a", "b"}, *const mkeys[1] = {"k"}, *const
 #define DEAD_API_BINARY(X)                                                                                  \
     DEAD_BIN(X, add) DEAD_BIN(X, sub) DEAD_BIN(X, mul) DEAD_BIN(X, div) DEAD_BIN(X, pow) DEAD_BIN(X, maximum) \
     DEAD_BIN(X, minimum) DEAD_BIN(X, eq) DEAD_BIN(X, ne) DEAD_BIN(X, lt) DEAD_BIN(X, le) DEAD_BIN(X, gt)     \
-    DEAD_BIN(X, ge) DEAD_BIN(X, logical_and) DEAD_BIN(X, logical_or)
+    DEAD_BIN(X, ge) DEAD_BIN(X, logical_and) DEAD_BIN(X, logical_or) DEAD_BIN(X, bitwise_and)               \
+    DEAD_BIN(X, bitwise_or) DEAD_BIN(X, bitwise_xor)
 #define DEAD_API_SCALAR(X) DEAD_SCA(X, add) DEAD_SCA(X, sub) DEAD_SCA(X, mul) DEAD_SCA(X, div) DEAD_SCA(X, pow)
 #define DEAD_API_UNARY(X)                                                                                   \
     DEAD_UN(X, neg) DEAD_UN(X, abs) DEAD_UN(X, exp) DEAD_UN(X, log) DEAD_UN(X, sqrt) DEAD_UN(X, rsqrt)      \
     DEAD_UN(X, sin) DEAD_UN(X, cos) DEAD_UN(X, tanh) DEAD_UN(X, sigmoid) DEAD_UN(X, relu) DEAD_UN(X, gelu)  \
     DEAD_UN(X, gelu_tanh) DEAD_UN(X, silu) DEAD_UN(X, reciprocal) DEAD_UN(X, square) DEAD_UN(X, floor)      \
     DEAD_UN(X, ceil) DEAD_UN(X, round) DEAD_UN(X, sign) DEAD_UN(X, erf) DEAD_UN(X, log1p) DEAD_UN(X, expm1) \
-    DEAD_UN(X, logical_not)
+    DEAD_UN(X, logical_not) DEAD_UN(X, bitwise_not)
 #define DEAD_API_REDUCE(X)                                                                                  \
     DEAD_RED(X, sum) DEAD_RED(X, mean) DEAD_RED(X, amax) DEAD_RED(X, amin) DEAD_RED(X, prod) DEAD_RED(X, logsumexp)
 
