@@ -344,6 +344,7 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     unsigned version, need_key;
     const char *t;
     char why[320]; /* grx_parse_addr quotes the address (256 bytes at most) */
+    r->said_error = 0; /* (a failed HELLO send leaves it as the last connection's wait did) */
     if (grx_connect(&r->x, r->addr, GR_DEFAULT_MAX_PAYLOAD, rc_ep_error, r, &r->ep, why, sizeof why) != 0)
         return rc_fail(r, msg, "%s", why);
     /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */

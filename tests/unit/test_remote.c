@@ -1176,6 +1176,15 @@ static void hostile_values(raw *r) {
         o.module = o.phase = "";
         bad_run(r, &o, 32, 30, 40, 0, bad[k].what);
     }
+    { /* a RAND of 16 MiB written nowhere, past this server's 1 MiB budget: refused before it runs */
+        gr_op o;
+        int64_t n4m[1] = {(int64_t)1 << 22};
+        memset(&o, 0, sizeof o);
+        o.op = GR_OP_RAND, o.dtype = GENIE_F32, o.i[0] = 7;
+        put_view(&o.out, 1, n4m, st1, 0);
+        o.module = o.phase = "";
+        bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a 16 MiB rand past the client's budget");
+    }
 }
 static void test_hostile(void) {
     server s, k;
