@@ -183,7 +183,7 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
     grx_msg *m;
     while ((m = grx_pop(&r->x, r->ep))) {
         gr_hdr h;
-        int bad;
+        int bad = 0;
         r->ctx->stats.remote_messages_received++;
         r->ctx->stats.remote_bytes_received += m->hdr_len + m->len;
         if (m->oversized || m->failed || (bad = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h)) != 0) {
