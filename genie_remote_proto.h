@@ -533,9 +533,9 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         o->written = (flags >> 1) & 1;
         o->inplace = (flags >> 2) & 1;
         o->zero = flags >> 3;
-        if (o->zero && !GR_OP_MIXED(o->op)) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim source on an op that is not binary or where");
-        if (o->zero >> o->nin) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim flag for a source the op lacks");
         if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
+        if (o->zero && !GR_OP_MIXED(o->op)) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim source on an op that is not binary or where");
+        if (o->zero >> o->nin /* nin <= GR_MAX_IN */) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim flag for a source the op lacks");
         if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
         if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
         if ((GR_OP_INPLACE(o->op) || o->inplace) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
