@@ -456,14 +456,6 @@ static void rc_view(gr_view *d, const genie__vspec *v) {
     memcpy(d->shape, v->shape, (size_t)v->ndim * 8);
     memcpy(d->strides, v->strides, (size_t)v->ndim * 8);
 }
-/* 1 when v reads one element however many it has (each dim of size 1 or stride 0, none
-   empty): a 0-dim source broadcast. */
-static int rc_view_one(const genie__vspec *v) {
-    int d;
-    for (d = 0; d < v->ndim; d++)
-        if (v->shape[d] < 1 || (v->shape[d] > 1 && v->strides[d] != 0)) return 0;
-    return 1;
-}
 /* A binary op or where on sources of two dtypes: genie promoted them as ATen does, a 0-dim
    source counting below a dimensioned one, which the node's views (broadcast to the result's
    shape) no longer show. The sources' 0-dim flags (bit k: source k) under which genie's rules
@@ -476,10 +468,11 @@ static int rc_zero_mask(const genie__node *n) {
     for (m = 0; m < 4; m++) {
         int dim = -1, zero = -1, ok = 1, pt, cdt, odt;
         for (k = 0; k < 2; k++) {
-            const genie__vspec *v = n->in[lo + k].v;
             int flag = (m >> k) & 1, dt = n->in[lo + k].n->dtype;
-            if (flag && (v->ndim == 0 || !rc_view_one(v))) ok = 0; /* a 0-dim view needs no flag */
-            if (flag || v->ndim == 0) zero = genie__promote(zero, dt);
+            gr_view v;
+            rc_view(&v, n->in[lo + k].v);
+            if (flag && (v.ndim == 0 || !gr_view_one(&v))) ok = 0; /* a 0-dim view needs no flag */
+            if (flag || v.ndim == 0) zero = genie__promote(zero, dt);
             else dim = genie__promote(dim, dt);
         }
         if (!ok) continue;
