@@ -809,7 +809,12 @@ static int mixed_program(genie_ctx *c, int k, genie_tensor **outs) {
         outs[5] = genie_where(c, cond, z32, h);                  /* f16 */
         outs[6] = genie_add(c, genie_to_dtype(c, z32, GENIE_F16), z64); /* two 0-dim: f64 */
         outs[7] = genie_div(c, genie_to_dtype(c, cond, GENIE_BOOL), genie_to_dtype(c, z32, GENIE_I64)); /* f32 */
-        return 8;
+        outs[8] = genie_clone(c, h); /* in place: f16 += a 0-dim f32, a slice of it *= a 0-dim f64 (in f16) */
+        genie_add_(c, outs[8], z32);
+        genie_mul_(c, genie_narrow(c, outs[8], 0, 3, 5), z64);
+        outs[9] = genie_clone(c, a); /* f32 -= an i64 tensor */
+        genie_sub_(c, outs[9], i64);
+        return 10;
     }
 }
 /* Mixed dtypes run on the server, bit-identical to local, no node on the client's CPU. */
@@ -817,7 +822,7 @@ static void test_mixed(const char *addr) {
     int k;
     for (k = 0; k < 2; k++) {
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
-        genie_tensor *ro[8], *lo[8];
+        genie_tensor *ro[10], *lo[10];
         int n = mixed_program(rc, k, ro);
         genie_stats st;
         mixed_program(lc, k, lo);
