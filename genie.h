@@ -383,6 +383,9 @@ GENIEDEF const int64_t *genie_strides(const genie_tensor *t);
 GENIEDEF int64_t        genie_storage_offset(const genie_tensor *t); /* in elements of the storage */
 GENIEDEF int64_t        genie_numel(const genie_tensor *t); /* elements (1 for 0-dim; 0 for NULL) */
 GENIEDEF genie_dtype    genie_dtype_of(const genie_tensor *t); /* its dtype (GENIE_F32 for NULL) */
+/* The dtype t's elementwise op computes in (f32 for an f16 + f32 add, the promoted dtype of a
+   comparison whose result is bool); its dtype for other tensors, GENIE_F32 for NULL. */
+GENIEDEF genie_dtype    genie_compute_dtype(const genie_tensor *t);
 GENIEDEF size_t         genie_dtype_size(genie_dtype dt); /* bytes per element; 0 for a block or an invalid dtype */
 /* A block dtype's block: *elems elements in *bytes bytes (1 and the element size for the others);
    1 for a block dtype, 0 otherwise (the outputs still set; NULL outputs are skipped). */
@@ -17619,6 +17622,9 @@ GENIEDEF const int64_t *genie_strides(const genie_tensor *t) { return GENIE__LIV
 GENIEDEF int64_t genie_storage_offset(const genie_tensor *t) { return GENIE__LIVE(t) ? t->v->off : 0; }
 GENIEDEF int64_t genie_numel(const genie_tensor *t) { return GENIE__LIVE(t) ? genie__numel(t->v->ndim, t->v->shape) : 0; }
 GENIEDEF genie_dtype genie_dtype_of(const genie_tensor *t) { return GENIE__LIVE(t) ? (genie_dtype)t->st->dtype : GENIE_F32; }
+GENIEDEF genie_dtype genie_compute_dtype(const genie_tensor *t) {
+    return GENIE__LIVE(t) && t->st->ver ? (genie_dtype)t->st->ver->cdt : GENIE_F32;
+}
 GENIEDEF int genie_is_contiguous(const genie_tensor *t) { return GENIE__LIVE(t) ? genie__is_contig(t->v->ndim, t->v->shape, t->v->strides) : 0; }
 GENIEDEF int genie_is_materialized(const genie_tensor *t) { return GENIE__LIVE(t) ? t->st->ver->state == GENIE__DONE : 0; }
 GENIEDEF int genie_shares_storage(const genie_tensor *a, const genie_tensor *b) { return GENIE__LIVE(a) && GENIE__LIVE(b) && a->st == b->st; }

@@ -457,6 +457,33 @@ static void rc_view(gr_view *d, const genie__vspec *v) {
     memcpy(d->shape, v->shape, (size_t)v->ndim * 8);
     memcpy(d->strides, v->strides, (size_t)v->ndim * 8);
 }
+/* A binary op or where on sources of two dtypes: genie promoted them as ATen does, a 0-dim
+   source counting below a dimensioned one, which the node's views (broadcast to the result's
+   shape) no longer show. The sources' 0-dim flags (bit k: source k) under which genie's rules
+   give the node's result and compute dtypes, the fewest flags first, so that the server's
+   genie builds the same node from the same sources; 0 for sources of one dtype (and other
+   ops), -1 when no flags do. */
+static int rc_zero_mask(const genie__node *n) {
+    int w = rc_wire_op(n->op), lo = w == GR_OP_WHERE ? 1 : 0, m, k;
+    if (!GR_OP_MIXED(w) || n->has_scalar || n->nin != lo + 2 || n->in[lo].n->dtype == n->in[lo + 1].n->dtype) return 0;
+    for (m = 0; m < 4; m++) {
+        int dim = -1, zero = -1, ok = 1, pt, cdt, odt;
+        for (k = 0; k < 2; k++) {
+            int flag = (m >> k) & 1, dt = n->in[lo + k].n->dtype;
+            gr_view v;
+            rc_view(&v, n->in[lo + k].v);
+            if (flag && (v.ndim == 0 || !gr_view_one(&v))) ok = 0; /* a 0-dim view needs no flag */
+            if (flag || v.ndim == 0) zero = genie__promote(zero, dt);
+            else dim = genie__promote(dim, dt);
+        }
+        if (!ok) continue;
+        pt = genie__combine(dim, zero);
+        if (w == GR_OP_WHERE) cdt = odt = pt;
+        else if (!genie__binary_types(NULL, n->op, "", n->in[0].n->dtype, n->in[1].n->dtype, pt, &cdt, &odt)) continue;
+        if (cdt == n->cdt && odt == n->dtype) return m << lo;
+    }
+    return -1;
+}
 /* n as an op, all but where its result and sources live (out_buf, out_cap, each source's
    kind and ref) and its module and phase. */
 static void rc_fill_op(gr_op *o, const genie__node *n) {
@@ -464,6 +491,8 @@ static void rc_fill_op(gr_op *o, const genie__node *n) {
     memset(o, 0, sizeof *o);
     o->op = rc_wire_op(n->op);
     o->dtype = n->dtype;
+    o->cdt = n->cdt;
+    o->zero = rc_zero_mask(n) > 0 ? rc_zero_mask(n) : 0;
     o->has_scalar = n->has_scalar;
     o->inplace = n->base != NULL;
     o->written = o->inplace;
@@ -533,9 +562,11 @@ static int rc_node_ok(const genie__node *n) {
     for (k = 0; k < n->nin; k++)
         if (n->in[k].n->dtype >= GR_DTYPE_COUNT) return 0;
     if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
-    /* elementwise sources of different dtypes: promotion may have depended on a source being
-       0-dim, which the server cannot see (it gets views broadcast to the result's shape) */
-    if ((w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype) return 0;
+    /* sources of different dtypes: binary ops and where go with the 0-dim flags that give
+       genie the node's dtypes (rc_zero_mask); others (clamp's bounds, linear) stay here */
+    if (GR_OP_MIXED(w) ? rc_zero_mask(n) < 0
+                       : (w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype)
+        return 0;
     if (w != GR_OP_WHERE && w <= GR_OP_LINEAR && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
     if (GR_OP_REDUCE(w) && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
     /* sdpa of 2-D q, k, v has a 2-D result from 3-D views: the server infers 3-D */

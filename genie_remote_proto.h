@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 6
+#define GR_VERSION 7
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -111,6 +111,8 @@ enum gr_err {
    buffer, which must hold the value it overwrites (the client's buffer of the old version);
    these ops exist only in place. */
 #define GR_OP_INPLACE(op) ((op) == GR_OP_INDEX_COPY || (op) == GR_OP_COPY)
+/* Ops whose sources may differ in dtype, promoted as genie does (0-dim sources count less). */
+#define GR_OP_MIXED(op) ((op) >= GR_OP_ADD && (op) <= GR_OP_WHERE)
 #define GR_OP_REDUCE(op) (((op) >= GR_OP_SUM && (op) <= GR_OP_PROD) || ((op) >= GR_OP_VAR && (op) <= GR_OP_LOGSUMEXP))
 enum gr_opcode {
 #define GR__X(id, lo, hi) GR_OP_##id,
@@ -151,6 +153,9 @@ typedef struct gr_src {
 } gr_src;
 typedef struct gr_op {
     int op, dtype;   /* gr_op; the result dtype the client expects */
+    int cdt;         /* the compute dtype genie gave the client's node (elementwise ops: checked) */
+    int zero;        /* bit k: source k is a 0-dim tensor to genie's promotion (one element read,
+                        broadcast to the result's shape by its view): binary ops and where only */
     int has_scalar;  /* binary ops: a op f[0] */
     int written;     /* 1: the result goes to buffer out_buf (of out_cap bytes) laid out by out */
     int inplace;     /* 1 (written too): over the old value of out_buf, only out's elements */
@@ -336,6 +341,14 @@ GR_FN int64_t gr_view_numel(const gr_view *v) {
     }
     return n;
 }
+/* 1 when the view reads one element, at its offset, however many it has (each dim of size 1
+   or stride 0; none empty): a 0-dim tensor broadcast. */
+GR_FN int gr_view_one(const gr_view *v) {
+    int d;
+    for (d = 0; d < v->ndim; d++)
+        if (v->shape[d] < 1 || (v->shape[d] > 1 && v->strides[d] != 0)) return 0;
+    return 1;
+}
 GR_FN void gr_view_encode(gr_wr *w, const gr_view *v) {
     int d;
     gr_w8(w, (unsigned)v->ndim);
@@ -355,16 +368,18 @@ GR_FN int gr_view_decode(gr_rd *r, gr_view *v) {
 }
 
 /* ---- RUN: u32 nops, then each op:
-     u8 op, u8 dtype, u8 flags (1 scalar, 2 written, 4 in place), u8 nin, u8 role, 6 x i64, 2 x f64,
+     u8 op, u8 dtype, u8 cdt, u8 flags (1 scalar, 2 written, 4 in place, 8 << k source k 0-dim),
+     u8 nin, u8 role, 6 x i64, 2 x f64,
      [written: u64 out buffer id, u64 out cap] out view,
      nin x (u8 kind, u8 dtype, u64 ref, view),
      u16 module length, module, u16 phase length, phase ---- */
-#define GR_OP_MIN_BYTES (5 + 48 + 16 + 9 + 4)
+#define GR_OP_MIN_BYTES (6 + 48 + 16 + 9 + 4)
 GR_FN void gr_op_encode(gr_wr *w, const gr_op *o) {
     int k;
     gr_w8(w, (unsigned)o->op);
     gr_w8(w, (unsigned)o->dtype);
-    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0) | (o->inplace ? 4 : 0)));
+    gr_w8(w, (unsigned)o->cdt);
+    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0) | (o->inplace ? 4 : 0) | (o->zero & 7) << 3));
     gr_w8(w, (unsigned)o->nin);
     gr_w8(w, (unsigned)o->role);
     for (k = 0; k < 6; k++) gr_wi64(w, o->i[k]);
@@ -501,6 +516,7 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         const char *bad;
         o->op = gr_u8(&r);
         o->dtype = gr_u8(&r);
+        o->cdt = gr_u8(&r);
         flags = gr_u8(&r);
         o->nin = gr_u8(&r);
         o->role = gr_u8(&r);
@@ -510,12 +526,16 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated op");
         if (o->op >= GR_OP_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown op code");
         if (o->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown dtype");
-        if (flags & ~7) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
+        if (o->cdt >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown compute dtype");
+        if (flags & ~63) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
         if (o->role >= 16) GR__BAD(GR_E_MALFORMED, "RUN: unknown role");
         o->has_scalar = flags & 1;
         o->written = (flags >> 1) & 1;
         o->inplace = (flags >> 2) & 1;
+        o->zero = flags >> 3;
         if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
+        if (o->zero && !GR_OP_MIXED(o->op)) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim source on an op that is not binary or where");
+        if (o->zero >> o->nin /* nin <= GR_MAX_IN */) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim flag for a source the op lacks");
         if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
         if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
         if ((GR_OP_INPLACE(o->op) || o->inplace) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
@@ -544,6 +564,7 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
             if (src->kind == GR_SRC_OP && src->ref >= i) GR__BAD(GR_E_MALFORMED, "RUN: a source that does not precede its op");
             if (src->kind == GR_SRC_OP && run->ops[src->ref].dtype != src->dtype) GR__BAD(GR_E_MALFORMED, "RUN: a source's dtype is not its op's");
             if (!gr_view_decode(&r, &src->v)) GR__BAD(r.bad ? GR_E_MALFORMED : GR_E_LIMIT, "RUN: bad source view");
+            if ((o->zero >> k & 1) && !gr_view_one(&src->v)) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim source whose view reads more than one element");
         }
         if ((bad = gr_op_args_bad(o)) != NULL) GR__BAD(GR_E_MALFORMED, bad);
         o->module_len = gr_u16(&r);

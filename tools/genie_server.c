@@ -365,6 +365,9 @@ static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx,
 }
 
 /* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
+/* The rank genie is given source k in: 0 for a source flagged 0-dim (its view reads one
+   element, which genie broadcasts itself and promotes as a 0-dim tensor), else its view's. */
+#define SV_SRC_NDIM(o, k) (((o)->zero >> (k)) & 1 ? 0 : (o)->in[k].v.ndim)
 static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     int64_t dims[GR_MAX_DIMS];
     int k, nd;
@@ -774,7 +777,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                 else if (src->dtype == GENIE_BOOL) /* bytes outside its views are the buffer's old contents: u8, then != 0 */
                     base = genie_to_dtype(c->g, genie_from_blob(c->g, GENIE_U8, 1, &n, NULL, b->data, NULL, NULL), GENIE_BOOL);
                 else base = genie_from_blob(c->g, (genie_dtype)src->dtype, 1, &n, NULL, b->data, NULL, NULL);
-                t[k] = base ? genie_as_strided(c->g, base, src->v.ndim, src->v.shape, src->v.strides, src->v.off) : NULL;
+                t[k] = base ? genie_as_strided(c->g, base, SV_SRC_NDIM(o, k), src->v.shape, src->v.strides, src->v.off) : NULL;
             } else { /* an earlier op's result, laid out as that op declared */
                 const gr_op *p = &run->ops[src->ref];
                 genie_tensor *pr = res[src->ref];
@@ -791,7 +794,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                              (unsigned long long)src->ref);
                     break;
                 }
-                t[k] = genie_as_strided(c->g, pr, src->v.ndim, src->v.shape, src->v.strides, src->v.off);
+                t[k] = genie_as_strided(c->g, pr, SV_SRC_NDIM(o, k), src->v.shape, src->v.strides, src->v.off);
             }
             if (!code && !t[k]) {
                 code = GR_E_OP;
@@ -810,6 +813,12 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             code = GR_E_OP;
             snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of %d dims; the client declared %s of %d dims", i,
                      gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), genie_ndim(r), sv_dt_name(o->dtype), o->out.ndim);
+            break;
+        }
+        if (GR_OP_MIXED(o->op) && (int)genie_compute_dtype(r) != o->cdt) {
+            code = GR_E_OP;
+            snprintf(why, sizeof why, "RUN op %u (%s): genie computes it in %s; the client declared %s", i, gr_op_names[o->op],
+                     sv_dt_name(genie_compute_dtype(r)), sv_dt_name(o->cdt));
             break;
         }
         res[i] = r;

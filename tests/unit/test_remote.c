@@ -780,6 +780,61 @@ static void test_random(const char *addr) {
     }
 }
 
+/* Binary ops and where on sources of two dtypes, each as a tensor and as a 0-dim one (which
+   genie's promotion ranks below a dimensioned source: f16 + a 0-dim f32 is f16, computed in f16;
+   the server gets the 0-dim flag and builds the same node). Program k's outputs into outs. */
+static int mixed_program(genie_ctx *c, int k, genie_tensor **outs) {
+    int64_t s23[2] = {23, 37}, s37[1] = {37}, one[1] = {1};
+    genie_tensor *a = rnd(c, GENIE_F32, 2, s23, 81 + (uint64_t)k), *h = rnd(c, GENIE_F16, 2, s23, 83 + (uint64_t)k);
+    genie_tensor *bf = rnd(c, GENIE_BF16, 1, s37, 85), *i64 = genie_to_dtype(c, genie_mul_scalar(c, rnd(c, GENIE_F32, 2, s23, 87), 50), GENIE_I64);
+    genie_tensor *z32 = genie_mul_scalar(c, rnd(c, GENIE_F32, 0, NULL, 89 + (uint64_t)k), 3), *z64 = rnd(c, GENIE_F64, 0, NULL, 91);
+    genie_tensor *cond = genie_gt(c, a, genie_zeros(c, GENIE_F32, 1, one));
+    switch (k) {
+    case 0: /* tensors of two dtypes: f32 + f16, bf16 * f32 (broadcast), i64 + f32, where(bool, f16, f32), i64 / i32 */
+        outs[0] = genie_add(c, a, h);
+        outs[1] = genie_mul(c, bf, a);
+        outs[2] = genie_add(c, i64, a);
+        outs[3] = genie_where(c, cond, h, genie_exp(c, bf));
+        outs[4] = genie_div(c, i64, genie_to_dtype(c, genie_add_scalar(c, genie_abs(c, i64), 1), GENIE_I32));
+        outs[5] = genie_lt(c, h, a);
+        outs[6] = genie_logical_and(c, h, genie_to_dtype(c, cond, GENIE_U8));
+        outs[7] = genie_exp(c, genie_sub(c, genie_maximum(c, h, bf), a)); /* consumed on the server */
+        return 8;
+    default: /* 0-dim sources of another dtype, on either side; two 0-dim ones */
+        outs[0] = genie_add(c, h, z32);                          /* f16, computed in f16 */
+        outs[1] = genie_mul(c, z64, bf);                         /* bf16 */
+        outs[2] = genie_add(c, genie_to_dtype(c, i64, GENIE_U8), genie_to_dtype(c, z32, GENIE_I64)); /* u8, wraps */
+        outs[3] = genie_mul(c, genie_to_dtype(c, i64, GENIE_I32), z64); /* a float 0-dim over integers: f64 */
+        outs[4] = genie_lt(c, h, z64);                           /* bool, compared in f16 */
+        outs[5] = genie_where(c, cond, z32, h);                  /* f16 */
+        outs[6] = genie_add(c, genie_to_dtype(c, z32, GENIE_F16), z64); /* two 0-dim: f64 */
+        outs[7] = genie_div(c, genie_to_dtype(c, cond, GENIE_BOOL), genie_to_dtype(c, z32, GENIE_I64)); /* f32 */
+        outs[8] = genie_clone(c, h); /* in place: f16 += a 0-dim f32, a slice of it *= a 0-dim f64 (in f16) */
+        genie_add_(c, outs[8], z32);
+        genie_mul_(c, genie_narrow(c, outs[8], 0, 3, 5), z64);
+        outs[9] = genie_clone(c, a); /* f32 -= an i64 tensor */
+        genie_sub_(c, outs[9], i64);
+        return 10;
+    }
+}
+/* Mixed dtypes run on the server, bit-identical to local, no node on the client's CPU. */
+static void test_mixed(const char *addr) {
+    int k;
+    for (k = 0; k < 2; k++) {
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_tensor *ro[10], *lo[10];
+        int n = mixed_program(rc, k, ro);
+        genie_stats st;
+        mixed_program(lc, k, lo);
+        same_outputs(rc, lc, ro, lo, n, "mixed-dtype program", k);
+        st = genie_get_stats(rc);
+        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= (uint64_t)n, "mixed-dtype program %d: %llu nodes on the server, %llu on the CPU", k,
+              (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+    }
+}
+
 /* ---- only what is read comes back ---- */
 static void test_slice(const char *addr) {
     int64_t s[2] = {1024, 256};
@@ -1113,7 +1168,7 @@ static void hostile_ops5(raw *r) {
         gr_op o;
         int j;
         memset(&o, 0, sizeof o);
-        o.op = bad[k].op, o.dtype = bad[k].dtype, o.nin = bad[k].nin, o.i[0] = bad[k].i0, o.i[1] = bad[k].i1;
+        o.op = bad[k].op, o.dtype = o.cdt = bad[k].dtype, o.nin = bad[k].nin, o.i[0] = bad[k].i0, o.i[1] = bad[k].i1;
         o.written = (bad[k].flags & 2) != 0, o.inplace = (bad[k].flags & 4) != 0;
         o.out_buf = 2, o.out_cap = 8 * (uint64_t)bad[k].nout; /* slot 2: buffer 40 (41 in place: no value) */
         put_view(&o.out, 1, bad[k].nout == 1 ? one : (const int64_t[]){bad[k].nout}, st1, 0);
@@ -1184,6 +1239,37 @@ static void hostile_values(raw *r) {
         put_view(&o.out, 1, n4m, st1, 0);
         o.module = o.phase = "";
         bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a 16 MiB rand past the client's budget");
+    }
+}
+/* Mixed dtypes a server must refuse, over buffer 32 (i64 [1] holding 5, read as each
+   source's dtype) into buffer 40: a compute dtype genie would not give the op,
+   a pair genie refuses (bool - f32), a 0-dim flag on a view of two elements, on an op that is
+   not binary or where, and on a source the op lacks. Each gets its ERROR; the connection goes on. */
+static void hostile_mixed(raw *r) {
+    static const struct { int op, nin, dtype, cdt, dt0, dt1, zero, n1; uint32_t code; const char *what; } bad[] = {
+        {GR_OP_ADD, 2, GENIE_F32, GENIE_I64, GENIE_I64, GENIE_F32, 0, 1, GR_E_OP, "i64 + f32 declared computed in i64"},
+        {GR_OP_LT, 2, GENIE_BOOL, GENIE_F16, GENIE_F32, GENIE_F16, 0, 1, GR_E_OP, "f32 < f16 declared computed in f16"},
+        {GR_OP_ADD, 2, GENIE_F16, GENIE_F16, GENIE_F16, GENIE_F32, 0, 1, GR_E_OP, "f16 + f32 of one rank declared f16"},
+        {GR_OP_SUB, 2, GENIE_F32, GENIE_F32, GENIE_BOOL, GENIE_F32, 0, 1, GR_E_OP, "bool - f32"},
+        {GR_OP_ADD, 2, GENIE_F32, GENIE_F32, GENIE_F32, GENIE_F16, 2, 2, GR_E_MALFORMED, "a 0-dim source reading 2 elements"},
+        {GR_OP_EXP, 1, GENIE_F32, GENIE_F32, GENIE_F32, 0, 1, 1, GR_E_MALFORMED, "a 0-dim flag on exp"},
+        {GR_OP_ADD, 2, GENIE_F32, GENIE_F32, GENIE_F32, GENIE_F16, 4, 1, GR_E_MALFORMED, "a 0-dim flag on a third source of add"},
+    };
+    int64_t one[1] = {1}, st1[1] = {1}, two[1] = {2};
+    size_t k;
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        gr_op o;
+        int j;
+        memset(&o, 0, sizeof o);
+        o.op = bad[k].op, o.nin = bad[k].nin, o.dtype = bad[k].dtype, o.cdt = bad[k].cdt, o.zero = bad[k].zero;
+        o.written = 1, o.out_buf = 2, o.out_cap = 8;
+        put_view(&o.out, 1, bad[k].n1 == 2 ? two : one, st1, 0);
+        for (j = 0; j < o.nin; j++) {
+            o.in[j].kind = GR_SRC_BUF, o.in[j].ref = 0, o.in[j].dtype = j ? bad[k].dt1 : bad[k].dt0;
+            put_view(&o.in[j].v, 1, j && bad[k].n1 == 2 ? two : one, st1, 0);
+        }
+        o.module = o.phase = "";
+        bad_run(r, &o, 32, 30, 40, bad[k].code, bad[k].what);
     }
 }
 static void test_hostile(void) {
@@ -1292,6 +1378,7 @@ static void test_hostile(void) {
         CHECK(raw_alive(&r), "alive after bad in-place writes");
         hostile_ops5(&r);
         hostile_values(&r);
+        hostile_mixed(&r);
     }
     { /* a result that views the buffer it is stored into (contiguous of a contiguous view is its
          input), stored with a new size: the old bytes are read before they are freed */
@@ -1804,6 +1891,7 @@ int main(void) {
         test_inplace(ext);
         test_ops5(ext);
         test_random(ext);
+        test_mixed(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -1819,6 +1907,7 @@ int main(void) {
     test_ops5(s.addr);
     test_slice(s.addr);
     test_random(s.addr);
+    test_mixed(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
     run_props();
