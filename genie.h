@@ -6976,81 +6976,158 @@ static const float genie__vm_phi16_tab[8][16] = {
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
     GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)
 
+/* The primitives by name: each stands for its ISA's form, NAME_z (AVX-512) or NAME_y
+   (AVX2), chosen by GENIE__ISA (z or y), which a block of vector kernels defines before
+   its templates are instantiated and undefines after. */
+#define GENIE__ISEL_(a, s) a##s
+#define GENIE__ISEL(a, s) GENIE__ISEL_(a, s)
+#define GENIE__VATTR GENIE__ISEL(GENIE__VATTR_, GENIE__ISA)
+#define GENIE__F GENIE__ISEL(GENIE__F_, GENIE__ISA)
+#define GENIE__FL GENIE__ISEL(GENIE__FL_, GENIE__ISA)
+#define GENIE__F1 GENIE__ISEL(GENIE__F1_, GENIE__ISA)
+#define GENIE__FLD GENIE__ISEL(GENIE__FLD_, GENIE__ISA)
+#define GENIE__FST GENIE__ISEL(GENIE__FST_, GENIE__ISA)
+#define GENIE__FSTC GENIE__ISEL(GENIE__FSTC_, GENIE__ISA)
+#define GENIE__FADD GENIE__ISEL(GENIE__FADD_, GENIE__ISA)
+#define GENIE__FSUB GENIE__ISEL(GENIE__FSUB_, GENIE__ISA)
+#define GENIE__FMUL GENIE__ISEL(GENIE__FMUL_, GENIE__ISA)
+#define GENIE__FDIV GENIE__ISEL(GENIE__FDIV_, GENIE__ISA)
+#define GENIE__FSQRT GENIE__ISEL(GENIE__FSQRT_, GENIE__ISA)
+#define GENIE__FXOR GENIE__ISEL(GENIE__FXOR_, GENIE__ISA)
+#define GENIE__FANDN GENIE__ISEL(GENIE__FANDN_, GENIE__ISA)
+#define GENIE__FMAXV GENIE__ISEL(GENIE__FMAXV_, GENIE__ISA)
+#define GENIE__FMINV GENIE__ISEL(GENIE__FMINV_, GENIE__ISA)
+#define GENIE__FCMP GENIE__ISEL(GENIE__FCMP_, GENIE__ISA)
+#define GENIE__FSEL GENIE__ISEL(GENIE__FSEL_, GENIE__ISA)
+#define GENIE__FRND GENIE__ISEL(GENIE__FRND_, GENIE__ISA)
+#define GENIE__FFMA GENIE__ISEL(GENIE__FFMA_, GENIE__ISA)
+#define GENIE__FFNMA GENIE__ISEL(GENIE__FFNMA_, GENIE__ISA)
+#define GENIE__FFMS GENIE__ISEL(GENIE__FFMS_, GENIE__ISA)
+#define GENIE__FAND GENIE__ISEL(GENIE__FAND_, GENIE__ISA)
+#define GENIE__FOR GENIE__ISEL(GENIE__FOR_, GENIE__ISA)
+#define GENIE__FBITS GENIE__ISEL(GENIE__FBITS_, GENIE__ISA)
+#define GENIE__FSHL GENIE__ISEL(GENIE__FSHL_, GENIE__ISA)
+#define GENIE__FSHR GENIE__ISEL(GENIE__FSHR_, GENIE__ISA)
+#define GENIE__FTBL GENIE__ISEL(GENIE__FTBL_, GENIE__ISA)
+#define GENIE__FPERM GENIE__ISEL(GENIE__FPERM_, GENIE__ISA)
+#define GENIE__FM GENIE__ISEL(GENIE__FM_, GENIE__ISA)
+#define GENIE__FALL GENIE__ISEL(GENIE__FALL_, GENIE__ISA)
+#define GENIE__FSCALE GENIE__ISEL(GENIE__FSCALE_, GENIE__ISA)
+#define GENIE__FSCALE_EMU GENIE__ISEL(GENIE__FSCALE_EMU_, GENIE__ISA)
+#define GENIE__MAND GENIE__ISEL(GENIE__MAND_, GENIE__ISA)
+#define GENIE__MOR GENIE__ISEL(GENIE__MOR_, GENIE__ISA)
+#define GENIE__MST GENIE__ISEL(GENIE__MST_, GENIE__ISA)
+#define GENIE__D GENIE__ISEL(GENIE__D_, GENIE__ISA)
+#define GENIE__DM GENIE__ISEL(GENIE__DM_, GENIE__ISA)
+#define GENIE__I GENIE__ISEL(GENIE__I_, GENIE__ISA)
+#define GENIE__DL GENIE__ISEL(GENIE__DL_, GENIE__ISA)
+#define GENIE__DLD GENIE__ISEL(GENIE__DLD_, GENIE__ISA)
+#define GENIE__DST GENIE__ISEL(GENIE__DST_, GENIE__ISA)
+#define GENIE__D1 GENIE__ISEL(GENIE__D1_, GENIE__ISA)
+#define GENIE__DADD GENIE__ISEL(GENIE__DADD_, GENIE__ISA)
+#define GENIE__DSUB GENIE__ISEL(GENIE__DSUB_, GENIE__ISA)
+#define GENIE__DMUL GENIE__ISEL(GENIE__DMUL_, GENIE__ISA)
+#define GENIE__DDIV GENIE__ISEL(GENIE__DDIV_, GENIE__ISA)
+#define GENIE__DSQRT GENIE__ISEL(GENIE__DSQRT_, GENIE__ISA)
+#define GENIE__DFMA GENIE__ISEL(GENIE__DFMA_, GENIE__ISA)
+#define GENIE__DFNMA GENIE__ISEL(GENIE__DFNMA_, GENIE__ISA)
+#define GENIE__DMIN GENIE__ISEL(GENIE__DMIN_, GENIE__ISA)
+#define GENIE__DMAX GENIE__ISEL(GENIE__DMAX_, GENIE__ISA)
+#define GENIE__DAND GENIE__ISEL(GENIE__DAND_, GENIE__ISA)
+#define GENIE__DOR GENIE__ISEL(GENIE__DOR_, GENIE__ISA)
+#define GENIE__DXOR GENIE__ISEL(GENIE__DXOR_, GENIE__ISA)
+#define GENIE__DABS GENIE__ISEL(GENIE__DABS_, GENIE__ISA)
+#define GENIE__DCMP GENIE__ISEL(GENIE__DCMP_, GENIE__ISA)
+#define GENIE__DSEL GENIE__ISEL(GENIE__DSEL_, GENIE__ISA)
+#define GENIE__DRINT GENIE__ISEL(GENIE__DRINT_, GENIE__ISA)
+#define GENIE__D2I GENIE__ISEL(GENIE__D2I_, GENIE__ISA)
+#define GENIE__I2D GENIE__ISEL(GENIE__I2D_, GENIE__ISA)
+#define GENIE__I1 GENIE__ISEL(GENIE__I1_, GENIE__ISA)
+#define GENIE__IADD GENIE__ISEL(GENIE__IADD_, GENIE__ISA)
+#define GENIE__IAND GENIE__ISEL(GENIE__IAND_, GENIE__ISA)
+#define GENIE__IOR GENIE__ISEL(GENIE__IOR_, GENIE__ISA)
+#define GENIE__ISHL GENIE__ISEL(GENIE__ISHL_, GENIE__ISA)
+#define GENIE__ISHR GENIE__ISEL(GENIE__ISHR_, GENIE__ISA)
+#define GENIE__ITEST GENIE__ISEL(GENIE__ITEST_, GENIE__ISA)
+#define GENIE__DANY GENIE__ISEL(GENIE__DANY_, GENIE__ISA)
+#define GENIE__DBITS GENIE__ISEL(GENIE__DBITS_, GENIE__ISA)
+
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
    which GCC 12 reports as used uninitialized when C++ is compiled with -O2 -Wall. */
-#define GENIE__VATTR GENIE__AVX512
-#define GENIE__F __m512
-#define GENIE__FL 16
-#define GENIE__F1(c) _mm512_set1_ps(c)
-#define GENIE__FLD(p) _mm512_loadu_ps(p)
-#define GENIE__FST(p, v) _mm512_storeu_ps(p, v)
-#define GENIE__FSTC(p, v) _mm512_storeu_ps((float *)(void *)(p), v)
-#define GENIE__FADD(a, b) _mm512_add_ps(a, b)
-#define GENIE__FSUB(a, b) _mm512_sub_ps(a, b)
-#define GENIE__FMUL(a, b) _mm512_mul_ps(a, b)
+#define GENIE__ISA z
+#define GENIE__VATTR_z GENIE__AVX512
+#define GENIE__F_z __m512
+#define GENIE__FL_z 16
+#define GENIE__F1_z(c) _mm512_set1_ps(c)
+#define GENIE__FLD_z(p) _mm512_loadu_ps(p)
+#define GENIE__FST_z(p, v) _mm512_storeu_ps(p, v)
+#define GENIE__FSTC_z(p, v) _mm512_storeu_ps((float *)(void *)(p), v)
+#define GENIE__FADD_z(a, b) _mm512_add_ps(a, b)
+#define GENIE__FSUB_z(a, b) _mm512_sub_ps(a, b)
+#define GENIE__FMUL_z(a, b) _mm512_mul_ps(a, b)
 /* vdivps, correctly rounded; on Zen 4 faster in the vector functions than rcp14 with a Newton
    step and a residual correction (6 FMA-pipe operations; its divider runs beside them) */
-#define GENIE__FDIV(a, b) _mm512_div_ps(a, b)
-#define GENIE__FSQRT(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
-#define GENIE__FXOR(a, b) _mm512_xor_ps(a, b)
-#define GENIE__FANDN(a, b) _mm512_andnot_ps(a, b)
-#define GENIE__FMAXV(a, b) _mm512_mask_max_ps(a, (__mmask16)-1, a, b) /* a > b ? a : b */
-#define GENIE__FMINV(a, b) _mm512_mask_min_ps(a, (__mmask16)-1, a, b) /* a < b ? a : b */
-#define GENIE__FCMP(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
-#define GENIE__FSEL(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
-#define GENIE__FRND(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
-#define GENIE__FFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define GENIE__FFNMA(a, b, c) _mm512_fnmadd_ps(a, b, c) /* c - a b */
-#define GENIE__FFMS(a, b, c) _mm512_fmsub_ps(a, b, c)   /* a b - c */
-#define GENIE__FAND(a, b) _mm512_and_ps(a, b)
-#define GENIE__FOR(a, b) _mm512_or_ps(a, b)
-#define GENIE__FBITS(u) _mm512_castsi512_ps(_mm512_set1_epi32((int)(u)))
-#define GENIE__FSHL(a, k) _mm512_castsi512_ps(_mm512_maskz_slli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
-#define GENIE__FSHR(a, k) _mm512_castsi512_ps(_mm512_maskz_srli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
-#define GENIE__FTBL(p) _mm512_maskz_broadcast_f32x8((__mmask16)-1, _mm256_loadu_ps(p)) /* 8 floats, twice */
-#define GENIE__FPERM(t, i) _mm512_maskz_permutexvar_ps((__mmask16)-1, _mm512_castps_si512(i), t) /* t[i & 15] */
-#define GENIE__FM __mmask16
-#define GENIE__FALL(m) ((m) == (__mmask16)0xFFFF) /* every lane's compare true */
-#define GENIE__FSCALE(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
-#define GENIE__FSCALE_EMU 0
-#define GENIE__MAND(a, b) ((__mmask16)((a) & (b)))
-#define GENIE__MOR(a, b) ((__mmask16)((a) | (b)))
-#define GENIE__MST(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
-#define GENIE__D __m512d
-#define GENIE__DM __mmask8
-#define GENIE__I __m512i
-#define GENIE__DL 8
-#define GENIE__DLD(p) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm256_loadu_ps(p))
-#define GENIE__DST(p, v) _mm256_storeu_ps(p, _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v))
-#define GENIE__D1(c) _mm512_set1_pd(c)
-#define GENIE__DADD(a, b) _mm512_add_pd(a, b)
-#define GENIE__DSUB(a, b) _mm512_sub_pd(a, b)
-#define GENIE__DMUL(a, b) _mm512_mul_pd(a, b)
-#define GENIE__DDIV(a, b) _mm512_div_pd(a, b)
-#define GENIE__DSQRT(a) _mm512_mask_sqrt_pd(a, (__mmask8)-1, a)
-#define GENIE__DFMA(a, b, c) _mm512_fmadd_pd(a, b, c)
-#define GENIE__DFNMA(a, b, c) _mm512_fnmadd_pd(a, b, c) /* c - a b */
-#define GENIE__DMIN(a, b) _mm512_mask_min_pd(a, (__mmask8)-1, a, b)
-#define GENIE__DMAX(a, b) _mm512_mask_max_pd(a, (__mmask8)-1, a, b)
-#define GENIE__DAND(a, b) _mm512_and_pd(a, b)
-#define GENIE__DOR(a, b) _mm512_or_pd(a, b)
-#define GENIE__DXOR(a, b) _mm512_xor_pd(a, b)
-#define GENIE__DABS(a) _mm512_andnot_pd(_mm512_set1_pd(-0.0), a)
-#define GENIE__DCMP(a, b, pr) _mm512_cmp_pd_mask(a, b, pr)
-#define GENIE__DSEL(m, a, b) _mm512_mask_blend_pd(m, b, a)
-#define GENIE__DRINT(a) _mm512_mask_roundscale_pd(a, (__mmask8)-1, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define GENIE__D2I(a) _mm512_castpd_si512(a)
-#define GENIE__I2D(a) _mm512_castsi512_pd(a)
-#define GENIE__I1(c) _mm512_set1_epi64(c)
-#define GENIE__IADD(a, b) _mm512_add_epi64(a, b)
-#define GENIE__IAND(a, b) _mm512_and_si512(a, b)
-#define GENIE__IOR(a, b) _mm512_or_si512(a, b)
-#define GENIE__ISHL(a, k) _mm512_mask_slli_epi64(a, (__mmask8)-1, a, k)
-#define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
-#define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
-#define GENIE__DANY(m) ((m) != 0)
-#define GENIE__DBITS(m) ((int)(m)) /* lane l's bit at 1 << l */
+#define GENIE__FDIV_z(a, b) _mm512_div_ps(a, b)
+#define GENIE__FSQRT_z(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
+#define GENIE__FXOR_z(a, b) _mm512_xor_ps(a, b)
+#define GENIE__FANDN_z(a, b) _mm512_andnot_ps(a, b)
+#define GENIE__FMAXV_z(a, b) _mm512_mask_max_ps(a, (__mmask16)-1, a, b) /* a > b ? a : b */
+#define GENIE__FMINV_z(a, b) _mm512_mask_min_ps(a, (__mmask16)-1, a, b) /* a < b ? a : b */
+#define GENIE__FCMP_z(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
+#define GENIE__FSEL_z(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
+#define GENIE__FRND_z(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA_z(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define GENIE__FFNMA_z(a, b, c) _mm512_fnmadd_ps(a, b, c) /* c - a b */
+#define GENIE__FFMS_z(a, b, c) _mm512_fmsub_ps(a, b, c)   /* a b - c */
+#define GENIE__FAND_z(a, b) _mm512_and_ps(a, b)
+#define GENIE__FOR_z(a, b) _mm512_or_ps(a, b)
+#define GENIE__FBITS_z(u) _mm512_castsi512_ps(_mm512_set1_epi32((int)(u)))
+#define GENIE__FSHL_z(a, k) _mm512_castsi512_ps(_mm512_maskz_slli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FSHR_z(a, k) _mm512_castsi512_ps(_mm512_maskz_srli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FTBL_z(p) _mm512_maskz_broadcast_f32x8((__mmask16)-1, _mm256_loadu_ps(p)) /* 8 floats, twice */
+#define GENIE__FPERM_z(t, i) _mm512_maskz_permutexvar_ps((__mmask16)-1, _mm512_castps_si512(i), t) /* t[i & 15] */
+#define GENIE__FM_z __mmask16
+#define GENIE__FALL_z(m) ((m) == (__mmask16)0xFFFF) /* every lane's compare true */
+#define GENIE__FSCALE_z(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
+#define GENIE__FSCALE_EMU_z 0
+#define GENIE__MAND_z(a, b) ((__mmask16)((a) & (b)))
+#define GENIE__MOR_z(a, b) ((__mmask16)((a) | (b)))
+#define GENIE__MST_z(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
+#define GENIE__D_z __m512d
+#define GENIE__DM_z __mmask8
+#define GENIE__I_z __m512i
+#define GENIE__DL_z 8
+#define GENIE__DLD_z(p) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm256_loadu_ps(p))
+#define GENIE__DST_z(p, v) _mm256_storeu_ps(p, _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v))
+#define GENIE__D1_z(c) _mm512_set1_pd(c)
+#define GENIE__DADD_z(a, b) _mm512_add_pd(a, b)
+#define GENIE__DSUB_z(a, b) _mm512_sub_pd(a, b)
+#define GENIE__DMUL_z(a, b) _mm512_mul_pd(a, b)
+#define GENIE__DDIV_z(a, b) _mm512_div_pd(a, b)
+#define GENIE__DSQRT_z(a) _mm512_mask_sqrt_pd(a, (__mmask8)-1, a)
+#define GENIE__DFMA_z(a, b, c) _mm512_fmadd_pd(a, b, c)
+#define GENIE__DFNMA_z(a, b, c) _mm512_fnmadd_pd(a, b, c) /* c - a b */
+#define GENIE__DMIN_z(a, b) _mm512_mask_min_pd(a, (__mmask8)-1, a, b)
+#define GENIE__DMAX_z(a, b) _mm512_mask_max_pd(a, (__mmask8)-1, a, b)
+#define GENIE__DAND_z(a, b) _mm512_and_pd(a, b)
+#define GENIE__DOR_z(a, b) _mm512_or_pd(a, b)
+#define GENIE__DXOR_z(a, b) _mm512_xor_pd(a, b)
+#define GENIE__DABS_z(a) _mm512_andnot_pd(_mm512_set1_pd(-0.0), a)
+#define GENIE__DCMP_z(a, b, pr) _mm512_cmp_pd_mask(a, b, pr)
+#define GENIE__DSEL_z(m, a, b) _mm512_mask_blend_pd(m, b, a)
+#define GENIE__DRINT_z(a) _mm512_mask_roundscale_pd(a, (__mmask8)-1, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define GENIE__D2I_z(a) _mm512_castpd_si512(a)
+#define GENIE__I2D_z(a) _mm512_castsi512_pd(a)
+#define GENIE__I1_z(c) _mm512_set1_epi64(c)
+#define GENIE__IADD_z(a, b) _mm512_add_epi64(a, b)
+#define GENIE__IAND_z(a, b) _mm512_and_si512(a, b)
+#define GENIE__IOR_z(a, b) _mm512_or_si512(a, b)
+#define GENIE__ISHL_z(a, k) _mm512_mask_slli_epi64(a, (__mmask8)-1, a, k)
+#define GENIE__ISHR_z(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
+#define GENIE__ITEST_z(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
+#define GENIE__DANY_z(m) ((m) != 0)
+#define GENIE__DBITS_z(m) ((int)(m)) /* lane l's bit at 1 << l */
 /* gelu for x >= -1 (not NaN), as genie__P_fgelu_pos on genie__vm_phi16_tab */
 static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
     __m512 a = GENIE__FMINV(GENIE__F1(5.99999952f), x), q;
@@ -7069,152 +7146,84 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__FGELU_POS(P, x) genie__z_fgelu_pos16(x)
 GENIE__VS_ALL(z)
 #undef GENIE__FGELU_POS
-#undef GENIE__VATTR
-#undef GENIE__F
-#undef GENIE__FL
-#undef GENIE__F1
-#undef GENIE__FLD
-#undef GENIE__FST
-#undef GENIE__FSTC
-#undef GENIE__FADD
-#undef GENIE__FSUB
-#undef GENIE__FMUL
-#undef GENIE__FDIV
-#undef GENIE__FSQRT
-#undef GENIE__FXOR
-#undef GENIE__FANDN
-#undef GENIE__FMAXV
-#undef GENIE__FMINV
-#undef GENIE__FCMP
-#undef GENIE__FSEL
-#undef GENIE__FRND
-#undef GENIE__FFMA
-#undef GENIE__FFNMA
-#undef GENIE__FFMS
-#undef GENIE__FAND
-#undef GENIE__FOR
-#undef GENIE__FBITS
-#undef GENIE__FSHL
-#undef GENIE__FSHR
-#undef GENIE__FTBL
-#undef GENIE__FPERM
-#undef GENIE__FM
-#undef GENIE__FALL
-#undef GENIE__FSCALE
-#undef GENIE__FSCALE_EMU
-#undef GENIE__MAND
-#undef GENIE__MOR
-#undef GENIE__MST
-#undef GENIE__D
-#undef GENIE__DM
-#undef GENIE__I
-#undef GENIE__DL
-#undef GENIE__DLD
-#undef GENIE__DST
-#undef GENIE__D1
-#undef GENIE__DADD
-#undef GENIE__DSUB
-#undef GENIE__DMUL
-#undef GENIE__DDIV
-#undef GENIE__DSQRT
-#undef GENIE__DFMA
-#undef GENIE__DFNMA
-#undef GENIE__DMIN
-#undef GENIE__DMAX
-#undef GENIE__DAND
-#undef GENIE__DOR
-#undef GENIE__DXOR
-#undef GENIE__DABS
-#undef GENIE__DCMP
-#undef GENIE__DSEL
-#undef GENIE__DRINT
-#undef GENIE__D2I
-#undef GENIE__I2D
-#undef GENIE__I1
-#undef GENIE__IADD
-#undef GENIE__IAND
-#undef GENIE__IOR
-#undef GENIE__ISHL
-#undef GENIE__ISHR
-#undef GENIE__ITEST
-#undef GENIE__DANY
-#undef GENIE__DBITS
+#undef GENIE__ISA
 
 /* AVX2 + FMA (+ F16C): f32 x 8, f64 x 4, masks are vectors */
-#define GENIE__VATTR GENIE__AVX2
-#define GENIE__F __m256
-#define GENIE__FL 8
-#define GENIE__F1(c) _mm256_set1_ps(c)
-#define GENIE__FLD(p) _mm256_loadu_ps(p)
-#define GENIE__FST(p, v) _mm256_storeu_ps(p, v)
-#define GENIE__FSTC(p, v) _mm256_storeu_ps((float *)(void *)(p), v)
-#define GENIE__FADD(a, b) _mm256_add_ps(a, b)
-#define GENIE__FSUB(a, b) _mm256_sub_ps(a, b)
-#define GENIE__FMUL(a, b) _mm256_mul_ps(a, b)
-#define GENIE__FDIV(a, b) _mm256_div_ps(a, b)
-#define GENIE__FSQRT(a) _mm256_sqrt_ps(a)
-#define GENIE__FXOR(a, b) _mm256_xor_ps(a, b)
-#define GENIE__FANDN(a, b) _mm256_andnot_ps(a, b)
-#define GENIE__FMAXV(a, b) _mm256_max_ps(a, b)
-#define GENIE__FMINV(a, b) _mm256_min_ps(a, b)
-#define GENIE__FCMP(a, b, pr) _mm256_cmp_ps(a, b, pr)
-#define GENIE__FSEL(m, a, b) _mm256_blendv_ps(b, a, m)
-#define GENIE__FRND(a, mode) _mm256_round_ps(a, (mode) | _MM_FROUND_NO_EXC)
-#define GENIE__FFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define GENIE__FFNMA(a, b, c) _mm256_fnmadd_ps(a, b, c)
-#define GENIE__FFMS(a, b, c) _mm256_fmsub_ps(a, b, c)
-#define GENIE__FAND(a, b) _mm256_and_ps(a, b)
-#define GENIE__FOR(a, b) _mm256_or_ps(a, b)
-#define GENIE__FBITS(u) _mm256_castsi256_ps(_mm256_set1_epi32((int)(u)))
-#define GENIE__FSHL(a, k) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), k))
-#define GENIE__FSHR(a, k) _mm256_castsi256_ps(_mm256_srli_epi32(_mm256_castps_si256(a), k))
-#define GENIE__FTBL(p) _mm256_loadu_ps(p)
-#define GENIE__FPERM(t, i) _mm256_permutevar8x32_ps(t, _mm256_castps_si256(i)) /* t[i & 7] */
-#define GENIE__FM __m256
-#define GENIE__FALL(m) (_mm256_movemask_ps(m) == 0xFF) /* every lane's compare true */
-#define GENIE__FSCALE(y, k) genie__y_fscale(y, k)
-#define GENIE__FSCALE_EMU 1
-#define GENIE__MAND(a, b) _mm256_and_ps(a, b)
-#define GENIE__MOR(a, b) _mm256_or_ps(a, b)
+#define GENIE__ISA y
+#define GENIE__VATTR_y GENIE__AVX2
+#define GENIE__F_y __m256
+#define GENIE__FL_y 8
+#define GENIE__F1_y(c) _mm256_set1_ps(c)
+#define GENIE__FLD_y(p) _mm256_loadu_ps(p)
+#define GENIE__FST_y(p, v) _mm256_storeu_ps(p, v)
+#define GENIE__FSTC_y(p, v) _mm256_storeu_ps((float *)(void *)(p), v)
+#define GENIE__FADD_y(a, b) _mm256_add_ps(a, b)
+#define GENIE__FSUB_y(a, b) _mm256_sub_ps(a, b)
+#define GENIE__FMUL_y(a, b) _mm256_mul_ps(a, b)
+#define GENIE__FDIV_y(a, b) _mm256_div_ps(a, b)
+#define GENIE__FSQRT_y(a) _mm256_sqrt_ps(a)
+#define GENIE__FXOR_y(a, b) _mm256_xor_ps(a, b)
+#define GENIE__FANDN_y(a, b) _mm256_andnot_ps(a, b)
+#define GENIE__FMAXV_y(a, b) _mm256_max_ps(a, b)
+#define GENIE__FMINV_y(a, b) _mm256_min_ps(a, b)
+#define GENIE__FCMP_y(a, b, pr) _mm256_cmp_ps(a, b, pr)
+#define GENIE__FSEL_y(m, a, b) _mm256_blendv_ps(b, a, m)
+#define GENIE__FRND_y(a, mode) _mm256_round_ps(a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA_y(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define GENIE__FFNMA_y(a, b, c) _mm256_fnmadd_ps(a, b, c)
+#define GENIE__FFMS_y(a, b, c) _mm256_fmsub_ps(a, b, c)
+#define GENIE__FAND_y(a, b) _mm256_and_ps(a, b)
+#define GENIE__FOR_y(a, b) _mm256_or_ps(a, b)
+#define GENIE__FBITS_y(u) _mm256_castsi256_ps(_mm256_set1_epi32((int)(u)))
+#define GENIE__FSHL_y(a, k) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FSHR_y(a, k) _mm256_castsi256_ps(_mm256_srli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FTBL_y(p) _mm256_loadu_ps(p)
+#define GENIE__FPERM_y(t, i) _mm256_permutevar8x32_ps(t, _mm256_castps_si256(i)) /* t[i & 7] */
+#define GENIE__FM_y __m256
+#define GENIE__FALL_y(m) (_mm256_movemask_ps(m) == 0xFF) /* every lane's compare true */
+#define GENIE__FSCALE_y(y, k) genie__y_fscale(y, k)
+#define GENIE__FSCALE_EMU_y 1
+#define GENIE__MAND_y(a, b) _mm256_and_ps(a, b)
+#define GENIE__MOR_y(a, b) _mm256_or_ps(a, b)
 /* 8 compare lanes (all ones or zero) -> 8 bytes of 1 or 0: two saturating packs */
-#define GENIE__MST(p, m)                                                                             \
+#define GENIE__MST_y(p, m)                                                                             \
     { const __m256i m_ = _mm256_castps_si256(m);                                                     \
       const __m128i w_ = _mm_packs_epi32(_mm256_castsi256_si128(m_), _mm256_extracti128_si256(m_, 1)); \
       _mm_storel_epi64((__m128i *)(void *)(p), _mm_and_si128(_mm_packs_epi16(w_, w_), _mm_set1_epi8(1))); }
-#define GENIE__D __m256d
-#define GENIE__DM __m256d
-#define GENIE__I __m256i
-#define GENIE__DL 4
-#define GENIE__DLD(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
-#define GENIE__DST(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
-#define GENIE__D1(c) _mm256_set1_pd(c)
-#define GENIE__DADD(a, b) _mm256_add_pd(a, b)
-#define GENIE__DSUB(a, b) _mm256_sub_pd(a, b)
-#define GENIE__DMUL(a, b) _mm256_mul_pd(a, b)
-#define GENIE__DDIV(a, b) _mm256_div_pd(a, b)
-#define GENIE__DSQRT(a) _mm256_sqrt_pd(a)
-#define GENIE__DFMA(a, b, c) _mm256_fmadd_pd(a, b, c)
-#define GENIE__DFNMA(a, b, c) _mm256_fnmadd_pd(a, b, c)
-#define GENIE__DMIN(a, b) _mm256_min_pd(a, b)
-#define GENIE__DMAX(a, b) _mm256_max_pd(a, b)
-#define GENIE__DAND(a, b) _mm256_and_pd(a, b)
-#define GENIE__DOR(a, b) _mm256_or_pd(a, b)
-#define GENIE__DXOR(a, b) _mm256_xor_pd(a, b)
-#define GENIE__DABS(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), a)
-#define GENIE__DCMP(a, b, pr) _mm256_cmp_pd(a, b, pr)
-#define GENIE__DSEL(m, a, b) _mm256_blendv_pd(b, a, m)
-#define GENIE__DRINT(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define GENIE__D2I(a) _mm256_castpd_si256(a)
-#define GENIE__I2D(a) _mm256_castsi256_pd(a)
-#define GENIE__I1(c) _mm256_set1_epi64x(c)
-#define GENIE__IADD(a, b) _mm256_add_epi64(a, b)
-#define GENIE__IAND(a, b) _mm256_and_si256(a, b)
-#define GENIE__IOR(a, b) _mm256_or_si256(a, b)
-#define GENIE__ISHL(a, k) _mm256_slli_epi64(a, k)
-#define GENIE__ISHR(a, k) _mm256_srli_epi64(a, k)
-#define GENIE__ITEST(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
-#define GENIE__DANY(m) (_mm256_movemask_pd(m) != 0)
-#define GENIE__DBITS(m) _mm256_movemask_pd(m)
+#define GENIE__D_y __m256d
+#define GENIE__DM_y __m256d
+#define GENIE__I_y __m256i
+#define GENIE__DL_y 4
+#define GENIE__DLD_y(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define GENIE__DST_y(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
+#define GENIE__D1_y(c) _mm256_set1_pd(c)
+#define GENIE__DADD_y(a, b) _mm256_add_pd(a, b)
+#define GENIE__DSUB_y(a, b) _mm256_sub_pd(a, b)
+#define GENIE__DMUL_y(a, b) _mm256_mul_pd(a, b)
+#define GENIE__DDIV_y(a, b) _mm256_div_pd(a, b)
+#define GENIE__DSQRT_y(a) _mm256_sqrt_pd(a)
+#define GENIE__DFMA_y(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define GENIE__DFNMA_y(a, b, c) _mm256_fnmadd_pd(a, b, c)
+#define GENIE__DMIN_y(a, b) _mm256_min_pd(a, b)
+#define GENIE__DMAX_y(a, b) _mm256_max_pd(a, b)
+#define GENIE__DAND_y(a, b) _mm256_and_pd(a, b)
+#define GENIE__DOR_y(a, b) _mm256_or_pd(a, b)
+#define GENIE__DXOR_y(a, b) _mm256_xor_pd(a, b)
+#define GENIE__DABS_y(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), a)
+#define GENIE__DCMP_y(a, b, pr) _mm256_cmp_pd(a, b, pr)
+#define GENIE__DSEL_y(m, a, b) _mm256_blendv_pd(b, a, m)
+#define GENIE__DRINT_y(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define GENIE__D2I_y(a) _mm256_castpd_si256(a)
+#define GENIE__I2D_y(a) _mm256_castsi256_pd(a)
+#define GENIE__I1_y(c) _mm256_set1_epi64x(c)
+#define GENIE__IADD_y(a, b) _mm256_add_epi64(a, b)
+#define GENIE__IAND_y(a, b) _mm256_and_si256(a, b)
+#define GENIE__IOR_y(a, b) _mm256_or_si256(a, b)
+#define GENIE__ISHL_y(a, k) _mm256_slli_epi64(a, k)
+#define GENIE__ISHR_y(a, k) _mm256_srli_epi64(a, k)
+#define GENIE__ITEST_y(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
+#define GENIE__DANY_y(m) (_mm256_movemask_pd(m) != 0)
+#define GENIE__DBITS_y(m) _mm256_movemask_pd(m)
 /* y 2^k for integer-valued k in [-252, 254] as y 2^floor(k/2) 2^ceil(k/2): both factors
    normal, so a result in the subnormal range is rounded once, at the last product */
 static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
@@ -7227,76 +7236,7 @@ static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
 #define GENIE__FGELU_POS(P, x) genie__y_fgelu_pos(x)
 GENIE__VS_ALL(y)
 #undef GENIE__FGELU_POS
-#undef GENIE__VATTR
-#undef GENIE__F
-#undef GENIE__FL
-#undef GENIE__F1
-#undef GENIE__FLD
-#undef GENIE__FST
-#undef GENIE__FSTC
-#undef GENIE__FADD
-#undef GENIE__FSUB
-#undef GENIE__FMUL
-#undef GENIE__FDIV
-#undef GENIE__FSQRT
-#undef GENIE__FXOR
-#undef GENIE__FANDN
-#undef GENIE__FMAXV
-#undef GENIE__FMINV
-#undef GENIE__FCMP
-#undef GENIE__FSEL
-#undef GENIE__FRND
-#undef GENIE__FFMA
-#undef GENIE__FFNMA
-#undef GENIE__FFMS
-#undef GENIE__FAND
-#undef GENIE__FOR
-#undef GENIE__FBITS
-#undef GENIE__FSHL
-#undef GENIE__FSHR
-#undef GENIE__FTBL
-#undef GENIE__FPERM
-#undef GENIE__FM
-#undef GENIE__FALL
-#undef GENIE__FSCALE
-#undef GENIE__FSCALE_EMU
-#undef GENIE__MAND
-#undef GENIE__MOR
-#undef GENIE__MST
-#undef GENIE__D
-#undef GENIE__DM
-#undef GENIE__I
-#undef GENIE__DL
-#undef GENIE__DLD
-#undef GENIE__DST
-#undef GENIE__D1
-#undef GENIE__DADD
-#undef GENIE__DSUB
-#undef GENIE__DMUL
-#undef GENIE__DDIV
-#undef GENIE__DSQRT
-#undef GENIE__DFMA
-#undef GENIE__DFNMA
-#undef GENIE__DMIN
-#undef GENIE__DMAX
-#undef GENIE__DAND
-#undef GENIE__DOR
-#undef GENIE__DXOR
-#undef GENIE__DABS
-#undef GENIE__DCMP
-#undef GENIE__DSEL
-#undef GENIE__DRINT
-#undef GENIE__D2I
-#undef GENIE__I2D
-#undef GENIE__I1
-#undef GENIE__IADD
-#undef GENIE__IAND
-#undef GENIE__IOR
-#undef GENIE__ISHL
-#undef GENIE__ISHR
-#undef GENIE__ITEST
-#undef GENIE__DANY
-#undef GENIE__DBITS
+#undef GENIE__ISA
 
 /* f16 / bf16 <-> f32 in registers, bit for bit as genie__h2f / f2h / bf2f / f2bf.
    f16/bf16 -> f32 makes a NaN quiet, as the reference's copy through double does.
