@@ -7051,6 +7051,19 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__ITEST GENIE__ISEL(GENIE__ITEST_, GENIE__ISA)
 #define GENIE__DANY GENIE__ISEL(GENIE__DANY_, GENIE__ISA)
 #define GENIE__DBITS GENIE__ISEL(GENIE__DBITS_, GENIE__ISA)
+#define GENIE__DLO GENIE__ISEL(GENIE__DLO_, GENIE__ISA)
+#define GENIE__DHI GENIE__ISEL(GENIE__DHI_, GENIE__ISA)
+#define GENIE__DCAT GENIE__ISEL(GENIE__DCAT_, GENIE__ISA)
+#define GENIE__DSUM GENIE__ISEL(GENIE__DSUM_, GENIE__ISA)
+#define GENIE__FHMAX GENIE__ISEL(GENIE__FHMAX_, GENIE__ISA)
+#define GENIE__FANY GENIE__ISEL(GENIE__FANY_, GENIE__ISA)
+#define GENIE__FMBITS GENIE__ISEL(GENIE__FMBITS_, GENIE__ISA)
+#define GENIE__FTAIL GENIE__ISEL(GENIE__FTAIL_, GENIE__ISA)
+#define GENIE__FLDZ GENIE__ISEL(GENIE__FLDZ_, GENIE__ISA)
+#define GENIE__FSTM GENIE__ISEL(GENIE__FSTM_, GENIE__ISA)
+#define GENIE__FZERO GENIE__ISEL(GENIE__FZERO_, GENIE__ISA)
+#define GENIE__FSTNT GENIE__ISEL(GENIE__FSTNT_, GENIE__ISA)
+#define GENIE__FEXPC GENIE__ISEL(GENIE__FEXPC_, GENIE__ISA)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
@@ -7143,6 +7156,24 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #undef GENIE__PHI16
     return GENIE__FMUL(x, q);
 }
+/* The row kernels' primitives (>>rows): f64 halves of an f32 vector and back, horizontal
+   sum and max, the first k lanes as a mask, masked (zero-filling) loads and stores,
+   streamed stores, exp of x <= 0 */
+#define GENIE__DLO_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_castps512_ps256(v))
+#define GENIE__DHI_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_extractf32x8_ps(v, 1))
+#define GENIE__DCAT_z(lo, hi) \
+    _mm512_insertf32x8(_mm512_castps256_ps512(GENIE__DCVT_z(lo)), GENIE__DCVT_z(hi), 1) /* f32 lo | hi */
+#define GENIE__DCVT_z(v) _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v)
+#define GENIE__DSUM_z(v) _mm512_reduce_add_pd(v)
+#define GENIE__FHMAX_z(v) _mm512_reduce_max_ps(v)
+#define GENIE__FANY_z(m) ((m) != 0)
+#define GENIE__FMBITS_z(m) ((int)(m)) /* lane l's bit at 1 << l */
+#define GENIE__FTAIL_z(k) ((k) >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k)) - 1u)) /* lanes < k */
+#define GENIE__FLDZ_z(p, m) _mm512_maskz_loadu_ps(m, p) /* lanes outside m read as 0, not touched */
+#define GENIE__FSTM_z(p, m, v) _mm512_mask_storeu_ps(p, m, v)
+#define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
+#define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
+#define GENIE__FEXPC_z(v) genie__exp16_avx512(v)
 #define GENIE__FGELU_POS(P, x) genie__z_fgelu_pos16(x)
 GENIE__VS_ALL(z)
 #undef GENIE__FGELU_POS
@@ -7233,6 +7264,29 @@ static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
     k2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(_mm256_add_ps(k2, _mm256_set1_ps(8388735.0f))), 23));
     return _mm256_mul_ps(_mm256_mul_ps(y, k1), k2);
 }
+static GENIE__AVX2 GENIE__VINL double genie__y_dsum(__m256d v) {
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+#define GENIE__DLO_y(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
+#define GENIE__DHI_y(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
+#define GENIE__DCAT_y(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1)
+#define GENIE__DSUM_y(v) genie__y_dsum(v)
+#define GENIE__FHMAX_y(v) genie__y_fhmax(v)
+#define GENIE__FANY_y(m) (_mm256_movemask_ps(m) != 0)
+#define GENIE__FMBITS_y(m) _mm256_movemask_ps(m)
+#define GENIE__FTAIL_y(k) \
+    _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)((k) < 8 ? (k) : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)))
+#define GENIE__FLDZ_y(p, m) _mm256_maskload_ps(p, _mm256_castps_si256(m))
+#define GENIE__FSTM_y(p, m, v) _mm256_maskstore_ps(p, _mm256_castps_si256(m), v)
+#define GENIE__FZERO_y(m, v) _mm256_and_ps(v, m)
+#define GENIE__FSTNT_y(p, v) _mm256_stream_ps(p, v)
+#define GENIE__FEXPC_y(v) genie__exp8_avx2(v)
 #define GENIE__FGELU_POS(P, x) genie__y_fgelu_pos(x)
 GENIE__VS_ALL(y)
 #undef GENIE__FGELU_POS
@@ -7652,17 +7706,16 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
      would lose more than 10 of f64's bits; genie__row_m2), (x - mean) * rstd in f64, rounded, then t * w + b
      in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
    Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
-   AVX-512) are written with streaming stores: no read for ownership of lines that
+   the SIMD paths) are written with streaming stores: no read for ownership of lines that
    will not be read again soon. softmax computes exp once into a row on the stack
    (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
-   The row kernels are written per ISA (genie__rowk_c, _avx2, _avx512, collected in the
-   path's table: genie__pathk.rk), not over >>vmath's primitives: AVX-512 takes heads and
-   tails under a mask (one code path, aligned streamed stores) where AVX2 takes them with
-   the scalar form, and the f64 accumulators widen halves of the f32 vector in ways the
-   two ISAs spell differently (cvtps_pd of 8 lanes, extractf32x8). The exp they use is
-   >>vmath's core (genie__z_expc, genie__y_expc). */
+   The SIMD row kernels are written once (GENIE__RK_ALL) over >>vmath's primitives and
+   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2); the generic path's are the
+   plain C loops genie__r*_c (genie__rowk_c), in the same order of f64 accumulators. Each set is
+   collected in its path's table (genie__pathk.rk). The exp they use is >>vmath's core
+   (GENIE__FEXPC: genie__z_expc, genie__y_expc). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
 #define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
 #define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
@@ -7684,7 +7737,8 @@ typedef struct genie__rowk {
     double (*sumexp_scale)(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp);
 } genie__rowk;
 
-/* GENERIC: plain C, the same arithmetic as the SIMD paths. */
+/* GENERIC: plain C loops in the SIMD paths' order of f64 accumulators (the template's f64
+   lanes are halves of an f32 vector, which a width-1 path has not). */
 static double genie__rsum_c(const float *x, int64_t n) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int64_t j = 0;
@@ -7803,459 +7857,236 @@ static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m,
 #endif
 
 #ifdef GENIE__X86
-/* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
-static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
-static GENIE__AVX512 double genie__rsum_avx512(const float *x, int64_t n) {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 32 <= n; j += 32) {
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 16)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 24)));
-    }
-    for (; j + 8 <= n; j += 8) a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-    s = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, double mean) {
-    const __m512d m = _mm512_set1_pd(mean);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_fmadd_pd(d0, d0, a0);
-        a1 = _mm512_fmadd_pd(d1, d1, a1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX512 double genie__rsumsq_avx512(const float *x, int64_t n, double c, double *s1) {
-    const __m512d m = _mm512_set1_pd(c);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_add_pd(a0, d0);
-        a1 = _mm512_add_pd(a1, d1);
-        q0 = _mm512_fmadd_pd(d0, d0, q0);
-        q1 = _mm512_fmadd_pd(d1, d1, q1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    q = _mm512_reduce_add_pd(_mm512_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-/* max of x (want_max) or of -x, NaN tracked apart: max_ps drops NaNs. */
-static GENIE__AVX512 float genie__rmax_avx512(const float *x, int64_t n, int want_max) {
-    const __m512 neg = _mm512_set1_ps(want_max ? 0.0f : -0.0f);
-    __m512 m0 = _mm512_xor_ps(_mm512_set1_ps(x[0]), neg), m1 = m0;
-    __mmask16 nan = 0;
-    int64_t j = 0;
-    float m;
-    for (; j + 32 <= n; j += 32) {
-        __m512 v0 = _mm512_xor_ps(_mm512_loadu_ps(x + j), neg), v1 = _mm512_xor_ps(_mm512_loadu_ps(x + j + 16), neg);
-        m0 = _mm512_max_ps(m0, v0);
-        m1 = _mm512_max_ps(m1, v1);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q));
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 v = _mm512_xor_ps(_mm512_mask_loadu_ps(m0, t, x + j), neg);
-        v = _mm512_mask_mov_ps(m0, t, v);
-        m0 = _mm512_max_ps(m0, v);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
-    }
-    if (nan) return NAN;
-    m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-    return want_max ? m : -m;
-}
-static GENIE__AVX512 int64_t genie__rfind_avx512(const float *x, int64_t n, float v) {
-    const __m512 vv = _mm512_set1_ps(v);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j), hit;
-        __m512 a = _mm512_maskz_loadu_ps(t, x + j);
-        hit = v != v ? _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q) : _mm512_mask_cmp_ps_mask(t, a, vv, _CMP_EQ_OQ);
-        if (hit) return j + __builtin_ctz(hit);
-    }
-    return 0;
-}
-/* Elements before y's next 64-byte boundary (streamed stores start there), at most n. */
-static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
-    int64_t h = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+/* Elements before y's next boundary of `lanes` floats (streamed stores start there), at most n. */
+static int64_t genie__nt_head(const float *y, int64_t n, int lanes) {
+    const int64_t v = (int64_t)lanes * 4, h = (int64_t)((v - ((uintptr_t)y & (uintptr_t)(v - 1))) & (uintptr_t)(v - 1)) / 4;
     return h < n ? h : n;
 }
-/* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
-   2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
-   conversion of every vector would be a fifth of the pass, which is compute-bound on
-   double-pumped AVX-512 (Zen 4). */
-/* y: the exps stored (softmax's row on the stack; the next row prefetched into L2, where this
-   row and its exps fill L1), or not (into L1);
-   tp: the previous row's exps streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined
-   softmax), or NULL; inlined for each, so the loop tests neither */
-static GENIE__AVX512 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx512(const float *x, float *y, int64_t n,
-                                                                                       float mx, const int st, const float *tp,
-                                                                                       float *yp, float sp) {
-    const __m512 m = _mm512_set1_ps(mx), sv = _mm512_set1_ps(sp);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    int64_t j = 0, c = 0;
-    if (tp) { /* the previous row streamed 64 at a time beside the exps: its head up to yp's line first */
-        c = genie__nt_head(yp, n);
-        if (c) _mm512_mask_storeu_ps(yp, (__mmask16)((1u << c) - 1u), _mm512_mul_ps(_mm512_maskz_loadu_ps((__mmask16)((1u << c) - 1u), tp), sv));
+/* The SIMD row kernels, written once over >>vmath's primitives (F: FL f32 lanes; D: DL = FL/2
+   f64 lanes, the halves of an F) and instantiated per ISA (GENIE__ISA) with suffix s.
+   f64 sums: four (sum) or two (sqdev, sumsq) D accumulators, a DL step, then a scalar tail;
+   heads and tails of f32 work under a lane mask (GENIE__FTAIL); streamed stores (nt) start
+   at y's vector boundary with a masked head and end with a masked tail and an sfence. */
+#define GENIE__RK_ALL(s)                                                                          \
+    static GENIE__VATTR double genie__rsum_##s(const float *x, int64_t n) {                        \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, a2 = a0, a3 = a0;                                   \
+        int64_t j = 0;                                                                             \
+        double r;                                                                                  \
+        for (; j + 4 * GENIE__DL <= n; j += 4 * GENIE__DL) {                                       \
+            a0 = GENIE__DADD(a0, GENIE__DLD(x + j));                                               \
+            a1 = GENIE__DADD(a1, GENIE__DLD(x + j + GENIE__DL));                                   \
+            a2 = GENIE__DADD(a2, GENIE__DLD(x + j + 2 * GENIE__DL));                               \
+            a3 = GENIE__DADD(a3, GENIE__DLD(x + j + 3 * GENIE__DL));                               \
+        }                                                                                          \
+        for (; j + GENIE__DL <= n; j += GENIE__DL) a0 = GENIE__DADD(a0, GENIE__DLD(x + j));        \
+        r = GENIE__DSUM(GENIE__DADD(GENIE__DADD(a0, a1), GENIE__DADD(a2, a3)));                    \
+        for (; j < n; j++) r += x[j];                                                              \
+        return r;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsqdev_##s(const float *x, int64_t n, double mean) {         \
+        const GENIE__D m = GENIE__D1(mean);                                                        \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, d0, d1;                                             \
+        int64_t j = 0;                                                                             \
+        double r;                                                                                  \
+        for (; j + 2 * GENIE__DL <= n; j += 2 * GENIE__DL) {                                       \
+            d0 = GENIE__DSUB(GENIE__DLD(x + j), m);                                                \
+            d1 = GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m);                                    \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */                 \
+            a0 = GENIE__DFMA(d0, d0, a0);                                                          \
+            a1 = GENIE__DFMA(d1, d1, a1);                                                          \
+        }                                                                                          \
+        r = GENIE__DSUM(GENIE__DADD(a0, a1));                                                      \
+        for (; j < n; j++) r += (x[j] - mean) * (x[j] - mean);                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumsq_##s(const float *x, int64_t n, double c, double *s1) { \
+        const GENIE__D m = GENIE__D1(c);                                                           \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, q0 = a0, q1 = a0, d0, d1;                           \
+        int64_t j = 0;                                                                             \
+        double r, q;                                                                               \
+        for (; j + 2 * GENIE__DL <= n; j += 2 * GENIE__DL) {                                       \
+            d0 = GENIE__DSUB(GENIE__DLD(x + j), m);                                                \
+            d1 = GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m);                                    \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */                 \
+            a0 = GENIE__DADD(a0, d0);                                                              \
+            a1 = GENIE__DADD(a1, d1);                                                              \
+            q0 = GENIE__DFMA(d0, d0, q0);                                                          \
+            q1 = GENIE__DFMA(d1, d1, q1);                                                          \
+        }                                                                                          \
+        r = GENIE__DSUM(GENIE__DADD(a0, a1));                                                      \
+        q = GENIE__DSUM(GENIE__DADD(q0, q1));                                                      \
+        for (; j < n; j++) r += x[j] - c, q += (x[j] - c) * (x[j] - c);                            \
+        *s1 = r;                                                                                   \
+        return q;                                                                                  \
+    }                                                                                              \
+    /* max of x (want_max) or of -x, NaN tracked apart (FMAXV drops NaNs); the tail's lanes      \
+       past n keep m0 */                                                                           \
+    static GENIE__VATTR float genie__rmax_##s(const float *x, int64_t n, int want_max) {           \
+        const GENIE__F neg = GENIE__F1(want_max ? 0.0f : -0.0f);                                   \
+        GENIE__F m0 = GENIE__FXOR(GENIE__F1(x[0]), neg), m1 = m0;                                  \
+        GENIE__FM nan = GENIE__FCMP(m0, m0, _CMP_UNORD_Q);                                         \
+        int64_t j = 0;                                                                             \
+        float m;                                                                                   \
+        for (; j + 2 * GENIE__FL <= n; j += 2 * GENIE__FL) {                                       \
+            const GENIE__F v0 = GENIE__FXOR(GENIE__FLD(x + j), neg);                               \
+            const GENIE__F v1 = GENIE__FXOR(GENIE__FLD(x + j + GENIE__FL), neg);                   \
+            m0 = GENIE__FMAXV(m0, v0);                                                             \
+            m1 = GENIE__FMAXV(m1, v1);                                                             \
+            nan = GENIE__MOR(nan, GENIE__FCMP(v0, v1, _CMP_UNORD_Q));                              \
+        }                                                                                          \
+        for (; j < n; j += GENIE__FL) {                                                            \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F v = GENIE__FSEL(t, GENIE__FXOR(GENIE__FLDZ(x + j, t), neg), m0);        \
+            m0 = GENIE__FMAXV(m0, v);                                                              \
+            nan = GENIE__MOR(nan, GENIE__FCMP(v, v, _CMP_UNORD_Q));                                \
+        }                                                                                          \
+        if (GENIE__FANY(nan)) return NAN;                                                          \
+        m = GENIE__FHMAX(GENIE__FMAXV(m0, m1));                                                    \
+        return want_max ? m : -m;                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR int64_t genie__rfind_##s(const float *x, int64_t n, float v) {             \
+        const GENIE__F vv = GENIE__F1(v);                                                          \
+        int64_t j;                                                                                 \
+        for (j = 0; j < n; j += GENIE__FL) {                                                       \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F a = GENIE__FLDZ(x + j, t);                                              \
+            const int hit = GENIE__FMBITS(                                                         \
+                GENIE__MAND(t, v != v ? GENIE__FCMP(a, a, _CMP_UNORD_Q) : GENIE__FCMP(a, vv, _CMP_EQ_OQ))); \
+            if (hit) return j + __builtin_ctz((unsigned)hit);                                      \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    /* Whole blocks of 4 FL: four vectors' exps added in f32 (pairwise: the block's sum within    \
+       2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes (converting  \
+       every vector would be a fifth of the pass, which is compute-bound on double-pumped        \
+       AVX-512). y: the exps stored (softmax's row on the stack; the next row prefetched into L2, \
+       where this row and its exps fill L1), or not (into L1); tp: the previous row's exps        \
+       streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined softmax), or NULL; inlined  \
+       for each, so the loop tests neither. */                                                     \
+    static GENIE__VATTR GENIE__VINL double genie__rsumexp_y_##s(const float *x, float *y, int64_t n, float mx, \
+                                                               const int st, const float *tp, float *yp, float sp) { \
+        const GENIE__F m = GENIE__F1(mx), sv = GENIE__F1(sp);                                      \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0;                                                     \
+        int64_t j = 0, c = 0, q;                                                                   \
+        if (tp) { /* the previous row's head, up to yp's vector boundary, first */                 \
+            c = genie__nt_head(yp, n, GENIE__FL);                                                  \
+            if (c) GENIE__FSTM(yp, GENIE__FTAIL(c), GENIE__FMUL(GENIE__FLDZ(tp, GENIE__FTAIL(c)), sv)); \
+        }                                                                                          \
+        for (; j + 4 * GENIE__FL <= n; j += 4 * GENIE__FL) {                                       \
+            GENIE__F e0 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j), m));                         \
+            const GENIE__F e1 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + GENIE__FL), m));       \
+            const GENIE__F e2 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + 2 * GENIE__FL), m));   \
+            const GENIE__F e3 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + 3 * GENIE__FL), m));   \
+            if (st) { /* the next row's lines, as above */                                         \
+                GENIE__FST(y + j, e0);                                                             \
+                GENIE__FST(y + j + GENIE__FL, e1);                                                 \
+                GENIE__FST(y + j + 2 * GENIE__FL, e2);                                             \
+                GENIE__FST(y + j + 3 * GENIE__FL, e3);                                             \
+                for (q = 0; q < 4 * GENIE__FL; q += 16) _mm_prefetch((const char *)(x + n + j + q), _MM_HINT_T1); \
+            } else                                                                                 \
+                for (q = 0; q < 4 * GENIE__FL; q += 16) _mm_prefetch((const char *)(x + n + j + q), _MM_HINT_T0); \
+            if (tp && c + 4 * GENIE__FL <= n) {                                                    \
+                GENIE__FSTNT(yp + c, GENIE__FMUL(GENIE__FLD(tp + c), sv));                         \
+                GENIE__FSTNT(yp + c + GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + GENIE__FL), sv)); \
+                GENIE__FSTNT(yp + c + 2 * GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + 2 * GENIE__FL), sv)); \
+                GENIE__FSTNT(yp + c + 3 * GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + 3 * GENIE__FL), sv)); \
+                c += 4 * GENIE__FL;                                                                \
+            }                                                                                      \
+            e0 = GENIE__FADD(GENIE__FADD(e0, e1), GENIE__FADD(e2, e3));                            \
+            a0 = GENIE__DADD(a0, GENIE__DLO(e0));                                                  \
+            a1 = GENIE__DADD(a1, GENIE__DHI(e0));                                                  \
+        }                                                                                          \
+        if (tp) { /* the rest of the previous row */                                               \
+            for (; c + GENIE__FL <= n; c += GENIE__FL) GENIE__FSTNT(yp + c, GENIE__FMUL(GENIE__FLD(tp + c), sv)); \
+            if (c < n) GENIE__FSTM(yp + c, GENIE__FTAIL(n - c), GENIE__FMUL(GENIE__FLDZ(tp + c, GENIE__FTAIL(n - c)), sv)); \
+            _mm_sfence();                                                                          \
+        }                                                                                          \
+        for (; j < n; j += GENIE__FL) { /* lanes past n load 0 and are cleared after exp */        \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F e = GENIE__FZERO(t, GENIE__FEXPC(GENIE__FSUB(GENIE__FLDZ(x + j, t), m))); \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a       \
+                                                  prefetch never faults) into cache meanwhile */   \
+            if (st) GENIE__FSTM(y + j, t, e);                                                      \
+            a0 = GENIE__DADD(a0, GENIE__DLO(e));                                                   \
+            a1 = GENIE__DADD(a1, GENIE__DHI(e));                                                   \
+        }                                                                                          \
+        return GENIE__DSUM(GENIE__DADD(a0, a1));                                                   \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumexp_##s(const float *x, float *y, int64_t n, float mx) { \
+        return y ? genie__rsumexp_y_##s(x, y, n, mx, 1, NULL, NULL, 0)                             \
+                 : genie__rsumexp_y_##s(x, NULL, n, mx, 0, NULL, NULL, 0);                         \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumexp_scale_##s(const float *x, float *t, int64_t n, float mx, const float *tp, \
+                                                       float *yp, float sp) {                      \
+        return genie__rsumexp_y_##s(x, t, n, mx, 1, tp, yp, sp);                                   \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rscale_##s(const float *x, float *y, int64_t n, float s_, int nt) { \
+        const GENIE__F sv = GENIE__F1(s_);                                                         \
+        GENIE__RK_NT(GENIE__FMUL(xv, sv))                                                          \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rsubsub_##s(const float *x, float *y, int64_t n, float a, float b, int nt) { \
+        const GENIE__F av = GENIE__F1(a), bv = GENIE__F1(b);                                       \
+        GENIE__RK_NT(GENIE__FSUB(GENIE__FSUB(xv, av), bv))                                         \
+    }                                                                                              \
+    /* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA, lanes t */       \
+    static GENIE__VATTR GENIE__VINL GENIE__F genie__rnormt_##s(const float *x, GENIE__FM t, GENIE__D m, GENIE__D r, \
+                                                              const float *w, const float *b) {   \
+        const GENIE__F xv = GENIE__FLDZ(x, t);                                                     \
+        const GENIE__F v = GENIE__DCAT(GENIE__DMUL(GENIE__DSUB(GENIE__DLO(xv), m), r),             \
+                                       GENIE__DMUL(GENIE__DSUB(GENIE__DHI(xv), m), r));            \
+        if (w && b) return GENIE__FFMA(v, GENIE__FLDZ(w, t), GENIE__FLDZ(b, t));                   \
+        if (w) return GENIE__FMUL(v, GENIE__FLDZ(w, t));                                           \
+        if (b) return GENIE__FADD(v, GENIE__FLDZ(b, t));                                           \
+        return v;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rnorm_##s(const float *x, float *y, int64_t n, double mean, double rstd, \
+                                             const float *w, const float *b, int nt) {            \
+        const GENIE__D m = GENIE__D1(mean), r = GENIE__D1(rstd);                                   \
+        const int64_t h = nt ? genie__nt_head(y, n, GENIE__FL) : 0;                                \
+        int64_t j;                                                                                 \
+        if (h) GENIE__FSTM(y, GENIE__FTAIL(h), genie__rnormt_##s(x, GENIE__FTAIL(h), m, r, w, b));  \
+        for (j = h; j + GENIE__FL <= n; j += GENIE__FL) {                                          \
+            GENIE__F v = GENIE__DCAT(GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j), m), r),            \
+                                     GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m), r)); \
+            if (w && b) v = GENIE__FFMA(v, GENIE__FLD(w + j), GENIE__FLD(b + j));                  \
+            else if (w) v = GENIE__FMUL(v, GENIE__FLD(w + j));                                     \
+            else if (b) v = GENIE__FADD(v, GENIE__FLD(b + j));                                     \
+            if (nt) GENIE__FSTNT(y + j, v);                                                        \
+            else GENIE__FST(y + j, v);                                                             \
+        }                                                                                          \
+        if (j < n)                                                                                 \
+            GENIE__FSTM(y + j, GENIE__FTAIL(n - j),                                                \
+                        genie__rnormt_##s(x + j, GENIE__FTAIL(n - j), m, r, w ? w + j : NULL, b ? b + j : NULL)); \
+        if (nt) _mm_sfence();                                                                      \
     }
-    for (; j + 64 <= n; j += 64) {
-        __m512 e0 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j), m));
-        __m512 e1 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), m));
-        __m512 e2 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 32), m));
-        __m512 e3 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 48), m));
-        if (st) { /* the next row's four lines, as below */
-            _mm512_storeu_ps(y + j, e0);
-            _mm512_storeu_ps(y + j + 16, e1);
-            _mm512_storeu_ps(y + j + 32, e2);
-            _mm512_storeu_ps(y + j + 48, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T0);
-        }
-        if (tp && c + 64 <= n) {
-            _mm512_stream_ps(yp + c, _mm512_mul_ps(_mm512_loadu_ps(tp + c), sv));
-            _mm512_stream_ps(yp + c + 16, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 16), sv));
-            _mm512_stream_ps(yp + c + 32, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 32), sv));
-            _mm512_stream_ps(yp + c + 48, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 48), sv));
-            c += 64;
-        }
-        e0 = _mm512_add_ps(_mm512_add_ps(e0, e1), _mm512_add_ps(e2, e3));
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c < n; c += 16) {
-            const __mmask16 t = genie__tail16(n - c);
-            const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(t, tp + c), sv);
-            if (t == 0xFFFF) _mm512_stream_ps(yp + c, v);
-            else _mm512_mask_storeu_ps(yp + c, t, v);
-        }
-        _mm_sfence();
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 e = _mm512_maskz_mov_ps(t, genie__exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), m)));
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a prefetch never
-                                                                 faults) into cache while this one computes */
-        if (st) _mm512_mask_storeu_ps(y + j, t, e);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
-    }
-    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-}
-static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx512(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx512(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX512 double genie__rsumexp_scale_avx512(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                       float sp) {
-    return genie__rsumexp_y_avx512(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
-   vectors with movntps (no read for ownership of the output's lines), a masked
-   tail, then sfence so the stores are visible before the job ends. */
-#define GENIE__NT_LOOP(VALUE)                                                                      \
+/* y[j] = VALUE(xv = x[j..]) over n: a masked head up to y's vector boundary when nt, whole
+   vectors (streamed when nt: no read for ownership of the output's lines), a masked tail */
+#define GENIE__RK_NT(VALUE)                                                                       \
     {                                                                                              \
-        int64_t j = 0, h = nt ? genie__nt_head(y, n) : 0;                                          \
-        for (; j < n; j += 16) {                                                                   \
-            __mmask16 t = j == 0 && h ? (__mmask16)((1u << h) - 1u) : genie__tail16(n - j);        \
-            __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;                                        \
-            VALUE                                                                                  \
-            if (nt && t == 0xFFFF) _mm512_stream_ps(y + j, v);                                     \
-            else _mm512_mask_storeu_ps(y + j, t, v);                                               \
-            if (j == 0 && h) j = h - 16;                                                           \
+        const int64_t h = nt ? genie__nt_head(y, n, GENIE__FL) : 0;                                \
+        int64_t j = h;                                                                             \
+        GENIE__F xv;                                                                               \
+        if (h) {                                                                                   \
+            xv = GENIE__FLDZ(x, GENIE__FTAIL(h));                                                  \
+            GENIE__FSTM(y, GENIE__FTAIL(h), VALUE);                                                \
+        }                                                                                          \
+        for (; j + GENIE__FL <= n; j += GENIE__FL) {                                               \
+            xv = GENIE__FLD(x + j);                                                                \
+            if (nt) GENIE__FSTNT(y + j, VALUE);                                                    \
+            else GENIE__FST(y + j, VALUE);                                                         \
+        }                                                                                          \
+        if (j < n) {                                                                               \
+            xv = GENIE__FLDZ(x + j, GENIE__FTAIL(n - j));                                          \
+            GENIE__FSTM(y + j, GENIE__FTAIL(n - j), VALUE);                                        \
         }                                                                                          \
         if (nt) _mm_sfence();                                                                      \
     }
-static GENIE__AVX512 void genie__rscale_avx512(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m512 sv = _mm512_set1_ps(s);
-    GENIE__NT_LOOP(v = _mm512_mul_ps(xv, sv);)
-}
-static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
-    GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
-}
-/* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA: 16 lanes under
-   mask t (the head up to y's line, the tail) */
-static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
-                                                 const float *b) {
-    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
-    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
-    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
-    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
-    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
-    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
-    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
-    return v;
-}
-/* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
-   512-bit extract and insert of genie__rnorm16_avx512 would take a fifth of the pass (Zen 4,
-   a row in L1); the same operations, so the same values. */
-static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
-                                             const float *w, const float *b, int nt) {
-    const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    const int64_t h = nt ? genie__nt_head(y, n) : 0;
-    int64_t j;
-    if (h) {
-        const __mmask16 t = (__mmask16)((1u << h) - 1u);
-        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
-    }
-    for (j = h; j + 16 <= n; j += 16) {
-        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
-        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
-        if (w && b) {
-            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
-        } else if (w) {
-            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
-            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
-        } else if (b) {
-            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
-            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
-        }
-        if (nt) { /* a whole line at once (two streamed halves: slower) */
-            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
-        } else {
-            _mm256_storeu_ps(y + j, lo);
-            _mm256_storeu_ps(y + j + 8, hi);
-        }
-    }
-    if (j < n) {
-        const __mmask16 t = genie__tail16(n - j);
-        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
-    }
-    if (nt) _mm_sfence();
-}
-
-/* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
-static GENIE__AVX2 double genie__hsum_pd_avx2(__m256d v) {
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-static GENIE__AVX2 double genie__rsum_avx2(const float *x, int64_t n) {
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + j)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 8)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 12)));
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double mean) {
-    const __m256d m = _mm256_set1_pd(mean);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_fmadd_pd(d0, d0, a0);
-        a1 = _mm256_fmadd_pd(d1, d1, a1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX2 double genie__rsumsq_avx2(const float *x, int64_t n, double c, double *s1) {
-    const __m256d m = _mm256_set1_pd(c);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_add_pd(a0, d0);
-        a1 = _mm256_add_pd(a1, d1);
-        q0 = _mm256_fmadd_pd(d0, d0, q0);
-        q1 = _mm256_fmadd_pd(d1, d1, q1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    q = genie__hsum_pd_avx2(_mm256_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-static GENIE__AVX2 float genie__rmax_avx2(const float *x, int64_t n, int want_max) {
-    const __m256 neg = _mm256_set1_ps(want_max ? 0.0f : -0.0f);
-    __m256 m0 = _mm256_xor_ps(_mm256_set1_ps(x[0]), neg), m1 = m0, nan = _mm256_setzero_ps();
-    __m128 h;
-    int64_t j = 0;
-    float m;
-    for (; j + 16 <= n; j += 16) {
-        __m256 v0 = _mm256_xor_ps(_mm256_loadu_ps(x + j), neg), v1 = _mm256_xor_ps(_mm256_loadu_ps(x + j + 8), neg);
-        m0 = _mm256_max_ps(m0, v0);
-        m1 = _mm256_max_ps(m1, v1);
-        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
-    }
-    m0 = _mm256_max_ps(m0, m1);
-    h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    m = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
-    if (_mm256_movemask_ps(nan)) return NAN;
-    for (; j < n; j++) {
-        float v = want_max ? x[j] : -x[j];
-        if (v != v) return NAN;
-        if (v > m) m = v;
-    }
-    return want_max ? m : -m;
-}
-static GENIE__AVX2 int64_t genie__rfind_avx2(const float *x, int64_t n, float v) {
-    const __m256 vv = _mm256_set1_ps(v);
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256 a = _mm256_loadu_ps(x + j);
-        int hit = _mm256_movemask_ps(v != v ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
-        if (hit) return j + __builtin_ctz((unsigned)hit);
-    }
-    for (; j < n; j++)
-        if (v != v ? x[j] != x[j] : x[j] == v) return j;
-    return 0;
-}
-/* Elements before y's next 32-byte boundary where nt (AVX2's streamed stores start there), at most n. */
-static int64_t genie__nt8_head(const float *y, int64_t n, int nt) {
-    int64_t h = nt ? (int64_t)((32 - ((uintptr_t)y & 31)) & 31) / 4 : 0;
-    return h < n ? h : n;
-}
-/* As genie__rsumexp_y_avx512: inlined for y stored or not, and for a previous row streamed out or not */
-static GENIE__AVX2 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx2(const float *x, float *y, int64_t n,
-                                                                                   float mx, const int st, const float *tp,
-                                                                                   float *yp, float sp) {
-    const __m256 m = _mm256_set1_ps(mx), sv = _mm256_set1_ps(sp);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    const int64_t h = tp ? genie__nt8_head(yp, n, 1) : 0;
-    int64_t j = 0, c = 0;
-    for (; c < h; c++) yp[c] = tp[c] * sp; /* the previous row streamed 32 at a time beside the exps: its head
-                                              up to yp's 32 bytes first */
-    for (; j + 32 <= n; j += 32) { /* four vectors' exps added in f32 first */
-        __m256 e0 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-        __m256 e1 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 8), m));
-        __m256 e2 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 16), m));
-        __m256 e3 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 24), m));
-        if (st) {
-            _mm256_storeu_ps(y + j, e0);
-            _mm256_storeu_ps(y + j + 8, e1);
-            _mm256_storeu_ps(y + j + 16, e2);
-            _mm256_storeu_ps(y + j + 24, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-        }
-        if (tp && c + 32 <= n) {
-            _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-            _mm256_stream_ps(yp + c + 8, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 8), sv));
-            _mm256_stream_ps(yp + c + 16, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 16), sv));
-            _mm256_stream_ps(yp + c + 24, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 24), sv));
-            c += 32;
-        }
-        e0 = _mm256_add_ps(_mm256_add_ps(e0, e1), _mm256_add_ps(e2, e3));
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c + 8 <= n; c += 8) _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-        for (; c < n; c++) yp[c] = tp[c] * sp;
-        _mm_sfence();
-    }
-    for (; j < n; j += 8) {
-        __m256 e;
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-        if (n - j >= 8) {
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-            if (st) _mm256_storeu_ps(y + j, e);
-        } else { /* the tail: masked lanes load 0 and are cleared after exp */
-            __m256i t = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + j, t), m));
-            e = _mm256_and_ps(e, _mm256_castsi256_ps(t));
-            if (st) _mm256_maskstore_ps(y + j, t, e);
-        }
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
-    }
-    return genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-}
-static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx2(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx2(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX2 double genie__rsumexp_scale_avx2(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                   float sp) {
-    return genie__rsumexp_y_avx2(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores as AVX-512's (GENIE__NT_LOOP): elements up to y's 32-byte boundary
-   (genie__nt8_head) and the tail by the scalar form (the same values), whole vectors by movntps
-   when nt. */
-#define GENIE__NT8_LOOP(VALUE, SCALAR)                                                             \
-    {                                                                                              \
-        int64_t j = 0, h = genie__nt8_head(y, n, nt);                                              \
-        for (; j < h; j++) SCALAR                                                                  \
-        for (; j + 8 <= n; j += 8) {                                                               \
-            const __m256 xv = _mm256_loadu_ps(x + j);                                              \
-            __m256 v;                                                                              \
-            VALUE                                                                                  \
-            if (nt) _mm256_stream_ps(y + j, v);                                                    \
-            else _mm256_storeu_ps(y + j, v);                                                       \
-        }                                                                                          \
-        for (; j < n; j++) SCALAR                                                                  \
-        if (nt) _mm_sfence();                                                                      \
-    }
-static GENIE__AVX2 void genie__rscale_avx2(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m256 sv = _mm256_set1_ps(s);
-    GENIE__NT8_LOOP(v = _mm256_mul_ps(xv, sv);, y[j] = x[j] * s;)
-}
-static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
-    GENIE__NT8_LOOP(v = _mm256_sub_ps(_mm256_sub_ps(xv, av), bv);, y[j] = (x[j] - a) - b;)
-}
-static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
-                                         const float *w, const float *b, int nt) {
-    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
-    const int64_t h = genie__nt8_head(y, n, nt);
-    int64_t j;
-    genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
-    for (j = h; j + 8 <= n; j += 8) {
-        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
-        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
-        __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-        if (w && b) v = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-        else if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
-        else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
-        if (nt) _mm256_stream_ps(y + j, v);
-        else _mm256_storeu_ps(y + j, v);
-    }
-    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
-    if (nt) _mm_sfence();
-}
+#define GENIE__ISA z
+GENIE__RK_ALL(avx512)
+#undef GENIE__ISA
+#define GENIE__ISA y
+GENIE__RK_ALL(avx2)
+#undef GENIE__ISA
 #endif /* GENIE__X86 */
 
 #define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \
