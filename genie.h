@@ -4666,18 +4666,6 @@ static void genie__cols_add_c(double *acc, const float *r, int64_t nb) {
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] += (double)r[c];
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_add_avx2(double *acc, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 4 <= nb; c += 4) _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm_loadu_ps(r + c))));
-    for (; c < nb; c++) acc[c] += (double)r[c];
-}
-static GENIE__AVX512 void genie__cols_add_avx512(double *acc, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm256_loadu_ps(r + c))));
-    for (; c < nb; c++) acc[c] += (double)r[c];
-}
-#endif
 /* acc[c] += (r[c] - mean[c])^2 in f64 for c < nb (a multiply, then an add: the reference's
    var/std step), and acc[c] *= r[c] (prod's): a column group's (genie__k_cfused) */
 typedef void (*genie__cols_sqdev_fn)(double *acc, const double *mean, const float *r, int64_t nb);
@@ -4692,24 +4680,6 @@ static void genie__cols_prod_c(double *acc, const float *r, int64_t nb) {
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] *= (double)r[c];
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_sqdev_avx2(double *acc, const double *mean, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 4 <= nb; c += 4) {
-        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(r + c)), _mm256_loadu_pd(mean + c));
-        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_mul_pd(d, d)));
-    }
-    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
-}
-static GENIE__AVX512 void genie__cols_sqdev_avx512(double *acc, const double *mean, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(r + c)), _mm512_loadu_pd(mean + c));
-        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_mul_pd(d, d)));
-    }
-    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
-}
-#endif
 /* acc[c] = the reference's running max (want_max) or min of acc[c] and r[c] for c < nb: a
    NaN acc stays, a NaN r takes it, ties keep acc. In f32: the reference's double holds the
    same f32 values, and comparing them is exact either way (f32 lanes hold twice as many
@@ -4722,28 +4692,6 @@ static void genie__cols_mm_c(float *acc, const float *r, int64_t nb, int want_ma
         if (y != y || (want_max ? y > acc[c] : y < acc[c])) acc[c] = acc[c] != acc[c] ? acc[c] : y;
     }
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_mm_avx2(float *acc, const float *r, int64_t nb, int want_max) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 a = _mm256_loadu_ps(acc + c), y = _mm256_loadu_ps(r + c);
-        const __m256 better = want_max ? _mm256_cmp_ps(y, a, _CMP_GT_OQ) : _mm256_cmp_ps(y, a, _CMP_LT_OQ);
-        const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_or_ps(_mm256_cmp_ps(y, y, _CMP_UNORD_Q), better));
-        _mm256_storeu_ps(acc + c, _mm256_blendv_ps(a, y, take));
-    }
-    genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
-}
-static GENIE__AVX512 void genie__cols_mm_avx512(float *acc, const float *r, int64_t nb, int want_max) {
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 a = _mm512_loadu_ps(acc + c), y = _mm512_loadu_ps(r + c);
-        const __mmask16 better = want_max ? _mm512_cmp_ps_mask(y, a, _CMP_GT_OQ) : _mm512_cmp_ps_mask(y, a, _CMP_LT_OQ);
-        const __mmask16 take = (__mmask16)(~_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & (_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) | better));
-        _mm512_storeu_ps(acc + c, _mm512_mask_mov_ps(a, take, y));
-    }
-    genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
-}
-#endif
 /* acc[c], idx[c] = r[c], j where r[c] is better than acc[c] (genie__better: a NaN acc stays,
    a NaN r takes it, ties keep the first) for c < nb: row j's step of a column argmax
    (want_max) or argmin, and of max/min along a dim (a column group's: genie__k_cfused) */
@@ -4755,37 +4703,48 @@ static void genie__cols_arg_c(float *acc, int64_t *idx, const float *r, int64_t 
         if (a == a && (y != y || (want_max ? y > a : y < a))) acc[c] = y, idx[c] = j;
     }
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_arg_avx2(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
-    const __m256i jv = _mm256_set1_epi64x(j);
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 a = _mm256_loadu_ps(acc + c), y = _mm256_loadu_ps(r + c);
-        const __m256 better = want_max ? _mm256_cmp_ps(y, a, _CMP_GT_OQ) : _mm256_cmp_ps(y, a, _CMP_LT_OQ);
-        const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_or_ps(_mm256_cmp_ps(y, y, _CMP_UNORD_Q), better));
-        const __m256i t = _mm256_castps_si256(take);
-        const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
-        _mm256_storeu_ps(acc + c, _mm256_blendv_ps(a, y, take));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + c), _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c)), jv, lo));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + c + 4),
-                            _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c + 4)), jv, hi));
+/* The SIMD column primitives (add, sqdev, mm, arg), written once over >>vmath's primitives and
+   instantiated per ISA beside the row kernels (>>rows): whole vectors, then the _c form for the
+   last columns (the same values per column) */
+#define GENIE__COLS_ALL(s)                                                                         \
+    static GENIE__VATTR void genie__cols_add_##s(double *acc, const float *r, int64_t nb) {         \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__DL <= nb; c += GENIE__DL)                                                \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DLD(r + c)));            \
+        for (; c < nb; c++) acc[c] += (double)r[c];                                               \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_sqdev_##s(double *acc, const double *mean, const float *r, int64_t nb) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__DL <= nb; c += GENIE__DL) {                                              \
+            const GENIE__D d = GENIE__DSUB(GENIE__DLD(r + c), GENIE__DLDU(mean + c));              \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DMUL(d, d)));            \
+        }                                                                                          \
+        genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);                                     \
+    }                                                                                              \
+    /* take: acc not NaN and r NaN or better */                                                    \
+    static GENIE__VATTR GENIE__VINL GENIE__FM genie__cols_take_##s(GENIE__F a, GENIE__F y, int want_max) { \
+        const GENIE__FM better = want_max ? GENIE__FCMP(y, a, _CMP_GT_OQ) : GENIE__FCMP(y, a, _CMP_LT_OQ); \
+        return GENIE__MANDN(GENIE__FCMP(a, a, _CMP_UNORD_Q), GENIE__MOR(GENIE__FCMP(y, y, _CMP_UNORD_Q), better)); \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_mm_##s(float *acc, const float *r, int64_t nb, int want_max) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F a = GENIE__FLD(acc + c), y = GENIE__FLD(r + c);                         \
+            GENIE__FST(acc + c, GENIE__FSEL(genie__cols_take_##s(a, y, want_max), y, a));          \
+        }                                                                                          \
+        genie__cols_mm_c(acc + c, r + c, nb - c, want_max);                                        \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_arg_##s(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, \
+                                                int want_max) {                                    \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F a = GENIE__FLD(acc + c), y = GENIE__FLD(r + c);                         \
+            const GENIE__FM take = genie__cols_take_##s(a, y, want_max);                           \
+            GENIE__FST(acc + c, GENIE__FSEL(take, y, a));                                          \
+            GENIE__JSTM(idx + c, take, j);                                                         \
+        }                                                                                          \
+        genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);                           \
     }
-    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
-}
-static GENIE__AVX512 void genie__cols_arg_avx512(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
-    const __m512i jv = _mm512_set1_epi64(j);
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 a = _mm512_loadu_ps(acc + c), y = _mm512_loadu_ps(r + c);
-        const __mmask16 better = want_max ? _mm512_cmp_ps_mask(y, a, _CMP_GT_OQ) : _mm512_cmp_ps_mask(y, a, _CMP_LT_OQ);
-        const __mmask16 take = (__mmask16)(~_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & (_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) | better));
-        _mm512_storeu_ps(acc + c, _mm512_mask_mov_ps(a, take, y));
-        _mm512_mask_storeu_epi64(idx + c, (__mmask8)take, jv);
-        _mm512_mask_storeu_epi64(idx + c + 8, (__mmask8)(take >> 8), jv);
-    }
-    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
-}
-#endif
 /* f16/bf16 (dt) to f32 (to16 0) or back, n elements, on path cpu's array kernel */
 static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
 static genie_result genie__k_reduce_cols_with(genie_cpu cpu, genie__cols_add_fn add, genie__cols_mm_fn mmf, genie__kparams *p,
@@ -7064,6 +7023,10 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__FZERO GENIE__ISEL(GENIE__FZERO_, GENIE__ISA)
 #define GENIE__FSTNT GENIE__ISEL(GENIE__FSTNT_, GENIE__ISA)
 #define GENIE__FEXPC GENIE__ISEL(GENIE__FEXPC_, GENIE__ISA)
+#define GENIE__DLDU GENIE__ISEL(GENIE__DLDU_, GENIE__ISA)
+#define GENIE__DSTU GENIE__ISEL(GENIE__DSTU_, GENIE__ISA)
+#define GENIE__MANDN GENIE__ISEL(GENIE__MANDN_, GENIE__ISA)
+#define GENIE__JSTM GENIE__ISEL(GENIE__JSTM_, GENIE__ISA)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
@@ -7174,6 +7137,13 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
 #define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
 #define GENIE__FEXPC_z(v) genie__exp16_avx512(v)
+#define GENIE__DLDU_z(p) _mm512_loadu_pd(p) /* DL doubles */
+#define GENIE__DSTU_z(p, v) _mm512_storeu_pd(p, v)
+#define GENIE__MANDN_z(a, b) ((__mmask16)(~(a) & (b))) /* !a && b */
+/* p[l] = j (int64) for the lanes l of mask m */
+#define GENIE__JSTM_z(p, m, j) \
+    (_mm512_mask_storeu_epi64(p, (__mmask8)(m), _mm512_set1_epi64(j)), \
+     _mm512_mask_storeu_epi64((p) + 8, (__mmask8)((m) >> 8), _mm512_set1_epi64(j)))
 #define GENIE__FGELU_POS(P, x) genie__z_fgelu_pos16(x)
 GENIE__VS_ALL(z)
 #undef GENIE__FGELU_POS
@@ -7287,6 +7257,16 @@ static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
 #define GENIE__FZERO_y(m, v) _mm256_and_ps(v, m)
 #define GENIE__FSTNT_y(p, v) _mm256_stream_ps(p, v)
 #define GENIE__FEXPC_y(v) genie__exp8_avx2(v)
+#define GENIE__DLDU_y(p) _mm256_loadu_pd(p)
+#define GENIE__DSTU_y(p, v) _mm256_storeu_pd(p, v)
+#define GENIE__MANDN_y(a, b) _mm256_andnot_ps(a, b)
+static GENIE__AVX2 GENIE__VINL void genie__y_jstm(int64_t *p, __m256 m, int64_t j) {
+    const __m256i t = _mm256_castps_si256(m), jv = _mm256_set1_epi64x(j);
+    const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
+    _mm256_storeu_si256((__m256i *)(void *)p, _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p), jv, lo));
+    _mm256_storeu_si256((__m256i *)(void *)(p + 4), _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + 4)), jv, hi));
+}
+#define GENIE__JSTM_y(p, m, j) genie__y_jstm(p, m, j)
 #define GENIE__FGELU_POS(P, x) genie__y_fgelu_pos(x)
 GENIE__VS_ALL(y)
 #undef GENIE__FGELU_POS
@@ -7712,7 +7692,8 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
    The SIMD row kernels are written once (GENIE__RK_ALL) over >>vmath's primitives and
-   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2); the generic path's are the
+   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2), but for layer_norm's
+   genie__rnorm_avx512 and _avx2 (see there); the generic path's are the
    plain C loops genie__r*_c (genie__rowk_c), in the same order of f64 accumulators. Each set is
    collected in its path's table (genie__pathk.rk). The exp they use is >>vmath's core
    (GENIE__FEXPC: genie__z_expc, genie__y_expc). */
@@ -7835,26 +7816,16 @@ static void genie__cols_sumexp_c(double *acc, const float *m, const float *r, in
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] += (double)expf(r[c] - m[c]);
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_sumexp_avx2(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(m + c)));
-        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm256_castps256_ps128(e))));
-        _mm256_storeu_pd(acc + c + 4, _mm256_add_pd(_mm256_loadu_pd(acc + c + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1))));
+#define GENIE__COLS_SUMEXP(s)                                                                      \
+    static GENIE__VATTR void genie__cols_sumexp_##s(double *acc, const float *m, const float *r, int64_t nb) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F e = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(r + c), GENIE__FLD(m + c)));   \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DLO(e)));                \
+            GENIE__DSTU(acc + c + GENIE__DL, GENIE__DADD(GENIE__DLDU(acc + c + GENIE__DL), GENIE__DHI(e))); \
+        }                                                                                          \
+        genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);                                       \
     }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 e = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(m + c)));
-        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm512_castps512_ps256(e))));
-        _mm512_storeu_pd(acc + c + 8, _mm512_add_pd(_mm512_loadu_pd(acc + c + 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1))));
-    }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-#endif
 
 #ifdef GENIE__X86
 /* Elements before y's next boundary of `lanes` floats (streamed stores start there), at most n. */
@@ -8027,38 +7998,75 @@ static int64_t genie__nt_head(const float *y, int64_t n, int lanes) {
     static GENIE__VATTR void genie__rsubsub_##s(const float *x, float *y, int64_t n, float a, float b, int nt) { \
         const GENIE__F av = GENIE__F1(a), bv = GENIE__F1(b);                                       \
         GENIE__RK_NT(GENIE__FSUB(GENIE__FSUB(xv, av), bv))                                         \
-    }                                                                                              \
-    /* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA, lanes t */       \
-    static GENIE__VATTR GENIE__VINL GENIE__F genie__rnormt_##s(const float *x, GENIE__FM t, GENIE__D m, GENIE__D r, \
-                                                              const float *w, const float *b) {   \
-        const GENIE__F xv = GENIE__FLDZ(x, t);                                                     \
-        const GENIE__F v = GENIE__DCAT(GENIE__DMUL(GENIE__DSUB(GENIE__DLO(xv), m), r),             \
-                                       GENIE__DMUL(GENIE__DSUB(GENIE__DHI(xv), m), r));            \
-        if (w && b) return GENIE__FFMA(v, GENIE__FLDZ(w, t), GENIE__FLDZ(b, t));                   \
-        if (w) return GENIE__FMUL(v, GENIE__FLDZ(w, t));                                           \
-        if (b) return GENIE__FADD(v, GENIE__FLDZ(b, t));                                           \
-        return v;                                                                                  \
-    }                                                                                              \
-    static GENIE__VATTR void genie__rnorm_##s(const float *x, float *y, int64_t n, double mean, double rstd, \
-                                             const float *w, const float *b, int nt) {            \
-        const GENIE__D m = GENIE__D1(mean), r = GENIE__D1(rstd);                                   \
-        const int64_t h = nt ? genie__nt_head(y, n, GENIE__FL) : 0;                                \
-        int64_t j;                                                                                 \
-        if (h) GENIE__FSTM(y, GENIE__FTAIL(h), genie__rnormt_##s(x, GENIE__FTAIL(h), m, r, w, b));  \
-        for (j = h; j + GENIE__FL <= n; j += GENIE__FL) {                                          \
-            GENIE__F v = GENIE__DCAT(GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j), m), r),            \
-                                     GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m), r)); \
-            if (w && b) v = GENIE__FFMA(v, GENIE__FLD(w + j), GENIE__FLD(b + j));                  \
-            else if (w) v = GENIE__FMUL(v, GENIE__FLD(w + j));                                     \
-            else if (b) v = GENIE__FADD(v, GENIE__FLD(b + j));                                     \
-            if (nt) GENIE__FSTNT(y + j, v);                                                        \
-            else GENIE__FST(y + j, v);                                                             \
-        }                                                                                          \
-        if (j < n)                                                                                 \
-            GENIE__FSTM(y + j, GENIE__FTAIL(n - j),                                                \
-                        genie__rnormt_##s(x + j, GENIE__FTAIL(n - j), m, r, w ? w + j : NULL, b ? b + j : NULL)); \
-        if (nt) _mm_sfence();                                                                      \
     }
+/* layer_norm's rows stay per ISA: AVX-512's applies the weight and bias to each f64 half's
+   8 f32 lanes before joining them (joining first, as a template over F must, measured 12-18%
+   slower on rows in cache); AVX2's is its peer, with scalar heads and tails. */
+static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
+                                                 const float *b) {
+    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
+    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
+    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
+    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
+    return v;
+}
+static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
+                                             const float *w, const float *b, int nt) {
+    const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
+    const int64_t h = nt ? genie__nt_head(y, n, 16) : 0;
+    int64_t j;
+    if (h) {
+        const __mmask16 t = (__mmask16)((1u << h) - 1u);
+        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
+    }
+    for (j = h; j + 16 <= n; j += 16) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
+        if (w && b) {
+            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
+        } else if (w) {
+            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
+            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
+        } else if (b) {
+            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
+            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
+        }
+        if (nt) { /* a whole line at once (two streamed halves: slower) */
+            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+        } else {
+            _mm256_storeu_ps(y + j, lo);
+            _mm256_storeu_ps(y + j + 8, hi);
+        }
+    }
+    if (j < n) {
+        const __mmask16 t = GENIE__FTAIL_z(n - j);
+        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
+    }
+    if (nt) _mm_sfence();
+}
+static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
+                                         const float *w, const float *b, int nt) {
+    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
+    const int64_t h = nt ? genie__nt_head(y, n, 8) : 0;
+    int64_t j;
+    genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
+    for (j = h; j + 8 <= n; j += 8) {
+        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
+        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
+        __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        if (w && b) v = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+        else if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
+        else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
+        if (nt) _mm256_stream_ps(y + j, v);
+        else _mm256_storeu_ps(y + j, v);
+    }
+    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
+    if (nt) _mm_sfence();
+}
 /* y[j] = VALUE(xv = x[j..]) over n: a masked head up to y's vector boundary when nt, whole
    vectors (streamed when nt: no read for ownership of the output's lines), a masked tail */
 #define GENIE__RK_NT(VALUE)                                                                       \
@@ -8081,11 +8089,16 @@ static int64_t genie__nt_head(const float *y, int64_t n, int lanes) {
         }                                                                                          \
         if (nt) _mm_sfence();                                                                      \
     }
+/* The row kernels and column primitives of the x86 paths (GENIE__COLS_ALL: >>cpu) */
 #define GENIE__ISA z
 GENIE__RK_ALL(avx512)
+GENIE__COLS_ALL(avx512)
+GENIE__COLS_SUMEXP(avx512)
 #undef GENIE__ISA
 #define GENIE__ISA y
 GENIE__RK_ALL(avx2)
+GENIE__COLS_ALL(avx2)
+GENIE__COLS_SUMEXP(avx2)
 #undef GENIE__ISA
 #endif /* GENIE__X86 */
 
