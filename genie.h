@@ -4684,18 +4684,6 @@ static void genie__cols_add_c(double *acc, const float *r, int64_t nb) {
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] += (double)r[c];
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_add_avx2(double *acc, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 4 <= nb; c += 4) _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm_loadu_ps(r + c))));
-    for (; c < nb; c++) acc[c] += (double)r[c];
-}
-static GENIE__AVX512 void genie__cols_add_avx512(double *acc, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm256_loadu_ps(r + c))));
-    for (; c < nb; c++) acc[c] += (double)r[c];
-}
-#endif
 /* acc[c] += (r[c] - mean[c])^2 in f64 for c < nb (a multiply, then an add: the reference's
    var/std step), and acc[c] *= r[c] (prod's): a column group's (genie__k_cfused) */
 typedef void (*genie__cols_sqdev_fn)(double *acc, const double *mean, const float *r, int64_t nb);
@@ -4710,24 +4698,6 @@ static void genie__cols_prod_c(double *acc, const float *r, int64_t nb) {
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] *= (double)r[c];
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_sqdev_avx2(double *acc, const double *mean, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 4 <= nb; c += 4) {
-        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(r + c)), _mm256_loadu_pd(mean + c));
-        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_mul_pd(d, d)));
-    }
-    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
-}
-static GENIE__AVX512 void genie__cols_sqdev_avx512(double *acc, const double *mean, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(r + c)), _mm512_loadu_pd(mean + c));
-        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_mul_pd(d, d)));
-    }
-    genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);
-}
-#endif
 /* acc[c] = the reference's running max (want_max) or min of acc[c] and r[c] for c < nb: a
    NaN acc stays, a NaN r takes it, ties keep acc. In f32: the reference's double holds the
    same f32 values, and comparing them is exact either way (f32 lanes hold twice as many
@@ -4740,28 +4710,6 @@ static void genie__cols_mm_c(float *acc, const float *r, int64_t nb, int want_ma
         if (y != y || (want_max ? y > acc[c] : y < acc[c])) acc[c] = acc[c] != acc[c] ? acc[c] : y;
     }
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_mm_avx2(float *acc, const float *r, int64_t nb, int want_max) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 a = _mm256_loadu_ps(acc + c), y = _mm256_loadu_ps(r + c);
-        const __m256 better = want_max ? _mm256_cmp_ps(y, a, _CMP_GT_OQ) : _mm256_cmp_ps(y, a, _CMP_LT_OQ);
-        const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_or_ps(_mm256_cmp_ps(y, y, _CMP_UNORD_Q), better));
-        _mm256_storeu_ps(acc + c, _mm256_blendv_ps(a, y, take));
-    }
-    genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
-}
-static GENIE__AVX512 void genie__cols_mm_avx512(float *acc, const float *r, int64_t nb, int want_max) {
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 a = _mm512_loadu_ps(acc + c), y = _mm512_loadu_ps(r + c);
-        const __mmask16 better = want_max ? _mm512_cmp_ps_mask(y, a, _CMP_GT_OQ) : _mm512_cmp_ps_mask(y, a, _CMP_LT_OQ);
-        const __mmask16 take = (__mmask16)(~_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & (_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) | better));
-        _mm512_storeu_ps(acc + c, _mm512_mask_mov_ps(a, take, y));
-    }
-    genie__cols_mm_c(acc + c, r + c, nb - c, want_max);
-}
-#endif
 /* acc[c], idx[c] = r[c], j where r[c] is better than acc[c] (genie__better: a NaN acc stays,
    a NaN r takes it, ties keep the first) for c < nb: row j's step of a column argmax
    (want_max) or argmin, and of max/min along a dim (a column group's: genie__k_cfused) */
@@ -4773,37 +4721,48 @@ static void genie__cols_arg_c(float *acc, int64_t *idx, const float *r, int64_t 
         if (a == a && (y != y || (want_max ? y > a : y < a))) acc[c] = y, idx[c] = j;
     }
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_arg_avx2(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
-    const __m256i jv = _mm256_set1_epi64x(j);
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 a = _mm256_loadu_ps(acc + c), y = _mm256_loadu_ps(r + c);
-        const __m256 better = want_max ? _mm256_cmp_ps(y, a, _CMP_GT_OQ) : _mm256_cmp_ps(y, a, _CMP_LT_OQ);
-        const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_or_ps(_mm256_cmp_ps(y, y, _CMP_UNORD_Q), better));
-        const __m256i t = _mm256_castps_si256(take);
-        const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
-        _mm256_storeu_ps(acc + c, _mm256_blendv_ps(a, y, take));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + c), _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c)), jv, lo));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + c + 4),
-                            _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(idx + c + 4)), jv, hi));
+/* The SIMD column primitives (add, sqdev, mm, arg), written once over >>vmath's primitives and
+   instantiated per ISA beside the row kernels (>>rows): whole vectors, then the _c form for the
+   last columns (the same values per column) */
+#define GENIE__COLS_ALL(s)                                                                         \
+    static GENIE__VATTR void genie__cols_add_##s(double *acc, const float *r, int64_t nb) {         \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__DL <= nb; c += GENIE__DL)                                                \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DLD(r + c)));            \
+        for (; c < nb; c++) acc[c] += (double)r[c];                                               \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_sqdev_##s(double *acc, const double *mean, const float *r, int64_t nb) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__DL <= nb; c += GENIE__DL) {                                              \
+            const GENIE__D d = GENIE__DSUB(GENIE__DLD(r + c), GENIE__DLDU(mean + c));              \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DMUL(d, d)));            \
+        }                                                                                          \
+        genie__cols_sqdev_c(acc + c, mean + c, r + c, nb - c);                                     \
+    }                                                                                              \
+    /* take: acc not NaN and r NaN or better */                                                    \
+    static GENIE__VATTR GENIE__VINL GENIE__FM genie__cols_take_##s(GENIE__F a, GENIE__F y, int want_max) { \
+        const GENIE__FM better = want_max ? GENIE__FCMP(y, a, _CMP_GT_OQ) : GENIE__FCMP(y, a, _CMP_LT_OQ); \
+        return GENIE__MANDN(GENIE__FCMP(a, a, _CMP_UNORD_Q), GENIE__MOR(GENIE__FCMP(y, y, _CMP_UNORD_Q), better)); \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_mm_##s(float *acc, const float *r, int64_t nb, int want_max) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F a = GENIE__FLD(acc + c), y = GENIE__FLD(r + c);                         \
+            GENIE__FST(acc + c, GENIE__FSEL(genie__cols_take_##s(a, y, want_max), y, a));          \
+        }                                                                                          \
+        genie__cols_mm_c(acc + c, r + c, nb - c, want_max);                                        \
+    }                                                                                              \
+    static GENIE__VATTR void genie__cols_arg_##s(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, \
+                                                int want_max) {                                    \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F a = GENIE__FLD(acc + c), y = GENIE__FLD(r + c);                         \
+            const GENIE__FM take = genie__cols_take_##s(a, y, want_max);                           \
+            GENIE__FST(acc + c, GENIE__FSEL(take, y, a));                                          \
+            GENIE__JSTM(idx + c, take, j);                                                         \
+        }                                                                                          \
+        genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);                           \
     }
-    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
-}
-static GENIE__AVX512 void genie__cols_arg_avx512(float *acc, int64_t *idx, const float *r, int64_t nb, int64_t j, int want_max) {
-    const __m512i jv = _mm512_set1_epi64(j);
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 a = _mm512_loadu_ps(acc + c), y = _mm512_loadu_ps(r + c);
-        const __mmask16 better = want_max ? _mm512_cmp_ps_mask(y, a, _CMP_GT_OQ) : _mm512_cmp_ps_mask(y, a, _CMP_LT_OQ);
-        const __mmask16 take = (__mmask16)(~_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & (_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) | better));
-        _mm512_storeu_ps(acc + c, _mm512_mask_mov_ps(a, take, y));
-        _mm512_mask_storeu_epi64(idx + c, (__mmask8)take, jv);
-        _mm512_mask_storeu_epi64(idx + c + 8, (__mmask8)(take >> 8), jv);
-    }
-    genie__cols_arg_c(acc + c, idx + c, r + c, nb - c, j, want_max);
-}
-#endif
 /* f16/bf16 (dt) to f32 (to16 0) or back, n elements, on path cpu's array kernel */
 static void genie__hconv(genie_cpu cpu, int dt, int to16, void *out, const void *in, int64_t n);
 static genie_result genie__k_reduce_cols_with(genie_cpu cpu, genie__cols_add_fn add, genie__cols_mm_fn mmf, genie__kparams *p,
@@ -6994,81 +6953,175 @@ static const float genie__vm_phi16_tab[8][16] = {
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
     GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)
 
+/* The primitives by name: each stands for its ISA's form, NAME_z (AVX-512) or NAME_y
+   (AVX2), chosen by GENIE__ISA (z or y), which a block of vector kernels defines before
+   its templates are instantiated and undefines after. */
+#define GENIE__ISEL_(a, s) a##s
+#define GENIE__ISEL(a, s) GENIE__ISEL_(a, s)
+#define GENIE__VATTR GENIE__ISEL(GENIE__VATTR_, GENIE__ISA)
+#define GENIE__F GENIE__ISEL(GENIE__F_, GENIE__ISA)
+#define GENIE__FL GENIE__ISEL(GENIE__FL_, GENIE__ISA)
+#define GENIE__F1 GENIE__ISEL(GENIE__F1_, GENIE__ISA)
+#define GENIE__FLD GENIE__ISEL(GENIE__FLD_, GENIE__ISA)
+#define GENIE__FST GENIE__ISEL(GENIE__FST_, GENIE__ISA)
+#define GENIE__FSTC GENIE__ISEL(GENIE__FSTC_, GENIE__ISA)
+#define GENIE__FADD GENIE__ISEL(GENIE__FADD_, GENIE__ISA)
+#define GENIE__FSUB GENIE__ISEL(GENIE__FSUB_, GENIE__ISA)
+#define GENIE__FMUL GENIE__ISEL(GENIE__FMUL_, GENIE__ISA)
+#define GENIE__FDIV GENIE__ISEL(GENIE__FDIV_, GENIE__ISA)
+#define GENIE__FSQRT GENIE__ISEL(GENIE__FSQRT_, GENIE__ISA)
+#define GENIE__FXOR GENIE__ISEL(GENIE__FXOR_, GENIE__ISA)
+#define GENIE__FANDN GENIE__ISEL(GENIE__FANDN_, GENIE__ISA)
+#define GENIE__FMAXV GENIE__ISEL(GENIE__FMAXV_, GENIE__ISA)
+#define GENIE__FMINV GENIE__ISEL(GENIE__FMINV_, GENIE__ISA)
+#define GENIE__FCMP GENIE__ISEL(GENIE__FCMP_, GENIE__ISA)
+#define GENIE__FSEL GENIE__ISEL(GENIE__FSEL_, GENIE__ISA)
+#define GENIE__FRND GENIE__ISEL(GENIE__FRND_, GENIE__ISA)
+#define GENIE__FFMA GENIE__ISEL(GENIE__FFMA_, GENIE__ISA)
+#define GENIE__FFNMA GENIE__ISEL(GENIE__FFNMA_, GENIE__ISA)
+#define GENIE__FFMS GENIE__ISEL(GENIE__FFMS_, GENIE__ISA)
+#define GENIE__FAND GENIE__ISEL(GENIE__FAND_, GENIE__ISA)
+#define GENIE__FOR GENIE__ISEL(GENIE__FOR_, GENIE__ISA)
+#define GENIE__FBITS GENIE__ISEL(GENIE__FBITS_, GENIE__ISA)
+#define GENIE__FSHL GENIE__ISEL(GENIE__FSHL_, GENIE__ISA)
+#define GENIE__FSHR GENIE__ISEL(GENIE__FSHR_, GENIE__ISA)
+#define GENIE__FTBL GENIE__ISEL(GENIE__FTBL_, GENIE__ISA)
+#define GENIE__FPERM GENIE__ISEL(GENIE__FPERM_, GENIE__ISA)
+#define GENIE__FM GENIE__ISEL(GENIE__FM_, GENIE__ISA)
+#define GENIE__FALL GENIE__ISEL(GENIE__FALL_, GENIE__ISA)
+#define GENIE__FSCALE GENIE__ISEL(GENIE__FSCALE_, GENIE__ISA)
+#define GENIE__FSCALE_EMU GENIE__ISEL(GENIE__FSCALE_EMU_, GENIE__ISA)
+#define GENIE__MAND GENIE__ISEL(GENIE__MAND_, GENIE__ISA)
+#define GENIE__MOR GENIE__ISEL(GENIE__MOR_, GENIE__ISA)
+#define GENIE__MST GENIE__ISEL(GENIE__MST_, GENIE__ISA)
+#define GENIE__D GENIE__ISEL(GENIE__D_, GENIE__ISA)
+#define GENIE__DM GENIE__ISEL(GENIE__DM_, GENIE__ISA)
+#define GENIE__I GENIE__ISEL(GENIE__I_, GENIE__ISA)
+#define GENIE__DL GENIE__ISEL(GENIE__DL_, GENIE__ISA)
+#define GENIE__DLD GENIE__ISEL(GENIE__DLD_, GENIE__ISA)
+#define GENIE__DST GENIE__ISEL(GENIE__DST_, GENIE__ISA)
+#define GENIE__D1 GENIE__ISEL(GENIE__D1_, GENIE__ISA)
+#define GENIE__DADD GENIE__ISEL(GENIE__DADD_, GENIE__ISA)
+#define GENIE__DSUB GENIE__ISEL(GENIE__DSUB_, GENIE__ISA)
+#define GENIE__DMUL GENIE__ISEL(GENIE__DMUL_, GENIE__ISA)
+#define GENIE__DDIV GENIE__ISEL(GENIE__DDIV_, GENIE__ISA)
+#define GENIE__DSQRT GENIE__ISEL(GENIE__DSQRT_, GENIE__ISA)
+#define GENIE__DFMA GENIE__ISEL(GENIE__DFMA_, GENIE__ISA)
+#define GENIE__DFNMA GENIE__ISEL(GENIE__DFNMA_, GENIE__ISA)
+#define GENIE__DMIN GENIE__ISEL(GENIE__DMIN_, GENIE__ISA)
+#define GENIE__DMAX GENIE__ISEL(GENIE__DMAX_, GENIE__ISA)
+#define GENIE__DAND GENIE__ISEL(GENIE__DAND_, GENIE__ISA)
+#define GENIE__DOR GENIE__ISEL(GENIE__DOR_, GENIE__ISA)
+#define GENIE__DXOR GENIE__ISEL(GENIE__DXOR_, GENIE__ISA)
+#define GENIE__DABS GENIE__ISEL(GENIE__DABS_, GENIE__ISA)
+#define GENIE__DCMP GENIE__ISEL(GENIE__DCMP_, GENIE__ISA)
+#define GENIE__DSEL GENIE__ISEL(GENIE__DSEL_, GENIE__ISA)
+#define GENIE__DRINT GENIE__ISEL(GENIE__DRINT_, GENIE__ISA)
+#define GENIE__D2I GENIE__ISEL(GENIE__D2I_, GENIE__ISA)
+#define GENIE__I2D GENIE__ISEL(GENIE__I2D_, GENIE__ISA)
+#define GENIE__I1 GENIE__ISEL(GENIE__I1_, GENIE__ISA)
+#define GENIE__IADD GENIE__ISEL(GENIE__IADD_, GENIE__ISA)
+#define GENIE__IAND GENIE__ISEL(GENIE__IAND_, GENIE__ISA)
+#define GENIE__IOR GENIE__ISEL(GENIE__IOR_, GENIE__ISA)
+#define GENIE__ISHL GENIE__ISEL(GENIE__ISHL_, GENIE__ISA)
+#define GENIE__ISHR GENIE__ISEL(GENIE__ISHR_, GENIE__ISA)
+#define GENIE__ITEST GENIE__ISEL(GENIE__ITEST_, GENIE__ISA)
+#define GENIE__DANY GENIE__ISEL(GENIE__DANY_, GENIE__ISA)
+#define GENIE__DBITS GENIE__ISEL(GENIE__DBITS_, GENIE__ISA)
+#define GENIE__DLO GENIE__ISEL(GENIE__DLO_, GENIE__ISA)
+#define GENIE__DHI GENIE__ISEL(GENIE__DHI_, GENIE__ISA)
+#define GENIE__DCAT GENIE__ISEL(GENIE__DCAT_, GENIE__ISA)
+#define GENIE__DSUM GENIE__ISEL(GENIE__DSUM_, GENIE__ISA)
+#define GENIE__FHMAX GENIE__ISEL(GENIE__FHMAX_, GENIE__ISA)
+#define GENIE__FANY GENIE__ISEL(GENIE__FANY_, GENIE__ISA)
+#define GENIE__FMBITS GENIE__ISEL(GENIE__FMBITS_, GENIE__ISA)
+#define GENIE__FTAIL GENIE__ISEL(GENIE__FTAIL_, GENIE__ISA)
+#define GENIE__FLDZ GENIE__ISEL(GENIE__FLDZ_, GENIE__ISA)
+#define GENIE__FSTM GENIE__ISEL(GENIE__FSTM_, GENIE__ISA)
+#define GENIE__FZERO GENIE__ISEL(GENIE__FZERO_, GENIE__ISA)
+#define GENIE__FSTNT GENIE__ISEL(GENIE__FSTNT_, GENIE__ISA)
+#define GENIE__FEXPC GENIE__ISEL(GENIE__FEXPC_, GENIE__ISA)
+#define GENIE__DLDU GENIE__ISEL(GENIE__DLDU_, GENIE__ISA)
+#define GENIE__DSTU GENIE__ISEL(GENIE__DSTU_, GENIE__ISA)
+#define GENIE__MANDN GENIE__ISEL(GENIE__MANDN_, GENIE__ISA)
+#define GENIE__JSTM GENIE__ISEL(GENIE__JSTM_, GENIE__ISA)
+
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
    which GCC 12 reports as used uninitialized when C++ is compiled with -O2 -Wall. */
-#define GENIE__VATTR GENIE__AVX512
-#define GENIE__F __m512
-#define GENIE__FL 16
-#define GENIE__F1(c) _mm512_set1_ps(c)
-#define GENIE__FLD(p) _mm512_loadu_ps(p)
-#define GENIE__FST(p, v) _mm512_storeu_ps(p, v)
-#define GENIE__FSTC(p, v) _mm512_storeu_ps((float *)(void *)(p), v)
-#define GENIE__FADD(a, b) _mm512_add_ps(a, b)
-#define GENIE__FSUB(a, b) _mm512_sub_ps(a, b)
-#define GENIE__FMUL(a, b) _mm512_mul_ps(a, b)
+#define GENIE__ISA z
+#define GENIE__VATTR_z GENIE__AVX512
+#define GENIE__F_z __m512
+#define GENIE__FL_z 16
+#define GENIE__F1_z(c) _mm512_set1_ps(c)
+#define GENIE__FLD_z(p) _mm512_loadu_ps(p)
+#define GENIE__FST_z(p, v) _mm512_storeu_ps(p, v)
+#define GENIE__FSTC_z(p, v) _mm512_storeu_ps((float *)(void *)(p), v)
+#define GENIE__FADD_z(a, b) _mm512_add_ps(a, b)
+#define GENIE__FSUB_z(a, b) _mm512_sub_ps(a, b)
+#define GENIE__FMUL_z(a, b) _mm512_mul_ps(a, b)
 /* vdivps, correctly rounded; on Zen 4 faster in the vector functions than rcp14 with a Newton
    step and a residual correction (6 FMA-pipe operations; its divider runs beside them) */
-#define GENIE__FDIV(a, b) _mm512_div_ps(a, b)
-#define GENIE__FSQRT(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
-#define GENIE__FXOR(a, b) _mm512_xor_ps(a, b)
-#define GENIE__FANDN(a, b) _mm512_andnot_ps(a, b)
-#define GENIE__FMAXV(a, b) _mm512_mask_max_ps(a, (__mmask16)-1, a, b) /* a > b ? a : b */
-#define GENIE__FMINV(a, b) _mm512_mask_min_ps(a, (__mmask16)-1, a, b) /* a < b ? a : b */
-#define GENIE__FCMP(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
-#define GENIE__FSEL(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
-#define GENIE__FRND(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
-#define GENIE__FFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define GENIE__FFNMA(a, b, c) _mm512_fnmadd_ps(a, b, c) /* c - a b */
-#define GENIE__FFMS(a, b, c) _mm512_fmsub_ps(a, b, c)   /* a b - c */
-#define GENIE__FAND(a, b) _mm512_and_ps(a, b)
-#define GENIE__FOR(a, b) _mm512_or_ps(a, b)
-#define GENIE__FBITS(u) _mm512_castsi512_ps(_mm512_set1_epi32((int)(u)))
-#define GENIE__FSHL(a, k) _mm512_castsi512_ps(_mm512_maskz_slli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
-#define GENIE__FSHR(a, k) _mm512_castsi512_ps(_mm512_maskz_srli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
-#define GENIE__FTBL(p) _mm512_maskz_broadcast_f32x8((__mmask16)-1, _mm256_loadu_ps(p)) /* 8 floats, twice */
-#define GENIE__FPERM(t, i) _mm512_maskz_permutexvar_ps((__mmask16)-1, _mm512_castps_si512(i), t) /* t[i & 15] */
-#define GENIE__FM __mmask16
-#define GENIE__FALL(m) ((m) == (__mmask16)0xFFFF) /* every lane's compare true */
-#define GENIE__FSCALE(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
-#define GENIE__FSCALE_EMU 0
-#define GENIE__MAND(a, b) ((__mmask16)((a) & (b)))
-#define GENIE__MOR(a, b) ((__mmask16)((a) | (b)))
-#define GENIE__MST(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
-#define GENIE__D __m512d
-#define GENIE__DM __mmask8
-#define GENIE__I __m512i
-#define GENIE__DL 8
-#define GENIE__DLD(p) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm256_loadu_ps(p))
-#define GENIE__DST(p, v) _mm256_storeu_ps(p, _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v))
-#define GENIE__D1(c) _mm512_set1_pd(c)
-#define GENIE__DADD(a, b) _mm512_add_pd(a, b)
-#define GENIE__DSUB(a, b) _mm512_sub_pd(a, b)
-#define GENIE__DMUL(a, b) _mm512_mul_pd(a, b)
-#define GENIE__DDIV(a, b) _mm512_div_pd(a, b)
-#define GENIE__DSQRT(a) _mm512_mask_sqrt_pd(a, (__mmask8)-1, a)
-#define GENIE__DFMA(a, b, c) _mm512_fmadd_pd(a, b, c)
-#define GENIE__DFNMA(a, b, c) _mm512_fnmadd_pd(a, b, c) /* c - a b */
-#define GENIE__DMIN(a, b) _mm512_mask_min_pd(a, (__mmask8)-1, a, b)
-#define GENIE__DMAX(a, b) _mm512_mask_max_pd(a, (__mmask8)-1, a, b)
-#define GENIE__DAND(a, b) _mm512_and_pd(a, b)
-#define GENIE__DOR(a, b) _mm512_or_pd(a, b)
-#define GENIE__DXOR(a, b) _mm512_xor_pd(a, b)
-#define GENIE__DABS(a) _mm512_andnot_pd(_mm512_set1_pd(-0.0), a)
-#define GENIE__DCMP(a, b, pr) _mm512_cmp_pd_mask(a, b, pr)
-#define GENIE__DSEL(m, a, b) _mm512_mask_blend_pd(m, b, a)
-#define GENIE__DRINT(a) _mm512_mask_roundscale_pd(a, (__mmask8)-1, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define GENIE__D2I(a) _mm512_castpd_si512(a)
-#define GENIE__I2D(a) _mm512_castsi512_pd(a)
-#define GENIE__I1(c) _mm512_set1_epi64(c)
-#define GENIE__IADD(a, b) _mm512_add_epi64(a, b)
-#define GENIE__IAND(a, b) _mm512_and_si512(a, b)
-#define GENIE__IOR(a, b) _mm512_or_si512(a, b)
-#define GENIE__ISHL(a, k) _mm512_mask_slli_epi64(a, (__mmask8)-1, a, k)
-#define GENIE__ISHR(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
-#define GENIE__ITEST(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
-#define GENIE__DANY(m) ((m) != 0)
-#define GENIE__DBITS(m) ((int)(m)) /* lane l's bit at 1 << l */
+#define GENIE__FDIV_z(a, b) _mm512_div_ps(a, b)
+#define GENIE__FSQRT_z(a) _mm512_mask_sqrt_ps(a, (__mmask16)-1, a)
+#define GENIE__FXOR_z(a, b) _mm512_xor_ps(a, b)
+#define GENIE__FANDN_z(a, b) _mm512_andnot_ps(a, b)
+#define GENIE__FMAXV_z(a, b) _mm512_mask_max_ps(a, (__mmask16)-1, a, b) /* a > b ? a : b */
+#define GENIE__FMINV_z(a, b) _mm512_mask_min_ps(a, (__mmask16)-1, a, b) /* a < b ? a : b */
+#define GENIE__FCMP_z(a, b, pr) _mm512_cmp_ps_mask(a, b, pr)
+#define GENIE__FSEL_z(m, a, b) _mm512_mask_blend_ps(m, b, a) /* m ? a : b */
+#define GENIE__FRND_z(a, mode) _mm512_mask_roundscale_ps(a, (__mmask16)-1, a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA_z(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define GENIE__FFNMA_z(a, b, c) _mm512_fnmadd_ps(a, b, c) /* c - a b */
+#define GENIE__FFMS_z(a, b, c) _mm512_fmsub_ps(a, b, c)   /* a b - c */
+#define GENIE__FAND_z(a, b) _mm512_and_ps(a, b)
+#define GENIE__FOR_z(a, b) _mm512_or_ps(a, b)
+#define GENIE__FBITS_z(u) _mm512_castsi512_ps(_mm512_set1_epi32((int)(u)))
+#define GENIE__FSHL_z(a, k) _mm512_castsi512_ps(_mm512_maskz_slli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FSHR_z(a, k) _mm512_castsi512_ps(_mm512_maskz_srli_epi32((__mmask16)-1, _mm512_castps_si512(a), k))
+#define GENIE__FTBL_z(p) _mm512_maskz_broadcast_f32x8((__mmask16)-1, _mm256_loadu_ps(p)) /* 8 floats, twice */
+#define GENIE__FPERM_z(t, i) _mm512_maskz_permutexvar_ps((__mmask16)-1, _mm512_castps_si512(i), t) /* t[i & 15] */
+#define GENIE__FM_z __mmask16
+#define GENIE__FALL_z(m) ((m) == (__mmask16)0xFFFF) /* every lane's compare true */
+#define GENIE__FSCALE_z(y, k) _mm512_maskz_scalef_ps((__mmask16)-1, y, k) /* y 2^k (integer k), rounded once */
+#define GENIE__FSCALE_EMU_z 0
+#define GENIE__MAND_z(a, b) ((__mmask16)((a) & (b)))
+#define GENIE__MOR_z(a, b) ((__mmask16)((a) | (b)))
+#define GENIE__MST_z(p, m) _mm_storeu_si128((__m128i *)(void *)(p), _mm_maskz_mov_epi8(m, _mm_set1_epi8(1)))
+#define GENIE__D_z __m512d
+#define GENIE__DM_z __mmask8
+#define GENIE__I_z __m512i
+#define GENIE__DL_z 8
+#define GENIE__DLD_z(p) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm256_loadu_ps(p))
+#define GENIE__DST_z(p, v) _mm256_storeu_ps(p, _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v))
+#define GENIE__D1_z(c) _mm512_set1_pd(c)
+#define GENIE__DADD_z(a, b) _mm512_add_pd(a, b)
+#define GENIE__DSUB_z(a, b) _mm512_sub_pd(a, b)
+#define GENIE__DMUL_z(a, b) _mm512_mul_pd(a, b)
+#define GENIE__DDIV_z(a, b) _mm512_div_pd(a, b)
+#define GENIE__DSQRT_z(a) _mm512_mask_sqrt_pd(a, (__mmask8)-1, a)
+#define GENIE__DFMA_z(a, b, c) _mm512_fmadd_pd(a, b, c)
+#define GENIE__DFNMA_z(a, b, c) _mm512_fnmadd_pd(a, b, c) /* c - a b */
+#define GENIE__DMIN_z(a, b) _mm512_mask_min_pd(a, (__mmask8)-1, a, b)
+#define GENIE__DMAX_z(a, b) _mm512_mask_max_pd(a, (__mmask8)-1, a, b)
+#define GENIE__DAND_z(a, b) _mm512_and_pd(a, b)
+#define GENIE__DOR_z(a, b) _mm512_or_pd(a, b)
+#define GENIE__DXOR_z(a, b) _mm512_xor_pd(a, b)
+#define GENIE__DABS_z(a) _mm512_andnot_pd(_mm512_set1_pd(-0.0), a)
+#define GENIE__DCMP_z(a, b, pr) _mm512_cmp_pd_mask(a, b, pr)
+#define GENIE__DSEL_z(m, a, b) _mm512_mask_blend_pd(m, b, a)
+#define GENIE__DRINT_z(a) _mm512_mask_roundscale_pd(a, (__mmask8)-1, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define GENIE__D2I_z(a) _mm512_castpd_si512(a)
+#define GENIE__I2D_z(a) _mm512_castsi512_pd(a)
+#define GENIE__I1_z(c) _mm512_set1_epi64(c)
+#define GENIE__IADD_z(a, b) _mm512_add_epi64(a, b)
+#define GENIE__IAND_z(a, b) _mm512_and_si512(a, b)
+#define GENIE__IOR_z(a, b) _mm512_or_si512(a, b)
+#define GENIE__ISHL_z(a, k) _mm512_mask_slli_epi64(a, (__mmask8)-1, a, k)
+#define GENIE__ISHR_z(a, k) _mm512_mask_srli_epi64(a, (__mmask8)-1, a, k)
+#define GENIE__ITEST_z(a, b) _mm512_test_epi64_mask(a, b) /* (a & b) != 0 */
+#define GENIE__DANY_z(m) ((m) != 0)
+#define GENIE__DBITS_z(m) ((int)(m)) /* lane l's bit at 1 << l */
 /* gelu for x >= -1 (not NaN), as genie__P_fgelu_pos on genie__vm_phi16_tab */
 static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
     __m512 a = GENIE__FMINV(GENIE__F1(5.99999952f), x), q;
@@ -7084,155 +7137,112 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #undef GENIE__PHI16
     return GENIE__FMUL(x, q);
 }
+/* The row kernels' primitives (>>rows): f64 halves of an f32 vector and back, horizontal
+   sum and max, the first k lanes as a mask, masked (zero-filling) loads and stores,
+   streamed stores, exp of x <= 0 */
+#define GENIE__DLO_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_castps512_ps256(v))
+#define GENIE__DHI_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_extractf32x8_ps(v, 1))
+#define GENIE__DCAT_z(lo, hi) \
+    _mm512_insertf32x8(_mm512_castps256_ps512(GENIE__DCVT_z(lo)), GENIE__DCVT_z(hi), 1) /* f32 lo | hi */
+#define GENIE__DCVT_z(v) _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v)
+#define GENIE__DSUM_z(v) _mm512_reduce_add_pd(v)
+#define GENIE__FHMAX_z(v) _mm512_reduce_max_ps(v)
+#define GENIE__FANY_z(m) ((m) != 0)
+#define GENIE__FMBITS_z(m) ((int)(m)) /* lane l's bit at 1 << l */
+#define GENIE__FTAIL_z(k) ((k) >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k)) - 1u)) /* lanes < k */
+#define GENIE__FLDZ_z(p, m) _mm512_maskz_loadu_ps(m, p) /* lanes outside m read as 0, not touched */
+#define GENIE__FSTM_z(p, m, v) _mm512_mask_storeu_ps(p, m, v)
+#define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
+#define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
+#define GENIE__FEXPC_z(v) genie__exp16_avx512(v)
+#define GENIE__DLDU_z(p) _mm512_loadu_pd(p) /* DL doubles */
+#define GENIE__DSTU_z(p, v) _mm512_storeu_pd(p, v)
+#define GENIE__MANDN_z(a, b) ((__mmask16)(~(a) & (b))) /* !a && b */
+/* p[l] = j (int64) for the lanes l of mask m */
+#define GENIE__JSTM_z(p, m, j) \
+    (_mm512_mask_storeu_epi64(p, (__mmask8)(m), _mm512_set1_epi64(j)), \
+     _mm512_mask_storeu_epi64((p) + 8, (__mmask8)((m) >> 8), _mm512_set1_epi64(j)))
 #define GENIE__FGELU_POS(P, x) genie__z_fgelu_pos16(x)
 GENIE__VS_ALL(z)
 #undef GENIE__FGELU_POS
-#undef GENIE__VATTR
-#undef GENIE__F
-#undef GENIE__FL
-#undef GENIE__F1
-#undef GENIE__FLD
-#undef GENIE__FST
-#undef GENIE__FSTC
-#undef GENIE__FADD
-#undef GENIE__FSUB
-#undef GENIE__FMUL
-#undef GENIE__FDIV
-#undef GENIE__FSQRT
-#undef GENIE__FXOR
-#undef GENIE__FANDN
-#undef GENIE__FMAXV
-#undef GENIE__FMINV
-#undef GENIE__FCMP
-#undef GENIE__FSEL
-#undef GENIE__FRND
-#undef GENIE__FFMA
-#undef GENIE__FFNMA
-#undef GENIE__FFMS
-#undef GENIE__FAND
-#undef GENIE__FOR
-#undef GENIE__FBITS
-#undef GENIE__FSHL
-#undef GENIE__FSHR
-#undef GENIE__FTBL
-#undef GENIE__FPERM
-#undef GENIE__FM
-#undef GENIE__FALL
-#undef GENIE__FSCALE
-#undef GENIE__FSCALE_EMU
-#undef GENIE__MAND
-#undef GENIE__MOR
-#undef GENIE__MST
-#undef GENIE__D
-#undef GENIE__DM
-#undef GENIE__I
-#undef GENIE__DL
-#undef GENIE__DLD
-#undef GENIE__DST
-#undef GENIE__D1
-#undef GENIE__DADD
-#undef GENIE__DSUB
-#undef GENIE__DMUL
-#undef GENIE__DDIV
-#undef GENIE__DSQRT
-#undef GENIE__DFMA
-#undef GENIE__DFNMA
-#undef GENIE__DMIN
-#undef GENIE__DMAX
-#undef GENIE__DAND
-#undef GENIE__DOR
-#undef GENIE__DXOR
-#undef GENIE__DABS
-#undef GENIE__DCMP
-#undef GENIE__DSEL
-#undef GENIE__DRINT
-#undef GENIE__D2I
-#undef GENIE__I2D
-#undef GENIE__I1
-#undef GENIE__IADD
-#undef GENIE__IAND
-#undef GENIE__IOR
-#undef GENIE__ISHL
-#undef GENIE__ISHR
-#undef GENIE__ITEST
-#undef GENIE__DANY
-#undef GENIE__DBITS
+#undef GENIE__ISA
 
 /* AVX2 + FMA (+ F16C): f32 x 8, f64 x 4, masks are vectors */
-#define GENIE__VATTR GENIE__AVX2
-#define GENIE__F __m256
-#define GENIE__FL 8
-#define GENIE__F1(c) _mm256_set1_ps(c)
-#define GENIE__FLD(p) _mm256_loadu_ps(p)
-#define GENIE__FST(p, v) _mm256_storeu_ps(p, v)
-#define GENIE__FSTC(p, v) _mm256_storeu_ps((float *)(void *)(p), v)
-#define GENIE__FADD(a, b) _mm256_add_ps(a, b)
-#define GENIE__FSUB(a, b) _mm256_sub_ps(a, b)
-#define GENIE__FMUL(a, b) _mm256_mul_ps(a, b)
-#define GENIE__FDIV(a, b) _mm256_div_ps(a, b)
-#define GENIE__FSQRT(a) _mm256_sqrt_ps(a)
-#define GENIE__FXOR(a, b) _mm256_xor_ps(a, b)
-#define GENIE__FANDN(a, b) _mm256_andnot_ps(a, b)
-#define GENIE__FMAXV(a, b) _mm256_max_ps(a, b)
-#define GENIE__FMINV(a, b) _mm256_min_ps(a, b)
-#define GENIE__FCMP(a, b, pr) _mm256_cmp_ps(a, b, pr)
-#define GENIE__FSEL(m, a, b) _mm256_blendv_ps(b, a, m)
-#define GENIE__FRND(a, mode) _mm256_round_ps(a, (mode) | _MM_FROUND_NO_EXC)
-#define GENIE__FFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define GENIE__FFNMA(a, b, c) _mm256_fnmadd_ps(a, b, c)
-#define GENIE__FFMS(a, b, c) _mm256_fmsub_ps(a, b, c)
-#define GENIE__FAND(a, b) _mm256_and_ps(a, b)
-#define GENIE__FOR(a, b) _mm256_or_ps(a, b)
-#define GENIE__FBITS(u) _mm256_castsi256_ps(_mm256_set1_epi32((int)(u)))
-#define GENIE__FSHL(a, k) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), k))
-#define GENIE__FSHR(a, k) _mm256_castsi256_ps(_mm256_srli_epi32(_mm256_castps_si256(a), k))
-#define GENIE__FTBL(p) _mm256_loadu_ps(p)
-#define GENIE__FPERM(t, i) _mm256_permutevar8x32_ps(t, _mm256_castps_si256(i)) /* t[i & 7] */
-#define GENIE__FM __m256
-#define GENIE__FALL(m) (_mm256_movemask_ps(m) == 0xFF) /* every lane's compare true */
-#define GENIE__FSCALE(y, k) genie__y_fscale(y, k)
-#define GENIE__FSCALE_EMU 1
-#define GENIE__MAND(a, b) _mm256_and_ps(a, b)
-#define GENIE__MOR(a, b) _mm256_or_ps(a, b)
+#define GENIE__ISA y
+#define GENIE__VATTR_y GENIE__AVX2
+#define GENIE__F_y __m256
+#define GENIE__FL_y 8
+#define GENIE__F1_y(c) _mm256_set1_ps(c)
+#define GENIE__FLD_y(p) _mm256_loadu_ps(p)
+#define GENIE__FST_y(p, v) _mm256_storeu_ps(p, v)
+#define GENIE__FSTC_y(p, v) _mm256_storeu_ps((float *)(void *)(p), v)
+#define GENIE__FADD_y(a, b) _mm256_add_ps(a, b)
+#define GENIE__FSUB_y(a, b) _mm256_sub_ps(a, b)
+#define GENIE__FMUL_y(a, b) _mm256_mul_ps(a, b)
+#define GENIE__FDIV_y(a, b) _mm256_div_ps(a, b)
+#define GENIE__FSQRT_y(a) _mm256_sqrt_ps(a)
+#define GENIE__FXOR_y(a, b) _mm256_xor_ps(a, b)
+#define GENIE__FANDN_y(a, b) _mm256_andnot_ps(a, b)
+#define GENIE__FMAXV_y(a, b) _mm256_max_ps(a, b)
+#define GENIE__FMINV_y(a, b) _mm256_min_ps(a, b)
+#define GENIE__FCMP_y(a, b, pr) _mm256_cmp_ps(a, b, pr)
+#define GENIE__FSEL_y(m, a, b) _mm256_blendv_ps(b, a, m)
+#define GENIE__FRND_y(a, mode) _mm256_round_ps(a, (mode) | _MM_FROUND_NO_EXC)
+#define GENIE__FFMA_y(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define GENIE__FFNMA_y(a, b, c) _mm256_fnmadd_ps(a, b, c)
+#define GENIE__FFMS_y(a, b, c) _mm256_fmsub_ps(a, b, c)
+#define GENIE__FAND_y(a, b) _mm256_and_ps(a, b)
+#define GENIE__FOR_y(a, b) _mm256_or_ps(a, b)
+#define GENIE__FBITS_y(u) _mm256_castsi256_ps(_mm256_set1_epi32((int)(u)))
+#define GENIE__FSHL_y(a, k) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FSHR_y(a, k) _mm256_castsi256_ps(_mm256_srli_epi32(_mm256_castps_si256(a), k))
+#define GENIE__FTBL_y(p) _mm256_loadu_ps(p)
+#define GENIE__FPERM_y(t, i) _mm256_permutevar8x32_ps(t, _mm256_castps_si256(i)) /* t[i & 7] */
+#define GENIE__FM_y __m256
+#define GENIE__FALL_y(m) (_mm256_movemask_ps(m) == 0xFF) /* every lane's compare true */
+#define GENIE__FSCALE_y(y, k) genie__y_fscale(y, k)
+#define GENIE__FSCALE_EMU_y 1
+#define GENIE__MAND_y(a, b) _mm256_and_ps(a, b)
+#define GENIE__MOR_y(a, b) _mm256_or_ps(a, b)
 /* 8 compare lanes (all ones or zero) -> 8 bytes of 1 or 0: two saturating packs */
-#define GENIE__MST(p, m)                                                                             \
+#define GENIE__MST_y(p, m)                                                                             \
     { const __m256i m_ = _mm256_castps_si256(m);                                                     \
       const __m128i w_ = _mm_packs_epi32(_mm256_castsi256_si128(m_), _mm256_extracti128_si256(m_, 1)); \
       _mm_storel_epi64((__m128i *)(void *)(p), _mm_and_si128(_mm_packs_epi16(w_, w_), _mm_set1_epi8(1))); }
-#define GENIE__D __m256d
-#define GENIE__DM __m256d
-#define GENIE__I __m256i
-#define GENIE__DL 4
-#define GENIE__DLD(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
-#define GENIE__DST(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
-#define GENIE__D1(c) _mm256_set1_pd(c)
-#define GENIE__DADD(a, b) _mm256_add_pd(a, b)
-#define GENIE__DSUB(a, b) _mm256_sub_pd(a, b)
-#define GENIE__DMUL(a, b) _mm256_mul_pd(a, b)
-#define GENIE__DDIV(a, b) _mm256_div_pd(a, b)
-#define GENIE__DSQRT(a) _mm256_sqrt_pd(a)
-#define GENIE__DFMA(a, b, c) _mm256_fmadd_pd(a, b, c)
-#define GENIE__DFNMA(a, b, c) _mm256_fnmadd_pd(a, b, c)
-#define GENIE__DMIN(a, b) _mm256_min_pd(a, b)
-#define GENIE__DMAX(a, b) _mm256_max_pd(a, b)
-#define GENIE__DAND(a, b) _mm256_and_pd(a, b)
-#define GENIE__DOR(a, b) _mm256_or_pd(a, b)
-#define GENIE__DXOR(a, b) _mm256_xor_pd(a, b)
-#define GENIE__DABS(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), a)
-#define GENIE__DCMP(a, b, pr) _mm256_cmp_pd(a, b, pr)
-#define GENIE__DSEL(m, a, b) _mm256_blendv_pd(b, a, m)
-#define GENIE__DRINT(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define GENIE__D2I(a) _mm256_castpd_si256(a)
-#define GENIE__I2D(a) _mm256_castsi256_pd(a)
-#define GENIE__I1(c) _mm256_set1_epi64x(c)
-#define GENIE__IADD(a, b) _mm256_add_epi64(a, b)
-#define GENIE__IAND(a, b) _mm256_and_si256(a, b)
-#define GENIE__IOR(a, b) _mm256_or_si256(a, b)
-#define GENIE__ISHL(a, k) _mm256_slli_epi64(a, k)
-#define GENIE__ISHR(a, k) _mm256_srli_epi64(a, k)
-#define GENIE__ITEST(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
-#define GENIE__DANY(m) (_mm256_movemask_pd(m) != 0)
-#define GENIE__DBITS(m) _mm256_movemask_pd(m)
+#define GENIE__D_y __m256d
+#define GENIE__DM_y __m256d
+#define GENIE__I_y __m256i
+#define GENIE__DL_y 4
+#define GENIE__DLD_y(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define GENIE__DST_y(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
+#define GENIE__D1_y(c) _mm256_set1_pd(c)
+#define GENIE__DADD_y(a, b) _mm256_add_pd(a, b)
+#define GENIE__DSUB_y(a, b) _mm256_sub_pd(a, b)
+#define GENIE__DMUL_y(a, b) _mm256_mul_pd(a, b)
+#define GENIE__DDIV_y(a, b) _mm256_div_pd(a, b)
+#define GENIE__DSQRT_y(a) _mm256_sqrt_pd(a)
+#define GENIE__DFMA_y(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define GENIE__DFNMA_y(a, b, c) _mm256_fnmadd_pd(a, b, c)
+#define GENIE__DMIN_y(a, b) _mm256_min_pd(a, b)
+#define GENIE__DMAX_y(a, b) _mm256_max_pd(a, b)
+#define GENIE__DAND_y(a, b) _mm256_and_pd(a, b)
+#define GENIE__DOR_y(a, b) _mm256_or_pd(a, b)
+#define GENIE__DXOR_y(a, b) _mm256_xor_pd(a, b)
+#define GENIE__DABS_y(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), a)
+#define GENIE__DCMP_y(a, b, pr) _mm256_cmp_pd(a, b, pr)
+#define GENIE__DSEL_y(m, a, b) _mm256_blendv_pd(b, a, m)
+#define GENIE__DRINT_y(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define GENIE__D2I_y(a) _mm256_castpd_si256(a)
+#define GENIE__I2D_y(a) _mm256_castsi256_pd(a)
+#define GENIE__I1_y(c) _mm256_set1_epi64x(c)
+#define GENIE__IADD_y(a, b) _mm256_add_epi64(a, b)
+#define GENIE__IAND_y(a, b) _mm256_and_si256(a, b)
+#define GENIE__IOR_y(a, b) _mm256_or_si256(a, b)
+#define GENIE__ISHL_y(a, k) _mm256_slli_epi64(a, k)
+#define GENIE__ISHR_y(a, k) _mm256_srli_epi64(a, k)
+#define GENIE__ITEST_y(a, b) _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), b)) /* b one bit */
+#define GENIE__DANY_y(m) (_mm256_movemask_pd(m) != 0)
+#define GENIE__DBITS_y(m) _mm256_movemask_pd(m)
 /* y 2^k for integer-valued k in [-252, 254] as y 2^floor(k/2) 2^ceil(k/2): both factors
    normal, so a result in the subnormal range is rounded once, at the last product */
 static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
@@ -7242,79 +7252,43 @@ static GENIE__AVX2 GENIE__VINL __m256 genie__y_fscale(__m256 y, __m256 k) {
     k2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(_mm256_add_ps(k2, _mm256_set1_ps(8388735.0f))), 23));
     return _mm256_mul_ps(_mm256_mul_ps(y, k1), k2);
 }
+static GENIE__AVX2 GENIE__VINL double genie__y_dsum(__m256d v) {
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+#define GENIE__DLO_y(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
+#define GENIE__DHI_y(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
+#define GENIE__DCAT_y(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1)
+#define GENIE__DSUM_y(v) genie__y_dsum(v)
+#define GENIE__FHMAX_y(v) genie__y_fhmax(v)
+#define GENIE__FANY_y(m) (_mm256_movemask_ps(m) != 0)
+#define GENIE__FMBITS_y(m) _mm256_movemask_ps(m)
+#define GENIE__FTAIL_y(k) \
+    _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)((k) < 8 ? (k) : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)))
+#define GENIE__FLDZ_y(p, m) _mm256_maskload_ps(p, _mm256_castps_si256(m))
+#define GENIE__FSTM_y(p, m, v) _mm256_maskstore_ps(p, _mm256_castps_si256(m), v)
+#define GENIE__FZERO_y(m, v) _mm256_and_ps(v, m)
+#define GENIE__FSTNT_y(p, v) _mm256_stream_ps(p, v)
+#define GENIE__FEXPC_y(v) genie__exp8_avx2(v)
+#define GENIE__DLDU_y(p) _mm256_loadu_pd(p)
+#define GENIE__DSTU_y(p, v) _mm256_storeu_pd(p, v)
+#define GENIE__MANDN_y(a, b) _mm256_andnot_ps(a, b)
+static GENIE__AVX2 GENIE__VINL void genie__y_jstm(int64_t *p, __m256 m, int64_t j) {
+    const __m256i t = _mm256_castps_si256(m), jv = _mm256_set1_epi64x(j);
+    const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
+    _mm256_storeu_si256((__m256i *)(void *)p, _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p), jv, lo));
+    _mm256_storeu_si256((__m256i *)(void *)(p + 4), _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + 4)), jv, hi));
+}
+#define GENIE__JSTM_y(p, m, j) genie__y_jstm(p, m, j)
 #define GENIE__FGELU_POS(P, x) genie__y_fgelu_pos(x)
 GENIE__VS_ALL(y)
 #undef GENIE__FGELU_POS
-#undef GENIE__VATTR
-#undef GENIE__F
-#undef GENIE__FL
-#undef GENIE__F1
-#undef GENIE__FLD
-#undef GENIE__FST
-#undef GENIE__FSTC
-#undef GENIE__FADD
-#undef GENIE__FSUB
-#undef GENIE__FMUL
-#undef GENIE__FDIV
-#undef GENIE__FSQRT
-#undef GENIE__FXOR
-#undef GENIE__FANDN
-#undef GENIE__FMAXV
-#undef GENIE__FMINV
-#undef GENIE__FCMP
-#undef GENIE__FSEL
-#undef GENIE__FRND
-#undef GENIE__FFMA
-#undef GENIE__FFNMA
-#undef GENIE__FFMS
-#undef GENIE__FAND
-#undef GENIE__FOR
-#undef GENIE__FBITS
-#undef GENIE__FSHL
-#undef GENIE__FSHR
-#undef GENIE__FTBL
-#undef GENIE__FPERM
-#undef GENIE__FM
-#undef GENIE__FALL
-#undef GENIE__FSCALE
-#undef GENIE__FSCALE_EMU
-#undef GENIE__MAND
-#undef GENIE__MOR
-#undef GENIE__MST
-#undef GENIE__D
-#undef GENIE__DM
-#undef GENIE__I
-#undef GENIE__DL
-#undef GENIE__DLD
-#undef GENIE__DST
-#undef GENIE__D1
-#undef GENIE__DADD
-#undef GENIE__DSUB
-#undef GENIE__DMUL
-#undef GENIE__DDIV
-#undef GENIE__DSQRT
-#undef GENIE__DFMA
-#undef GENIE__DFNMA
-#undef GENIE__DMIN
-#undef GENIE__DMAX
-#undef GENIE__DAND
-#undef GENIE__DOR
-#undef GENIE__DXOR
-#undef GENIE__DABS
-#undef GENIE__DCMP
-#undef GENIE__DSEL
-#undef GENIE__DRINT
-#undef GENIE__D2I
-#undef GENIE__I2D
-#undef GENIE__I1
-#undef GENIE__IADD
-#undef GENIE__IAND
-#undef GENIE__IOR
-#undef GENIE__ISHL
-#undef GENIE__ISHR
-#undef GENIE__ITEST
-#undef GENIE__DANY
-#undef GENIE__DBITS
+#undef GENIE__ISA
 
 /* f16 / bf16 <-> f32 in registers, bit for bit as genie__h2f / f2h / bf2f / f2bf.
    f16/bf16 -> f32 makes a NaN quiet, as the reference's copy through double does.
@@ -7730,17 +7704,17 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
      would lose more than 10 of f64's bits; genie__row_m2), (x - mean) * rstd in f64, rounded, then t * w + b
      in one f32 FMA: |err| <= 2^-23 (|ref| + |t w|) + the statistics' cancellation term.
    Outputs of GENIE__ROWS_NT_BYTES and more (softmax, log_softmax, layer_norm on
-   AVX-512) are written with streaming stores: no read for ownership of lines that
+   the SIMD paths) are written with streaming stores: no read for ownership of lines that
    will not be read again soon. softmax computes exp once into a row on the stack
    (rows up to GENIE__SOFTMAX_ROW; longer ones store exp and rescale the output in
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
-   The row kernels are written per ISA (genie__rowk_c, _avx2, _avx512, collected in the
-   path's table: genie__pathk.rk), not over >>vmath's primitives: AVX-512 takes heads and
-   tails under a mask (one code path, aligned streamed stores) where AVX2 takes them with
-   the scalar form, and the f64 accumulators widen halves of the f32 vector in ways the
-   two ISAs spell differently (cvtps_pd of 8 lanes, extractf32x8). The exp they use is
-   >>vmath's core (genie__z_expc, genie__y_expc). */
+   The SIMD row kernels are written once (GENIE__RK_ALL) over >>vmath's primitives and
+   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2), but for layer_norm's
+   genie__rnorm_avx512 and _avx2 (see there); the generic path's are the
+   plain C loops genie__r*_c (genie__rowk_c), in the same order of f64 accumulators. Each set is
+   collected in its path's table (genie__pathk.rk). The exp they use is >>vmath's core
+   (GENIE__FEXPC: genie__z_expc, genie__y_expc). */
 #define GENIE__ROWS_MIN_SHARED (1 << 16) /* elements below which a row kernel runs on the caller */
 #define GENIE__ROWS_NT_BYTES (8 << 20)   /* outputs from which row ops stream their stores */
 #define GENIE__SOFTMAX_ROW 4096          /* longest softmax row streamed from a stack row (16 KiB) */
@@ -7762,7 +7736,8 @@ typedef struct genie__rowk {
     double (*sumexp_scale)(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp, float sp);
 } genie__rowk;
 
-/* GENERIC: plain C, the same arithmetic as the SIMD paths. */
+/* GENERIC: plain C loops in the SIMD paths' order of f64 accumulators (the template's f64
+   lanes are halves of an f32 vector, which a width-1 path has not). */
 static double genie__rsum_c(const float *x, int64_t n) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int64_t j = 0;
@@ -7859,225 +7834,192 @@ static void genie__cols_sumexp_c(double *acc, const float *m, const float *r, in
     int64_t c;
     for (c = 0; c < nb; c++) acc[c] += (double)expf(r[c] - m[c]);
 }
-#ifdef GENIE__X86
-static GENIE__AVX2 void genie__cols_sumexp_avx2(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 8 <= nb; c += 8) {
-        const __m256 e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(m + c)));
-        _mm256_storeu_pd(acc + c, _mm256_add_pd(_mm256_loadu_pd(acc + c), _mm256_cvtps_pd(_mm256_castps256_ps128(e))));
-        _mm256_storeu_pd(acc + c + 4, _mm256_add_pd(_mm256_loadu_pd(acc + c + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1))));
+#define GENIE__COLS_SUMEXP(s)                                                                      \
+    static GENIE__VATTR void genie__cols_sumexp_##s(double *acc, const float *m, const float *r, int64_t nb) { \
+        int64_t c = 0;                                                                             \
+        for (; c + GENIE__FL <= nb; c += GENIE__FL) {                                              \
+            const GENIE__F e = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(r + c), GENIE__FLD(m + c)));   \
+            GENIE__DSTU(acc + c, GENIE__DADD(GENIE__DLDU(acc + c), GENIE__DLO(e)));                \
+            GENIE__DSTU(acc + c + GENIE__DL, GENIE__DADD(GENIE__DLDU(acc + c + GENIE__DL), GENIE__DHI(e))); \
+        }                                                                                          \
+        genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);                                       \
     }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-static GENIE__AVX512 void genie__cols_sumexp_avx512(double *acc, const float *m, const float *r, int64_t nb) {
-    int64_t c = 0;
-    for (; c + 16 <= nb; c += 16) {
-        const __m512 e = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(m + c)));
-        _mm512_storeu_pd(acc + c, _mm512_add_pd(_mm512_loadu_pd(acc + c), _mm512_cvtps_pd(_mm512_castps512_ps256(e))));
-        _mm512_storeu_pd(acc + c + 8, _mm512_add_pd(_mm512_loadu_pd(acc + c + 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1))));
-    }
-    genie__cols_sumexp_c(acc + c, m + c, r + c, nb - c);
-}
-#endif
 
 #ifdef GENIE__X86
-/* AVX-512: f64 sums 8 lanes at a time, f32 work 16 lanes with a masked tail. */
-static GENIE__AVX512 __mmask16 genie__tail16(int64_t left) {
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
-static GENIE__AVX512 double genie__rsum_avx512(const float *x, int64_t n) {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 32 <= n; j += 32) {
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 16)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 24)));
-    }
-    for (; j + 8 <= n; j += 8) a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
-    s = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX512 double genie__rsqdev_avx512(const float *x, int64_t n, double mean) {
-    const __m512d m = _mm512_set1_pd(mean);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_fmadd_pd(d0, d0, a0);
-        a1 = _mm512_fmadd_pd(d1, d1, a1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX512 double genie__rsumsq_avx512(const float *x, int64_t n, double c, double *s1) {
-    const __m512d m = _mm512_set1_pd(c);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 16 <= n; j += 16) {
-        d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m);
-        d1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm512_add_pd(a0, d0);
-        a1 = _mm512_add_pd(a1, d1);
-        q0 = _mm512_fmadd_pd(d0, d0, q0);
-        q1 = _mm512_fmadd_pd(d1, d1, q1);
-    }
-    s = _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-    q = _mm512_reduce_add_pd(_mm512_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-/* max of x (want_max) or of -x, NaN tracked apart: max_ps drops NaNs. */
-static GENIE__AVX512 float genie__rmax_avx512(const float *x, int64_t n, int want_max) {
-    const __m512 neg = _mm512_set1_ps(want_max ? 0.0f : -0.0f);
-    __m512 m0 = _mm512_xor_ps(_mm512_set1_ps(x[0]), neg), m1 = m0;
-    __mmask16 nan = 0;
-    int64_t j = 0;
-    float m;
-    for (; j + 32 <= n; j += 32) {
-        __m512 v0 = _mm512_xor_ps(_mm512_loadu_ps(x + j), neg), v1 = _mm512_xor_ps(_mm512_loadu_ps(x + j + 16), neg);
-        m0 = _mm512_max_ps(m0, v0);
-        m1 = _mm512_max_ps(m1, v1);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q));
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 v = _mm512_xor_ps(_mm512_mask_loadu_ps(m0, t, x + j), neg);
-        v = _mm512_mask_mov_ps(m0, t, v);
-        m0 = _mm512_max_ps(m0, v);
-        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
-    }
-    if (nan) return NAN;
-    m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-    return want_max ? m : -m;
-}
-static GENIE__AVX512 int64_t genie__rfind_avx512(const float *x, int64_t n, float v) {
-    const __m512 vv = _mm512_set1_ps(v);
-    int64_t j;
-    for (j = 0; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j), hit;
-        __m512 a = _mm512_maskz_loadu_ps(t, x + j);
-        hit = v != v ? _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q) : _mm512_mask_cmp_ps_mask(t, a, vv, _CMP_EQ_OQ);
-        if (hit) return j + __builtin_ctz(hit);
-    }
-    return 0;
-}
-/* Elements before y's next 64-byte boundary (streamed stores start there), at most n. */
-static GENIE__AVX512 int64_t genie__nt_head(const float *y, int64_t n) {
-    int64_t h = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+/* Elements before y's next boundary of `lanes` floats (streamed stores start there), at most n. */
+static int64_t genie__nt_head(const float *y, int64_t n, int lanes) {
+    const int64_t v = (int64_t)lanes * 4, h = (int64_t)((v - ((uintptr_t)y & (uintptr_t)(v - 1))) & (uintptr_t)(v - 1)) / 4;
     return h < n ? h : n;
 }
-/* Whole blocks of 64: four vectors' exps added in f32 (pairwise: the block's sum within
-   2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes. The
-   conversion of every vector would be a fifth of the pass, which is compute-bound on
-   double-pumped AVX-512 (Zen 4). */
-/* y: the exps stored (softmax's row on the stack; the next row prefetched into L2, where this
-   row and its exps fill L1), or not (into L1);
-   tp: the previous row's exps streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined
-   softmax), or NULL; inlined for each, so the loop tests neither */
-static GENIE__AVX512 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx512(const float *x, float *y, int64_t n,
-                                                                                       float mx, const int st, const float *tp,
-                                                                                       float *yp, float sp) {
-    const __m512 m = _mm512_set1_ps(mx), sv = _mm512_set1_ps(sp);
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    int64_t j = 0, c = 0;
-    if (tp) { /* the previous row streamed 64 at a time beside the exps: its head up to yp's line first */
-        c = genie__nt_head(yp, n);
-        if (c) _mm512_mask_storeu_ps(yp, (__mmask16)((1u << c) - 1u), _mm512_mul_ps(_mm512_maskz_loadu_ps((__mmask16)((1u << c) - 1u), tp), sv));
-    }
-    for (; j + 64 <= n; j += 64) {
-        __m512 e0 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j), m));
-        __m512 e1 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), m));
-        __m512 e2 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 32), m));
-        __m512 e3 = genie__exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + j + 48), m));
-        if (st) { /* the next row's four lines, as below */
-            _mm512_storeu_ps(y + j, e0);
-            _mm512_storeu_ps(y + j + 16, e1);
-            _mm512_storeu_ps(y + j + 32, e2);
-            _mm512_storeu_ps(y + j + 48, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 32), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 48), _MM_HINT_T0);
-        }
-        if (tp && c + 64 <= n) {
-            _mm512_stream_ps(yp + c, _mm512_mul_ps(_mm512_loadu_ps(tp + c), sv));
-            _mm512_stream_ps(yp + c + 16, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 16), sv));
-            _mm512_stream_ps(yp + c + 32, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 32), sv));
-            _mm512_stream_ps(yp + c + 48, _mm512_mul_ps(_mm512_loadu_ps(tp + c + 48), sv));
-            c += 64;
-        }
-        e0 = _mm512_add_ps(_mm512_add_ps(e0, e1), _mm512_add_ps(e2, e3));
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c < n; c += 16) {
-            const __mmask16 t = genie__tail16(n - c);
-            const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(t, tp + c), sv);
-            if (t == 0xFFFF) _mm512_stream_ps(yp + c, v);
-            else _mm512_mask_storeu_ps(yp + c, t, v);
-        }
-        _mm_sfence();
-    }
-    for (; j < n; j += 16) {
-        __mmask16 t = genie__tail16(n - j);
-        __m512 e = _mm512_maskz_mov_ps(t, genie__exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, x + j), m)));
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a prefetch never
-                                                                 faults) into cache while this one computes */
-        if (st) _mm512_mask_storeu_ps(y + j, t, e);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
-    }
-    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
-}
-static GENIE__AVX512 double genie__rsumexp_avx512(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx512(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx512(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX512 double genie__rsumexp_scale_avx512(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                       float sp) {
-    return genie__rsumexp_y_avx512(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores: a masked head up to y's 64-byte boundary, full aligned
-   vectors with movntps (no read for ownership of the output's lines), a masked
-   tail, then sfence so the stores are visible before the job ends. */
-#define GENIE__NT_LOOP(VALUE)                                                                      \
-    {                                                                                              \
-        int64_t j = 0, h = nt ? genie__nt_head(y, n) : 0;                                          \
-        for (; j < n; j += 16) {                                                                   \
-            __mmask16 t = j == 0 && h ? (__mmask16)((1u << h) - 1u) : genie__tail16(n - j);        \
-            __m512 xv = _mm512_maskz_loadu_ps(t, x + j), v;                                        \
-            VALUE                                                                                  \
-            if (nt && t == 0xFFFF) _mm512_stream_ps(y + j, v);                                     \
-            else _mm512_mask_storeu_ps(y + j, t, v);                                               \
-            if (j == 0 && h) j = h - 16;                                                           \
+/* The SIMD row kernels, written once over >>vmath's primitives (F: FL f32 lanes; D: DL = FL/2
+   f64 lanes, the halves of an F) and instantiated per ISA (GENIE__ISA) with suffix s.
+   f64 sums: four (sum) or two (sqdev, sumsq) D accumulators, a DL step, then a scalar tail;
+   heads and tails of f32 work under a lane mask (GENIE__FTAIL); streamed stores (nt) start
+   at y's vector boundary with a masked head and end with a masked tail and an sfence. */
+#define GENIE__RK_ALL(s)                                                                          \
+    static GENIE__VATTR double genie__rsum_##s(const float *x, int64_t n) {                        \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, a2 = a0, a3 = a0;                                   \
+        int64_t j = 0;                                                                             \
+        double r;                                                                                  \
+        for (; j + 4 * GENIE__DL <= n; j += 4 * GENIE__DL) {                                       \
+            a0 = GENIE__DADD(a0, GENIE__DLD(x + j));                                               \
+            a1 = GENIE__DADD(a1, GENIE__DLD(x + j + GENIE__DL));                                   \
+            a2 = GENIE__DADD(a2, GENIE__DLD(x + j + 2 * GENIE__DL));                               \
+            a3 = GENIE__DADD(a3, GENIE__DLD(x + j + 3 * GENIE__DL));                               \
         }                                                                                          \
-        if (nt) _mm_sfence();                                                                      \
+        for (; j + GENIE__DL <= n; j += GENIE__DL) a0 = GENIE__DADD(a0, GENIE__DLD(x + j));        \
+        r = GENIE__DSUM(GENIE__DADD(GENIE__DADD(a0, a1), GENIE__DADD(a2, a3)));                    \
+        for (; j < n; j++) r += x[j];                                                              \
+        return r;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsqdev_##s(const float *x, int64_t n, double mean) {         \
+        const GENIE__D m = GENIE__D1(mean);                                                        \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, d0, d1;                                             \
+        int64_t j = 0;                                                                             \
+        double r;                                                                                  \
+        for (; j + 2 * GENIE__DL <= n; j += 2 * GENIE__DL) {                                       \
+            d0 = GENIE__DSUB(GENIE__DLD(x + j), m);                                                \
+            d1 = GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m);                                    \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */                 \
+            a0 = GENIE__DFMA(d0, d0, a0);                                                          \
+            a1 = GENIE__DFMA(d1, d1, a1);                                                          \
+        }                                                                                          \
+        r = GENIE__DSUM(GENIE__DADD(a0, a1));                                                      \
+        for (; j < n; j++) r += (x[j] - mean) * (x[j] - mean);                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumsq_##s(const float *x, int64_t n, double c, double *s1) { \
+        const GENIE__D m = GENIE__D1(c);                                                           \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0, q0 = a0, q1 = a0, d0, d1;                           \
+        int64_t j = 0;                                                                             \
+        double r, q;                                                                               \
+        for (; j + 2 * GENIE__DL <= n; j += 2 * GENIE__DL) {                                       \
+            d0 = GENIE__DSUB(GENIE__DLD(x + j), m);                                                \
+            d1 = GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m);                                    \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */                 \
+            a0 = GENIE__DADD(a0, d0);                                                              \
+            a1 = GENIE__DADD(a1, d1);                                                              \
+            q0 = GENIE__DFMA(d0, d0, q0);                                                          \
+            q1 = GENIE__DFMA(d1, d1, q1);                                                          \
+        }                                                                                          \
+        r = GENIE__DSUM(GENIE__DADD(a0, a1));                                                      \
+        q = GENIE__DSUM(GENIE__DADD(q0, q1));                                                      \
+        for (; j < n; j++) r += x[j] - c, q += (x[j] - c) * (x[j] - c);                            \
+        *s1 = r;                                                                                   \
+        return q;                                                                                  \
+    }                                                                                              \
+    /* max of x (want_max) or of -x, NaN tracked apart (FMAXV drops NaNs); the tail's lanes      \
+       past n keep m0 */                                                                           \
+    static GENIE__VATTR float genie__rmax_##s(const float *x, int64_t n, int want_max) {           \
+        const GENIE__F neg = GENIE__F1(want_max ? 0.0f : -0.0f);                                   \
+        GENIE__F m0 = GENIE__FXOR(GENIE__F1(x[0]), neg), m1 = m0;                                  \
+        GENIE__FM nan = GENIE__FCMP(m0, m0, _CMP_UNORD_Q);                                         \
+        int64_t j = 0;                                                                             \
+        float m;                                                                                   \
+        for (; j + 2 * GENIE__FL <= n; j += 2 * GENIE__FL) {                                       \
+            const GENIE__F v0 = GENIE__FXOR(GENIE__FLD(x + j), neg);                               \
+            const GENIE__F v1 = GENIE__FXOR(GENIE__FLD(x + j + GENIE__FL), neg);                   \
+            m0 = GENIE__FMAXV(m0, v0);                                                             \
+            m1 = GENIE__FMAXV(m1, v1);                                                             \
+            nan = GENIE__MOR(nan, GENIE__FCMP(v0, v1, _CMP_UNORD_Q));                              \
+        }                                                                                          \
+        for (; j < n; j += GENIE__FL) {                                                            \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F v = GENIE__FSEL(t, GENIE__FXOR(GENIE__FLDZ(x + j, t), neg), m0);        \
+            m0 = GENIE__FMAXV(m0, v);                                                              \
+            nan = GENIE__MOR(nan, GENIE__FCMP(v, v, _CMP_UNORD_Q));                                \
+        }                                                                                          \
+        if (GENIE__FANY(nan)) return NAN;                                                          \
+        m = GENIE__FHMAX(GENIE__FMAXV(m0, m1));                                                    \
+        return want_max ? m : -m;                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR int64_t genie__rfind_##s(const float *x, int64_t n, float v) {             \
+        const GENIE__F vv = GENIE__F1(v);                                                          \
+        int64_t j;                                                                                 \
+        for (j = 0; j < n; j += GENIE__FL) {                                                       \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F a = GENIE__FLDZ(x + j, t);                                              \
+            const int hit = GENIE__FMBITS(                                                         \
+                GENIE__MAND(t, v != v ? GENIE__FCMP(a, a, _CMP_UNORD_Q) : GENIE__FCMP(a, vv, _CMP_EQ_OQ))); \
+            if (hit) return j + __builtin_ctz((unsigned)hit);                                      \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    /* Whole blocks of 4 FL: four vectors' exps added in f32 (pairwise: the block's sum within    \
+       2^-23 relative, as its terms are >= 0) before one conversion to the f64 lanes (converting  \
+       every vector would be a fifth of the pass, which is compute-bound on double-pumped        \
+       AVX-512). y: the exps stored (softmax's row on the stack; the next row prefetched into L2, \
+       where this row and its exps fill L1), or not (into L1); tp: the previous row's exps        \
+       streamed out meanwhile, yp = tp * sp (genie__k_rows' pipelined softmax), or NULL; inlined  \
+       for each, so the loop tests neither. */                                                     \
+    static GENIE__VATTR GENIE__VINL double genie__rsumexp_y_##s(const float *x, float *y, int64_t n, float mx, \
+                                                               const int st, const float *tp, float *yp, float sp) { \
+        const GENIE__F m = GENIE__F1(mx), sv = GENIE__F1(sp);                                      \
+        GENIE__D a0 = GENIE__D1(0.0), a1 = a0;                                                     \
+        int64_t j = 0, c = 0, q;                                                                   \
+        if (tp) { /* the previous row's head, up to yp's vector boundary, first */                 \
+            c = genie__nt_head(yp, n, GENIE__FL);                                                  \
+            if (c) GENIE__FSTM(yp, GENIE__FTAIL(c), GENIE__FMUL(GENIE__FLDZ(tp, GENIE__FTAIL(c)), sv)); \
+        }                                                                                          \
+        for (; j + 4 * GENIE__FL <= n; j += 4 * GENIE__FL) {                                       \
+            GENIE__F e0 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j), m));                         \
+            const GENIE__F e1 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + GENIE__FL), m));       \
+            const GENIE__F e2 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + 2 * GENIE__FL), m));   \
+            const GENIE__F e3 = GENIE__FEXPC(GENIE__FSUB(GENIE__FLD(x + j + 3 * GENIE__FL), m));   \
+            if (st) { /* the next row's lines, as above */                                         \
+                GENIE__FST(y + j, e0);                                                             \
+                GENIE__FST(y + j + GENIE__FL, e1);                                                 \
+                GENIE__FST(y + j + 2 * GENIE__FL, e2);                                             \
+                GENIE__FST(y + j + 3 * GENIE__FL, e3);                                             \
+                for (q = 0; q < 4 * GENIE__FL; q += 16) _mm_prefetch((const char *)(x + n + j + q), _MM_HINT_T1); \
+            } else                                                                                 \
+                for (q = 0; q < 4 * GENIE__FL; q += 16) _mm_prefetch((const char *)(x + n + j + q), _MM_HINT_T0); \
+            if (tp && c + 4 * GENIE__FL <= n) {                                                    \
+                GENIE__FSTNT(yp + c, GENIE__FMUL(GENIE__FLD(tp + c), sv));                         \
+                GENIE__FSTNT(yp + c + GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + GENIE__FL), sv)); \
+                GENIE__FSTNT(yp + c + 2 * GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + 2 * GENIE__FL), sv)); \
+                GENIE__FSTNT(yp + c + 3 * GENIE__FL, GENIE__FMUL(GENIE__FLD(tp + c + 3 * GENIE__FL), sv)); \
+                c += 4 * GENIE__FL;                                                                \
+            }                                                                                      \
+            e0 = GENIE__FADD(GENIE__FADD(e0, e1), GENIE__FADD(e2, e3));                            \
+            a0 = GENIE__DADD(a0, GENIE__DLO(e0));                                                  \
+            a1 = GENIE__DADD(a1, GENIE__DHI(e0));                                                  \
+        }                                                                                          \
+        if (tp) { /* the rest of the previous row */                                               \
+            for (; c + GENIE__FL <= n; c += GENIE__FL) GENIE__FSTNT(yp + c, GENIE__FMUL(GENIE__FLD(tp + c), sv)); \
+            if (c < n) GENIE__FSTM(yp + c, GENIE__FTAIL(n - c), GENIE__FMUL(GENIE__FLDZ(tp + c, GENIE__FTAIL(n - c)), sv)); \
+            _mm_sfence();                                                                          \
+        }                                                                                          \
+        for (; j < n; j += GENIE__FL) { /* lanes past n load 0 and are cleared after exp */        \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            const GENIE__F e = GENIE__FZERO(t, GENIE__FEXPC(GENIE__FSUB(GENIE__FLDZ(x + j, t), m))); \
+            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* the next row (if any: a       \
+                                                  prefetch never faults) into cache meanwhile */   \
+            if (st) GENIE__FSTM(y + j, t, e);                                                      \
+            a0 = GENIE__DADD(a0, GENIE__DLO(e));                                                   \
+            a1 = GENIE__DADD(a1, GENIE__DHI(e));                                                   \
+        }                                                                                          \
+        return GENIE__DSUM(GENIE__DADD(a0, a1));                                                   \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumexp_##s(const float *x, float *y, int64_t n, float mx) { \
+        return y ? genie__rsumexp_y_##s(x, y, n, mx, 1, NULL, NULL, 0)                             \
+                 : genie__rsumexp_y_##s(x, NULL, n, mx, 0, NULL, NULL, 0);                         \
+    }                                                                                              \
+    static GENIE__VATTR double genie__rsumexp_scale_##s(const float *x, float *t, int64_t n, float mx, const float *tp, \
+                                                       float *yp, float sp) {                      \
+        return genie__rsumexp_y_##s(x, t, n, mx, 1, tp, yp, sp);                                   \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rscale_##s(const float *x, float *y, int64_t n, float s_, int nt) { \
+        const GENIE__F sv = GENIE__F1(s_);                                                         \
+        GENIE__RK_NT(GENIE__FMUL(xv, sv))                                                          \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rsubsub_##s(const float *x, float *y, int64_t n, float a, float b, int nt) { \
+        const GENIE__F av = GENIE__F1(a), bv = GENIE__F1(b);                                       \
+        GENIE__RK_NT(GENIE__FSUB(GENIE__FSUB(xv, av), bv))                                         \
     }
-static GENIE__AVX512 void genie__rscale_avx512(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m512 sv = _mm512_set1_ps(s);
-    GENIE__NT_LOOP(v = _mm512_mul_ps(xv, sv);)
-}
-static GENIE__AVX512 void genie__rsubsub_avx512(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m512 av = _mm512_set1_ps(a), bv = _mm512_set1_ps(b);
-    GENIE__NT_LOOP(v = _mm512_sub_ps(_mm512_sub_ps(xv, av), bv);)
-}
-/* (x - mean) rstd in f64, rounded, then the weight and bias in one f32 FMA: 16 lanes under
-   mask t (the head up to y's line, the tail) */
+/* layer_norm's rows stay per ISA: AVX-512's applies the weight and bias to each f64 half's
+   8 f32 lanes before joining them (joining first, as a template over F must, measured 12-18%
+   slower on rows in cache); AVX2's is its peer, with scalar heads and tails. */
 static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
                                                  const float *b) {
     const __m512 xv = _mm512_maskz_loadu_ps(t, x);
@@ -8089,13 +8031,10 @@ static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, _
     if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
     return v;
 }
-/* The whole vectors in two halves of 8, each loaded, converted and stored on its own: the
-   512-bit extract and insert of genie__rnorm16_avx512 would take a fifth of the pass (Zen 4,
-   a row in L1); the same operations, so the same values. */
 static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
                                              const float *w, const float *b, int nt) {
     const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    const int64_t h = nt ? genie__nt_head(y, n) : 0;
+    const int64_t h = nt ? genie__nt_head(y, n, 16) : 0;
     int64_t j;
     if (h) {
         const __mmask16 t = (__mmask16)((1u << h) - 1u);
@@ -8122,203 +8061,15 @@ static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t 
         }
     }
     if (j < n) {
-        const __mmask16 t = genie__tail16(n - j);
+        const __mmask16 t = GENIE__FTAIL_z(n - j);
         _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
     }
     if (nt) _mm_sfence();
 }
-
-/* AVX2: full vectors, then a scalar tail (a masked one where exp is needed). */
-static GENIE__AVX2 double genie__hsum_pd_avx2(__m256d v) {
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-static GENIE__AVX2 double genie__rsum_avx2(const float *x, int64_t n) {
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t j = 0;
-    double s;
-    for (; j + 16 <= n; j += 16) {
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + j)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 8)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 12)));
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
-    for (; j < n; j++) s += x[j];
-    return s;
-}
-static GENIE__AVX2 double genie__rsqdev_avx2(const float *x, int64_t n, double mean) {
-    const __m256d m = _mm256_set1_pd(mean);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, d0, d1;
-    int64_t j = 0;
-    double s;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_fmadd_pd(d0, d0, a0);
-        a1 = _mm256_fmadd_pd(d1, d1, a1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    for (; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
-    return s;
-}
-static GENIE__AVX2 double genie__rsumsq_avx2(const float *x, int64_t n, double c, double *s1) {
-    const __m256d m = _mm256_set1_pd(c);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0, d0, d1;
-    int64_t j = 0;
-    double s, q;
-    for (; j + 8 <= n; j += 8) {
-        d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m);
-        d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m);
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0); /* as rsumexp */
-        a0 = _mm256_add_pd(a0, d0);
-        a1 = _mm256_add_pd(a1, d1);
-        q0 = _mm256_fmadd_pd(d0, d0, q0);
-        q1 = _mm256_fmadd_pd(d1, d1, q1);
-    }
-    s = genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-    q = genie__hsum_pd_avx2(_mm256_add_pd(q0, q1));
-    for (; j < n; j++) s += x[j] - c, q += (x[j] - c) * (x[j] - c);
-    *s1 = s;
-    return q;
-}
-static GENIE__AVX2 float genie__rmax_avx2(const float *x, int64_t n, int want_max) {
-    const __m256 neg = _mm256_set1_ps(want_max ? 0.0f : -0.0f);
-    __m256 m0 = _mm256_xor_ps(_mm256_set1_ps(x[0]), neg), m1 = m0, nan = _mm256_setzero_ps();
-    __m128 h;
-    int64_t j = 0;
-    float m;
-    for (; j + 16 <= n; j += 16) {
-        __m256 v0 = _mm256_xor_ps(_mm256_loadu_ps(x + j), neg), v1 = _mm256_xor_ps(_mm256_loadu_ps(x + j + 8), neg);
-        m0 = _mm256_max_ps(m0, v0);
-        m1 = _mm256_max_ps(m1, v1);
-        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
-    }
-    m0 = _mm256_max_ps(m0, m1);
-    h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    m = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
-    if (_mm256_movemask_ps(nan)) return NAN;
-    for (; j < n; j++) {
-        float v = want_max ? x[j] : -x[j];
-        if (v != v) return NAN;
-        if (v > m) m = v;
-    }
-    return want_max ? m : -m;
-}
-static GENIE__AVX2 int64_t genie__rfind_avx2(const float *x, int64_t n, float v) {
-    const __m256 vv = _mm256_set1_ps(v);
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256 a = _mm256_loadu_ps(x + j);
-        int hit = _mm256_movemask_ps(v != v ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
-        if (hit) return j + __builtin_ctz((unsigned)hit);
-    }
-    for (; j < n; j++)
-        if (v != v ? x[j] != x[j] : x[j] == v) return j;
-    return 0;
-}
-/* Elements before y's next 32-byte boundary where nt (AVX2's streamed stores start there), at most n. */
-static int64_t genie__nt8_head(const float *y, int64_t n, int nt) {
-    int64_t h = nt ? (int64_t)((32 - ((uintptr_t)y & 31)) & 31) / 4 : 0;
-    return h < n ? h : n;
-}
-/* As genie__rsumexp_y_avx512: inlined for y stored or not, and for a previous row streamed out or not */
-static GENIE__AVX2 __inline__ __attribute__((always_inline)) double genie__rsumexp_y_avx2(const float *x, float *y, int64_t n,
-                                                                                   float mx, const int st, const float *tp,
-                                                                                   float *yp, float sp) {
-    const __m256 m = _mm256_set1_ps(mx), sv = _mm256_set1_ps(sp);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    const int64_t h = tp ? genie__nt8_head(yp, n, 1) : 0;
-    int64_t j = 0, c = 0;
-    for (; c < h; c++) yp[c] = tp[c] * sp; /* the previous row streamed 32 at a time beside the exps: its head
-                                              up to yp's 32 bytes first */
-    for (; j + 32 <= n; j += 32) { /* four vectors' exps added in f32 first */
-        __m256 e0 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-        __m256 e1 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 8), m));
-        __m256 e2 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 16), m));
-        __m256 e3 = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j + 24), m));
-        if (st) {
-            _mm256_storeu_ps(y + j, e0);
-            _mm256_storeu_ps(y + j + 8, e1);
-            _mm256_storeu_ps(y + j + 16, e2);
-            _mm256_storeu_ps(y + j + 24, e3);
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T1);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-            _mm_prefetch((const char *)(x + n + j + 16), _MM_HINT_T0);
-        }
-        if (tp && c + 32 <= n) {
-            _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-            _mm256_stream_ps(yp + c + 8, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 8), sv));
-            _mm256_stream_ps(yp + c + 16, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 16), sv));
-            _mm256_stream_ps(yp + c + 24, _mm256_mul_ps(_mm256_loadu_ps(tp + c + 24), sv));
-            c += 32;
-        }
-        e0 = _mm256_add_ps(_mm256_add_ps(e0, e1), _mm256_add_ps(e2, e3));
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e0, 1)));
-    }
-    if (tp) { /* the rest of the previous row */
-        for (; c + 8 <= n; c += 8) _mm256_stream_ps(yp + c, _mm256_mul_ps(_mm256_loadu_ps(tp + c), sv));
-        for (; c < n; c++) yp[c] = tp[c] * sp;
-        _mm_sfence();
-    }
-    for (; j < n; j += 8) {
-        __m256 e;
-        _mm_prefetch((const char *)(x + n + j), _MM_HINT_T0);
-        if (n - j >= 8) {
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + j), m));
-            if (st) _mm256_storeu_ps(y + j, e);
-        } else { /* the tail: masked lanes load 0 and are cleared after exp */
-            __m256i t = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-            e = genie__exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + j, t), m));
-            e = _mm256_and_ps(e, _mm256_castsi256_ps(t));
-            if (st) _mm256_maskstore_ps(y + j, t, e);
-        }
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
-    }
-    return genie__hsum_pd_avx2(_mm256_add_pd(a0, a1));
-}
-static GENIE__AVX2 double genie__rsumexp_avx2(const float *x, float *y, int64_t n, float mx) {
-    return y ? genie__rsumexp_y_avx2(x, y, n, mx, 1, NULL, NULL, 0) : genie__rsumexp_y_avx2(x, NULL, n, mx, 0, NULL, NULL, 0);
-}
-static GENIE__AVX2 double genie__rsumexp_scale_avx2(const float *x, float *t, int64_t n, float mx, const float *tp, float *yp,
-                                                   float sp) {
-    return genie__rsumexp_y_avx2(x, t, n, mx, 1, tp, yp, sp);
-}
-/* Streamed stores as AVX-512's (GENIE__NT_LOOP): elements up to y's 32-byte boundary
-   (genie__nt8_head) and the tail by the scalar form (the same values), whole vectors by movntps
-   when nt. */
-#define GENIE__NT8_LOOP(VALUE, SCALAR)                                                             \
-    {                                                                                              \
-        int64_t j = 0, h = genie__nt8_head(y, n, nt);                                              \
-        for (; j < h; j++) SCALAR                                                                  \
-        for (; j + 8 <= n; j += 8) {                                                               \
-            const __m256 xv = _mm256_loadu_ps(x + j);                                              \
-            __m256 v;                                                                              \
-            VALUE                                                                                  \
-            if (nt) _mm256_stream_ps(y + j, v);                                                    \
-            else _mm256_storeu_ps(y + j, v);                                                       \
-        }                                                                                          \
-        for (; j < n; j++) SCALAR                                                                  \
-        if (nt) _mm_sfence();                                                                      \
-    }
-static GENIE__AVX2 void genie__rscale_avx2(const float *x, float *y, int64_t n, float s, int nt) {
-    const __m256 sv = _mm256_set1_ps(s);
-    GENIE__NT8_LOOP(v = _mm256_mul_ps(xv, sv);, y[j] = x[j] * s;)
-}
-static GENIE__AVX2 void genie__rsubsub_avx2(const float *x, float *y, int64_t n, float a, float b, int nt) {
-    const __m256 av = _mm256_set1_ps(a), bv = _mm256_set1_ps(b);
-    GENIE__NT8_LOOP(v = _mm256_sub_ps(_mm256_sub_ps(xv, av), bv);, y[j] = (x[j] - a) - b;)
-}
 static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
                                          const float *w, const float *b, int nt) {
     const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
-    const int64_t h = genie__nt8_head(y, n, nt);
+    const int64_t h = nt ? genie__nt_head(y, n, 8) : 0;
     int64_t j;
     genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
     for (j = h; j + 8 <= n; j += 8) {
@@ -8334,6 +8085,39 @@ static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, d
     if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
     if (nt) _mm_sfence();
 }
+/* y[j] = VALUE(xv = x[j..]) over n: a masked head up to y's vector boundary when nt, whole
+   vectors (streamed when nt: no read for ownership of the output's lines), a masked tail */
+#define GENIE__RK_NT(VALUE)                                                                       \
+    {                                                                                              \
+        const int64_t h = nt ? genie__nt_head(y, n, GENIE__FL) : 0;                                \
+        int64_t j = h;                                                                             \
+        GENIE__F xv;                                                                               \
+        if (h) {                                                                                   \
+            xv = GENIE__FLDZ(x, GENIE__FTAIL(h));                                                  \
+            GENIE__FSTM(y, GENIE__FTAIL(h), VALUE);                                                \
+        }                                                                                          \
+        for (; j + GENIE__FL <= n; j += GENIE__FL) {                                               \
+            xv = GENIE__FLD(x + j);                                                                \
+            if (nt) GENIE__FSTNT(y + j, VALUE);                                                    \
+            else GENIE__FST(y + j, VALUE);                                                         \
+        }                                                                                          \
+        if (j < n) {                                                                               \
+            xv = GENIE__FLDZ(x + j, GENIE__FTAIL(n - j));                                          \
+            GENIE__FSTM(y + j, GENIE__FTAIL(n - j), VALUE);                                        \
+        }                                                                                          \
+        if (nt) _mm_sfence();                                                                      \
+    }
+/* The row kernels and column primitives of the x86 paths (GENIE__COLS_ALL: >>cpu) */
+#define GENIE__ISA z
+GENIE__RK_ALL(avx512)
+GENIE__COLS_ALL(avx512)
+GENIE__COLS_SUMEXP(avx512)
+#undef GENIE__ISA
+#define GENIE__ISA y
+GENIE__RK_ALL(avx2)
+GENIE__COLS_ALL(avx2)
+GENIE__COLS_SUMEXP(avx2)
+#undef GENIE__ISA
 #endif /* GENIE__X86 */
 
 #define GENIE__ROWK(s) {genie__rsum_##s, genie__rsqdev_##s, genie__rmax_##s, genie__rfind_##s, \

@@ -10,30 +10,42 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct cpy { char *d; const char *s; size_t n; } cpy;
-static void *cpy_run(void *p) { cpy *c = (cpy *)p; memcpy(c->d, c->s, c->n); return NULL; }
-static double copy_bw(int nth) {
-    size_t n = (size_t)512 << 20, part = n / (size_t)nth;
-    char *a = (char *)malloc(n), *b = (char *)malloc(n);
-    double best = 0;
+/* One thread's part of a pass: d and s its slices of n bytes (d NULL when it only reads), x what
+   a read folds its bytes into (so the loads are not dropped). */
+typedef struct bw_part { char *d; const char *s; size_t n; uint64_t x; } bw_part;
+/* The best of 4 passes of fn over n bytes split among nth threads (1..8): moved bytes (n per
+   buffer a pass touches) per second, 0 when nth is out of range. */
+static double bw_best(void *(*fn)(void *), char *d, const char *s, size_t n, int nth) {
+    size_t part = n / (size_t)nth;
+    double best = 0, moved = (double)n * (d ? 2.0 : 1.0);
     int r, i;
-    if (!a || !b || nth < 1 || nth > 8) { free(a), free(b); return 0; }
-    memset(a, 1, n);
-    memset(b, 2, n);
+    if (nth < 1 || nth > 8) return 0;
     for (r = 0; r < 4; r++) {
         pthread_t th[8];
-        cpy cs[8];
+        bw_part ps[8];
         struct timespec t0, t1;
         double t;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (i = 0; i < nth; i++) {
-            cs[i].d = b + part * (size_t)i, cs[i].s = a + part * (size_t)i, cs[i].n = part;
-            pthread_create(&th[i], NULL, cpy_run, &cs[i]);
+            ps[i].d = d ? d + part * (size_t)i : NULL, ps[i].s = s + part * (size_t)i, ps[i].n = part, ps[i].x = 0;
+            pthread_create(&th[i], NULL, fn, &ps[i]);
         }
         for (i = 0; i < nth; i++) pthread_join(th[i], NULL);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        if (2.0 * (double)n / t > best) best = 2.0 * (double)n / t;
+        if (moved / t > best) best = moved / t;
+    }
+    return best;
+}
+static void *cpy_run(void *p) { bw_part *c = (bw_part *)p; memcpy(c->d, c->s, c->n); return NULL; }
+static double copy_bw(int nth) {
+    size_t n = (size_t)512 << 20;
+    char *a = (char *)malloc(n), *b = (char *)malloc(n);
+    double best = 0;
+    if (a && b && nth >= 1 && nth <= 8) {
+        memset(a, 1, n);
+        memset(b, 2, n);
+        best = bw_best(cpy_run, b, a, n, nth);
     }
     free(a);
     free(b);
@@ -42,11 +54,10 @@ static double copy_bw(int nth) {
 /* The read-only rate of nth threads summing 512 MiB (bytes read per second): the most a
    step that only streams its weights can reach. AVX-512 loads, a line each, with a software
    prefetch 4 KiB ahead (the fastest read loop found here; scalar C loops reach half of it). */
-typedef struct rdr { const char *s; size_t n; uint64_t x; } rdr;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 __attribute__((target("avx512f"))) static void *rd_run512(void *p) {
-    rdr *r = (rdr *)p;
+    bw_part *r = (bw_part *)p;
     __m512i a = _mm512_setzero_si512(), b = a, c = a, d = a;
     size_t i;
     for (i = 0; i + 256 <= r->n; i += 256) {
@@ -64,7 +75,7 @@ __attribute__((target("avx512f"))) static void *rd_run512(void *p) {
 }
 #endif
 static void *rd_run(void *p) {
-    rdr *r = (rdr *)p;
+    bw_part *r = (bw_part *)p;
     uint64_t a[8] = {0}, w;
     size_t i;
     int j;
@@ -74,29 +85,16 @@ static void *rd_run(void *p) {
     return NULL;
 }
 static inline double read_bw(int nth) { /* inline: a bench may not call it */
-    size_t n = (size_t)512 << 20, part = n / (size_t)nth, i;
+    size_t n = (size_t)512 << 20, i;
     char *a = (char *)malloc(n);
     void *(*fn)(void *) = rd_run;
     double best = 0;
-    int r, k;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (__builtin_cpu_supports("avx512f")) fn = rd_run512;
 #endif
-    for (i = 0; i < n; i++) a[i] = (char)(i * 131 + (i >> 12)); /* not zero: zero pages read from no memory */
-    for (r = 0; r < 4; r++) {
-        pthread_t th[8];
-        rdr rs[8];
-        struct timespec t0, t1;
-        double t;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (k = 0; k < nth; k++) {
-            rs[k].s = a + part * (size_t)k, rs[k].n = part, rs[k].x = 0;
-            pthread_create(&th[k], NULL, fn, &rs[k]);
-        }
-        for (k = 0; k < nth; k++) pthread_join(th[k], NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        if ((double)n / t > best) best = (double)n / t;
+    if (a) {
+        for (i = 0; i < n; i++) a[i] = (char)(i * 131 + (i >> 12)); /* not zero: zero pages read from no memory */
+        best = bw_best(fn, NULL, a, n, nth);
     }
     free(a);
     return best;
