@@ -64,6 +64,7 @@ static const char *const names2[2] = {"a", "b"}, *const mkeys[1] = {"k"}, *const
     X(genie_storage_offset, "f", K_I, 0, genie_storage_offset(h[0]))                                        \
     X(genie_numel, "f", K_I, 0, genie_numel(h[0]))                                                          \
     X(genie_dtype_of, "f", K_I, GENIE_F32, genie_dtype_of(h[0]))                                            \
+    X(genie_compute_dtype, "f", K_I, GENIE_F32, genie_compute_dtype(h[0]))                                  \
     X(genie_is_contiguous, "f", K_I, 0, genie_is_contiguous(h[0]))                                          \
     X(genie_is_materialized, "f", K_I, 0, genie_is_materialized(h[0]))                                      \
     X(genie_shares_storage, "ff", K_I, 0, genie_shares_storage(h[0], h[1]))                                 \
