@@ -11043,6 +11043,17 @@ static void genie__gemm_transpose(genie__gemm *g) {
 #define GENIE__VDATA(n, i) \
     ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
 
+/* The plan computes C^T = B^T A^T: its product, the result's strides, the batch strides
+   of A and B and which input B is, all swapped. */
+static void genie__mm_plan_transpose(genie__mm_plan *pl) {
+    int64_t t = pl->ors;
+    int i;
+    pl->ors = pl->ocs;
+    pl->ocs = t;
+    genie__gemm_transpose(&pl->g);
+    pl->bin = !pl->bin;
+    for (i = 0; i < pl->nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
+}
 static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
     const genie__vspec *rv = es && es->res ? es->res_v : NULL;
@@ -11078,14 +11089,7 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
         pl->bst[3][i] = cv ? cv->strides[i] : 0;
         pl->bst[4][i] = ov->strides[i];
     }
-    if (pl->ocs != 1 && pl->ors == 1) { /* C runs down its columns: compute C^T = B^T A^T */
-        int64_t t = pl->ors;
-        pl->ors = pl->ocs;
-        pl->ocs = t;
-        genie__gemm_transpose(g);
-        pl->bin = 0;
-        for (i = 0; i < nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
-    }
+    if (pl->ocs != 1 && pl->ors == 1) genie__mm_plan_transpose(pl); /* C runs down its columns: C^T = B^T A^T */
     if (nb <= 0) return;
     memcpy(sh, pl->bshape, (size_t)nb * 8);
     sh[nb] = g->M;
@@ -11186,17 +11190,10 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
    always the f32 side (rounded to bf16 while packing, genie__pack_a_amx) and B the bf16 one,
    packed as in bf16 x bf16. Fewer rows (decode) stay on the exact f32 kernel. */
 static int genie__mm_amx_mixed(genie__mm_plan *pl) {
-    genie__gemm *g = &pl->g;
-    int64_t x;
-    int i;
+    const genie__gemm *g = &pl->g;
     if (!((g->adt == GENIE_F32 && g->bdt == GENIE_BF16) || (g->adt == GENIE_BF16 && g->bdt == GENIE_F32))) return 0;
     if ((g->adt == GENIE_F32 ? g->M : g->N) <= GENIE__SKINNY) return 0;
-    if (g->adt == GENIE_BF16) {
-        genie__gemm_transpose(g);
-        x = pl->ors, pl->ors = pl->ocs, pl->ocs = x;
-        pl->bin = !pl->bin;
-        for (i = 0; i < pl->nb; i++) { x = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = x; }
-    }
+    if (g->adt == GENIE_BF16) genie__mm_plan_transpose(pl);
     return 1;
 }
 /* Plan a matmul/linear/conv2d node for nth threads on kernel table kt; 0: no packed
