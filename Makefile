@@ -616,9 +616,10 @@ $(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
 bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory bound, a Q8_0 prefill beside f32
 	$(call bench_run,gguf)
 # ---- AMX tiles (>>gemm: genie__uk_amx) ----
-# test_amx: bf16 products on AMX against an f64 reference, then again with the tile state refused
-# (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16 [512]^3 and
-# [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads (bench/amx.c).
+# test_amx: bf16 and f32 x bf16 products on AMX against an f64 reference, then again with the tile
+# state refused (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16
+# [512]^3 and [2048]^3 beside PyTorch's oneDNN (the shared venv's torch) on 1 and 2 threads, and f32 x
+# bf16 [128,2048] x [2048,2048] on the tiles beside the avx512 f32 kernel (bench/amx.c).
 $(BUILD)/test_amx: tests/unit/test_amx.c tests/unit/testctx.h genie.h $(BUILD)/impl.o | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) $< $(LINK_IMPL) -o $@ -lm -pthread
 $(BUILD)/bench_amx: tests/unit/testctx.h

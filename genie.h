@@ -10713,18 +10713,31 @@ static void genie__pack_b_bh(const genie__gemm *g, int64_t k0, int64_t kc, int64
 GENIE__GEMM_DRIVER(float, uint32_t, bh, s, 2)
 #endif
 #ifdef GENIE__AMX_BUILT
-/* Pack A[i0 : i0+mc, k0 : k0+kc] (bf16) for the AMX kernels: panels of MR rows (or the
-   panel's rows w), step q of a panel w genie__bf32 rows (row i: A[i, k0+32q ..], k past kc
-   and rows past mc zero). */
+/* Pack A[i0 : i0+mc, k0 : k0+kc] (bf16, or f32 rounded to bf16 to nearest even as
+   genie__f2bf rounds) for the AMX kernels: panels of MR rows (or the panel's rows w), step q
+   of a panel w genie__bf32 rows (row i: A[i, k0+32q ..], k past kc and rows past mc zero). */
 static void genie__pack_a_amx(const genie__gemm *g, int64_t i0, int64_t mc, int64_t k0, int64_t kc,
                               const genie__gemm_kern *kr, genie__bf32 *dst) {
     const uint16_t *a = (const uint16_t *)(const void *)g->a;
+    const float *af = (const float *)(const void *)g->a;
     const int64_t kp = GENIE__KP(kc, 32);
     int64_t p, q, i, k;
     for (p = 0; p < mc; p += kr->mr) {
         const int64_t m = GENIE__MIN(mc - p, kr->mr), w = GENIE__PANEL_ROWS(kr, m);
         for (q = 0; q < kp; q++) {
             const int64_t k1 = GENIE__MIN(32, kc - 32 * q);
+            if (g->adt == GENIE_F32) {
+                for (i = 0; i < w; i++) {
+                    uint16_t *d = dst[q * w + i].v;
+                    const float *s = i < m ? af + (i0 + p + i) * g->rsa + (k0 + 32 * q) * g->csa : NULL;
+                    k = 0;
+                    if (s && g->csa == 1) genie__vz_F2BF(d, s, NULL, k = k1);
+                    else if (s)
+                        for (; k < k1; k++) d[k] = genie__f2bf(s[k * g->csa]);
+                    for (; k < 32; k++) d[k] = 0;
+                }
+                continue;
+            }
             if (g->csa == 1) {
                 genie__rows32_avx512(dst + q * w, a + (i0 + p) * g->rsa + k0 + 32 * q, g->rsa, m, w, k1);
                 continue;
@@ -10828,6 +10841,17 @@ static void genie__gemm_transpose(genie__gemm *g) {
 #define GENIE__VDATA(n, i) \
     ((const char *)(n)->in[i].n->buf->data + (n)->in[i].v->off * (int64_t)genie__dt_size[(n)->in[i].n->dtype])
 
+/* The plan computes C^T = B^T A^T: its product, the result's strides, the batch strides
+   of A and B and which input B is, all swapped. */
+static void genie__mm_plan_transpose(genie__mm_plan *pl) {
+    int64_t t = pl->ors;
+    int i;
+    pl->ors = pl->ocs;
+    pl->ocs = t;
+    genie__gemm_transpose(&pl->g);
+    pl->bin = !pl->bin;
+    for (i = 0; i < pl->nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
+}
 static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, const genie__epi_src *es) {
     const genie__vspec *av = n->in[0].v, *bv = n->in[1].v, *ov = n->out, *cv = n->nin > 2 ? n->in[2].v : NULL;
     const genie__vspec *rv = es && es->res ? es->res_v : NULL;
@@ -10863,14 +10887,7 @@ static void genie__mm_plan_matmul(genie__mm_plan *pl, const genie__node *n, cons
         pl->bst[3][i] = cv ? cv->strides[i] : 0;
         pl->bst[4][i] = ov->strides[i];
     }
-    if (pl->ocs != 1 && pl->ors == 1) { /* C runs down its columns: compute C^T = B^T A^T */
-        int64_t t = pl->ors;
-        pl->ors = pl->ocs;
-        pl->ocs = t;
-        genie__gemm_transpose(g);
-        pl->bin = 0;
-        for (i = 0; i < nb; i++) { t = pl->bst[0][i]; pl->bst[0][i] = pl->bst[1][i]; pl->bst[1][i] = t; }
-    }
+    if (pl->ocs != 1 && pl->ors == 1) genie__mm_plan_transpose(pl); /* C runs down its columns: C^T = B^T A^T */
     if (nb <= 0) return;
     memcpy(sh, pl->bshape, (size_t)nb * 8);
     sh[nb] = g->M;
@@ -10966,6 +10983,17 @@ static int genie__mm_skinny(genie__mm_plan *pl) {
     }
     return form;
 }
+/* An f32 product of f32 x bf16 (either order) with more than GENIE__SKINNY rows on the f32
+   side takes the AMX tiles: computed transposed where the bf16 operand is A, so that A is
+   always the f32 side (rounded to bf16 while packing, genie__pack_a_amx) and B the bf16 one,
+   packed as in bf16 x bf16. Fewer rows (decode) stay on the exact f32 kernel. */
+static int genie__mm_amx_mixed(genie__mm_plan *pl) {
+    const genie__gemm *g = &pl->g;
+    if (!((g->adt == GENIE_F32 && g->bdt == GENIE_BF16) || (g->adt == GENIE_BF16 && g->bdt == GENIE_F32))) return 0;
+    if ((g->adt == GENIE_F32 ? g->M : g->N) <= GENIE__SKINNY) return 0;
+    if (g->adt == GENIE_BF16) genie__mm_plan_transpose(pl);
+    return 1;
+}
 /* Plan a matmul/linear/conv2d node for nth threads on kernel table kt; 0: no packed
    kernel fits (integers, the reference path, odd conv weights). */
 static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const genie__node *o,
@@ -11003,6 +11031,8 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
         pl->bh = 1, kr = pl->kr = kt->gemm_bh; /* bf16 pairs, vdpbf16ps */
     if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && kt->gemm_amx)
         pl->bh = 0, pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* tiles, tdpbf16ps */
+    if (!pl->half && !pl->f64 && !pl->skinny && !pl->g.cb && kt->gemm_amx && genie__mm_amx_mixed(pl))
+        pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* f32 x bf16: the f32 side rounded to bf16 */
     if (pl->half) {
         pl->g.rsc = pl->g.N;
         pl->g.csc = 1;

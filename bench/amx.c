@@ -3,7 +3,10 @@
    tiles), on avx512 (the tiles forbidden: vdpbf16ps pairs where the CPU has AVX512_BF16) and
    its f32 product of the same shape, beside torch.matmul of bf16 tensors (the peer's numbers
    come as name=value arguments, printed by bench/amx_torch.py; without them the peer's
-   columns are '-' and a skip line says why).
+   columns are '-' and a skip line says why). Then f32 x bf16 (f32 activations, bf16
+   weights, result f32) [128,2048] by [2048,2048], as matmul and as linear: the amx path
+   (activations rounded to bf16 while packing, tiles) beside the avx512 path's exact f32
+   kernel in the same run, as medians of the calls made in ~0.5 s (at least 5) after a warm-up.
    Timing: operands materialized first; every call captures and realizes the product anew
    inside genie_pool_push/pop; one warm-up call, then the fastest of the calls made in ~0.5 s
    (at least 3), as the peer does: on a machine shared with other jobs the fastest call is the
@@ -64,6 +67,39 @@ static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
     qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
     return 2.0 * (double)n * (double)n * (double)n / secs[0] * 1e-9;
 }
+/* Median ms of y = x @ B (lin 0: B bf16 [K, N]) or linear(x, W) (lin 1: W bf16 [N, K]) for
+   x f32 [m, K], N = K = n, on path cpu at t threads (0: failed). On amx, m > 16: x rounded to
+   bf16 while packing, TDPBF16PS tiles; on avx512: the f32 kernel, B widened exactly. */
+static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n) {
+    genie_ctx *ctx = test_ctx(cpu, t);
+    const int64_t sx[2] = {m, n}, sw[2] = {n, n};
+    float *v = (float *)malloc((size_t)(n * n) * 4);
+    double secs[200], t0, spent = 0, med;
+    genie_tensor *x, *w, *y;
+    int64_t i;
+    int reps = 0, ok = 1;
+    for (i = 0; i < n * n; i++) v[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    x = genie_from_data(ctx, GENIE_F32, 2, sx, v);
+    w = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sw, v), GENIE_BF16);
+    ok = genie_realize(ctx, 1, &x) == GENIE_OK && genie_realize(ctx, 1, &w) == GENIE_OK;
+    for (i = -1; ok && reps < 200 && (reps < 5 || spent < 0.5); i++) { /* i = -1: a warm-up call */
+        t0 = now();
+        genie_pool_push(ctx);
+        y = lin ? genie_linear(ctx, x, w, NULL) : genie_matmul(ctx, x, w);
+        ok = genie_realize(ctx, 1, &y) == GENIE_OK;
+        genie_pool_pop(ctx);
+        if (i < 0) continue;
+        secs[reps] = now() - t0;
+        spent += secs[reps++];
+    }
+    if (!ok) printf("  genie failed: %s\n", genie_last_error(ctx));
+    genie_ctx_destroy(ctx);
+    free(v);
+    if (!ok || reps == 0) return 0;
+    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
+    med = reps % 2 ? secs[reps / 2] : 0.5 * (secs[reps / 2 - 1] + secs[reps / 2]);
+    return med * 1e3;
+}
 static const char *arg(int argc, char **argv, const char *key) {
     const size_t kl = strlen(key);
     int i;
@@ -108,5 +144,21 @@ int main(int argc, char **argv) {
             printf("bf16_%-5lld %-22s %3d %9s %9s %9s %9s %6s\n", (long long)n, shape, t, c0, c1, c2, c3, rt);
             fflush(stdout);
         }
+    printf("\nf32 x bf16 (f32 activations, bf16 weights; result f32), [128,2048] x [2048,2048]: median ms (lower is better)\n");
+    printf("amx: x rounded to bf16 while packing, TDPBF16PS; f32: the avx512 path's f32 kernel (weights widened exactly)\n");
+    printf("%-26s %3s %9s %9s %7s\n", "case", "thr", "amx", "f32", "f32/amx");
+    for (t = 1; t <= 2; t++) {
+        int lin;
+        for (lin = 0; lin < 2; lin++) {
+            const double a = genie_cpu_supported(GENIE_CPU_AMX) ? mixed_ms(GENIE_CPU_AMX, t, lin, 128, 2048) : 0;
+            const double f = mixed_ms(GENIE_CPU_AVX512, t, lin, 128, 2048);
+            char c0[32], c1[32], rt[32];
+            snprintf(c0, sizeof c0, a > 0 ? "%.2f" : "-", a), snprintf(c1, sizeof c1, f > 0 ? "%.2f" : "-", f);
+            if (a > 0 && f > 0) snprintf(rt, sizeof rt, "%.2f", f / a);
+            else snprintf(rt, sizeof rt, "-");
+            printf("%-26s %3d %9s %9s %7s\n", lin ? "linear(x, W[2048,2048])" : "x @ B[2048,2048]", t, c0, c1, rt);
+            fflush(stdout);
+        }
+    }
     return 0;
 }

@@ -144,46 +144,62 @@ static void t_path(genie_cpu cpu, int threads, const char *name) {
 }
 
 /* ---- f32 activations with bf16 weights (either order): a result of f32 ----
-   The paths convert the half operand to f32 while packing (AMX declines the mixed product
-   and runs the AVX-512 f32 kernel), so each product is as exact as f32 FMA makes it.
-   Bound, per element of C (f32 result): |got - ref| <= (K + 4) 2^-24 S, with
+   The SIMD paths, and the AMX path on products of at most 16 rows of the f32 operand
+   (decode), convert the half operand to f32 while packing, so each product is as exact as
+   f32 FMA makes it. Bound, per element of C (f32 result): |got - ref| <= (K + 4) 2^-24 S, with
    S = sum_k |A[i, k] B[k, j]| (+ |bias[j]|): f32 sums in any order, the products rounded to
-   f32 or not, the result rounded once. ref sums in f64 over the same inputs. */
+   f32 or not, the result rounded once. ref sums in f64 over the same inputs.
+   The AMX path on more rows (prefill) rounds the f32 operand to bf16 (to nearest even) while
+   packing: each product then errs by at most 2^-8 of its size, so |got - ref| <= 2^-8 S +
+   (K + 4) 2^-24 (1 + 2^-8) S; and against an f64 reference over the rounded activations
+   (rref, S' its sum of sizes) the f32 bound holds, which checks that the rounding is RNE. */
 static float *f32_rand(int64_t n) {
     float *v = (float *)malloc((size_t)(n ? n : 1) * 4);
     int64_t i;
     for (i = 0; i < n; i++) v[i] = (float)(urand() * 3.0);
     return v;
 }
-/* C[i, j] = sum_k a(i, k) w(k, j) (+ bias[j]) for f32 a[i ra + k ca], bf16 w[k rw + j cw]. */
+static double rne_bf(float f) { /* f rounded to bf16, to nearest even (finite f) */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+/* C[i, j] = sum_k a(i, k) w(k, j) (+ bias[j]) for f32 a[i ra + k ca], bf16 w[k rw + j cw];
+   rounded: the AMX prefill bound (a rounded to bf16), else the f32 one. */
 static int check_mixed(const char *what, int64_t M, int64_t N, int64_t K, const float *a, int64_t ra, int64_t ca, const uint16_t *w,
-                       int64_t rw, int64_t cw, const float *bias, const float *got) {
+                       int64_t rw, int64_t cw, const float *bias, const float *got, int rounded) {
     int64_t i, j, k, bad = 0;
     for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
-            double s = bias ? bias[j] : 0, sa = bias ? fabs(bias[j]) : 0, err, tol;
+            double s = bias ? bias[j] : 0, sa = bias ? fabs(bias[j]) : 0, err, tol, rs = s, rsa = sa;
             for (k = 0; k < K; k++) {
                 const double p = (double)a[i * ra + k * ca] * bf2d(w[k * rw + j * cw]);
-                s += p;
-                sa += fabs(p);
+                const double rp = rne_bf(a[i * ra + k * ca]) * bf2d(w[k * rw + j * cw]);
+                s += p, sa += fabs(p);
+                rs += rp, rsa += fabs(rp);
             }
             err = fabs((double)got[i * N + j] - s);
-            tol = (double)(K + 4) * ldexp(sa, -24);
+            tol = rounded ? ldexp(sa, -8) + (double)(K + 4) * ldexp(sa, -24) * (1 + ldexp(1, -8)) : (double)(K + 4) * ldexp(sa, -24);
+            if (rounded && !(fabs((double)got[i * N + j] - rs) <= (double)(K + 4) * ldexp(rsa, -24))) err = INFINITY;
             if (!(err <= tol) && bad++ < 3)
-                printf("  %s [%lld, %lld, %lld] (%lld, %lld): got %.9g, ref %.9g, bound %.3g\n", what, (long long)M, (long long)N,
-                       (long long)K, (long long)i, (long long)j, got[i * N + j], s, tol);
+                printf("  %s [%lld, %lld, %lld] (%lld, %lld): got %.9g, ref %.9g, rounded ref %.9g, bound %.3g\n", what, (long long)M,
+                       (long long)N, (long long)K, (long long)i, (long long)j, got[i * N + j], s, rs, tol);
         }
     return bad == 0;
 }
-static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N, int64_t K) {
+/* rounded: the path rounds the f32 operand of these products to bf16 (AMX, M > 16) */
+static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N, int64_t K, int rounded) {
     char what[96];
-    int64_t sa[2] = {M, K}, sb[2] = {K, N}, sw[2] = {N, K}, sbias[1] = {N}, i;
-    float *a = f32_rand(M * K), *bias = f32_rand(N), *c;
+    int64_t sa[2] = {M, K}, sb[2] = {K, N}, sw[2] = {N, K}, sbias[1] = {N}, sa2[2] = {M, 2 * K}, i;
+    float *a = f32_rand(M * K), *a2 = f32_rand(M * 2 * K), *bias = f32_rand(N), *c;
     uint16_t *b = bf_rand(K * N), *w = bf_rand(N * K), *biasb = bf_rand(N);
     float *biasbf = (float *)malloc((size_t)N * 4);
-    genie_tensor *A, *B, *W, *Bias, *BiasB, *T;
+    genie_tensor *A, *A2, *B, *W, *Bias, *BiasB, *T;
     for (i = 0; i < N; i++) biasbf[i] = (float)bf2d(biasb[i]);
     A = genie_from_data(ctx, GENIE_F32, 2, sa, a);
+    A2 = genie_from_data(ctx, GENIE_F32, 2, sa2, a2);
     B = bf_tensor(ctx, 2, sb, b);
     W = bf_tensor(ctx, 2, sw, w);
     Bias = genie_from_data(ctx, GENIE_F32, 1, sbias, bias);
@@ -193,17 +209,22 @@ static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N
     CHECK(T && genie_dtype_of(T) == GENIE_F32);
     c = read_all(ctx, T, M * N);
     snprintf(what, sizeof what, "%s f32 @ bf16", path);
-    CHECK(check_mixed(what, M, N, K, a, K, 1, b, N, 1, NULL, c));
+    CHECK(check_mixed(what, M, N, K, a, K, 1, b, N, 1, NULL, c, rounded));
     free(c);
     /* linear(f32, bf16 W, f32 bias): B = W^T */
     c = read_all(ctx, genie_linear(ctx, A, W, Bias), M * N);
     snprintf(what, sizeof what, "%s linear f32 x bf16 + f32", path);
-    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, bias, c));
+    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, bias, c, rounded));
     free(c);
     /* linear with the bias in the weight's dtype */
     c = read_all(ctx, genie_linear(ctx, A, W, BiasB), M * N);
     snprintf(what, sizeof what, "%s linear f32 x bf16 + bf16", path);
-    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, biasbf, c));
+    CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, biasbf, c, rounded));
+    free(c);
+    /* linear of a strided x: every second column of [M, 2K] (csa 2) */
+    c = read_all(ctx, genie_linear(ctx, genie_slice(ctx, A2, 1, 0, 2 * K, 2), W, Bias), M * N);
+    snprintf(what, sizeof what, "%s linear f32[:, ::2] x bf16 + f32", path);
+    CHECK(check_mixed(what, M, N, K, a2, 2 * K, 2, w, 1, K, bias, c, rounded));
     free(c);
     /* bf16 @ f32: W [N, K] as the left operand, A^T [K, M] as the right: C^T */
     T = genie_matmul(ctx, W, genie_t(ctx, A));
@@ -214,13 +235,15 @@ static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N
         for (i = 0; i < M; i++)
             for (j = 0; j < N; j++) cc[i * N + j] = ct[j * M + i];
         snprintf(what, sizeof what, "%s bf16 @ f32", path);
-        CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, NULL, cc));
+        CHECK(check_mixed(what, M, N, K, a, K, 1, w, 1, K, NULL, cc, rounded));
         free(ct), free(cc);
     }
-    free(a), free(bias), free(b), free(w), free(biasb), free(biasbf);
+    free(a), free(a2), free(bias), free(b), free(w), free(biasb), free(biasbf);
 }
 static void t_mixed(genie_cpu cpu, int threads, const char *name) {
-    static const int64_t ms[] = {1, 7, 37}, ns[] = {19, 64};
+    static const int64_t ms[] = {1, 7, 16, 17, 37}, ns[] = {19, 64};
+    /* several blocks of rows, a K tail, two blocks of K, N past one panel of 32 */
+    static const int64_t big[][3] = {{130, 70, 97}, {40, 33, 1030}, {95, 129, 15}};
     genie_ctx *ctx;
     char path[64];
     size_t i, j;
@@ -232,9 +255,9 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     if (!ctx) { fails++; puts("FAIL context"); return; }
     CHECK(genie_cpu_path(ctx) == cpu);
     snprintf(path, sizeof path, "%s %dT", name, threads);
-    for (i = 0; i < 3; i++)
-        for (j = 0; j < 2; j++) t_mixed_shape(ctx, path, ms[i], ns[j], 33);
-    t_mixed_shape(ctx, path, 130, 70, 97); /* several blocks of rows and a K tail */
+    for (i = 0; i < sizeof ms / sizeof ms[0]; i++)
+        for (j = 0; j < 2; j++) t_mixed_shape(ctx, path, ms[i], ns[j], 33, cpu == GENIE_CPU_AMX && ms[i] > 16);
+    for (i = 0; i < sizeof big / sizeof big[0]; i++) t_mixed_shape(ctx, path, big[i][0], big[i][1], big[i][2], cpu == GENIE_CPU_AMX);
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_ctx_destroy(ctx);
 }
