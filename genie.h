@@ -11993,14 +11993,28 @@ static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
     return !genie__q_amx(ctx, dt) && ctx->kt.qlinear_pre && GENIE__IS_BLOCK(dt);
 }
 /* x[0..K) quantized per QB-element block: q[K], d[K / QB], and the integer sums of each
-   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). */
+   32 q, s[K / 32] (Q4_0's and Q4_K's offsets). A block holding a NaN or an infinity (no int8
+   value stands for it) gets q 0 and scale NaN, so every product it enters is NaN, on each
+   path (genie__q8_nonfinite). */
+static void genie__q8_nonfinite(int64_t b, int QB, int8_t *q, float *d, int32_t *s) {
+    int j;
+    memset(q + b * QB, 0, (size_t)QB);
+    for (j = 0; j < QB / 32; j++) s[b * QB / 32 + j] = 0;
+    d[b] = NAN;
+}
 static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
     int64_t b;
     int j;
     for (b = 0; b < K / QB; b++) {
         const float *xb = x + b * QB;
         float amax = 0, id;
-        for (j = 0; j < QB; j++) amax = fabsf(xb[j]) > amax ? fabsf(xb[j]) : amax;
+        int finite = 1;
+        for (j = 0; j < QB; j++) {
+            const float a = fabsf(xb[j]);
+            finite &= a <= FLT_MAX; /* 0 for an infinity or a NaN */
+            amax = a > amax ? a : amax;
+        }
+        if (!finite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
         d[b] = amax / 127.0f;
         id = amax > 0 ? 127.0f / amax : 0.0f;
         for (j = 0; j < QB; j++) {
@@ -12212,7 +12226,13 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
         const float *xb = x + b * QB;
         __m512 mx = _mm512_setzero_ps(), id;
         float amax;
-        for (j = 0; j < QB; j += 16) mx = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xb + j)), mx); /* a NaN skipped, as there */
+        __mmask16 nonfinite = 0;
+        for (j = 0; j < QB; j += 16) {
+            const __m512 a = _mm512_abs_ps(_mm512_loadu_ps(xb + j));
+            nonfinite |= _mm512_cmp_ps_mask(a, _mm512_set1_ps(FLT_MAX), _CMP_NLE_UQ);
+            mx = _mm512_max_ps(a, mx);
+        }
+        if (nonfinite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
         amax = _mm512_reduce_max_ps(mx);
         d[b] = amax / 127.0f;
         id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
@@ -12866,6 +12886,11 @@ static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
     const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
     const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
     const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(a), _mm512_set1_ps(FLT_MAX), _CMP_NLE_UQ) |
+        _mm512_cmp_ps_mask(_mm512_abs_ps(b), _mm512_set1_ps(FLT_MAX), _CMP_NLE_UQ)) { /* as genie__q8_nonfinite */
+        memset(q, 0, 32);
+        return NAN;
+    }
     __m512 va = _mm512_mul_round_ps(a, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 vb = _mm512_mul_round_ps(b, id, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     va = _mm512_add_round_ps(va, _mm512_or_ps(half, _mm512_and_ps(va, sg)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

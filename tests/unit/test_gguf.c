@@ -328,6 +328,44 @@ static void t_prefill_inputs(void) {
     genie_gguf_close(rg);
     genie_ctx_destroy(rctx);
 }
+/* x holding a NaN (row 1) and an infinity (row 2): their rows' products are not finite on
+   every path and every weight type, decode (M 3) and prefill (M 37); where x is quantized (avx2,
+   avx512, amx) they are NaN, since no int8 value stands for either; the other rows stay
+   finite. */
+static void t_nonfinite_x(void) {
+    static const int ks[4] = {0, 1, 2, 3}; /* q8_0, q4_0, q4_k, q6_k */
+    static const int64_t ms[2] = {3, 37};
+    int p, k, mi;
+    for (p = 0; p < NPATHS; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (!genie_cpu_supported(paths[p])) continue;
+        ctx = test_ctx(paths[p], 2);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < 4 && g; k++)
+            for (mi = 0; mi < 2; mi++) {
+                const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = ms[mi], xs[2] = {M, K};
+                const int quantized = paths[p] >= GENIE_CPU_AVX2;
+                float *x = (float *)malloc((size_t)(M * K) * 4), *y = (float *)malloc((size_t)(M * N) * 4);
+                int64_t i, m, n, bad = 0;
+                for (i = 0; i < M * K; i++) x[i] = (float)xv(5 * i + k);
+                x[1 * K + 5] = NAN, x[2 * K] = INFINITY;
+                CHECK(genie_read(ctx, genie_linear(ctx, genie_from_data(ctx, GENIE_F32, 2, xs, x), genie_gguf_get(g, QT[ks[k]].name), NULL),
+                                 GENIE_F32, y, (size_t)(M * N) * 4) == GENIE_OK);
+                for (m = 0; m < M; m++)
+                    for (n = 0; n < N; n++) {
+                        const float v = y[m * N + n];
+                        bad += m == 1 || m == 2 ? (quantized ? !isnan(v) : isfinite(v)) : !isfinite(v);
+                    }
+                if (bad) printf("  %s path %s M %lld: %lld products wrong about a NaN or an infinity in x\n", QT[ks[k]].name,
+                                genie_cpu_name(paths[p]), (long long)M, (long long)bad);
+                CHECK(bad == 0);
+                free(x), free(y);
+            }
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+}
 /* The activations' quantization of the decode products is one computation on every path: the
    AVX-512 rows (VNNI and VBMI kernels) give the scalar code's int8 values and scales. Q8_0, Q4_K
    and Q6_K dots on avx2 and avx512 are exact integer sums under the same f32 steps, so their
@@ -475,6 +513,7 @@ int main(int argc, char **argv) {
         t_dequant();
         t_products();
         t_prefill_inputs();
+        t_nonfinite_x();
         t_qrow_paths();
         t_errors();
     } else {
