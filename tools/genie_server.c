@@ -722,16 +722,14 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     aux = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *aux);
     outs = (genie_tensor **)calloc(run->nops ? 2 * (size_t)run->nops : 1, sizeof *outs);
     if (!res || !aux || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
-    { /* every result may be materialized (a RAND, a FULL): their bytes within the client's budget */
-        uint64_t want = 0;
-        for (i = 0; i < run->nops; i++) { /* numel <= 2^40, dtypes <= 8 bytes, ops <= GR_MAX_OPS: no overflow */
-            const gr_op *o = &run->ops[i];
-            want += (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype];
-        }
-        if (want > s->client_budget) {
+    for (i = 0; i < run->nops; i++) { /* any result may be materialized (a RAND, a FULL): each within the client's
+                                         budget (genie frees intermediates as their last readers run) */
+        const gr_op *o = &run->ops[i];
+        const uint64_t bytes = (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype]; /* <= 2^43 */
+        if (bytes > s->client_budget) {
             code = GR_E_LIMIT;
-            snprintf(why, sizeof why, "RUN: its %u results would take %llu MiB, past the client's %llu MiB (--client-mb)",
-                     run->nops, (unsigned long long)(want >> 20), (unsigned long long)(s->client_budget >> 20));
+            snprintf(why, sizeof why, "RUN op %u (%s): its result would take %llu MiB, past the client's %llu MiB (--client-mb)", i,
+                     gr_op_names[o->op], (unsigned long long)(bytes >> 20), (unsigned long long)(s->client_budget >> 20));
             goto done;
         }
     }
