@@ -435,6 +435,19 @@ bool operand_ok(const at::Tensor &t) {
     if (is_genie(t)) return !t.is_neg() && !t.is_conj() && to_gd(t.scalar_type(), &d);
     return t.device().is_cpu() && t.dim() == 0 && to_gd(t.scalar_type(), &d);
 }
+/* an integer scalar v as a 0-dim dt, exact (a double holds integers up to 2^53 only: masks of
+   bit operations go past it); the conversion from int64 wraps as ATen's */
+GT int_const(int64_t v, at::ScalarType dt) {
+    GT g;
+    genie_tensor *t = ok(genie_from_data(ctx(), GENIE_I64, 0, nullptr, &v)), *c = t;
+    if (gd(dt) != GENIE_I64) {
+        c = genie_to_dtype(ctx(), t, gd(dt));
+        genie_release(t);
+    }
+    g.p = ok(c);
+    g.owned = true;
+    return g;
+}
 GT operand(const at::Tensor &t, const at::Tensor &other) {
     GT g;
     if (is_genie(t)) {
@@ -443,6 +456,7 @@ GT operand(const at::Tensor &t, const at::Tensor &other) {
     }
     at::ScalarType s = t.scalar_type();
     if (t.unsafeGetTensorImpl()->is_wrapped_number() && other.defined()) s = at::result_type(other, t);
+    if (c10::isIntegralType(t.scalar_type(), false) && c10::isIntegralType(s, false)) return int_const(t.item<int64_t>(), s);
     double v = t.item<double>();
     g.p = ok(genie_full(ctx(), gd(s), 0, nullptr, v));
     g.owned = true;
@@ -457,6 +471,7 @@ GT own(genie_tensor *p) {
 }
 GT scalar_const(const c10::Scalar &s, at::ScalarType dt) {
     GT g;
+    if (s.isIntegral(false) && c10::isIntegralType(dt, false)) return int_const(s.toLong(), dt);
     g.p = ok(genie_full(ctx(), gd(dt), 0, nullptr, s.toDouble()));
     g.owned = true;
     return g;

@@ -345,6 +345,11 @@ def test_bool_logic_any_all_isin_match_cpu_and_are_captured():
         ("i.int() & c", lambda t: t["i"].int() & t["c"]), ("i & ~b", lambda t: t["i"] & ~t["b"]),
         ("~(i+3).uint8", lambda t: ~(t["i"] + 3).to(torch.uint8)), ("i.T ^ i.T", lambda t: t["i"].mT ^ (t["i"] * 5).mT),
         ("i & 6", lambda t: t["i"] & 6), ("i.int() | -4", lambda t: t["i"].int() | -4), ("b ^ True", lambda t: t["b"] ^ True),
+        # integer constants past 2^53 (a double would round them): masks, a CPU 0-dim operand, add
+        ("(i<<58) & (2^60+1)", lambda t: (t["i"] * 2**58 + 1) & ((1 << 60) | 1)),
+        ("i & INT64_MAX", lambda t: t["i"] & 0x7FFFFFFFFFFFFFFF),
+        ("i ^ tensor(2^62+3)", lambda t: t["i"] ^ torch.tensor((1 << 62) + 3)),
+        ("i + (2^60+1)", lambda t: t["i"] + ((1 << 60) + 1)),
     ]
     cpu = {"f": f, "i": i, "b": b, "c": c}
     dev = {k: v.to(DEV) for k, v in cpu.items()}
