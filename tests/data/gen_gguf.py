@@ -71,7 +71,8 @@ for name, qt, shape in (("q8_0", Q.Q8_0, (7, 96)), ("q4_0", Q.Q4_0, (5, 160)), (
     q = quantize(x, qt)
     w.add_tensor(name, q, raw_dtype=qt)
     tensors[name] = dequantize(q, qt)
-for name, qt, shape, doffs in (("q4_k", Q.Q4_K, (5, 512), (0, 2)), ("q6_k", Q.Q6_K, (3, 768), (208,))):
+for name, qt, shape, doffs in (("q4_k", Q.Q4_K, (5, 512), (0, 2)), ("q6_k", Q.Q6_K, (3, 768), (208,)),
+                               ("q4_kwide", Q.Q4_K, (40, 256), (0, 2)), ("q6_kwide", Q.Q6_K, (35, 256), (208,))):
     bb = gguf.GGML_QUANT_SIZES[qt][1]
     nb = shape[0] * shape[1] // 256
     q = kblocks(nb, bb, doffs).reshape(shape[0], shape[1] // 256 * bb)

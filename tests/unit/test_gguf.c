@@ -62,7 +62,7 @@ static void t_meta(void) {
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_s", 0, &i) == GENIE_ERR_DTYPE);
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_b", 0, &i) == GENIE_OK && i == 1);
     CHECK(genie_gguf_meta_count(g) >= 16 && genie_gguf_meta_key(g, genie_gguf_meta_count(g)) == NULL);
-    CHECK(genie_gguf_count(g) == 12 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
+    CHECK(genie_gguf_count(g) == 14 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_gguf_close(g);
     genie_ctx_destroy(ctx);
@@ -101,8 +101,9 @@ static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
     {"q8_0", GENIE_Q8_0, 7, 96}, {"q4_0", GENIE_Q4_0, 5, 160}, {"q4_k", GENIE_Q4_K, 5, 512}, {"q6_k", GENIE_Q6_K, 3, 768},
     {"q8_0big", GENIE_Q8_0, 33, 288}, {"q4_0big", GENIE_Q4_0, 19, 320},
     {"q8_0tall", GENIE_Q8_0, 600, 64}, /* prefill: panels of 512 rows */
-    {"q4_0odd", GENIE_Q4_0, 21, 96}};
-#define NQT 8
+    {"q4_0odd", GENIE_Q4_0, 21, 96},
+    {"q4_kwide", GENIE_Q4_K, 40, 256}, {"q6_kwide", GENIE_Q6_K, 35, 256}}; /* prefill: a whole 32-row panel and a tail */
+#define NQT 10
 #define NPATHS 5
 static const genie_cpu paths[NPATHS] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512, GENIE_CPU_AMX};
 static void t_dequant(void) {
