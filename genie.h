@@ -12254,8 +12254,18 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
    summed once at the end), so 4 independent FMA chains run where one row's chain would wait
    on its FMA latency every block. Each y[i] is the value the one-row dot gives (same order).
    The next 4 rows (at w + 4 rowb: the next group when rows are contiguous) are prefetched in
-   step, 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on memory. A
-   prefetch past the weight's end is harmless (no fault). */
+   step (genie__qpf), 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on
+   memory. A prefetch past the weight's end is harmless (no fault). */
+/* The decode kernels' prefetch of the next group of rows, S bytes a step at p (the group's bytes
+   in order, a step's S after the last): every line they touch into L2 (prefetcht1). S / 64 + 1
+   prefetches a step, so that no line falls between two steps' (S / 64 would leave one in every
+   few out whenever S is not a multiple of 64). L2, not L1: a group is a whole group ahead, 8
+   rows of up to tens of KB, which an L1 of 32-48 KB would evict before their loads; from L2 the
+   loads' own streams keep up. */
+static inline __attribute__((always_inline)) void genie__qpf(const unsigned char *p, const int S) {
+    int k;
+    for (k = 0; k <= S / 64; k++) _mm_prefetch((const char *)p + 64 * k, _MM_HINT_T1);
+}
 #define GENIE__Q8_ROW(A, W, DPA)                                                                                        \
     do {                                                                                                                \
         const __m256i wq_ = _mm256_loadu_si256((const __m256i *)((W) + 2));                                             \
@@ -12279,8 +12289,7 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
             for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {                                          \
                 const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
                 const float db = d[b];                                                                                  \
-                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b), _MM_HINT_T0);                                      \
-                _mm_prefetch((const char *)(w + 4 * rowb + 136 * b + 64), _MM_HINT_T0);                                 \
+                genie__qpf(w + 4 * rowb + 136 * b, 136);                                                                \
                 GENIE__Q8_ROW(a0, w0, DPA);                                                                             \
                 GENIE__Q8_ROW(a1, w1, DPA);                                                                             \
                 GENIE__Q8_ROW(a2, w2, DPA);                                                                             \
@@ -12291,7 +12300,7 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
                 const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
                 const __m256i off = _mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0);                                  \
                 const float db = d[b];                                                                                  \
-                _mm_prefetch((const char *)(w + 4 * rowb + 72 * b), _MM_HINT_T0);                                       \
+                genie__qpf(w + 4 * rowb + 72 * b, 72);                                                                  \
                 GENIE__Q4_ROW(a0, w0, DPA);                                                                             \
                 GENIE__Q4_ROW(a1, w1, DPA);                                                                             \
                 GENIE__Q4_ROW(a2, w2, DPA);                                                                             \
@@ -12322,16 +12331,12 @@ static inline __attribute__((always_inline)) GENIE__VNNI void genie__qdotr_q8_vn
     for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {
         const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b)), off = genie__q8_off(x);
         const float db = d[b];
-        const char *pf = (const char *)(w + R * rowb + 34 * R * b);
-        _mm_prefetch(pf, _MM_HINT_T0);
-        _mm_prefetch(pf + 64, _MM_HINT_T0);
+        genie__qpf(w + R * rowb + 34 * R * b, 34 * R);
         GENIE__Q8_VNNI_ROW(a0, w0);
         GENIE__Q8_VNNI_ROW(a1, w1);
         GENIE__Q8_VNNI_ROW(a2, w2);
         GENIE__Q8_VNNI_ROW(a3, w3);
         if (R == 8) {
-            _mm_prefetch(pf + 128, _MM_HINT_T0);
-            _mm_prefetch(pf + 192, _MM_HINT_T0);
             GENIE__Q8_VNNI_ROW(a4, w0 + 4 * rowb);
             GENIE__Q8_VNNI_ROW(a5, w1 + 4 * rowb);
             GENIE__Q8_VNNI_ROW(a6, w2 + 4 * rowb);
@@ -12411,9 +12416,7 @@ static inline __attribute__((always_inline)) GENIE__VBMI void genie__qdotr_q4_vb
                                              _mm512_castsi512_si128(_mm512_permutex2var_epi16(v2, i2, v3)));
         const __m256 sc8 = _mm256_mul_ps(_mm256_cvtph_ps(h), dx);
         const __m512 sc = _mm512_insertf32x8(_mm512_castps256_ps512(sc8), _mm256_mul_ps(sc8, _mm256_set1_ps(0.0625f)), 1);
-        _mm_prefetch((const char *)p, _MM_HINT_T0);
-        _mm_prefetch((const char *)p + 64, _MM_HINT_T0);
-        _mm_prefetch((const char *)p + 128, _MM_HINT_T0);
+        genie__qpf(p, 36 * R);
         GENIE__Q4_VBMI_ROW(a0, v0, s0, sc);
         GENIE__Q4_VBMI_ROW(a1, v1, s1, sc);
         GENIE__Q4_VBMI_ROW(a2, v2, s2, sc);

@@ -8,7 +8,8 @@
    no cache holds can stream; a model whose weights fit the last-level cache can beat it).
    Prefill: 128 tokens in one step (logits of the last position). Decode: 32 steps after it,
    each a token at the next position (llama-bench's tg 32 starts from an empty cache; at these
-   lengths attention is a small part of a step). Best of REPS runs. With GGUF_LLM_TORCH set (the
+   lengths attention is a small part of a step). Best of REPS runs. "products": the step's
+   products alone (lm_matvecs: every weight a step reads times one row) over a decode step. With GGUF_LLM_TORCH set (the
    command that runs bench/gguf_llm_torch.py; make sets it when the venv has torch, transformers
    and gguf) each bf16 row is followed by PyTorch's bf16 prefill of the same file, run then.
      make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench)
@@ -78,6 +79,32 @@ static double torch_peer(const char *torch_cmd, const char *path, int threads, i
     pclose(f);
     return v;
 }
+/* Seconds of the decode step's products alone: every weight a step reads (the layers' seven and
+   the head) times one random row, realized in one tape (x and g computed before the clock).
+   Beside the step's time it splits a token between the products and the rest (attention,
+   norms, rope, the tape and its dispatch). */
+static double lm_matvecs(lm *m) {
+    genie_ctx *ctx = m->ctx;
+    const int64_t sx[2] = {1, m->d}, sg[2] = {1, m->d_ff};
+    genie_tensor *ys[8 * LM_MAX_LAYERS + 1], *xg[2];
+    int n = 0, i;
+    double t;
+    genie_pool_push(ctx);
+    xg[0] = genie_randn(ctx, GENIE_F32, 2, sx, 1), xg[1] = genie_randn(ctx, GENIE_F32, 2, sg, 2);
+    genie_realize(ctx, 2, xg);
+    for (i = 0; i < m->n_layers; i++) {
+        ys[n++] = lm_linear(ctx, xg[0], m->l[i].wq), ys[n++] = lm_linear(ctx, xg[0], m->l[i].wk);
+        ys[n++] = lm_linear(ctx, xg[0], m->l[i].wv), ys[n++] = lm_linear(ctx, xg[0], m->l[i].wo);
+        ys[n++] = lm_linear(ctx, xg[0], m->l[i].gate), ys[n++] = lm_linear(ctx, xg[0], m->l[i].up);
+        ys[n++] = lm_linear(ctx, xg[1], m->l[i].down);
+    }
+    ys[n++] = lm_linear(ctx, xg[0], m->head);
+    t = lm_now();
+    genie_realize(ctx, n, ys);
+    t = lm_now() - t;
+    genie_pool_pop(ctx);
+    return t;
+}
 static void cell(double genie, double other) {
     if (other > 0) printf(" %8.1f %8.2fx |", other, genie / other);
     else printf(" %8s %9s |", "-", "-");
@@ -99,14 +126,15 @@ int main(int argc, char **argv) {
            rbw[1] / 1e9, rbw[2] / 1e9);
     if (!llama_bench) printf("(no llama.cpp beside it: LLAMA_BENCH=/path/to/llama-bench)\n");
     printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth; of read bw: the decode's weight bytes a\n"
-           "second over the read bandwidth\n\n");
-    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound | of read bw |\n");
-    printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|------:|\n");
+           "second over the read bandwidth; products: a step's products alone (every weight it reads times one row, one tape) over\n"
+           "the whole step, best of each (the rest is attention, norms, rope, the tape and its dispatch)\n\n");
+    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound | of read bw | products |\n");
+    printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|------:|------:|\n");
     for (ti = 0; ti < 4; ti++)
         for (th = 1; th <= 2; th++) {
             char path[1024], err[512];
             lm m;
-            double pf = 0, dc = 0, bound, peer_pp, peer_tg;
+            double pf = 0, dc = 0, mv = 0, bound, peer_pp, peer_tg;
             if (only && !strstr(only, types[ti])) continue;
             snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, size, types[ti]);
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
@@ -133,6 +161,8 @@ int main(int argc, char **argv) {
                 }
                 t = lm_now() - t;
                 if (DECODE / t > dc) dc = DECODE / t;
+                t = lm_matvecs(&m);
+                if (mv == 0 || t < mv) mv = t;
             }
             if (genie_status(m.ctx) != GENIE_OK) {
                 printf("| %s | %d | error: %s |\n", types[ti], th, genie_last_error(m.ctx));
@@ -147,12 +177,12 @@ int main(int argc, char **argv) {
             cell(pf, peer_pp);
             printf(" %.1f |", dc);
             cell(dc, peer_tg);
-            printf(" %.1f | %.2f | %.2f |\n", bound, dc / bound, dc * (double)m.decode_bytes / rbw[th]);
+            printf(" %.1f | %.2f | %.2f | %.2f |\n", bound, dc / bound, dc * (double)m.decode_bytes / rbw[th], mv * dc);
             if (ti == 1 && torch_cmd) {
                 const double tp = torch_peer(torch_cmd, path, th, reps);
                 printf("| bf16 | %d | prefill beside PyTorch bf16 (transformers' Llama) | %.1f |", th, pf);
                 cell(pf, tp);
-                printf(" | | | | |\n");
+                printf(" | | | | | |\n");
             }
             fflush(stdout);
         }
