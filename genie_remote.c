@@ -7,12 +7,13 @@
  * with the server as the device:
  *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
  *              the buffer when something is written to it);
- *   copy_in    a host buffer's bytes: their content hash (a BLAKE2b tree hashed
- *              on the context's threads), then HAS (one round trip, for more than
- *              64 KiB) and PUT only when the server lacks them (PUT_PARTs of 2 MiB
- *              and a PUT with the rest: the server hashes a part as the next comes);
- *              a weight stays on the device while its buffer lives, and another
- *              buffer of the same bytes needs no PUT;
+ *   copy_in    a host buffer's bytes (PUT_PARTs of 2 MiB and a PUT with the rest):
+ *              above 64 KiB, the caller's memory (from_blob: mapped weights) is
+ *              hashed first (a BLAKE2b tree on the context's threads) and asked for
+ *              (HAS, one round trip), sent only when the server lacks it; bytes genie
+ *              holds are sent first, unhashed, and the server's HASHED brings their
+ *              hash back (rc_upload); a weight stays on the device while its buffer
+ *              lives, and another buffer of the same bytes needs no PUT;
  *   run        one node or one fused group as 1..n ops of a RUN gathered until
  *              the next message that needs the server (a read, an upload) and
  *              sent without waiting (a failure comes back as an ERROR, reported
@@ -77,7 +78,7 @@ typedef struct rc_state {
    reused), while the buffer lives and the server has not written it (a RUN's output drops it).
    copy_in comes only for a buffer whose device copy is not current: with an entry, the host
    rewrote the bytes since they were hashed (or genie gave the block to a new value), so they
-   are new and go hashed on the way, without HAS. A reconnect leaves a buffer current on both
+   are new and go first, unhashed, without HAS. A reconnect leaves a buffer current on both
    sides marked on the device and its entry pending: the first RUN that reads it sends it again
    under the kept hash (HAS, then PUT if the server lacks it), hashing nothing; a host write
    before that clears the mark and comes as a copy_in, as above. */

@@ -3,7 +3,7 @@
  *
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
- *                [--queue-mb N] [--hash-threads N] [--run-threads N]
+ *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -14,7 +14,8 @@
  * kept, sent by the loop in order when it ends. Each client has its own state: a genie context and a
  * table of buffers named by the client's ids. Tensors a client uploads (PUT) live
  * in a cache shared by all clients, addressed by the BLAKE2b-256 hash of their
- * bytes that the server computes itself; a buffer bound to a cached tensor reads
+ * bytes that the server computes itself on its hash thread after the bytes are the
+ * client's buffer (HAS finds them only once hashed); a buffer bound to a cached tensor reads
  * it and is copied before anything writes it, so no client can change what
  * another reads. Unbound cached tensors are evicted least recently used first
  * beyond --cache-mb. Ops are replayed through genie's public API on views of the
