@@ -508,6 +508,7 @@ static void test_decode(const char *addr) {
     uint64_t wbytes = 0, first = 0, second = 0, fb1 = 0;
     int same = 1, i;
     genie_stats st;
+    memset(&rm, 0, sizeof rm), memset(&lm, 0, sizeof lm); /* ld_free after a failed load frees what was made */
     if (!ld_load(c, path, &rm) || !ld_load(l, path, &lm) || rm.vocab > 256 || rm.max_seq < steps) {
         printf("skip: decode steps on \"remote\" (cannot load %s: %s)\n", path, genie_last_error(c));
         ld_free(&rm), ld_free(&lm);
