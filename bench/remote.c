@@ -5,7 +5,8 @@
  * genie remote against genie local for a 10-step MLP.
  *   round trip   raw UCX echo  vs  PING (the server's queue)  vs  an empty RUN + PING
  *                vs  a genie step: exp of one element (a RUN_CACHED after the first) + GET
- *   64 MiB       raw UCX: one message + empty reply, and 2 MiB eager messages + their replies
+ *   64 MiB       raw UCX: one message + empty reply, 2 MiB eager messages one at a time + their
+ *                replies, and the PUT's own messages (8 parts in flight) + their replies
  *                vs  PUT sent first (PUT_PARTs and a PUT claiming no hash): until usable (+ PING)
  *                and until hashed (the server's HASHED back), and PUT hashed first + PING
  *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step
@@ -164,6 +165,24 @@ static int peer_cached(peer *p, const uint8_t hash[32], size_t n) {
         }
     }
     return -1;
+}
+
+/* n bytes sent to the echo as a PUT is (grx_put: 2 MiB parts, 8 in flight, then the rest), then
+   all their (empty) replies: UCX's own time for the PUT's messages; 0 or -1 */
+static int raw_put_pattern(peer *p, const uint8_t *data, size_t n) {
+    double until = grx_now() + 30.0;
+    uint64_t want = 0, bytes = 0, got = 0;
+    uint8_t none[32] = {0};
+    grx_msg *m;
+    if (grx_put(&p->x, p->ep, &p->req, 1, n, none, data, n, until, &p->dead, &want, &bytes) != UCS_OK) return -1;
+    while (got < want && grx_now() < until && !p->dead) {
+        ucp_worker_progress(p->x.w);
+        while ((m = grx_pop(&p->x, p->ep))) {
+            grx_msg_free(&p->x, m);
+            got++;
+        }
+    }
+    return got == want ? 0 : -1;
 }
 
 static double best_rtt(peer *p, int type, const void *pl, size_t n, int iters) {
@@ -464,7 +483,7 @@ int main(void) {
     int fds[2], eport = 0, sport = 0, i;
     pid_t echo, srv;
     peer e, s;
-    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, stream_bw, put_bw, usable_bw, hashed_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
+    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, stream_bw, put_bw, usable_bw, hashed_bw, pattern_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
     int hthreads = (int)sysconf(_SC_NPROCESSORS_ONLN) > 8 ? 8 : (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t big = (size_t)64 << 20;
     uint8_t *data = (uint8_t *)malloc(big), hash[32], hello[36];
@@ -562,6 +581,14 @@ int main(void) {
         }
         stream_bw = (double)big / best / 1e9;
         best = 1e9;
+        for (i = 0; i < 5; i++) {
+            t0 = grx_now();
+            if (raw_put_pattern(&e, data, big) != 0) { printf("FAIL raw PUT pattern\n"); break; }
+            t0 = grx_now() - t0;
+            if (t0 < best) best = t0;
+        }
+        pattern_bw = (double)big / best / 1e9;
+        best = 1e9;
         kill(echo, SIGSTOP);
         for (i = 0; i < 5; i++) { /* send first (bytes genie holds): the PUT_PARTs and a PUT claiming no hash,
                                      usable when the PING's OK comes, hashed when the HASHED comes */
@@ -618,9 +645,11 @@ int main(void) {
     printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie step: RUN_CACHED (exp, 1 elem) + GET", run_rtt * 1e6, run_rtt / raw_rtt);
     printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: one message + reply", raw_bw);
     printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: 2 MiB messages + replies", stream_bw);
+    printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: a PUT's messages + replies", pattern_bw);
     {
         double rawb = raw_bw > stream_bw ? raw_bw : stream_bw;
-        printf("  %-44s %10.2f GB/s  (%.0f%% of the better raw)\n", "64 MiB PUT sent first, until usable (+ PING)", usable_bw, 100 * usable_bw / rawb);
+        if (pattern_bw > rawb) rawb = pattern_bw;
+        printf("  %-44s %10.2f GB/s  (%.0f%% of the best raw)\n", "64 MiB PUT sent first, until usable (+ PING)", usable_bw, 100 * usable_bw / rawb);
         printf("  %-44s %10.2f GB/s  (%.0f%%: the server's hash after the bytes)\n", "  the same, until hashed (its HASHED back)", hashed_bw,
                100 * hashed_bw / rawb);
         printf("  %-44s %10.2f GB/s  (%.0f%%: the client's hash first, as for a weight from a file)\n", "64 MiB PUT hashed first + PING", put_bw,
