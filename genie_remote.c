@@ -207,6 +207,14 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
         if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        if (h.type == GR_ERROR && r->hwait) { /* a PUT sent unhashed that failed: its HASHED will not come */
+            size_t k;
+            for (k = 0; k < r->hcap; k++)
+                if (r->hents[k].id && r->hents[k].wait_req == h.id) {
+                    rc_hdel(r, r->hents[k].id);
+                    break;
+                }
+        }
         if (h.type == GR_HASHED) { /* the server's hash of bytes sent unhashed: kept if they are still the buffer's */
             uint64_t id;
             uint8_t hash[GR_HASH_BYTES];

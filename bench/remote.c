@@ -95,14 +95,10 @@ static void echo_child(int fd) {
     }
 }
 
-/* n bytes as messages of `part` bytes sent back to back, then all their (empty) replies:
-   UCX's own throughput for the message sizes a chunked PUT uses; 0 or -1 */
-static int raw_stream(peer *p, const uint8_t *data, size_t n, size_t part) {
-    double until = grx_now() + 30.0;
-    size_t off, want = 0, got = 0;
+/* Takes `want` replies (any) before `until`: 0, or -1 */
+static int take_replies(peer *p, uint64_t want, double until) {
+    uint64_t got = 0;
     grx_msg *m;
-    for (off = 0; off < n; off += part, want++)
-        if (grx_send(&p->x, p->ep, GR_PUT, ++p->req, data + off, n - off < part ? n - off : part, until, &p->dead) != UCS_OK) return -1;
     while (got < want && grx_now() < until && !p->dead) {
         ucp_worker_progress(p->x.w);
         while ((m = grx_pop(&p->x, p->ep))) {
@@ -111,6 +107,15 @@ static int raw_stream(peer *p, const uint8_t *data, size_t n, size_t part) {
         }
     }
     return got == want ? 0 : -1;
+}
+/* n bytes as messages of `part` bytes sent back to back, then all their (empty) replies:
+   UCX's own throughput for the message sizes a chunked PUT uses; 0 or -1 */
+static int raw_stream(peer *p, const uint8_t *data, size_t n, size_t part) {
+    double until = grx_now() + 30.0;
+    size_t off, want = 0;
+    for (off = 0; off < n; off += part, want++)
+        if (grx_send(&p->x, p->ep, GR_PUT, ++p->req, data + off, n - off < part ? n - off : part, until, &p->dead) != UCS_OK) return -1;
+    return take_replies(p, want, until);
 }
 
 /* After a PUT claiming no hash (request id p->req) from t0: sends PING and waits for both its OK
@@ -171,18 +176,10 @@ static int peer_cached(peer *p, const uint8_t hash[32], size_t n) {
    all their (empty) replies: UCX's own time for the PUT's messages; 0 or -1 */
 static int raw_put_pattern(peer *p, const uint8_t *data, size_t n) {
     double until = grx_now() + 30.0;
-    uint64_t want = 0, bytes = 0, got = 0;
+    uint64_t want = 0, bytes = 0;
     uint8_t none[32] = {0};
-    grx_msg *m;
     if (grx_put(&p->x, p->ep, &p->req, 1, n, none, data, n, until, &p->dead, &want, &bytes) != UCS_OK) return -1;
-    while (got < want && grx_now() < until && !p->dead) {
-        ucp_worker_progress(p->x.w);
-        while ((m = grx_pop(&p->x, p->ep))) {
-            grx_msg_free(&p->x, m);
-            got++;
-        }
-    }
-    return got == want ? 0 : -1;
+    return take_replies(p, want, until);
 }
 
 static double best_rtt(peer *p, int type, const void *pl, size_t n, int iters) {

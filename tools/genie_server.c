@@ -119,6 +119,7 @@ typedef struct sv_client {
         grx_msg *held;
         struct sv_part { uint8_t *dst; const uint8_t *src; size_t n; } job;
     } up;
+    uint64_t up_failed;   /* the buffer of an upload in parts that failed (0: none): the PUT ending it fails too */
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
     /* a RUN handled on a pool thread (sv_job_main): while busy only that thread touches
        this client (apart from `failed`, set by UCX's error callback); its replies wait in
@@ -296,6 +297,7 @@ static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
     sv_buf *b;
     sv_upload_wait(s, c);
     if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
+    if (why && c->up.data) c->up_failed = c->up.id;
     free(c->up.data);
     memset(&c->up, 0, sizeof c->up);
 }
@@ -390,7 +392,12 @@ static void sv_hash_done(sv *s, sv_hjob *j) {
             sv_send(s, j->c, GR_HASHED, j->req, p, sizeof p);
         }
     }
-    if (ok && !sv_find(s, e->hash)) sv_cache_insert(s, e);
+    if (ok) {
+        sv_entry *have = sv_find(s, e->hash);
+        sv_buf *b = j->c ? sv_buf_find(j->c, j->buf) : NULL;
+        if (!have) sv_cache_insert(s, e);
+        else if (b && b->entry == e) sv_bind(s, j->c, b, have); /* the same bytes cached already: read those, these go */
+    }
     sv_entry_unref(s, e);
 }
 static void *sv_hash_main(void *arg) {
@@ -1131,6 +1138,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_upload_drop(s, c, "PUT: its parts out of order");
         if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: too many buffers"); break; }
         if (!c->up.data) {
+            c->up_failed = q.buf; /* until this upload starts well */
             if (q.lo != 0) {
                 sv_buf_fail(s, c, b, "PUT: its parts out of order");
                 sv_error(s, c, h.id, GR_E_MALFORMED, "PUT_PART: an offset other than the bytes received before");
@@ -1149,6 +1157,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
                 break;
             }
             c->up.id = q.buf, c->up.cap = q.cap;
+            c->up_failed = 0;
         }
         c->up.job.dst = c->up.data + q.lo, c->up.job.src = q.data, c->up.job.n = (size_t)q.bytes;
         c->up.got += q.bytes;
@@ -1163,6 +1172,13 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_buf *b;
         sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap)) sv_upload_drop(s, c, "PUT: its parts out of order");
+        if (!c->up.data && c->up_failed && c->up_failed == q.buf) { /* the rest of an upload whose parts failed */
+            c->up_failed = 0;
+            if ((b = sv_buf_get(c, q.buf))) sv_buf_fail(s, c, b, "PUT: the parts before it failed");
+            sv_error(s, c, h.id, GR_E_BUFFER, "PUT: the parts before it failed");
+            break;
+        }
+        c->up_failed = 0;
         if (c->up.data) { /* the rest of an upload in parts */
             total = c->up.got + q.bytes;
             if (total > c->up.cap) total = (uint64_t)-1;

@@ -1157,6 +1157,12 @@ static void test_background_hash(void) {
         CHECK(raw_next(&a, &t, &rq, lead) && t == GR_HASHED && rq == req && lead[0] == 1 && memcmp(lead + 8, want, 32) == 0,
               "HASHED{1, the bytes' hash} with the PUT's request id (type %d)", t);
         CHECK(raw_has(&b, 11, n, 3) == 1, "another client's HAS after the hash: a hit");
+        /* the same bytes sent again unhashed: once hashed, the buffer reads the cached copy */
+        rq = raw_put(&b, 21, n, 3, NULL);
+        CHECK(rq && raw_next(&b, &t, &req, lead) && t == GR_HASHED && req == rq, "the same bytes again: HASHED (type %d)", t);
+        gr_put_u64_at(get, 21);
+        CHECK(raw_call(&b, GR_GET, get, sizeof get, &t, &code) && t == GR_DATA && b.last[0] == 3 && b.last[15] == 3,
+              "a buffer moved to the cached copy of its bytes reads them (type %d)", t);
     }
     { /* freed while its hash waits: the bytes still end in the cache; rewritten: the new bytes read */
         req = raw_put(&a, 2, n, 4, NULL);
@@ -1194,6 +1200,41 @@ static void test_background_hash(void) {
             CHECK(raw_call(&a, GR_GET, get, sizeof get, &t, &code) && t == GR_ERROR, "GET of the buffer after its ERROR 6 (type %d)", t);
         }
         CHECK(raw_has(&b, 13, n, 7) == 0, "bytes whose claim was wrong: never in the cache");
+    }
+    { /* the rest of an upload whose parts failed, claiming no hash: an ERROR, not a HASHED of the rest */
+        size_t L = (size_t)GR_LEAF_BYTES;
+        uint8_t *p = part_msg(30, 4 * L, L, L, 1), put[48 + 16];
+        CHECK(raw_call(&a, GR_PUT_PART, p, 24 + L, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "a part past 0 first: ERROR 4");
+        free(p);
+        memset(put, 0, sizeof put);
+        gr_put_u64_at(put, 30);
+        gr_put_u64_at(put + 8, 4 * L);
+        CHECK(raw_call(&a, GR_PUT, put, sizeof put, &t, &code) && t == GR_ERROR && code == GR_E_BUFFER,
+              "the PUT after failed parts: ERROR 7, not HASHED (type %d code %u)", t, code);
+    }
+    { /* a genie client whose unhashed upload the server refuses (--client-mb): the ERROR ends the
+         wait for its HASHED, so genie_remote_hashed does not wait for one that will not come */
+        server q;
+        genie_ctx *g;
+        int64_t m = (int64_t)3 << 18; /* 3 MiB of f32: a part and a rest, over --client-mb 1 */
+        float *v = (float *)calloc((size_t)m, sizeof(float));
+        double t0, out = 0;
+        CHECK(server_start(&q, "--client-mb", "1", "hashbudget") == 0, "server with --client-mb 1");
+        genie_tensor *x;
+        g = remote_ctx(q.addr);
+        x = genie_from_data(g, GENIE_F32, 1, &m, v); /* held: its buffer (and the client's wait for its hash) lives */
+        CHECK(genie_item(g, genie_sum(g, x, 0, NULL, 0), &out) != GENIE_OK, "an upload over --client-mb: an error (%s)", genie_last_error(g));
+        genie_clear_error(g);
+        (void)genie_remote_hashed(g); /* may report the ERROR not yet reported */
+        genie_clear_error(g);
+        t0 = grx_now();
+        (void)genie_remote_hashed(g);
+        CHECK(grx_now() - t0 < 2.0 && !strstr(genie_last_error(g), "no HASHED"), "genie_remote_hashed after a refused upload: %.2f s, %s",
+              grx_now() - t0, genie_last_error(g));
+        genie_release(x);
+        genie_ctx_destroy(g);
+        free(v);
+        server_stop(&q);
     }
     { /* a client gone while its hash waits: the server goes on */
         raw c;
