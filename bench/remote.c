@@ -219,6 +219,13 @@ static void ctx_pair(const char *addr, genie_ctx **local, genie_ctx **remote) {
     *remote = genie_ctx_create(&d);
 }
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+/* After a first step: on a remote context (one that sent something), waits for the server's hash
+   of the weights it sent unhashed (bytes genie holds go first and are hashed in the background),
+   so later steps are timed without that hash beside them. */
+static void settle(genie_ctx *c) {
+    if (genie_get_stats(c).remote_messages_sent && genie_remote_hashed(c) != GENIE_OK) printf("FAIL genie_remote_hashed: %s\n", genie_last_error(c));
+}
+
 /* the median time of `steps` MLP steps [m, k] -> h -> o (after one warm-up step) in ms, the
    fastest in *best; bytes each way a step */
 static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o, int steps, uint64_t *bytes, double *best) {
@@ -238,6 +245,7 @@ static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o
         genie_read(c, y, GENIE_F32, out, (size_t)(m * o) * sizeof(float));
         genie_pool_pop(c);
         if (s) t[s - 1] = grx_now() - t0;
+        else settle(c);
     }
     *bytes = (genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received - b0) / (uint64_t)steps;
     qsort(t, (size_t)steps, sizeof t[0], cmp_d);
@@ -278,6 +286,7 @@ static double block_ms(genie_ctx *c, int64_t T, int steps, uint64_t *bytes, doub
         genie_read(c, y, GENIE_F32, out, (size_t)(T * d) * sizeof(float));
         genie_pool_pop(c);
         if (s) t[s - 1] = grx_now() - t0;
+        else settle(c);
     }
     {
         genie_stats st = genie_get_stats(c);
@@ -451,6 +460,7 @@ static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_result *res) {
         td[s] = tr[s] - tl[s];
         res->same &= ltok == rtok;
         if (s == 0) { /* the bytes after the STATS round trip: a later step's alone */
+            settle(c);
             res->first = genie_get_stats(c).remote_bytes_sent, c0 = genie_get_stats(c).backend_fallbacks;
             ns0 = server_ns(c);
             s0 = genie_get_stats(c).remote_bytes_sent, r0 = genie_get_stats(c).remote_bytes_received;
