@@ -7,12 +7,13 @@
  * with the server as the device:
  *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
  *              the buffer when something is written to it);
- *   copy_in    a host buffer's bytes: their content hash (a BLAKE2b tree hashed
- *              on the context's threads), then HAS (one round trip, for more than
- *              64 KiB) and PUT only when the server lacks them (PUT_PARTs of 2 MiB
- *              and a PUT with the rest: the server hashes a part as the next comes);
- *              a weight stays on the device while its buffer lives, and another
- *              buffer of the same bytes needs no PUT;
+ *   copy_in    a host buffer's bytes (PUT_PARTs of 2 MiB and a PUT with the rest):
+ *              above 64 KiB, the caller's memory (from_blob: mapped weights) is
+ *              hashed first (a BLAKE2b tree on the context's threads) and asked for
+ *              (HAS, one round trip), sent only when the server lacks it; bytes genie
+ *              holds are sent first, unhashed, and the server's HASHED brings their
+ *              hash back (rc_upload); a weight stays on the device while its buffer
+ *              lives, and another buffer of the same bytes needs no PUT;
  *   run        one node or one fused group as 1..n ops of a RUN gathered until
  *              the next message that needs the server (a read, an upload) and
  *              sent without waiting (a failure comes back as an ERROR, reported
@@ -69,7 +70,7 @@ typedef struct rc_state {
     double timeout;         /* seconds */
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
-    size_t hcap, hn, hpending; /* slots (a power of 2, or 0), entries, entries pending */
+    size_t hcap, hn, hpending, hwait; /* slots (a power of 2, or 0), entries, entries pending, entries with wait_req */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -77,11 +78,17 @@ typedef struct rc_state {
    reused), while the buffer lives and the server has not written it (a RUN's output drops it).
    copy_in comes only for a buffer whose device copy is not current: with an entry, the host
    rewrote the bytes since they were hashed (or genie gave the block to a new value), so they
-   are new and go hashed on the way, without HAS. A reconnect leaves a buffer current on both
+   are new and go first, unhashed, without HAS. A reconnect leaves a buffer current on both
    sides marked on the device and its entry pending: the first RUN that reads it sends it again
    under the kept hash (HAS, then PUT if the server lacks it), hashing nothing; a host write
    before that clears the mark and comes as a copy_in, as above. */
-typedef struct rc_hent { uint64_t id; uint8_t hash[GR_HASH_BYTES]; uint8_t pending; } rc_hent;
+typedef struct rc_hent {
+    uint64_t id;
+    uint8_t hash[GR_HASH_BYTES];
+    uint8_t pending;
+    uint64_t wait_req; /* not 0: the bytes went unhashed by the PUT of this request id and hash is not
+                          known until its HASHED comes (rc_drain; a HASHED of any other request is stale) */
+} rc_hent;
 static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
     size_t k;
     if (!r->hn) return NULL;
@@ -112,6 +119,7 @@ static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES])
         r->hn++;
     }
     if (e->pending) e->pending = 0, r->hpending--;
+    if (e->wait_req) e->wait_req = 0, r->hwait--;
     memcpy(e->hash, hash, GR_HASH_BYTES);
 }
 /* Drops id's entry (linear probing: the entries after it in its run move back). */
@@ -120,6 +128,7 @@ static void rc_hdel(rc_state *r, uint64_t id) {
     size_t i, j, home;
     if (!e) return;
     if (e->pending) r->hpending--;
+    if (e->wait_req) r->hwait--;
     i = (size_t)(e - r->hents);
     r->hents[i].id = 0;
     r->hn--;
@@ -198,6 +207,25 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
         if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        if (h.type == GR_ERROR && r->hwait) { /* a PUT sent unhashed that failed: its HASHED will not come */
+            size_t k;
+            for (k = 0; k < r->hcap; k++)
+                if (r->hents[k].id && r->hents[k].wait_req == h.id) {
+                    rc_hdel(r, r->hents[k].id);
+                    break;
+                }
+        }
+        if (h.type == GR_HASHED) { /* the server's hash of bytes sent unhashed: kept if they are still the buffer's */
+            uint64_t id;
+            uint8_t hash[GR_HASH_BYTES];
+            rc_hent *e;
+            if (!gr_hashed_decode(m->data, m->len, &id, hash)) {
+                snprintf(r->async_err, sizeof r->async_err, "a malformed HASHED from the server");
+                r->dead = 1;
+            } else if ((e = rc_hfind(r, id)) && e->wait_req == h.id) {
+                rc_hput(r, id, hash);
+            }
+        }
         grx_msg_free(&r->x, m);
     }
 }
@@ -683,22 +711,27 @@ static void rc_free(void *state, genie__buf *b) {
     if (b->dev) rc_hdel(r, (uint64_t)(uintptr_t)b->dev);
     b->dev = NULL;
 }
-/* Sends b's host bytes to the server as buffer b->dev. With known, under that hash; with
-   stream (bytes the host rewrote since their last upload: new, so no HAS), hashed on the way,
-   each part just before it goes; otherwise hashed first. Above RC_HAS_MIN the server is asked
-   first (HAS: it may hold the bytes already, a weight seen before) unless stream, and the hash
-   is kept for the buffer (rc_hent). */
-static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, int stream, char *msg) {
+/* Sends b's host bytes to the server as buffer b->dev (one PUT, or PUT_PARTs and a PUT).
+   Up to RC_HAS_MIN: hashed first, one PUT, nothing kept. Above it:
+   - known (a reconnect's kept hash), or the caller's memory (an external buffer: from_blob,
+     which is how mapped safetensors/GGUF weights and torch's tensors come; other processes
+     plausibly upload the same bytes): hashed first (unless known), then HAS, and a PUT only
+     when the server lacks them; the hash is kept for the buffer (rc_hent);
+   - otherwise (bytes genie holds: from_data copies, values computed or rewritten on the host)
+     sent first, claiming no hash: the server's HASHED brings it back later (rc_drain), so a
+     reconnect or a later HAS can still find these bytes. */
+static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, char *msg) {
     uint8_t hash[GR_HASH_BYTES];
     uint64_t id = (uint64_t)(uintptr_t)b->dev;
-    int nth = genie__ctx_threads(r->ctx);
+    int nth = genie__ctx_threads(r->ctx), big = b->bytes > RC_HAS_MIN, first = big && !known && !b->external;
     genie_result e;
     gr_wr w;
     ucs_status_t s;
     if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
     if (known) memcpy(hash, known, sizeof hash);
-    else if (!stream && gr_content_hash(b->data, b->bytes, hash, nth) != 0) return rc_fail(r, msg, "PUT: out of memory");
-    if (b->bytes > RC_HAS_MIN && !stream) { /* the server may hold these bytes already (a weight seen before) */
+    else if (first) memset(hash, 0, sizeof hash); /* none claimed */
+    else if (gr_content_hash(b->data, b->bytes, hash, nth) != 0) return rc_fail(r, msg, "PUT: out of memory");
+    if (big && !first) { /* the server may hold these bytes already (a weight seen before) */
         grx_msg *m = NULL;
         int found;
         memset(&w, 0, sizeof w);
@@ -717,22 +750,22 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
         }
     }
     if (r->dead) return rc_lost(r, msg, "PUT");
-    if (stream)
-        s = grx_put_hashing(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, nth, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
-                            &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
-    else
-        s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
-                    &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
+    s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
+                &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
     if (s == UCS_ERR_NO_MEMORY) return rc_fail(r, msg, "PUT: out of memory");
     if (s != UCS_OK) return rc_lost(r, msg, "PUT");
-    if (b->bytes > RC_HAS_MIN) rc_hput(r, id, hash);
-    else rc_hdel(r, id);
+    if (!big) rc_hdel(r, id);
+    else {
+        rc_hput(r, id, hash);
+        if (first) { /* the hash comes with the PUT's HASHED (its request id is the last one sent) */
+            rc_hent *h = rc_hfind(r, id);
+            if (h) h->wait_req = r->next_req, r->hwait++;
+        }
+    }
     return GENIE_OK;
 }
 static genie_result rc_copy_in(void *state, genie__buf *b, char *msg) {
-    rc_state *r = (rc_state *)state;
-    rc_hent *h = rc_hfind(r, (uint64_t)(uintptr_t)b->dev);
-    return rc_upload(r, b, NULL, h != NULL && b->bytes > RC_HAS_MIN, msg);
+    return rc_upload((rc_state *)state, b, NULL, msg);
 }
 /* A buffer a reconnect left pending is sent again under its kept hash before a RUN reads it. */
 static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg) {
@@ -744,7 +777,7 @@ static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg) {
     if (!(b->loc & GENIE__ON_HOST)) return GENIE_OK; /* not reached: pending needs both copies current */
     r->ctx->stats.copies_to_device++;
     r->ctx->stats.bytes_to_device += b->bytes;
-    return rc_upload(r, b, hash, 0, msg);
+    return rc_upload(r, b, hash, msg);
 }
 static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi, char *msg) {
     rc_state *r = (rc_state *)state;
@@ -819,6 +852,33 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
     return (int)n;
 }
 
+genie_result genie_remote_hashed(genie_ctx *ctx) {
+    rc_state *r;
+    char msg[GENIE_BACKEND_MSG];
+    genie_result e;
+    double until;
+    if (!ctx) return GENIE_ERR_INVALID_ARG;
+    if (ctx->be != &rc_backend || !ctx->be_state)
+        return (genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: the context does not run on \"remote\""), GENIE_ERR_BACKEND);
+    r = (rc_state *)ctx->be_state;
+    if ((e = rc_check_async(r, "HASHED", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK)
+        return (genie__fail(ctx, e, "genie_remote_hashed: %s", msg), e);
+    until = grx_now() + r->timeout;
+    while (r->hwait && !r->dead && !r->async_err[0]) {
+        ucp_worker_progress(r->x.w);
+        rc_drain(r, 0, NULL);
+        if (!r->hwait) break;
+        if (grx_now() > until) {
+            rc_lost(r, msg, "HASHED");
+            genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: remote %s: no HASHED within %.1f s", r->addr, r->timeout);
+            return GENIE_ERR_BACKEND;
+        }
+        grx_sleep(&r->x, 1);
+    }
+    if ((e = rc_check_async(r, "HASHED", msg)) != GENIE_OK) return (genie__fail(ctx, e, "genie_remote_hashed: %s", msg), e);
+    return GENIE_OK;
+}
+
 genie_result genie_remote_reconnect(genie_ctx *ctx) {
     rc_state *r;
     genie__buf *b;
@@ -857,6 +917,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     for (b = ctx->bufs; b; b = b->next) {
         rc_hent *h = b->dev ? rc_hfind(r, (uint64_t)(uintptr_t)b->dev) : NULL;
         if (!b->dev || !(b->loc & GENIE__ON_HOST)) continue;
+        if (h && h->wait_req) rc_hdel(r, (uint64_t)(uintptr_t)b->dev), h = NULL; /* its hash never came back */
         if (h && (b->loc & GENIE__ON_DEV)) { /* current on both sides, its hash kept: sent again by the RUN that reads it */
             if (!h->pending) h->pending = 1, r->hpending++;
         } else

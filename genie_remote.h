@@ -39,6 +39,12 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max);
    again when a step needs them (HAS, then PUT where the server lacks them); values that lived
    only on the lost server are lost (reading one is an error). */
 genie_result genie_remote_reconnect(genie_ctx *ctx);
+/* Waits until the server has hashed every tensor this context sent without its hash (bytes
+   genie holds are sent first and hashed by the server in the background; docs/remote.md "HAS
+   and PUT"): from then on they are in the server's shared cache, so a HAS of another client or
+   process finds them. GENIE_OK, or GENIE_ERR_BACKEND with the reason in the context (a
+   connection lost, a reply later than GENIE_REMOTE_TIMEOUT_MS, the server's ERROR). */
+genie_result genie_remote_hashed(genie_ctx *ctx);
 #ifdef __cplusplus
 }
 #endif

@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 7
+#define GR_VERSION 8
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -62,7 +62,8 @@ enum gr_type {
     GR_ERROR,       /* s->c: u32 code, u32 length, message bytes (not terminated) */
     GR_HAS,         /* c->s: u64 id, u64 cap, u64 bytes, hash[32]; reply HAS_REPLY */
     GR_HAS_REPLY,   /* s->c: u8 found (1: id now reads the cached tensor) */
-    GR_PUT,         /* c->s: u64 id, u64 cap, hash[32], then the bytes; no reply unless an ERROR */
+    GR_PUT,         /* c->s: u64 id, u64 cap, hash[32] (32 zero bytes: none claimed), then the bytes; replies:
+                       HASHED when no hash was claimed, ERROR when the claimed one is not the bytes' */
     GR_RUN,         /* c->s: u32 nslots, nslots x u64 buffer id, then a tape (gr_run); no reply unless an ERROR */
     GR_GET,         /* c->s: u64 id, u64 lo, u64 hi; reply DATA or ERROR */
     GR_DATA,        /* s->c: the bytes [lo, hi) of the buffer */
@@ -73,6 +74,7 @@ enum gr_type {
     GR_STATS_REPLY, /* s->c: u32 n, n x stat row (gr_stat_encode) */
     GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
     GR_PUT_PART,    /* c->s: u64 id, u64 cap, u64 offset, then the bytes: the leading bytes of a PUT */
+    GR_HASHED,      /* s->c: u64 id, hash[32]: the server's hash of a PUT that claimed none (the PUT's request id) */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -634,6 +636,29 @@ GR_FN int64_t gr_stats_count(gr_rd *r) {
     uint32_t n = gr_u32(r);
     if (r->bad || n > GR_MAX_STATS || (uint64_t)n * 37 > gr_left(r)) return -1;
     return n;
+}
+
+/* ---- HASHED: u64 id (not 0), hash[32]; exactly 40 bytes ---- */
+#define GR_HASHED_BYTES 40
+/* 1 when a PUT's hash field claims no hash (32 zero bytes: the server computes it and answers HASHED) */
+GR_FN int gr_hash_unclaimed(const uint8_t *hash) {
+    int k, any = 0;
+    for (k = 0; k < GR_HASH_BYTES; k++) any |= hash[k];
+    return !any;
+}
+GR_FN void gr_hashed_encode(uint8_t out[GR_HASHED_BYTES], uint64_t id, const uint8_t hash[GR_HASH_BYTES]) {
+    gr_put_u64_at(out, id);
+    memcpy(out + 8, hash, GR_HASH_BYTES);
+}
+/* 1 when p (n bytes) is a well-formed HASHED: its id and hash; else 0 */
+GR_FN int gr_hashed_decode(const void *p, size_t n, uint64_t *id, uint8_t hash[GR_HASH_BYTES]) {
+    gr_rd r = gr_rd_init(p, n);
+    const uint8_t *h;
+    *id = gr_u64(&r);
+    h = gr_take(&r, GR_HASH_BYTES);
+    if (r.bad || gr_left(&r) || *id == 0) return 0;
+    memcpy(hash, h, GR_HASH_BYTES);
+    return 1;
 }
 
 /* ---- the other messages a server receives: gr_msg_decode ---- */

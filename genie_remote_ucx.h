@@ -343,17 +343,13 @@ GR_FN int gr_content_hash(const void *p, size_t n, uint8_t out[GR_HASH_BYTES], i
 }
 
 /* Sends n bytes at data to buffer id (cap bytes): PUT_PARTs of GR_PART_BYTES while more than
-   that is left (each eager, so the server hashes one while the next is on the wire), then a PUT
-   with the rest and the bytes' gr_content_hash. With leaves NULL the hash is given in hash;
-   otherwise it is computed on the way into hash: each part's leaves (into leaves, 32 bytes a leaf,
-   ceil(n / GR_LEAF_BYTES) of them) hashed on nthreads threads just before the part is sent, so
-   the hashing of a part overlaps the transfer of those before it, and the root before the PUT.
-   Each message takes request id ++*req; *msgs and *bytes (headers included) grow by what was
-   sent. UCS_OK or the failure. */
+   that is left (each eager, so the server copies one into place while the next is on the wire),
+   then a PUT with the rest and hash (the bytes' gr_content_hash, or 32 zero bytes: none claimed).
+   Each message takes request id ++*req (the PUT's is *req after); *msgs and *bytes (headers
+   included) grow by what was sent. UCS_OK or the failure. */
 #define GRX_PARTS_IN_FLIGHT 8 /* PUT_PARTs sent and not yet completed at most */
-GR_FN ucs_status_t grx_put_x(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, uint8_t hash[GR_HASH_BYTES],
-                             uint8_t *leaves, int nthreads, const void *data, size_t n, double deadline, const volatile int *dead,
-                             uint64_t *msgs, uint64_t *bytes) {
+GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, const uint8_t hash[GR_HASH_BYTES],
+                           const void *data, size_t n, double deadline, const volatile int *dead, uint64_t *msgs, uint64_t *bytes) {
     /* parts go without waiting for each other: up to GRX_PARTS_IN_FLIGHT in flight (slot k's
        request, its header, its 24-byte head and iov live until it completes), the oldest waited for first */
     const uint8_t *p = (const uint8_t *)data;
@@ -366,17 +362,12 @@ GR_FN ucs_status_t grx_put_x(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, ui
         int k = (int)(sent % GRX_PARTS_IN_FLIGHT);
         if (sent - done == GRX_PARTS_IN_FLIGHT) s = grx_wait(x, r[k], deadline, dead), done++;
         if (s != UCS_OK) break;
-        if (leaves) gr_hash_leaves(NULL, p + off, GR_PART_BYTES, leaves + off / GR_LEAF_BYTES * 32, nthreads);
         gr_put_u64_at(heads[k], id);
         gr_put_u64_at(heads[k] + 8, cap);
         gr_put_u64_at(heads[k] + 16, off);
         r[k] = grx_start2(ep, GR_PUT_PART, ++*req, heads[k], 24, p + off, GR_PART_BYTES, hdrs[k], iov[k]);
         *msgs += 1;
         *bytes += GR_HDR_BYTES + 24 + GR_PART_BYTES;
-    }
-    if (leaves && s == UCS_OK) { /* the last leaves, hashed while the last parts are on the wire */
-        gr_hash_leaves(NULL, p + off, n - off, leaves + off / GR_LEAF_BYTES * 32, nthreads);
-        gr_hash_root(n, leaves, hash);
     }
     for (; done < sent; done++) { /* the rest of the parts: each completed (or cancelled after a failure) */
         ucs_status_t w = grx_wait(x, r[done % GRX_PARTS_IN_FLIGHT], s == UCS_OK ? deadline : grx_now(), dead);
@@ -392,26 +383,6 @@ GR_FN ucs_status_t grx_put_x(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, ui
     *bytes += GR_HDR_BYTES + sizeof last + (n - off);
     return UCS_OK;
 }
-/* grx_put_x with the hash known. */
-GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, const uint8_t hash[GR_HASH_BYTES],
-                           const void *data, size_t n, double deadline, const volatile int *dead, uint64_t *msgs, uint64_t *bytes) {
-    uint8_t h[GR_HASH_BYTES];
-    memcpy(h, hash, GR_HASH_BYTES);
-    return grx_put_x(x, ep, req, id, cap, h, NULL, 1, data, n, deadline, dead, msgs, bytes);
-}
-/* grx_put_x hashing on the way (hash: the bytes' content hash after): UCS_OK, UCS_ERR_NO_MEMORY or the failure. */
-GR_FN ucs_status_t grx_put_hashing(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint64_t cap, uint8_t hash[GR_HASH_BYTES],
-                                   int nthreads, const void *data, size_t n, double deadline, const volatile int *dead,
-                                   uint64_t *msgs, uint64_t *bytes) {
-    uint8_t small[32 * 64], *leaves = small;
-    size_t nl = (n + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES;
-    ucs_status_t s;
-    if (nl > 64 && !(leaves = (uint8_t *)malloc(nl * 32))) return UCS_ERR_NO_MEMORY;
-    s = grx_put_x(x, ep, req, id, cap, hash, leaves, nthreads, data, n, deadline, dead, msgs, bytes);
-    if (leaves != small) free(leaves);
-    return s;
-}
-
 /* Closes ep (force: no flush), waiting a bounded time. */
 GR_FN void grx_close_ep(grx *x, ucp_ep_h ep, int force) {
     ucp_request_param_t rp;

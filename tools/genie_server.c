@@ -3,7 +3,7 @@
  *
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
- *                [--queue-mb N] [--hash-threads N] [--run-threads N]
+ *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -14,7 +14,8 @@
  * kept, sent by the loop in order when it ends. Each client has its own state: a genie context and a
  * table of buffers named by the client's ids. Tensors a client uploads (PUT) live
  * in a cache shared by all clients, addressed by the BLAKE2b-256 hash of their
- * bytes that the server computes itself; a buffer bound to a cached tensor reads
+ * bytes that the server computes itself on its hash thread after the bytes are the
+ * client's buffer (HAS finds them only once hashed); a buffer bound to a cached tensor reads
  * it and is copied before anything writes it, so no client can change what
  * another reads. Unbound cached tensors are evicted least recently used first
  * beyond --cache-mb. Ops are replayed through genie's public API on views of the
@@ -49,14 +50,29 @@
 #define SV_WORK_UNKNOWN UINT64_MAX
 #define SV_INLINE_WORK 262144 /* --inline-work's default: flops plus elements written (~50 us on one core) */
 
-typedef struct sv_entry { /* a cached tensor: its bytes under their hash */
-    uint8_t hash[GR_HASH_BYTES];
+typedef struct sv_entry { /* a PUT's bytes: a cached tensor under their hash once it is computed */
+    uint8_t hash[GR_HASH_BYTES]; /* written by the hash thread while !cached, then fixed */
     uint8_t *block;       /* what to free: the PUT's payload, which data points into */
     uint8_t *data;
     size_t size;
-    int64_t refs;         /* buffers bound to it (pinned while > 0) */
+    int64_t refs;         /* buffers bound to it, and its hash job while it runs (pinned while > 0; under sv.mu) */
+    int cached;           /* 1: in the hash table and the LRU list (HAS finds it; evicted at refs 0);
+                             0: private to the buffer that PUT it, freed when refs drops to 0 (under sv.mu) */
     struct sv_entry *hnext, *older, *newer;
 } sv_entry;
+
+/* A PUT's bytes hashed on the hash thread: the entry (one ref held) enters the cache when its
+   hash is done and is the claimed one (or none was claimed). */
+typedef struct sv_hjob {
+    sv_entry *e;
+    struct sv_client *c;  /* the PUT's client; NULL once it is gone (set by the loop) */
+    uint64_t buf, req;    /* the buffer id and the PUT's request id (its HASHED or ERROR carries it) */
+    int claimed, oom;     /* claimed: want holds the client's hash; oom: the hash could not be computed */
+    uint8_t want[GR_HASH_BYTES];
+    int state;            /* 0 queued, 1 hashing, 2 done (under sv.mu) */
+    struct sv_hjob *next;
+} sv_hjob;
+#define SV_HASH_INLINE ((uint64_t)64 << 10) /* PUTs up to this size are hashed on the loop at once */
 
 typedef struct sv_buf { /* a client's buffer */
     uint64_t id;
@@ -95,14 +111,15 @@ typedef struct sv_client {
     size_t tape_bytes;
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
         uint64_t id, cap, got;   /* got: the bytes received, whole leaves */
-        uint8_t *data, *leaves;  /* cap bytes; the hashes of its leaves (32 bytes each) */
-        /* the last part, copied into data and hashed on a thread of its own while the loop
-           receives the next (sv_upload_wait): its message, kept until then */
+        uint8_t *data;           /* cap bytes */
+        /* the last part, copied into data on a thread of its own while the loop receives the
+           next (sv_upload_wait): its message, kept until then */
         pthread_t th;
         int busy;
         grx_msg *held;
-        struct sv_part { uint8_t *dst, *leaves; const uint8_t *src; size_t n; int nth; } job;
+        struct sv_part { uint8_t *dst; const uint8_t *src; size_t n; } job;
     } up;
+    uint64_t up_failed;   /* the buffer of an upload in parts that failed (0: none): the PUT ending it fails too */
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
     /* a RUN handled on a pool thread (sv_job_main): while busy only that thread touches
        this client (apart from `failed`, set by UCX's error callback); its replies wait in
@@ -137,6 +154,12 @@ typedef struct sv {
     uint64_t inline_work;  /* a RUN of less work (sv_tape_work) runs on the loop (--inline-work) */
     unsigned long long runs_loop, runs_pool; /* RUNs handled on the loop, on the pool */
     int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
+    /* PUTs over SV_HASH_INLINE hashed in the background, oldest first: the loop adds and removes
+       jobs, the hash thread takes the oldest queued one (the list and states under mu) */
+    sv_hjob *hjobs, *hjobs_tail;
+    pthread_cond_t hcv;   /* a hash job queued, or stopping */
+    pthread_t hasher;
+    int has_hasher, hash_hold_ms; /* --hash-hold-ms (tests): the hash thread waits this long before each hash */
 } sv;
 
 static volatile sig_atomic_t sv_stop;
@@ -182,6 +205,18 @@ static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within bu
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Drops one ref of e: a private entry (not cached) is freed at 0; a cached one stays for sv_evict. */
+static void sv_entry_unref(sv *s, sv_entry *e) {
+    int gone;
+    pthread_mutex_lock(&s->mu);
+    gone = --e->refs == 0 && !e->cached;
+    pthread_mutex_unlock(&s->mu);
+    if (gone) {
+        free(e->block);
+        free(e);
+    }
+}
+
 /* ---- a client's buffers ---- */
 static sv_buf *sv_buf_find(sv_client *c, uint64_t id) {
     sv_buf *b;
@@ -193,9 +228,7 @@ static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
     genie_release(b->gt);
     b->gt = NULL;
     if (b->entry) {
-        pthread_mutex_lock(&s->mu);
-        b->entry->refs--;
-        pthread_mutex_unlock(&s->mu);
+        sv_entry_unref(s, b->entry);
         b->entry = NULL;
         c->bound_bytes -= b->size;
     } else {
@@ -238,7 +271,7 @@ static void sv_bind(sv *s, sv_client *c, sv_buf *b, sv_entry *e) {
     b->data = e->data;
     b->size = e->size;
     c->bound_bytes += e->size;
-    sv_touch(s, e);
+    if (e->cached) sv_touch(s, e);
 }
 static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     sv_buf_clear(s, c, b);
@@ -256,17 +289,16 @@ static void sv_upload_wait(sv *s, sv_client *c) {
 }
 static void *sv_part_main(void *arg) {
     const struct sv_part *j = (const struct sv_part *)arg;
-    gr_hash_leaves(j->dst, j->src, j->n, j->leaves, j->nth);
+    memcpy(j->dst, j->src, j->n);
     return NULL;
 }
 /* drops c's upload in parts (its buffer, when told why, fails with that) */
 static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
     sv_buf *b;
     sv_upload_wait(s, c);
-    if (!c->up.data && !c->up.leaves) return;
     if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
+    if (why && c->up.data) c->up_failed = c->up.id;
     free(c->up.data);
-    free(c->up.leaves);
     memset(&c->up, 0, sizeof c->up);
 }
 /* The counter of bytes queued for ep's client (grx.queued), or NULL. */
@@ -322,6 +354,137 @@ static void sv_close(sv *s, sv_client *c, const char *why) {
         c->why = why;
     }
     (void)s;
+}
+
+/* ---- PUTs hashed in the background ----
+   A PUT's bytes are its buffer's at once (a private entry, sv_entry.cached 0: the client's RUNs
+   and GETs read it, no HAS finds it); the hash thread computes their content hash, and the loop
+   then (sv_hash_done) puts the entry in the shared cache if the hash is the one claimed (or
+   none was), answers HASHED for a PUT that claimed none, or ERROR 6 (and fails the buffer if it
+   still reads these bytes) for one whose claim is wrong. A buffer freed or rewritten meanwhile
+   drops its ref; the job's ref keeps the bytes until the hash is done. */
+static void sv_cache_insert(sv *s, sv_entry *e) { /* e private, its hash computed, none cached under it */
+    e->hnext = s->cache[sv_hslot(e->hash)];
+    s->cache[sv_hslot(e->hash)] = e;
+    s->cache_bytes += e->size;
+    e->older = s->newest;
+    e->newer = NULL;
+    if (s->newest) s->newest->newer = e;
+    else s->oldest = e;
+    s->newest = e;
+    pthread_mutex_lock(&s->mu);
+    e->cached = 1;
+    pthread_mutex_unlock(&s->mu);
+}
+/* The loop's end of a job whose hash is computed (j->e->hash): the reply, the cache, the job's ref. */
+static void sv_hash_done(sv *s, sv_hjob *j) {
+    sv_entry *e = j->e;
+    int ok = !j->oom && (!j->claimed || sodium_memcmp(e->hash, j->want, GR_HASH_BYTES) == 0);
+    if (j->c) {
+        sv_buf *b = sv_buf_find(j->c, j->buf);
+        if (!ok) {
+            const char *why = j->oom ? "PUT: out of memory for its hash" : "PUT: the bytes' hash is not the one claimed";
+            if (b && b->entry == e) sv_buf_fail(s, j->c, b, why);
+            sv_error(s, j->c, j->req, j->oom ? GR_E_MEMORY : GR_E_HASH, why);
+        } else if (!j->claimed) {
+            uint8_t p[GR_HASHED_BYTES];
+            gr_hashed_encode(p, j->buf, e->hash);
+            sv_send(s, j->c, GR_HASHED, j->req, p, sizeof p);
+        }
+    }
+    if (ok) {
+        sv_entry *have = sv_find(s, e->hash);
+        sv_buf *b = j->c ? sv_buf_find(j->c, j->buf) : NULL;
+        if (!have) sv_cache_insert(s, e);
+        else if (b && b->entry == e) sv_bind(s, j->c, b, have); /* the same bytes cached already: read those, these go */
+    }
+    sv_entry_unref(s, e);
+}
+static void *sv_hash_main(void *arg) {
+    sv *s = (sv *)arg;
+    sv_hjob *j;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        for (j = s->hjobs; j && j->state != 0; j = j->next) {}
+        if (s->stopping) break;
+        if (!j) {
+            pthread_cond_wait(&s->hcv, &s->mu);
+            continue;
+        }
+        j->state = 1;
+        pthread_mutex_unlock(&s->mu);
+        if (s->hash_hold_ms > 0) {
+            struct timespec ts;
+            ts.tv_sec = s->hash_hold_ms / 1000, ts.tv_nsec = (long)(s->hash_hold_ms % 1000) * 1000000L;
+            nanosleep(&ts, NULL);
+        }
+        j->oom = gr_content_hash(j->e->data, j->e->size, j->e->hash, s->hash_threads) != 0;
+        pthread_mutex_lock(&s->mu);
+        j->state = 2;
+        pthread_mutex_unlock(&s->mu);
+        {
+            char one = 1;
+            if (write(s->wake[1], &one, 1) < 0) {} /* the pipe full: the loop is awake anyway */
+        }
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+/* Hashes b's new bytes (entry e, bound to b; want: the PUT's hash field): at once for a small
+   PUT or without a hash thread, else queued for the hash thread (the job holds a ref of e). */
+static void sv_hash_start(sv *s, sv_client *c, sv_buf *b, sv_entry *e, uint64_t req, const uint8_t *want) {
+    sv_hjob one, *j = &one;
+    int inline_ = e->size <= SV_HASH_INLINE || !s->has_hasher;
+    if (!inline_ && !(j = (sv_hjob *)calloc(1, sizeof *j))) j = &one, inline_ = 1;
+    memset(j, 0, sizeof *j);
+    j->e = e, j->c = c, j->buf = b->id, j->req = req;
+    j->claimed = !gr_hash_unclaimed(want);
+    memcpy(j->want, want, GR_HASH_BYTES);
+    pthread_mutex_lock(&s->mu);
+    e->refs++;
+    if (!inline_) {
+        if (s->hjobs_tail) s->hjobs_tail->next = j;
+        else s->hjobs = j;
+        s->hjobs_tail = j;
+        pthread_cond_signal(&s->hcv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (inline_) {
+        j->oom = gr_content_hash(e->data, e->size, e->hash, s->hash_threads) != 0;
+        sv_hash_done(s, j);
+    }
+}
+/* Ends the jobs whose hash is done (a busy client's wait until its RUN ends: its replies are
+   the pool thread's until then). 1 if it ended any. */
+static int sv_hash_reap(sv *s) {
+    sv_hjob **pp = &s->hjobs, *j, *prev = NULL;
+    int took = 0, seen = 0;
+    while ((j = *pp)) {
+        int state;
+        pthread_mutex_lock(&s->mu);
+        state = j->state;
+        pthread_mutex_unlock(&s->mu);
+        seen |= state == 2;
+        if (state != 2 || (j->c && j->c->busy)) {
+            prev = j;
+            pp = &j->next;
+            continue;
+        }
+        pthread_mutex_lock(&s->mu);
+        *pp = j->next;
+        if (s->hjobs_tail == j) s->hjobs_tail = prev;
+        pthread_mutex_unlock(&s->mu);
+        sv_hash_done(s, j);
+        free(j);
+        took = 1;
+    }
+    if (seen) {
+        char drop[64];
+        while (read(s->wake[0], drop, sizeof drop) > 0) {} /* a pool job's byte too: the loop checks them next */
+    }
+    if (took) sv_evict(s);
+    return took;
 }
 
 /* ---- RUN: ops replayed through genie's public API ---- */
@@ -967,14 +1130,15 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
         break;
     }
-    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place and hashed on a thread
-                           while the loop receives the next part (m is kept until then) */
+    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place on a thread while the
+                           loop receives the next part (m is kept until then) */
         sv_buf *b;
         sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap || c->up.got != q.lo))
             sv_upload_drop(s, c, "PUT: its parts out of order");
         if (!(b = sv_buf_get(c, q.buf))) { sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: too many buffers"); break; }
         if (!c->up.data) {
+            c->up_failed = q.buf; /* until this upload starts well */
             if (q.lo != 0) {
                 sv_buf_fail(s, c, b, "PUT: its parts out of order");
                 sv_error(s, c, h.id, GR_E_MALFORMED, "PUT_PART: an offset other than the bytes received before");
@@ -986,52 +1150,47 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
                 break;
             }
             c->up.data = (uint8_t *)malloc((size_t)q.cap);
-            c->up.leaves = (uint8_t *)malloc((size_t)((q.cap + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES * 32 + 1));
-            if (!c->up.data || !c->up.leaves) {
+            if (!c->up.data) {
                 sv_upload_drop(s, c, NULL);
                 sv_buf_fail(s, c, b, "PUT: out of memory");
                 sv_error(s, c, h.id, GR_E_MEMORY, "PUT_PART: out of memory");
                 break;
             }
             c->up.id = q.buf, c->up.cap = q.cap;
+            c->up_failed = 0;
         }
         c->up.job.dst = c->up.data + q.lo, c->up.job.src = q.data, c->up.job.n = (size_t)q.bytes;
-        c->up.job.leaves = c->up.leaves + q.lo / GR_LEAF_BYTES * 32, c->up.job.nth = s->hash_threads;
         c->up.got += q.bytes;
         if (pthread_create(&c->up.th, NULL, sv_part_main, &c->up.job) == 0) c->up.busy = 1, c->up.held = m;
-        else sv_part_main(&c->up.job); /* no thread: hashed here */
+        else sv_part_main(&c->up.job); /* no thread: copied here */
         break;
     }
-    case GR_PUT: {
-        uint8_t hash[GR_HASH_BYTES];
+    case GR_PUT: { /* the buffer reads the bytes at once; their hash is computed after (sv_hash_start) */
         uint8_t *block = NULL, *data = NULL; /* the tensor's bytes: the upload's, or the payload */
         uint64_t total = q.bytes;
         sv_entry *e;
         sv_buf *b;
-        int hrc = 0;
         sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap)) sv_upload_drop(s, c, "PUT: its parts out of order");
-        if (c->up.data) { /* the rest of an upload in parts: its leaves, then the root */
+        if (!c->up.data && c->up_failed && c->up_failed == q.buf) { /* the rest of an upload whose parts failed */
+            c->up_failed = 0;
+            if ((b = sv_buf_get(c, q.buf))) sv_buf_fail(s, c, b, "PUT: the parts before it failed");
+            sv_error(s, c, h.id, GR_E_BUFFER, "PUT: the parts before it failed");
+            break;
+        }
+        c->up_failed = 0;
+        if (c->up.data) { /* the rest of an upload in parts */
             total = c->up.got + q.bytes;
             if (total > c->up.cap) total = (uint64_t)-1;
             else {
-                gr_hash_leaves(c->up.data + c->up.got, q.data, (size_t)q.bytes, c->up.leaves + c->up.got / GR_LEAF_BYTES * 32, s->hash_threads);
-                gr_hash_root(total, c->up.leaves, hash);
+                if (q.bytes) memcpy(c->up.data + c->up.got, q.data, (size_t)q.bytes);
                 block = data = c->up.data;
                 c->up.data = NULL;
             }
             sv_upload_drop(s, c, NULL);
-        } else if (m->ucx_owned) { /* the bytes are UCX's buffer: copied once, aligned, while hashed */
-            uint8_t *leaves = (uint8_t *)malloc((size_t)((q.bytes + GR_LEAF_BYTES - 1) / GR_LEAF_BYTES * 32 + 1));
-            block = data = (uint8_t *)malloc(q.bytes ? (size_t)q.bytes : 1);
-            if (!leaves || !block) hrc = -1;
-            else {
-                gr_hash_leaves(block, q.data, (size_t)q.bytes, leaves, s->hash_threads);
-                gr_hash_root(q.bytes, leaves, hash);
-            }
-            free(leaves);
+        } else if (m->ucx_owned) { /* the bytes are UCX's buffer: copied once, aligned */
+            if ((block = data = (uint8_t *)malloc(q.bytes ? (size_t)q.bytes : 1)) && q.bytes) memcpy(block, q.data, (size_t)q.bytes);
         } else {
-            hrc = gr_content_hash(q.data, (size_t)q.bytes, hash, s->hash_threads);
             block = m->data;
             data = q.bytes ? (uint8_t *)q.data : m->data;
         }
@@ -1041,16 +1200,9 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: its parts and its rest exceed its cap");
             break;
         }
-        if (hrc != 0) {
-            if (block != m->data) free(block);
+        if (!block) {
             sv_buf_fail(s, c, b, "PUT: out of memory");
             sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
-            break;
-        }
-        if (sodium_memcmp(hash, q.hash, GR_HASH_BYTES) != 0) {
-            if (block != m->data) free(block);
-            sv_buf_fail(s, c, b, "PUT: the bytes' hash is not the one claimed");
-            sv_error(s, c, h.id, GR_E_HASH, "PUT: the bytes' hash is not the one claimed");
             break;
         }
         if (c->bound_bytes + total > s->client_budget) { /* bound tensors are pinned: bounded per client */
@@ -1059,30 +1211,18 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
             break;
         }
-        if ((e = sv_find(s, hash))) {
+        if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
             if (block != m->data) free(block);
-        } else {
-            if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
-                if (block != m->data) free(block);
-                sv_buf_fail(s, c, b, "PUT: out of memory");
-                sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
-                break;
-            }
-            memcpy(e->hash, hash, GR_HASH_BYTES);
-            e->block = block; /* the entry keeps the received bytes: no copy */
-            e->data = data;
-            if (block == m->data) m->data = NULL;
-            if (!e->data) e->data = e->block = (uint8_t *)malloc(1);
-            e->size = (size_t)total;
-            e->hnext = s->cache[sv_hslot(hash)];
-            s->cache[sv_hslot(hash)] = e;
-            s->cache_bytes += e->size;
-            e->older = s->newest;
-            if (s->newest) s->newest->newer = e;
-            else s->oldest = e;
-            s->newest = e;
+            sv_buf_fail(s, c, b, "PUT: out of memory");
+            sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
+            break;
         }
+        e->block = block; /* the entry keeps the received bytes: no copy */
+        e->data = data;
+        if (block == m->data) m->data = NULL;
+        e->size = (size_t)total;
         sv_bind(s, c, b, e);
+        sv_hash_start(s, c, b, e, h.id, q.hash);
         sv_evict(s);
         break;
     }
@@ -1365,6 +1505,11 @@ static void sv_client_free(sv *s, sv_client *c) {
         }
     for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
     sv_upload_drop(s, c, NULL);
+    {
+        sv_hjob *j;
+        for (j = s->hjobs; j; j = j->next)
+            if (j->c == c) j->c = NULL; /* its hash still ends in the cache */
+    }
     free(c);
     sv_evict(s);
 }
@@ -1408,10 +1553,11 @@ static int sv_backend_check(const char *backend) {
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
-                    "                    [--run-threads N] [--inline-work N]\n"
+                    "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
-                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n");
+                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
+                    "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n");
     return 2;
 }
 
@@ -1446,13 +1592,14 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--queue-mb")) queue_mb = atol(v);
         else if (!strcmp(a, "--run-threads")) s.max_jobs = atoi(v);
         else if (!strcmp(a, "--inline-work")) inline_work = atof(v);
+        else if (!strcmp(a, "--hash-hold-ms")) s.hash_hold_ms = atoi(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||
-        !(inline_work >= 0 && inline_work <= 1e18))
+        !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000)
         return sv_usage();
     s.inline_work = (uint64_t)inline_work;
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
@@ -1469,6 +1616,8 @@ int main(int argc, char **argv) {
     }
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
+    pthread_cond_init(&s.hcv, NULL);
+    s.has_hasher = pthread_create(&s.hasher, NULL, sv_hash_main, &s) == 0; /* without it PUTs are hashed on the loop */
     for (s.npool = 0; s.npool < s.max_jobs; s.npool++)
         if (pthread_create(&s.pool[s.npool], NULL, sv_job_main, &s) != 0) {
             fprintf(stderr, "genie-server: cannot start %d threads for RUNs (--run-threads)\n", s.max_jobs);
@@ -1563,6 +1712,7 @@ int main(int argc, char **argv) {
             busy = 1;
             ucp_worker_progress(s.x.w);
         }
+        if (s.hjobs) busy |= sv_hash_reap(&s); /* hashes done */
         for (c = s.clients; c && s.jobs; c = c->next) /* finished jobs */
             if (sv_reap(&s, c)) {
                 char drop[64];
@@ -1611,8 +1761,16 @@ int main(int argc, char **argv) {
     pthread_mutex_lock(&s.mu);
     s.stopping = 1;
     pthread_cond_broadcast(&s.cv);
+    pthread_cond_broadcast(&s.hcv);
     pthread_mutex_unlock(&s.mu);
     for (i = 0; i < s.npool; i++) pthread_join(s.pool[i], NULL);
+    if (s.has_hasher) pthread_join(s.hasher, NULL);
+    while (s.hjobs) { /* the hashes not done: their bytes dropped */
+        sv_hjob *j = s.hjobs;
+        s.hjobs = j->next;
+        sv_entry_unref(&s, j->e);
+        free(j);
+    }
     ucp_listener_destroy(s.listener);
     grx_destroy(&s.x);
     while (s.oldest) {
@@ -1626,6 +1784,7 @@ int main(int argc, char **argv) {
            s.runs_loop, s.runs_pool);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
+    pthread_cond_destroy(&s.hcv);
     close(s.wake[0]);
     close(s.wake[1]);
     return 0;

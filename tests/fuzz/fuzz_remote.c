@@ -44,6 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                          (!st.phase_len || (st.phase >= (const char *)data && st.phase + st.phase_len <= (const char *)data + size)),
                      "STATS_REPLY: a row outside its payload");
     }
+    if (type == GR_HASHED) { /* a client decodes it: 40 bytes exactly, an id not 0 */
+        uint64_t id = 0;
+        uint8_t hash[GR_HASH_BYTES];
+        int ok = gr_hashed_decode(data + 1, size - 1, &id, hash);
+        fr_check(ok == (size - 1 == GR_HASHED_BYTES && id != 0), "HASHED: accepted other than 40 bytes with an id");
+        fr_check(!ok || memcmp(hash, data + 9, GR_HASH_BYTES) == 0, "HASHED: the hash is not the payload's");
+    }
     rc = gr_msg_decode(type, data + 1, size - 1, &m, why);
     fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");
     fr_check(rc == 0 || why[0] != 0, "decode: an error without a reason");
