@@ -74,7 +74,7 @@
  *                          fields set them per context)
  *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
  *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
- *                          which also poisons them (see "Dead handles" in README.md)
+ *                          which also poisons them (see "Dead handles" in docs/DESIGN.md)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
@@ -772,7 +772,24 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
      att_      the fused attention kernel; q_ dq_: quantized products, dequantization
      jr_ st_   safetensors: the JSON header reader, the file
      gr_ gg_ gv_  GGUF: the byte reader, the file, its metadata values
-     be_       calls into the backend table; sbuf_: a growable string (dump, JSON) */
+     be_       calls into the backend table; sbuf_: a growable string (dump, JSON)
+     vspec_    a ViewSpec (shape, strides, offset), shared and reference-counted
+     dt_ ldf ldi  the dtype table; one element loaded as double / int64 (reference kernels)
+     ti_       TensorIterator's layout rules (ATen's output strides for operands that differ)
+     dfr_      deferred nodes: lazy readers an in-place write must check before it lands
+     sk_       sort's comparison keys (ascending/descending, float/int; NaN the largest)
+     ic_       index_copy_; rope_: rotary embedding; tri_: tril/triu
+     rNAME_    row kernels (rsum, rmax, rsumexp, rnorm: >>rows); cols_: column primitives
+     nt_       streamed (non-temporal) stores; pf_: prefetch distances
+     fop_ frow_ fout_ fpass_  a fused group's ops, row registers, stores and passes;
+               sfused_: the segmented group kernel (>>fuse)
+     blk_      ggml's block dtypes (bytes and elements a block); q8_: x quantized to int8 blocks;
+               qdot*: quantized dot products; qpre_ qamx_ qvnni_ qavx2_: int8 prefill panels
+               (on AMX tiles, AVX-512 VNNI, AVX2)
+     stmap_    a safetensors file's mapping, shared by the tensors that read it
+   Macro families: GENIE__VS_ (vector math templates), GENIE__RK_ (row kernels), GENIE__COLS_
+   (column primitives), GENIE__UK_ (GEMM micro-kernels); GENIE__NAME_z / _y: a primitive's
+   AVX-512 / AVX2 form, GENIE__NAME the one GENIE__ISA selects (>>vmath). */
 
 /* >>config ---------------------------------------------------------------- */
 #include <stdarg.h>
