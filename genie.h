@@ -74,7 +74,7 @@
  *                          fields set them per context)
  *     GENIE_DEBUG          dead handles are quarantined (slots never reused), so every
  *                          use of one is GENIE_ERR_INVALID_ARG; automatic under ASan,
- *                          which also poisons them (see "Dead handles" in README.md)
+ *                          which also poisons them (see "Dead handles" in docs/DESIGN.md)
  *
  * RUN TIME
  *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
@@ -772,7 +772,24 @@ GENIEDEF void          genie_gguf_close(genie_gguf *g);  /* frees g (NULL is fin
      att_      the fused attention kernel; q_ dq_: quantized products, dequantization
      jr_ st_   safetensors: the JSON header reader, the file
      gr_ gg_ gv_  GGUF: the byte reader, the file, its metadata values
-     be_       calls into the backend table; sbuf_: a growable string (dump, JSON) */
+     be_       calls into the backend table; sbuf_: a growable string (dump, JSON)
+     vspec_    a ViewSpec (shape, strides, offset), shared and reference-counted
+     dt_ ldf ldi  the dtype table; one element loaded as double / int64 (reference kernels)
+     ti_       TensorIterator's layout rules (ATen's output strides for operands that differ)
+     dfr_      deferred nodes: lazy readers an in-place write must check before it lands
+     sk_       sort's comparison keys (ascending/descending, float/int; NaN the largest)
+     ic_       index_copy_; rope_: rotary embedding; tri_: tril/triu
+     rNAME_    row kernels (rsum, rmax, rsumexp, rnorm: >>rows); cols_: column primitives
+     nt_       streamed (non-temporal) stores; pf_: prefetch distances
+     fop_ frow_ fout_ fpass_  a fused group's ops, row registers, stores and passes;
+               sfused_: the segmented group kernel (>>fuse)
+     blk_      ggml's block dtypes (bytes and elements a block); q8_: x quantized to int8 blocks;
+               qdot*: quantized dot products; qpre_ qamx_ qvnni_ qavx2_: int8 prefill panels
+               (on AMX tiles, AVX-512 VNNI, AVX2)
+     stmap_    a safetensors file's mapping, shared by the tensors that read it
+   Macro families: GENIE__VS_ (vector math templates), GENIE__RK_ (row kernels), GENIE__COLS_
+   (column primitives), GENIE__UK_ (GEMM micro-kernels); GENIE__NAME_z / _y: a primitive's
+   AVX-512 / AVX2 form, GENIE__NAME the one GENIE__ISA selects (>>vmath). */
 
 /* >>config ---------------------------------------------------------------- */
 #include <stdarg.h>
@@ -7045,6 +7062,15 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__DSTU GENIE__ISEL(GENIE__DSTU_, GENIE__ISA)
 #define GENIE__MANDN GENIE__ISEL(GENIE__MANDN_, GENIE__ISA)
 #define GENIE__JSTM GENIE__ISEL(GENIE__JSTM_, GENIE__ISA)
+#define GENIE__H GENIE__ISEL(GENIE__H_, GENIE__ISA)
+#define GENIE__HLD GENIE__ISEL(GENIE__HLD_, GENIE__ISA)
+#define GENIE__HST GENIE__ISEL(GENIE__HST_, GENIE__ISA)
+#define GENIE__HADD GENIE__ISEL(GENIE__HADD_, GENIE__ISA)
+#define GENIE__HMUL GENIE__ISEL(GENIE__HMUL_, GENIE__ISA)
+#define GENIE__HFMA GENIE__ISEL(GENIE__HFMA_, GENIE__ISA)
+#define GENIE__DCVT GENIE__ISEL(GENIE__DCVT_, GENIE__ISA)
+#define GENIE__HCAT GENIE__ISEL(GENIE__HCAT_, GENIE__ISA)
+#define GENIE__HJOIN GENIE__ISEL(GENIE__HJOIN_, GENIE__ISA)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
@@ -7142,9 +7168,7 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
    streamed stores, exp of x <= 0 */
 #define GENIE__DLO_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_castps512_ps256(v))
 #define GENIE__DHI_z(v) _mm512_mask_cvtps_pd(_mm512_setzero_pd(), (__mmask8)-1, _mm512_extractf32x8_ps(v, 1))
-#define GENIE__DCAT_z(lo, hi) \
-    _mm512_insertf32x8(_mm512_castps256_ps512(GENIE__DCVT_z(lo)), GENIE__DCVT_z(hi), 1) /* f32 lo | hi */
-#define GENIE__DCVT_z(v) _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v)
+#define GENIE__DCAT_z(lo, hi) GENIE__HCAT_z(GENIE__DCVT_z(lo), GENIE__DCVT_z(hi)) /* f32 lo | hi */
 #define GENIE__DSUM_z(v) _mm512_reduce_add_pd(v)
 #define GENIE__FHMAX_z(v) _mm512_reduce_max_ps(v)
 #define GENIE__FANY_z(m) ((m) != 0)
@@ -7158,6 +7182,16 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__DLDU_z(p) _mm512_loadu_pd(p) /* DL doubles */
 #define GENIE__DSTU_z(p, v) _mm512_storeu_pd(p, v)
 #define GENIE__MANDN_z(a, b) ((__mmask16)(~(a) & (b))) /* !a && b */
+/* H: the f32 half of an F, DL lanes (a D rounded to f32; layer_norm's rows work on halves) */
+#define GENIE__H_z __m256
+#define GENIE__HLD_z(p) _mm256_loadu_ps(p)
+#define GENIE__HST_z(p, v) _mm256_storeu_ps(p, v)
+#define GENIE__HADD_z(a, b) _mm256_add_ps(a, b)
+#define GENIE__HMUL_z(a, b) _mm256_mul_ps(a, b)
+#define GENIE__HFMA_z(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define GENIE__DCVT_z(v) _mm512_mask_cvtpd_ps(_mm256_setzero_ps(), (__mmask8)-1, v) /* D to H */
+#define GENIE__HCAT_z(lo, hi) _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1) /* F = lo | hi */
+#define GENIE__HJOIN_z 0 /* layer_norm: w and b applied to each H (GENIE__RK_NORM) */
 /* p[l] = j (int64) for the lanes l of mask m */
 #define GENIE__JSTM_z(p, m, j) \
     (_mm512_mask_storeu_epi64(p, (__mmask8)(m), _mm512_set1_epi64(j)), \
@@ -7263,7 +7297,7 @@ static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
 }
 #define GENIE__DLO_y(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
 #define GENIE__DHI_y(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
-#define GENIE__DCAT_y(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1)
+#define GENIE__DCAT_y(lo, hi) GENIE__HCAT_y(GENIE__DCVT_y(lo), GENIE__DCVT_y(hi))
 #define GENIE__DSUM_y(v) genie__y_dsum(v)
 #define GENIE__FHMAX_y(v) genie__y_fhmax(v)
 #define GENIE__FANY_y(m) (_mm256_movemask_ps(m) != 0)
@@ -7278,6 +7312,15 @@ static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
 #define GENIE__DLDU_y(p) _mm256_loadu_pd(p)
 #define GENIE__DSTU_y(p, v) _mm256_storeu_pd(p, v)
 #define GENIE__MANDN_y(a, b) _mm256_andnot_ps(a, b)
+#define GENIE__H_y __m128
+#define GENIE__HLD_y(p) _mm_loadu_ps(p)
+#define GENIE__HST_y(p, v) _mm_storeu_ps(p, v)
+#define GENIE__HADD_y(a, b) _mm_add_ps(a, b)
+#define GENIE__HMUL_y(a, b) _mm_mul_ps(a, b)
+#define GENIE__HFMA_y(a, b, c) _mm_fmadd_ps(a, b, c)
+#define GENIE__DCVT_y(v) _mm256_cvtpd_ps(v)
+#define GENIE__HCAT_y(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
+#define GENIE__HJOIN_y 1 /* layer_norm: w and b applied to the joined F */
 static GENIE__AVX2 GENIE__VINL void genie__y_jstm(int64_t *p, __m256 m, int64_t j) {
     const __m256i t = _mm256_castps_si256(m), jv = _mm256_set1_epi64x(j);
     const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t)), hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
@@ -7710,8 +7753,7 @@ static void genie__fround(genie_cpu cpu, int cdt, float *x, int64_t n) {
    cache), then scales that row while streaming it (computing exp twice to stream
    measured slower).
    The SIMD row kernels are written once (GENIE__RK_ALL) over >>vmath's primitives and
-   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2), but for layer_norm's
-   genie__rnorm_avx512 and _avx2 (see there); the generic path's are the
+   instantiated for AVX-512 and AVX2 (genie__rowk_avx512, _avx2); the generic path's are the
    plain C loops genie__r*_c (genie__rowk_c), in the same order of f64 accumulators. Each set is
    collected in its path's table (genie__pathk.rk). The exp they use is >>vmath's core
    (GENIE__FEXPC: genie__z_expc, genie__y_expc). */
@@ -8016,75 +8058,62 @@ static int64_t genie__nt_head(const float *y, int64_t n, int lanes) {
     static GENIE__VATTR void genie__rsubsub_##s(const float *x, float *y, int64_t n, float a, float b, int nt) { \
         const GENIE__F av = GENIE__F1(a), bv = GENIE__F1(b);                                       \
         GENIE__RK_NT(GENIE__FSUB(GENIE__FSUB(xv, av), bv))                                         \
+    }                                                                                              \
+    GENIE__RK_NORM(s)
+/* layer_norm's rows: t = (x - mean) rstd in f64 lanes rounded to f32 (H, the halves of an F),
+   then t w + b in one f32 FMA. Whole vectors apply w and b to the joined F where GENIE__HJOIN
+   (AVX2: fewer loads and stores) or to each H before joining them (AVX-512: joining first
+   adds a shuffle on the port the conversions hold, measured slower on rows in cache); a
+   masked head (up to y's vector boundary when nt) and tail work on one F. */
+#define GENIE__RK_NORM(s)                                                                         \
+    static GENIE__VATTR GENIE__VINL GENIE__F genie__rnorm1_##s(const float *x, GENIE__FM t, GENIE__D m, GENIE__D r, \
+                                                               const float *w, const float *b) {   \
+        const GENIE__F xv = GENIE__FLDZ(x, t);                                                     \
+        const GENIE__F v = GENIE__DCAT(GENIE__DMUL(GENIE__DSUB(GENIE__DLO(xv), m), r),             \
+                                       GENIE__DMUL(GENIE__DSUB(GENIE__DHI(xv), m), r));            \
+        if (w && b) return GENIE__FFMA(v, GENIE__FLDZ(w, t), GENIE__FLDZ(b, t));                   \
+        if (w) return GENIE__FMUL(v, GENIE__FLDZ(w, t));                                           \
+        if (b) return GENIE__FADD(v, GENIE__FLDZ(b, t));                                           \
+        return v;                                                                                  \
+    }                                                                                              \
+    static GENIE__VATTR void genie__rnorm_##s(const float *x, float *y, int64_t n, double mean, double rstd, \
+                                              const float *w, const float *b, int nt) {            \
+        const GENIE__D m = GENIE__D1(mean), r = GENIE__D1(rstd);                                   \
+        const int64_t h = nt ? genie__nt_head(y, n, GENIE__FL) : 0;                                \
+        int64_t j;                                                                                 \
+        if (h) GENIE__FSTM(y, GENIE__FTAIL(h), genie__rnorm1_##s(x, GENIE__FTAIL(h), m, r, w, b)); \
+        for (j = h; j + GENIE__FL <= n; j += GENIE__FL) {                                          \
+            GENIE__H lo = GENIE__DCVT(GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j), m), r));          \
+            GENIE__H hi = GENIE__DCVT(GENIE__DMUL(GENIE__DSUB(GENIE__DLD(x + j + GENIE__DL), m), r)); \
+            GENIE__F v;                                                                            \
+            if (GENIE__HJOIN) {                                                                    \
+                v = GENIE__HCAT(lo, hi);                                                           \
+                GENIE__RK_AFFINE(v, j, GENIE__FLD, GENIE__FFMA, GENIE__FMUL, GENIE__FADD)          \
+            } else {                                                                               \
+                GENIE__RK_AFFINE(lo, j, GENIE__HLD, GENIE__HFMA, GENIE__HMUL, GENIE__HADD)         \
+                GENIE__RK_AFFINE(hi, j + GENIE__DL, GENIE__HLD, GENIE__HFMA, GENIE__HMUL, GENIE__HADD) \
+                if (!nt) { /* the halves stored apart: no shuffle */                               \
+                    GENIE__HST(y + j, lo);                                                         \
+                    GENIE__HST(y + j + GENIE__DL, hi);                                             \
+                    continue;                                                                      \
+                }                                                                                  \
+                v = GENIE__HCAT(lo, hi); /* streamed as one vector (two halves: slower) */         \
+            }                                                                                      \
+            if (nt) GENIE__FSTNT(y + j, v);                                                        \
+            else GENIE__FST(y + j, v);                                                             \
+        }                                                                                          \
+        if (j < n) {                                                                               \
+            const GENIE__FM t = GENIE__FTAIL(n - j);                                               \
+            GENIE__FSTM(y + j, t, genie__rnorm1_##s(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL)); \
+        }                                                                                          \
+        if (nt) _mm_sfence();                                                                      \
     }
-/* layer_norm's rows stay per ISA: AVX-512's applies the weight and bias to each f64 half's
-   8 f32 lanes before joining them (joining first, as a template over F must, measured 12-18%
-   slower on rows in cache); AVX2's is its peer, with scalar heads and tails. */
-static GENIE__AVX512 __m512 genie__rnorm16_avx512(const float *x, __mmask16 t, __m512d m, __m512d r, const float *w,
-                                                 const float *b) {
-    const __m512 xv = _mm512_maskz_loadu_ps(t, x);
-    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(xv)), m), r));
-    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1)), m), r));
-    const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
-    if (w && b) return _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(t, w), _mm512_maskz_loadu_ps(t, b));
-    if (w) return _mm512_mul_ps(v, _mm512_maskz_loadu_ps(t, w));
-    if (b) return _mm512_add_ps(v, _mm512_maskz_loadu_ps(t, b));
-    return v;
-}
-static GENIE__AVX512 void genie__rnorm_avx512(const float *x, float *y, int64_t n, double mean, double rstd,
-                                             const float *w, const float *b, int nt) {
-    const __m512d m = _mm512_set1_pd(mean), r = _mm512_set1_pd(rstd);
-    const int64_t h = nt ? genie__nt_head(y, n, 16) : 0;
-    int64_t j;
-    if (h) {
-        const __mmask16 t = (__mmask16)((1u << h) - 1u);
-        _mm512_mask_storeu_ps(y, t, genie__rnorm16_avx512(x, t, m, r, w, b));
-    }
-    for (j = h; j + 16 <= n; j += 16) {
-        __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), r));
-        __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), m), r));
-        if (w && b) {
-            lo = _mm256_fmadd_ps(lo, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-            hi = _mm256_fmadd_ps(hi, _mm256_loadu_ps(w + j + 8), _mm256_loadu_ps(b + j + 8));
-        } else if (w) {
-            lo = _mm256_mul_ps(lo, _mm256_loadu_ps(w + j));
-            hi = _mm256_mul_ps(hi, _mm256_loadu_ps(w + j + 8));
-        } else if (b) {
-            lo = _mm256_add_ps(lo, _mm256_loadu_ps(b + j));
-            hi = _mm256_add_ps(hi, _mm256_loadu_ps(b + j + 8));
-        }
-        if (nt) { /* a whole line at once (two streamed halves: slower) */
-            _mm512_stream_ps(y + j, _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
-        } else {
-            _mm256_storeu_ps(y + j, lo);
-            _mm256_storeu_ps(y + j + 8, hi);
-        }
-    }
-    if (j < n) {
-        const __mmask16 t = GENIE__FTAIL_z(n - j);
-        _mm512_mask_storeu_ps(y + j, t, genie__rnorm16_avx512(x + j, t, m, r, w ? w + j : NULL, b ? b + j : NULL));
-    }
-    if (nt) _mm_sfence();
-}
-static GENIE__AVX2 void genie__rnorm_avx2(const float *x, float *y, int64_t n, double mean, double rstd,
-                                         const float *w, const float *b, int nt) {
-    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rstd);
-    const int64_t h = nt ? genie__nt_head(y, n, 8) : 0;
-    int64_t j;
-    genie__rnorm_c(x, y, h, mean, rstd, w, b, 0);
-    for (j = h; j + 8 <= n; j += 8) {
-        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), r));
-        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)), m), r));
-        __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-        if (w && b) v = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
-        else if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
-        else if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
-        if (nt) _mm256_stream_ps(y + j, v);
-        else _mm256_storeu_ps(y + j, v);
-    }
-    if (j < n) genie__rnorm_c(x + j, y + j, n - j, mean, rstd, w ? w + j : NULL, b ? b + j : NULL, 0);
-    if (nt) _mm_sfence();
-}
+/* v = v w[o..] + b[o..] (v w, v + b where one is NULL) with loads LD and the matching FMA,
+   MUL, ADD: of an F or an H */
+#define GENIE__RK_AFFINE(v, o, LD, FMA, MUL, ADD)                                                 \
+    if (w && b) v = FMA(v, LD(w + (o)), LD(b + (o)));                                              \
+    else if (w) v = MUL(v, LD(w + (o)));                                                           \
+    else if (b) v = ADD(v, LD(b + (o)));
 /* y[j] = VALUE(xv = x[j..]) over n: a masked head up to y's vector boundary when nt, whole
    vectors (streamed when nt: no read for ownership of the output's lines), a masked tail */
 #define GENIE__RK_NT(VALUE)                                                                       \

@@ -249,7 +249,7 @@ _tensor_numpy = torch.Tensor.numpy
 
 
 def _numpy(self, *args, **kwargs):
-    # a device tensor materializes for NumPy (PyTorch raises for non-CPU tensors: the README
+    # a device tensor materializes for NumPy (PyTorch raises for non-CPU tensors: docs/torch.md
     # lists this difference); `x.cpu().numpy()` works everywhere
     if self.device.type == DEVICE_TYPE:
         self = self.cpu()
