@@ -894,6 +894,18 @@ static void test_quant(const char *addr) {
         {GENIE_Q8_0, 40, 96, 3}, {GENIE_Q4_0, 40, 96, 1}, {GENIE_Q8_0, 7, 64, 16}, {GENIE_Q4_K, 9, 512, 2}, {GENIE_Q6_K, 9, 256, 5},
     };
     size_t k;
+    { /* genie_from_blocks refuses a dtype that is not a block one and a last dim of part of a block */
+        genie_ctx *lc = local_ctx();
+        int64_t ws[2] = {4, 48};
+        uint8_t bytes[4 * 2 * 34] = {0};
+        CHECK(!genie_from_blocks(lc, GENIE_F32, 2, ws, bytes, NULL, NULL) && genie_status(lc) == GENIE_ERR_DTYPE, "genie_from_blocks of f32: %s",
+              genie_last_error(lc));
+        genie_clear_error(lc);
+        CHECK(!genie_from_blocks(lc, GENIE_Q8_0, 2, ws, bytes, NULL, NULL) && genie_status(lc) == GENIE_ERR_SHAPE &&
+                  strstr(genie_last_error(lc), "[4,48]"),
+              "genie_from_blocks of q8_0 [4, 48]: %s", genie_last_error(lc));
+        genie_ctx_destroy(lc);
+    }
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const genie_dtype dt = cases[k].dt;
         const int64_t N = cases[k].N, K = cases[k].K, rows = cases[k].rows, n = 4 * rows * N;
