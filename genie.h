@@ -706,6 +706,12 @@ GENIEDEF const char   *genie_gguf_name(const genie_gguf *g, int i);    /* i-th t
    [n_out, n_in] weight for ne = {n_in, n_out}); F32, F16 and BF16 as those dtypes, Q8_0, Q4_0, Q4_K
    and Q6_K as the block dtypes; NULL and GENIE_ERR_INDEX when missing, GENIE_ERR_DTYPE for another type. */
 GENIEDEF genie_tensor *genie_gguf_get(genie_gguf *g, const char *name);
+/* wraps the caller's bytes of block dtype dt (GENIE_Q8_0 .. GENIE_Q6_K, ggml's layouts), no
+   copy: shape contiguous, its last dim a multiple of the block (32 or 256 elements), so data holds
+   numel / block blocks; deleter as genie_from_blob's. A block tensor is read by views keeping
+   whole blocks, to_dtype, linear, matmul (x @ w.t()), embedding and index_select. */
+GENIEDEF genie_tensor *genie_from_blocks(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data,
+                                         void (*deleter)(void *data, void *user), void *user);
 GENIEDEF int           genie_gguf_meta_count(const genie_gguf *g);     /* metadata keys */
 GENIEDEF const char   *genie_gguf_meta_key(const genie_gguf *g, int i); /* i-th key in file order */
 /* Typed look-ups: GENIE_OK, GENIE_ERR_INDEX when the key is missing (or i out of range),
@@ -17068,7 +17074,7 @@ static int genie__block_op(const char *fn) {
                                      "genie_expand", "genie_squeeze", "genie_unsqueeze", "genie_slice", "genie_select",
                                      "genie_narrow", "genie_split", "genie_chunk", "genie_unbind", "genie_alias",
                                      "genie_to_dtype", "genie_matmul", "genie_linear", "genie_embedding",
-                                     "genie_index_select", "genie_realize"};
+                                     "genie_index_select", "genie_realize", "genie_as_strided"};
     size_t i;
     for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (strcmp(fn, ok[i]) == 0) return 1;
@@ -17402,6 +17408,22 @@ GENIEDEF genie_tensor *genie_from_blob(genie_ctx *ctx, genie_dtype dt, int ndim,
         b->user = user;
     }
     return t;
+}
+GENIEDEF genie_tensor *genie_from_blocks(genie_ctx *ctx, genie_dtype dt, int ndim, const int64_t *shape, const void *data,
+                                         void (*deleter)(void *data, void *user), void *user) {
+    const char *fn = "genie_from_blocks";
+    char sb[200];
+    int64_t numel;
+    GENIE__ENTER(ctx);
+    if (!genie__dt_valid((int)dt) || !GENIE__IS_BLOCK((int)dt))
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_DTYPE, "%s: dtype %s is not a block dtype", fn, genie_dtype_name(dt));
+    if (!genie__check_shape(ctx, fn, ndim, shape, -1)) return NULL;
+    numel = genie__numel(ndim, shape);
+    if (ndim < 1 || shape[ndim - 1] % genie__blk_n((int)dt) != 0)
+        return (genie_tensor *)genie__fail(ctx, GENIE_ERR_SHAPE, "%s: a %s tensor of shape %s: its last dim must be a multiple of its block of %lld",
+                                           fn, genie__dt_names[dt], genie__fmt_shape(sb, ndim, shape), (long long)genie__blk_n((int)dt));
+    if (numel > 0 && !data) return (genie_tensor *)genie__fail(ctx, GENIE_ERR_INVALID_ARG, "%s: data is NULL", fn);
+    return genie__from_blocks(ctx, (int)dt, ndim, shape, data, deleter, user);
 }
 static genie_tensor *genie__full(genie_ctx *ctx, const char *fn, genie_dtype dt, int ndim, const int64_t *shape, double val) {
     genie__vspec *v;

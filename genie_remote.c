@@ -587,8 +587,8 @@ static int rc_node_ok(const genie__node *n) {
     }
     if (n->nin < gr_op_arity[w][0] || n->nin > gr_op_arity[w][1]) return 0;
     if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
-    for (k = 0; k < n->nin; k++)
-        if (n->in[k].n->dtype >= GR_DTYPE_COUNT) return 0;
+    for (k = 0; k < n->nin; k++) /* a block dtype only as a quantized linear's weight */
+        if (n->in[k].n->dtype >= GR_DTYPE_COUNT && !(w == GR_OP_QLINEAR && k == 1 && GR_DT_BLOCK(n->in[k].n->dtype))) return 0;
     if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
     /* sources of different dtypes: binary ops and where go with the 0-dim flags that give
        genie the node's dtypes (rc_zero_mask); others (clamp's bounds, linear) stay here */

@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 8
+#define GR_VERSION 9
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -108,7 +108,8 @@ enum gr_err {
     X(CAT, 1, GR_MAX_IN) X(INDEX_SELECT, 2, 2) X(GATHER, 2, 2) X(ARGMAX, 1, 1) X(ARGMIN, 1, 1)         \
     X(MAX_DIM, 1, 1) X(MIN_DIM, 1, 1) X(MASKED_FILL, 2, 2) X(TRIL, 1, 1) X(TRIU, 1, 1) X(VAR, 1, 1)    \
     X(STD, 1, 1) X(LOGSUMEXP, 1, 1) X(CUMSUM, 1, 1) X(FULL, 0, 0) X(SCATTER, 3, 3) X(SCATTER_ADD, 3, 3)      \
-    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1) X(RAND, 0, 0) X(RANDN, 0, 0) X(ARANGE, 0, 0)
+    X(TOPK, 1, 1) X(SORT, 1, 1) X(CONV2D, 2, 3) X(FLIP, 1, 1) X(RAND, 0, 0) X(RANDN, 0, 0) X(ARANGE, 0, 0)             \
+    X(QLINEAR, 2, 2)
 /* In-place writes (flag 4): the op writes only the elements of its out view in its output
    buffer, which must hold the value it overwrites (the client's buffer of the old version);
    these ops exist only in place. */
@@ -134,6 +135,17 @@ static const char *const gr_op_names[] = {
 };
 #define GR_DTYPE_COUNT 10 /* genie's dtypes f32 .. bool, their enum values on the wire */
 static const unsigned char gr_dtype_size[GR_DTYPE_COUNT] = {4, 8, 2, 2, 8, 4, 2, 1, 1, 1};
+/* Block dtypes q8_0, q4_0, q4_k, q6_k (genie's enum values 10 .. 13, ggml's layouts): only as
+   source 1 of QLINEAR, read from a buffer. A view of one counts elements; element e lies in
+   block e / elems, at byte (e / elems) * bytes of its buffer. */
+#define GR_DTYPE_BLOCK_END 14
+#define GR_DT_BLOCK(dt) ((dt) >= GR_DTYPE_COUNT && (dt) < GR_DTYPE_BLOCK_END)
+static const unsigned short gr_blk_elems[4] = {32, 32, 256, 256};
+static const unsigned char gr_blk_bytes[4] = {34, 18, 144, 210};
+/* The bytes of n elements of dtype dt (< GR_DTYPE_BLOCK_END): for a block dtype, its whole blocks. */
+GR_FN uint64_t gr_dt_bytes(int dt, uint64_t n) {
+    return GR_DT_BLOCK(dt) ? n / gr_blk_elems[dt - GR_DTYPE_COUNT] * gr_blk_bytes[dt - GR_DTYPE_COUNT] : n * gr_dtype_size[dt];
+}
 
 typedef struct gr_hdr {
     uint32_t magic;
@@ -471,6 +483,8 @@ GR_FN const char *gr_op_args_bad(const gr_op *o) {
                 return "RUN: an arange whose end would not give its elements";
         }
         return NULL;
+    case GR_OP_QLINEAR: /* x [..., K] float, w [N, K] of a block dtype (its blocks along K: the server checks them) */
+        return in0 >= 1 && o->in[1].v.ndim == 2 ? NULL : "RUN: a quantized linear of a 0-dim input or a weight not 2-D";
     case GR_OP_FLIP: /* i[0]: a bit for each flipped dim of the source */
         return o->i[0] < 0 || o->i[0] >= ((int64_t)1 << in0) ? "RUN: flip of dims the source lacks" : NULL;
     default: return NULL;
@@ -560,7 +574,9 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
             src->ref = gr_u64(&r);
             if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated source");
             if (src->kind != GR_SRC_BUF && src->kind != GR_SRC_OP) GR__BAD(GR_E_MALFORMED, "RUN: unknown source kind");
-            if (src->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown source dtype");
+            if (src->dtype >= GR_DTYPE_BLOCK_END) GR__BAD(GR_E_MALFORMED, "RUN: unknown source dtype");
+            if (GR_DT_BLOCK(src->dtype) != (o->op == GR_OP_QLINEAR && k == 1) || (GR_DT_BLOCK(src->dtype) && src->kind != GR_SRC_BUF))
+                GR__BAD(GR_E_MALFORMED, "RUN: a block dtype other than a buffer as a quantized linear's weight, or such a weight of another dtype");
             if (src->kind == GR_SRC_BUF && src->ref >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: a source slot past the buffer table");
             if (src->kind == GR_SRC_BUF) src->ref = run->ids[src->ref];
             if (src->kind == GR_SRC_OP && src->ref >= i) GR__BAD(GR_E_MALFORMED, "RUN: a source that does not precede its op");

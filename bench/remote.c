@@ -11,6 +11,8 @@
  *                and until hashed (the server's HASHED back), and PUT hashed first + PING
  *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step
  *   block        a pre-norm encoder block [1, 32, 256]: remote vs local, bytes and CPU nodes a step
+ *   qlinear      x [1, 4096] @ a q8_0 and a q4_0 [4096, 4096] weight, relu: remote vs local, bytes
+ *                and CPU nodes a step (the weight uploaded by the first step)
  *   decode       64 greedy decode steps of the tiny Llama (tests/programs/llama_decode.h: the KV
  *                cache written in place): remote vs local, the first step's bytes (weights and
  *                caches) and each later step's bytes each way
@@ -251,6 +253,45 @@ static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o
     qsort(t, (size_t)steps, sizeof t[0], cmp_d);
     *best = t[0] * 1e3;
     free(out);
+    return t[steps / 2] * 1e3;
+}
+
+/* A decode-shaped quantized product: x [1, 4096] @ w.t() for a [4096, 4096] weight of block
+   dtype dt (random blocks whose f16 scales are small normal numbers), then relu: ms a step
+   (median, after a first step that uploads the weight), bytes each way and CPU nodes a step. */
+static double qlinear_ms(genie_ctx *c, genie_dtype dt, int steps, uint64_t *bytes, double *best, uint64_t *cpu) {
+    const int64_t N = 4096, K = 4096, bb = dt == GENIE_Q8_0 ? 34 : 18, nblk = N * K / 32, ws[2] = {N, K}, xs[2] = {1, K};
+    uint8_t *wb = (uint8_t *)malloc((size_t)(nblk * bb));
+    uint64_t seed = 77, b0 = 0, f0 = 0;
+    genie_tensor *w;
+    float out[4096];
+    double t[64];
+    int64_t i;
+    int s;
+    for (i = 0; i < nblk * bb; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        wb[i] = (uint8_t)(seed >> 24);
+    }
+    for (i = 0; i < nblk; i++) wb[i * bb + 1] = (uint8_t)(0x20 | (wb[i * bb + 1] & 0x0f));
+    w = genie_from_blocks(c, dt, 2, ws, wb, NULL, NULL);
+    for (s = 0; s <= steps; s++) {
+        double t0 = grx_now();
+        if (s == 1) {
+            b0 = genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received;
+            f0 = genie_get_stats(c).backend_fallbacks;
+        }
+        genie_pool_push(c);
+        if (genie_read(c, genie_relu(c, genie_linear(c, rnd(c, 2, xs, 200 + (uint64_t)s), w, NULL)), GENIE_F32, out, sizeof out) != GENIE_OK)
+            printf("FAIL qlinear step: %s\n", genie_last_error(c));
+        genie_pool_pop(c);
+        if (s) t[s - 1] = grx_now() - t0;
+    }
+    *bytes = (genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received - b0) / (uint64_t)steps;
+    *cpu = (genie_get_stats(c).backend_fallbacks - f0) / (uint64_t)steps;
+    genie_release(w);
+    free(wb);
+    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    *best = t[0] * 1e3;
     return t[steps / 2] * 1e3;
 }
 
@@ -690,6 +731,20 @@ int main(void) {
             printf("  %-44s %10.3f ms median, %.3f best\n", "encoder block [1,32,256], 4 heads, local", lm, lbest);
             printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes, %llu CPU nodes a step)\n", "  remote", rm, rbest,
                    rm / lm, (unsigned long long)rb, (unsigned long long)rcpu);
+        }
+        {
+            static const genie_dtype qdt[2] = {GENIE_Q8_0, GENIE_Q4_0};
+            for (z = 0; z < 2; z++) {
+                uint64_t lcpu, rcpu;
+                double lbest, rbest;
+                char what[96];
+                lm = qlinear_ms(l, qdt[z], 20, &lb, &lbest, &lcpu);
+                rm = qlinear_ms(c, qdt[z], 20, &rb, &rbest, &rcpu);
+                snprintf(what, sizeof what, "%s linear [1,4096] x [4096,4096], local", genie_dtype_name(qdt[z]));
+                printf("  %-44s %10.3f ms median, %.3f best\n", what, lm, lbest);
+                printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes, %llu CPU nodes a step)\n", "  remote", rm, rbest,
+                       rm / lm, (unsigned long long)rb, (unsigned long long)rcpu);
+            }
         }
         genie_ctx_destroy(c);
         genie_ctx_destroy(l);

@@ -527,6 +527,58 @@ static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx,
     return 0;
 }
 
+/* "[a, b, c]" of a view's shape into buf */
+static const char *sv_shape_str(char *buf, size_t n, const gr_view *v) {
+    size_t at = 0;
+    int d;
+    buf[0] = 0;
+    at += (size_t)snprintf(buf, n, "[");
+    for (d = 0; d < v->ndim && at < n; d++) at += (size_t)snprintf(buf + at, n - at, d ? ", %lld" : "%lld", (long long)v->shape[d]);
+    if (at < n) snprintf(buf + at, n - at, "]");
+    return buf;
+}
+/* A quantized linear's weight (source 1 of op i, a block dtype) against its buffer of size bytes:
+   its view [N, K] reads whole blocks along K (K a multiple of the block, unit stride along K,
+   the offset and the row stride in whole blocks), all inside the buffer: 0, or a gr_err and why. */
+static int sv_qweight_bad(const gr_op *o, uint32_t i, uint64_t size, char *why, size_t wsz) {
+    const gr_view *w = &o->in[1].v;
+    const int dt = o->in[1].dtype;
+    const int64_t B = gr_blk_elems[dt - GR_DTYPE_COUNT], BB = gr_blk_bytes[dt - GR_DTYPE_COUNT], N = w->shape[0], K = w->shape[1];
+    uint64_t need;
+    char xs[160];
+    if (K % B != 0 || (K > 1 && w->strides[1] != 1) || w->off % B != 0 || (N > 1 && w->strides[0] % B != 0)) {
+        snprintf(why, wsz, "RUN op %u (QLINEAR): a %s weight [%lld, %lld] of input %s (strides [%lld, %lld], offset %lld): the weight "
+                 "must be read along whole blocks of %lld (its in-features a multiple of %lld)", i, sv_dt_name(dt), (long long)N, (long long)K,
+                 sv_shape_str(xs, sizeof xs, &o->in[0].v), (long long)w->strides[0], (long long)w->strides[1], (long long)w->off,
+                 (long long)B, (long long)B);
+        return GR_E_OP;
+    }
+    need = gr_dt_bytes(dt, (uint64_t)gr_view_extent(w)); /* a multiple of B: whole blocks */
+    if (need > size) {
+        snprintf(why, wsz, "RUN op %u (QLINEAR): a %s weight [%lld, %lld] reads %llu bytes (%lld rows x %lld blocks of %lld bytes, "
+                 "from element %lld); its buffer holds %llu", i, sv_dt_name(dt), (long long)N, (long long)K, (unsigned long long)need,
+                 (long long)N, (long long)(K / B), (long long)BB, (long long)w->off, (unsigned long long)size);
+        return GR_E_BUFFER;
+    }
+    return 0;
+}
+/* The weight's view over buffer b (sv_qweight_bad passed): a cached buffer's block tensor is kept
+   as b->gt while the buffer reads it (it wraps the entry's bytes, alive while bound). */
+static genie_tensor *sv_qweight(sv_client *c, sv_buf *b, const gr_src *src) {
+    const int dt = src->dtype;
+    int64_t n = (int64_t)(b->size / gr_blk_bytes[dt - GR_DTYPE_COUNT]) * gr_blk_elems[dt - GR_DTYPE_COUNT];
+    genie_tensor *base;
+    if (b->entry && b->gt && (int)genie_dtype_of(b->gt) == dt) base = b->gt;
+    else {
+        base = genie_from_blocks(c->g, (genie_dtype)dt, 1, &n, b->data, NULL, NULL);
+        if (b->entry && base) {
+            genie_release(b->gt);
+            genie_retain(b->gt = base);
+        }
+    }
+    return base ? genie_as_strided(c->g, base, 2, src->v.shape, src->v.strides, src->v.off) : NULL;
+}
+
 /* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
 /* The rank genie is given source k in: 0 for a source flagged 0-dim (its view reads one
    element, which genie broadcasts itself and promotes as a 0-dim tensor), else its view's. */
@@ -621,6 +673,7 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
         for (nd = 0, k = 0; k < genie_ndim(t[0]); k++)
             if (o->i[0] >> k & 1) dims[nd++] = k;
         return genie_flip(g, t[0], nd, dims);
+    case GR_OP_QLINEAR: return genie_linear(g, t[0], t[1], NULL);
     case GR_OP_LINEAR: {
         /* sources as genie keeps them: x [.., M, K], w as [.., K, N] (w^T, batch strides 0),
            bias [.., M, N] broadcast (1-D [N] when only its last stride moves) */
@@ -742,7 +795,7 @@ static uint64_t sv_op_flops(const gr_op *o) {
     uint64_t out = (uint64_t)gr_view_numel(&o->out), in = o->nin ? (uint64_t)gr_view_numel(&o->in[0].v) : 0;
     const gr_view *a = &o->in[0].v;
     switch (o->op) {
-    case GR_OP_MATMUL: case GR_OP_LINEAR:
+    case GR_OP_MATMUL: case GR_OP_LINEAR: case GR_OP_QLINEAR:
         return (a->ndim ? 2 * out * (uint64_t)a->shape[a->ndim - 1] : 0) + (o->nin > 2 ? out : 0);
     case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
     case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
@@ -782,7 +835,7 @@ static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t 
         sv_stat *st = sv_stat_row(c, o->module, o->module_len, o->phase, o->phase_len, o->role < GENIE_ROLE_COUNT ? o->role : 0);
         uint64_t f = sv_op_flops(o), by = (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype], share;
         int k;
-        for (k = 0; k < o->nin; k++) by += sv_distinct(&o->in[k].v) * gr_dtype_size[o->in[k].dtype];
+        for (k = 0; k < o->nin; k++) by += gr_dt_bytes(o->in[k].dtype, sv_distinct(&o->in[k].v));
         share = i + 1 == to ? left : total ? (uint64_t)((double)ns * (double)f / (double)total) : ns / (to - from);
         if (share > left) share = left;
         left -= share;
@@ -909,7 +962,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                 }
         for (k = 0; k < o->nin && !code; k++) {
             const gr_src *src = &o->in[k];
-            size_t es = gr_dtype_size[src->dtype];
+            size_t es = GR_DT_BLOCK(src->dtype) ? 1 : gr_dtype_size[src->dtype];
             int64_t ext = gr_view_extent(&src->v);
             if (src->kind == GR_SRC_BUF) {
                 sv_buf *b = sv_buf_find(c, src->ref);
@@ -922,6 +975,14 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                     break;
                 }
                 if (b->err) { code = GR_E_BUFFER; snprintf(why, sizeof why, "RUN op %u (%s): source %d failed: %s", i, gr_op_names[o->op], k, b->err); break; }
+                if (GR_DT_BLOCK(src->dtype)) { /* a quantized linear's weight */
+                    if ((code = sv_qweight_bad(o, i, b->size, why, sizeof why)) != 0) break;
+                    if ((t[k] = sv_qweight(c, b, src)) == NULL) {
+                        code = GR_E_OP;
+                        snprintf(why, sizeof why, "RUN op %u (%s): source %d: %s", i, gr_op_names[o->op], k, genie_last_error(c->g));
+                    }
+                    continue;
+                }
                 n = (int64_t)(b->size / es);
                 if (ext > n) {
                     code = GR_E_BUFFER;

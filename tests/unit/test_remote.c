@@ -852,6 +852,89 @@ static void test_mixed(const char *addr) {
     }
 }
 
+/* ---- quantized linear: block-dtype weights (genie_from_blocks) run on the server ---- */
+/* n random blocks of block dtype dt whose f16 scales (and K-quants' mins) are small normal
+   numbers (random bytes there could be NaN or infinite) */
+static uint8_t *q_blocks(genie_dtype dt, int64_t nblocks, uint64_t seed) {
+    static const int bytes[4] = {34, 18, 144, 210};
+    const int bb = bytes[dt - GENIE_Q8_0];
+    uint8_t *p = (uint8_t *)malloc((size_t)(nblocks * bb));
+    int64_t i, b;
+    for (i = 0; i < nblocks * bb; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        p[i] = (uint8_t)(seed >> 24);
+    }
+    for (b = 0; b < nblocks; b++) { /* the f16 fields: q8_0/q4_0/q4_k d at 0 (q4_k dmin at 2), q6_k d at 208 */
+        uint8_t *q = p + b * bb + (dt == GENIE_Q6_K ? 208 : 0);
+        q[1] = (uint8_t)(0x20 | (q[1] & 0x0f));
+        if (dt == GENIE_Q4_K) q[3] = (uint8_t)(0x20 | (q[3] & 0x0f));
+    }
+    return p;
+}
+/* y = linear(x, w, b) and x @ w.t() of a [N, K] weight of block dtype dt, for two inputs of
+   `rows` rows: into out (2 x 2 x rows x N floats). */
+static genie_result q_prog(genie_ctx *c, genie_dtype dt, int64_t N, int64_t K, int64_t rows, const uint8_t *wbytes, float *out) {
+    int64_t ws[2] = {N, K}, xs[2] = {rows, K}, bs[1] = {N};
+    genie_tensor *w = genie_from_blocks(c, dt, 2, ws, wbytes, NULL, NULL), *b = rnd(c, GENIE_F32, 1, bs, 5);
+    int step;
+    for (step = 0; step < 2; step++) {
+        genie_tensor *x = rnd(c, GENIE_F32, 2, xs, 11 + (uint64_t)step);
+        genie_tensor *y[2];
+        y[0] = genie_linear(c, x, w, b);
+        y[1] = genie_matmul(c, x, genie_t(c, w));
+        if (genie_read(c, y[0], GENIE_F32, out, (size_t)(rows * N * 4)) != GENIE_OK ||
+            genie_read(c, y[1], GENIE_F32, out + rows * N, (size_t)(rows * N * 4)) != GENIE_OK)
+            return genie_status(c);
+        out += 2 * rows * N;
+    }
+    return GENIE_OK;
+}
+static void test_quant(const char *addr) {
+    static const struct { genie_dtype dt; int64_t N, K, rows; } cases[] = {
+        {GENIE_Q8_0, 40, 96, 3}, {GENIE_Q4_0, 40, 96, 1}, {GENIE_Q8_0, 7, 64, 16}, {GENIE_Q4_K, 9, 512, 2}, {GENIE_Q6_K, 9, 256, 5},
+    };
+    size_t k;
+    { /* genie_from_blocks refuses a dtype that is not a block one and a last dim of part of a block */
+        genie_ctx *lc = local_ctx();
+        int64_t ws[2] = {4, 48};
+        uint8_t bytes[4 * 2 * 34] = {0};
+        CHECK(!genie_from_blocks(lc, GENIE_F32, 2, ws, bytes, NULL, NULL) && genie_status(lc) == GENIE_ERR_DTYPE, "genie_from_blocks of f32: %s",
+              genie_last_error(lc));
+        genie_clear_error(lc);
+        CHECK(!genie_from_blocks(lc, GENIE_Q8_0, 2, ws, bytes, NULL, NULL) && genie_status(lc) == GENIE_ERR_SHAPE &&
+                  strstr(genie_last_error(lc), "[4,48]"),
+              "genie_from_blocks of q8_0 [4, 48]: %s", genie_last_error(lc));
+        genie_ctx_destroy(lc);
+    }
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const genie_dtype dt = cases[k].dt;
+        const int64_t N = cases[k].N, K = cases[k].K, rows = cases[k].rows, n = 4 * rows * N;
+        const int64_t nblk = N * K / (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 ? 32 : 256);
+        uint8_t *wb = q_blocks(dt, nblk, 99 + k);
+        float *ro = (float *)calloc((size_t)n, 4), *lo = (float *)calloc((size_t)n, 4);
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_result e = q_prog(rc, dt, N, K, rows, wb, ro);
+        genie_stats st = genie_get_stats(rc);
+        CHECK(e == GENIE_OK, "%s linear remote: %s", genie_dtype_name(dt), genie_last_error(rc));
+        CHECK(q_prog(lc, dt, N, K, rows, wb, lo) == GENIE_OK, "%s linear local: %s", genie_dtype_name(dt), genie_last_error(lc));
+        CHECK(memcmp(ro, lo, (size_t)n * 4) == 0, "%s [%lld, %lld] x %lld rows: remote bytes differ from local", genie_dtype_name(dt),
+              (long long)N, (long long)K, (long long)rows);
+        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= 4, "%s linear: %llu nodes on the server, %llu on the CPU", genie_dtype_name(dt),
+              (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        { /* the weight crosses once: up go the weight, the bias and the 2 inputs (the weight twice would be more) */
+            const uint64_t wbytes = (uint64_t)(nblk * (dt == GENIE_Q8_0 ? 34 : dt == GENIE_Q4_0 ? 18 : dt == GENIE_Q4_K ? 144 : 210)),
+                           rest = (uint64_t)(N + 2 * rows * K) * 4;
+            CHECK(st.bytes_to_device >= wbytes && st.bytes_to_device < 2 * wbytes + rest, "%s linear: %llu bytes to the server (weight %llu, rest %llu)",
+                  genie_dtype_name(dt), (unsigned long long)st.bytes_to_device, (unsigned long long)wbytes, (unsigned long long)rest);
+        }
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+        free(wb);
+        free(ro);
+        free(lo);
+    }
+}
+
 /* ---- only what is read comes back ---- */
 static void test_slice(const char *addr) {
     int64_t s[2] = {1024, 256};
@@ -1460,6 +1543,87 @@ static void hostile_mixed(raw *r) {
         bad_run(r, &o, 32, 30, 40, bad[k].code, bad[k].what);
     }
 }
+/* Quantized linear (QLINEAR) over a raw client's buffers: 60 holds x (f32 [1, 64] zeros), 61 a
+   q8_0 [4, 64] weight one byte short (271 of 272 bytes), 62 its 272 bytes; results go to 64 (63
+   for the good one). A truncated weight is ERROR 7, a weight whose in-features are not whole
+   blocks ERROR 8, each naming the shapes; a block dtype on another op, or as the input, ERROR 4.
+   The connection goes on. */
+static void q_run_err(raw *r, const gr_op *o, uint64_t wid, uint32_t want, const char *shape, const char *what) {
+    gr_wr w;
+    int t = 0;
+    uint64_t req = 0;
+    uint8_t lead[64];
+    memset(&w, 0, sizeof w);
+    memset(lead, 0, sizeof lead);
+    w_slots(&w, 3, 60, wid);
+    gr_w64(&w, 64); /* the result (failed by each ERROR) */
+    gr_w32(&w, 1);
+    gr_op_encode(&w, o);
+    CHECK(grx_send(&r->x, r->ep, GR_RUN, ++r->req, w.p, w.n, grx_now() + 5, &r->dead) == UCS_OK && raw_next(r, &t, &req, lead) &&
+              t == GR_ERROR && lead[0] == want,
+          "%s: type %d code %u (want %u)", what, t, lead[0], want);
+    lead[63] = 0;
+    CHECK(!shape || strstr((const char *)lead + 8, shape), "%s: the ERROR names %s: \"%s\"", what, shape, (const char *)lead + 8);
+    CHECK(raw_alive(r), "alive after %s", what);
+    gr_wr_free(&w);
+}
+static void hostile_quant(raw *r) {
+    static const size_t n[3] = {256, 271, 272};
+    int64_t xs[2] = {1, 64}, xst[2] = {64, 1}, ws[2] = {4, 64}, wst[2] = {64, 1}, os[2] = {1, 4}, ost[2] = {4, 1};
+    gr_op o;
+    int k;
+    for (k = 0; k < 3; k++) { /* claimed hashes: no HASHED comes back */
+        uint8_t *p = (uint8_t *)calloc(1, 48 + n[k]);
+        gr_put_u64_at(p, 60 + (uint64_t)k);
+        gr_put_u64_at(p + 8, n[k]);
+        gr_content_hash(p + 48, n[k], p + 16, 1);
+        CHECK(grx_send(&r->x, r->ep, GR_PUT, ++r->req, p, 48 + n[k], grx_now() + 5, &r->dead) == UCS_OK && raw_alive(r), "a quant PUT");
+        free(p);
+    }
+    memset(&o, 0, sizeof o);
+    o.op = GR_OP_QLINEAR, o.nin = 2, o.dtype = GENIE_F32, o.cdt = GENIE_F32, o.written = 1, o.out_buf = 2, o.out_cap = 16;
+    put_view(&o.out, 2, os, ost, 0);
+    o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 0, o.in[0].dtype = GENIE_F32;
+    put_view(&o.in[0].v, 2, xs, xst, 0);
+    o.in[1].kind = GR_SRC_BUF, o.in[1].ref = 1, o.in[1].dtype = GENIE_Q8_0;
+    put_view(&o.in[1].v, 2, ws, wst, 0);
+    o.module = o.phase = "";
+    q_run_err(r, &o, 61, GR_E_BUFFER, "[4, 64]", "a q8_0 weight 1 byte short");
+    /* buffer 62's 272 bytes: [4, 48] of them is not whole blocks */
+    ws[1] = 48;
+    put_view(&o.in[1].v, 2, ws, wst, 0);
+    xs[1] = 48;
+    put_view(&o.in[0].v, 2, xs, xst, 0);
+    q_run_err(r, &o, 62, GR_E_OP, "[4, 48]", "a q8_0 weight of 48 in-features");
+    o.in[0].dtype = GENIE_Q8_0; /* a block dtype as the input */
+    q_run_err(r, &o, 62, GR_E_MALFORMED, NULL, "a q8_0 input");
+    o.in[0].dtype = GENIE_F32, o.op = GR_OP_MATMUL; /* on another op */
+    q_run_err(r, &o, 62, GR_E_MALFORMED, NULL, "a q8_0 source of matmul");
+    o.op = GR_OP_QLINEAR, o.in[1].dtype = GENIE_F32; /* a float weight */
+    q_run_err(r, &o, 62, GR_E_MALFORMED, NULL, "a quantized linear of an f32 weight");
+    { /* and the good weight runs: a RUN without a reply, then a GET of its 4 floats (zeros) */
+        uint8_t get[24];
+        int t = 0;
+        uint32_t code = 0;
+        gr_wr w;
+        ws[1] = xs[1] = 64;
+        put_view(&o.in[0].v, 2, xs, xst, 0);
+        put_view(&o.in[1].v, 2, ws, wst, 0);
+        o.in[1].dtype = GENIE_Q8_0;
+        memset(&w, 0, sizeof w);
+        w_slots(&w, 3, 60, 62);
+        gr_w64(&w, 63);
+        gr_w32(&w, 1);
+        gr_op_encode(&w, &o);
+        CHECK(grx_send(&r->x, r->ep, GR_RUN, ++r->req, w.p, w.n, grx_now() + 5, &r->dead) == UCS_OK, "a good quantized RUN");
+        gr_wr_free(&w);
+        memset(get, 0, sizeof get);
+        gr_put_u64_at(get, 63);
+        gr_put_u64_at(get + 16, 16);
+        CHECK(raw_call(r, GR_GET, get, sizeof get, &t, &code) && t == GR_DATA && r->last_n == 16 && r->last[0] == 0,
+              "GET of a quantized linear's result: type %d code %u", t, code);
+    }
+}
 static void test_hostile(void) {
     server s, k;
     raw r;
@@ -1567,6 +1731,7 @@ static void test_hostile(void) {
         hostile_ops5(&r);
         hostile_values(&r);
         hostile_mixed(&r);
+        hostile_quant(&r);
     }
     { /* a result that views the buffer it is stored into (contiguous of a contiguous view is its
          input), stored with a new size: the old bytes are read before they are freed */
@@ -2081,6 +2246,7 @@ int main(void) {
         test_ops5(ext);
         test_random(ext);
         test_mixed(ext);
+        test_quant(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -2097,6 +2263,7 @@ int main(void) {
     test_slice(s.addr);
     test_random(s.addr);
     test_mixed(s.addr);
+    test_quant(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
     run_props();
