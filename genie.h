@@ -12113,7 +12113,7 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
    I8XO(x), I8DPS(xo, w, x): xo + the 8 i32 sums of 4 adjacent products of signed bytes w and x
      (|x| <= 127), xo = I8XO(x) once for any number of w. _z: w ^ 0x80 = w + 128 unsigned and
      xo = -128 times x's sums of 4, so vpdpbusd gives sum (w + 128) x - 128 sum x = sum w x (one
-     xor a w). _y: xo = 0 and |w| times x with w's sign (two sign operations a w, u <= 128). */
+     xor a w). _y: xo = 0 and |w| times x with w's sign (|-128| is 128 as an unsigned byte: u <= 128). */
 #define GENIE__I8ATTR_z GENIE__VNNI
 #define GENIE__I8ATTR_y GENIE__AVX2
 #define GENIE__I8DP_z(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
@@ -12121,7 +12121,7 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
 #define GENIE__I8XO_z(x) _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(GENIE__I8DP_z(_mm256_setzero_si256(), _mm256_set1_epi8(1), (x)), 7))
 #define GENIE__I8XO_y(x) ((void)(x), _mm256_setzero_si256())
 #define GENIE__I8DPS_z(xo, w, x) GENIE__I8DP_z((xo), _mm256_xor_si256((w), _mm256_set1_epi8((char)0x80)), (x))
-#define GENIE__I8DPS_y(xo, w, x) GENIE__I8DP_y((xo), _mm256_sign_epi8((w), (w)), _mm256_sign_epi8((x), (w)))
+#define GENIE__I8DPS_y(xo, w, x) GENIE__I8DP_y((xo), _mm256_abs_epi8(w), _mm256_sign_epi8((x), (w)))
 #define GENIE__I8ATTR GENIE__ISEL(GENIE__I8ATTR_, GENIE__ISA)
 #define GENIE__I8DP GENIE__ISEL(GENIE__I8DP_, GENIE__ISA)
 #define GENIE__I8XO GENIE__ISEL(GENIE__I8XO_, GENIE__ISA)
@@ -12666,15 +12666,14 @@ static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie
     }
     return genie__qpre_off(dt, 1);
 }
-/* The tile of genie__qvnni_tile_q on AVX2 (vpmaddubsw + vpmaddwd): two rows of x by 16
-   weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are signed
-   (Q8_0): |w| times x with w's sign (at most 2 * 128 * 127 a pair: vpmaddubsw's i16 does not
-   saturate); else they are at most 63 (Q4_0, Q4_K nibbles, Q6_K's 6 bits). */
+/* The tile of genie__qvnni_tile_q on AVX2 (the int8 dot's AVX2 form, GENIE__I8DP_y): two rows
+   of x by 16 weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are
+   signed (Q8_0: GENIE__I8DPS_y, |w| times x with w's sign); else they are at most 63 (Q4_0,
+   Q4_K nibbles, Q6_K's 6 bits), in I8DP_y's exact range either way. */
 static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
                                                                                  const float *mw, int off, const int8_t *const xq[4],
                                                                                  const float *const dx[4], const int32_t *const sx[4],
                                                                                  float *acc, const int QQ, const int S8) {
-    const __m256i ones = _mm256_set1_epi16(1);
     int pr, h, r;
     int64_t b;
     for (pr = 0; pr < 4; pr += 2)
@@ -12692,16 +12691,11 @@ static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_
                     const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));
                     const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r));
                     if (S8) {
-                        const __m256i ua = _mm256_abs_epi8(wa), ub = _mm256_abs_epi8(wv);
-                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x0, wa)), ones));
-                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x0, wv)), ones));
-                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x1, wa)), ones));
-                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x1, wv)), ones));
+                        i0a = GENIE__I8DPS_y(i0a, wa, x0), i0b = GENIE__I8DPS_y(i0b, wv, x0);
+                        i1a = GENIE__I8DPS_y(i1a, wa, x1), i1b = GENIE__I8DPS_y(i1b, wv, x1);
                     } else {
-                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x0), ones));
-                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x0), ones));
-                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x1), ones));
-                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x1), ones));
+                        i0a = GENIE__I8DP_y(i0a, wa, x0), i0b = GENIE__I8DP_y(i0b, wv, x0);
+                        i1a = GENIE__I8DP_y(i1a, wa, x1), i1b = GENIE__I8DP_y(i1b, wv, x1);
                     }
                 }
                 f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);
