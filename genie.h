@@ -12128,18 +12128,23 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
 #define GENIE__I8DPS GENIE__ISEL(GENIE__I8DPS_, GENIE__ISA)
 /* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s): Q4_K's
    nibbles per 32 (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's
-   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
+   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). The row two rows on
+   (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
+   step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
+   and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
 #define GENIE__QDOT_K(SFX)                                                                                              \
     static GENIE__I8ATTR float genie__qdot_k_##SFX(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, \
                                                    const int32_t *s) {                                                  \
         __m256 acc = _mm256_setzero_ps();                                                                               \
         const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32), z = _mm256_setzero_si256(); \
+        const int bb = dt == GENIE_Q4_K ? 144 : 210;                                                                    \
         float accm = 0;                                                                                                 \
         int64_t b;                                                                                                      \
         int c, g, h;                                                                                                    \
         for (b = 0; b < nb; b++) {                                                                                      \
             const int8_t *qb = q + 256 * b;                                                                             \
             __m256i iacc = _mm256_setzero_si256();                                                                      \
+            genie__qpf(w + 2 * nb * bb, bb);                                                                            \
             if (dt == GENIE_Q4_K) {                                                                                     \
                 int sc[8], mn[8], summ = 0;                                                                             \
                 for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
