@@ -12028,15 +12028,18 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
     }
 }
 typedef void (*genie__q8row_fn)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
-typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
+/* One row's dot; pf: prefetch the row two rows on in step (the K types' kernels; a product's first
+   pass over its weight rows, whose later passes find them in cache). */
+typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, int pf);
 /* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdotr_vnni), or NULL. */
 typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
                                 const int32_t *s, float *y);
 /* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
-static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, int pf) {
     float acc = 0;
     int64_t b;
     int j, g;
+    (void)pf;
     for (b = 0; b < nb; b++) {
         int32_t isum = 0;
         if (dt == GENIE_Q8_0) {
@@ -12128,13 +12131,14 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
 #define GENIE__I8DPS GENIE__ISEL(GENIE__I8DPS_, GENIE__ISA)
 /* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s): Q4_K's
    nibbles per 32 (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's
-   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). The row two rows on
-   (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
-   step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
-   and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
+   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). With PF the row two
+   rows on (the next but one when rows are contiguous, as a product's chunk runs them) is
+   prefetched in step, a block's bytes a block (genie__qpf): one row ahead is too short a distance
+   on short rows, and more than two gained nothing. A prefetch past the weight's end is harmless
+   (no fault). */
 #define GENIE__QDOT_K(SFX)                                                                                              \
-    static GENIE__I8ATTR float genie__qdot_k_##SFX(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, \
-                                                   const int32_t *s) {                                                  \
+    static inline __attribute__((always_inline)) GENIE__I8ATTR float genie__qdot_k_##SFX(                               \
+        int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, const int PF) {   \
         __m256 acc = _mm256_setzero_ps();                                                                               \
         const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32), z = _mm256_setzero_si256(); \
         const int bb = dt == GENIE_Q4_K ? 144 : 210;                                                                    \
@@ -12144,7 +12148,7 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
         for (b = 0; b < nb; b++) {                                                                                      \
             const int8_t *qb = q + 256 * b;                                                                             \
             __m256i iacc = _mm256_setzero_si256();                                                                      \
-            genie__qpf(w + 2 * nb * bb, bb);                                                                            \
+            if (PF) genie__qpf(w + 2 * nb * bb, bb);                                                                    \
             if (dt == GENIE_Q4_K) {                                                                                     \
                 int sc[8], mn[8], summ = 0;                                                                             \
                 for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
@@ -12190,10 +12194,11 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
    types by genie__qdot_k_SFX. */
 #define GENIE__QDOT1(SFX)                                                                                               \
     static GENIE__I8ATTR float genie__qdot_##SFX(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, \
-                                                 const int32_t *s) {                                                    \
+                                                 const int32_t *s, int pf) {                                            \
         __m256 acc = _mm256_setzero_ps();                                                                               \
         int64_t b;                                                                                                      \
-        if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_##SFX(dt, w, nb, q, d, s);                       \
+        if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0)                                                                       \
+            return pf ? genie__qdot_k_##SFX(dt, w, nb, q, d, s, 1) : genie__qdot_k_##SFX(dt, w, nb, q, d, s, 0);         \
         for (b = 0; b < nb; b++) {                                                                                      \
             const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                        \
             const float scale = genie__f16_x86(w) * d[b];                                                               \
@@ -12481,7 +12486,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
                     } else if (dot4 && c + 4 <= c1) {
                         dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 4;
-                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
                     for (j = 0; j < nv; j++, c++) {
                         const int64_t o = n->out->off + r * N + c;
                         if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
