@@ -12063,15 +12063,18 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
     }
 }
 typedef void (*genie__q8row_fn)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
-typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s);
-/* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdot4_vnni), or NULL. */
+/* One row's dot; pf: prefetch the row two rows on in step (the K types' kernels; a product's first
+   pass over its weight rows, whose later passes find them in cache). */
+typedef float (*genie__qdot_fn)(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, int pf);
+/* 4 rows' dots at once (Q8_0 and Q4_0 weights; see genie__qdotr_vnni), or NULL. */
 typedef void (*genie__qdot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,
                                 const int32_t *s, float *y);
 /* dot of one weight row (nb blocks at w) with one quantized row (q, d, s): the portable path. */
-static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
+static float genie__qdot_generic(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, int pf) {
     float acc = 0;
     int64_t b;
     int j, g;
+    (void)pf;
     for (b = 0; b < nb; b++) {
         int32_t isum = 0;
         if (dt == GENIE_Q8_0) {
@@ -12137,24 +12140,50 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
     const __m128i v = _mm_loadu_si128((const __m128i *)qs), m = _mm_set1_epi8(0xF);
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
 }
-/* 8 i32 sums of u8 x s8 products, 4 adjacent pairs each: vpmaddubsw then vpmaddwd (no overflow:
-   |u s| <= 255 * 127 per product, two per i16 only when u <= 15 or |s| <= 127 and u = |w| <= 128). */
-static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
-}
-/* The K types' dot with DP(u, s) the 8 i32 sums of u8 x s8 products: Q4_K's nibbles per 32
-   (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's 6-bit q per 32
-   minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). */
-#define GENIE__QDOT_K(NAME, ATTR, DP)                                                                                   \
-    static ATTR float NAME(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) { \
+/* The int8 dot primitives of the SIMD vocabulary (docs/DESIGN.md), on 256-bit integer vectors in
+   both forms: `_z` AVX-512 VNNI (GENIE__VNNI, 256-bit lanes), `_y` AVX2. GENIE__ISA picks the form
+   (GENIE__I8ATTR the functions' target attribute), as it does for the f32 primitives.
+   I8DP(acc, u, s): acc + the 8 i32 sums of 4 adjacent products of unsigned bytes u and signed
+     bytes s. _z: vpdpbusd, exact for every byte. _y: vpmaddubsw (u0 s0 + u1 s1 into an i16 that
+     saturates), vpmaddwd by 1, an add: exact while every pair's |u0 s0 + u1 s1| <= 32767, which
+     holds for u <= 128 with |s| <= 127 (2 * 128 * 127 = 32512) and for u <= 63 with any s
+     (2 * 63 * 128); the dots below use u = |w| of Q8_0 bytes, nibbles, 6-bit Q6_K values and 32.
+   I8XO(x), I8DPS(xo, w, x): xo + the 8 i32 sums of 4 adjacent products of signed bytes w and x
+     (|x| <= 127), xo = I8XO(x) once for any number of w. _z: w ^ 0x80 = w + 128 unsigned and
+     xo = -128 times x's sums of 4, so vpdpbusd gives sum (w + 128) x - 128 sum x = sum w x (one
+     xor a w). _y: xo = 0 and |w| times x with w's sign (|-128| is 128 as an unsigned byte: u <= 128). */
+#define GENIE__I8ATTR_z GENIE__VNNI
+#define GENIE__I8ATTR_y GENIE__AVX2
+#define GENIE__I8DP_z(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
+#define GENIE__I8DP_y(acc, u, s) _mm256_add_epi32((acc), _mm256_madd_epi16(_mm256_maddubs_epi16((u), (s)), _mm256_set1_epi16(1)))
+#define GENIE__I8XO_z(x) _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(GENIE__I8DP_z(_mm256_setzero_si256(), _mm256_set1_epi8(1), (x)), 7))
+#define GENIE__I8XO_y(x) ((void)(x), _mm256_setzero_si256())
+#define GENIE__I8DPS_z(xo, w, x) GENIE__I8DP_z((xo), _mm256_xor_si256((w), _mm256_set1_epi8((char)0x80)), (x))
+#define GENIE__I8DPS_y(xo, w, x) GENIE__I8DP_y((xo), _mm256_abs_epi8(w), _mm256_sign_epi8((x), (w)))
+#define GENIE__I8ATTR GENIE__ISEL(GENIE__I8ATTR_, GENIE__ISA)
+#define GENIE__I8DP GENIE__ISEL(GENIE__I8DP_, GENIE__ISA)
+#define GENIE__I8XO GENIE__ISEL(GENIE__I8XO_, GENIE__ISA)
+#define GENIE__I8DPS GENIE__ISEL(GENIE__I8DPS_, GENIE__ISA)
+/* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s): Q4_K's
+   nibbles per 32 (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's
+   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). With PF the row two
+   rows on (the next but one when rows are contiguous, as a product's chunk runs them) is
+   prefetched in step, a block's bytes a block (genie__qpf): one row ahead is too short a distance
+   on short rows, and more than two gained nothing. A prefetch past the weight's end is harmless
+   (no fault). */
+#define GENIE__QDOT_K(SFX)                                                                                              \
+    static inline __attribute__((always_inline)) GENIE__I8ATTR float genie__qdot_k_##SFX(                               \
+        int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, const int PF) {   \
         __m256 acc = _mm256_setzero_ps();                                                                               \
-        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
+        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32), z = _mm256_setzero_si256(); \
+        const int bb = dt == GENIE_Q4_K ? 144 : 210;                                                                    \
         float accm = 0;                                                                                                 \
         int64_t b;                                                                                                      \
         int c, g, h;                                                                                                    \
         for (b = 0; b < nb; b++) {                                                                                      \
             const int8_t *qb = q + 256 * b;                                                                             \
             __m256i iacc = _mm256_setzero_si256();                                                                      \
+            if (PF) genie__qpf(w + 2 * nb * bb, bb);                                                                    \
             if (dt == GENIE_Q4_K) {                                                                                     \
                 int sc[8], mn[8], summ = 0;                                                                             \
                 for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
@@ -12165,9 +12194,9 @@ static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
                 }                                                                                                       \
                 for (c = 0; c < 4; c++) {                                                                               \
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
-                    const __m256i pe = DP(_mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c)));  \
-                    const __m256i po = DP(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                               \
-                                          _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));                     \
+                    const __m256i pe = GENIE__I8DP(z, _mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c))); \
+                    const __m256i po = GENIE__I8DP(z, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                  \
+                                                   _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));            \
                     iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
                                                                    _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
                 }                                                                                                       \
@@ -12184,7 +12213,7 @@ static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
                         const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
                         const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
                         const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
-                        const __m256i p = _mm256_sub_epi32(DP(_mm256_or_si256(l4, hb), x), DP(k32, x));                 \
+                        const __m256i p = _mm256_sub_epi32(GENIE__I8DP(z, _mm256_or_si256(l4, hb), x), GENIE__I8DP(z, k32, x)); \
                         const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
                         iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
                     }                                                                                                   \
@@ -12195,59 +12224,31 @@ static GENIE__AVX2 __m256i genie__dpbusd_avx2(__m256i u, __m256i s) {
         }                                                                                                               \
         return genie__hsum8(acc) - accm;                                                                                \
     }
-#define GENIE__DP_VNNI(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), (u), (s))
-GENIE__QDOT_K(genie__qdot_k_avx2, GENIE__AVX2, genie__dpbusd_avx2)
-GENIE__QDOT_K(genie__qdot_k_vnni, GENIE__VNNI, GENIE__DP_VNNI)
-static GENIE__AVX2 float genie__qdot_avx2(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
-    __m256 acc = _mm256_setzero_ps();
-    int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_avx2(dt, w, nb, q, d, s);
-    for (b = 0; b < nb; b++) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
-        __m256i isum;
-        float scale;
-        if (dt == GENIE_Q8_0) {
-            const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + 2));
-            isum = genie__dpbusd_avx2(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(x, wq));
-            scale = genie__f16_x86(w) * d[b];
-            w += 34;
-        } else {
-            isum = _mm256_sub_epi32(genie__dpbusd_avx2(genie__q4_bytes(w + 2), x), _mm256_setr_epi32(8 * s[b], 0, 0, 0, 0, 0, 0, 0));
-            scale = genie__f16_x86(w) * d[b];
-            w += 18;
-        }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+/* The dot of one weight row (nb blocks at w) with one quantized row (q, d, s): Q8_0 and Q4_0 a
+   32-block a step (its i32 sums scaled by one FMA into 8 f32 lanes, summed at the end), the K
+   types by genie__qdot_k_SFX. */
+#define GENIE__QDOT1(SFX)                                                                                               \
+    static GENIE__I8ATTR float genie__qdot_##SFX(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, \
+                                                 const int32_t *s, int pf) {                                            \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        int64_t b;                                                                                                      \
+        if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0)                                                                       \
+            return pf ? genie__qdot_k_##SFX(dt, w, nb, q, d, s, 1) : genie__qdot_k_##SFX(dt, w, nb, q, d, s, 0);         \
+        for (b = 0; b < nb; b++) {                                                                                      \
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                        \
+            const float scale = genie__f16_x86(w) * d[b];                                                               \
+            __m256i isum;                                                                                               \
+            if (dt == GENIE_Q8_0) {                                                                                     \
+                isum = GENIE__I8DPS(GENIE__I8XO(x), _mm256_loadu_si256((const __m256i *)(w + 2)), x);                   \
+                w += 34;                                                                                                \
+            } else {                                                                                                    \
+                isum = GENIE__I8DP(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);       \
+                w += 18;                                                                                                \
+            }                                                                                                           \
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);                                \
+        }                                                                                                               \
+        return genie__hsum8(acc);                                                                                       \
     }
-    return genie__hsum8(acc);
-}
-/* -128 times x's sums of 4 bytes, in i32 lanes: the accumulator that makes vpdpbusd of Q8_0's
-   bytes flipped to unsigned (w ^ 0x80 = w + 128) give sum w x lane by lane */
-static GENIE__VNNI __m256i genie__q8_off(__m256i x) {
-    const __m256i z = _mm256_setzero_si256();
-    return _mm256_sub_epi32(z, _mm256_slli_epi32(_mm256_dpbusd_epi32(z, _mm256_set1_epi8(1), x), 7));
-}
-static GENIE__VNNI float genie__qdot_vnni(int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s) {
-    __m256 acc = _mm256_setzero_ps();
-    int64_t b;
-    if (dt != GENIE_Q8_0 && dt != GENIE_Q4_0) return genie__qdot_k_vnni(dt, w, nb, q, d, s);
-    for (b = 0; b < nb; b++) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));
-        __m256i isum;
-        float scale;
-        if (dt == GENIE_Q8_0) {
-            const __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(w + 2)), _mm256_set1_epi8((char)0x80));
-            isum = _mm256_dpbusd_epi32(genie__q8_off(x), u, x); /* as genie__qdotr_q8_vnni */
-            scale = genie__f16_x86(w) * d[b];
-            w += 34;
-        } else {
-            isum = _mm256_dpbusd_epi32(_mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0), genie__q4_bytes(w + 2), x);
-            scale = genie__f16_x86(w) * d[b];
-            w += 18;
-        }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
-    }
-    return genie__hsum8(acc);
-}
 static int genie__vnni_runs(void) { return __builtin_cpu_supports("avx512vnni") != 0; }
 /* genie__q8_row on AVX-512, the same values (the rounding steps are the scalar code's: the
    product and the sum explicitly rounded, never contracted into an FMA; max and the integer
@@ -12283,13 +12284,14 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
         }
     }
 }
-/* Q8_0 and Q4_0: the dots of 4 weight rows (at w + i * rowb, i < 4, nb blocks each) with one
-   quantized row (q, d, s), into y[0..4). Each 32-block of x is loaded once for the 4 rows and
-   each row keeps its own f32 accumulator (the per-block scales applied by one FMA, the lanes
-   summed once at the end), so 4 independent FMA chains run where one row's chain would wait
-   on its FMA latency every block. Each y[i] is the value the one-row dot gives (same order).
-   The next 4 rows (at w + 4 rowb: the next group when rows are contiguous) are prefetched in
-   step (genie__qpf), 4 blocks' bytes an iteration: the loads of the 4 streams otherwise wait on
+/* Q8_0 and Q4_0: the dots of R weight rows (R 4 or 8, at w + i * rowb, nb blocks each) with one
+   quantized row (q, d, s), into y[0..R). Each 32-block of x is loaded once for the R rows (and
+   Q8_0's I8XO taken once for them) and each row keeps its own f32 accumulator (the per-block
+   scales applied by one FMA, the lanes summed once at the end), so R independent FMA chains run
+   where one row's chain would wait on its FMA latency every block. Each y[i] is the value
+   genie__qdot_SFX gives it (the same i32 sums, exact in every form, and the same f32 steps). The
+   next R rows (at w + R rowb: the next group when rows are contiguous) are prefetched in step
+   (genie__qpf), R blocks' bytes an iteration: the loads of the R streams otherwise wait on
    memory. A prefetch past the weight's end is harmless (no fault). */
 /* The decode kernels' prefetch of the next group of rows, S bytes a step at p (the group's bytes
    in order, a step's S after the last): every line they touch into L2 (prefetcht1). S / 64 + 1
@@ -12301,97 +12303,58 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
     int k;
     for (k = 0; k <= S / 64; k++) _mm_prefetch((const char *)p + 64 * k, _MM_HINT_T1);
 }
-#define GENIE__Q8_ROW(A, W, DPA)                                                                                        \
-    do {                                                                                                                \
-        const __m256i wq_ = _mm256_loadu_si256((const __m256i *)((W) + 2));                                             \
-        const __m256i p_ = DPA(_mm256_setzero_si256(), _mm256_sign_epi8(wq_, wq_), _mm256_sign_epi8(x, wq_));           \
-        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p_), _mm256_set1_ps(genie__f16_x86(W) * db), A);                         \
-    } while (0)
-#define GENIE__Q4_ROW(A, W, DPA)                                                                                        \
-    do {                                                                                                                \
-        const __m128i v_ = _mm_loadu_si128((const __m128i *)((W) + 2));                                                 \
-        const __m256i u_ = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v_, 4), m4), _mm_and_si128(v_, m4));          \
-        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(DPA(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A);            \
-    } while (0)
-#define GENIE__QDOT4(NAME, ATTR, DPA)                                                                                   \
-    static ATTR void NAME(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d,   \
-                          const int32_t *s, float *y) {                                                                 \
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                                                     \
+#define GENIE__QR_ROW(A, W, ISUM) A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ISUM), _mm256_set1_ps(genie__f16_x86(W) * db), A)
+#define GENIE__Q8_ROW(A, W) GENIE__QR_ROW(A, W, GENIE__I8DPS(xo, _mm256_loadu_si256((const __m256i *)((W) + 2)), x))
+#define GENIE__Q4_ROW(A, W) GENIE__QR_ROW(A, W, GENIE__I8DP(off, genie__q4_bytes((W) + 2), x))
+#define GENIE__QDOTR(SFX)                                                                                               \
+    static inline __attribute__((always_inline)) GENIE__I8ATTR void genie__qdotr_##SFX(                                 \
+        int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, const float *d, const int32_t *s,  \
+        float *y, const int R) {                                                                                        \
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;                 \
         const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
-        const __m128i m4 = _mm_set1_epi8(0xF);                                                                          \
+        const ptrdiff_t r4 = 4 * rowb;                                                                                  \
         int64_t b;                                                                                                      \
         if (dt == GENIE_Q8_0)                                                                                           \
             for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {                                          \
-                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b)), xo = GENIE__I8XO(x);              \
                 const float db = d[b];                                                                                  \
-                genie__qpf(w + 4 * rowb + 136 * b, 136);                                                                \
-                GENIE__Q8_ROW(a0, w0, DPA);                                                                             \
-                GENIE__Q8_ROW(a1, w1, DPA);                                                                             \
-                GENIE__Q8_ROW(a2, w2, DPA);                                                                             \
-                GENIE__Q8_ROW(a3, w3, DPA);                                                                             \
+                genie__qpf(w + R * rowb + 34 * R * b, 34 * R);                                                          \
+                GENIE__Q8_ROW(a0, w0), GENIE__Q8_ROW(a1, w1), GENIE__Q8_ROW(a2, w2), GENIE__Q8_ROW(a3, w3);             \
+                if (R == 8) GENIE__Q8_ROW(a4, w0 + r4), GENIE__Q8_ROW(a5, w1 + r4), GENIE__Q8_ROW(a6, w2 + r4), GENIE__Q8_ROW(a7, w3 + r4); \
             }                                                                                                           \
         else                                                                                                            \
             for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                          \
                 const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                    \
                 const __m256i off = _mm256_setr_epi32(-8 * s[b], 0, 0, 0, 0, 0, 0, 0);                                  \
                 const float db = d[b];                                                                                  \
-                genie__qpf(w + 4 * rowb + 72 * b, 72);                                                                  \
-                GENIE__Q4_ROW(a0, w0, DPA);                                                                             \
-                GENIE__Q4_ROW(a1, w1, DPA);                                                                             \
-                GENIE__Q4_ROW(a2, w2, DPA);                                                                             \
-                GENIE__Q4_ROW(a3, w3, DPA);                                                                             \
+                genie__qpf(w + R * rowb + 18 * R * b, 18 * R);                                                          \
+                GENIE__Q4_ROW(a0, w0), GENIE__Q4_ROW(a1, w1), GENIE__Q4_ROW(a2, w2), GENIE__Q4_ROW(a3, w3);             \
+                if (R == 8) GENIE__Q4_ROW(a4, w0 + r4), GENIE__Q4_ROW(a5, w1 + r4), GENIE__Q4_ROW(a6, w2 + r4), GENIE__Q4_ROW(a7, w3 + r4); \
             }                                                                                                           \
         y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);              \
+        if (R == 8) y[4] = genie__hsum8(a4), y[5] = genie__hsum8(a5), y[6] = genie__hsum8(a6), y[7] = genie__hsum8(a7);  \
+    }                                                                                                                   \
+    static GENIE__I8ATTR void genie__qdot4_##SFX(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, \
+                                                 const float *d, const int32_t *s, float *y) {                          \
+        genie__qdotr_##SFX(dt, w, rowb, nb, q, d, s, y, 4);                                                             \
     }
-#define GENIE__DPA_AVX2(acc, u, s) _mm256_add_epi32((acc), genie__dpbusd_avx2((u), (s)))
-GENIE__QDOT4(genie__qdot4_avx2, GENIE__AVX2, GENIE__DPA_AVX2)
-GENIE__QDOT4(genie__qdot4_vnni, GENIE__VNNI, _mm256_dpbusd_epi32)
-/* Q8_0 on AVX-512 VNNI: R rows' dots (R 4 or 8, at w + i * rowb) with one quantized row, each
-   block's signed bytes flipped to unsigned (w ^ 0x80 = w + 128) and 128 times x's sums of 4
-   taken off in the accumulator (genie__q8_off, once a block for the R rows): each i32 lane is
-   sum (w + 128) x - 128 sum x = sum w x over its 4 bytes, the lane the sign form (two sign
-   operations a row and block where this takes one xor) and the avx2 path compute, so the f32
-   steps and the results are theirs bit for bit. The next R rows are prefetched in step. */
-#define GENIE__Q8_VNNI_ROW(A, W)                                                                                        \
-    do {                                                                                                                \
-        const __m256i u_ = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((W) + 2)), flip);                     \
-        A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(off, u_, x)), _mm256_set1_ps(genie__f16_x86(W) * db), A); \
-    } while (0)
-static inline __attribute__((always_inline)) GENIE__VNNI void genie__qdotr_q8_vnni(const unsigned char *w, ptrdiff_t rowb, int64_t nb,
-                                                                                  const int8_t *q, const float *d, float *y, const int R) {
-    const __m256i flip = _mm256_set1_epi8((char)0x80);
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;
-    int64_t b;
-    for (b = 0; b < nb; b++, w0 += 34, w1 += 34, w2 += 34, w3 += 34) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b)), off = genie__q8_off(x);
-        const float db = d[b];
-        genie__qpf(w + R * rowb + 34 * R * b, 34 * R);
-        GENIE__Q8_VNNI_ROW(a0, w0);
-        GENIE__Q8_VNNI_ROW(a1, w1);
-        GENIE__Q8_VNNI_ROW(a2, w2);
-        GENIE__Q8_VNNI_ROW(a3, w3);
-        if (R == 8) {
-            GENIE__Q8_VNNI_ROW(a4, w0 + 4 * rowb);
-            GENIE__Q8_VNNI_ROW(a5, w1 + 4 * rowb);
-            GENIE__Q8_VNNI_ROW(a6, w2 + 4 * rowb);
-            GENIE__Q8_VNNI_ROW(a7, w3 + 4 * rowb);
-        }
-    }
-    y[0] = genie__hsum8(a0), y[1] = genie__hsum8(a1), y[2] = genie__hsum8(a2), y[3] = genie__hsum8(a3);
-    if (R == 8) y[4] = genie__hsum8(a4), y[5] = genie__hsum8(a5), y[6] = genie__hsum8(a6), y[7] = genie__hsum8(a7);
+/* The decode dots on each ISA's form of the int8 primitives; 8 rows at once on VNNI only (on
+   AVX2's 16 registers 8 rows would not keep their accumulators and operands in registers). */
+#define GENIE__ISA z
+GENIE__QDOT_K(vnni)
+GENIE__QDOT1(vnni)
+GENIE__QDOTR(vnni)
+static GENIE__VNNI void genie__qdot8_vnni(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
+                                          const float *d, const int32_t *s, float *y) {
+    genie__qdotr_vnni(dt, w, rowb, nb, q, d, s, y, 8);
 }
-static GENIE__VNNI void genie__qdot4_q8_vnni(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
-                                             const float *d, const int32_t *s, float *y) {
-    (void)dt, (void)s;
-    genie__qdotr_q8_vnni(w, rowb, nb, q, d, y, 4);
-}
-static GENIE__VNNI void genie__qdot8_q8_vnni(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q,
-                                             const float *d, const int32_t *s, float *y) {
-    (void)dt, (void)s;
-    genie__qdotr_q8_vnni(w, rowb, nb, q, d, y, 8);
-}
-/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdot4's product for Q4_0, two 32-blocks of a row a step
+#undef GENIE__ISA
+#define GENIE__ISA y
+GENIE__QDOT_K(avx2)
+GENIE__QDOT1(avx2)
+GENIE__QDOTR(avx2)
+#undef GENIE__ISA
+/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdotr_vnni's product for Q4_0, two 32-blocks of a row a step
    in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
    its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
    mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
@@ -12558,7 +12521,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
                     } else if (dot4 && c + 4 <= c1) {
                         dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 4;
-                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32));
+                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
                     for (j = 0; j < nv; j++, c++) {
                         const int64_t o = n->out->off + r * N + c;
                         if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
@@ -12576,14 +12539,13 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
-    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q8 ? genie__qdot4_q8_vnni : genie__qdot4_vnni,
-                            q8 ? genie__qdot8_q8_vnni : NULL);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, genie__qdot4_vnni, q8 ? genie__qdot8_vnni : NULL);
 }
 /* VNNI with VBMI: Q4_0 rows of four and of eight on its byte permutes */
 static genie_result genie__k_qlinear_vbmi(genie__kparams *p, int ith, int nth) {
     const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0, q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
-    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_q8_vnni,
-                            q4 ? genie__qdot8_q4_vbmi : q8 ? genie__qdot8_q8_vnni : NULL);
+    return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, q4 ? genie__qdot4_q4_vbmi : genie__qdot4_vnni,
+                            q4 ? genie__qdot8_q4_vbmi : q8 ? genie__qdot8_vnni : NULL);
 }
 /* ---- prefill on int8 panels, AVX-512 VNNI (vpdpbusd) or AVX2 (vpmaddubsw, further below):
    Q8_0, Q4_0, Q4_K and Q6_K weights, more than GENIE__Q_PREFILL_ROWS rows of x, where the AMX
@@ -12749,15 +12711,14 @@ static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie
     }
     return genie__qpre_off(dt, 1);
 }
-/* The tile of genie__qvnni_tile_q on AVX2 (vpmaddubsw + vpmaddwd): two rows of x by 16
-   weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are signed
-   (Q8_0): |w| times x with w's sign (at most 2 * 128 * 127 a pair: vpmaddubsw's i16 does not
-   saturate); else they are at most 63 (Q4_0, Q4_K nibbles, Q6_K's 6 bits). */
+/* The tile of genie__qvnni_tile_q on AVX2 (the int8 dot's AVX2 form, GENIE__I8DP_y): two rows
+   of x by 16 weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are
+   signed (Q8_0: GENIE__I8DPS_y, |w| times x with w's sign); else they are at most 63 (Q4_0,
+   Q4_K nibbles, Q6_K's 6 bits), in I8DP_y's exact range either way. */
 static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
                                                                                  const float *mw, int off, const int8_t *const xq[4],
                                                                                  const float *const dx[4], const int32_t *const sx[4],
                                                                                  float *acc, const int QQ, const int S8) {
-    const __m256i ones = _mm256_set1_epi16(1);
     int pr, h, r;
     int64_t b;
     for (pr = 0; pr < 4; pr += 2)
@@ -12775,16 +12736,11 @@ static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_
                     const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));
                     const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r));
                     if (S8) {
-                        const __m256i ua = _mm256_abs_epi8(wa), ub = _mm256_abs_epi8(wv);
-                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x0, wa)), ones));
-                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x0, wv)), ones));
-                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(ua, _mm256_sign_epi8(x1, wa)), ones));
-                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(ub, _mm256_sign_epi8(x1, wv)), ones));
+                        i0a = GENIE__I8DPS_y(i0a, wa, x0), i0b = GENIE__I8DPS_y(i0b, wv, x0);
+                        i1a = GENIE__I8DPS_y(i1a, wa, x1), i1b = GENIE__I8DPS_y(i1b, wv, x1);
                     } else {
-                        i0a = _mm256_add_epi32(i0a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x0), ones));
-                        i0b = _mm256_add_epi32(i0b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x0), ones));
-                        i1a = _mm256_add_epi32(i1a, _mm256_madd_epi16(_mm256_maddubs_epi16(wa, x1), ones));
-                        i1b = _mm256_add_epi32(i1b, _mm256_madd_epi16(_mm256_maddubs_epi16(wv, x1), ones));
+                        i0a = GENIE__I8DP_y(i0a, wa, x0), i0b = GENIE__I8DP_y(i0b, wv, x0);
+                        i1a = GENIE__I8DP_y(i1a, wa, x1), i1b = GENIE__I8DP_y(i1b, wv, x1);
                     }
                 }
                 f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);
