@@ -10348,6 +10348,9 @@ typedef struct genie__epi {
     int bias_dt, res_dt, act, act_last; /* act_last: the residual added before act */
     genie_cpu cpu;           /* f32 activations run on this path's array kernels */
     int64_t bias_rs, bias_cs, res_rs, res_cs;
+    char *hout;              /* or NULL: the f32 rows, finished, rounded into this f16/bf16 (hdt) */
+    int hdt;                 /* result, element [i, j] at hout + (i hrs + j hcs) elements, by the */
+    int64_t hrs, hcs;        /* threads that computed them while they are in cache (no barrier) */
 } genie__epi;
 typedef struct genie__gemm {
     int64_t M, N, K;
@@ -10360,6 +10363,7 @@ typedef struct genie__gemm {
     const void *bpk; /* B already packed (the pack cache): panel j of k-block q at
                         bpk + (q * bnp + j) * NR * KP(kcb), or NULL: packed as it runs */
     int64_t bnp;     /* with bpk: B's panels in a k-block */
+    long *take;      /* or NULL: panels claimed as threads come free (genie__gemm's dyn), a count shared by its threads, 0 at the start */
 } genie__gemm;
 
 /* The source of the panel of B that a thread packs after panel jr of its share
@@ -10561,6 +10565,10 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
                     row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
             }                                                                                       \
         }                                                                                           \
+        if (e->hout && sizeof(T) == 4 && csc == 1 && e->hcs == 1) /* genie__f2h / f2bf's values */ \
+            genie__hconv(e->cpu, e->hdt, 1, (uint16_t *)(void *)e->hout + (i0 + i) * e->hrs + j0, (const void *)row, n); \
+        else if (e->hout)                                                                           \
+            for (j = 0; j < n; j++) genie__stf(e->hout, (i0 + i) * e->hrs + (j0 + j) * e->hcs, e->hdt, (double)row[j * csc]); \
     }                                                                                               \
 }
 /* Thread ith of nth computes its share of one product. With N wide enough, each
@@ -10588,10 +10596,17 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     /* threads split N when it has panels enough (each packs and reads only its own panels of B:   \
        no barrier, nothing shared between cores' caches), else M (sharing each block of B) */     \
     const int split_m = !jit && npm >= 2 * nth && (N + nr - 1) / nr < 8 * nth;                      \
-    const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
+    const int epi = g->epi.bias || g->epi.act || g->epi.res || g->epi.hout;                         \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? genie__round_up((K + nkb - 1) / nkb, KU) : KU; \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
+    /* dyn: one block of A, B and C (JIT, one k-block, one column block): each thread claims runs  \
+       of dch panels from g->take until none is left, packing A (all of it) at its first claim.    \
+       A thread the machine has not run yet leaves its panels to the others instead of its static  \
+       share (which the caller then runs with A packed a second time), and a thread that claims    \
+       nothing packs nothing. A panel's values do not depend on the thread that computes it. */  \
+    const int dyn = g->take && nth > 1 && jit && nkb <= 1 && nnb <= 1;                              \
+    const int64_t dch = GENIE__MAX(1, GENIE__MIN(GENIE__EPI_PANELS, (N + nr - 1) / nr / (4 * nth))); \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, jg, plo, phi;                                     \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
     if (split_m) {                                                                                  \
@@ -10619,7 +10634,14 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
-                genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
+                int apk = 0;                                                                        \
+                for (;;) { /* once; dyn: a claim at a time */                                       \
+                if (dyn) {                                                                          \
+                    plo = (int64_t)GENIE__ADD(g->take, 1) * dch;                                    \
+                    if (plo >= npn) break;                                                          \
+                    phi = GENIE__MIN(npn, plo + dch);                                               \
+                }                                                                                   \
+                if (!apk) genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf), apk = 1;                 \
                 for (jg = jr = plo; jr < phi; jr++) {                                               \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
                     const P *bp = g->bpk ? (const P *)g->bpk + (pc / kcb * g->bnp + j0 / nr) * pstep \
@@ -10655,6 +10677,8 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                         genie__epi_##esfx(&g->epi, (T *)g->c + ic * g->rsc + e0 * g->csc, g->rsc, g->csc, ic, e0, mc, e1 - e0); \
                         jg = jr + 1;                                                                \
                     }                                                                               \
+                }                                                                                   \
+                if (!dyn) break;                                                                    \
                 }                                                                                   \
             }                                                                                       \
             if (split_m && !g->bpk) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
@@ -11307,14 +11331,10 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         char *bb = p->ws, *ab = p->ws + pl->bsz + (size_t)ith * pl->asz, *cw = p->ws + pl->bsz + (size_t)nth * pl->asz;
         for (bi = 0; bi < pl->batches; bi++) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
-            if (pl->half) g.c = cw;
+            if (pl->half) /* each thread rounds the blocks of C it computed, in its epilogue: no barrier */
+                g.c = cw, g.epi.hout = out, g.epi.hdt = pl->odt, g.epi.hrs = pl->ors, g.epi.hcs = pl->ocs;
+            if (pl->batches == 1) g.take = &p->next;
             genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth);
-            if (pl->half) { /* every thread's columns are in the workspace before rows are converted */
-                genie__barrier(p->pool, nth);
-                genie__share(g.M, ith, nth, &lo, &hi);
-                genie__mm_store_half(pl, &g, out, lo, hi);
-                genie__barrier(p->pool, nth);
-            }
         }
     } else {
         char *bb = p->ws + (size_t)ith * (pl->bsz + pl->asz + pl->csz), *ab = bb + pl->bsz, *cw = ab + pl->asz;
