@@ -11121,20 +11121,21 @@ static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
 }
 static void genie__stmap_deleter(void *data, void *user); /* >>io: safetensors */
 /* Node n's planned product reads B from the cache (pl->g.bpk) when it is an f32 product
-   of the packed kernel, one batch, and B a constant of this tape in genie's own memory that
-   an earlier tape marked with this key. Out of memory or budget: B is packed as it runs,
-   as without the cache. */
+   of the packed kernel or a product on AMX tiles (B bf16: bf16 x bf16, or f32 x bf16 with B
+   the bf16 side), one batch, and B a constant of this tape in genie's own memory that an
+   earlier tape marked with this key. Out of memory or budget: B is packed as it runs, as
+   without the cache. */
 static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node *n) {
     const genie__gemm_kern *kr = pl->kr;
     genie__gemm *g = &pl->g;
     const genie__node *x = n->in[pl->bin].n;
     genie__buf *b = x->buf;
     genie__pk *e, **pe;
-    int64_t nkb, kcb, np, q, j;
+    int64_t nkb, kcb, np, q, j, pstep;
     int keys = 0;
-    size_t bytes;
-    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->amx || pl->skinny || g->cb || pl->nb ||
-        g->bdt != GENIE_F32 || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
+    size_t bytes, esz;
+    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || (pl->half && !pl->amx) || pl->bh || pl->skinny || g->cb || pl->nb ||
+        g->bdt != (pl->amx ? GENIE_BF16 : GENIE_F32) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
         !b || (b->external && b->deleter != genie__stmap_deleter))
         return; /* x->mark: computed by this tape */
     for (pe = &b->pk; (e = *pe) != NULL; pe = &e->next, keys++)
@@ -11152,18 +11153,30 @@ static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node
         b->pk = e;
         return;
     }
-    /* k-blocks and panels as genie__gemm_s makes them */
+    /* k-blocks and panels as genie__gemm_s / genie__gemm_amx make them: a panel is pstep
+       elements of esz bytes (f32: one k a row of NR; AMX: a genie__bf32 step of 32 k a column) */
     nkb = (g->K + kr->kc - 1) / kr->kc, kcb = (g->K + nkb - 1) / nkb, np = (g->N + kr->nr - 1) / kr->nr;
+    if (pl->amx) kcb = genie__round_up(kcb, 32);
+    pstep = kr->nr * (pl->amx ? kcb / 32 : kcb);
+    esz = pl->amx ? 64 : sizeof(float);
     if (!e->raw) {
         if (e->ep == ctx->tape_ep) return; /* marked by this tape */
-        bytes = (size_t)(nkb * np * kcb * kr->nr) * sizeof(float);
+        bytes = (size_t)(nkb * np * pstep) * esz;
         if (bytes > ctx->pk_cap || ctx->stats.pack_cache_bytes > ctx->pk_cap - bytes || !(e->raw = GENIE_MALLOC(bytes + 64))) return;
         e->panels = (float *)(void *)(((uintptr_t)e->raw + 63) & ~(uintptr_t)63);
         e->bytes = bytes;
         for (q = 0; q < nkb; q++)
-            for (j = 0; j < np; j++)
-                genie__pack_b_s(g, q * kcb, GENIE__MIN(kcb, g->K - q * kcb), j * kr->nr, GENIE__MIN(kr->nr, g->N - j * kr->nr),
-                                kr, e->panels + (q * np + j) * kr->nr * kcb);
+            for (j = 0; j < np; j++) {
+                const int64_t k0 = q * kcb, j0 = j * kr->nr, kc = GENIE__MIN(kcb, g->K - k0), nn = GENIE__MIN(kr->nr, g->N - j0);
+                char *dst = (char *)e->panels + (size_t)((q * np + j) * pstep) * esz;
+#ifdef GENIE__AMX_BUILT
+                if (pl->amx) {
+                    genie__pack_b_amx(g, k0, kc, j0, nn, kr, (genie__bf32 *)(void *)dst);
+                    continue;
+                }
+#endif
+                genie__pack_b_s(g, k0, kc, j0, nn, kr, (float *)(void *)dst);
+            }
         ctx->stats.pack_cache_bytes += bytes;
         ctx->stats.pack_cache_packs++;
     } else {
