@@ -261,6 +261,38 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_ctx_destroy(ctx);
 }
+/* 2 threads give the 1-thread result bit for bit on the tiles: the threads take panels as they
+   come free (one block of A, B and C) or in static shares, and each rounds the f32 blocks it
+   computed into the bf16 result; bf16 x bf16 (bf16 result) and f32 x bf16 (f32 result), as
+   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. */
+static void t_threads_same(void) {
+    static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40}};
+    genie_ctx *c[2];
+    size_t si;
+    int xdt, lin, i;
+    c[0] = test_ctx(GENIE_CPU_AMX, 1), c[1] = test_ctx(GENIE_CPU_AMX, 2);
+    CHECK(c[0] && c[1]);
+    for (si = 0; c[0] && c[1] && si < sizeof shapes / sizeof shapes[0]; si++)
+        for (xdt = 0; xdt < 2; xdt++)
+            for (lin = 0; lin < 2; lin++) {
+                const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+                const int64_t xs[3] = {2, M, K}, ws[2] = {lin ? N : K, lin ? K : N};
+                float *xv = f32_rand(2 * M * K), *y[2];
+                uint16_t *wv = bf_rand(N * K);
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *x, *w;
+                    genie_pool_push(c[i]);
+                    x = genie_from_data(c[i], GENIE_F32, si == 0 ? 3 : 2, si == 0 ? xs : xs + 1, xv);
+                    if (!xdt) x = genie_to_dtype(c[i], x, GENIE_BF16);
+                    w = bf_tensor(c[i], 2, ws, wv);
+                    y[i] = read_all(c[i], lin ? genie_linear(c[i], x, w, NULL) : genie_matmul(c[i], x, w), (si == 0 ? 2 : 1) * M * N);
+                    genie_pool_pop(c[i]);
+                }
+                CHECK(y[0][0] == y[0][0] && memcmp(y[0], y[1], (size_t)((si == 0 ? 2 : 1) * M * N) * 4) == 0);
+                free(xv), free(wv), free(y[0]), free(y[1]);
+            }
+    genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]);
+}
 /* ---- the pack cache for tile panels ----
    A bf16 weight read as B on the tiles (bf16 x bf16, or f32 x bf16 with the weight the bf16
    side) is marked by the first tape, packed into tile panels by the second and read from the
@@ -416,7 +448,7 @@ int main(void) {
     t_mixed(GENIE_CPU_AVX512, 2, "avx512");
     t_mixed(GENIE_CPU_AMX, 1, "amx");
     t_mixed(GENIE_CPU_AMX, 2, "amx");
-    if (amx) t_pack_cache(1), t_pack_cache(2);
+    if (amx) t_threads_same(), t_pack_cache(1), t_pack_cache(2);
     else printf("skip: the pack cache of tile panels (no AMX path)\n");
     t_mixed_errors();
     printf("test_amx: %d checks, %d failed (AMX %s)\n", checks, fails, amx ? "used" : "not available");
