@@ -12019,7 +12019,7 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 /* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
    of x on AMX int8 tiles (genie__k_qlinear_amx). */
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
-    return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 || dt == GENIE_Q4_K || dt == GENIE_Q6_K);
+    return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 || dt == GENIE_Q4_K); /* Q6_K: the panels were faster */
 }
 /* Whether it multiplies them on int8 panels instead (genie__k_qlinear_pre: VNNI or AVX2). */
 static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
@@ -12884,16 +12884,16 @@ static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nt
 }
 #endif
 #ifdef GENIE__AMX_BUILT
-/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0, Q4_0, Q4_K and Q6_K weights, more than
+/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0, Q4_0 and Q4_K weights, more than
    GENIE__Q_PREFILL_ROWS rows of x ----
    out[m, n] = sum over 32-blocks b of (dx[m, b] dw[n, b]) sum_{k in b} qx[m, k] qw[n, k]: x's
    rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
    (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
-   product a block (the scales change every 32 k). The K types as the int8 panels compute them
-   (the same integer sums, scaled in the same order, so the same values): Q4_K a block per
-   32-group, its nibbles as they are, then + mw[n, b] (-(dx[m, b] sx[m, b])) with sx x's
-   integer sum of the block; Q6_K a block per sub-block of 16 k (A 16 x 16, B 4 x 16 quads:
-   genie__amx_begin_q8(16)), its 6-bit quants - 32:
+   product a block (the scales change every 32 k). Q4_K as the int8 panels compute it (the same
+   integer sums, scaled in the same order, so the same values): a block per 32-group, its
+   nibbles as they are, then + mw[n, b] (-(dx[m, b] sx[m, b])) with sx x's integer sum of the
+   block. (Q6_K stays on the panels: its scales change every 16 k, and tile products of 16 k
+   scaled as often ran slower than the panels.)
      A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
                                 thread's 16 rows unpacked; rows past N zero);
      B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
@@ -12906,14 +12906,13 @@ static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nt
    vector loads only through memory (after it retires), so one set would serialize the units.
    The threads quantize shares of x's rows into the workspace, meet at a barrier, then take
    groups of 16 weight rows. Its difference from the reference is the decode path's bound. */
-/* kb: the k of a tile product (32; Q6_K 16, its sub-blocks): A tiles 16 x kb bytes, B tiles kb / 4 x 64 */
-static GENIE__AMX void genie__amx_begin_q8(int kb) {
+static GENIE__AMX void genie__amx_begin_q8(void) {
     genie__amx_cfg cfg;
     int t;
     memset(&cfg, 0, sizeof cfg);
-    cfg.b[0] = 1; /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
-    cfg.b[16] = cfg.b[20] = (unsigned char)kb, cfg.b[48] = cfg.b[50] = 16;     /* tmm0, tmm2: A */
-    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = (unsigned char)(kb / 4); /* tmm1, tmm3: B */
+    cfg.b[0] = 1;                                           /* palette 1; bytes 16 + 2t: tile t's bytes a row; byte 48 + t: its rows */
+    cfg.b[16] = cfg.b[20] = 32, cfg.b[48] = cfg.b[50] = 16; /* tmm0, tmm2: A */
+    cfg.b[18] = cfg.b[22] = 64, cfg.b[49] = cfg.b[51] = 8;  /* tmm1, tmm3: B */
     for (t = 4; t < 8; t++) cfg.b[16 + 2 * t] = 64, cfg.b[48 + t] = 16; /* tmm4-7: C */
     __asm__ volatile("ldtilecfg %0" : : "m"(cfg) : "memory");
 }
@@ -12977,37 +12976,23 @@ static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__
         }
     }
 }
-/* Q4_K / Q6_K weight rows n0 .. n0+nn (nn <= 16) as A tiles of kb k (Q4_K 32: its 32-groups;
-   Q6_K 16: its sub-blocks), unpacked as the int8 panels unpack them (genie__qpre_unpack):
-   wq[16 kb e + kb i + k] = the signed quant k of row n0+i's kb-block e (Q4_K: the nibble u;
-   Q6_K: u - 32, so the tile's sum is the panels' I - 32 sx), dw[16 e + i] its scale and
-   (Q4_K) mw[16 e + i] its min; rows nn .. 16 zero. */
-static GENIE__AMX void genie__qamx_wtile_k(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
-                                           int8_t *wq, float *dw, float *mw) {
-    const int64_t per = genie__blk_n(dt) / 32, bb = genie__blk_b(dt); /* 32-blocks a super-block, its bytes */
-    const __m128i o32 = _mm_set1_epi8(32);
+/* Q4_K weight rows n0 .. n0+nn (nn <= 16) as A tiles, unpacked as the int8 panels unpack them
+   (genie__qpre_unpack): wq[512 b + 32 i + k] = nibble k of row n0+i's 32-group b, dw[16 b + i]
+   its scale d sc, mw[16 b + i] its min dmin m; rows nn .. 16 zero. */
+static GENIE__AMX void genie__qamx_wtile_q4k(const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, int8_t *wq,
+                                             float *dw, float *mw) {
+    const int64_t bb = genie__blk_b(GENIE_Q4_K); /* a super-block's bytes: eight 32-groups */
     const unsigned char *rw[16], *wr[32];
     uint8_t u[32][32];
-    float dl[512], ml[256]; /* a super-block's scales as genie__qpre_unpack indexes them (32-block g < 8) */
+    float dl[256], ml[256]; /* a super-block's scales as genie__qpre_unpack indexes them (group g < 8) */
     int64_t b, i;
-    int h;
     for (i = 0; i < 32; i++) wr[i] = NULL;
-    for (i = 0; i < 16; i++) rw[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
+    for (i = 0; i < 16; i++) rw[i] = i < nn ? genie__qrow(base, wv, GENIE_Q4_K, n0 + i) : NULL;
     for (b = 0; b < nb; b++) {
-        const int g = (int)(b % per);
-        for (i = 0; i < 16; i++) wr[i] = rw[i] ? rw[i] + b / per * bb : NULL;
-        genie__qpre_unpack(dt, wr, g, u, dl, ml, 0);
-        for (i = 0; i < 16; i++) {
-            if (dt == GENIE_Q4_K) {
-                memcpy(wq + 512 * b + 32 * i, u[i], 32), dw[16 * b + i] = dl[32 * g + i], mw[16 * b + i] = ml[32 * g + i];
-                continue;
-            }
-            for (h = 0; h < 2; h++) {
-                const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u[i] + 16 * h));
-                _mm_storeu_si128((__m128i *)(void *)(wq + 256 * (2 * b + h) + 16 * i), i < nn ? _mm_sub_epi8(v, o32) : _mm_setzero_si128());
-                dw[16 * (2 * b + h) + i] = dl[64 * g + 32 * h + i];
-            }
-        }
+        const int g = (int)(b % 8);
+        for (i = 0; i < 16; i++) wr[i] = rw[i] ? rw[i] + b / 8 * bb : NULL;
+        genie__qpre_unpack(GENIE_Q4_K, wr, g, u, dl, ml, 0);
+        for (i = 0; i < 16; i++) memcpy(wq + 512 * b + 32 * i, u[i], 32), dw[16 * b + i] = dl[32 * g + i], mw[16 * b + i] = ml[32 * g + i];
     }
 }
 /* Block e's sums c (16 x 16 int32) scaled into accumulator a_i (weight row i): as the int8
@@ -13017,36 +13002,33 @@ static GENIE__AMX void genie__qamx_wtile_k(int dt, const void *base, const genie
         a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i); \
         if (mwb) a##i = _mm512_fmadd_ps(_mm512_set1_ps(mwb[i]), nxb, a##i);                                            \
     } while (0)
-/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers; A's rows KB bytes. */
-#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb, KB)                                                                      \
+/* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
+#define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
     __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
                      "tileloadd (%1,%3,1), %%tmm" #B "\n\t"                                                          \
                      "tilezero %%tmm" #C "\n\t"                                                                      \
                      "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
                      "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
-                     : : "r"(wq), "r"(xp), "r"((int64_t)(KB)), "r"((int64_t)64), "r"(cb) : "memory")
-/* The 16 x 16 tile of C^T from nbk blocks of kb k (32, or Q6_K's 16: the tile configuration's;
-   wq, dw and (Q4_K, else NULL) mw of the weight rows; xp, dx, nx of the rows of x, per 32 k):
-   acc[16 n + m] = out[m, n]. */
-static GENIE__AMX void genie__qamx_tile(int64_t nbk, int kb, const int8_t *wq, const float *dw, const float *mw, const int32_t *xp,
+                     : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
+/* The 16 x 16 tile of C^T from nb blocks (wq, dw and (Q4_K, else NULL) mw of the weight rows;
+   xp, dx, nx of the rows of x): acc[16 n + m] = out[m, n]. */
+static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const float *mw, const int32_t *xp,
                                         const float *dx, const float *nx, float *acc) {
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
-    const int64_t sa = 16 * kb, sx = 4 * kb; /* a block's bytes of A, int32 of B */
     int32_t cb[4][256];
     int64_t b;
-    for (b = 0; b < nbk + 3; b++) { /* issue block b, then scale block b - 3 */
-        if (b < nbk) {
+    for (b = 0; b < nb + 3; b++) { /* issue block b, then scale block b - 3 */
+        if (b < nb) {
             switch (b & 3) {
-            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + sa * b, xp + sx * b, cb[0], kb); break;
-            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + sa * b, xp + sx * b, cb[1], kb); break;
-            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + sa * b, xp + sx * b, cb[2], kb); break;
-            default: GENIE__QAMX_TDP(2, 3, 7, wq + sa * b, xp + sx * b, cb[3], kb); break;
+            case 0: GENIE__QAMX_TDP(0, 1, 4, wq + 512 * b, xp + 128 * b, cb[0]); break;
+            case 1: GENIE__QAMX_TDP(2, 3, 5, wq + 512 * b, xp + 128 * b, cb[1]); break;
+            case 2: GENIE__QAMX_TDP(0, 1, 6, wq + 512 * b, xp + 128 * b, cb[2]); break;
+            default: GENIE__QAMX_TDP(2, 3, 7, wq + 512 * b, xp + 128 * b, cb[3]); break;
             }
         }
         if (b >= 3) {
-            const int64_t xb = (b - 3) * kb / 32; /* x's 32-block */
-            const __m512 dxb = _mm512_loadu_ps(dx + 16 * xb), nxb = mw ? _mm512_loadu_ps(nx + 16 * xb) : dxb;
+            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3)), nxb = mw ? _mm512_loadu_ps(nx + 16 * (b - 3)) : dxb;
             const float *dwb = dw + 16 * (b - 3), *mwb = mw ? mw + 16 * (b - 3) : NULL;
             const int32_t *c = cb[(b - 3) & 3];
             GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
@@ -13077,22 +13059,20 @@ static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *w
     }
 }
 /* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
-/* Per 32 k: shared xp 512 bytes, dx and nx 64 each a tile of rows; a thread's wq 512, dw 128 (Q6_K's
-   two sub-blocks), mw 64. */
+/* Per 32 k: shared xp 512 bytes, dx and nx 64 each a tile of rows; a thread's wq 512, dw and mw 64 each. */
 static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 128)); }
-static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 128 + 64) + K * 4 + 1024, 64); }
+static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 128) + K * 4 + 1024, 64); }
 static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = K / genie__blk_n(wdt) * genie__blk_b(wdt);
-    const int kq = wdt == GENIE_Q4_K || wdt == GENIE_Q6_K, kb = wdt == GENIE_Q6_K ? 16 : 32; /* k a tile product */
     int32_t *xp = (int32_t *)(void *)p->ws;
     float *dx = (float *)(void *)(xp + mt * nb * 128), *nx = dx + mt * nb * 16;
     char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
     int8_t *wq = (int8_t *)own;
-    float *dw = (float *)(void *)(own + nb * 512), *mw = dw + nb * 32, *xf = mw + nb * 16, *acc = xf + K;
+    float *dw = (float *)(void *)(own + nb * 512), *mw = dw + nb * 16, *xf = mw + nb * 16, *acc = xf + K;
     int64_t lo, hi, r, t, i, j, m0, b, k;
     const int64_t *sts[1];
     genie__mi m;
@@ -13118,16 +13098,15 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     }
     genie__barrier(p->pool, nth);
     genie__share((N + 15) / 16, ith, nth, &lo, &hi);
-    if (lo < hi) genie__amx_begin_q8(kb);
+    if (lo < hi) genie__amx_begin_q8();
     for (t = lo; t < hi; t++) {
         const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
-        if (kq) genie__qamx_wtile_k(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw, mw);
+        if (wdt == GENIE_Q4_K) genie__qamx_wtile_q4k(GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw, mw);
         else genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
         for (m0 = 0; m0 < mt; m0++) {
             const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
             if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
-            genie__qamx_tile(nb * 32 / kb, kb, wq, dw, wdt == GENIE_Q4_K ? mw : NULL, xp + m0 * nb * 128, dx + m0 * nb * 16,
-                             nx + m0 * nb * 16, acc);
+            genie__qamx_tile(nb, wq, dw, wdt == GENIE_Q4_K ? mw : NULL, xp + m0 * nb * 128, dx + m0 * nb * 16, nx + m0 * nb * 16, acc);
             if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
             else
                 for (i = 0; i < mm; i++)

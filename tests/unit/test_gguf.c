@@ -4,9 +4,9 @@
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
    the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
-   every block type's prefill on amx (AMX int8 tiles) and on avx2 and avx512 (int8 panels:
-   vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized activations per 32-block
-   (the decode bound, QB 32). */
+   Q8_0/Q4_0/Q4_K prefill on amx (AMX int8 tiles) and every block type's prefill on avx2, avx512
+   and amx (int8 panels: vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized
+   activations per 32-block (the decode bound, QB 32). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include "testctx.h"
@@ -404,11 +404,11 @@ static void t_qrow_paths(void) {
     genie_gguf_close(g2), genie_gguf_close(g5);
     genie_ctx_destroy(c2), genie_ctx_destroy(c5);
 }
-/* K-quant prefill on the AMX int8 tiles is the int8 panels' computation (x per 32-block, the
-   same integer sums of each 32-group (Q4_K) or sub-block of 16 (Q6_K), scaled and summed in
-   the same order): amx and avx512 (vpdpbusd panels) agree bit for bit, on 1 and 2 threads,
-   M 37 and 100 (tiles of 16 rows and a part), weights of 3 to 40 rows (a tile of 16 and a
-   part). A skip line where this CPU has no AMX path. */
+/* Q4_K prefill on the AMX int8 tiles is the int8 panels' computation (x per 32-block, the same
+   integer sums of each 32-group, scaled and summed in the same order), and Q6_K runs on the
+   panels on both paths: amx and avx512 (vpdpbusd panels) agree bit for bit, on 1 and 2
+   threads, M 37 and 100 (tiles of 16 rows and a part), weights of 3 to 40 rows (a tile of 16
+   and a part). A skip line where this CPU has no AMX path. */
 static void t_prefill_tiles(void) {
     static const int ks[4] = {2, 3, 8, 9}; /* q4_k, q6_k, q4_kwide, q6_kwide */
     static const int64_t ms[2] = {37, 100};
