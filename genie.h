@@ -10604,9 +10604,11 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
        of dch panels from g->take until none is left, packing A (all of it) at its first claim.    \
        A thread the machine has not run yet leaves its panels to the others instead of its static  \
        share (which the caller then runs with A packed a second time), and a thread that claims    \
-       nothing packs nothing. A panel's values do not depend on the thread that computes it. */  \
+       nothing packs nothing. A panel's values do not depend on the thread that computes it; with \
+       an epilogue a claim is one of the 1-thread run's groups of GENIE__EPI_PANELS panels, so its  \
+       array kernels see the same rows (a row's tail may take other steps than its body).      */ \
     const int dyn = g->take && nth > 1 && jit && nkb <= 1 && nnb <= 1;                              \
-    const int64_t dch = GENIE__MAX(1, GENIE__MIN(GENIE__EPI_PANELS, (N + nr - 1) / nr / (4 * nth))); \
+    const int64_t dch = epi ? GENIE__EPI_PANELS : GENIE__MAX(1, GENIE__MIN(GENIE__EPI_PANELS, (N + nr - 1) / nr / (4 * nth))); \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, jg, plo, phi;                                     \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
     if (split_m) {                                                                                  \
