@@ -10383,6 +10383,9 @@ typedef struct genie__epi {
     int bias_dt, res_dt, act, act_last; /* act_last: the residual added before act */
     genie_cpu cpu;           /* f32 activations run on this path's array kernels */
     int64_t bias_rs, bias_cs, res_rs, res_cs;
+    char *hout;              /* or NULL: the f32 rows, finished, rounded into this f16/bf16 (hdt) */
+    int hdt;                 /* result, element [i, j] at hout + (i hrs + j hcs) elements, by the */
+    int64_t hrs, hcs;        /* threads that computed them while they are in cache (no barrier) */
 } genie__epi;
 typedef struct genie__gemm {
     int64_t M, N, K;
@@ -10395,6 +10398,7 @@ typedef struct genie__gemm {
     const void *bpk; /* B already packed (the pack cache): panel j of k-block q at
                         bpk + (q * bnp + j) * NR * KP(kcb), or NULL: packed as it runs */
     int64_t bnp;     /* with bpk: B's panels in a k-block */
+    long *take;      /* or NULL: panels claimed as threads come free (genie__gemm's dyn), a count shared by its threads, 0 at the start */
 } genie__gemm;
 
 /* The source of the panel of B that a thread packs after panel jr of its share
@@ -10596,6 +10600,10 @@ static void genie__epi_##sfx(const genie__epi *e, T *c, int64_t rsc, int64_t csc
                     row[j * csc] += (T)genie__ldf(e->res, (i0 + i) * e->res_rs + (j0 + j) * e->res_cs, e->res_dt); \
             }                                                                                       \
         }                                                                                           \
+        if (e->hout && sizeof(T) == 4 && csc == 1 && e->hcs == 1) /* genie__f2h / f2bf's values */ \
+            genie__hconv(e->cpu, e->hdt, 1, (uint16_t *)(void *)e->hout + (i0 + i) * e->hrs + j0, (const void *)row, n); \
+        else if (e->hout)                                                                           \
+            for (j = 0; j < n; j++) genie__stf(e->hout, (i0 + i) * e->hrs + (j0 + j) * e->hcs, e->hdt, (double)row[j * csc]); \
     }                                                                                               \
 }
 /* Thread ith of nth computes its share of one product. With N wide enough, each
@@ -10623,10 +10631,19 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     /* threads split N when it has panels enough (each packs and reads only its own panels of B:   \
        no barrier, nothing shared between cores' caches), else M (sharing each block of B) */     \
     const int split_m = !jit && npm >= 2 * nth && (N + nr - 1) / nr < 8 * nth;                      \
-    const int epi = g->epi.bias || g->epi.act || g->epi.res;                                        \
+    const int epi = g->epi.bias || g->epi.act || g->epi.res || g->epi.hout;                         \
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? genie__round_up((K + nkb - 1) / nkb, KU) : KU; \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
+    /* dyn: one block of A, B and C (JIT, one k-block, one column block): each thread claims runs  \
+       of dch panels from g->take until none is left, packing A (all of it) at its first claim.    \
+       A thread the machine has not run yet leaves its panels to the others instead of its static  \
+       share (which the caller then runs with A packed a second time), and a thread that claims    \
+       nothing packs nothing. A panel's values do not depend on the thread that computes it; with \
+       an epilogue a claim is one of the 1-thread run's groups of GENIE__EPI_PANELS panels, so its  \
+       array kernels see the same rows (a row's tail may take other steps than its body).      */ \
+    const int dyn = g->take && nth > 1 && jit && nkb <= 1 && nnb <= 1;                              \
+    const int64_t dch = epi ? GENIE__EPI_PANELS : GENIE__MAX(1, GENIE__MIN(GENIE__EPI_PANELS, (N + nr - 1) / nr / (4 * nth))); \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, jg, plo, phi;                                     \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
     if (split_m) {                                                                                  \
@@ -10654,7 +10671,14 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
             if (split_m) { plo = 0; phi = npn; }                                                    \
             for (ic = mlo; ic < mhi; ic += kr->mc) {                                                \
                 const int64_t mc = GENIE__MIN(mhi - ic, kr->mc);                                    \
-                genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf);                                   \
+                int apk = 0;                                                                        \
+                for (;;) { /* once; dyn: a claim at a time */                                       \
+                if (dyn) {                                                                          \
+                    plo = (int64_t)GENIE__ADD(g->take, 1) * dch;                                    \
+                    if (plo >= npn) break;                                                          \
+                    phi = GENIE__MIN(npn, plo + dch);                                               \
+                }                                                                                   \
+                if (!apk) genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf), apk = 1;                 \
                 for (jg = jr = plo; jr < phi; jr++) {                                               \
                     const int64_t j0 = jc + jr * nr, n = GENIE__MIN(nr, N - j0);                    \
                     const P *bp = g->bpk ? (const P *)g->bpk + (pc / kcb * g->bnp + j0 / nr) * pstep \
@@ -10690,6 +10714,8 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                         genie__epi_##esfx(&g->epi, (T *)g->c + ic * g->rsc + e0 * g->csc, g->rsc, g->csc, ic, e0, mc, e1 - e0); \
                         jg = jr + 1;                                                                \
                     }                                                                               \
+                }                                                                                   \
+                if (!dyn) break;                                                                    \
                 }                                                                                   \
             }                                                                                       \
             if (split_m && !g->bpk) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
@@ -11132,20 +11158,21 @@ static void genie__pk_drop(genie_ctx *ctx, genie__buf *b) {
 }
 static void genie__stmap_deleter(void *data, void *user); /* >>io: safetensors */
 /* Node n's planned product reads B from the cache (pl->g.bpk) when it is an f32 product
-   of the packed kernel, one batch, and B a constant of this tape in genie's own memory that
-   an earlier tape marked with this key. Out of memory or budget: B is packed as it runs,
-   as without the cache. */
+   of the packed kernel or a product on AMX tiles (B bf16: bf16 x bf16, or f32 x bf16 with B
+   the bf16 side), one batch, and B a constant of this tape in genie's own memory that an
+   earlier tape marked with this key. Out of memory or budget: B is packed as it runs, as
+   without the cache. */
 static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node *n) {
     const genie__gemm_kern *kr = pl->kr;
     genie__gemm *g = &pl->g;
     const genie__node *x = n->in[pl->bin].n;
     genie__buf *b = x->buf;
     genie__pk *e, **pe;
-    int64_t nkb, kcb, np, q, j;
+    int64_t nkb, kcb, np, q, j, pstep;
     int keys = 0;
-    size_t bytes;
-    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || pl->half || pl->bh || pl->amx || pl->skinny || g->cb || pl->nb ||
-        g->bdt != GENIE_F32 || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
+    size_t bytes, esz;
+    if (!ctx->pk_cap || !ctx->tape_ep || pl->f64 || (pl->half && !pl->amx) || pl->bh || pl->skinny || g->cb || pl->nb ||
+        g->bdt != (pl->amx ? GENIE_BF16 : GENIE_F32) || g->K <= 0 || g->N <= 0 || x->mark == ctx->tape_ep ||
         !b || (b->external && b->deleter != genie__stmap_deleter))
         return; /* x->mark: computed by this tape */
     for (pe = &b->pk; (e = *pe) != NULL; pe = &e->next, keys++)
@@ -11163,18 +11190,30 @@ static void genie__pk_bind(genie_ctx *ctx, genie__mm_plan *pl, const genie__node
         b->pk = e;
         return;
     }
-    /* k-blocks and panels as genie__gemm_s makes them */
+    /* k-blocks and panels as genie__gemm_s / genie__gemm_amx make them: a panel is pstep
+       elements of esz bytes (f32: one k a row of NR; AMX: a genie__bf32 step of 32 k a column) */
     nkb = (g->K + kr->kc - 1) / kr->kc, kcb = (g->K + nkb - 1) / nkb, np = (g->N + kr->nr - 1) / kr->nr;
+    if (pl->amx) kcb = genie__round_up(kcb, 32);
+    pstep = kr->nr * (pl->amx ? kcb / 32 : kcb);
+    esz = pl->amx ? 64 : sizeof(float);
     if (!e->raw) {
         if (e->ep == ctx->tape_ep) return; /* marked by this tape */
-        bytes = (size_t)(nkb * np * kcb * kr->nr) * sizeof(float);
+        bytes = (size_t)(nkb * np * pstep) * esz;
         if (bytes > ctx->pk_cap || ctx->stats.pack_cache_bytes > ctx->pk_cap - bytes || !(e->raw = GENIE_MALLOC(bytes + 64))) return;
         e->panels = (float *)(void *)(((uintptr_t)e->raw + 63) & ~(uintptr_t)63);
         e->bytes = bytes;
         for (q = 0; q < nkb; q++)
-            for (j = 0; j < np; j++)
-                genie__pack_b_s(g, q * kcb, GENIE__MIN(kcb, g->K - q * kcb), j * kr->nr, GENIE__MIN(kr->nr, g->N - j * kr->nr),
-                                kr, e->panels + (q * np + j) * kr->nr * kcb);
+            for (j = 0; j < np; j++) {
+                const int64_t k0 = q * kcb, j0 = j * kr->nr, kc = GENIE__MIN(kcb, g->K - k0), nn = GENIE__MIN(kr->nr, g->N - j0);
+                char *dst = (char *)e->panels + (size_t)((q * np + j) * pstep) * esz;
+#ifdef GENIE__AMX_BUILT
+                if (pl->amx) {
+                    genie__pack_b_amx(g, k0, kc, j0, nn, kr, (genie__bf32 *)(void *)dst);
+                    continue;
+                }
+#endif
+                genie__pack_b_s(g, k0, kc, j0, nn, kr, (float *)(void *)dst);
+            }
         ctx->stats.pack_cache_bytes += bytes;
         ctx->stats.pack_cache_packs++;
     } else {
@@ -11342,14 +11381,10 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         char *bb = p->ws, *ab = p->ws + pl->bsz + (size_t)ith * pl->asz, *cw = p->ws + pl->bsz + (size_t)nth * pl->asz;
         for (bi = 0; bi < pl->batches; bi++) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
-            if (pl->half) g.c = cw;
+            if (pl->half) /* each thread rounds the blocks of C it computed, in its epilogue: no barrier */
+                g.c = cw, g.epi.hout = out, g.epi.hdt = pl->odt, g.epi.hrs = pl->ors, g.epi.hcs = pl->ocs;
+            if (pl->batches == 1) g.take = &p->next;
             genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth);
-            if (pl->half) { /* every thread's columns are in the workspace before rows are converted */
-                genie__barrier(p->pool, nth);
-                genie__share(g.M, ith, nth, &lo, &hi);
-                genie__mm_store_half(pl, &g, out, lo, hi);
-                genie__barrier(p->pool, nth);
-            }
         }
     } else {
         char *bb = p->ws + (size_t)ith * (pl->bsz + pl->asz + pl->csz), *ab = bb + pl->bsz, *cw = ab + pl->asz;
@@ -11879,7 +11914,7 @@ oom:
    relative slack). Paths: GENIE_CPU=generic a portable C integer dot; avx2 vpmaddubsw; avx512
    vpdpbusd (AVX-512 VNNI, 256-bit lanes) where the CPU has it, else the avx2 one. More than 16
    rows of x (prefill) run on int8 panels (genie__k_qlinear_pre: x per 32-block, on VNNI or AVX2)
-   or AMX int8 tiles (Q8_0, Q4_0); on the generic path an f32 x multiplies dequantized 512-row
+   or AMX int8 tiles; on the generic path an f32 x multiplies dequantized 512-row
    panels of the weight through the f32 GEMM instead (genie__q_prefill). */
 static float genie__f16_at(const unsigned char *p) { return genie__h2f((uint16_t)(p[0] | p[1] << 8)); }
 /* Q4_K's 6-bit scale and min of group j (0..7) (ggml's get_scale_min_k4). */
@@ -12021,7 +12056,7 @@ static genie_result genie__k_quant(genie__kparams *p, int ith, int nth) {
 /* Whether ctx multiplies a weight of block dtype dt by more than GENIE__Q_PREFILL_ROWS rows
    of x on AMX int8 tiles (genie__k_qlinear_amx). */
 static int genie__q_amx(const genie_ctx *ctx, int dt) {
-    return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0);
+    return ctx->kt.qlinear_amx && (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 || dt == GENIE_Q4_K); /* Q6_K: the panels were faster */
 }
 /* Whether it multiplies them on int8 panels instead (genie__k_qlinear_pre: VNNI or AVX2). */
 static int genie__q_vnni_pre(const genie_ctx *ctx, int dt) {
@@ -12845,12 +12880,16 @@ static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nt
 }
 #endif
 #ifdef GENIE__AMX_BUILT
-/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0 and Q4_0 weights, more than
+/* ---- prefill on AMX int8 tiles (TDPBSSD), Q8_0, Q4_0 and Q4_K weights, more than
    GENIE__Q_PREFILL_ROWS rows of x ----
    out[m, n] = sum over 32-blocks b of (dx[m, b] dw[n, b]) sum_{k in b} qx[m, k] qw[n, k]: x's
    rows quantized per 32-block to the values genie__q8_row gives, the weight's blocks as int8
    (Q4_0: its nibbles - 8). Computed as C^T, 16 weight rows by 16 rows of x a tile, one tile
-   product a block (the scales change every 32 k):
+   product a block (the scales change every 32 k). Q4_K as the int8 panels compute it (the same
+   integer sums, scaled in the same order, so the same values): a block per 32-group, its
+   nibbles as they are, then + mw[n, b] (-(dx[m, b] sx[m, b])) with sx x's integer sum of the
+   block. (Q6_K stays on the panels: its scales change every 16 k, and tile products of 16 k
+   scaled as often ran slower than the panels.)
      A (tmm0/2, 16 x 32 int8):  the 16 weight rows' quants of block b (wq [nb][16][32]: the
                                 thread's 16 rows unpacked; rows past N zero);
      B (tmm1/3, 8 x 16 int32):  VNNI quads of 16 rows of x: row r, column m the 4 bytes
@@ -12893,15 +12932,18 @@ static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
     _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(_mm512_cvttps_epi32(vb), lo), hi)));
     return amax / 127.0f;
 }
-/* Row x[0 .. 32 nb) quantized into column m of its B tiles: xp[128 b + 16 r] (r < 8) and
-   dx[16 b] (xp, dx at the row's tile and column). */
-static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp, float *dx) {
+/* Row x[0 .. 32 nb) quantized into column m of its B tiles: xp[128 b + 16 r] (r < 8),
+   dx[16 b], and nx[16 b] = -(dx s) with s the block's integer sum (Q4_K's min term, as the
+   int8 panels form it) (xp, dx, nx at the row's tile and column). */
+static GENIE__AMX void genie__qamx_xrow(const float *x, int64_t nb, int32_t *xp, float *dx, float *nx) {
     int8_t q[32];
     int32_t w[8];
     int64_t b;
-    int r;
+    int r, s;
     for (b = 0; b < nb; b++) {
         dx[16 * b] = genie__q8_blk_avx512(x + 32 * b, q);
+        for (r = s = 0; r < 32; r++) s += q[r];
+        nx[16 * b] = -(dx[16 * b] * (float)s);
         memcpy(w, q, 32);
         for (r = 0; r < 8; r++) xp[128 * b + 16 * r] = w[r];
     }
@@ -12930,8 +12972,32 @@ static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__
         }
     }
 }
+/* Q4_K weight rows n0 .. n0+nn (nn <= 16) as A tiles, unpacked as the int8 panels unpack them
+   (genie__qpre_unpack): wq[512 b + 32 i + k] = nibble k of row n0+i's 32-group b, dw[16 b + i]
+   its scale d sc, mw[16 b + i] its min dmin m; rows nn .. 16 zero. */
+static GENIE__AMX void genie__qamx_wtile_q4k(const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, int8_t *wq,
+                                             float *dw, float *mw) {
+    const int64_t bb = genie__blk_b(GENIE_Q4_K); /* a super-block's bytes: eight 32-groups */
+    const unsigned char *rw[16], *wr[32];
+    uint8_t u[32][32];
+    float dl[256], ml[256]; /* a super-block's scales as genie__qpre_unpack indexes them (group g < 8) */
+    int64_t b, i;
+    for (i = 0; i < 32; i++) wr[i] = NULL;
+    for (i = 0; i < 16; i++) rw[i] = i < nn ? genie__qrow(base, wv, GENIE_Q4_K, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        const int g = (int)(b % 8);
+        for (i = 0; i < 16; i++) wr[i] = rw[i] ? rw[i] + b / 8 * bb : NULL;
+        genie__qpre_unpack(GENIE_Q4_K, wr, g, u, dl, ml, 0);
+        for (i = 0; i < 16; i++) memcpy(wq + 512 * b + 32 * i, u[i], 32), dw[16 * b + i] = dl[32 * g + i], mw[16 * b + i] = ml[32 * g + i];
+    }
+}
+/* Block e's sums c (16 x 16 int32) scaled into accumulator a_i (weight row i): as the int8
+   panels do, f32 of the sum times dx dw, then (Q4_K) + mw (-(dx s)) */
 #define GENIE__QAMX_ROW(i)                                                                                              \
-    a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i)
+    do {                                                                                                                \
+        a##i = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(c + 16 * i)), _mm512_mul_ps(dxb, _mm512_set1_ps(dwb[i])), a##i); \
+        if (mwb) a##i = _mm512_fmadd_ps(_mm512_set1_ps(mwb[i]), nxb, a##i);                                            \
+    } while (0)
 /* A block's tile product into cb (16 x 16 int32): A, B, C the tile numbers. */
 #define GENIE__QAMX_TDP(A, B, C, wq, xp, cb)                                                                          \
     __asm__ volatile("tileloadd (%0,%2,1), %%tmm" #A "\n\t"                                                          \
@@ -12940,9 +13006,10 @@ static GENIE__AMX void genie__qamx_wtile(int dt, const void *base, const genie__
                      "tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C "\n\t"                                             \
                      "tilestored %%tmm" #C ", (%4,%3,1)"                                                              \
                      : : "r"(wq), "r"(xp), "r"((int64_t)32), "r"((int64_t)64), "r"(cb) : "memory")
-/* The 16 x 16 tile of C^T from nb blocks (wq, dw of the weight rows; xp, dx of the rows of x):
-   acc[16 n + m] = out[m, n]. */
-static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const int32_t *xp, const float *dx, float *acc) {
+/* The 16 x 16 tile of C^T from nb blocks (wq, dw and (Q4_K, else NULL) mw of the weight rows;
+   xp, dx, nx of the rows of x): acc[16 n + m] = out[m, n]. */
+static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const float *dw, const float *mw, const int32_t *xp,
+                                        const float *dx, const float *nx, float *acc) {
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     __m512 a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
     int32_t cb[4][256];
@@ -12957,8 +13024,8 @@ static GENIE__AMX void genie__qamx_tile(int64_t nb, const int8_t *wq, const floa
             }
         }
         if (b >= 3) {
-            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3));
-            const float *dwb = dw + 16 * (b - 3);
+            const __m512 dxb = _mm512_loadu_ps(dx + 16 * (b - 3)), nxb = mw ? _mm512_loadu_ps(nx + 16 * (b - 3)) : dxb;
+            const float *dwb = dw + 16 * (b - 3), *mwb = mw ? mw + 16 * (b - 3) : NULL;
             const int32_t *c = cb[(b - 3) & 3];
             GENIE__QAMX_ROW(0); GENIE__QAMX_ROW(1); GENIE__QAMX_ROW(2); GENIE__QAMX_ROW(3);
             GENIE__QAMX_ROW(4); GENIE__QAMX_ROW(5); GENIE__QAMX_ROW(6); GENIE__QAMX_ROW(7);
@@ -12988,19 +13055,20 @@ static void genie__qamx_prefetch(int dt, const void *base, const genie__vspec *w
     }
 }
 /* Workspace bytes: shared (xp, dx of every row of x) and a thread's own (wq, dw, an f32 row, acc). */
-static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 64)); }
-static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 64) + K * 4 + 1024, 64); }
+/* Per 32 k: shared xp 512 bytes, dx and nx 64 each a tile of rows; a thread's wq 512, dw and mw 64 each. */
+static size_t genie__qamx_shared(int64_t rows, int64_t K) { return (size_t)((rows + 15) / 16 * (K / 32) * (512 + 128)); }
+static size_t genie__qamx_own(int64_t K) { return (size_t)genie__round_up(K / 32 * (512 + 128) + K * 4 + 1024, 64); }
 static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / 32, xs = xv->strides[xv->ndim - 1];
-    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = nb * genie__blk_b(wdt);
+    const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), mt = (rows + 15) / 16, rowb = K / genie__blk_n(wdt) * genie__blk_b(wdt);
     int32_t *xp = (int32_t *)(void *)p->ws;
-    float *dx = (float *)(void *)(xp + mt * nb * 128);
+    float *dx = (float *)(void *)(xp + mt * nb * 128), *nx = dx + mt * nb * 16;
     char *own = p->ws + genie__qamx_shared(rows, K) + (size_t)ith * genie__qamx_own(K);
     int8_t *wq = (int8_t *)own;
-    float *dw = (float *)(void *)(own + nb * 512), *xf = dw + nb * 16, *acc = xf + K;
+    float *dw = (float *)(void *)(own + nb * 512), *mw = dw + nb * 16, *xf = mw + nb * 16, *acc = xf + K;
     int64_t lo, hi, r, t, i, j, m0, b, k;
     const int64_t *sts[1];
     genie__mi m;
@@ -13009,11 +13077,11 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     genie__mi_init(&m, xv->ndim - 1, xv->shape, 1, sts, &xv->off, lo < rows ? lo : 0);
     for (r = lo; r < hi; r++) {
         int32_t *xr = xp + r / 16 * nb * 128 + r % 16;
-        float *dr = dx + r / 16 * nb * 16 + r % 16;
+        float *dr = dx + r / 16 * nb * 16 + r % 16, *nr = nx + r / 16 * nb * 16 + r % 16;
         const float *x = xf;
         if (r >= rows) { /* a tile's rows past M */
             for (b = 0; b < nb; b++) {
-                dr[16 * b] = 0;
+                dr[16 * b] = nr[16 * b] = 0;
                 for (k = 0; k < 8; k++) xr[128 * b + 16 * k] = 0;
             }
             continue;
@@ -13021,7 +13089,7 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
         if (xdt == GENIE_F32 && xs == 1) x = (const float *)GENIE__IN(n, 0) + m.off[0];
         else
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
-        genie__qamx_xrow(x, nb, xr, dr);
+        genie__qamx_xrow(x, nb, xr, dr, nr);
         genie__mi_next(&m);
     }
     genie__barrier(p->pool, nth);
@@ -13029,11 +13097,12 @@ static genie_result genie__k_qlinear_amx(genie__kparams *p, int ith, int nth) {
     if (lo < hi) genie__amx_begin_q8();
     for (t = lo; t < hi; t++) {
         const int64_t n0 = 16 * t, nn = GENIE__MIN(16, N - n0);
-        genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
+        if (wdt == GENIE_Q4_K) genie__qamx_wtile_q4k(GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw, mw);
+        else genie__qamx_wtile(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wq, dw);
         for (m0 = 0; m0 < mt; m0++) {
             const int64_t mm = GENIE__MIN(16, rows - 16 * m0), o = n->out->off + 16 * m0 * N + n0;
             if (t + 1 < hi) genie__qamx_prefetch(wdt, GENIE__IN(n, 1), wv, n0 + 16, GENIE__MIN(16, N - n0 - 16), rowb, m0, mt);
-            genie__qamx_tile(nb, wq, dw, xp + m0 * nb * 128, dx + m0 * nb * 16, acc);
+            genie__qamx_tile(nb, wq, dw, wdt == GENIE_Q4_K ? mw : NULL, xp + m0 * nb * 128, dx + m0 * nb * 16, nx + m0 * nb * 16, acc);
             if (n->dtype == GENIE_F32) genie__qamx_store(acc, (float *)GENIE__OUT(n) + o, N, mm, nn);
             else
                 for (i = 0; i < mm; i++)

@@ -3,10 +3,13 @@
    tiles), on avx512 (the tiles forbidden: vdpbf16ps pairs where the CPU has AVX512_BF16) and
    its f32 product of the same shape, beside torch.matmul of bf16 tensors (the peer's numbers
    come as name=value arguments, printed by bench/amx_torch.py; without them the peer's
-   columns are '-' and a skip line says why). Then f32 x bf16 (f32 activations, bf16
-   weights, result f32) [128,2048] by [2048,2048], as matmul and as linear: the amx path
-   (activations rounded to bf16 while packing, tiles) beside the avx512 path's exact f32
-   kernel in the same run, as medians of the calls made in ~0.5 s (at least 5) after a warm-up.
+   columns are '-' and a skip line says why). genie's B, a constant of every call, is read
+   from its pack cache (tile panels kept from the second call on, as a weight is); the peer
+   packs it every call. Then f32 x bf16 (f32 activations, bf16 weights, result f32)
+   [128,2048] by [2048,2048], as matmul and as linear: the amx path (activations rounded to
+   bf16 while packing, tiles) with the pack cache and without it, beside the avx512 path's
+   exact f32 kernel in the same run, as medians of the calls made in ~0.5 s (at least 5)
+   after a warm-up.
    Timing: operands materialized first; every call captures and realizes the product anew
    inside genie_pool_push/pop; one warm-up call, then the fastest of the calls made in ~0.5 s
    (at least 3), as the peer does: on a machine shared with other jobs the fastest call is the
@@ -70,7 +73,7 @@ static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
 /* Median ms of y = x @ B (lin 0: B bf16 [K, N]) or linear(x, W) (lin 1: W bf16 [N, K]) for
    x f32 [m, K], N = K = n, on path cpu at t threads (0: failed). On amx, m > 16: x rounded to
    bf16 while packing, TDPBF16PS tiles; on avx512: the f32 kernel, B widened exactly. */
-static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n) {
+static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int nocache) {
     genie_ctx *ctx = test_ctx(cpu, t);
     const int64_t sx[2] = {m, n}, sw[2] = {n, n};
     float *v = (float *)malloc((size_t)(n * n) * 4);
@@ -79,6 +82,7 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n) {
     int64_t i;
     int reps = 0, ok = 1;
     for (i = 0; i < n * n; i++) v[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    if (nocache) genie_set_pack_cache(ctx, 0);
     x = genie_from_data(ctx, GENIE_F32, 2, sx, v);
     w = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sw, v), GENIE_BF16);
     ok = genie_realize(ctx, 1, &x) == GENIE_OK && genie_realize(ctx, 1, &w) == GENIE_OK;
@@ -145,18 +149,23 @@ int main(int argc, char **argv) {
             fflush(stdout);
         }
     printf("\nf32 x bf16 (f32 activations, bf16 weights; result f32), [128,2048] x [2048,2048]: median ms (lower is better)\n");
-    printf("amx: x rounded to bf16 while packing, TDPBF16PS; f32: the avx512 path's f32 kernel (weights widened exactly)\n");
-    printf("%-26s %3s %9s %9s %7s\n", "case", "thr", "amx", "f32", "f32/amx");
+    printf("amx: x rounded to bf16 while packing, TDPBF16PS, the weight's tile panels read from the pack cache (from the\n"
+           "third call); amx, no cache: the same with genie_set_pack_cache(ctx, 0) (the weight packed every call);\n"
+           "f32: the avx512 path's f32 kernel (weights widened exactly while packing: bf16 weights are not cached there)\n");
+    printf("%-26s %3s %9s %9s %9s %7s %9s\n", "case", "thr", "amx", "no cache", "f32", "f32/amx", "nc/amx");
     for (t = 1; t <= 2; t++) {
         int lin;
         for (lin = 0; lin < 2; lin++) {
-            const double a = genie_cpu_supported(GENIE_CPU_AMX) ? mixed_ms(GENIE_CPU_AMX, t, lin, 128, 2048) : 0;
-            const double f = mixed_ms(GENIE_CPU_AVX512, t, lin, 128, 2048);
-            char c0[32], c1[32], rt[32];
+            const int has = genie_cpu_supported(GENIE_CPU_AMX);
+            const double a = has ? mixed_ms(GENIE_CPU_AMX, t, lin, 128, 2048, 0) : 0;
+            const double nc = has ? mixed_ms(GENIE_CPU_AMX, t, lin, 128, 2048, 1) : 0;
+            const double f = mixed_ms(GENIE_CPU_AVX512, t, lin, 128, 2048, 0);
+            char c0[32], c1[32], c2[32], rt[32], rn[32];
             snprintf(c0, sizeof c0, a > 0 ? "%.2f" : "-", a), snprintf(c1, sizeof c1, f > 0 ? "%.2f" : "-", f);
-            if (a > 0 && f > 0) snprintf(rt, sizeof rt, "%.2f", f / a);
-            else snprintf(rt, sizeof rt, "-");
-            printf("%-26s %3d %9s %9s %7s\n", lin ? "linear(x, W[2048,2048])" : "x @ B[2048,2048]", t, c0, c1, rt);
+            snprintf(c2, sizeof c2, nc > 0 ? "%.2f" : "-", nc);
+            snprintf(rt, sizeof rt, a > 0 && f > 0 ? "%.2f" : "-", f / (a > 0 ? a : 1));
+            snprintf(rn, sizeof rn, a > 0 && nc > 0 ? "%.2f" : "-", nc / (a > 0 ? a : 1));
+            printf("%-26s %3d %9s %9s %9s %7s %9s\n", lin ? "linear(x, W[2048,2048])" : "x @ B[2048,2048]", t, c0, c2, c1, rt, rn);
             fflush(stdout);
         }
     }

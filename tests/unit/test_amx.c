@@ -261,6 +261,132 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_ctx_destroy(ctx);
 }
+/* 2 threads give the 1-thread result bit for bit on the tiles: the threads take panels as they
+   come free (one block of A, B and C) or in static shares, and each rounds the f32 blocks it
+   computed into the bf16 result; bf16 x bf16 (bf16 result) and f32 x bf16 (f32 result), as
+   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. */
+static void t_threads_same(void) {
+    static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40}};
+    genie_ctx *c[2];
+    size_t si;
+    int xdt, lin, i;
+    c[0] = test_ctx(GENIE_CPU_AMX, 1), c[1] = test_ctx(GENIE_CPU_AMX, 2);
+    CHECK(c[0] && c[1]);
+    for (si = 0; c[0] && c[1] && si < sizeof shapes / sizeof shapes[0]; si++)
+        for (xdt = 0; xdt < 2; xdt++)
+            for (lin = 0; lin < 2; lin++) {
+                const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+                const int64_t xs[3] = {2, M, K}, ws[2] = {lin ? N : K, lin ? K : N};
+                float *xv = f32_rand(2 * M * K), *y[2];
+                uint16_t *wv = bf_rand(N * K);
+                for (i = 0; i < 2; i++) {
+                    genie_tensor *x, *w;
+                    genie_pool_push(c[i]);
+                    x = genie_from_data(c[i], GENIE_F32, si == 0 ? 3 : 2, si == 0 ? xs : xs + 1, xv);
+                    if (!xdt) x = genie_to_dtype(c[i], x, GENIE_BF16);
+                    w = bf_tensor(c[i], 2, ws, wv);
+                    y[i] = read_all(c[i], lin ? genie_linear(c[i], x, w, NULL) : genie_matmul(c[i], x, w), (si == 0 ? 2 : 1) * M * N);
+                    genie_pool_pop(c[i]);
+                }
+                CHECK(y[0][0] == y[0][0] && memcmp(y[0], y[1], (size_t)((si == 0 ? 2 : 1) * M * N) * 4) == 0);
+                free(xv), free(wv), free(y[0]), free(y[1]);
+            }
+    genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]);
+}
+/* ---- the pack cache for tile panels ----
+   A bf16 weight read as B on the tiles (bf16 x bf16, or f32 x bf16 with the weight the bf16
+   side) is marked by the first tape, packed into tile panels by the second and read from the
+   cache after. Each product runs in a context with the cache and in one without, on the same
+   host data: the panels are the same, so the results must be bitwise equal, before and after
+   the weight is written in place (its entry dropped, packed anew) and after it is freed and
+   its memory handed to a new weight. */
+static float *pk_prod(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, int lin, int64_t n) {
+    genie_tensor *y;
+    float *v;
+    genie_pool_push(ctx);
+    y = lin ? genie_linear(ctx, x, w, NULL) : genie_matmul(ctx, x, w);
+    v = read_all(ctx, y, n);
+    genie_pool_pop(ctx);
+    return v;
+}
+/* k products of x and w in both contexts; 1 when each pair was bitwise equal (and not NaN) */
+static int pk_same(genie_ctx *const *c, genie_tensor *const *x, genie_tensor *const *w, int lin, int64_t n, int k) {
+    int ok = 1;
+    while (k-- > 0) {
+        float *a = pk_prod(c[0], x[0], w[0], lin, n), *b = pk_prod(c[1], x[1], w[1], lin, n);
+        ok &= a[0] == a[0] && memcmp(a, b, (size_t)n * 4) == 0;
+        free(a), free(b);
+    }
+    return ok;
+}
+/* one more weight packed and one more product read it since *s (then *s: now) */
+static int pk_hit(genie_ctx *ctx, genie_stats *s) {
+    const genie_stats n = genie_get_stats(ctx);
+    const int ok = n.pack_cache_packs == s->pack_cache_packs + 1 && n.pack_cache_hits == s->pack_cache_hits + 1;
+    *s = n;
+    return ok;
+}
+/* a weight [N, K] (lin) or [K, N] of bf16 values in both contexts, held by the handles alone */
+static void pk_weight(genie_ctx *const *c, genie_tensor **w, const int64_t *ws) {
+    uint16_t *v = bf_rand(ws[0] * ws[1]);
+    int i;
+    for (i = 0; i < 2; i++) {
+        genie_pool_push(c[i]);
+        w[i] = bf_tensor(c[i], 2, ws, v);
+        genie_retain(w[i]);
+        genie_pool_pop(c[i]);
+    }
+    free(v);
+}
+static void t_pack_cache(int threads) {
+    /* one k-block and two (K 1030), N a panel and a part, M one block of A and two (600 > MC) */
+    static const int64_t shapes[][3] = {{17, 33, 33}, {40, 70, 1030}, {600, 40, 64}};
+    size_t si;
+    int xdt, lin, i, ok;
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (xdt = 0; xdt < 2; xdt++) /* x bf16, x f32 */
+            for (lin = 0; lin < 2; lin++) {
+                const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+                const int64_t xs[2] = {M, K}, ws[2] = {lin ? N : K, lin ? K : N};
+                float *xv = f32_rand(M * K);
+                genie_ctx *c[2];
+                genie_tensor *x[2], *w[2];
+                genie_stats s0, s1;
+                c[0] = test_ctx(GENIE_CPU_AMX, threads), c[1] = test_ctx(GENIE_CPU_AMX, threads);
+                CHECK(c[0] && c[1] && genie_set_pack_cache(c[1], 0) == GENIE_OK);
+                if (!c[0] || !c[1]) { genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]), free(xv); continue; }
+                for (i = 0; i < 2; i++) {
+                    genie_pool_push(c[i]);
+                    x[i] = genie_from_data(c[i], GENIE_F32, 2, xs, xv);
+                    if (!xdt) x[i] = genie_to_dtype(c[i], x[i], GENIE_BF16);
+                    genie_retain(x[i]);
+                    genie_realize(c[i], 1, &x[i]);
+                    genie_pool_pop(c[i]);
+                }
+                pk_weight(c, w, ws);
+                s0 = genie_get_stats(c[0]);
+                ok = pk_same(c, x, w, lin, M * N, 3); /* marked, packed, read from the cache */
+                s1 = genie_get_stats(c[0]);
+                ok &= pk_hit(c[0], &s0) && s1.pack_cache_bytes >= (uint64_t)(N * K * 2) && genie_get_stats(c[1]).pack_cache_packs == 0;
+                for (i = 0; i < 2; i++) { /* written in place: the entry must go */
+                    genie_pool_push(c[i]);
+                    genie_add_(c[i], w[i], genie_full(c[i], GENIE_BF16, 2, ws, 0.5));
+                    genie_realize(c[i], 1, &w[i]);
+                    genie_pool_pop(c[i]);
+                }
+                ok &= pk_same(c, x, w, lin, M * N, 3) && pk_hit(c[0], &s1);
+                for (i = 0; i < 2; i++) genie_release(w[i]); /* freed: a new weight takes its memory */
+                pk_weight(c, w, ws);
+                ok &= pk_same(c, x, w, lin, M * N, 3) && pk_hit(c[0], &s1);
+                ok &= genie_status(c[0]) == GENIE_OK && genie_status(c[1]) == GENIE_OK;
+                CHECK(ok);
+                if (!ok)
+                    printf("  pack cache %dT: x %s [%lld,%lld] %s [%lld,%lld]: %s\n", threads, xdt ? "f32" : "bf16", (long long)M,
+                           (long long)K, lin ? "linear by weight" : "matmul by B", (long long)ws[0], (long long)ws[1], genie_last_error(c[0]));
+                for (i = 0; i < 2; i++) genie_release(x[i]), genie_release(w[i]), genie_ctx_destroy(c[i]);
+                free(xv);
+            }
+}
 /* the mixes that stay refused name the op and both dtypes */
 static void t_mixed_errors(void) {
     genie_ctx *ctx = test_ctx(GENIE_CPU_GENERIC, 1);
@@ -322,6 +448,8 @@ int main(void) {
     t_mixed(GENIE_CPU_AVX512, 2, "avx512");
     t_mixed(GENIE_CPU_AMX, 1, "amx");
     t_mixed(GENIE_CPU_AMX, 2, "amx");
+    if (amx) t_threads_same(), t_pack_cache(1), t_pack_cache(2);
+    else printf("skip: the pack cache of tile panels (no AMX path)\n");
     t_mixed_errors();
     printf("test_amx: %d checks, %d failed (AMX %s)\n", checks, fails, amx ? "used" : "not available");
     return fails ? 1 : 0;

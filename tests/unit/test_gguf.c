@@ -4,8 +4,8 @@
    against hand-made broken files. Each product path (GENIE_CPU generic, avx2, avx512, amx where
    the CPU runs it) is held to the f64 reference within the bound stated in >>quant: decode (at
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
-   Q8_0/Q4_0 prefill on amx (AMX int8 tiles) and every block type's prefill on avx2, avx512 and
-   amx (int8 panels: vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized
+   Q8_0/Q4_0/Q4_K prefill on amx (AMX int8 tiles) and every block type's prefill on avx2, avx512
+   and amx (int8 panels: vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized
    activations per 32-block (the decode bound, QB 32). */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
@@ -200,7 +200,7 @@ static void t_products(void) {
         for (k = 0; k < NQT && g; k++) {
             const int64_t N = QT[k].r, K = QT[k].c;
             const int QB = QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256;
-            /* prefill on int8: AMX tiles (Q8_0, Q4_0) or VNNI / AVX2 panels (every block type; x per 32) */
+            /* prefill on int8: AMX tiles or VNNI / AVX2 panels (every block type; x per 32) */
             const int int8pre = paths[p] != GENIE_CPU_GENERIC;
             float *wref;
             snprintf(fn, sizeof fn, "%s.f32", QT[k].name);
@@ -404,6 +404,40 @@ static void t_qrow_paths(void) {
     genie_gguf_close(g2), genie_gguf_close(g5);
     genie_ctx_destroy(c2), genie_ctx_destroy(c5);
 }
+/* Q4_K prefill on the AMX int8 tiles is the int8 panels' computation (x per 32-block, the same
+   integer sums of each 32-group, scaled and summed in the same order), and Q6_K runs on the
+   panels on both paths: amx and avx512 (vpdpbusd panels) agree bit for bit, on 1 and 2
+   threads, M 37 and 100 (tiles of 16 rows and a part), weights of 3 to 40 rows (a tile of 16
+   and a part). A skip line where this CPU has no AMX path. */
+static void t_prefill_tiles(void) {
+    static const int ks[4] = {2, 3, 8, 9}; /* q4_k, q6_k, q4_kwide, q6_kwide */
+    static const int64_t ms[2] = {37, 100};
+    int k, mi, t;
+    if (!genie_cpu_supported(GENIE_CPU_AMX)) { printf("  skip: K-quant prefill on AMX tiles against the VNNI panels (no AMX path here)\n"); return; }
+    for (t = 1; t <= 2; t++) {
+        genie_ctx *ca = test_ctx(GENIE_CPU_AMX, t), *cv = test_ctx(GENIE_CPU_AVX512, t);
+        genie_gguf *ga = NULL, *gv = NULL;
+        CHECK(genie_gguf_open(ca, P("t.gguf"), &ga) == GENIE_OK && genie_gguf_open(cv, P("t.gguf"), &gv) == GENIE_OK);
+        for (k = 0; k < 4 && ga && gv; k++)
+            for (mi = 0; mi < 2; mi++) {
+                const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = ms[mi], xs[2] = {M, K};
+                float *x = (float *)malloc((size_t)(M * K) * 4), *ya = (float *)malloc((size_t)(M * N) * 4), *yv = (float *)malloc((size_t)(M * N) * 4);
+                int64_t i, diff = 0;
+                for (i = 0; i < M * K; i++) x[i] = (float)xv(3 * i + k);
+                CHECK(genie_read(ca, genie_linear(ca, genie_from_data(ca, GENIE_F32, 2, xs, x), genie_gguf_get(ga, QT[ks[k]].name), NULL),
+                                 GENIE_F32, ya, (size_t)(M * N) * 4) == GENIE_OK);
+                CHECK(genie_read(cv, genie_linear(cv, genie_from_data(cv, GENIE_F32, 2, xs, x), genie_gguf_get(gv, QT[ks[k]].name), NULL),
+                                 GENIE_F32, yv, (size_t)(M * N) * 4) == GENIE_OK);
+                for (i = 0; i < M * N; i++) diff += memcmp(&ya[i], &yv[i], 4) != 0 || ya[i] != ya[i];
+                CHECK(diff == 0);
+                if (diff) printf("  %s M %lld, %d thread(s): %lld of %lld prefill outputs differ between amx and avx512\n", QT[ks[k]].name,
+                                 (long long)M, t, (long long)diff, (long long)(M * N));
+                free(x), free(ya), free(yv);
+            }
+        genie_gguf_close(ga), genie_gguf_close(gv);
+        genie_ctx_destroy(ca), genie_ctx_destroy(cv);
+    }
+}
 static void t_errors(void) {
     genie_ctx *ctx = test_ctx(GENIE_CPU_AUTO, 1);
     genie_gguf *g = NULL;
@@ -516,6 +550,7 @@ int main(int argc, char **argv) {
         t_prefill_inputs();
         t_nonfinite_x();
         t_qrow_paths();
+        t_prefill_tiles();
         t_errors();
     } else {
         printf("  skip: GGUF files written by the Python gguf package (%s with gguf not found; set GGUF_PYTHON)\n", py);
