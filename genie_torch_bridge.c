@@ -885,6 +885,12 @@ bool k_to_copy(const c10::OperatorHandle &, Args &a) {
     genie_dtype d;
     if (self.device().is_cpu()) { /* CPU -> genie: one copy, layout kept */
         if (a.none(3) || a[3].toDevice().type() != kDev || !storage_gd(st, &d)) return false;
+        if (self.is_contiguous() && (mf == at::MemoryFormat::Preserve || mf == at::MemoryFormat::Contiguous)) {
+            /* dense rows: copied into genie's own memory, where the pack cache keeps a weight packed
+               for the products that read it (it packs no caller's from_blob memory) */
+            a.ret(wrap(from_cpu(self.to(st)), st));
+            return true;
+        }
         at::Tensor c = at::empty_like(self, self.options().dtype(st), mf);
         c.copy_(self);
         a.ret(wrap(adopt_cpu(c), st));
@@ -1926,7 +1932,8 @@ std::string json_stats() {
       << ",\"item\":" << s.materializations[GENIE_MAT_ITEM] << ",\"data\":" << s.materializations[GENIE_MAT_DATA] << "}"
       << ",\"inplace_writes\":" << s.inplace_writes << ",\"bytes_live\":" << s.bytes_live << ",\"bytes_peak\":" << s.bytes_peak
       << ",\"fallback_materialized\":" << g_counts.fallback_materialized << ",\"to_cpu\":" << g_counts.to_cpu
-      << ",\"items\":" << g_counts.items;
+      << ",\"items\":" << g_counts.items << ",\"pack_cache_bytes\":" << s.pack_cache_bytes
+      << ",\"pack_cache_packs\":" << s.pack_cache_packs << ",\"pack_cache_hits\":" << s.pack_cache_hits;
     o << ",\"backend\":\"" << genie_backend_name(ctx()) << "\",\"backend_nodes\":" << s.backend_nodes << ",\"backend_fallbacks\":"
       << s.backend_fallbacks << ",\"remote_bytes_sent\":" << s.remote_bytes_sent << ",\"remote_bytes_received\":"
       << s.remote_bytes_received << ",\"remote_round_trips\":" << s.remote_round_trips;

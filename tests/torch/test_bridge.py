@@ -54,6 +54,30 @@ def test_mlp_forward():
     close(md(x.to(DEV)), ref)
 
 
+def test_weights_moved_to_the_device_stay_packed():
+    """a Linear's weight moved by .to(device) lives in genie's own memory, so its products read it
+    from the pack cache from the third forward on; a write to the weight drops its packed copy"""
+    if os.environ.get("GENIE_CPU") == "reference":
+        print("  skip: the pack cache (GENIE_CPU=reference runs no packed products)")
+        return
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(96, 80)
+    x = torch.randn(40, 96)
+    ld = torch.nn.Linear(96, 80)
+    ld.load_state_dict(lin.state_dict())
+    ld = ld.to(DEV)
+    xd = x.to(DEV)
+    with torch.no_grad():
+        h0 = gt.stats()["pack_cache_hits"]
+        for _ in range(4):
+            close(ld(xd), lin(x), rtol=1e-5, atol=1e-5)
+        assert gt.stats()["pack_cache_hits"] - h0 >= 2, gt.stats()["pack_cache_hits"] - h0
+        lin.weight.mul_(-0.5)
+        ld.weight.mul_(-0.5)
+        for _ in range(3):
+            close(ld(xd), lin(x), rtol=1e-5, atol=1e-5)
+
+
 def test_transformer_encoder_layer():
     torch.manual_seed(0)
     kw = dict(d_model=32, nhead=4, dim_feedforward=64, batch_first=True)
