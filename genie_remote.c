@@ -115,14 +115,16 @@ static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES])
     if (!e) {
         for (k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1); r->hents[k].id; k = (k + 1) & (r->hcap - 1)) {}
         e = &r->hents[k];
-        e->id = id, e->pending = 0;
+        memset(e, 0, sizeof *e);
+        e->id = id;
         r->hn++;
     }
     if (e->pending) e->pending = 0, r->hpending--;
     if (e->wait_req) e->wait_req = 0, r->hwait--;
     memcpy(e->hash, hash, GR_HASH_BYTES);
 }
-/* Drops id's entry (linear probing: the entries after it in its run move back). */
+/* Drops id's entry (linear probing: the entries after it in its run move back). A slot left
+   empty is all zero (no pending, no wait_req), so an entry put there later starts clean. */
 static void rc_hdel(rc_state *r, uint64_t id) {
     rc_hent *e = rc_hfind(r, id);
     size_t i, j, home;
@@ -130,13 +132,13 @@ static void rc_hdel(rc_state *r, uint64_t id) {
     if (e->pending) r->hpending--;
     if (e->wait_req) r->hwait--;
     i = (size_t)(e - r->hents);
-    r->hents[i].id = 0;
+    memset(&r->hents[i], 0, sizeof r->hents[i]);
     r->hn--;
     for (j = (i + 1) & (r->hcap - 1); r->hents[j].id; j = (j + 1) & (r->hcap - 1)) {
         home = (size_t)(r->hents[j].id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1);
         if (((j - home) & (r->hcap - 1)) >= ((j - i) & (r->hcap - 1))) { /* home at or before the hole */
             r->hents[i] = r->hents[j];
-            r->hents[j].id = 0;
+            memset(&r->hents[j], 0, sizeof r->hents[j]);
             i = j;
         }
     }

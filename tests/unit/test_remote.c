@@ -1972,6 +1972,49 @@ static void test_rewrite(const char *addr) {
     printf("  fresh and rewritten buffers: sent first without HAS, hashed by the server after, results equal local\n");
 }
 
+/* Buffers sent unhashed, then written in place on the server and freed before their HASHED
+   came: the client's table of hashes forgets them whole, so genie_remote_hashed has nothing
+   to wait for (a slot reused by a later buffer must not carry the old wait) and the
+   connection goes on. */
+static void test_hash_slots(const char *addr) {
+    genie_ctx *c;
+    int i;
+    double out = 0, t0;
+    genie_result e;
+    setenv("GENIE_REMOTE_TIMEOUT_MS", "2000", 1);
+    c = remote_ctx(addr);
+    unsetenv("GENIE_REMOTE_TIMEOUT_MS");
+    for (i = 0; i < 8; i++) {
+        int64_t n = 32768 + 16 * i, k; /* 128 KiB and a little: over the size hashed first */
+        float *v = (float *)malloc((size_t)n * 4);
+        genie_tensor *x, *s;
+        for (k = 0; k < n; k++) v[k] = (float)(i * 7 + k % 13);
+        x = genie_from_data(c, GENIE_F32, 1, &n, v);
+        genie_add_(c, x, genie_full(c, GENIE_F32, 0, NULL, 1.0));
+        s = genie_sum(c, x, 0, NULL, 0);
+        CHECK(genie_item(c, s, &out) == GENIE_OK, "in-place add of unhashed upload %d: %s", i, genie_last_error(c));
+        genie_release(s);
+        genie_release(x);
+        free(v);
+    }
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK && grx_now() - t0 < 1.0, "genie_remote_hashed after buffers written and freed before their HASHED: %.2f s, %s",
+          grx_now() - t0, e ? genie_last_error(c) : "ok");
+    {
+        int64_t n = 40000;
+        genie_tensor *x = genie_full(c, GENIE_F32, 1, &n, 2.0);
+        genie_stats a = genie_get_stats(c), b;
+        e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &out);
+        b = genie_get_stats(c);
+        CHECK(e == GENIE_OK && out == 80000.0 && b.remote_round_trips > a.remote_round_trips,
+              "the connection still works after: %g, %llu round trips, %s", out,
+              (unsigned long long)(b.remote_round_trips - a.remote_round_trips), genie_last_error(c));
+    }
+    genie_ctx_destroy(c);
+    printf("  buffers written and freed before their HASHED: nothing left to wait for\n");
+}
+
 /* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
    tensors run there again (the weight uploaded again on demand), results equal local */
 static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
@@ -2266,6 +2309,7 @@ int main(void) {
     test_quant(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
+    test_hash_slots(s.addr);
     run_props();
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
