@@ -854,11 +854,15 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
     return (int)n;
 }
 
+/* Waits while HASHEDs keep coming: the deadline (GENIE_REMOTE_TIMEOUT_MS) runs from the last
+   one that arrived, so a long backlog on a slow server is waited out; one that stops coming is
+   an error for this call alone (the connection is kept: RUNs do not wait on hashes). */
 genie_result genie_remote_hashed(genie_ctx *ctx) {
     rc_state *r;
     char msg[GENIE_BACKEND_MSG];
     genie_result e;
     double until;
+    size_t left;
     if (!ctx) return GENIE_ERR_INVALID_ARG;
     if (ctx->be != &rc_backend || !ctx->be_state)
         return (genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: the context does not run on \"remote\""), GENIE_ERR_BACKEND);
@@ -866,13 +870,15 @@ genie_result genie_remote_hashed(genie_ctx *ctx) {
     if ((e = rc_check_async(r, "HASHED", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK)
         return (genie__fail(ctx, e, "genie_remote_hashed: %s", msg), e);
     until = grx_now() + r->timeout;
+    left = r->hwait;
     while (r->hwait && !r->dead && !r->async_err[0]) {
         ucp_worker_progress(r->x.w);
         rc_drain(r, 0, NULL);
         if (!r->hwait) break;
+        if (r->hwait < left) left = r->hwait, until = grx_now() + r->timeout; /* one came: the server is hashing */
         if (grx_now() > until) {
-            rc_lost(r, msg, "HASHED");
-            genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: remote %s: no HASHED within %.1f s", r->addr, r->timeout);
+            genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: remote %s: no HASHED within %.1f s (%zu still awaited)", r->addr,
+                        r->timeout, r->hwait);
             return GENIE_ERR_BACKEND;
         }
         grx_sleep(&r->x, 1);

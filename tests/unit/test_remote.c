@@ -2015,6 +2015,44 @@ static void test_hash_slots(const char *addr) {
     printf("  buffers written and freed before their HASHED: nothing left to wait for\n");
 }
 
+/* A backlog of hashes on a slow server (each held 300 ms, one hash thread): genie_remote_hashed
+   waits while HASHEDs keep coming, though the whole backlog takes far longer than
+   GENIE_REMOTE_TIMEOUT_MS, and the connection stays up. */
+static void test_hash_backlog(void) {
+    server s;
+    genie_ctx *c;
+    genie_tensor *x[10];
+    int i;
+    double out = 0, t0;
+    genie_result e;
+    genie_stats a, b;
+    CHECK(server_start4(&s, "--hash-hold-ms", "300", "--hash-threads", "1", "backlog") == 0, "server with --hash-hold-ms 300");
+    setenv("GENIE_REMOTE_TIMEOUT_MS", "1000", 1);
+    c = remote_ctx(s.addr);
+    unsetenv("GENIE_REMOTE_TIMEOUT_MS");
+    for (i = 0; i < 10; i++) {
+        int64_t n = 40000 + 16 * i, k;
+        float *v = (float *)malloc((size_t)n * 4);
+        for (k = 0; k < n; k++) v[k] = (float)(i + k % 5);
+        x[i] = genie_from_data(c, GENIE_F32, 1, &n, v);
+        free(v);
+        CHECK(genie_item(c, genie_sum(c, x[i], 0, NULL, 0), &out) == GENIE_OK, "upload %d: %s", i, genie_last_error(c));
+    }
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK, "genie_remote_hashed over a 10 x 300 ms backlog with a 1 s timeout: %.2f s, %s", grx_now() - t0,
+          e ? genie_last_error(c) : "ok");
+    a = genie_get_stats(c);
+    e = genie_item(c, genie_sum(c, x[0], 0, NULL, 0), &out);
+    b = genie_get_stats(c);
+    CHECK(e == GENIE_OK && b.remote_round_trips > a.remote_round_trips, "the connection still works after the backlog: %s",
+          genie_last_error(c));
+    for (i = 0; i < 10; i++) genie_release(x[i]);
+    genie_ctx_destroy(c);
+    CHECK(server_stop(&s) == 0, "the backlog server exits 0");
+    printf("  a backlog of hashes longer than the timeout: waited out while HASHEDs come\n");
+}
+
 /* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
    tensors run there again (the weight uploaded again on demand), results equal local */
 static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
@@ -2315,6 +2353,7 @@ int main(void) {
     test_hostile();
     test_queue_cap();
     test_background_hash();
+    test_hash_backlog();
     test_faults();
     test_restart();
     test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
