@@ -431,11 +431,27 @@ static void *sv_hash_main(void *arg) {
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
+/* The bytes of c's hash jobs that no buffer of c reads any more (rewritten or freed while their
+   hash waits): held by the job alone until it ends. (The job list is the loop's: it alone adds
+   and removes jobs; e and buf of a job do not change.) */
+static uint64_t sv_hash_orphaned(const sv *s, sv_client *c) {
+    const sv_hjob *j;
+    uint64_t n = 0;
+    for (j = s->hjobs; j; j = j->next) {
+        const sv_buf *b = j->c == c ? sv_buf_find(c, j->buf) : NULL;
+        if (j->c == c && (!b || b->entry != j->e)) n += j->e->size;
+    }
+    return n;
+}
 /* Hashes b's new bytes (entry e, bound to b; want: the PUT's hash field): at once for a small
-   PUT or without a hash thread, else queued for the hash thread (the job holds a ref of e). */
+   PUT or without a hash thread, else queued for the hash thread (the job holds a ref of e).
+   Bytes waiting for their hash count against the client's budget: when its bound tensors and
+   its orphaned jobs' bytes (sv_hash_orphaned) pass it, the PUT is hashed at once on the loop,
+   so a client rewriting a buffer faster than the hash thread keeps up holds at most about its
+   budget twice over. */
 static void sv_hash_start(sv *s, sv_client *c, sv_buf *b, sv_entry *e, uint64_t req, const uint8_t *want) {
     sv_hjob one, *j = &one;
-    int inline_ = e->size <= SV_HASH_INLINE || !s->has_hasher;
+    int inline_ = e->size <= SV_HASH_INLINE || !s->has_hasher || c->bound_bytes + sv_hash_orphaned(s, c) > s->client_budget;
     if (!inline_ && !(j = (sv_hjob *)calloc(1, sizeof *j))) j = &one, inline_ = 1;
     memset(j, 0, sizeof *j);
     j->e = e, j->c = c, j->buf = b->id, j->req = req;

@@ -59,7 +59,8 @@ static const char *server_bin(void) {
     return b && *b ? b : "build/genie-server";
 }
 typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
-static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
+/* A server with the extra arguments `extra` (NULL-terminated, at most 8) after the usual ones. */
+static int server_startv(server *s, const char *const *extra, const char *tag) {
     char pf[256];
     int i;
     snprintf(pf, sizeof pf, "build/remote_test_%s.port", tag);
@@ -68,17 +69,14 @@ static int server_start4(server *s, const char *extra1, const char *extra2, cons
     fflush(stdout);
     s->pid = fork();
     if (s->pid == 0) {
+        const char *argv[8 + 16] = {"genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1"};
+        int n = 7, k;
         FILE *f = freopen(s->log, "w", stdout);
         (void)f;
         dup2(fileno(stdout), 2);
-        if (extra1 && extra2 && extra3 && extra4)
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
-                  extra2, extra3, extra4, (char *)NULL);
-        else if (extra1 && extra2)
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
-                  extra2, (char *)NULL);
-        else
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
+        for (k = 0; extra && extra[k] && k < 8; k++) argv[n++] = extra[k];
+        argv[n] = NULL;
+        execv(server_bin(), (char *const *)argv);
         _exit(127);
     }
     for (i = 0; i < 400; i++) { /* up to 20 s */
@@ -97,6 +95,12 @@ static int server_start4(server *s, const char *extra1, const char *extra2, cons
         }
     }
     return -1;
+}
+static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
+    const char *extra[5] = {extra1, extra2, extra3, extra4, NULL};
+    if (!(extra1 && extra2)) extra[0] = NULL;
+    else if (!(extra3 && extra4)) extra[2] = NULL;
+    return server_startv(s, extra, tag);
 }
 static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
     return server_start4(s, extra1, extra2, NULL, NULL, tag);
@@ -2053,6 +2057,46 @@ static void test_hash_backlog(void) {
     printf("  a backlog of hashes longer than the timeout: waited out while HASHEDs come\n");
 }
 
+/* A process's peak resident memory in MiB (VmHWM), -1 if unknown. */
+static long peak_mib(pid_t pid) {
+    char p[64], l[256];
+    long v = -1;
+    FILE *f;
+    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+    if (!(f = fopen(p, "r"))) return -1;
+    while (fgets(l, sizeof l, f))
+        if (!strncmp(l, "VmHWM:", 6)) v = atol(l + 6) / 1024;
+    fclose(f);
+    return v;
+}
+/* One buffer rewritten by 40 PUTs of 16 MiB, each new, faster than the hash thread (held 300
+   ms a hash) keeps up: the old bytes waiting for their hash count against the client's budget
+   (--client-mb 64), so the server's peak memory stays near budget and cache, not 40 x 16 MiB. */
+static void test_hash_flood(void) {
+    static const char *const args[] = {"--client-mb", "64", "--cache-mb", "64", "--hash-hold-ms", "300", NULL};
+    server s;
+    raw a;
+    int t = 0, i, sent = 0;
+    uint32_t code = 0;
+    long peak;
+    CHECK(server_startv(&s, args, "hashflood") == 0, "server with --client-mb 64 --cache-mb 64 --hash-hold-ms 300");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "flood client");
+    for (i = 0; i < 40; i++) sent += raw_put(&a, 1, (size_t)16 << 20, i & 0xff, NULL) != 0;
+    { /* the PING's OK after the HASHEDs of the PUTs hashed at once */
+        uint64_t ping = ++a.req, rq = 0;
+        int ok = grx_send(&a.x, a.ep, GR_PING, ping, NULL, 0, grx_now() + 5, &a.dead) == UCS_OK;
+        while (ok && (ok = raw_next(&a, &t, &rq, NULL)) && !(t == GR_OK && rq == ping)) ok = t == GR_HASHED;
+        CHECK(sent == 40 && ok, "40 PUTs of 16 MiB to one buffer, then PING: OK after HASHEDs alone (type %d)", t);
+    }
+    peak = peak_mib(s.pid);
+    if (peak < 0) printf("skip: no /proc/%d/status: the server's peak memory unchecked\n", (int)s.pid);
+    else
+        CHECK(peak < 256, "the server's peak memory under a flood of rewrites: %ld MiB (budget 64 + cache 64 MiB; 40 x 16 = 640 MiB unbounded)", peak);
+    raw_close(&a);
+    CHECK(server_stop(&s) == 0, "the flood server exits 0");
+    printf("  a flood of rewritten 16 MiB PUTs: bytes waiting for their hash count against the client's budget\n");
+}
+
 /* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
    tensors run there again (the weight uploaded again on demand), results equal local */
 static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
@@ -2354,6 +2398,7 @@ int main(void) {
     test_queue_cap();
     test_background_hash();
     test_hash_backlog();
+    test_hash_flood();
     test_faults();
     test_restart();
     test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
