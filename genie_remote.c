@@ -88,6 +88,8 @@ typedef struct rc_hent {
     uint8_t pending;
     uint64_t wait_req; /* not 0: the bytes went unhashed by the PUT of this request id and hash is not
                           known until its HASHED comes (rc_drain; a HASHED of any other request is stale) */
+    uint64_t put_req;  /* the request id of the PUT that sent the bytes under hash (0: none, or a HAS
+                          found them): an ERROR for it (a wrong claim) drops the entry */
 } rc_hent;
 static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
     size_t k;
@@ -96,7 +98,7 @@ static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
         if (r->hents[k].id == id) return &r->hents[k];
     return NULL;
 }
-/* Adds or updates id's entry (not pending); an entry that cannot be added is simply not kept. */
+/* Adds or updates id's entry (not pending, no request); an entry that cannot be added is simply not kept. */
 static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES]) {
     rc_hent *e = rc_hfind(r, id);
     size_t k;
@@ -121,6 +123,7 @@ static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES])
     }
     if (e->pending) e->pending = 0, r->hpending--;
     if (e->wait_req) e->wait_req = 0, r->hwait--;
+    e->put_req = 0;
     memcpy(e->hash, hash, GR_HASH_BYTES);
 }
 /* Drops id's entry (linear probing: the entries after it in its run move back). A slot left
@@ -209,10 +212,11 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
         if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
-        if (h.type == GR_ERROR && r->hwait) { /* a PUT sent unhashed that failed: its HASHED will not come */
+        if (h.type == GR_ERROR && r->hn) { /* a PUT that failed: its HASHED will not come, or its claimed hash
+                                             was not its bytes' (ERROR 6): the hash is not the buffer's */
             size_t k;
             for (k = 0; k < r->hcap; k++)
-                if (r->hents[k].id && r->hents[k].wait_req == h.id) {
+                if (r->hents[k].id && (r->hents[k].wait_req == h.id || r->hents[k].put_req == h.id)) {
                     rc_hdel(r, r->hents[k].id);
                     break;
                 }
@@ -758,10 +762,11 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     if (s != UCS_OK) return rc_lost(r, msg, "PUT");
     if (!big) rc_hdel(r, id);
     else {
+        rc_hent *h;
         rc_hput(r, id, hash);
-        if (first) { /* the hash comes with the PUT's HASHED (its request id is the last one sent) */
-            rc_hent *h = rc_hfind(r, id);
-            if (h) h->wait_req = r->next_req, r->hwait++;
+        if ((h = rc_hfind(r, id))) { /* the PUT's request id is the last one sent */
+            if (first) h->wait_req = r->next_req, r->hwait++; /* the hash comes with the PUT's HASHED */
+            else h->put_req = r->next_req;
         }
     }
     return GENIE_OK;
@@ -922,10 +927,16 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     /* bytes with a host copy are sent again when a step needs them (HAS, then PUT if the
        server lacks them); values that were only on the lost server stay lost: reading one
        gives the server's error */
+    { /* the hashes that never came back: the lost server's HASHEDs will not come */
+        size_t k;
+        for (k = 0; k < r->hcap; k++)
+            while (r->hents[k].id && r->hents[k].wait_req) rc_hdel(r, r->hents[k].id);
+        for (k = 0; k < r->hcap; k++) r->hents[k].put_req = 0;
+        r->hwait = 0;
+    }
     for (b = ctx->bufs; b; b = b->next) {
         rc_hent *h = b->dev ? rc_hfind(r, (uint64_t)(uintptr_t)b->dev) : NULL;
         if (!b->dev || !(b->loc & GENIE__ON_HOST)) continue;
-        if (h && h->wait_req) rc_hdel(r, (uint64_t)(uintptr_t)b->dev), h = NULL; /* its hash never came back */
         if (h && (b->loc & GENIE__ON_DEV)) { /* current on both sides, its hash kept: sent again by the RUN that reads it */
             if (!h->pending) h->pending = 1, r->hpending++;
         } else

@@ -472,16 +472,25 @@ static void sv_hash_start(sv *s, sv_client *c, sv_buf *b, sv_entry *e, uint64_t 
     }
 }
 /* Ends the jobs whose hash is done (a busy client's wait until its RUN ends: its replies are
-   the pool thread's until then). 1 if it ended any. */
+   the pool thread's until then). 1 if it ended any. The wake pipe is emptied before the jobs'
+   states are read, so a job done after that read leaves its byte there (the loop wakes for it);
+   the pipe holds the pool jobs' bytes too: the loop checks those right after. */
 static int sv_hash_reap(sv *s) {
     sv_hjob **pp = &s->hjobs, *j, *prev = NULL;
-    int took = 0, seen = 0;
+    int took = 0;
+    pthread_mutex_lock(&s->mu);
+    for (j = s->hjobs; j && j->state != 2; j = j->next) {}
+    pthread_mutex_unlock(&s->mu);
+    if (!j) return 0;
+    {
+        char drop[64];
+        while (read(s->wake[0], drop, sizeof drop) > 0) {}
+    }
     while ((j = *pp)) {
         int state;
         pthread_mutex_lock(&s->mu);
         state = j->state;
         pthread_mutex_unlock(&s->mu);
-        seen |= state == 2;
         if (state != 2 || (j->c && j->c->busy)) {
             prev = j;
             pp = &j->next;
@@ -494,10 +503,6 @@ static int sv_hash_reap(sv *s) {
         sv_hash_done(s, j);
         free(j);
         took = 1;
-    }
-    if (seen) {
-        char drop[64];
-        while (read(s->wake[0], drop, sizeof drop) > 0) {} /* a pool job's byte too: the loop checks them next */
     }
     if (took) sv_evict(s);
     return took;

@@ -2097,6 +2097,69 @@ static void test_hash_flood(void) {
     printf("  a flood of rewritten 16 MiB PUTs: bytes waiting for their hash count against the client's budget\n");
 }
 
+/* kill -9 of *old, then *nw on its port, and c reconnected to it (1 if all went). */
+static int server_swap(genie_ctx *c, server *old, server *nw, const char *tag) {
+    char listen[64];
+    double out;
+    int st, i;
+    int64_t n = 4;
+    kill(old->pid, SIGKILL);
+    waitpid(old->pid, &st, 0);
+    old->pid = 0;
+    (void)genie_item(c, genie_sum(c, genie_full(c, GENIE_F32, 1, &n, 1.0), 0, NULL, 0), &out); /* finds the loss */
+    genie_clear_error(c);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", old->port);
+    for (i = 0; i < 20 && server_start(nw, "--listen", listen, tag) != 0; i++) {} /* the port may linger a moment */
+    return nw->port == old->port && genie_remote_reconnect(c) == GENIE_OK;
+}
+/* The caller's memory (from_blob) changed behind genie's back, then a reconnect: the kept hash
+   is claimed for the new bytes and the server answers ERROR 6; the client drops that hash, so
+   after the next reconnect the bytes are hashed again and go up under their own hash. And a
+   hash still awaited when the server is lost is not awaited from the new one. */
+static void test_reconnect_hashes(void) {
+    server s1, s2, s3;
+    genie_ctx *c;
+    int64_t n = 65536, k;
+    float *mem = (float *)malloc((size_t)n * 4), *own = (float *)malloc((size_t)n * 4);
+    genie_tensor *x, *y;
+    double out = 0, t0;
+    genie_result e = GENIE_OK;
+    for (k = 0; k < n; k++) mem[k] = 1.0f, own[k] = 2.0f;
+    CHECK(server_start(&s1, "--hash-hold-ms", "3000", "rehash1") == 0, "server 1 (hashes held 3 s)");
+    c = remote_ctx(s1.addr);
+    x = genie_from_blob(c, GENIE_F32, 1, &n, NULL, mem, NULL, NULL);
+    y = genie_from_data(c, GENIE_F32, 1, &n, own); /* sent unhashed: its HASHED held past the kill */
+    CHECK(genie_item(c, genie_sum(c, x, 0, NULL, 0), &out) == GENIE_OK && out == 65536.0, "x on server 1: %g %s", out, genie_last_error(c));
+    CHECK(genie_item(c, genie_sum(c, y, 0, NULL, 0), &out) == GENIE_OK && out == 131072.0, "y on server 1: %g %s", out, genie_last_error(c));
+    CHECK(server_swap(c, &s1, &s2, "rehash2"), "server 2 on server 1's port, reconnected: %s", genie_last_error(c));
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK && grx_now() - t0 < 1.0, "after the reconnect no HASHED of the lost server is awaited: %.2f s %s", grx_now() - t0,
+          e ? genie_last_error(c) : "ok");
+    genie_clear_error(c);
+    mem[0] = 5.0f; /* behind genie's back */
+    (void)genie_item(c, genie_sum(c, x, 0, NULL, 0), &out); /* sent again under the kept hash: ERROR 6 after */
+    genie_clear_error(c);
+    for (t0 = grx_now(); grx_now() - t0 < 5.0 && (e = genie_remote_hashed(c)) == GENIE_OK;) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(e != GENIE_OK && strstr(genie_last_error(c), "error 6"), "the stale claim's ERROR 6: %s", genie_last_error(c));
+    genie_clear_error(c);
+    CHECK(server_swap(c, &s2, &s3, "rehash3"), "server 3, reconnected: %s", genie_last_error(c));
+    e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &out);
+    CHECK(e == GENIE_OK && out == 65540.0, "x's new bytes on server 3: %g %s", out, genie_last_error(c));
+    for (t0 = grx_now(); grx_now() - t0 < 0.5 && e == GENIE_OK;) e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK, "no ERROR 6 from server 3 (the stale hash dropped): %s", genie_last_error(c));
+    genie_release(x);
+    genie_release(y);
+    genie_ctx_destroy(c);
+    CHECK(server_stop(&s3) == 0, "server 3 exits 0");
+    free(mem);
+    free(own);
+    printf("  reconnects: no wait for the lost server's HASHEDs; a claim its server refused is not kept\n");
+}
+
 /* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
    tensors run there again (the weight uploaded again on demand), results equal local */
 static void step_chain(genie_ctx *c, genie_tensor *x, genie_tensor *w, float *out) {
@@ -2401,6 +2464,7 @@ int main(void) {
     test_hash_flood();
     test_faults();
     test_restart();
+    test_reconnect_hashes();
     test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
     test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
     test_small_inline();
