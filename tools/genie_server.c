@@ -153,6 +153,7 @@ typedef struct sv {
     int jobs, max_jobs, peak_jobs; /* RUNs given to the pool now, its threads (--run-threads), the most at once */
     uint64_t inline_work;  /* a RUN of less work (sv_tape_work) runs on the loop (--inline-work) */
     unsigned long long runs_loop, runs_pool; /* RUNs handled on the loop, on the pool */
+    unsigned long long moved; /* buffers moved to the cached copy of their bytes once hashed (sv_hash_done) */
     int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
     /* PUTs over SV_HASH_INLINE hashed in the background, oldest first: the loop adds and removes
        jobs, the hash thread takes the oldest queued one (the list and states under mu) */
@@ -396,7 +397,7 @@ static void sv_hash_done(sv *s, sv_hjob *j) {
         sv_entry *have = sv_find(s, e->hash);
         sv_buf *b = j->c ? sv_buf_find(j->c, j->buf) : NULL;
         if (!have) sv_cache_insert(s, e);
-        else if (b && b->entry == e) sv_bind(s, j->c, b, have); /* the same bytes cached already: read those, these go */
+        else if (b && b->entry == e) sv_bind(s, j->c, b, have), s->moved++; /* the same bytes cached already: read those, these go */
     }
     sv_entry_unref(s, e);
 }
@@ -1862,8 +1863,9 @@ int main(int argc, char **argv) {
         free(e);
     }
     sodium_memzero(s.key, sizeof s.key);
-    printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool)\n", s.peak_jobs,
-           s.runs_loop, s.runs_pool);
+    printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool; %llu uploads moved to a "
+           "cached copy)\n",
+           s.peak_jobs, s.runs_loop, s.runs_pool, s.moved);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     pthread_cond_destroy(&s.hcv);

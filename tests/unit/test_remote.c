@@ -1334,6 +1334,7 @@ static void test_background_hash(void) {
     raw_close(&a);
     raw_close(&b);
     CHECK(server_stop(&s) == 0, "the server with --hash-hold-ms exits 0 on SIGTERM");
+    CHECK(log_count(&s, "; 1 uploads moved to a cached copy)") == 1, "one buffer moved to the cached copy of its bytes (%s)", s.log);
     printf("  PUTs hashed in the background: usable at once, HAS misses until the hash, HASHED, ERROR 6 after\n");
 }
 static void test_queue_cap(void) {
@@ -1963,6 +1964,23 @@ static void test_rewrite(const char *addr) {
         }
         CHECK(rt[0] == 1, "a fresh upload of %lld floats sent first: the GET's round trip alone, %llu", (long long)n, (unsigned long long)rt[0]);
         CHECK(genie_remote_hashed(c) == GENIE_OK, "the HASHED of %lld rewritten floats: %s", (long long)n, genie_last_error(c));
+        { /* the server cached the last step's bytes under their hash: another context's HAS of them hits */
+            genie_ctx *c2 = remote_ctx(addr);
+            float *bytes = (float *)malloc((size_t)n * 4);
+            genie_stats a, b;
+            double s = 0;
+            genie_pool_push(l);
+            genie_read(l, rnd(l, GENIE_F32, 1, &n, 13), GENIE_F32, bytes, (size_t)n * 4);
+            genie_pool_pop(l);
+            a = genie_get_stats(c2);
+            (void)genie_item(c2, genie_sum(c2, genie_from_blob(c2, GENIE_F32, 1, &n, NULL, bytes, NULL, NULL), 0, NULL, 0), &s);
+            b = genie_get_stats(c2);
+            CHECK(genie_status(c2) == GENIE_OK && b.remote_bytes_sent - a.remote_bytes_sent < (uint64_t)n * 2,
+                  "the last %lld rewritten floats, hashed by the server: another context's HAS finds them (%llu bytes sent): %s", (long long)n,
+                  (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent), genie_last_error(c2));
+            genie_ctx_destroy(c2);
+            free(bytes);
+        }
         if (hits) /* a reused block: its new bytes need no HAS */
             CHECK(rt[1] == 1 && rt[2] == 1 && rt[3] == 1, "a reused block's new %lld floats: the GET's round trip alone (%llu %llu %llu)",
                   (long long)n, (unsigned long long)rt[1], (unsigned long long)rt[2], (unsigned long long)rt[3]);
