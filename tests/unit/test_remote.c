@@ -2296,8 +2296,8 @@ static void test_concurrent(const char *run_threads, const char *want) {
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
     }
     server_done(&s, run_threads[0] == '0' ? "--run-threads 0" : "--run-threads 2", want, 1);
-    if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool)") == 0, "the long RUNs on the pool (%s)", s.log);
-    else CHECK(log_count(&s, ", 0 on the pool)") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
+    if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool;") == 0, "the long RUNs on the pool (%s)", s.log);
+    else CHECK(log_count(&s, ", 0 on the pool;") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
 }
 
 /* Small RUNs (under --inline-work) run on the server's loop though it has pool threads, a big
