@@ -88,6 +88,8 @@ typedef struct rc_hent {
     uint8_t pending;
     uint64_t wait_req; /* not 0: the bytes went unhashed by the PUT of this request id and hash is not
                           known until its HASHED comes (rc_drain; a HASHED of any other request is stale) */
+    uint64_t put_req;  /* the request id of the PUT that sent the bytes under hash (0: none, or a HAS
+                          found them): an ERROR for it (a wrong claim) drops the entry */
 } rc_hent;
 static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
     size_t k;
@@ -96,7 +98,7 @@ static rc_hent *rc_hfind(rc_state *r, uint64_t id) {
         if (r->hents[k].id == id) return &r->hents[k];
     return NULL;
 }
-/* Adds or updates id's entry (not pending); an entry that cannot be added is simply not kept. */
+/* Adds or updates id's entry (not pending, no request); an entry that cannot be added is simply not kept. */
 static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES]) {
     rc_hent *e = rc_hfind(r, id);
     size_t k;
@@ -115,14 +117,17 @@ static void rc_hput(rc_state *r, uint64_t id, const uint8_t hash[GR_HASH_BYTES])
     if (!e) {
         for (k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1); r->hents[k].id; k = (k + 1) & (r->hcap - 1)) {}
         e = &r->hents[k];
-        e->id = id, e->pending = 0;
+        memset(e, 0, sizeof *e);
+        e->id = id;
         r->hn++;
     }
     if (e->pending) e->pending = 0, r->hpending--;
     if (e->wait_req) e->wait_req = 0, r->hwait--;
+    e->put_req = 0;
     memcpy(e->hash, hash, GR_HASH_BYTES);
 }
-/* Drops id's entry (linear probing: the entries after it in its run move back). */
+/* Drops id's entry (linear probing: the entries after it in its run move back). A slot left
+   empty is all zero (no pending, no wait_req), so an entry put there later starts clean. */
 static void rc_hdel(rc_state *r, uint64_t id) {
     rc_hent *e = rc_hfind(r, id);
     size_t i, j, home;
@@ -130,13 +135,13 @@ static void rc_hdel(rc_state *r, uint64_t id) {
     if (e->pending) r->hpending--;
     if (e->wait_req) r->hwait--;
     i = (size_t)(e - r->hents);
-    r->hents[i].id = 0;
+    memset(&r->hents[i], 0, sizeof r->hents[i]);
     r->hn--;
     for (j = (i + 1) & (r->hcap - 1); r->hents[j].id; j = (j + 1) & (r->hcap - 1)) {
         home = (size_t)(r->hents[j].id * 0x9E3779B97F4A7C15ull >> 20) & (r->hcap - 1);
         if (((j - home) & (r->hcap - 1)) >= ((j - i) & (r->hcap - 1))) { /* home at or before the hole */
             r->hents[i] = r->hents[j];
-            r->hents[j].id = 0;
+            memset(&r->hents[j], 0, sizeof r->hents[j]);
             i = j;
         }
     }
@@ -207,10 +212,11 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
         if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
-        if (h.type == GR_ERROR && r->hwait) { /* a PUT sent unhashed that failed: its HASHED will not come */
+        if (h.type == GR_ERROR && r->hn) { /* a PUT that failed: its HASHED will not come, or its claimed hash
+                                             was not its bytes' (ERROR 6): the hash is not the buffer's */
             size_t k;
             for (k = 0; k < r->hcap; k++)
-                if (r->hents[k].id && r->hents[k].wait_req == h.id) {
+                if (r->hents[k].id && (r->hents[k].wait_req == h.id || r->hents[k].put_req == h.id)) {
                     rc_hdel(r, r->hents[k].id);
                     break;
                 }
@@ -756,10 +762,11 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     if (s != UCS_OK) return rc_lost(r, msg, "PUT");
     if (!big) rc_hdel(r, id);
     else {
+        rc_hent *h;
         rc_hput(r, id, hash);
-        if (first) { /* the hash comes with the PUT's HASHED (its request id is the last one sent) */
-            rc_hent *h = rc_hfind(r, id);
-            if (h) h->wait_req = r->next_req, r->hwait++;
+        if ((h = rc_hfind(r, id))) { /* the PUT's request id is the last one sent */
+            if (first) h->wait_req = r->next_req, r->hwait++; /* the hash comes with the PUT's HASHED */
+            else h->put_req = r->next_req;
         }
     }
     return GENIE_OK;
@@ -852,11 +859,15 @@ int genie_remote_stats(genie_ctx *ctx, genie_remote_work *rows, int max) {
     return (int)n;
 }
 
+/* Waits while HASHEDs keep coming: the deadline (GENIE_REMOTE_TIMEOUT_MS) runs from the last
+   one that arrived, so a long backlog on a slow server is waited out; one that stops coming is
+   an error for this call alone (the connection is kept: RUNs do not wait on hashes). */
 genie_result genie_remote_hashed(genie_ctx *ctx) {
     rc_state *r;
     char msg[GENIE_BACKEND_MSG];
     genie_result e;
     double until;
+    size_t left;
     if (!ctx) return GENIE_ERR_INVALID_ARG;
     if (ctx->be != &rc_backend || !ctx->be_state)
         return (genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: the context does not run on \"remote\""), GENIE_ERR_BACKEND);
@@ -864,13 +875,15 @@ genie_result genie_remote_hashed(genie_ctx *ctx) {
     if ((e = rc_check_async(r, "HASHED", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK)
         return (genie__fail(ctx, e, "genie_remote_hashed: %s", msg), e);
     until = grx_now() + r->timeout;
+    left = r->hwait;
     while (r->hwait && !r->dead && !r->async_err[0]) {
         ucp_worker_progress(r->x.w);
         rc_drain(r, 0, NULL);
         if (!r->hwait) break;
+        if (r->hwait < left) left = r->hwait, until = grx_now() + r->timeout; /* one came: the server is hashing */
         if (grx_now() > until) {
-            rc_lost(r, msg, "HASHED");
-            genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: remote %s: no HASHED within %.1f s", r->addr, r->timeout);
+            genie__fail(ctx, GENIE_ERR_BACKEND, "genie_remote_hashed: remote %s: no HASHED within %.1f s (%zu still awaited)", r->addr,
+                        r->timeout, r->hwait);
             return GENIE_ERR_BACKEND;
         }
         grx_sleep(&r->x, 1);
@@ -914,10 +927,16 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     /* bytes with a host copy are sent again when a step needs them (HAS, then PUT if the
        server lacks them); values that were only on the lost server stay lost: reading one
        gives the server's error */
+    { /* the hashes that never came back: the lost server's HASHEDs will not come */
+        size_t k;
+        for (k = 0; k < r->hcap; k++)
+            while (r->hents[k].id && r->hents[k].wait_req) rc_hdel(r, r->hents[k].id);
+        for (k = 0; k < r->hcap; k++) r->hents[k].put_req = 0;
+        r->hwait = 0;
+    }
     for (b = ctx->bufs; b; b = b->next) {
         rc_hent *h = b->dev ? rc_hfind(r, (uint64_t)(uintptr_t)b->dev) : NULL;
         if (!b->dev || !(b->loc & GENIE__ON_HOST)) continue;
-        if (h && h->wait_req) rc_hdel(r, (uint64_t)(uintptr_t)b->dev), h = NULL; /* its hash never came back */
         if (h && (b->loc & GENIE__ON_DEV)) { /* current on both sides, its hash kept: sent again by the RUN that reads it */
             if (!h->pending) h->pending = 1, r->hpending++;
         } else

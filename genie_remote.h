@@ -42,8 +42,10 @@ genie_result genie_remote_reconnect(genie_ctx *ctx);
 /* Waits until the server has hashed every tensor this context sent without its hash (bytes
    genie holds are sent first and hashed by the server in the background; docs/remote.md "HAS
    and PUT"): from then on they are in the server's shared cache, so a HAS of another client or
-   process finds them. GENIE_OK, or GENIE_ERR_BACKEND with the reason in the context (a
-   connection lost, a reply later than GENIE_REMOTE_TIMEOUT_MS, the server's ERROR). */
+   process finds them. It waits as long as hashes keep coming back. GENIE_OK, or
+   GENIE_ERR_BACKEND with the reason in the context (a connection lost, the server's ERROR, or
+   no hash back for GENIE_REMOTE_TIMEOUT_MS: that leaves the connection up, and a later call
+   waits again). */
 genie_result genie_remote_hashed(genie_ctx *ctx);
 #ifdef __cplusplus
 }

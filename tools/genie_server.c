@@ -153,6 +153,7 @@ typedef struct sv {
     int jobs, max_jobs, peak_jobs; /* RUNs given to the pool now, its threads (--run-threads), the most at once */
     uint64_t inline_work;  /* a RUN of less work (sv_tape_work) runs on the loop (--inline-work) */
     unsigned long long runs_loop, runs_pool; /* RUNs handled on the loop, on the pool */
+    unsigned long long moved; /* buffers moved to the cached copy of their bytes once hashed (sv_hash_done) */
     int wake[2];          /* a job writes a byte here when done: the loop's poll wakes */
     /* PUTs over SV_HASH_INLINE hashed in the background, oldest first: the loop adds and removes
        jobs, the hash thread takes the oldest queued one (the list and states under mu) */
@@ -396,7 +397,7 @@ static void sv_hash_done(sv *s, sv_hjob *j) {
         sv_entry *have = sv_find(s, e->hash);
         sv_buf *b = j->c ? sv_buf_find(j->c, j->buf) : NULL;
         if (!have) sv_cache_insert(s, e);
-        else if (b && b->entry == e) sv_bind(s, j->c, b, have); /* the same bytes cached already: read those, these go */
+        else if (b && b->entry == e) sv_bind(s, j->c, b, have), s->moved++; /* the same bytes cached already: read those, these go */
     }
     sv_entry_unref(s, e);
 }
@@ -431,11 +432,27 @@ static void *sv_hash_main(void *arg) {
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
+/* The bytes of c's hash jobs that no buffer of c reads any more (rewritten or freed while their
+   hash waits): held by the job alone until it ends. (The job list is the loop's: it alone adds
+   and removes jobs; e and buf of a job do not change.) */
+static uint64_t sv_hash_orphaned(const sv *s, sv_client *c) {
+    const sv_hjob *j;
+    uint64_t n = 0;
+    for (j = s->hjobs; j; j = j->next) {
+        const sv_buf *b = j->c == c ? sv_buf_find(c, j->buf) : NULL;
+        if (j->c == c && (!b || b->entry != j->e)) n += j->e->size;
+    }
+    return n;
+}
 /* Hashes b's new bytes (entry e, bound to b; want: the PUT's hash field): at once for a small
-   PUT or without a hash thread, else queued for the hash thread (the job holds a ref of e). */
+   PUT or without a hash thread, else queued for the hash thread (the job holds a ref of e).
+   Bytes waiting for their hash count against the client's budget: when its bound tensors and
+   its orphaned jobs' bytes (sv_hash_orphaned) pass it, the PUT is hashed at once on the loop,
+   so a client rewriting a buffer faster than the hash thread keeps up holds at most about its
+   budget twice over. */
 static void sv_hash_start(sv *s, sv_client *c, sv_buf *b, sv_entry *e, uint64_t req, const uint8_t *want) {
     sv_hjob one, *j = &one;
-    int inline_ = e->size <= SV_HASH_INLINE || !s->has_hasher;
+    int inline_ = e->size <= SV_HASH_INLINE || !s->has_hasher || c->bound_bytes + sv_hash_orphaned(s, c) > s->client_budget;
     if (!inline_ && !(j = (sv_hjob *)calloc(1, sizeof *j))) j = &one, inline_ = 1;
     memset(j, 0, sizeof *j);
     j->e = e, j->c = c, j->buf = b->id, j->req = req;
@@ -456,16 +473,25 @@ static void sv_hash_start(sv *s, sv_client *c, sv_buf *b, sv_entry *e, uint64_t 
     }
 }
 /* Ends the jobs whose hash is done (a busy client's wait until its RUN ends: its replies are
-   the pool thread's until then). 1 if it ended any. */
+   the pool thread's until then). 1 if it ended any. The wake pipe is emptied before the jobs'
+   states are read, so a job done after that read leaves its byte there (the loop wakes for it);
+   the pipe holds the pool jobs' bytes too: the loop checks those right after. */
 static int sv_hash_reap(sv *s) {
     sv_hjob **pp = &s->hjobs, *j, *prev = NULL;
-    int took = 0, seen = 0;
+    int took = 0;
+    pthread_mutex_lock(&s->mu);
+    for (j = s->hjobs; j && j->state != 2; j = j->next) {}
+    pthread_mutex_unlock(&s->mu);
+    if (!j) return 0;
+    {
+        char drop[64];
+        while (read(s->wake[0], drop, sizeof drop) > 0) {}
+    }
     while ((j = *pp)) {
         int state;
         pthread_mutex_lock(&s->mu);
         state = j->state;
         pthread_mutex_unlock(&s->mu);
-        seen |= state == 2;
         if (state != 2 || (j->c && j->c->busy)) {
             prev = j;
             pp = &j->next;
@@ -478,10 +504,6 @@ static int sv_hash_reap(sv *s) {
         sv_hash_done(s, j);
         free(j);
         took = 1;
-    }
-    if (seen) {
-        char drop[64];
-        while (read(s->wake[0], drop, sizeof drop) > 0) {} /* a pool job's byte too: the loop checks them next */
     }
     if (took) sv_evict(s);
     return took;
@@ -1841,8 +1863,9 @@ int main(int argc, char **argv) {
         free(e);
     }
     sodium_memzero(s.key, sizeof s.key);
-    printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool)\n", s.peak_jobs,
-           s.runs_loop, s.runs_pool);
+    printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool; %llu uploads moved to a "
+           "cached copy)\n",
+           s.peak_jobs, s.runs_loop, s.runs_pool, s.moved);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     pthread_cond_destroy(&s.hcv);

@@ -59,7 +59,8 @@ static const char *server_bin(void) {
     return b && *b ? b : "build/genie-server";
 }
 typedef struct server { pid_t pid; int port; char addr[64], log[256]; } server;
-static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
+/* A server with the extra arguments `extra` (NULL-terminated, at most 8) after the usual ones. */
+static int server_startv(server *s, const char *const *extra, const char *tag) {
     char pf[256];
     int i;
     snprintf(pf, sizeof pf, "build/remote_test_%s.port", tag);
@@ -68,17 +69,14 @@ static int server_start4(server *s, const char *extra1, const char *extra2, cons
     fflush(stdout);
     s->pid = fork();
     if (s->pid == 0) {
+        const char *argv[8 + 16] = {"genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1"};
+        int n = 7, k;
         FILE *f = freopen(s->log, "w", stdout);
         (void)f;
         dup2(fileno(stdout), 2);
-        if (extra1 && extra2 && extra3 && extra4)
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
-                  extra2, extra3, extra4, (char *)NULL);
-        else if (extra1 && extra2)
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", extra1,
-                  extra2, (char *)NULL);
-        else
-            execl(server_bin(), "genie-server", "--listen", "127.0.0.1:0", "--port-file", pf, "--threads", "1", (char *)NULL);
+        for (k = 0; extra && extra[k] && k < 8; k++) argv[n++] = extra[k];
+        argv[n] = NULL;
+        execv(server_bin(), (char *const *)argv);
         _exit(127);
     }
     for (i = 0; i < 400; i++) { /* up to 20 s */
@@ -97,6 +95,12 @@ static int server_start4(server *s, const char *extra1, const char *extra2, cons
         }
     }
     return -1;
+}
+static int server_start4(server *s, const char *extra1, const char *extra2, const char *extra3, const char *extra4, const char *tag) {
+    const char *extra[5] = {extra1, extra2, extra3, extra4, NULL};
+    if (!(extra1 && extra2)) extra[0] = NULL;
+    else if (!(extra3 && extra4)) extra[2] = NULL;
+    return server_startv(s, extra, tag);
 }
 static int server_start(server *s, const char *extra1, const char *extra2, const char *tag) {
     return server_start4(s, extra1, extra2, NULL, NULL, tag);
@@ -1330,6 +1334,7 @@ static void test_background_hash(void) {
     raw_close(&a);
     raw_close(&b);
     CHECK(server_stop(&s) == 0, "the server with --hash-hold-ms exits 0 on SIGTERM");
+    CHECK(log_count(&s, "; 1 uploads moved to a cached copy)") == 1, "one buffer moved to the cached copy of its bytes (%s)", s.log);
     printf("  PUTs hashed in the background: usable at once, HAS misses until the hash, HASHED, ERROR 6 after\n");
 }
 static void test_queue_cap(void) {
@@ -1959,6 +1964,23 @@ static void test_rewrite(const char *addr) {
         }
         CHECK(rt[0] == 1, "a fresh upload of %lld floats sent first: the GET's round trip alone, %llu", (long long)n, (unsigned long long)rt[0]);
         CHECK(genie_remote_hashed(c) == GENIE_OK, "the HASHED of %lld rewritten floats: %s", (long long)n, genie_last_error(c));
+        { /* the server cached the last step's bytes under their hash: another context's HAS of them hits */
+            genie_ctx *c2 = remote_ctx(addr);
+            float *bytes = (float *)malloc((size_t)n * 4);
+            genie_stats a, b;
+            double s = 0;
+            genie_pool_push(l);
+            genie_read(l, rnd(l, GENIE_F32, 1, &n, 13), GENIE_F32, bytes, (size_t)n * 4);
+            genie_pool_pop(l);
+            a = genie_get_stats(c2);
+            (void)genie_item(c2, genie_sum(c2, genie_from_blob(c2, GENIE_F32, 1, &n, NULL, bytes, NULL, NULL), 0, NULL, 0), &s);
+            b = genie_get_stats(c2);
+            CHECK(genie_status(c2) == GENIE_OK && b.remote_bytes_sent - a.remote_bytes_sent < (uint64_t)n * 2,
+                  "the last %lld rewritten floats, hashed by the server: another context's HAS finds them (%llu bytes sent): %s", (long long)n,
+                  (unsigned long long)(b.remote_bytes_sent - a.remote_bytes_sent), genie_last_error(c2));
+            genie_ctx_destroy(c2);
+            free(bytes);
+        }
         if (hits) /* a reused block: its new bytes need no HAS */
             CHECK(rt[1] == 1 && rt[2] == 1 && rt[3] == 1, "a reused block's new %lld floats: the GET's round trip alone (%llu %llu %llu)",
                   (long long)n, (unsigned long long)rt[1], (unsigned long long)rt[2], (unsigned long long)rt[3]);
@@ -1970,6 +1992,192 @@ static void test_rewrite(const char *addr) {
         free(ref);
     }
     printf("  fresh and rewritten buffers: sent first without HAS, hashed by the server after, results equal local\n");
+}
+
+/* Buffers sent unhashed, then written in place on the server and freed before their HASHED
+   came: the client's table of hashes forgets them whole, so genie_remote_hashed has nothing
+   to wait for (a slot reused by a later buffer must not carry the old wait) and the
+   connection goes on. */
+static void test_hash_slots(const char *addr) {
+    genie_ctx *c;
+    int i;
+    double out = 0, t0;
+    genie_result e;
+    setenv("GENIE_REMOTE_TIMEOUT_MS", "2000", 1);
+    c = remote_ctx(addr);
+    unsetenv("GENIE_REMOTE_TIMEOUT_MS");
+    for (i = 0; i < 8; i++) {
+        int64_t n = 32768 + 16 * i, k; /* 128 KiB and a little: over the size hashed first */
+        float *v = (float *)malloc((size_t)n * 4);
+        genie_tensor *x, *s;
+        for (k = 0; k < n; k++) v[k] = (float)(i * 7 + k % 13);
+        x = genie_from_data(c, GENIE_F32, 1, &n, v);
+        genie_add_(c, x, genie_full(c, GENIE_F32, 0, NULL, 1.0));
+        s = genie_sum(c, x, 0, NULL, 0);
+        CHECK(genie_item(c, s, &out) == GENIE_OK, "in-place add of unhashed upload %d: %s", i, genie_last_error(c));
+        genie_release(s);
+        genie_release(x);
+        free(v);
+    }
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK && grx_now() - t0 < 1.0, "genie_remote_hashed after buffers written and freed before their HASHED: %.2f s, %s",
+          grx_now() - t0, e ? genie_last_error(c) : "ok");
+    {
+        int64_t n = 40000;
+        genie_tensor *x = genie_full(c, GENIE_F32, 1, &n, 2.0);
+        genie_stats a = genie_get_stats(c), b;
+        e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &out);
+        b = genie_get_stats(c);
+        CHECK(e == GENIE_OK && out == 80000.0 && b.remote_round_trips > a.remote_round_trips,
+              "the connection still works after: %g, %llu round trips, %s", out,
+              (unsigned long long)(b.remote_round_trips - a.remote_round_trips), genie_last_error(c));
+    }
+    genie_ctx_destroy(c);
+    printf("  buffers written and freed before their HASHED: nothing left to wait for\n");
+}
+
+/* A backlog of hashes on a slow server (each held 300 ms, one hash thread): genie_remote_hashed
+   waits while HASHEDs keep coming, though the whole backlog takes far longer than
+   GENIE_REMOTE_TIMEOUT_MS, and the connection stays up. */
+static void test_hash_backlog(void) {
+    server s;
+    genie_ctx *c;
+    genie_tensor *x[10];
+    int i;
+    double out = 0, t0;
+    genie_result e;
+    genie_stats a, b;
+    CHECK(server_start4(&s, "--hash-hold-ms", "300", "--hash-threads", "1", "backlog") == 0, "server with --hash-hold-ms 300");
+    setenv("GENIE_REMOTE_TIMEOUT_MS", "1000", 1);
+    c = remote_ctx(s.addr);
+    unsetenv("GENIE_REMOTE_TIMEOUT_MS");
+    for (i = 0; i < 10; i++) {
+        int64_t n = 40000 + 16 * i, k;
+        float *v = (float *)malloc((size_t)n * 4);
+        for (k = 0; k < n; k++) v[k] = (float)(i + k % 5);
+        x[i] = genie_from_data(c, GENIE_F32, 1, &n, v);
+        free(v);
+        CHECK(genie_item(c, genie_sum(c, x[i], 0, NULL, 0), &out) == GENIE_OK, "upload %d: %s", i, genie_last_error(c));
+    }
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK, "genie_remote_hashed over a 10 x 300 ms backlog with a 1 s timeout: %.2f s, %s", grx_now() - t0,
+          e ? genie_last_error(c) : "ok");
+    a = genie_get_stats(c);
+    e = genie_item(c, genie_sum(c, x[0], 0, NULL, 0), &out);
+    b = genie_get_stats(c);
+    CHECK(e == GENIE_OK && b.remote_round_trips > a.remote_round_trips, "the connection still works after the backlog: %s",
+          genie_last_error(c));
+    for (i = 0; i < 10; i++) genie_release(x[i]);
+    genie_ctx_destroy(c);
+    CHECK(server_stop(&s) == 0, "the backlog server exits 0");
+    printf("  a backlog of hashes longer than the timeout: waited out while HASHEDs come\n");
+}
+
+/* A process's peak resident memory in MiB (VmHWM), -1 if unknown. */
+static long peak_mib(pid_t pid) {
+    char p[64], l[256];
+    long v = -1;
+    FILE *f;
+    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+    if (!(f = fopen(p, "r"))) return -1;
+    while (fgets(l, sizeof l, f))
+        if (!strncmp(l, "VmHWM:", 6)) v = atol(l + 6) / 1024;
+    fclose(f);
+    return v;
+}
+/* One buffer rewritten by 40 PUTs of 16 MiB, each new, faster than the hash thread (held 300
+   ms a hash) keeps up: the old bytes waiting for their hash count against the client's budget
+   (--client-mb 64), so the server's peak memory stays near budget and cache, not 40 x 16 MiB.
+   (A server under ASan keeps freed memory in its quarantine: run it with
+   ASAN_OPTIONS=quarantine_size_mb=0 for this check.) */
+static void test_hash_flood(void) {
+    static const char *const args[] = {"--client-mb", "64", "--cache-mb", "64", "--hash-hold-ms", "300", NULL};
+    server s;
+    raw a;
+    int t = 0, i, sent = 0;
+    uint32_t code = 0;
+    long peak;
+    CHECK(server_startv(&s, args, "hashflood") == 0, "server with --client-mb 64 --cache-mb 64 --hash-hold-ms 300");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "flood client");
+    for (i = 0; i < 40; i++) sent += raw_put(&a, 1, (size_t)16 << 20, i & 0xff, NULL) != 0;
+    { /* the PING's OK after the HASHEDs of the PUTs hashed at once */
+        uint64_t ping = ++a.req, rq = 0;
+        int ok = grx_send(&a.x, a.ep, GR_PING, ping, NULL, 0, grx_now() + 5, &a.dead) == UCS_OK;
+        while (ok && (ok = raw_next(&a, &t, &rq, NULL)) && !(t == GR_OK && rq == ping)) ok = t == GR_HASHED;
+        CHECK(sent == 40 && ok, "40 PUTs of 16 MiB to one buffer, then PING: OK after HASHEDs alone (type %d)", t);
+    }
+    peak = peak_mib(s.pid);
+    if (peak < 0) printf("skip: no /proc/%d/status: the server's peak memory unchecked\n", (int)s.pid);
+    else
+        CHECK(peak < 256, "the server's peak memory under a flood of rewrites: %ld MiB (budget 64 + cache 64 MiB; 40 x 16 = 640 MiB unbounded)", peak);
+    raw_close(&a);
+    CHECK(server_stop(&s) == 0, "the flood server exits 0");
+    printf("  a flood of rewritten 16 MiB PUTs: bytes waiting for their hash count against the client's budget\n");
+}
+
+/* kill -9 of *old, then *nw on its port, and c reconnected to it (1 if all went). */
+static int server_swap(genie_ctx *c, server *old, server *nw, const char *tag) {
+    char listen[64];
+    double out;
+    int st, i;
+    int64_t n = 4;
+    kill(old->pid, SIGKILL);
+    waitpid(old->pid, &st, 0);
+    old->pid = 0;
+    (void)genie_item(c, genie_sum(c, genie_full(c, GENIE_F32, 1, &n, 1.0), 0, NULL, 0), &out); /* finds the loss */
+    genie_clear_error(c);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", old->port);
+    for (i = 0; i < 20 && server_start(nw, "--listen", listen, tag) != 0; i++) {} /* the port may linger a moment */
+    return nw->port == old->port && genie_remote_reconnect(c) == GENIE_OK;
+}
+/* The caller's memory (from_blob) changed behind genie's back, then a reconnect: the kept hash
+   is claimed for the new bytes and the server answers ERROR 6; the client drops that hash, so
+   after the next reconnect the bytes are hashed again and go up under their own hash. And a
+   hash still awaited when the server is lost is not awaited from the new one. */
+static void test_reconnect_hashes(void) {
+    server s1, s2, s3;
+    genie_ctx *c;
+    int64_t n = 65536, k;
+    float *mem = (float *)malloc((size_t)n * 4), *own = (float *)malloc((size_t)n * 4);
+    genie_tensor *x, *y;
+    double out = 0, t0;
+    genie_result e = GENIE_OK;
+    for (k = 0; k < n; k++) mem[k] = 1.0f, own[k] = 2.0f;
+    CHECK(server_start(&s1, "--hash-hold-ms", "3000", "rehash1") == 0, "server 1 (hashes held 3 s)");
+    c = remote_ctx(s1.addr);
+    x = genie_from_blob(c, GENIE_F32, 1, &n, NULL, mem, NULL, NULL);
+    y = genie_from_data(c, GENIE_F32, 1, &n, own); /* sent unhashed: its HASHED held past the kill */
+    CHECK(genie_item(c, genie_sum(c, x, 0, NULL, 0), &out) == GENIE_OK && out == 65536.0, "x on server 1: %g %s", out, genie_last_error(c));
+    CHECK(genie_item(c, genie_sum(c, y, 0, NULL, 0), &out) == GENIE_OK && out == 131072.0, "y on server 1: %g %s", out, genie_last_error(c));
+    CHECK(server_swap(c, &s1, &s2, "rehash2"), "server 2 on server 1's port, reconnected: %s", genie_last_error(c));
+    t0 = grx_now();
+    e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK && grx_now() - t0 < 1.0, "after the reconnect no HASHED of the lost server is awaited: %.2f s %s", grx_now() - t0,
+          e ? genie_last_error(c) : "ok");
+    genie_clear_error(c);
+    mem[0] = 5.0f; /* behind genie's back */
+    (void)genie_item(c, genie_sum(c, x, 0, NULL, 0), &out); /* sent again under the kept hash: ERROR 6 after */
+    genie_clear_error(c);
+    for (t0 = grx_now(); grx_now() - t0 < 5.0 && (e = genie_remote_hashed(c)) == GENIE_OK;) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(e != GENIE_OK && strstr(genie_last_error(c), "error 6"), "the stale claim's ERROR 6: %s", genie_last_error(c));
+    genie_clear_error(c);
+    CHECK(server_swap(c, &s2, &s3, "rehash3"), "server 3, reconnected: %s", genie_last_error(c));
+    e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &out);
+    CHECK(e == GENIE_OK && out == 65540.0, "x's new bytes on server 3: %g %s", out, genie_last_error(c));
+    for (t0 = grx_now(); grx_now() - t0 < 0.5 && e == GENIE_OK;) e = genie_remote_hashed(c);
+    CHECK(e == GENIE_OK, "no ERROR 6 from server 3 (the stale hash dropped): %s", genie_last_error(c));
+    genie_release(x);
+    genie_release(y);
+    genie_ctx_destroy(c);
+    CHECK(server_stop(&s3) == 0, "server 3 exits 0");
+    free(mem);
+    free(own);
+    printf("  reconnects: no wait for the lost server's HASHEDs; a claim its server refused is not kept\n");
 }
 
 /* kill -9 of the server, a new server on the same port, genie_remote_reconnect: the same
@@ -2090,8 +2298,8 @@ static void test_concurrent(const char *run_threads, const char *want) {
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d of two long RUNs at once", i);
     }
     server_done(&s, run_threads[0] == '0' ? "--run-threads 0" : "--run-threads 2", want, 1);
-    if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool)") == 0, "the long RUNs on the pool (%s)", s.log);
-    else CHECK(log_count(&s, ", 0 on the pool)") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
+    if (strcmp(run_threads, "0") != 0) CHECK(log_count(&s, ", 0 on the pool;") == 0, "the long RUNs on the pool (%s)", s.log);
+    else CHECK(log_count(&s, ", 0 on the pool;") == 1, "--run-threads 0: every RUN on the loop (%s)", s.log);
 }
 
 /* Small RUNs (under --inline-work) run on the server's loop though it has pool threads, a big
@@ -2266,13 +2474,17 @@ int main(void) {
     test_quant(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
+    test_hash_slots(s.addr);
     run_props();
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
     test_queue_cap();
     test_background_hash();
+    test_hash_backlog();
+    test_hash_flood();
     test_faults();
     test_restart();
+    test_reconnect_hashes();
     test_concurrent("2", "at most 2 RUNs at once"); /* both at the same time */
     test_concurrent("0", "at most 0 RUNs at once"); /* on the loop, one after the other */
     test_small_inline();
