@@ -7010,6 +7010,17 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
         }                                                                                           \
         GENIE__VS_MLOOP(GENIE__DCAT(genie__##P##_dpowk(GENIE__DLO(x), k), genie__##P##_dpowk(GENIE__DHI(x), k))) \
     }
+/* B2F: bool bytes -> f32 0 or 1 */
+#define GENIE__VS_B2F(P)                                                                            \
+    static GENIE__VATTR void genie__v##P##_B2F(void *out, const void *a, const void *b, int64_t n) { \
+        const uint8_t *m = (const uint8_t *)a;                                                      \
+        float *y = (float *)out;                                                                    \
+        int64_t i = 0;                                                                              \
+        (void)b;                                                                                    \
+        for (; i + GENIE__FL <= n; i += GENIE__FL)                                                  \
+            GENIE__FST(y + i, GENIE__FZERO(GENIE__BNZ(m + i, GENIE__FL), GENIE__F1(1.0f)));         \
+        if (i < n) GENIE__FSTM(y + i, GENIE__FTAIL(n - i), GENIE__FZERO(GENIE__BNZ(m + i, n - i), GENIE__F1(1.0f))); \
+    }
 #define GENIE__VS_ALL(P)                                                                            \
     GENIE__VM_MATHF(P, GENIE__VATTR)                                                                \
     GENIE__VM_MATH(P, GENIE__VATTR)                                                                 \
@@ -7020,7 +7031,7 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
     GENIE__VBF_LIST(GENIE__VS_BF, P)                                                                \
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
     GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)   \
-    GENIE__VS_POWHK(P)
+    GENIE__VS_POWHK(P) GENIE__VS_B2F(P)
 
 /* The primitives by name: each stands for its ISA's form, NAME_z (AVX-512) or NAME_y
    (AVX2), chosen by GENIE__ISA (z or y), which a block of vector kernels defines before
@@ -7123,6 +7134,7 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
 #define GENIE__DCVT GENIE__ISEL(GENIE__DCVT_, GENIE__ISA)
 #define GENIE__HCAT GENIE__ISEL(GENIE__HCAT_, GENIE__ISA)
 #define GENIE__HJOIN GENIE__ISEL(GENIE__HJOIN_, GENIE__ISA)
+#define GENIE__BNZ GENIE__ISEL(GENIE__BNZ_, GENIE__ISA)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
@@ -7230,6 +7242,11 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__FSTM_z(p, m, v) _mm512_mask_storeu_ps(p, m, v)
 #define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
 #define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
+static GENIE__AVX512 GENIE__VINL __mmask16 genie__z_bnz(const uint8_t *p, int64_t k) { /* bytes p[0, min(k, 16)): the nonzero ones */
+    const __m128i v = _mm_maskz_loadu_epi8(GENIE__FTAIL_z(k), p);
+    return _mm_test_epi8_mask(v, v);
+}
+#define GENIE__BNZ_z(p, k) genie__z_bnz(p, k)
 #define GENIE__FEXPC_z(v) genie__exp16_avx512(v)
 #define GENIE__DLDU_z(p) _mm512_loadu_pd(p) /* DL doubles */
 #define GENIE__DSTU_z(p, v) _mm512_storeu_pd(p, v)
@@ -7360,6 +7377,17 @@ static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
 #define GENIE__FSTM_y(p, m, v) _mm256_maskstore_ps(p, _mm256_castps_si256(m), v)
 #define GENIE__FZERO_y(m, v) _mm256_and_ps(v, m)
 #define GENIE__FSTNT_y(p, v) _mm256_stream_ps(p, v)
+static GENIE__AVX2 GENIE__VINL __m256 genie__y_bnz(const uint8_t *p, int64_t k) { /* bytes p[0, min(k, 8)), widened: the nonzero ones */
+    uint64_t w = 0;
+    int64_t j;
+    __m256i v;
+    if (k >= 8) memcpy(&w, p, 8);
+    else
+        for (j = 0; j < k; j++) w |= (uint64_t)p[j] << 8 * j;
+    v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
+    return _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1)));
+}
+#define GENIE__BNZ_y(p, k) genie__y_bnz(p, k)
 #define GENIE__FEXPC_y(v) genie__exp8_avx2(v)
 #define GENIE__DLDU_y(p) _mm256_loadu_pd(p)
 #define GENIE__DSTU_y(p, v) _mm256_storeu_pd(p, v)
@@ -7477,18 +7505,6 @@ static GENIE__AVX2 void genie__vy_RBF(void *out, const void *a, const void *b, i
     }
     for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
 }
-static GENIE__AVX2 void genie__vy_B2F(void *out, const void *a, const void *b, int64_t n) {
-    const uint8_t *m = (const uint8_t *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(m + i)));
-        __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
-        _mm256_storeu_ps(y + i, _mm256_and_ps(_mm256_castsi256_ps(nz), _mm256_set1_ps(1.0f)));
-    }
-    for (; i < n; i++) y[i] = m[i] != 0;
-}
 static GENIE__AVX2 void genie__vy_SEL(void *out, const void *a, const void *b, int64_t n) {
     const float *c = (const float *)a, *v = (const float *)b;
     float *y = (float *)out;
@@ -7600,17 +7616,6 @@ static GENIE__AVX512 void genie__vz_RBF(void *out, const void *a, const void *b,
         _mm512_storeu_si512((void *)(y + i), _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), r, q));
     }
     for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
-}
-static GENIE__AVX512 void genie__vz_B2F(void *out, const void *a, const void *b, int64_t n) {
-    const uint8_t *m = (const uint8_t *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i + 16 <= n; i += 16) {
-        __m512i v = _mm512_maskz_cvtepu8_epi32((__mmask16)-1, _mm_loadu_si128((const __m128i *)(const void *)(m + i)));
-        _mm512_storeu_ps(y + i, _mm512_maskz_mov_ps(_mm512_test_epi32_mask(v, v), _mm512_set1_ps(1.0f)));
-    }
-    for (; i < n; i++) y[i] = m[i] != 0;
 }
 static GENIE__AVX512 void genie__vz_SEL(void *out, const void *a, const void *b, int64_t n) {
     const float *c = (const float *)a, *v = (const float *)b;
