@@ -6975,6 +6975,17 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
 }
 /* POWH and POWK (GENIE__VX_LIST): x ** 0.5 as the f32 sqrt, +0 for -0 and +inf for -inf;
    x ** e on f64 lanes d, k: genie__powk_code(e) (x * x exact) */
+/* POWK's loop for one k: whole vectors as two f64 halves loaded apart (no extract), the tail
+   one masked vector split in two */
+#define GENIE__VS_POWKL(P, k)                                                                       \
+    for (; i + GENIE__FL <= n; i += GENIE__FL)                                                      \
+        GENIE__FST(y + i, GENIE__DCAT(genie__##P##_dpowk(GENIE__DLD(xp + i), k),                    \
+                                      genie__##P##_dpowk(GENIE__DLD(xp + i + GENIE__DL), k)));      \
+    if (i < n) {                                                                                    \
+        const GENIE__FM m_ = GENIE__FTAIL(n - i);                                                   \
+        const GENIE__F x = GENIE__FLDZ(xp + i, m_);                                                 \
+        GENIE__FSTM(y + i, m_, GENIE__DCAT(genie__##P##_dpowk(GENIE__DLO(x), k), genie__##P##_dpowk(GENIE__DHI(x), k))); \
+    }
 #define GENIE__VS_POWHK(P)                                                                          \
     static GENIE__VATTR void genie__v##P##_POWH(void *out, const void *a, const void *b, int64_t n) { \
         float *y = (float *)out;                                                                    \
@@ -6984,7 +6995,7 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
         GENIE__VS_MLOOP(GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(-INFINITY), _CMP_EQ_OQ), GENIE__F1(INFINITY), \
                                     GENIE__FADD(GENIE__FSQRT(x), GENIE__F1(0.0f))))                 \
     }                                                                                               \
-    static GENIE__VATTR GENIE__D genie__##P##_dpowk(GENIE__D d, int k) {                            \
+    static GENIE__VATTR GENIE__VINL GENIE__D genie__##P##_dpowk(GENIE__D d, int k) {                \
         GENIE__D r;                                                                                 \
         switch (k) {                                                                                \
         case 3: return GENIE__DMUL(GENIE__DMUL(d, d), d);                                           \
@@ -7008,7 +7019,13 @@ static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic l
             genie__vg_POWK(out, a, b, n);                                                           \
             return;                                                                                 \
         }                                                                                           \
-        GENIE__VS_MLOOP(GENIE__DCAT(genie__##P##_dpowk(GENIE__DLO(x), k), genie__##P##_dpowk(GENIE__DHI(x), k))) \
+        switch (k) { /* a loop per exponent, k a constant in each */                                \
+        case 3: GENIE__VS_POWKL(P, 3) break;                                                        \
+        case 4: GENIE__VS_POWKL(P, 4) break;                                                        \
+        case -2: GENIE__VS_POWKL(P, -2) break;                                                      \
+        case -1: GENIE__VS_POWKL(P, -1) break;                                                      \
+        default: GENIE__VS_POWKL(P, 1) break;                                                       \
+        }                                                                                           \
     }
 /* B2F: bool bytes -> f32 0 or 1 */
 #define GENIE__VS_B2F(P)                                                                            \
@@ -7243,7 +7260,7 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
 #define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
 static GENIE__AVX512 GENIE__VINL __mmask16 genie__z_bnz(const uint8_t *p, int64_t k) { /* bytes p[0, min(k, 16)): the nonzero ones */
-    const __m128i v = _mm_maskz_loadu_epi8(GENIE__FTAIL_z(k), p);
+    const __m128i v = k >= 16 ? _mm_loadu_si128((const __m128i *)(const void *)p) : _mm_maskz_loadu_epi8(GENIE__FTAIL_z(k), p);
     return _mm_test_epi8_mask(v, v);
 }
 #define GENIE__BNZ_z(p, k) genie__z_bnz(p, k)
@@ -7381,10 +7398,12 @@ static GENIE__AVX2 GENIE__VINL __m256 genie__y_bnz(const uint8_t *p, int64_t k) 
     uint64_t w = 0;
     int64_t j;
     __m256i v;
-    if (k >= 8) memcpy(&w, p, 8);
-    else
+    if (k >= 8) {
+        v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    } else {
         for (j = 0; j < k; j++) w |= (uint64_t)p[j] << 8 * j;
-    v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
+        v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
+    }
     return _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1)));
 }
 #define GENIE__BNZ_y(p, k) genie__y_bnz(p, k)
