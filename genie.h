@@ -6965,6 +6965,85 @@ static const float genie__vm_phi16_tab[8][16] = {
         (void)b;                                                                                    \
         GENIE__VS_BLOOP(GENIE__MAND(GENIE__FCMP(x, GENIE__F1(0.0f), _CMP_EQ_OQ), GENIE__FCMP(z, GENIE__F1(0.0f), _CMP_EQ_OQ)), GENIE__FLD, GENIE__FLD, GENIE__MST, 1, 1, 1) \
     }
+/* Whole vectors, then the tail as one masked vector: y[0, n) = EXPR of x = xp[0, n), i from 0 */
+#define GENIE__VS_MLOOP(EXPR)                                                                       \
+    for (; i + GENIE__FL <= n; i += GENIE__FL) {                                                    \
+        GENIE__F x = GENIE__FLD(xp + i);                                                            \
+        GENIE__FST(y + i, EXPR);                                                                    \
+    }                                                                                               \
+    if (i < n) {                                                                                    \
+        const GENIE__FM m_ = GENIE__FTAIL(n - i);                                                   \
+        GENIE__F x = GENIE__FLDZ(xp + i, m_);                                                       \
+        GENIE__FSTM(y + i, m_, EXPR);                                                               \
+    }
+static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic loop) */
+    return e == 3.0 ? 3 : e == 4.0 ? 4 : e == -2.0 ? -2 : e == -0.5 ? -1 : e == 1.5 ? 1 : 0;
+}
+/* POWH and POWK (GENIE__VX_LIST): x ** 0.5 as the f32 sqrt, +0 for -0 and +inf for -inf;
+   x ** e on f64 lanes d, k: genie__powk_code(e) (x * x exact) */
+/* POWK's loop for one k: whole vectors as two f64 halves loaded apart (no extract), the tail
+   one masked vector split in two */
+#define GENIE__VS_POWKL(P, k)                                                                       \
+    for (; i + GENIE__FL <= n; i += GENIE__FL)                                                      \
+        GENIE__FST(y + i, GENIE__DCAT(genie__##P##_dpowk(GENIE__DLD(xp + i), k),                    \
+                                      genie__##P##_dpowk(GENIE__DLD(xp + i + GENIE__DL), k)));      \
+    if (i < n) {                                                                                    \
+        const GENIE__FM m_ = GENIE__FTAIL(n - i);                                                   \
+        const GENIE__F x = GENIE__FLDZ(xp + i, m_);                                                 \
+        GENIE__FSTM(y + i, m_, GENIE__DCAT(genie__##P##_dpowk(GENIE__DLO(x), k), genie__##P##_dpowk(GENIE__DHI(x), k))); \
+    }
+#define GENIE__VS_POWHK(P)                                                                          \
+    static GENIE__VATTR void genie__v##P##_POWH(void *out, const void *a, const void *b, int64_t n) { \
+        float *y = (float *)out;                                                                    \
+        const float *xp = (const float *)a;                                                         \
+        int64_t i = 0;                                                                              \
+        (void)b;                                                                                    \
+        GENIE__VS_MLOOP(GENIE__FSEL(GENIE__FCMP(x, GENIE__F1(-INFINITY), _CMP_EQ_OQ), GENIE__F1(INFINITY), \
+                                    GENIE__FADD(GENIE__FSQRT(x), GENIE__F1(0.0f))))                 \
+    }                                                                                               \
+    static GENIE__VATTR GENIE__VINL GENIE__D genie__##P##_dpowk(GENIE__D d, int k) {                \
+        GENIE__D r;                                                                                 \
+        switch (k) {                                                                                \
+        case 3: return GENIE__DMUL(GENIE__DMUL(d, d), d);                                           \
+        case 4: r = GENIE__DMUL(d, d); return GENIE__DMUL(r, r);                                    \
+        case -2: return GENIE__DDIV(GENIE__D1(1.0), GENIE__DMUL(d, d));                             \
+        case -1: /* -0.5: +inf at either zero, +0 at -inf */                                        \
+            r = GENIE__DDIV(GENIE__D1(1.0), GENIE__DSQRT(d));                                       \
+            r = GENIE__DSEL(GENIE__DCMP(d, GENIE__D1(0.0), _CMP_EQ_OQ), GENIE__D1(INFINITY), r);    \
+            return GENIE__DSEL(GENIE__DCMP(d, GENIE__D1(-INFINITY), _CMP_EQ_OQ), GENIE__D1(0.0), r); \
+        default: /* 1: 1.5 */                                                                       \
+            return GENIE__DSEL(GENIE__DCMP(d, GENIE__D1(-INFINITY), _CMP_EQ_OQ), GENIE__D1(INFINITY), \
+                               GENIE__DMUL(d, GENIE__DSQRT(d)));                                    \
+        }                                                                                           \
+    }                                                                                               \
+    static GENIE__VATTR void genie__v##P##_POWK(void *out, const void *a, const void *b, int64_t n) { \
+        float *y = (float *)out;                                                                    \
+        const float *xp = (const float *)a;                                                         \
+        const int k = genie__powk_code(*(const double *)b);                                         \
+        int64_t i = 0;                                                                              \
+        if (!k) {                                                                                   \
+            genie__vg_POWK(out, a, b, n);                                                           \
+            return;                                                                                 \
+        }                                                                                           \
+        switch (k) { /* a loop per exponent, k a constant in each */                                \
+        case 3: GENIE__VS_POWKL(P, 3) break;                                                        \
+        case 4: GENIE__VS_POWKL(P, 4) break;                                                        \
+        case -2: GENIE__VS_POWKL(P, -2) break;                                                      \
+        case -1: GENIE__VS_POWKL(P, -1) break;                                                      \
+        default: GENIE__VS_POWKL(P, 1) break;                                                       \
+        }                                                                                           \
+    }
+/* B2F: bool bytes -> f32 0 or 1 */
+#define GENIE__VS_B2F(P)                                                                            \
+    static GENIE__VATTR void genie__v##P##_B2F(void *out, const void *a, const void *b, int64_t n) { \
+        const uint8_t *m = (const uint8_t *)a;                                                      \
+        float *y = (float *)out;                                                                    \
+        int64_t i = 0;                                                                              \
+        (void)b;                                                                                    \
+        for (; i + GENIE__FL <= n; i += GENIE__FL)                                                  \
+            GENIE__FST(y + i, GENIE__FZERO(GENIE__BNZ(m + i, GENIE__FL), GENIE__F1(1.0f)));         \
+        if (i < n) GENIE__FSTM(y + i, GENIE__FTAIL(n - i), GENIE__FZERO(GENIE__BNZ(m + i, n - i), GENIE__F1(1.0f))); \
+    }
 #define GENIE__VS_ALL(P)                                                                            \
     GENIE__VM_MATHF(P, GENIE__VATTR)                                                                \
     GENIE__VM_MATH(P, GENIE__VATTR)                                                                 \
@@ -6974,7 +7053,8 @@ static const float genie__vm_phi16_tab[8][16] = {
     GENIE__VD_LIST(GENIE__VS_UD, P)                                                                 \
     GENIE__VBF_LIST(GENIE__VS_BF, P)                                                                \
     GENIE__VBC_LIST(GENIE__VS_BC, P)                                                                \
-    GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)
+    GENIE__VS_TRIG(P, SIN, 0, sin) GENIE__VS_TRIG(P, COS, 1, cos) GENIE__VS_POW(P) GENIE__VS_LNOT(P)   \
+    GENIE__VS_POWHK(P) GENIE__VS_B2F(P)
 
 /* The primitives by name: each stands for its ISA's form, NAME_z (AVX-512) or NAME_y
    (AVX2), chosen by GENIE__ISA (z or y), which a block of vector kernels defines before
@@ -7077,6 +7157,7 @@ static const float genie__vm_phi16_tab[8][16] = {
 #define GENIE__DCVT GENIE__ISEL(GENIE__DCVT_, GENIE__ISA)
 #define GENIE__HCAT GENIE__ISEL(GENIE__HCAT_, GENIE__ISA)
 #define GENIE__HJOIN GENIE__ISEL(GENIE__HJOIN_, GENIE__ISA)
+#define GENIE__BNZ GENIE__ISEL(GENIE__BNZ_, GENIE__ISA)
 
 /* AVX-512: f32 x 16 (masks __mmask16), f64 x 8. Masked forms with every lane set stand
    for the plain intrinsics that fill their pass-through with _mm512_undefined_*(),
@@ -7184,6 +7265,11 @@ static GENIE__AVX512 GENIE__VINL __m512 genie__z_fgelu_pos16(__m512 x) {
 #define GENIE__FSTM_z(p, m, v) _mm512_mask_storeu_ps(p, m, v)
 #define GENIE__FZERO_z(m, v) _mm512_maskz_mov_ps(m, v) /* m ? v : 0 */
 #define GENIE__FSTNT_z(p, v) _mm512_stream_ps(p, v) /* p aligned to the vector */
+static GENIE__AVX512 GENIE__VINL __mmask16 genie__z_bnz(const uint8_t *p, int64_t k) { /* bytes p[0, min(k, 16)): the nonzero ones */
+    const __m128i v = k >= 16 ? _mm_loadu_si128((const __m128i *)(const void *)p) : _mm_maskz_loadu_epi8(GENIE__FTAIL_z(k), p);
+    return _mm_test_epi8_mask(v, v);
+}
+#define GENIE__BNZ_z(p, k) genie__z_bnz(p, k)
 #define GENIE__FEXPC_z(v) genie__exp16_avx512(v)
 #define GENIE__DLDU_z(p) _mm512_loadu_pd(p) /* DL doubles */
 #define GENIE__DSTU_z(p, v) _mm512_storeu_pd(p, v)
@@ -7314,6 +7400,19 @@ static GENIE__AVX2 GENIE__VINL float genie__y_fhmax(__m256 v) {
 #define GENIE__FSTM_y(p, m, v) _mm256_maskstore_ps(p, _mm256_castps_si256(m), v)
 #define GENIE__FZERO_y(m, v) _mm256_and_ps(v, m)
 #define GENIE__FSTNT_y(p, v) _mm256_stream_ps(p, v)
+static GENIE__AVX2 GENIE__VINL __m256 genie__y_bnz(const uint8_t *p, int64_t k) { /* bytes p[0, min(k, 8)), widened: the nonzero ones */
+    uint64_t w = 0;
+    int64_t j;
+    __m256i v;
+    if (k >= 8) {
+        v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    } else {
+        for (j = 0; j < k; j++) w |= (uint64_t)p[j] << 8 * j;
+        v = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)w));
+    }
+    return _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1)));
+}
+#define GENIE__BNZ_y(p, k) genie__y_bnz(p, k)
 #define GENIE__FEXPC_y(v) genie__exp8_avx2(v)
 #define GENIE__DLDU_y(p) _mm256_loadu_pd(p)
 #define GENIE__DSTU_y(p, v) _mm256_storeu_pd(p, v)
@@ -7431,18 +7530,6 @@ static GENIE__AVX2 void genie__vy_RBF(void *out, const void *a, const void *b, i
     }
     for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
 }
-static GENIE__AVX2 void genie__vy_B2F(void *out, const void *a, const void *b, int64_t n) {
-    const uint8_t *m = (const uint8_t *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(m + i)));
-        __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
-        _mm256_storeu_ps(y + i, _mm256_and_ps(_mm256_castsi256_ps(nz), _mm256_set1_ps(1.0f)));
-    }
-    for (; i < n; i++) y[i] = m[i] != 0;
-}
 static GENIE__AVX2 void genie__vy_SEL(void *out, const void *a, const void *b, int64_t n) {
     const float *c = (const float *)a, *v = (const float *)b;
     float *y = (float *)out;
@@ -7465,53 +7552,6 @@ static GENIE__AVX2 void genie__vy_SELS(void *out, const void *a, const void *b, 
     }
     for (; i < n; i++)
         if (c[i] != 0) y[i] = *(const float *)b;
-}
-static GENIE__AVX2 void genie__vy_POWH(void *out, const void *a, const void *b, int64_t n) {
-    const float *x = (const float *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i), r = _mm256_add_ps(_mm256_sqrt_ps(v), _mm256_setzero_ps()); /* -0 -> +0 */
-        _mm256_storeu_ps(y + i, _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(v, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ)));
-    }
-    for (; i < n; i++) y[i] = x[i] == -INFINITY ? INFINITY : sqrtf(x[i]) + 0.0f;
-}
-/* x ** e of POWK on f64 lanes d (k: genie__powk_code(e)) */
-#define GENIE__POWK_BODY(V, SET1, MUL, DIV, SQRT, SEL_EQ)                                          \
-    switch (k) {                                                                                   \
-    case 3: r = MUL(MUL(d, d), d); break;                                                          \
-    case 4: r = MUL(d, d), r = MUL(r, r); break;                                                   \
-    case -2: r = DIV(SET1(1.0), MUL(d, d)); break;                                                 \
-    case -1: /* -0.5: +inf at either zero, +0 at -inf */                                           \
-        r = DIV(SET1(1.0), SQRT(d));                                                               \
-        r = SEL_EQ(d, SET1(0.0), SET1(INFINITY), r);                                               \
-        r = SEL_EQ(d, SET1(-INFINITY), SET1(0.0), r);                                              \
-        break;                                                                                     \
-    default: r = SEL_EQ(d, SET1(-INFINITY), SET1(INFINITY), MUL(d, SQRT(d))); break; /* 1: 1.5 */  \
-    }
-static int genie__powk_code(double e) { /* 0: not a POWK exponent (the generic loop) */
-    return e == 3.0 ? 3 : e == 4.0 ? 4 : e == -2.0 ? -2 : e == -0.5 ? -1 : e == 1.5 ? 1 : 0;
-}
-#define GENIE__Y_SEL_EQ(d, v, t, f) _mm256_blendv_pd(f, t, _mm256_cmp_pd(d, v, _CMP_EQ_OQ))
-static GENIE__AVX2 __m256d genie__powk_y(__m256d d, int k) {
-    __m256d r;
-    GENIE__POWK_BODY(__m256d, _mm256_set1_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_sqrt_pd, GENIE__Y_SEL_EQ)
-    return r;
-}
-#undef GENIE__Y_SEL_EQ
-static GENIE__AVX2 void genie__vy_POWK(void *out, const void *a, const void *b, int64_t n) {
-    const float *x = (const float *)a;
-    float *y = (float *)out;
-    const int k = genie__powk_code(*(const double *)b);
-    int64_t i = 0;
-    for (; i + 8 <= n && k; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        const __m128 lo = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), k));
-        const __m128 hi = _mm256_cvtpd_ps(genie__powk_y(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), k));
-        _mm256_storeu_ps(y + i, _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1));
-    }
-    if (i < n) genie__vg_POWK(y + i, x + i, b, n - i);
 }
 /* The masked forms (all lanes) name their pass-through operand; the plain ones fill it
    with _mm512_undefined_*(), which GCC 12 reports as uninitialized in C++ at -O2. */
@@ -7602,17 +7642,6 @@ static GENIE__AVX512 void genie__vz_RBF(void *out, const void *a, const void *b,
     }
     for (; i < n; i++) y[i] = genie__v_quiet(genie__bf2f(genie__f2bf(x[i])));
 }
-static GENIE__AVX512 void genie__vz_B2F(void *out, const void *a, const void *b, int64_t n) {
-    const uint8_t *m = (const uint8_t *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i + 16 <= n; i += 16) {
-        __m512i v = _mm512_maskz_cvtepu8_epi32((__mmask16)-1, _mm_loadu_si128((const __m128i *)(const void *)(m + i)));
-        _mm512_storeu_ps(y + i, _mm512_maskz_mov_ps(_mm512_test_epi32_mask(v, v), _mm512_set1_ps(1.0f)));
-    }
-    for (; i < n; i++) y[i] = m[i] != 0;
-}
 static GENIE__AVX512 void genie__vz_SEL(void *out, const void *a, const void *b, int64_t n) {
     const float *c = (const float *)a, *v = (const float *)b;
     float *y = (float *)out;
@@ -7632,43 +7661,6 @@ static GENIE__AVX512 void genie__vz_SELS(void *out, const void *a, const void *b
     for (; i < n; i++)
         if (c[i] != 0) y[i] = *(const float *)b;
 }
-static GENIE__AVX512 void genie__vz_POWH(void *out, const void *a, const void *b, int64_t n) {
-    const float *x = (const float *)a;
-    float *y = (float *)out;
-    int64_t i = 0;
-    (void)b;
-    for (; i < n; i += 16) {
-        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
-        const __m512 v = _mm512_maskz_loadu_ps(m, x + i), r = _mm512_add_ps(_mm512_sqrt_ps(v), _mm512_setzero_ps()); /* -0 -> +0 */
-        _mm512_mask_storeu_ps(y + i, m, _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ),
-                                                           _mm512_set1_ps(INFINITY)));
-    }
-}
-#define GENIE__Z_SEL_EQ(d, v, t, f) _mm512_mask_mov_pd(f, _mm512_cmp_pd_mask(d, v, _CMP_EQ_OQ), t)
-static GENIE__AVX512 __m512d genie__powk_z(__m512d d, int k) {
-    __m512d r;
-    GENIE__POWK_BODY(__m512d, _mm512_set1_pd, _mm512_mul_pd, _mm512_div_pd, _mm512_sqrt_pd, GENIE__Z_SEL_EQ)
-    return r;
-}
-#undef GENIE__Z_SEL_EQ
-static GENIE__AVX512 void genie__vz_POWK(void *out, const void *a, const void *b, int64_t n) {
-    const float *x = (const float *)a;
-    float *y = (float *)out;
-    const int k = genie__powk_code(*(const double *)b);
-    int64_t i = 0;
-    if (!k) {
-        genie__vg_POWK(out, a, b, n);
-        return;
-    }
-    for (; i < n; i += 16) {
-        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
-        const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-        const __m256 lo = _mm512_cvtpd_ps(genie__powk_z(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), k));
-        const __m256 hi = _mm512_cvtpd_ps(genie__powk_z(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), k));
-        _mm512_mask_storeu_ps(y + i, m, _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1)));
-    }
-}
-#undef GENIE__POWK_BODY
 #undef GENIE__Z_SLLI32
 #undef GENIE__Z_SRLI32
 #endif /* GENIE__X86 */
