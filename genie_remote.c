@@ -464,6 +464,8 @@ static int rc_wire_op(int op) {
     GR_OP_LIST(RC_X)
 #undef RC_X
     case GENIE__OP_STACK: return GR_OP_CAT; /* its sources come unsqueezed at the new dim */
+    case GENIE__OP_QROWS: return GR_OP_EMBEDDING; /* rows of a block weight: genie_embedding builds it again */
+    case GENIE__OP_DEQUANT: return GR_OP_TO;      /* a block tensor dequantized: genie_to_dtype builds it again */
     default: return -1;
     }
 }
@@ -593,8 +595,8 @@ static int rc_node_ok(const genie__node *n) {
     }
     if (n->nin < gr_op_arity[w][0] || n->nin > gr_op_arity[w][1]) return 0;
     if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
-    for (k = 0; k < n->nin; k++) /* a block dtype only as a quantized linear's weight */
-        if (n->in[k].n->dtype >= GR_DTYPE_COUNT && !(w == GR_OP_QLINEAR && k == 1 && GR_DT_BLOCK(n->in[k].n->dtype))) return 0;
+    for (k = 0; k < n->nin; k++) /* a block dtype only as a quantized linear's weight, or an embedding's or to's source */
+        if (n->in[k].n->dtype >= GR_DTYPE_COUNT && !(GR_BLOCK_SRC(w, k) && GR_DT_BLOCK(n->in[k].n->dtype))) return 0;
     if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
     /* sources of different dtypes: binary ops and where go with the 0-dim flags that give
        genie the node's dtypes (rc_zero_mask); others (clamp's bounds, linear) stay here */

@@ -135,11 +135,15 @@ static const char *const gr_op_names[] = {
 };
 #define GR_DTYPE_COUNT 10 /* genie's dtypes f32 .. bool, their enum values on the wire */
 static const unsigned char gr_dtype_size[GR_DTYPE_COUNT] = {4, 8, 2, 2, 8, 4, 2, 1, 1, 1};
-/* Block dtypes q8_0, q4_0, q4_k, q6_k (genie's enum values 10 .. 13, ggml's layouts): only as
-   source 1 of QLINEAR, read from a buffer. A view of one counts elements; element e lies in
-   block e / elems, at byte (e / elems) * bytes of its buffer. */
+/* Block dtypes q8_0, q4_0, q4_k, q6_k (genie's enum values 10 .. 13, ggml's layouts), read from
+   a buffer: always as source 1 of QLINEAR (its weight), and as an option as source 0 of
+   EMBEDDING (rows of the weight, dequantized to f32) and of TO (dequantized to the result's
+   dtype). A view of one counts elements; element e lies in block e / elems, at byte
+   (e / elems) * bytes of its buffer. */
 #define GR_DTYPE_BLOCK_END 14
 #define GR_DT_BLOCK(dt) ((dt) >= GR_DTYPE_COUNT && (dt) < GR_DTYPE_BLOCK_END)
+/* Whether source k of op may be of a block dtype (GR_OP_QLINEAR's weight must be). */
+#define GR_BLOCK_SRC(op, k) (((op) == GR_OP_QLINEAR && (k) == 1) || (((op) == GR_OP_EMBEDDING || (op) == GR_OP_TO) && (k) == 0))
 static const unsigned short gr_blk_elems[4] = {32, 32, 256, 256};
 static const unsigned char gr_blk_bytes[4] = {34, 18, 144, 210};
 /* The bytes of n elements of dtype dt (< GR_DTYPE_BLOCK_END): for a block dtype, its whole blocks. */
@@ -345,6 +349,23 @@ GR_FN int64_t gr_view_extent(const gr_view *v) {
         if (e > GR_MAX_ELEMS * 8) return -1;
     }
     return e + 1;
+}
+/* Whether view v of block dtype dt keeps whole blocks, as genie requires of a block tensor's
+   views: one dim (the block dim) of unit stride and a multiple of the block in size, the offset
+   and every other stride (of a dim longer than 1) multiples of the block; an empty view is fine.
+   Its extent (gr_view_extent) is then whole blocks. */
+GR_FN int gr_blk_view_ok(int dt, const gr_view *v) {
+    const int64_t B = gr_blk_elems[dt - GR_DTYPE_COUNT];
+    int d, c = -1;
+    for (d = 0; d < v->ndim; d++)
+        if (v->shape[d] == 0) return 1;
+    if (v->off % B != 0) return 0;
+    for (d = 0; d < v->ndim; d++) {
+        if (v->shape[d] <= 1) continue;
+        if (c < 0 && v->strides[d] == 1 && v->shape[d] % B == 0) c = d;
+        else if (v->strides[d] % B != 0) return 0;
+    }
+    return c >= 0;
 }
 GR_FN int64_t gr_view_numel(const gr_view *v) {
     int64_t n = 1;
@@ -575,8 +596,10 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
             if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN: truncated source");
             if (src->kind != GR_SRC_BUF && src->kind != GR_SRC_OP) GR__BAD(GR_E_MALFORMED, "RUN: unknown source kind");
             if (src->dtype >= GR_DTYPE_BLOCK_END) GR__BAD(GR_E_MALFORMED, "RUN: unknown source dtype");
-            if (GR_DT_BLOCK(src->dtype) != (o->op == GR_OP_QLINEAR && k == 1) || (GR_DT_BLOCK(src->dtype) && src->kind != GR_SRC_BUF))
-                GR__BAD(GR_E_MALFORMED, "RUN: a block dtype other than a buffer as a quantized linear's weight, or such a weight of another dtype");
+            if ((GR_DT_BLOCK(src->dtype) && (!GR_BLOCK_SRC(o->op, k) || src->kind != GR_SRC_BUF)) ||
+                (o->op == GR_OP_QLINEAR && k == 1 && !GR_DT_BLOCK(src->dtype)))
+                GR__BAD(GR_E_MALFORMED, "RUN: a block dtype other than a buffer as a quantized linear's weight or an embedding's "
+                                        "or to's source, or such a weight of another dtype");
             if (src->kind == GR_SRC_BUF && src->ref >= run->nslots) GR__BAD(GR_E_MALFORMED, "RUN: a source slot past the buffer table");
             if (src->kind == GR_SRC_BUF) src->ref = run->ids[src->ref];
             if (src->kind == GR_SRC_OP && src->ref >= i) GR__BAD(GR_E_MALFORMED, "RUN: a source that does not precede its op");

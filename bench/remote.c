@@ -11,7 +11,8 @@
  *                and until hashed (the server's HASHED back), and PUT hashed first + PING
  *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step
  *   block        a pre-norm encoder block [1, 32, 256]: remote vs local, bytes and CPU nodes a step
- *   qlinear      x [1, 4096] @ a q8_0 and a q4_0 [4096, 4096] weight, relu: remote vs local, bytes
+ *   qlinear      x [1, 4096] @ a q8_0 and a q4_0 [4096, 4096] weight, relu, and a token's row of a
+ *                q8_0 [32000, 1024] token embedding, relu: remote vs local, bytes
  *                and CPU nodes a step (the weight uploaded by the first step)
  *   decode       64 greedy decode steps of the tiny Llama (tests/programs/llama_decode.h: the KV
  *                cache written in place): remote vs local, the first step's bytes (weights and
@@ -256,32 +257,42 @@ static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o
     return t[steps / 2] * 1e3;
 }
 
-/* A decode-shaped quantized product: x [1, 4096] @ w.t() for a [4096, 4096] weight of block
-   dtype dt (random blocks whose f16 scales are small normal numbers), then relu: ms a step
-   (median, after a first step that uploads the weight), bytes each way and CPU nodes a step. */
-static double qlinear_ms(genie_ctx *c, genie_dtype dt, int steps, uint64_t *bytes, double *best, uint64_t *cpu) {
-    const int64_t N = 4096, K = 4096, bb = dt == GENIE_Q8_0 ? 34 : 18, nblk = N * K / 32, ws[2] = {N, K}, xs[2] = {1, K};
+/* nblk random q8_0 or q4_0 blocks (bb bytes each) whose f16 scales are small normal numbers */
+static uint8_t *q_blocks(int64_t nblk, int64_t bb) {
     uint8_t *wb = (uint8_t *)malloc((size_t)(nblk * bb));
-    uint64_t seed = 77, b0 = 0, f0 = 0;
-    genie_tensor *w;
-    float out[4096];
-    double t[64];
+    uint64_t seed = 77;
     int64_t i;
-    int s;
     for (i = 0; i < nblk * bb; i++) {
         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
         wb[i] = (uint8_t)(seed >> 24);
     }
     for (i = 0; i < nblk; i++) wb[i * bb + 1] = (uint8_t)(0x20 | (wb[i * bb + 1] & 0x0f));
+    return wb;
+}
+/* A decode-shaped quantized product: x [1, 4096] @ w.t() for a [4096, 4096] weight of block
+   dtype dt (q_blocks), then relu: ms a step (median, after a first step that uploads the
+   weight), bytes each way and CPU nodes a step. With rows set instead: a token's row of a
+   [32000, 1024] q8_0 token embedding (a GGUF's token_embd), then relu. */
+static double qlinear_ms(genie_ctx *c, genie_dtype dt, int rows, int steps, uint64_t *bytes, double *best, uint64_t *cpu) {
+    const int64_t N = rows ? 32000 : 4096, K = rows ? 1024 : 4096, bb = dt == GENIE_Q8_0 ? 34 : 18, nblk = N * K / 32, ws[2] = {N, K},
+                  xs[2] = {1, K}, one = 1;
+    uint8_t *wb = q_blocks(nblk, bb);
+    uint64_t b0 = 0, f0 = 0;
+    genie_tensor *w, *y;
+    float out[4096];
+    double t[64];
+    int s;
     w = genie_from_blocks(c, dt, 2, ws, wb, NULL, NULL);
     for (s = 0; s <= steps; s++) {
+        const int64_t tok = (s * 7919) % N;
         double t0 = grx_now();
         if (s == 1) {
             b0 = genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received;
             f0 = genie_get_stats(c).backend_fallbacks;
         }
         genie_pool_push(c);
-        if (genie_read(c, genie_relu(c, genie_linear(c, rnd(c, 2, xs, 200 + (uint64_t)s), w, NULL)), GENIE_F32, out, sizeof out) != GENIE_OK)
+        y = rows ? genie_embedding(c, w, genie_from_data(c, GENIE_I64, 1, &one, &tok)) : genie_linear(c, rnd(c, 2, xs, 200 + (uint64_t)s), w, NULL);
+        if (genie_read(c, genie_relu(c, y), GENIE_F32, out, (size_t)(rows ? K : N) * 4) != GENIE_OK)
             printf("FAIL qlinear step: %s\n", genie_last_error(c));
         genie_pool_pop(c);
         if (s) t[s - 1] = grx_now() - t0;
@@ -733,14 +744,15 @@ int main(void) {
                    rm / lm, (unsigned long long)rb, (unsigned long long)rcpu);
         }
         {
-            static const genie_dtype qdt[2] = {GENIE_Q8_0, GENIE_Q4_0};
-            for (z = 0; z < 2; z++) {
+            static const genie_dtype qdt[3] = {GENIE_Q8_0, GENIE_Q4_0, GENIE_Q8_0};
+            for (z = 0; z < 3; z++) {
                 uint64_t lcpu, rcpu;
                 double lbest, rbest;
                 char what[96];
-                lm = qlinear_ms(l, qdt[z], 20, &lb, &lbest, &lcpu);
-                rm = qlinear_ms(c, qdt[z], 20, &rb, &rbest, &rcpu);
-                snprintf(what, sizeof what, "%s linear [1,4096] x [4096,4096], local", genie_dtype_name(qdt[z]));
+                lm = qlinear_ms(l, qdt[z], z == 2, 20, &lb, &lbest, &lcpu);
+                rm = qlinear_ms(c, qdt[z], z == 2, 20, &rb, &rbest, &rcpu);
+                snprintf(what, sizeof what, z == 2 ? "%s embedding row of [32000,1024], local" : "%s linear [1,4096] x [4096,4096], local",
+                         genie_dtype_name(qdt[z]));
                 printf("  %-44s %10.3f ms median, %.3f best\n", what, lm, lbest);
                 printf("  %-44s %10.3f ms median, %.3f best (%.2fx local; %llu bytes, %llu CPU nodes a step)\n", "  remote", rm, rbest,
                        rm / lm, (unsigned long long)rb, (unsigned long long)rcpu);

@@ -549,16 +549,17 @@ static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx,
     return 0;
 }
 
-/* "[a, b, c]" of a view's shape into buf */
-static const char *sv_shape_str(char *buf, size_t n, const gr_view *v) {
+/* "[a, b, c]" of nd sizes (or strides) into buf */
+static const char *sv_dims_str(char *buf, size_t n, int nd, const int64_t *x) {
     size_t at = 0;
     int d;
     buf[0] = 0;
     at += (size_t)snprintf(buf, n, "[");
-    for (d = 0; d < v->ndim && at < n; d++) at += (size_t)snprintf(buf + at, n - at, d ? ", %lld" : "%lld", (long long)v->shape[d]);
+    for (d = 0; d < nd && at < n; d++) at += (size_t)snprintf(buf + at, n - at, d ? ", %lld" : "%lld", (long long)x[d]);
     if (at < n) snprintf(buf + at, n - at, "]");
     return buf;
 }
+static const char *sv_shape_str(char *buf, size_t n, const gr_view *v) { return sv_dims_str(buf, n, v->ndim, v->shape); }
 /* A quantized linear's weight (source 1 of op i, a block dtype) against its buffer of size bytes:
    its view [N, K] reads whole blocks along K (K a multiple of the block, unit stride along K,
    the offset and the row stride in whole blocks), all inside the buffer: 0, or a gr_err and why. */
@@ -584,7 +585,33 @@ static int sv_qweight_bad(const gr_op *o, uint32_t i, uint64_t size, char *why, 
     }
     return 0;
 }
-/* The weight's view over buffer b (sv_qweight_bad passed): a cached buffer's block tensor is kept
+/* Source 0 of an embedding (rows of a block weight) or a to (dequantized), of a block dtype,
+   against its buffer of size bytes: its view keeps whole blocks (gr_blk_view_ok) and they lie
+   inside the buffer: 0, or a gr_err and why. genie checks the rest (an embedding's 2-D weight
+   of block rows) and refuses with its own message. */
+static int sv_qsource_bad(const gr_op *o, uint32_t i, uint64_t size, char *why, size_t wsz) {
+    const gr_view *v = &o->in[0].v;
+    const int dt = o->in[0].dtype;
+    const int64_t B = gr_blk_elems[dt - GR_DTYPE_COUNT];
+    uint64_t need;
+    char vs[160], ss[160];
+    if (!gr_blk_view_ok(dt, v)) {
+        snprintf(why, wsz, "RUN op %u (%s): a %s source %s (strides %s, offset %lld) must keep whole blocks of %lld (one dim of unit "
+                 "stride and a multiple of %lld, the offset and the other strides multiples of it)", i, gr_op_names[o->op], sv_dt_name(dt),
+                 sv_shape_str(vs, sizeof vs, v), sv_dims_str(ss, sizeof ss, v->ndim, v->strides), (long long)v->off, (long long)B, (long long)B);
+        return GR_E_OP;
+    }
+    need = gr_dt_bytes(dt, (uint64_t)gr_view_extent(v)); /* whole blocks */
+    if (need > size) {
+        snprintf(why, wsz, "RUN op %u (%s): a %s source %s (strides %s, offset %lld) reads %llu bytes (whole blocks of %lld elements, "
+                 "%d bytes); its buffer holds %llu", i, gr_op_names[o->op], sv_dt_name(dt), sv_shape_str(vs, sizeof vs, v),
+                 sv_dims_str(ss, sizeof ss, v->ndim, v->strides), (long long)v->off, (unsigned long long)need, (long long)B,
+                 gr_blk_bytes[dt - GR_DTYPE_COUNT], (unsigned long long)size);
+        return GR_E_BUFFER;
+    }
+    return 0;
+}
+/* A block source's view over buffer b (its check passed): a cached buffer's block tensor is kept
    as b->gt while the buffer reads it (it wraps the entry's bytes, alive while bound). */
 static genie_tensor *sv_qweight(sv_client *c, sv_buf *b, const gr_src *src) {
     const int dt = src->dtype;
@@ -598,7 +625,7 @@ static genie_tensor *sv_qweight(sv_client *c, sv_buf *b, const gr_src *src) {
             genie_retain(b->gt = base);
         }
     }
-    return base ? genie_as_strided(c->g, base, 2, src->v.shape, src->v.strides, src->v.off) : NULL;
+    return base ? genie_as_strided(c->g, base, src->v.ndim, src->v.shape, src->v.strides, src->v.off) : NULL;
 }
 
 /* genie's call for op o on its sources t[] (NULL on error, genie's message in the context) */
@@ -997,8 +1024,10 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                     break;
                 }
                 if (b->err) { code = GR_E_BUFFER; snprintf(why, sizeof why, "RUN op %u (%s): source %d failed: %s", i, gr_op_names[o->op], k, b->err); break; }
-                if (GR_DT_BLOCK(src->dtype)) { /* a quantized linear's weight */
-                    if ((code = sv_qweight_bad(o, i, b->size, why, sizeof why)) != 0) break;
+                if (GR_DT_BLOCK(src->dtype)) { /* a quantized linear's weight, or an embedding's or to's source */
+                    if ((code = o->op == GR_OP_QLINEAR ? sv_qweight_bad(o, i, b->size, why, sizeof why)
+                                                       : sv_qsource_bad(o, i, b->size, why, sizeof why)) != 0)
+                        break;
                     if ((t[k] = sv_qweight(c, b, src)) == NULL) {
                         code = GR_E_OP;
                         snprintf(why, sizeof why, "RUN op %u (%s): source %d: %s", i, gr_op_names[o->op], k, genie_last_error(c->g));

@@ -3,7 +3,8 @@
    tapes. Input: byte 0 picks the message type, the rest is the payload; the first
    24 bytes are also decoded as a header. Contracts checked on what decodes: every
    view's extent is in bounds, an op's sources precede it, an output's view fits
-   its cap, a block dtype is only a quantized linear's weight buffer, and a RUN
+   its cap, a block dtype is only a buffer as a quantized linear's weight (which must
+   be one) or an embedding's or to's source, and a RUN
    re-encodes to the same ops. A broken contract aborts.
    `make test` replays tests/fuzz/corpus_remote and regressions_remote through
    build/fuzz_remote_replay (no libFuzzer needed). */
@@ -88,8 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fr_check(o.nin >= gr_op_arity[o.op][0] && o.nin <= gr_op_arity[o.op][1], "RUN: arity");
             for (k = 0; k < o.nin; k++) {
                 fr_check(gr_view_extent(&o.in[k].v) >= 0, "RUN: source view out of bounds");
-                fr_check(o.in[k].dtype < GR_DTYPE_COUNT || (GR_DT_BLOCK(o.in[k].dtype) && o.op == GR_OP_QLINEAR && k == 1 && o.in[k].kind == GR_SRC_BUF),
-                         "RUN: a block dtype other than a buffer as a quantized linear's weight");
+                fr_check(o.in[k].dtype < GR_DTYPE_COUNT || (GR_DT_BLOCK(o.in[k].dtype) && GR_BLOCK_SRC(o.op, k) && o.in[k].kind == GR_SRC_BUF),
+                         "RUN: a block dtype other than a buffer as a quantized linear's weight or an embedding's or to's source");
+                fr_check(!(o.op == GR_OP_QLINEAR && k == 1) || GR_DT_BLOCK(o.in[k].dtype), "RUN: a quantized linear's weight not of a block dtype");
                 fr_check(o.in[k].kind == GR_SRC_BUF ? o.in[k].ref != 0 : o.in[k].ref < i, "RUN: source reference");
                 if (o.in[k].kind == GR_SRC_BUF) {
                     for (k2 = 0; m.run.ids[k2] != o.in[k].ref; k2++) {}

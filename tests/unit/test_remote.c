@@ -896,6 +896,7 @@ static genie_result q_prog(genie_ctx *c, genie_dtype dt, int64_t N, int64_t K, i
 static void test_quant(const char *addr) {
     static const struct { genie_dtype dt; int64_t N, K, rows; } cases[] = {
         {GENIE_Q8_0, 40, 96, 3}, {GENIE_Q4_0, 40, 96, 1}, {GENIE_Q8_0, 7, 64, 16}, {GENIE_Q4_K, 9, 512, 2}, {GENIE_Q6_K, 9, 256, 5},
+        {GENIE_Q8_0, 40, 96, 40}, {GENIE_Q4_0, 24, 64, 17}, {GENIE_Q4_K, 9, 512, 20}, /* prefills: more than 16 rows */
     };
     size_t k;
     { /* genie_from_blocks refuses a dtype that is not a block one and a last dim of part of a block */
@@ -931,6 +932,56 @@ static void test_quant(const char *addr) {
             CHECK(st.bytes_to_device >= wbytes && st.bytes_to_device < 2 * wbytes + rest, "%s linear: %llu bytes to the server (weight %llu, rest %llu)",
                   genie_dtype_name(dt), (unsigned long long)st.bytes_to_device, (unsigned long long)wbytes, (unsigned long long)rest);
         }
+        genie_ctx_destroy(rc);
+        genie_ctx_destroy(lc);
+        free(wb);
+        free(ro);
+        free(lo);
+    }
+}
+
+/* Rows and dequantized views of a [V, K] weight of block dtype dt over 3 steps, as a GGUF's
+   token embedding is read: each step embeds one token ([1, K]), index_selects 3 rows ([3, K]) and
+   dequantizes rows step..step+1 to f32 ([2, K]); then the whole weight to f16 ([V, K]). Into out
+   (3 x 6 x K + V x K floats). */
+static genie_result q_rows_prog(genie_ctx *c, genie_dtype dt, int64_t V, int64_t K, const uint8_t *wbytes, float *out) {
+    int64_t ws[2] = {V, K}, one = 1, three = 3;
+    genie_tensor *w = genie_from_blocks(c, dt, 2, ws, wbytes, NULL, NULL);
+    int64_t step;
+    for (step = 0; step < 3; step++) {
+        const int64_t tok = (7 * step + 3) % V, rows[3] = {V - 1, step, (5 * step + 1) % V};
+        genie_tensor *y[3];
+        y[0] = genie_embedding(c, w, genie_from_data(c, GENIE_I64, 1, &one, &tok));
+        y[1] = genie_index_select(c, w, 0, genie_from_data(c, GENIE_I64, 1, &three, rows));
+        y[2] = genie_to_dtype(c, genie_narrow(c, w, 0, step, 2), GENIE_F32);
+        if (genie_read(c, y[0], GENIE_F32, out, (size_t)K * 4) != GENIE_OK || genie_read(c, y[1], GENIE_F32, out + K, (size_t)(3 * K * 4)) != GENIE_OK ||
+            genie_read(c, y[2], GENIE_F32, out + 4 * K, (size_t)(2 * K * 4)) != GENIE_OK)
+            return genie_status(c);
+        out += 6 * K;
+    }
+    return genie_read(c, genie_to_dtype(c, w, GENIE_F16), GENIE_F32, out, (size_t)(V * K * 4));
+}
+static void test_quant_rows(const char *addr) {
+    static const struct { genie_dtype dt; int64_t V, K; } cases[] = {{GENIE_Q8_0, 50, 64}, {GENIE_Q4_0, 33, 96}, {GENIE_Q4_K, 9, 512}, {GENIE_Q6_K, 12, 256}};
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const genie_dtype dt = cases[k].dt;
+        const int64_t V = cases[k].V, K = cases[k].K, n = 18 * K + V * K, nblk = V * K / (dt == GENIE_Q8_0 || dt == GENIE_Q4_0 ? 32 : 256);
+        const uint64_t wbytes = (uint64_t)(nblk * (dt == GENIE_Q8_0 ? 34 : dt == GENIE_Q4_0 ? 18 : dt == GENIE_Q4_K ? 144 : 210));
+        uint8_t *wb = q_blocks(dt, nblk, 7 + k);
+        float *ro = (float *)calloc((size_t)n, 4), *lo = (float *)calloc((size_t)n, 4);
+        genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+        genie_result e = q_rows_prog(rc, dt, V, K, wb, ro);
+        genie_stats st = genie_get_stats(rc);
+        CHECK(e == GENIE_OK, "%s rows remote: %s", genie_dtype_name(dt), genie_last_error(rc));
+        CHECK(q_rows_prog(lc, dt, V, K, wb, lo) == GENIE_OK, "%s rows local: %s", genie_dtype_name(dt), genie_last_error(lc));
+        CHECK(memcmp(ro, lo, (size_t)n * 4) == 0, "%s [%lld, %lld] rows and dequantized views: remote bytes differ from local", genie_dtype_name(dt),
+              (long long)V, (long long)K);
+        CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= 10, "%s rows: %llu nodes on the server, %llu on the CPU", genie_dtype_name(dt),
+              (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+        /* the weight crosses once: it and the indices go up (the weight twice would be more) */
+        CHECK(st.bytes_to_device >= wbytes && st.bytes_to_device < wbytes + 1024, "%s rows: %llu bytes to the server (weight %llu)",
+              genie_dtype_name(dt), (unsigned long long)st.bytes_to_device, (unsigned long long)wbytes);
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
         free(wb);
@@ -1628,6 +1679,36 @@ static void hostile_quant(raw *r) {
         CHECK(raw_call(r, GR_GET, get, sizeof get, &t, &code) && t == GR_DATA && r->last_n == 16 && r->last[0] == 0,
               "GET of a quantized linear's result: type %d code %u", t, code);
     }
+    /* an embedding (rows of a block weight) and a to (dequantized) read source 0 of a block dtype:
+       a truncated buffer ERROR 7, a view of part of a block ERROR 8, naming the shapes; a block
+       index ERROR 4. x's zeros (buffer 60) serve as an i64 index [1]. */
+    ws[1] = 64;
+    memset(&o, 0, sizeof o);
+    o.op = GR_OP_EMBEDDING, o.nin = 2, o.dtype = GENIE_F32, o.cdt = GENIE_F32, o.written = 1, o.out_buf = 2, o.out_cap = 256;
+    os[1] = 64, ost[0] = 64;
+    put_view(&o.out, 2, os, ost, 0);
+    o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 1, o.in[0].dtype = GENIE_Q8_0;
+    put_view(&o.in[0].v, 2, ws, wst, 0);
+    o.in[1].kind = GR_SRC_BUF, o.in[1].ref = 0, o.in[1].dtype = GENIE_I64;
+    put_view(&o.in[1].v, 1, xs, xst + 1, 0);
+    o.module = o.phase = "";
+    q_run_err(r, &o, 61, GR_E_BUFFER, "[4, 64]", "an embedding of a q8_0 weight 1 byte short");
+    ws[1] = 48;
+    put_view(&o.in[0].v, 2, ws, wst, 0);
+    q_run_err(r, &o, 62, GR_E_OP, "[4, 48]", "an embedding of a q8_0 weight of rows of part of a block");
+    ws[1] = 64;
+    put_view(&o.in[0].v, 2, ws, wst, 0);
+    o.in[1].dtype = GENIE_Q8_0;
+    q_run_err(r, &o, 62, GR_E_MALFORMED, NULL, "an embedding of q8_0 indices");
+    memset(&o, 0, sizeof o);
+    o.op = GR_OP_TO, o.nin = 1, o.dtype = GENIE_F32, o.cdt = GENIE_F32, o.written = 1, o.out_buf = 2, o.out_cap = 1024;
+    put_view(&o.out, 2, ws, wst, 0);
+    o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 1, o.in[0].dtype = GENIE_Q8_0;
+    put_view(&o.in[0].v, 2, ws, wst, 0);
+    o.module = o.phase = "";
+    q_run_err(r, &o, 61, GR_E_BUFFER, "[4, 64]", "a to of a q8_0 tensor 1 byte short");
+    put_view(&o.in[0].v, 2, ws, wst, 16); /* from element 16: half a block */
+    q_run_err(r, &o, 62, GR_E_OP, "[4, 64]", "a to of a q8_0 view from half a block");
 }
 static void test_hostile(void) {
     server s, k;
@@ -2455,6 +2536,7 @@ int main(void) {
         test_random(ext);
         test_mixed(ext);
         test_quant(ext);
+        test_quant_rows(ext);
         test_slice(ext);
         printf("test_remote against %s: %d passed, %d failed\n", ext, passed, failed);
         return failed ? 1 : 0;
@@ -2472,6 +2554,7 @@ int main(void) {
     test_random(s.addr);
     test_mixed(s.addr);
     test_quant(s.addr);
+    test_quant_rows(s.addr);
     test_parts(s.addr);
     test_rewrite(s.addr);
     test_hash_slots(s.addr);
