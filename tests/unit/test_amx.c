@@ -264,9 +264,13 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
 /* 2 threads give the 1-thread result bit for bit on the tiles: the threads take panels as they
    come free (one block of A, B and C) or in static shares, and each rounds the f32 blocks it
    computed into the bf16 result; bf16 x bf16 (bf16 result) and f32 x bf16 (f32 result), as
-   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. */
+   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. The last
+   two shapes are one block whose panels the worker does claim (M <= MC, one k-block, N of
+   many panels and a part); there linear adds a bias and a GELU (the epilogue, once per
+   element), three times over, as which thread takes a panel varies from run to run. */
 static void t_threads_same(void) {
-    static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40}};
+    static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40},
+                                        {500, 2040, 1000}, {300, 1999, 999}};
     genie_ctx *c[2];
     size_t si;
     int xdt, lin, i;
@@ -279,17 +283,27 @@ static void t_threads_same(void) {
                 const int64_t xs[3] = {2, M, K}, ws[2] = {lin ? N : K, lin ? K : N};
                 float *xv = f32_rand(2 * M * K), *y[2];
                 uint16_t *wv = bf_rand(N * K);
-                for (i = 0; i < 2; i++) {
-                    genie_tensor *x, *w;
-                    genie_pool_push(c[i]);
-                    x = genie_from_data(c[i], GENIE_F32, si == 0 ? 3 : 2, si == 0 ? xs : xs + 1, xv);
-                    if (!xdt) x = genie_to_dtype(c[i], x, GENIE_BF16);
-                    w = bf_tensor(c[i], 2, ws, wv);
-                    y[i] = read_all(c[i], lin ? genie_linear(c[i], x, w, NULL) : genie_matmul(c[i], x, w), (si == 0 ? 2 : 1) * M * N);
-                    genie_pool_pop(c[i]);
+                const int claims = si >= 5, reps = claims ? 3 : 1;
+                float *bv = f32_rand(N);
+                int r;
+                for (r = 0; r < reps; r++) {
+                    for (i = 0; i < 2; i++) {
+                        genie_tensor *x, *w, *b = NULL, *p;
+                        genie_pool_push(c[i]);
+                        x = genie_from_data(c[i], GENIE_F32, si == 0 ? 3 : 2, si == 0 ? xs : xs + 1, xv);
+                        if (!xdt) x = genie_to_dtype(c[i], x, GENIE_BF16);
+                        w = bf_tensor(c[i], 2, ws, wv);
+                        if (claims) b = genie_from_data(c[i], GENIE_F32, 1, &N, bv);
+                        if (b && !xdt) b = genie_to_dtype(c[i], b, GENIE_BF16);
+                        p = lin ? genie_linear(c[i], x, w, b) : genie_matmul(c[i], x, w);
+                        if (claims && lin) p = genie_gelu(c[i], p);
+                        y[i] = read_all(c[i], p, (si == 0 ? 2 : 1) * M * N);
+                        genie_pool_pop(c[i]);
+                    }
+                    CHECK(y[0][0] == y[0][0] && memcmp(y[0], y[1], (size_t)((si == 0 ? 2 : 1) * M * N) * 4) == 0);
+                    free(y[0]), free(y[1]);
                 }
-                CHECK(y[0][0] == y[0][0] && memcmp(y[0], y[1], (size_t)((si == 0 ? 2 : 1) * M * N) * 4) == 0);
-                free(xv), free(wv), free(y[0]), free(y[1]);
+                free(xv), free(wv), free(bv);
             }
     genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]);
 }
@@ -339,8 +353,9 @@ static void pk_weight(genie_ctx *const *c, genie_tensor **w, const int64_t *ws) 
     free(v);
 }
 static void t_pack_cache(int threads) {
-    /* one k-block and two (K 1030), N a panel and a part, M one block of A and two (600 > MC) */
-    static const int64_t shapes[][3] = {{17, 33, 33}, {40, 70, 1030}, {600, 40, 64}};
+    /* one k-block and two (K 1030), N a panel and a part, M one block of A and two (600 > MC), and
+       one block of many panels (2 threads claim them) */
+    static const int64_t shapes[][3] = {{17, 33, 33}, {40, 70, 1030}, {600, 40, 64}, {300, 1999, 999}};
     size_t si;
     int xdt, lin, i, ok;
     for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
