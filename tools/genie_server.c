@@ -1084,8 +1084,10 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         }
         if ((int)genie_dtype_of(r) != o->dtype || (o->op != GR_OP_INDEX_COPY && !sv_same_shape(r, &o->out))) {
             code = GR_E_OP;
-            snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of %d dims; the client declared %s of %d dims", i,
-                     gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), genie_ndim(r), sv_dt_name(o->dtype), o->out.ndim);
+            char gs[160], cs[160];
+            snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of shape %s; the client declared %s of shape %s", i,
+                     gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), sv_dims_str(gs, sizeof gs, genie_ndim(r), genie_shape(r)),
+                     sv_dt_name(o->dtype), sv_shape_str(cs, sizeof cs, &o->out));
             break;
         }
         if (GR_OP_MIXED(o->op) && (int)genie_compute_dtype(r) != o->cdt) {
