@@ -1415,13 +1415,15 @@ bool k_reduce_all(const c10::OperatorHandle &, Args &a) { /* sum/mean/prod(self,
     a.ret(wrap(F(ctx(), H(x), 0, nullptr, 0)));
     return true;
 }
-/* the 2-norm of a float tensor, sqrt(sum(self * self over dim (none: all), keepdim)), as
+/* the 2-norm of a float32/float64 tensor, sqrt(sum(self * self over dim (none: all), keepdim))
+   (a bfloat16/half square would round before the sum, which ATen accumulates in float), as
    linalg_vector_norm(self, ord, dim?, keepdim, *, dtype?) (DTYPE_AT 4) and
    norm.ScalarOpt_dim(self, p?, dim, keepdim) (DTYPE_AT 0: none; p none is 2) */
 template <int DTYPE_AT>
 bool k_vector_norm(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0);
-    if (!is_genie(x) || !operand_ok(x) || !genie_float(x) || x.dim() == 0 || (DTYPE_AT && !a.none(DTYPE_AT))) return false;
+    if (!is_genie(x) || !operand_ok(x) || x.dim() == 0 || (DTYPE_AT && !a.none(DTYPE_AT))) return false;
+    if (x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble) return false;
     if (!a.none(1) && (a.sc(1).isComplex() || a.sc(1).toDouble() != 2.0)) return false;
     auto dims = dims_arg(a, 2);
     GT sq = own(genie_mul(ctx(), H(x), H(x)));

@@ -341,8 +341,8 @@ def test_dtypes_and_to():
 
 def test_vector_norm_and_clamp_bounds_match_cpu_and_are_captured():
     """linalg_vector_norm's 2-norm, clamp_min, clamp_max (F.normalize's operations) on odd shapes,
-    over dims, all, keepdim, a zero row and a NaN: CPU's values, no fallback; other orders and an
-    integer tensor stay on the fallback with CPU's values"""
+    over dims, all, keepdim, a zero row and a NaN: CPU's values, no fallback; other orders, a
+    bfloat16 norm and an integer tensor stay on the fallback with CPU's values"""
     torch.manual_seed(6)
     f = torch.randn(3, 5, 7)
     f[1, 2] = 0
@@ -367,6 +367,10 @@ def test_vector_norm_and_clamp_bounds_match_cpu_and_are_captured():
     assert cap.get("aten::linalg_vector_norm", 0) >= 4 and cap.get("aten::clamp_min", 0) >= 2, cap
     gt.reset_counts()
     close(torch.linalg.vector_norm(dev[:2], ord=1, dim=0), torch.linalg.vector_norm(f[:2], ord=1, dim=0))
+    assert sum(gt.stats()["fallback"].values()) > 0
+    gt.reset_counts()  # bfloat16: ATen's float accumulation, on the fallback
+    h = f[:2].bfloat16()
+    assert torch.equal(torch.linalg.vector_norm(h.to(DEV), dim=-1).cpu(), torch.linalg.vector_norm(h, dim=-1))
     assert sum(gt.stats()["fallback"].values()) > 0
     i = torch.arange(-6, 6).reshape(3, 4)
     assert torch.equal(i.to(DEV).clamp_min(-2).cpu(), i.clamp_min(-2))
