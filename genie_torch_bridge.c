@@ -1343,6 +1343,14 @@ bool k_clamp(const c10::OperatorHandle &, Args &a) { /* clamp(self, min?, max?) 
     a.ret(wrap(genie_clamp(ctx(), H(x), lo, hi)));
     return true;
 }
+template <bool MAX>
+bool k_clamp_one(const c10::OperatorHandle &, Args &a) { /* clamp_min/clamp_max(self, Scalar bound) */
+    at::Tensor x = a.t(0);
+    c10::Scalar b = a.sc(1);
+    if (!is_genie(x) || !operand_ok(x) || !genie_float(x) || b.isComplex() || std::isnan(b.toDouble())) return false;
+    a.ret(wrap(MAX ? genie_clamp(ctx(), H(x), NAN, b.toDouble()) : genie_clamp(ctx(), H(x), b.toDouble(), NAN)));
+    return true;
+}
 bool k_fill_(const c10::OperatorHandle &, Args &a) { /* fill_.Scalar(self, value) */
     at::Tensor x = a.t(0);
     c10::Scalar v = a.sc(1);
@@ -1405,6 +1413,22 @@ bool k_reduce_all(const c10::OperatorHandle &, Args &a) { /* sum/mean/prod(self,
     at::Tensor x = a.t(0);
     if (!is_genie(x) || !operand_ok(x) || !a.none(1)) return false;
     a.ret(wrap(F(ctx(), H(x), 0, nullptr, 0)));
+    return true;
+}
+/* the 2-norm of a float32/float64 tensor, sqrt(sum(self * self over dim (none: all), keepdim))
+   (a bfloat16/half square would round before the sum, which ATen accumulates in float), as
+   linalg_vector_norm(self, ord, dim?, keepdim, *, dtype?) (DTYPE_AT 4) and
+   norm.ScalarOpt_dim(self, p?, dim, keepdim) (DTYPE_AT 0: none; p none is 2) */
+template <int DTYPE_AT>
+bool k_vector_norm(const c10::OperatorHandle &, Args &a) {
+    at::Tensor x = a.t(0);
+    if (!is_genie(x) || !operand_ok(x) || x.dim() == 0 || (DTYPE_AT && !a.none(DTYPE_AT))) return false;
+    if (x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble) return false;
+    if (!a.none(1) && (a.sc(1).isComplex() || a.sc(1).toDouble() != 2.0)) return false;
+    auto dims = dims_arg(a, 2);
+    GT sq = own(genie_mul(ctx(), H(x), H(x)));
+    GT ss = own(genie_sum(ctx(), sq.p, (int)dims.size(), dims.data(), a.b(3)));
+    a.ret(wrap(genie_sqrt(ctx(), ss.p)));
     return true;
 }
 bool k_prod_dim(const c10::OperatorHandle &, Args &a) { /* prod.dim_int(self, dim, keepdim, dtype?) */
@@ -2222,6 +2246,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl("expm1_", BOX((k_unary_<genie_expm1, 1>)));
     m.impl("where.self", BOX(k_where));
     m.impl("clamp", BOX(k_clamp));
+    m.impl("clamp_min", BOX(k_clamp_one<false>));
+    m.impl("clamp_max", BOX(k_clamp_one<true>));
+    m.impl("linalg_vector_norm", BOX(k_vector_norm<4>));
+    m.impl("norm.ScalarOpt_dim", BOX(k_vector_norm<0>));
     m.impl("tril", BOX(k_tri<0>));
     m.impl("triu", BOX(k_tri<1>));
     /* reductions and normalization */

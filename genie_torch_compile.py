@@ -16,6 +16,7 @@ is lowered when on the first call the bridge captured what it ran (a composite s
 `split` counts through the operations it becomes) and nothing of it went through the fallback,
 as the bridge's per-operator counters say (not by a list).
 """
+import operator
 import weakref
 
 import torch
@@ -121,6 +122,37 @@ class _Classifier(torch.fx.Interpreter):
         return out
 
 
+_FLASH_CPU = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+
+
+def _flash_layout(out):
+    """out [N, H, L, E] laid out as the flash kernel's output is ([N, L, H, E] in memory), which the
+    graph's later views were traced against"""
+    return out.transpose(1, 2).contiguous().transpose(1, 2)
+
+
+def _attention_on_device(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    """the CPU flash-attention node of an inference graph (its logsumexp unused) as
+    scaled_dot_product_attention on the device, which the bridge captures as one fused node
+    where it takes the call (torch >= 2.5) and as its plain operations elsewhere"""
+    gqa = {"enable_gqa": True} if q.size(1) != k.size(1) else {}
+    out = torch.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **gqa)
+    return _flash_layout(out), None
+
+
+def _retarget_attention(gm):
+    """each CPU flash-attention node whose logsumexp the graph does not use (an inference graph's)
+    runs as the device's attention; one whose logsumexp a backward reads runs through the fallback"""
+    if _FLASH_CPU is None:
+        return
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is _FLASH_CPU.default and \
+                all(u.target is operator.getitem and u.args[1] == 0 for u in node.users):
+            node.target = _attention_on_device
+    gm.recompile()
+
+
 def _realize_to_cpu(outs):
     """the graph's outputs on CPU, their genie values computed together"""
     flat = outs if isinstance(outs, (list, tuple)) else [outs]
@@ -134,6 +166,7 @@ def _realize_to_cpu(outs):
 def _lower(gm, example_inputs):
     """the compiled function of one ATen graph: CPU inputs in, CPU outputs out, genie between"""
     _retarget_devices(gm)
+    _retarget_attention(gm)
     cache = _DeviceCache()
     state = {"first": True}
 
@@ -155,17 +188,42 @@ def _lower(gm, example_inputs):
 
 def _decompositions():
     """ATen operations decomposed before lowering: PyTorch's CPU-specific fused kernels, which
-    genie has no counterpart for, become the plain operations it captures"""
+    genie has no counterpart for, become the plain operations it captures (the CPU flash attention
+    is not among them: its logsumexp output is not the decomposition's, which its backward reads;
+    _lower runs an inference graph's as the device's attention, _math_attention keeps a training
+    graph's out)"""
     from torch._decomp import get_decompositions
     aten = torch.ops.aten
-    ops = [getattr(aten, n) for n in ("_scaled_dot_product_flash_attention_for_cpu",
-                                      "_scaled_dot_product_attention_math") if hasattr(aten, n)]
+    ops = [getattr(aten, n) for n in ("_scaled_dot_product_attention_math",) if hasattr(aten, n)]
     return get_decompositions(ops)
 
 
+def _sdpa_math(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention as ATen's math formula (a composite: autograd differentiates
+    its operations, so the forward and backward graphs hold those)"""
+    gqa = {"enable_gqa": True} if enable_gqa else {}
+    if attn_mask is not None and attn_mask.dtype == torch.bool:  # the formula adds its mask: True keeps
+        attn_mask = torch.zeros((), dtype=q.dtype).masked_fill(attn_mask.logical_not(), float("-inf"))
+    return torch.ops.aten._scaled_dot_product_attention_math(
+        q, k, v, attn_mask, dropout_p, is_causal, scale=scale, **gqa)[0]
+
+
+def _math_attention(gm):
+    """a graph that needs gradients computes scaled_dot_product_attention by the math formula
+    (Dynamo's graph, before AOTAutograd picks the CPU flash kernel and its backward)"""
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is sdpa:
+            node.target = _sdpa_math
+    gm.recompile()
+
+
 def genie_backend(gm, example_inputs):
-    """the Dynamo backend: AOTAutograd to ATen, then each ATen graph lowered to genie"""
+    """the Dynamo backend: AOTAutograd to ATen, then each ATen graph lowered to genie (Dynamo
+    guards on grad mode, so a graph compiled for inference is only run as one)"""
     from torch._functorch.aot_autograd import aot_module_simplified
+    if torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
+        _math_attention(gm)
     return aot_module_simplified(gm, example_inputs, fw_compiler=_lower, bw_compiler=_lower,
                                  decompositions=_decompositions())
 

@@ -339,6 +339,43 @@ def test_dtypes_and_to():
     close(c.to(DEV) * 2, c * 2)  # complex: held as raw bits, computed by the fallback
 
 
+def test_vector_norm_and_clamp_bounds_match_cpu_and_are_captured():
+    """linalg_vector_norm's 2-norm, clamp_min, clamp_max (F.normalize's operations) on odd shapes,
+    over dims, all, keepdim, a zero row and a NaN: CPU's values, no fallback; other orders, a
+    bfloat16 norm and an integer tensor stay on the fallback with CPU's values"""
+    torch.manual_seed(6)
+    f = torch.randn(3, 5, 7)
+    f[1, 2] = 0
+    f[2, 0, 3] = float("nan")
+    cases = [
+        ("norm(-1)", lambda t: torch.linalg.vector_norm(t, dim=-1)),
+        ("norm((0,2), keepdim)", lambda t: torch.linalg.vector_norm(t, dim=(0, 2), keepdim=True)),
+        ("norm all", lambda t: torch.linalg.vector_norm(t[:2])),
+        ("norm all keepdim", lambda t: torch.linalg.vector_norm(t[:2], keepdim=True)),
+        ("clamp_min", lambda t: t.clamp_min(0.25)), ("clamp_max", lambda t: t.clamp_max(-0.5)),
+        ("normalize(dim=1)", lambda t: torch.nn.functional.normalize(t, dim=1)),
+    ]
+    dev = f.to(DEV)
+    gt.reset_counts()
+    for name, fn in cases:
+        want, got = fn(f), fn(dev)
+        close(got, want, rtol=1e-5, atol=1e-6) if not want.isnan().any() else \
+            close(got.cpu().nan_to_num(7.0), want.nan_to_num(7.0), rtol=1e-5, atol=1e-6)
+    fb = {k: v for k, v in gt.stats()["fallback"].items() if v}
+    assert not fb, fb
+    cap = gt.stats()["captured"]
+    assert cap.get("aten::linalg_vector_norm", 0) >= 4 and cap.get("aten::clamp_min", 0) >= 2, cap
+    gt.reset_counts()
+    close(torch.linalg.vector_norm(dev[:2], ord=1, dim=0), torch.linalg.vector_norm(f[:2], ord=1, dim=0))
+    assert sum(gt.stats()["fallback"].values()) > 0
+    gt.reset_counts()  # bfloat16: ATen's float accumulation, on the fallback
+    h = f[:2].bfloat16()
+    assert torch.equal(torch.linalg.vector_norm(h.to(DEV), dim=-1).cpu(), torch.linalg.vector_norm(h, dim=-1))
+    assert sum(gt.stats()["fallback"].values()) > 0
+    i = torch.arange(-6, 6).reshape(3, 4)
+    assert torch.equal(i.to(DEV).clamp_min(-2).cpu(), i.clamp_min(-2))
+
+
 def test_bool_logic_any_all_isin_match_cpu_and_are_captured():
     torch.manual_seed(5)
     f = torch.randn(3, 5, 7)

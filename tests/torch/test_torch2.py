@@ -441,6 +441,49 @@ def test_compile_backend_trains():
     assert r["graphs"] == 2 and r["nodes"] > 0 and r["lowered"] == r["nodes"], r  # forward, backward
 
 
+def test_compile_attention_fused():
+    """torch.compile(backend="genie") of a CPU attention block (bool padding mask, as BERT's):
+    for inference, the CPU flash-attention node runs as the device's fused attention (one captured
+    node per call, no per-head products); with gradients, the math formula's operations forward and
+    backward (not the CPU flash kernel's backward, which reads a logsumexp the decomposition lacks);
+    eager CPU's values and gradients"""
+    if not hasattr(torch.ops.aten, "_scaled_dot_product_fused_attention_overrideable"):
+        skip("the device's fused attention needs torch >= 2.5 (the overrideable backend)")
+    fused = "aten::_scaled_dot_product_fused_attention_overrideable"
+
+    class Block(torch.nn.Module):
+        def __init__(self, E=16, H=4):
+            super().__init__()
+            self.H, self.qkv, self.out = H, torch.nn.Linear(E, 3 * E), torch.nn.Linear(E, E)
+
+        def forward(self, x, keep):
+            B, L, E = x.shape
+            q, k, v = (t.view(B, L, self.H, E // self.H).transpose(1, 2) for t in self.qkv(x).chunk(3, -1))
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep[:, None, None, :])
+            return self.out(a.transpose(1, 2).reshape(B, L, E))
+
+    torch.manual_seed(0)
+    net = Block()
+    x, keep = torch.randn(3, 6, 16), torch.ones(3, 6, dtype=torch.bool)
+    keep[1, 4:] = False
+    keep[2, 2:] = False
+    ref = net(x, keep)
+    fast = torch.compile(net, backend="genie")
+    gt.reset_counts()
+    with torch.no_grad():
+        got = fast(x, keep)
+    cap = gt.stats()["captured"]
+    assert cap.get(fused, 0) == 1 and cap.get("aten::bmm", 0) == 0, {k: v for k, v in cap.items() if "bmm" in k or "scaled" in k}
+    close(got, ref.detach(), rtol=1e-5, atol=1e-5)
+    # gradients needed: a graph compiled again (Dynamo guards on grad mode), eager's gradients
+    ref.sum().backward()
+    gref = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+    fast(x, keep).sum().backward()
+    for p, g in zip(net.parameters(), gref):
+        close(p.grad, g, rtol=1e-4, atol=1e-5)
+
+
 def main():
     run_tests("torch2", globals())
 
