@@ -10283,23 +10283,27 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
-/* dot_h on AVX2: each row of B converted into an f32 row on the stack by
-   the path's array conversion (2048 at a time), then dot: the weight is read at half the
-   bytes, where the packed product converted and wrote all of it first. */
+/* dot_h on AVX2: dot_s_avx2's sums with each 8 elements of B widened in registers (bf16: a
+   shift; f16: vcvtph2ps, exact), the weight prefetched as the AVX-512 dot's, the k tail scalar. */
+static GENIE__AVX2 __m256 genie__h8_avx2(const uint16_t *p, int dt) {
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return dt == GENIE_BF16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)) : _mm256_cvtph_ps(h);
+}
 static GENIE__AVX2 void genie__doth_avx2(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
                                         int dt) {
-    float row[2048], part;
-    int64_t j, k0, kk;
+    const int64_t pf = genie__pf_ahead(K, ldb, 2);
+    int64_t j, k;
     for (j = 0; j < n; j++) {
-        float s = 0;
-        for (k0 = 0; k0 < K; k0 += kk) {
-            kk = K - k0 < 2048 ? K - k0 : 2048;
-            if (dt == GENIE_BF16) genie__vy_BF2F(row, b + j * ldb + k0, NULL, kk);
-            else genie__vy_H2F(row, b + j * ldb + k0, NULL, kk);
-            genie__dot_s_avx2(a + k0, row, 0, 1, kk, &part, 1);
-            s += part;
+        const uint16_t *b0 = b + j * ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        float t = 0;
+        for (k = 0; k + 16 <= K; k += 16) {
+            if (k % 32 == 0) _mm_prefetch((const char *)((uintptr_t)(b0 + k) + (uintptr_t)pf), _MM_HINT_T0);
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), genie__h8_avx2(b0 + k, dt), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), genie__h8_avx2(b0 + k + 8, dt), s1);
         }
-        c[j] = s;
+        for (; k < K; k++) t += a[k] * (dt == GENIE_BF16 ? genie__bf2f(b0[k]) : genie__h2f(b0[k]));
+        c[j] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
 /* A short copy (im2col runs) without a call into memcpy. */
