@@ -22,7 +22,7 @@ TESTOBJ  = $(patsubst %.c,$(BUILD)/%.o,$(notdir $(TESTSRC)))
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-gguf fuzz-gguf asan-gguf bench-gguf
-.PHONY: test-amx asan-amx bench-amx
+.PHONY: test-amx asan-amx bench-amx bench-bf16-decode
 .PHONY: test-vmath-all
 .PHONY: fuzz
 .PHONY: matrix diff-test
@@ -626,6 +626,9 @@ $(BUILD)/bench_amx: tests/unit/testctx.h
 test-amx: $(BUILD)/test_amx ## bf16 products on AMX tiles against f64 (and with the tile state refused)
 	$(BUILD)/test_amx
 	GENIE_NO_AMX_PERM=1 $(BUILD)/test_amx
+bench-bf16-decode: $(BUILD)/bench_bf16_decode ## f32 x bf16 decode (x [1,K], bf16 W [N,K] from memory) beside the read bound
+	$(BENCH_ENV) $(BUILD)/bench_bf16_decode
+$(BUILD)/bench_bf16_decode: tests/unit/testctx.h bench/copy_bw.h
 asan-amx: ## test-amx under ASan + UBSan
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN)" test-amx
 bench-amx: $(BUILD)/bench_amx ## bf16 products on AMX tiles beside PyTorch's oneDNN bf16 (the shared venv's torch)

@@ -9993,6 +9993,23 @@ static void genie__axpy_##sfx##_generic(const void *ap, int64_t csa, const void 
 }
 GENIE__SKINNY_GENERIC(float, s)
 GENIE__SKINNY_GENERIC(double, d)
+/* doth as a plain loop (the generic path, and the reference of the vector ones): each
+   element of B widened exactly, the sums of dot_s_generic. */
+static void genie__doth_generic(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c, int dt) {
+    int64_t j, k;
+    for (j = 0; j < n; j++) {
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        const uint16_t *bj = b + j * ldb;
+#define GENIE__H1(x) (dt == GENIE_BF16 ? genie__bf2f(x) : genie__h2f(x))
+        for (k = 0; k + 4 <= K; k += 4) {
+            s0 += a[k] * GENIE__H1(bj[k]); s1 += a[k + 1] * GENIE__H1(bj[k + 1]);
+            s2 += a[k + 2] * GENIE__H1(bj[k + 2]); s3 += a[k + 3] * GENIE__H1(bj[k + 3]);
+        }
+        for (; k < K; k++) s0 += a[k] * GENIE__H1(bj[k]);
+#undef GENIE__H1
+        c[j] = (s0 + s1) + (s2 + s3);
+    }
+}
 
 #ifdef GENIE__X86
 /* dot: one row of B at a time, one vector accumulator, the k tail masked (AVX-512) or
@@ -10266,23 +10283,27 @@ static GENIE__AVX2 void genie__dot_s_avx2(const void *ap, const void *bp, int64_
         c[j * csc] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
-/* dot_h on AVX2: each row of B converted into an f32 row on the stack by
-   the path's array conversion (2048 at a time), then dot: the weight is read at half the
-   bytes, where the packed product converted and wrote all of it first. */
+/* dot_h on AVX2: dot_s_avx2's sums with each 8 elements of B widened in registers (bf16: a
+   shift; f16: vcvtph2ps, exact), the weight prefetched as the AVX-512 dot's, the k tail scalar. */
+static GENIE__AVX2 __m256 genie__h8_avx2(const uint16_t *p, int dt) {
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return dt == GENIE_BF16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)) : _mm256_cvtph_ps(h);
+}
 static GENIE__AVX2 void genie__doth_avx2(const float *a, const uint16_t *b, int64_t ldb, int64_t n, int64_t K, float *c,
                                         int dt) {
-    float row[2048], part;
-    int64_t j, k0, kk;
+    const int64_t pf = genie__pf_ahead(K, ldb, 2);
+    int64_t j, k;
     for (j = 0; j < n; j++) {
-        float s = 0;
-        for (k0 = 0; k0 < K; k0 += kk) {
-            kk = K - k0 < 2048 ? K - k0 : 2048;
-            if (dt == GENIE_BF16) genie__vy_BF2F(row, b + j * ldb + k0, NULL, kk);
-            else genie__vy_H2F(row, b + j * ldb + k0, NULL, kk);
-            genie__dot_s_avx2(a + k0, row, 0, 1, kk, &part, 1);
-            s += part;
+        const uint16_t *b0 = b + j * ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        float t = 0;
+        for (k = 0; k + 16 <= K; k += 16) {
+            if (k % 32 == 0) _mm_prefetch((const char *)((uintptr_t)(b0 + k) + (uintptr_t)pf), _MM_HINT_T0);
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), genie__h8_avx2(b0 + k, dt), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), genie__h8_avx2(b0 + k + 8, dt), s1);
         }
-        c[j] = s;
+        for (; k < K; k++) t += a[k] * (dt == GENIE_BF16 ? genie__bf2f(b0[k]) : genie__h2f(b0[k]));
+        c[j] = genie__hsum_avx2(_mm256_add_ps(s0, s1)) + t;
     }
 }
 /* A short copy (im2col runs) without a call into memcpy. */
@@ -10321,7 +10342,7 @@ typedef struct genie__gemm_kern {
 /* The packed products of each ISA, f32 and f64 (genie__pathk.gemm) */
 static const genie__gemm_kern genie__gemm_kerns_none[2] = {GENIE__KERN_NONE, GENIE__KERN_NONE}; /* the reference path */
 static const genie__gemm_kern genie__gemm_kerns_generic[2] = {
-    {genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0},
+    {genie__uk_s_generic, 0, 0, 0, 0, genie__dot_s_generic, genie__axpy_s_generic, 4, 16, 256, 128, 2048, GENIE_CPU_GENERIC, 0, genie__doth_generic, 0},
      {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}};
 #ifdef GENIE__X86
 static const genie__gemm_kern genie__gemm_kerns_avx2[2] = {
@@ -11079,6 +11100,11 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
         if (pl->half && !pl->g.cb && kr->doth && pl->g.M <= (!kr->doth4 ? 4 : bhdot ? GENIE__SKINNY : 12) && pl->g.adt == n->dtype &&
             pl->g.bdt == n->dtype && pl->g.csa == 1 && pl->g.rsb == 1)
             pl->skinny = 3, pl->bh = bhdot && pl->g.M >= 4;
+        /* f32 x bf16 with a few f32 rows (a bf16 weight's decode step): the same dot, rows of
+           A read in place, B widened exactly in registers, the f32 result written directly */
+        if (!pl->half && !pl->f64 && !pl->skinny && !pl->g.cb && kr->doth && pl->g.M <= (kr->doth4 ? GENIE__SKINNY : 4) &&
+            pl->g.adt == GENIE_F32 && pl->g.bdt == GENIE_BF16 && pl->g.csa == 1 && pl->g.rsb == 1)
+            pl->skinny = 3;
     }
     if (pl->half && !pl->skinny && !pl->g.cb && pl->g.adt == GENIE_BF16 && pl->g.bdt == GENIE_BF16 && kt->gemm_bh)
         pl->bh = 1, kr = pl->kr = kt->gemm_bh; /* bf16 pairs, vdpbf16ps */
@@ -11295,6 +11321,8 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         const genie__gemm_kern *kr = pl->kr;
         const int64_t lx = genie__round_up(pl->g.K, 16), strip = genie__doth_strip(pl);
         float *xa = (float *)(void *)(p->ws + (size_t)ith * genie__doth_ws(pl)), *cw = xa + pl->g.M * lx;
+        const float *xs = xa; /* the f32 rows of A, lda apart: xa, or A itself where it is f32 */
+        int64_t lda = lx;
         for (bi = 0; bi < pl->batches; bi++) {
             int64_t i, j, r, rows, c0, c1;
             genie__mm_setup(pl, bi, &g, &cb, &out);
@@ -11302,8 +11330,9 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
             lo *= 16;
             hi = GENIE__MIN(hi * 16, g.N);
             if (lo >= hi) continue;
-            for (i = 0; i < g.M && !pl->bh; i++)
-                genie__hconv(kr->cpu, pl->odt, 0, xa + i * lx, (const uint16_t *)(const void *)g.a + i * g.rsa, g.K);
+            if (g.adt == GENIE_F32) xs = (const float *)(const void *)g.a, lda = g.rsa;
+            for (i = 0; i < g.M && !pl->bh && g.adt != GENIE_F32; i++)
+                genie__hconv(kr->cpu, g.adt, 0, xa + i * lx, (const uint16_t *)(const void *)g.a + i * g.rsa, g.K);
             for (c0 = lo; c0 < hi; c0 = c1) {
                 const uint16_t *bs = (const uint16_t *)(const void *)g.b + c0 * g.csb;
                 c1 = hi - c0 > strip ? c0 + strip : hi;
@@ -11316,12 +11345,13 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
                         else genie__dotbh_avx512(ai, bs, g.csb, c1 - c0, g.K, cw);
                     } else
 #endif
-                    if (rows == 4) kr->doth4(xa + i * lx, lx, bs, g.csb, c1 - c0, g.K, cw, strip, pl->odt);
-                    else kr->doth(xa + i * lx, bs, g.csb, c1 - c0, g.K, cw, pl->odt);
+                    if (rows == 4) kr->doth4(xs + i * lda, lda, bs, g.csb, c1 - c0, g.K, cw, strip, g.bdt);
+                    else kr->doth(xs + i * lda, bs, g.csb, c1 - c0, g.K, cw, g.bdt);
                     for (r = 0; r < rows; r++) {
                         float *cr = cw + r * strip;
                         if (g.epi.bias || g.epi.act || g.epi.res) genie__epi_s(&g.epi, cr, 0, 1, i + r, c0, 1, c1 - c0);
-                        if (pl->ocs == 1) genie__hconv(kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + (i + r) * pl->ors + c0, cr, c1 - c0);
+                        if (pl->odt == GENIE_F32 && pl->ocs == 1) memcpy((float *)(void *)out + (i + r) * pl->ors + c0, cr, (size_t)(c1 - c0) * 4);
+                        else if (pl->ocs == 1) genie__hconv(kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + (i + r) * pl->ors + c0, cr, c1 - c0);
                         else
                             for (j = c0; j < c1; j++) genie__stf(out, (i + r) * pl->ors + j * pl->ocs, pl->odt, cr[j - c0]);
                     }

@@ -244,6 +244,7 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     static const int64_t ms[] = {1, 7, 16, 17, 37}, ns[] = {19, 64};
     /* several blocks of rows, a K tail, two blocks of K, N past one panel of 32 */
     static const int64_t big[][3] = {{130, 70, 97}, {40, 33, 1030}, {95, 129, 15}};
+    static const int64_t dec[][3] = {{1, 129, 1030}, {4, 67, 31}, {5, 33, 17}, {13, 131, 2049}, {3, 5, 1}, {12, 300, 47}};
     genie_ctx *ctx;
     char path[64];
     size_t i, j;
@@ -258,6 +259,9 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     for (i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (j = 0; j < 2; j++) t_mixed_shape(ctx, path, ms[i], ns[j], 33, cpu == GENIE_CPU_AMX && ms[i] > 16);
     for (i = 0; i < sizeof big / sizeof big[0]; i++) t_mixed_shape(ctx, path, big[i][0], big[i][1], big[i][2], cpu == GENIE_CPU_AMX);
+    /* decode (M <= 16: the weight streamed by the f32 dot, exact on every path): groups of four rows
+       and leftover rows, N past one strip of columns and not a multiple of 4 or 16, K tails */
+    for (i = 0; i < sizeof dec / sizeof dec[0]; i++) t_mixed_shape(ctx, path, dec[i][0], dec[i][1], dec[i][2], 0);
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_ctx_destroy(ctx);
 }
