@@ -208,6 +208,7 @@ check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan,
 	@$(call CHECK_STEP,test-remote,$(MAKE) --no-print-directory test-remote)
 	@$(call CHECK_STEP,test-torch-remote,$(MAKE) --no-print-directory test-torch-remote)
 	@$(call CHECK_STEP,test-remote-netns,$(MAKE) --no-print-directory test-remote-netns)
+	@$(call CHECK_STEP,test-gguf-llm-remote,$(MAKE) --no-print-directory test-gguf-llm-remote)
 	@$(call CHECK_STEP,check-torch,$(MAKE) --no-print-directory check-torch)
 	@$(MAKE) --no-print-directory test-full
 
@@ -679,6 +680,14 @@ bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
+# test-gguf-llm-remote: the same files and references with every step on a genie-server forked on
+# loopback (tests/remote_gguf.sh): the example linked against build/genie_remote.o.
+.PHONY: test-gguf-llm-remote
+$(BUILD)/06_gguf_llm_remote: examples/06_gguf_llm.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -DGENIE_EXAMPLE_LINKED $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+test-gguf-llm-remote: gguf-llm-models ## the GGUF Llama example's files and references on a genie-server (loopback)
+	@if $(HAVE_REMOTE); then $(MAKE) --no-print-directory $(BUILD)/genie-server $(BUILD)/06_gguf_llm $(BUILD)/06_gguf_llm_remote && tests/remote_gguf.sh; \
+	else $(REMOTE_SKIP); fi
 # bench-gguf-llm-big: the same bench on a ~540M-parameter model in Q8_0 and Q4_0 (577 / 306 MB of
 # weights a token: more than a last-level cache keeps, so a decode step streams them from memory).
 $(GGUF_LLM_DIR)/big-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)

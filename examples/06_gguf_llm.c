@@ -24,14 +24,19 @@
        by errors within the bound), and at most MAX_FLIPS times.
    It exits 1 on any difference.
 
-     06_gguf_llm [model.gguf [reference.txt]] [-t threads] [-n tokens] [-p prompt]
-   With -p the prompt is yours and nothing is checked. With no arguments it runs
+     06_gguf_llm [model.gguf [reference.txt]] [-t threads] [-n tokens] [-p prompt] [-b backend]
+   With -p the prompt is yours and nothing is checked. -b names the context's backend
+   (genie_ctx_desc.backend): "remote" runs every step on a genie-server (GENIE_REMOTE=host:port)
+   when the program is built against build/genie_remote.o with GENIE_EXAMPLE_LINKED defined
+   (make test-gguf-llm-remote), and it then prints what crossed the network. With no arguments it runs
    gguf_llm/tiny-q8_0.gguf against ../tests/data/gguf_llm_ref.txt (from build/), and
    prints a skip line if the model file has not been written. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#ifndef GENIE_EXAMPLE_LINKED /* linked against a backend's unit, which holds genie's implementation */
 #define GENIE_IMPLEMENTATION
+#endif
 #include "genie.h"
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +374,8 @@ static int64_t meta(genie_gguf *g, const char *key) {
     return v;
 }
 
+static const char *lm_backend; /* genie_ctx_desc.backend of the model's context; NULL the CPU */
+
 /* Opens path and reads the model; 0 with a message in err (the file, the key or the tensor) */
 static int lm_load(lm *m, const char *path, int threads, int64_t max_seq, char *err, size_t errn) {
     genie_ctx_desc desc;
@@ -377,8 +384,9 @@ static int lm_load(lm *m, const char *path, int threads, int64_t max_seq, char *
     memset(m, 0, sizeof *m);
     memset(&desc, 0, sizeof desc);
     desc.n_threads = threads;
+    desc.backend = lm_backend;
     m->ctx = genie_ctx_create(&desc);
-    if (!m->ctx) { snprintf(err, errn, "cannot create a context"); return 0; }
+    if (!m->ctx) { snprintf(err, errn, "cannot create a context%s%s", lm_backend ? " on backend " : "", lm_backend ? lm_backend : ""); return 0; }
     if (genie_gguf_open(m->ctx, path, &m->g) != GENIE_OK) { snprintf(err, errn, "%s", genie_last_error(m->ctx)); return 0; }
     arch = genie_gguf_meta_str(m->g, "general.architecture");
     if (!arch || strcmp(arch, "llama") != 0) { snprintf(err, errn, "%.300s: general.architecture is \"%.40s\", not \"llama\"", path, arch ? arch : "(none)"); return 0; }
@@ -622,9 +630,10 @@ int main(int argc, char **argv) {
         if (strcmp(argv[a], "-t") == 0 && a + 1 < argc) threads = atoi(argv[++a]);
         else if (strcmp(argv[a], "-n") == 0 && a + 1 < argc) n_decode = atoi(argv[++a]);
         else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc) user_prompt = argv[++a];
+        else if (strcmp(argv[a], "-b") == 0 && a + 1 < argc) lm_backend = argv[++a];
         else if (!model_path) model_path = argv[a], explicit_path = 1;
         else if (!ref_path) ref_path = argv[a];
-        else { fprintf(stderr, "usage: %s [model.gguf [reference.txt]] [-t threads] [-n tokens] [-p prompt]\n", argv[0]); return 2; }
+        else { fprintf(stderr, "usage: %s [model.gguf [reference.txt]] [-t threads] [-n tokens] [-p prompt] [-b backend]\n", argv[0]); return 2; }
     }
     if (!model_path) model_path = "gguf_llm/tiny-q8_0.gguf", ref_path = "../tests/data/gguf_llm_ref.txt";
     if (!explicit_path) {
@@ -719,6 +728,13 @@ int main(int argc, char **argv) {
     if (r.steps)
         printf("%d tokens against transformers in float64 on the file's weights: %d flips at near-ties (at most %d allowed), "
                "largest logit error %.2g (bound %g)\n", n_decode, flips, MAX_FLIPS, max_err, logit_bound(m.wtype));
+    if (lm_backend) {
+        genie_stats st = genie_get_stats(m.ctx);
+        printf("backend %s: %llu nodes on it, %llu on the CPU; %llu bytes sent in %llu messages, %llu received; %llu round trips\n",
+               lm_backend, (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks,
+               (unsigned long long)st.remote_bytes_sent, (unsigned long long)st.remote_messages_sent,
+               (unsigned long long)st.remote_bytes_received, (unsigned long long)st.remote_round_trips);
+    }
     free(ids), free(logits), free(piece);
     ref_free(&r);
     lm_free(&m);
