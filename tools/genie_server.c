@@ -878,17 +878,20 @@ static uint64_t sv_op_flops(const gr_op *o) {
     default: return out;
     }
 }
-/* A RUN's work for --max-run-work: over its ops, flops (sv_op_flops) plus the elements each
-   writes and the elements of each source view it reads (a stride-0 view's too: a broadcast
-   costs what it spans), saturated. */
+/* A RUN's work for --max-run-work: over its ops, flops (sv_op_flops) plus SV_ELEM_WORK for each
+   element an op writes and each element of each source view it reads (a stride-0 view's too: a
+   broadcast costs what it spans), saturated. An element moved or reduced one at a time costs
+   about what SV_ELEM_WORK flops of a packed product cost. */
+#define SV_ELEM_WORK 16
 static uint64_t sv_run_cost(const gr_run *run) {
-    uint64_t w = 0;
+    uint64_t w = 0, el;
     uint32_t i;
     int k;
     for (i = 0; i < run->nops; i++) {
         const gr_op *o = &run->ops[i];
-        w = sv_add_sat(w, sv_add_sat(sv_op_flops(o), (uint64_t)gr_view_numel(&o->out)));
-        for (k = 0; k < o->nin; k++) w = sv_add_sat(w, (uint64_t)gr_view_numel(&o->in[k].v));
+        el = (uint64_t)gr_view_numel(&o->out);
+        for (k = 0; k < o->nin; k++) el += (uint64_t)gr_view_numel(&o->in[k].v); /* 9 x 2^40 at most */
+        w = sv_add_sat(w, sv_add_sat(sv_op_flops(o), sv_mul_sat(el, SV_ELEM_WORK)));
     }
     return w;
 }
@@ -1021,7 +1024,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     }
     if (sv_run_cost(run) > s->max_run_work) { /* a pool thread busy for minutes: refused before anything runs */
         code = GR_E_LIMIT;
-        snprintf(why, sizeof why, "RUN: its work, %llu (flops plus elements read and written, over its %u ops), is past the "
+        snprintf(why, sizeof why, "RUN: its work, %llu (flops plus 16 per element read or written, over its %u ops), is past the "
                  "server's limit of %llu per RUN (--max-run-work)", (unsigned long long)sv_run_cost(run), run->nops,
                  (unsigned long long)s->max_run_work);
         goto done;
@@ -1717,7 +1720,7 @@ static int sv_usage(void) {
                     "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
                     "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
                     "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n"
-                    "  --max-run-work N a RUN of more work (flops plus elements read and written, summed over its ops)\n"
+                    "  --max-run-work N a RUN of more work (flops plus 16 per element read or written, summed over its ops)\n"
                     "                   is refused with ERROR 5 naming the limit (default 1e13)\n");
     return 2;
 }

@@ -1761,7 +1761,7 @@ static void hostile_values(raw *r) {
         {AR, GENIE_F64, 1e300, {0}, "arange from 1e300"},
         {AR, GENIE_I64, 0.5, {0}, "an i64 arange from 0.5"},
         {AR, GENIE_I32, 9.3e18, {0}, "an i32 arange from 9.3e18"},
-        {AR, GENIE_I64, 9.1e18, {0}, "an i64 arange from 9.1e18 with no end inside int64"},
+        {AR, GENIE_I64, 9.1e18, {0}, "an i64 arange of one element from 9.1e18 (its ends 1024 apart)"},
     };
     int64_t one[1] = {1}, st1[1] = {1}, four[4] = {1, 1, 1, 1}, st4[4] = {1, 1, 1, 1};
     size_t k;
@@ -1798,6 +1798,18 @@ static void hostile_values(raw *r) {
         put_view(&o.out, 1, n4m, st1, 0);
         o.module = o.phase = "";
         bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a 16 MiB rand past the client's budget");
+    }
+    { /* a sum over 2^40 reads of one element (a stride-0 view): work past --max-run-work's default 1e13, refused
+         before it runs (else it would keep a thread busy for minutes) */
+        gr_op o;
+        int64_t n40[1] = {(int64_t)1 << 40}, st0[1] = {0};
+        memset(&o, 0, sizeof o);
+        o.op = GR_OP_SUM, o.dtype = o.cdt = GENIE_I64, o.nin = 1, o.written = 1, o.out_buf = 2, o.out_cap = 8;
+        put_view(&o.out, 0, n40, st0, 0); /* 0-dim */
+        o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 0, o.in[0].dtype = GENIE_I64;
+        put_view(&o.in[0].v, 1, n40, st0, 0);
+        o.module = o.phase = "";
+        bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a sum of 2^40 reads of one element");
     }
 }
 /* Mixed dtypes a server must refuse, over buffer 32 (i64 [1] holding 5, read as each
