@@ -483,24 +483,35 @@ static int rc_wire_op(int op) {
     default: return -1;
     }
 }
-/* Whether a lookup's indices (an embedding's, index_select's, gather's, scatter's: source 1)
-   are current only on the server, which then checks them (rc_run_checked). */
-static int rc_rows_remote(const genie__node *n) {
-    const genie__buf *b = n->in[1].n->buf;
-    return !b || !(b->loc & GENIE__ON_HOST);
+/* Ops that index by a tensor: genie checks each index when the value is computed. */
+static int rc_lookup(int w) {
+    return w == GR_OP_EMBEDDING || w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD ||
+           w == GR_OP_INDEX_COPY;
 }
-/* The indices of such a lookup, read on the host, all in [0, rows): an index out of range
-   fails on the client's CPU as genie fails it (or on the server: rc_rows_remote). */
-static int rc_rows_in_range(const genie__node *n, int64_t rows) {
-    const genie__vspec *v = n->in[1].v;
-    const genie__buf *b = n->in[1].n->buf;
+/* Such an op's index source (index_copy_: 0; the others: 1) and the size its indices index:
+   the rows of an embedding's weight, dim a.i[0] of source 0 (1 for a 0-dim source) or, for
+   index_copy_, of the written view. */
+static int rc_idx_src(int w) { return w == GR_OP_INDEX_COPY ? 0 : 1; }
+static int64_t rc_idx_size(const genie__node *n, int w) {
+    const genie__vspec *v = w == GR_OP_INDEX_COPY ? n->out : n->in[0].v;
+    if (w == GR_OP_EMBEDDING) return v->ndim ? v->shape[0] : 0;
+    return v->ndim ? v->shape[n->a.i[0]] : 1;
+}
+/* Whether op n's indices are on the host and all inside their size, so the server cannot fail
+   it; otherwise (indices only on the server, or one out of range) the server checks them and
+   the client waits for its word (rc_run_checked). */
+static int rc_idx_safe(const genie__node *n, int w) {
+    const int s = rc_idx_src(w);
+    const genie__vspec *v = n->in[s].v;
+    const genie__buf *b = n->in[s].n->buf;
+    const int64_t rows = rc_idx_size(n, w);
     int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), i, off, x;
     int d;
-    if (rc_rows_remote(n)) return 1;
+    if (!b || !(b->loc & GENIE__ON_HOST)) return 0;
     memset(idx, 0, sizeof idx);
     for (i = 0; i < cnt; i++) {
         for (off = v->off, d = 0; d < v->ndim; d++) off += idx[d] * v->strides[d];
-        x = genie__ldi(b->data, off, n->in[1].n->dtype);
+        x = genie__ldi(b->data, off, n->in[s].n->dtype);
         if (x < 0 || x >= rows) return 0;
         for (d = v->ndim - 1; d >= 0 && ++idx[d] == v->shape[d]; d--) idx[d] = 0;
     }
@@ -593,11 +604,6 @@ static int rc_strides_ok(const genie__vspec *v) {
         if (v->strides[d] < 0) return 0;
     return v->off >= 0;
 }
-/* The size of dim a.i[0] of source 0 (1 for a 0-dim source): the rows an index selects from. */
-static int64_t rc_dim_size(const genie__node *n) {
-    const genie__vspec *v = n->in[0].v;
-    return v->ndim ? v->shape[n->a.i[0]] : 1;
-}
 static int rc_node_ok(const genie__node *n) {
     int w = rc_wire_op(n->op), k;
     if (w < 0 || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
@@ -607,10 +613,6 @@ static int rc_node_ok(const genie__node *n) {
     if (n->base && !GR_OP_INPLACE(w) && genie__numel(n->out->ndim, n->out->shape) == 0) return 0; /* writes nothing */
     /* index_copy_ of a 0-dim destination or source: the server takes equal ranks only */
     if (w == GR_OP_INDEX_COPY && (n->out->ndim < 1 || n->in[1].v->ndim != n->out->ndim)) return 0;
-    if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n, n->in[0].v->ndim ? n->in[0].v->shape[0] : 0)) return 0;
-    if ((w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD) &&
-        !rc_rows_in_range(n, rc_dim_size(n)))
-        return 0;
     if (w == GR_OP_CAT) /* every source in the result's rank: not cat's skipped empty 1-D ones */
         for (k = 0; k < n->nin; k++)
             if (n->in[k].v->ndim != n->out->ndim) return 0;
@@ -690,15 +692,12 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
     gr_op_encode(w, &o);
 }
 
-/* A lookup whose indices only the server holds: the server checks them, and an index out of
-   range must fail this node where it stands in the client's tape, with genie's error, as on
-   the client's CPU. So the node goes alone in a RUN (the ops gathered before it in one of
-   their own: its failure fails its output only), followed by a PING: the server handles a
-   client's messages in order, so the RUN's ERROR, if any, comes before the PING's OK. One
-   round trip; an index ERROR (GR_E_INDEX) is genie's message and GENIE_ERR_INDEX. */
-static int rc_lookup(int w) {
-    return w == GR_OP_EMBEDDING || w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD;
-}
+/* A lookup whose indices the server checks (rc_idx_safe): an index out of range must fail this
+   node where it stands in the client's tape, with genie's error, as on the client's CPU. So the
+   node goes alone in a RUN (the ops gathered before it in one of their own: its failure fails
+   its output only), followed by a PING: the server handles a client's messages in order, so
+   the RUN's ERROR, if any, comes before the PING's OK. One round trip; an index ERROR
+   (GR_E_INDEX) is genie's message and GENIE_ERR_INDEX. */
 static genie_result rc_run_checked(rc_state *r, char *msg) {
     genie_result e;
     grx_msg *m = NULL;
@@ -725,7 +724,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     rc_state *r = (rc_state *)state;
     genie_result e;
     uint32_t nops = g ? (uint32_t)g->nops : 1;
-    int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && rc_rows_remote(n);
+    int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(n, rc_wire_op(n->op));
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
     if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
         if (g)

@@ -540,9 +540,9 @@ static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx,
     gr_view slice = *v;
     for (j = 0; j < ni; j++)
         if (idx[j] < 0 || idx[j] >= v->shape[d]) {
-            snprintf(why, wsz, "RUN: genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld",
+            snprintf(why, wsz, "genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld", /* genie's words */
                      (long long)idx[j], d, (long long)v->shape[d]);
-            return GR_E_OP;
+            return GR_E_INDEX;
         }
     slice.shape[d] = 1;
     for (j = 0; j < ni; j++) {

@@ -601,17 +601,29 @@ static void test_decode(const char *addr) {
            (unsigned long long)st.remote_bytes_sent, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
            (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips,
            (unsigned long long)st.backend_fallbacks);
-    { /* an index past the cache: the server's error, at the read */
+    { /* an index past the cache: the server fails the write where it stands, with genie's error, as locally */
         genie_tensor *bad, *pos;
         int64_t one = 1, p = rm.max_seq, kvs[3] = {rm.n_kv, 1, rm.d / rm.n_heads};
         float back;
+        genie_result e1, e2;
+        char m1[600];
+        uint64_t fb = genie_get_stats(c).backend_fallbacks;
         genie_pool_push(c);
+        genie_pool_push(l);
         pos = genie_from_data(c, GENIE_I64, 1, &one, &p);
         bad = genie_index_copy_(c, rm.l[0].k_cache, 1, pos, genie_ones(c, GENIE_F32, 3, kvs));
-        CHECK(genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back) != GENIE_OK &&
-              strstr(genie_last_error(c), "out of bounds"), "index_copy_ past the cache: %s", genie_last_error(c));
+        e1 = genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back);
+        snprintf(m1, sizeof m1, "%s", genie_last_error(c));
+        pos = genie_from_data(l, GENIE_I64, 1, &one, &p);
+        bad = genie_index_copy_(l, lm.l[0].k_cache, 1, pos, genie_ones(l, GENIE_F32, 3, kvs));
+        e2 = genie_read(l, genie_sum(l, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back);
+        CHECK(e1 == GENIE_ERR_INDEX && e1 == e2 && strcmp(m1, genie_last_error(l)) == 0 && strstr(m1, "out of bounds") &&
+                  genie_get_stats(c).backend_fallbacks == fb,
+              "index_copy_ past the cache: remote %d (%s), local %d (%s)", e1, m1, e2, genie_last_error(l));
         genie_pool_pop(c);
+        genie_pool_pop(l);
         genie_clear_error(c);
+        genie_clear_error(l);
     }
     ld_free(&rm), ld_free(&lm);
     genie_ctx_destroy(c);
@@ -776,7 +788,7 @@ static void test_ops5(const char *addr) {
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
-    { /* an index out of range fails at the realize as locally (the lookup runs on the CPU) */
+    { /* an index out of range fails at the realize as locally (the server checks the host's indices too) */
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         int64_t bad[2] = {1, 23}, two = 2, s23[2] = {23, 37};
         float out[2 * 37];
@@ -784,8 +796,10 @@ static void test_ops5(const char *addr) {
                                      GENIE_F32, out, sizeof out);
         genie_result r2 = genie_read(lc, genie_index_select(lc, genie_exp(lc, rnd(lc, GENIE_F32, 2, s23, 1)), 0, genie_from_data(lc, GENIE_I64, 1, &two, bad)),
                                      GENIE_F32, out, sizeof out);
-        CHECK(r1 != GENIE_OK && r1 == r2 && genie_get_stats(rc).backend_fallbacks == 1, "index_select past the rows: remote %d (%s), local %d (%s)",
-              r1, genie_last_error(rc), r2, genie_last_error(lc));
+        CHECK(r1 == GENIE_ERR_INDEX && r1 == r2 && strcmp(genie_last_error(rc), genie_last_error(lc)) == 0 &&
+                  genie_get_stats(rc).backend_fallbacks == 0,
+              "index_select past the rows (host indices: the server fails it): remote %d (%s), local %d (%s)", r1, genie_last_error(rc), r2,
+              genie_last_error(lc));
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
@@ -984,12 +998,12 @@ static void test_mixed_more(const char *addr) {
     genie_ctx_destroy(lc);
 }
 
-/* Lookups whose indices only the server holds (computed there: an argmax, a clone of uploaded
-   indices): embedding, index_select, gather, scatter, scatter_add and the rows of a q8_0
-   weight run on the server, which checks the indices; in range, bytes equal local; out of
-   range, the read fails with genie's GENIE_ERR_INDEX and its message, as locally, a value
-   computed from it fails alike, and the context and its connection go on. Program k on c:
-   outputs into outs (the last `bad` of them fail). */
+/* Lookups whose indices the server checks: indices only it holds (computed there: an argmax, a
+   clone of uploaded indices) or the host's out of range. embedding, index_select, gather,
+   scatter, scatter_add, index_copy_ and the rows of a q8_0 weight run on the server; in range,
+   bytes equal local; out of range, the read fails with genie's GENIE_ERR_INDEX and its
+   message, as locally, a value computed from it fails alike, and the context and its
+   connection go on. Program k on c (0: in range, 1: every output fails): outputs into outs. */
 static int lookup_program(genie_ctx *c, int k, genie_tensor **outs, const uint8_t *qw) {
     int64_t s23[2] = {23, 37}, n5[1] = {5}, s2[2] = {2, 37}, qs[2] = {40, 64}, i5[5] = {3, 0, 22, 7, 7}, bad5[5] = {3, 0, 23, 7, 7};
     int64_t si[2 * 37], j;
@@ -1008,18 +1022,27 @@ static int lookup_program(genie_ctx *c, int k, genie_tensor **outs, const uint8_
         outs[5] = genie_scatter_add(c, genie_exp(c, a), 0, sidx, b);
         outs[6] = genie_embedding(c, qwt, idx); /* q8_0 rows */
         outs[7] = genie_index_select(c, qwt, 0, genie_narrow(c, idx, 0, 1, 3));
-        return 8;
+        outs[8] = genie_exp(c, b); /* index_copy_ by the server's indices into a value of its own */
+        genie_index_copy_(c, outs[8], 0, genie_narrow(c, idx, 0, 0, 3), genie_narrow(c, a, 0, 5, 3));
+        return 9;
     }
-    /* out of range: an embedding, an index_select of q8_0 rows, and a value computed from one */
+    /* out of range: an embedding, an index_select of q8_0 rows, a value computed from one, an
+       index_copy_ into a value of the server's, by the server's indices and by the host's, and a
+       gather by the host's */
     outs[0] = genie_embedding(c, a, idx);
     outs[1] = genie_index_select(c, qwt, 0, genie_add(c, idx, genie_full(c, GENIE_I64, 1, n5, 20)));
     outs[2] = genie_exp(c, genie_index_select(c, b, 0, idx));
-    return 3;
+    outs[3] = genie_exp(c, b);
+    genie_index_copy_(c, outs[3], 0, idx, genie_narrow(c, a, 0, 0, 5));
+    outs[4] = genie_exp(c, b);
+    genie_index_copy_(c, outs[4], 1, genie_from_data(c, GENIE_I64, 1, n5, (const int64_t[]){0, 1, 2, 37, 4}), genie_narrow(c, a, 1, 0, 5));
+    outs[5] = genie_gather(c, a, 0, genie_from_data(c, GENIE_I64, 2, (const int64_t[]){1, 2}, (const int64_t[]){22, 23}));
+    return 6;
 }
 static void test_lookups(const char *addr) {
     uint8_t *qw = q_blocks(GENIE_Q8_0, 40 * 2, 5);
     genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
-    genie_tensor *ro[8], *lo[8];
+    genie_tensor *ro[9], *lo[9];
     genie_stats st;
     int n = lookup_program(rc, 0, ro, qw), i;
     lookup_program(lc, 0, lo, qw);
@@ -1030,7 +1053,7 @@ static void test_lookups(const char *addr) {
     n = lookup_program(rc, 1, ro, qw);
     lookup_program(lc, 1, lo, qw);
     for (i = 0; i < n; i++) {
-        float buf[5 * 64];
+        float buf[23 * 37];
         genie_result r1, r2;
         char m1[600], m2[600];
         genie_clear_error(rc);
@@ -1039,7 +1062,7 @@ static void test_lookups(const char *addr) {
         snprintf(m1, sizeof m1, "%s", genie_last_error(rc));
         r2 = genie_read(lc, lo[i], GENIE_F32, buf, (size_t)genie_numel(lo[i]) * 4);
         snprintf(m2, sizeof m2, "%s", genie_last_error(lc));
-        CHECK(r1 == GENIE_ERR_INDEX && r1 == r2 && strcmp(m1, m2) == 0 && strstr(m1, "out of range") != NULL,
+        CHECK(r1 == GENIE_ERR_INDEX && r1 == r2 && strcmp(m1, m2) == 0 && strstr(m1, "out of") != NULL,
               "lookup %d out of range: remote %d \"%s\", local %d \"%s\"", i, r1, m1, r2, m2);
     }
     st = genie_get_stats(rc);
@@ -2059,7 +2082,7 @@ static void test_hostile(void) {
         gr_w32(&w, 1);
         gr_op_encode(&w, &ic);
         t = 0;
-        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_OP, "in place past the view: type %d code %u", t, code);
+        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_INDEX, "in place past the view: type %d code %u", t, code);
         gr_wr_free(&w);
         CHECK(raw_alive(&r), "alive after bad in-place writes");
         hostile_ops5(&r);
