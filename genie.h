@@ -15249,7 +15249,10 @@ static int genie__be_node(genie_ctx *ctx, genie__node *n, int take) {
     if (r == GENIE_OK) r = genie__be_alloc(ctx, n->buf, fn);
     if (r == GENIE_OK) {
         msg[0] = 0;
-        if ((r = ctx->be->run(ctx->be_state, n, NULL, msg)) != GENIE_OK) genie__fail(ctx, r, "%s: %s", fn, msg);
+        if ((r = ctx->be->run(ctx->be_state, n, NULL, msg)) != GENIE_OK) { /* an index out of range: the kernel's */
+            if (r == GENIE_ERR_INDEX) genie__fail(ctx, r, "%s", msg);                /* words, as the CPU executor's */
+            else genie__fail(ctx, r, "%s: %s", fn, msg);
+        }
     }
     if (r != GENIE_OK) {
         genie__be_fail_node(ctx, n, r);

@@ -59,6 +59,10 @@ typedef struct rc_state {
     uint64_t *frees;        /* ids freed since the last FREE */
     uint32_t nfree;
     char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
+    uint64_t last_run;      /* the request id of the last RUN (or RUN_CACHED) sent */
+    uint64_t watch_req;     /* not 0: an ERROR for this request goes to watch_err (rc_run_checked) */
+    uint32_t watch_code;
+    char watch_err[600];
     gr_wr run;              /* the tape being gathered: u32 op count (set when sent), then ops */
     uint32_t run_nops;
     gr_wr slots;            /* its buffer table: u32 count (set when sent), then the ids by slot */
@@ -182,14 +186,17 @@ static genie_result rc_send(rc_state *r, int type, uint64_t id, const void *p, s
     return rc_send2(r, type, id, p, n, NULL, 0, what, msg);
 }
 
-/* An ERROR payload's text into out ("code N: text"). */
-static void rc_error_text(const grx_msg *m, char *out, size_t outsz) {
+/* An ERROR payload's text into out ("server error N: text"; raw: the text alone); its code (0: malformed). */
+static uint32_t rc_error_msg(const grx_msg *m, char *out, size_t outsz, int raw) {
     gr_rd rd = gr_rd_init(m->data, m->len);
     uint32_t code = gr_u32(&rd), len = gr_u32(&rd);
     const uint8_t *t = gr_take(&rd, len);
-    if (!t) { snprintf(out, outsz, "a malformed ERROR from the server"); return; }
-    snprintf(out, outsz, "server error %u: %.*s", code, (int)(len > 400 ? 400 : len), (const char *)t);
+    if (!t) { snprintf(out, outsz, "a malformed ERROR from the server"); return 0; }
+    if (raw) snprintf(out, outsz, "%.*s", (int)(len > 400 ? 400 : len), (const char *)t);
+    else snprintf(out, outsz, "server error %u: %.*s", code, (int)(len > 400 ? 400 : len), (const char *)t);
+    return code;
 }
+static void rc_error_text(const grx_msg *m, char *out, size_t outsz) { rc_error_msg(m, out, outsz, 0); }
 
 /* Takes in what the server sent: replies for req (any type) go to *out, ERRORs for
    other requests into async_err. */
@@ -211,7 +218,9 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
             continue;
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
-        if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        if (h.type == GR_ERROR && r->watch_req && h.id == r->watch_req && !r->watch_err[0])
+            r->watch_code = rc_error_msg(m, r->watch_err, sizeof r->watch_err, 1);
+        else if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
         if (h.type == GR_ERROR && r->hn) { /* a PUT that failed: its HASHED will not come, or its claimed hash
                                              was not its bytes' (ERROR 6): the hash is not the buffer's */
             size_t k;
@@ -283,11 +292,16 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
         gr_hdr h;
         gr_hdr_decode((*out)->hdr, (*out)->hdr_len, (*out)->len, &h);
         r->said_error = h.type == GR_ERROR;
-        if (h.type == GR_ERROR) {
+        if (h.type == GR_ERROR) { /* an ERROR that came before it (a RUN's) says why first: nothing stale stays */
             char text[500];
             rc_error_text(*out, text, sizeof text);
             grx_msg_free(&r->x, *out);
             *out = NULL;
+            if (r->async_err[0]) {
+                rc_fail(r, msg, "%s: %s; then %s", what, r->async_err, text);
+                r->async_err[0] = 0;
+                return GENIE_ERR_BACKEND;
+            }
             return rc_fail(r, msg, "%s: %s", what, text);
         }
         if (h.type != type) {
@@ -313,9 +327,9 @@ static genie_result rc_flush(rc_state *r, char *msg) {
             crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
             for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
             if (known) {
-                e = rc_send2(r, GR_RUN_CACHED, ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
+                e = rc_send2(r, GR_RUN_CACHED, r->last_run = ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
             } else {
-                e = rc_send2(r, GR_RUN, ++r->next_req, r->slots.p, r->slots.n, r->run.p, r->run.n, "RUN", msg);
+                e = rc_send2(r, GR_RUN, r->last_run = ++r->next_req, r->slots.p, r->slots.n, r->run.p, r->run.n, "RUN", msg);
                 if (r->run.n <= GR_TAPE_BYTES) { /* the server keeps it: as gr_tape_keep there */
                     while (r->ntapes && (r->ntapes == GR_TAPES || r->tape_bytes + r->run.n > GR_TAPE_BYTES)) {
                         r->tape_bytes -= r->tape_len[r->tape_first];
@@ -469,19 +483,35 @@ static int rc_wire_op(int op) {
     default: return -1;
     }
 }
-/* The indices of an embedding, index_select or gather (source 1), read on the host, all in
-   [0, rows): an index out of range must fail at the client's realize, so such a lookup (or one
-   whose indices only the server holds) runs on the CPU. */
-static int rc_rows_in_range(const genie__node *n, int64_t rows) {
-    const genie__vspec *v = n->in[1].v;
-    const genie__buf *b = n->in[1].n->buf;
+/* Ops that index by a tensor: genie checks each index when the value is computed. */
+static int rc_lookup(int w) {
+    return w == GR_OP_EMBEDDING || w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD ||
+           w == GR_OP_INDEX_COPY;
+}
+/* Such an op's index source (index_copy_: 0; the others: 1) and the size its indices index:
+   the rows of an embedding's weight, dim a.i[0] of source 0 (1 for a 0-dim source) or, for
+   index_copy_, of the written view. */
+static int rc_idx_src(int w) { return w == GR_OP_INDEX_COPY ? 0 : 1; }
+static int64_t rc_idx_size(const genie__node *n, int w) {
+    const genie__vspec *v = w == GR_OP_INDEX_COPY ? n->out : n->in[0].v;
+    if (w == GR_OP_EMBEDDING) return v->ndim ? v->shape[0] : 0;
+    return v->ndim ? v->shape[n->a.i[0]] : 1;
+}
+/* Whether op n's indices are on the host and all inside their size, so the server cannot fail
+   it; otherwise (indices only on the server, or one out of range) the server checks them and
+   the client waits for its word (rc_run_checked). */
+static int rc_idx_safe(const genie__node *n, int w) {
+    const int s = rc_idx_src(w);
+    const genie__vspec *v = n->in[s].v;
+    const genie__buf *b = n->in[s].n->buf;
+    const int64_t rows = rc_idx_size(n, w);
     int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), i, off, x;
     int d;
     if (!b || !(b->loc & GENIE__ON_HOST)) return 0;
     memset(idx, 0, sizeof idx);
     for (i = 0; i < cnt; i++) {
         for (off = v->off, d = 0; d < v->ndim; d++) off += idx[d] * v->strides[d];
-        x = genie__ldi(b->data, off, n->in[1].n->dtype);
+        x = genie__ldi(b->data, off, n->in[s].n->dtype);
         if (x < 0 || x >= rows) return 0;
         for (d = v->ndim - 1; d >= 0 && ++idx[d] == v->shape[d]; d--) idx[d] = 0;
     }
@@ -498,7 +528,10 @@ static void rc_view(gr_view *d, const genie__vspec *v) {
    shape) no longer show. The sources' 0-dim flags (bit k: source k) under which genie's rules
    give the node's result and compute dtypes, the fewest flags first, so that the server's
    genie builds the same node from the same sources; 0 for sources of one dtype (and other
-   ops), -1 when no flags do. */
+   ops), -1 when no flags do. An in-place write keeps its destination's dtype: the flags give
+   the compute dtype and a result the destination takes (f16 *= bf16 computes in f32), which
+   the server converts to the destination's dtype as genie stores it. A flagged source is read
+   as one element at its view's offset (an empty result's too), inside the source's buffer. */
 static int rc_zero_mask(const genie__node *n) {
     int w = rc_wire_op(n->op), lo = w == GR_OP_WHERE ? 1 : 0, m, k;
     if (!GR_OP_MIXED(w) || n->has_scalar || n->nin != lo + 2 || n->in[lo].n->dtype == n->in[lo + 1].n->dtype) return 0;
@@ -508,7 +541,7 @@ static int rc_zero_mask(const genie__node *n) {
             int flag = (m >> k) & 1, dt = n->in[lo + k].n->dtype;
             gr_view v;
             rc_view(&v, n->in[lo + k].v);
-            if (flag && (v.ndim == 0 || !gr_view_one(&v))) ok = 0; /* a 0-dim view needs no flag */
+            if (flag && (v.ndim == 0 || !gr_view_one(&v) || v.off >= n->in[lo + k].n->numel)) ok = 0; /* a 0-dim view needs no flag */
             if (flag || v.ndim == 0) zero = genie__promote(zero, dt);
             else dim = genie__promote(dim, dt);
         }
@@ -516,7 +549,7 @@ static int rc_zero_mask(const genie__node *n) {
         pt = genie__combine(dim, zero);
         if (w == GR_OP_WHERE) cdt = odt = pt;
         else if (!genie__binary_types(NULL, n->op, "", n->in[0].n->dtype, n->in[1].n->dtype, pt, &cdt, &odt)) continue;
-        if (cdt == n->cdt && odt == n->dtype) return m << lo;
+        if (cdt == n->cdt && (odt == n->dtype || (n->base && genie__can_cast(odt, n->dtype)))) return m << lo;
     }
     return -1;
 }
@@ -537,6 +570,11 @@ static void rc_fill_op(gr_op *o, const genie__node *n) {
     memcpy(o->i, n->a.i, sizeof o->i);
     o->f[0] = n->a.f[0];
     o->f[1] = n->a.f[1];
+    if (o->op == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) { /* integer bounds as the doubles genie_clamp takes back
+                                                                  exactly (NaN: none): whole numbers inside int64 */
+        o->f[0] = n->a.i[2] ? (double)n->a.i[0] : NAN;
+        o->f[1] = n->a.i[3] ? (double)n->a.i[1] : NAN;
+    }
     rc_view(&o->out, n->out);
     for (k = 0; k < n->nin && k < GR_MAX_IN; k++) {
         o->in[k].dtype = n->in[k].n->dtype;
@@ -566,25 +604,15 @@ static int rc_strides_ok(const genie__vspec *v) {
         if (v->strides[d] < 0) return 0;
     return v->off >= 0;
 }
-/* The size of dim a.i[0] of source 0 (1 for a 0-dim source): the rows an index selects from. */
-static int64_t rc_dim_size(const genie__node *n) {
-    const genie__vspec *v = n->in[0].v;
-    return v->ndim ? v->shape[n->a.i[0]] : 1;
-}
 static int rc_node_ok(const genie__node *n) {
     int w = rc_wire_op(n->op), k;
     if (w < 0 || !n->out || n->dtype >= GR_DTYPE_COUNT || n->nin > GR_MAX_IN) return 0;
     if (n->base ? !rc_inplace_op(w) : GR_OP_INPLACE(w)) return 0;
     for (k = 0; k < n->nin; k++) /* flip's source aside (rc_fill_op), the wire's strides are not negative */
         if (w != GR_OP_FLIP && !rc_strides_ok(n->in[k].v)) return 0;
-    if (n->base && n->nin && n->in[0].n->dtype != n->dtype && w != GR_OP_COPY && w != GR_OP_INDEX_COPY) return 0;
     if (n->base && !GR_OP_INPLACE(w) && genie__numel(n->out->ndim, n->out->shape) == 0) return 0; /* writes nothing */
     /* index_copy_ of a 0-dim destination or source: the server takes equal ranks only */
     if (w == GR_OP_INDEX_COPY && (n->out->ndim < 1 || n->in[1].v->ndim != n->out->ndim)) return 0;
-    if (w == GR_OP_EMBEDDING && !rc_rows_in_range(n, n->in[0].v->ndim ? n->in[0].v->shape[0] : 0)) return 0;
-    if ((w == GR_OP_INDEX_SELECT || w == GR_OP_GATHER || w == GR_OP_SCATTER || w == GR_OP_SCATTER_ADD) &&
-        !rc_rows_in_range(n, rc_dim_size(n)))
-        return 0;
     if (w == GR_OP_CAT) /* every source in the result's rank: not cat's skipped empty 1-D ones */
         for (k = 0; k < n->nin; k++)
             if (n->in[k].v->ndim != n->out->ndim) return 0;
@@ -597,13 +625,10 @@ static int rc_node_ok(const genie__node *n) {
     if (n->has_scalar != (w >= GR_OP_ADD && w <= GR_OP_POW && n->nin == 1)) return 0;
     for (k = 0; k < n->nin; k++) /* a block dtype only as a quantized linear's weight, or an embedding's or to's source */
         if (n->in[k].n->dtype >= GR_DTYPE_COUNT && !(GR_BLOCK_SRC(w, k) && GR_DT_BLOCK(n->in[k].n->dtype))) return 0;
-    if (w == GR_OP_CLAMP && !GENIE__IS_FLOAT(n->dtype)) return 0; /* integer bounds live elsewhere */
     /* sources of different dtypes: binary ops and where go with the 0-dim flags that give
-       genie the node's dtypes (rc_zero_mask); others (clamp's bounds, linear) stay here */
-    if (GR_OP_MIXED(w) ? rc_zero_mask(n) < 0
-                       : (w <= GR_OP_WHERE || w == GR_OP_LINEAR) && n->nin >= 2 && n->in[n->nin - 1].n->dtype != n->in[n->nin - 2].n->dtype)
-        return 0;
-    if (w != GR_OP_WHERE && w <= GR_OP_LINEAR && n->nin == 3 && n->in[0].n->dtype != n->in[1].n->dtype) return 0;
+       genie the node's dtypes (rc_zero_mask); matmul and linear take f32 with bf16 as genie
+       does, and clamp has one source */
+    if (GR_OP_MIXED(w) && rc_zero_mask(n) < 0) return 0;
     if (GR_OP_REDUCE(w) && (n->a.i[0] < 0 || n->a.i[0] >= n->in[0].v->ndim)) return 0;
     /* sdpa of 2-D q, k, v has a 2-D result from 3-D views: the server infers 3-D */
     if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
@@ -667,6 +692,31 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
     gr_op_encode(w, &o);
 }
 
+/* A lookup whose indices the server checks (rc_idx_safe): an index out of range must fail this
+   node where it stands in the client's tape, with genie's error, as on the client's CPU. So the
+   node goes alone in a RUN (the ops gathered before it in one of their own: its failure fails
+   its output only), followed by a PING: the server handles a client's messages in order, so
+   the RUN's ERROR, if any, comes before the PING's OK. One round trip; an index ERROR
+   (GR_E_INDEX) is genie's message and GENIE_ERR_INDEX. */
+static genie_result rc_run_checked(rc_state *r, char *msg) {
+    genie_result e;
+    grx_msg *m = NULL;
+    uint32_t code;
+    if ((e = rc_flush(r, msg)) != GENIE_OK) return e;
+    r->watch_req = r->last_run;
+    r->watch_err[0] = 0;
+    if ((e = rc_send(r, GR_PING, ++r->next_req, NULL, 0, "PING", msg)) == GENIE_OK)
+        e = rc_wait(r, r->next_req, GR_OK, &m, "RUN (a lookup's indices)", msg);
+    grx_msg_free(&r->x, m);
+    r->watch_req = 0;
+    if (e != GENIE_OK || !r->watch_err[0]) return e;
+    code = r->watch_code;
+    if (code == GR_E_INDEX) snprintf(msg, GENIE_BACKEND_MSG, "%.500s", r->watch_err);
+    else rc_fail(r, msg, "RUN: server error %u: %s", code, r->watch_err);
+    r->watch_err[0] = 0;
+    return code == GR_E_INDEX ? GENIE_ERR_INDEX : GENIE_ERR_BACKEND;
+}
+
 static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg);
 /* Gathers n (or the group g) into the RUN being built; it goes with the next message that
    needs the server (a read, an upload, the next FREE batch) or when it is full. */
@@ -674,7 +724,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     rc_state *r = (rc_state *)state;
     genie_result e;
     uint32_t nops = g ? (uint32_t)g->nops : 1;
-    int j;
+    int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(n, rc_wire_op(n->op));
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
     if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
         if (g)
@@ -683,7 +733,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
             for (j = 0; j < genie__node_ninputs(n) && e == GENIE_OK; j++) e = rc_refresh(r, genie__node_input(n, j)->buf, msg);
         if (e != GENIE_OK) return e;
     }
-    if ((r->run_nops && (r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
+    if ((r->run_nops && (checked || r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
@@ -700,7 +750,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
         r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
-    return GENIE_OK;
+    return checked ? rc_run_checked(r, msg) : GENIE_OK;
 }
 
 static genie_result rc_alloc(void *state, genie__buf *b, char *msg) {

@@ -88,6 +88,7 @@ enum gr_err {
     GR_E_BUFFER,      /* an unknown or failed buffer, or a view outside it */
     GR_E_OP,          /* an op genie refused (its message says why) or whose result is not the one declared */
     GR_E_MEMORY,      /* the server is out of memory */
+    GR_E_INDEX,       /* an index out of range in a RUN (its message is genie's, as the client's CPU gives it) */
     GR_E_END
 };
 
@@ -376,12 +377,12 @@ GR_FN int64_t gr_view_numel(const gr_view *v) {
     }
     return n;
 }
-/* 1 when the view reads one element, at its offset, however many it has (each dim of size 1
-   or stride 0; none empty): a 0-dim tensor broadcast. */
+/* 1 when the view reads at most one element, the one at its offset, however many it has (each
+   dim of size 0 or 1, or of stride 0): a 0-dim tensor broadcast, to an empty shape too. */
 GR_FN int gr_view_one(const gr_view *v) {
     int d;
     for (d = 0; d < v->ndim; d++)
-        if (v->shape[d] < 1 || (v->shape[d] > 1 && v->strides[d] != 0)) return 0;
+        if (v->shape[d] > 1 && v->strides[d] != 0) return 0;
     return 1;
 }
 GR_FN void gr_view_encode(gr_wr *w, const gr_view *v) {
@@ -443,10 +444,51 @@ GR_FN void gr_run_free(gr_run *run) {
     run->ids = NULL;
     run->nops = run->nslots = 0;
 }
-/* The end genie_arange is given for n elements from start by step: start + n step, from which
-   genie counts ceil((end - start) / step) elements, n or (rounded up) n + 1; gr_op_args_bad
-   refuses a start and step for which it would count another number (the server cuts the extra one). */
-GR_FN double gr_arange_end(double start, double step, int64_t n) { return start + (double)n * step; }
+/* genie_arange's element count for dtype dt from start s to end e by step d, as genie computes
+   it from the bounds it keeps (integer dtypes: s and d already whole, i64 truncating e; |e| below
+   9.2e18): ceil((e - s) / d) in doubles, without libm. */
+GR_FN double gr_arange_count(int dt, double s, double e, double d) {
+    double q, t;
+    if (dt == 4) e = (double)(int64_t)e;
+    q = (e - s) / d;
+    if (!(q < 4e15 && q > -4e15)) return q; /* whole already (or not finite) */
+    t = (double)(int64_t)q;
+    return t < q ? t + 1 : t;
+}
+/* The largest double below 9.2e18: the farthest end genie_arange takes for an integer dtype. */
+#define GR_ARANGE_INT_MAX 9199999999999998976.0
+/* An end e for which genie_arange(dt, s, e, d) counts exactly n elements (element i is s + i d):
+   1 and *end, or 0 when no double end gives n. The count grows with e in the step's direction,
+   so this is a binary search over the doubles (ordered as integers) between s and the farthest
+   end genie takes; far from 0, where s + n d is inexact, it finds the end the client used. */
+GR_FN int gr_arange_end(int dt, double s, double d, int64_t n, double *end) {
+    const int whole = dt >= 4 && dt <= 8; /* the integer dtypes (bool has no arange) */
+    double far = d > 0 ? (whole ? GR_ARANGE_INT_MAX : 1.7976931348623157e308) : (whole ? -GR_ARANGE_INT_MAX : -1.7976931348623157e308);
+    uint64_t lo, hi, ks, kf;
+    double c;
+    *end = s;
+    if (n == 0) return 1;
+    if (n < 0 || (whole && !(s < GR_ARANGE_INT_MAX && s > -GR_ARANGE_INT_MAX))) return 0;
+    memcpy(&ks, &s, 8); /* a double's bits as an integer key ordered like the doubles */
+    memcpy(&kf, &far, 8);
+    ks = ks >> 63 ? ~ks : ks | (uint64_t)1 << 63;
+    kf = kf >> 63 ? ~kf : kf | (uint64_t)1 << 63;
+    lo = ks < kf ? ks : kf;
+    hi = ks < kf ? kf : ks;
+    while (lo < hi) { /* the key nearest s (in the step's direction) whose count is at least n */
+        uint64_t mid = lo + (hi - lo) / 2, k;
+        double e;
+        if (d < 0) mid = lo + (hi - lo + 1) / 2;
+        k = mid >> 63 ? mid & ~((uint64_t)1 << 63) : ~mid;
+        memcpy(&e, &k, 8);
+        c = gr_arange_count(dt, s, e, d);
+        if (d > 0) { if (c >= (double)n) hi = mid; else lo = mid + 1; }
+        else { if (c >= (double)n) lo = mid; else hi = mid - 1; }
+    }
+    lo = lo >> 63 ? lo & ~((uint64_t)1 << 63) : ~lo;
+    memcpy(end, &lo, 8);
+    return gr_arange_count(dt, s, *end, d) == (double)n;
+}
 /* An op's own arguments against its declared views (axes, kept dims, index dtypes): NULL when
    they fit, else why. Shapes and dtypes beyond these are genie's to infer on the server. */
 GR_FN const char *gr_op_args_bad(const gr_op *o) {
@@ -494,16 +536,17 @@ GR_FN const char *gr_op_args_bad(const gr_op *o) {
         for (k = 0; k < 6; k++)
             if (o->i[k] < (k / 2 == 1 ? 0 : 1) || o->i[k] > GR_MAX_ELEMS) return "RUN: a conv2d stride, padding or dilation out of bounds";
         return in0 == 4 && o->in[1].v.ndim == 4 ? NULL : "RUN: conv2d of other than 4-D input and weight";
-    case GR_OP_ARANGE: /* f[0] start, f[1] step, the result 1-D of n: element i is start + i step, n of them
-                          (gr_arange_end gives an end from which genie makes n or n + 1; the extra one is cut) */
+    case GR_OP_ARANGE: { /* f[0] start, f[1] step (whole numbers for an integer dtype, as genie keeps them), the
+                            result 1-D of n: element i is start + i step; the server asks genie for the range from
+                            start to an end (gr_arange_end) from which it counts exactly n */
+        double end;
         if (nd != 1 || o->f[0] - o->f[0] != 0 || o->f[1] - o->f[1] != 0 || o->f[1] == 0) return "RUN: arange of other than 1 dim, or a bad start or step";
-        {
-            double end = gr_arange_end(o->f[0], o->f[1], o->out.shape[0]), count = (end - o->f[0]) / o->f[1];
-            if (o->f[0] > 9e15 || o->f[0] < -9e15 || end > 9e15 || end < -9e15 || !(count > (double)(o->out.shape[0] - 1)) ||
-                !(count <= (double)o->out.shape[0] + 1))
-                return "RUN: an arange whose end would not give its elements";
-        }
-        return NULL;
+        if (o->dtype >= 4 && o->dtype <= 8 && (!(o->f[0] < GR_ARANGE_INT_MAX && o->f[0] > -GR_ARANGE_INT_MAX) ||
+                                               !(o->f[1] < GR_ARANGE_INT_MAX && o->f[1] > -GR_ARANGE_INT_MAX) ||
+                                               (double)(int64_t)o->f[0] != o->f[0] || (double)(int64_t)o->f[1] != o->f[1]))
+            return "RUN: an integer arange whose start or step is not a whole number inside int64";
+        return gr_arange_end(o->dtype, o->f[0], o->f[1], o->out.shape[0], &end) ? NULL : "RUN: an arange no end of which gives its elements";
+    }
     case GR_OP_QLINEAR: /* x [..., K] float, w [N, K] of a block dtype (its blocks along K: the server checks them) */
         return in0 >= 1 && o->in[1].v.ndim == 2 ? NULL : "RUN: a quantized linear of a 0-dim input or a weight not 2-D";
     case GR_OP_FLIP: /* i[0]: a bit for each flipped dim of the source */

@@ -4,6 +4,7 @@
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
  *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
+ *                [--max-run-work N]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -49,6 +50,7 @@
 #define SV_BUCKETS 1024
 #define SV_WORK_UNKNOWN UINT64_MAX
 #define SV_INLINE_WORK 262144 /* --inline-work's default: flops plus elements written (~50 us on one core) */
+#define SV_MAX_RUN_WORK 1e13   /* --max-run-work's default: minutes of one core at most */
 
 typedef struct sv_entry { /* a PUT's bytes: a cached tensor under their hash once it is computed */
     uint8_t hash[GR_HASH_BYTES]; /* written by the hash thread while !cached, then fixed */
@@ -161,6 +163,7 @@ typedef struct sv {
     pthread_cond_t hcv;   /* a hash job queued, or stopping */
     pthread_t hasher;
     int has_hasher, hash_hold_ms; /* --hash-hold-ms (tests): the hash thread waits this long before each hash */
+    uint64_t max_run_work; /* a RUN of more work (sv_run_cost) is refused, ERROR 5 (--max-run-work) */
 } sv;
 
 static volatile sig_atomic_t sv_stop;
@@ -537,9 +540,9 @@ static int sv_index_copy_store(uint8_t *dst, const gr_op *o, const int64_t *idx,
     gr_view slice = *v;
     for (j = 0; j < ni; j++)
         if (idx[j] < 0 || idx[j] >= v->shape[d]) {
-            snprintf(why, wsz, "RUN: genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld",
+            snprintf(why, wsz, "genie_index_copy_: index %lld is out of bounds for dimension %d with size %lld", /* genie's words */
                      (long long)idx[j], d, (long long)v->shape[d]);
-            return GR_E_OP;
+            return GR_E_INDEX;
         }
     slice.shape[d] = 1;
     for (j = 0; j < ni; j++) {
@@ -703,9 +706,9 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
     case GR_OP_FULL: return genie_full(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, o->f[0]);
     case GR_OP_RAND: return genie_rand(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, (uint64_t)o->i[0]); /* i[0]: the seed */
     case GR_OP_RANDN: return genie_randn(g, (genie_dtype)o->dtype, o->out.ndim, o->out.shape, (uint64_t)o->i[0]);
-    case GR_OP_ARANGE: { /* n elements: genie makes n or n + 1 from this end (gr_op_args_bad), the extra one cut */
-        genie_tensor *r = genie_arange(g, (genie_dtype)o->dtype, o->f[0], gr_arange_end(o->f[0], o->f[1], o->out.shape[0]), o->f[1]);
-        return r && genie_numel(r) > o->out.shape[0] ? genie_slice(g, r, 0, 0, o->out.shape[0], 1) : r;
+    case GR_OP_ARANGE: { /* n elements: genie counts exactly n from this end (the decoder found one) */
+        double end;
+        return gr_arange_end(o->dtype, o->f[0], o->f[1], o->out.shape[0], &end) ? genie_arange(g, (genie_dtype)o->dtype, o->f[0], end, o->f[1]) : NULL;
     }
     case GR_OP_SCATTER: return genie_scatter(g, t[0], o->i[0], t[1], t[2]);
     case GR_OP_SCATTER_ADD: return genie_scatter_add(g, t[0], o->i[0], t[1], t[2]);
@@ -838,6 +841,9 @@ static uint64_t sv_distinct(const gr_view *v) {
         else if (v->strides[d]) n *= (uint64_t)v->shape[d];
     return n;
 }
+/* a * b and a + b, saturated at UINT64_MAX (a hostile tape's counts may overflow) */
+static uint64_t sv_mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+static uint64_t sv_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 /* An op's floating-point operations, counted as genie counts a node's (2 per multiply-add,
    one per element of elementwise work, 5 per element of softmax, 0 for copies). */
 static uint64_t sv_op_flops(const gr_op *o) {
@@ -845,7 +851,7 @@ static uint64_t sv_op_flops(const gr_op *o) {
     const gr_view *a = &o->in[0].v;
     switch (o->op) {
     case GR_OP_MATMUL: case GR_OP_LINEAR: case GR_OP_QLINEAR:
-        return (a->ndim ? 2 * out * (uint64_t)a->shape[a->ndim - 1] : 0) + (o->nin > 2 ? out : 0);
+        return sv_add_sat(a->ndim ? sv_mul_sat(2 * out, (uint64_t)a->shape[a->ndim - 1]) : 0, o->nin > 2 ? out : 0);
     case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
     case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
     case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
@@ -861,16 +867,33 @@ static uint64_t sv_op_flops(const gr_op *o) {
         const gr_view *w = &o->in[1].v;
         uint64_t k = 1;
         int d;
-        for (d = 1; d < w->ndim; d++) k *= (uint64_t)w->shape[d];
-        return 2 * out * k;
+        for (d = 1; d < w->ndim; d++) k = sv_mul_sat(k, (uint64_t)w->shape[d]);
+        return sv_mul_sat(2 * out, k);
     }
     case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
     case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
         const gr_view *k = &o->in[1].v;
-        return k->ndim ? 2 * in * (uint64_t)k->shape[k->ndim - 2] + 2 * out * (uint64_t)k->shape[k->ndim - 2] : 0;
+        return k->ndim ? sv_mul_sat(2 * (in + out), (uint64_t)k->shape[k->ndim - 2]) : 0;
     }
     default: return out;
     }
+}
+/* A RUN's work for --max-run-work: over its ops, flops (sv_op_flops) plus SV_ELEM_WORK for each
+   element an op writes and each element of each source view it reads (a stride-0 view's too: a
+   broadcast costs what it spans), saturated. An element moved or reduced one at a time costs
+   about what SV_ELEM_WORK flops of a packed product cost. */
+#define SV_ELEM_WORK 16
+static uint64_t sv_run_cost(const gr_run *run) {
+    uint64_t w = 0, el;
+    uint32_t i;
+    int k;
+    for (i = 0; i < run->nops; i++) {
+        const gr_op *o = &run->ops[i];
+        el = (uint64_t)gr_view_numel(&o->out);
+        for (k = 0; k < o->nin; k++) el += (uint64_t)gr_view_numel(&o->in[k].v); /* 9 x 2^40 at most */
+        w = sv_add_sat(w, sv_add_sat(sv_op_flops(o), sv_mul_sat(el, SV_ELEM_WORK)));
+    }
+    return w;
 }
 /* Ops [from, to) of a RUN were computed and stored in ns: each counted in its client's row,
    with its flops, its bytes (the distinct elements it reads, its result) and a share of ns
@@ -905,9 +928,10 @@ static int sv_store_into(sv *s, sv_client *c, const gr_run *run, genie_tensor **
         if (res[i]) scratch[n++] = res[i];
         if (aux[i]) scratch[n++] = aux[i];
     }
-    if (n && genie_realize(c->g, n, scratch) != GENIE_OK) {
-        snprintf(why, wsz, "RUN: %s", genie_last_error(c->g));
-        return GR_E_OP;
+    if (n && genie_realize(c->g, n, scratch) != GENIE_OK) { /* an index out of range: genie's own words */
+        int index = genie_status(c->g) == GENIE_ERR_INDEX;
+        snprintf(why, wsz, "%s%s", index ? "" : "RUN: ", genie_last_error(c->g));
+        return index ? GR_E_INDEX : GR_E_OP;
     }
     for (i = from; i < to; i++) {
         const gr_op *o = &run->ops[i];
@@ -998,6 +1022,13 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             goto done;
         }
     }
+    if (sv_run_cost(run) > s->max_run_work) { /* a pool thread busy for minutes: refused before anything runs */
+        code = GR_E_LIMIT;
+        snprintf(why, sizeof why, "RUN: its work, %llu (flops plus 16 per element read or written, over its %u ops), is past the "
+                 "server's limit of %llu per RUN (--max-run-work)", (unsigned long long)sv_run_cost(run), run->nops,
+                 (unsigned long long)s->max_run_work);
+        goto done;
+    }
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
         genie_tensor *t[GR_MAX_IN], *r;
@@ -1012,7 +1043,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         for (k = 0; k < o->nin && !code; k++) {
             const gr_src *src = &o->in[k];
             size_t es = GR_DT_BLOCK(src->dtype) ? 1 : gr_dtype_size[src->dtype];
-            int64_t ext = gr_view_extent(&src->v);
+            int64_t ext = (o->zero >> k & 1) ? src->v.off + 1 : gr_view_extent(&src->v); /* 0-dim: the element at its offset */
             if (src->kind == GR_SRC_BUF) {
                 sv_buf *b = sv_buf_find(c, src->ref);
                 int64_t n;
@@ -1082,18 +1113,35 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                      genie_status(c->g) ? genie_last_error(c->g) : "sources not in the layout genie keeps for this op");
             break;
         }
+        if (GR_OP_MIXED(o->op) && (int)genie_compute_dtype(r) != o->cdt) {
+            code = GR_E_OP;
+            snprintf(why, sizeof why, "RUN op %u (%s): genie computes it in %s; the client declared %s", i, gr_op_names[o->op],
+                     sv_dt_name(genie_compute_dtype(r)), sv_dt_name(o->cdt));
+            break;
+        }
+        if (o->inplace && GR_OP_MIXED(o->op) && (int)genie_dtype_of(r) != o->dtype) {
+            /* an in-place write keeps its destination's dtype (f16 *= bf16 computes in f32): genie's
+               result converted to it, as genie stores it, where it casts so (no float into an
+               integer, nothing but bool into bool) */
+            int from = (int)genie_dtype_of(r), to = o->dtype;
+            if ((from <= GENIE_BF16 && to > GENIE_BF16) || (to == GENIE_BOOL && from != GENIE_BOOL)) {
+                code = GR_E_OP;
+                snprintf(why, sizeof why, "RUN op %u (%s): an in-place result of %s can't be cast to the destination's %s", i,
+                         gr_op_names[o->op], sv_dt_name(from), sv_dt_name(to));
+                break;
+            }
+            if (!(r = genie_to_dtype(c->g, r, (genie_dtype)to))) {
+                code = GR_E_OP;
+                snprintf(why, sizeof why, "RUN op %u (%s): %s", i, gr_op_names[o->op], genie_last_error(c->g));
+                break;
+            }
+        }
         if ((int)genie_dtype_of(r) != o->dtype || (o->op != GR_OP_INDEX_COPY && !sv_same_shape(r, &o->out))) {
             code = GR_E_OP;
             char gs[160], cs[160];
             snprintf(why, sizeof why, "RUN op %u (%s): genie infers a %s result of shape %s; the client declared %s of shape %s", i,
                      gr_op_names[o->op], sv_dt_name(genie_dtype_of(r)), sv_dims_str(gs, sizeof gs, genie_ndim(r), genie_shape(r)),
                      sv_dt_name(o->dtype), sv_shape_str(cs, sizeof cs, &o->out));
-            break;
-        }
-        if (GR_OP_MIXED(o->op) && (int)genie_compute_dtype(r) != o->cdt) {
-            code = GR_E_OP;
-            snprintf(why, sizeof why, "RUN op %u (%s): genie computes it in %s; the client declared %s", i, gr_op_names[o->op],
-                     sv_dt_name(genie_compute_dtype(r)), sv_dt_name(o->cdt));
             break;
         }
         res[i] = r;
@@ -1667,11 +1715,13 @@ static int sv_backend_check(const char *backend) {
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
-                    "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N]\n"
+                    "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
                     "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
-                    "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n");
+                    "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n"
+                    "  --max-run-work N a RUN of more work (flops plus 16 per element read or written, summed over its ops)\n"
+                    "                   is refused with ERROR 5 naming the limit (default 1e13)\n");
     return 2;
 }
 
@@ -1685,7 +1735,7 @@ int main(int argc, char **argv) {
     ucp_listener_attr_t la;
     char msg[256], host[64] = "?";
     int i, efd = -1, port = 0, loopback;
-    double idle_since, inline_work;
+    double idle_since, inline_work, max_run_work = SV_MAX_RUN_WORK;
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
@@ -1707,15 +1757,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--run-threads")) s.max_jobs = atoi(v);
         else if (!strcmp(a, "--inline-work")) inline_work = atof(v);
         else if (!strcmp(a, "--hash-hold-ms")) s.hash_hold_ms = atoi(v);
+        else if (!strcmp(a, "--max-run-work")) max_run_work = atof(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
     if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||
-        !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000)
+        !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000 ||
+        !(max_run_work >= 1 && max_run_work <= 1.8e19))
         return sv_usage();
     s.inline_work = (uint64_t)inline_work;
+    s.max_run_work = (uint64_t)max_run_work;
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
         fprintf(stderr, "genie-server: --backend %s: not a backend (cpu or cuda)\n", backend);
         return sv_usage();

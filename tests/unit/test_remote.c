@@ -271,6 +271,58 @@ static void test_codec(void) {
     }
 }
 
+/* gr_arange_end against genie's own arange: for random ranges of each dtype, magnitudes 1 to
+   9e18 (and 1e300 for f64), rising and falling, genie counts n elements from start s by step
+   d (kept whole for integer dtypes); the end gr_arange_end finds for (s, d, n) must make
+   genie count n again. The server asks genie for that range, so this is what it computes. */
+static void test_arange_ends(void) {
+    static const genie_dtype dts[6] = {GENIE_F64, GENIE_F32, GENIE_BF16, GENIE_I64, GENIE_I32, GENIE_U8};
+    genie_ctx *lc = local_ctx();
+    uint64_t seed = 12345;
+    int k, tried = 0, found = 0, far = 0;
+    for (k = 0; k < 3000; k++) {
+        const genie_dtype dt = dts[k % 6];
+        const int whole = dt == GENIE_I64 || dt == GENIE_I32 || dt == GENIE_U8;
+        double u[4], mag, s, e, d, end;
+        int j;
+        int64_t n;
+        genie_tensor *t;
+        for (j = 0; j < 4; j++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            u[j] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        mag = pow(10.0, floor(u[0] * (whole ? 19 : dt == GENIE_F64 && k % 12 == 0 ? 301 : 19)));
+        if (whole && mag > 9e18) mag = 9e18;
+        s = (u[1] * 2 - 1) * mag;
+        d = (u[2] < 0.5 ? -1 : 1) * (1 + floor(u[3] * 9)) * pow(10.0, floor(u[3] * 40) - 20 > 0 ? floor(u[3] * 40) - 20 : 0);
+        if (!whole) d *= mag > 1 ? mag * 1e-3 * u[3] + 1e-300 : 0.37;
+        e = s + d * floor(u[3] * 700);
+        genie_clear_error(lc);
+        genie_pool_push(lc);
+        t = genie_arange(lc, dt, s, e, d);
+        if (t) {
+            if (whole) s = (double)(int64_t)s, d = (double)(int64_t)d; /* as genie keeps them */
+            n = genie_numel(t);
+            tried++;
+            far += n > 1 && fabs(s) > 9e15;
+            if (gr_arange_end(dt, s, d, n, &end)) {
+                genie_tensor *t2 = genie_arange(lc, dt, s, end, d);
+                found += t2 && genie_numel(t2) == n;
+                if (!t2 || genie_numel(t2) != n)
+                    CHECK(0, "arange %s from %.17g by %.17g: gr_arange_end's end %.17g gives %lld elements, not %lld", genie_dtype_name(dt), s, d,
+                          end, t2 ? (long long)genie_numel(t2) : -1LL, (long long)n);
+            } else {
+                CHECK(0, "arange %s from %.17g by %.17g to %.17g (%lld elements): gr_arange_end finds no end", genie_dtype_name(dt), s, d, e,
+                      (long long)n);
+            }
+        }
+        genie_pool_pop(lc);
+    }
+    CHECK(tried > 1500 && found == tried && far > 300, "aranges: %d of %d found their end (%d past 9e15)", found, tried, far);
+    printf("  arange ends: %d ranges (%d of 2 or more elements past 9e15), every end found\n", tried, far);
+    genie_ctx_destroy(lc);
+}
+
 /* ---- programs: remote bytes == local bytes ---- */
 static genie_tensor *rnd(genie_ctx *c, genie_dtype dt, int nd, const int64_t *shape, uint64_t seed) {
     /* materialized data (weights and inputs are leaves with host bytes) */
@@ -549,17 +601,29 @@ static void test_decode(const char *addr) {
            (unsigned long long)st.remote_bytes_sent, (unsigned long long)wbytes, (unsigned long long)st.remote_bytes_received,
            (unsigned long long)st.remote_messages_sent, (unsigned long long)st.remote_round_trips,
            (unsigned long long)st.backend_fallbacks);
-    { /* an index past the cache: the server's error, at the read */
+    { /* an index past the cache: the server fails the write where it stands, with genie's error, as locally */
         genie_tensor *bad, *pos;
         int64_t one = 1, p = rm.max_seq, kvs[3] = {rm.n_kv, 1, rm.d / rm.n_heads};
         float back;
+        genie_result e1, e2;
+        char m1[600];
+        uint64_t fb = genie_get_stats(c).backend_fallbacks;
         genie_pool_push(c);
+        genie_pool_push(l);
         pos = genie_from_data(c, GENIE_I64, 1, &one, &p);
         bad = genie_index_copy_(c, rm.l[0].k_cache, 1, pos, genie_ones(c, GENIE_F32, 3, kvs));
-        CHECK(genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back) != GENIE_OK &&
-              strstr(genie_last_error(c), "out of bounds"), "index_copy_ past the cache: %s", genie_last_error(c));
+        e1 = genie_read(c, genie_sum(c, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back);
+        snprintf(m1, sizeof m1, "%s", genie_last_error(c));
+        pos = genie_from_data(l, GENIE_I64, 1, &one, &p);
+        bad = genie_index_copy_(l, lm.l[0].k_cache, 1, pos, genie_ones(l, GENIE_F32, 3, kvs));
+        e2 = genie_read(l, genie_sum(l, bad, 0, NULL, 0), GENIE_F32, &back, sizeof back);
+        CHECK(e1 == GENIE_ERR_INDEX && e1 == e2 && strcmp(m1, genie_last_error(l)) == 0 && strstr(m1, "out of bounds") &&
+                  genie_get_stats(c).backend_fallbacks == fb,
+              "index_copy_ past the cache: remote %d (%s), local %d (%s)", e1, m1, e2, genie_last_error(l));
         genie_pool_pop(c);
+        genie_pool_pop(l);
         genie_clear_error(c);
+        genie_clear_error(l);
     }
     ld_free(&rm), ld_free(&lm);
     genie_ctx_destroy(c);
@@ -655,9 +719,8 @@ static int ops5_program(genie_ctx *c, int k, genie_tensor **outs, int *cpu) {
         outs[4] = genie_tuple_get(mn, 0);
         outs[5] = genie_tuple_get(mn, 1);
         outs[6] = genie_argmax(c, genie_transpose(c, x3, 0, 2), 0, 1);
-        /* gather by indices the server computed: the gather runs on the client's CPU */
+        /* gather by indices the server computed: the server checks them (one round trip) */
         outs[7] = genie_gather(c, a, 1, genie_argmax(c, a, 1, 1));
-        *cpu = 1;
         return 8;
     }
     case 3: /* masked_fill, tril, triu, cumsum, var, std, logsumexp, full */
@@ -725,7 +788,7 @@ static void test_ops5(const char *addr) {
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
-    { /* an index out of range fails at the realize as locally (the lookup runs on the CPU) */
+    { /* an index out of range fails at the realize as locally (the server checks the host's indices too) */
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
         int64_t bad[2] = {1, 23}, two = 2, s23[2] = {23, 37};
         float out[2 * 37];
@@ -733,8 +796,10 @@ static void test_ops5(const char *addr) {
                                      GENIE_F32, out, sizeof out);
         genie_result r2 = genie_read(lc, genie_index_select(lc, genie_exp(lc, rnd(lc, GENIE_F32, 2, s23, 1)), 0, genie_from_data(lc, GENIE_I64, 1, &two, bad)),
                                      GENIE_F32, out, sizeof out);
-        CHECK(r1 != GENIE_OK && r1 == r2 && genie_get_stats(rc).backend_fallbacks == 1, "index_select past the rows: remote %d (%s), local %d (%s)",
-              r1, genie_last_error(rc), r2, genie_last_error(lc));
+        CHECK(r1 == GENIE_ERR_INDEX && r1 == r2 && strcmp(genie_last_error(rc), genie_last_error(lc)) == 0 &&
+                  genie_get_stats(rc).backend_fallbacks == 0,
+              "index_select past the rows (host indices: the server fails it): remote %d (%s), local %d (%s)", r1, genie_last_error(rc), r2,
+              genie_last_error(lc));
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
@@ -784,17 +849,26 @@ static void test_random(const char *addr) {
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
-    { /* aranges whose counts round (ceil of a quotient a hair over or under an integer), and
-         one too far from 0 for the server (it runs on the CPU): values equal local */
-        static const double ar[4][3] = {{1, 1 + 1e-9, 1e-10}, {0, 1, 0.1}, {0.3, -0.9, -0.3}, {1e16, 1e16 + 8, 2}};
+    { /* aranges whose counts round (ceil of a quotient a hair over or under an integer), and ones
+         far from 0 (past 9e15, where start + n step is inexact; integer ones near int64's end,
+         an i32 one wrapping), rising and falling: on the server, values equal local */
+        static const struct { genie_dtype dt; double a[3]; } ar[] = {
+            {GENIE_F64, {1, 1 + 1e-9, 1e-10}}, {GENIE_F64, {0, 1, 0.1}}, {GENIE_F64, {0.3, -0.9, -0.3}}, {GENIE_F64, {1e16, 1e16 + 8, 2}},
+            {GENIE_F64, {-1e17, -1e17 + 1000, 100}}, {GENIE_F64, {1e17, 1e17 - 160, -16}}, {GENIE_F32, {1e16, 2e16, 1e15}},
+            {GENIE_F64, {3e300, 3.0000001e300, 1e292}}, {GENIE_I64, {9e18, 9.1e18, 1e16}}, {GENIE_I64, {-9.1e18, -9e18, 3e15 + 1}},
+            {GENIE_I64, {5e18, 5e18 + 1e6, 3e5}}, {GENIE_I32, {1e17, 1e17 + 64, 16}}, {GENIE_BF16, {-2e16, 2e16, 7e15}},
+            {GENIE_I64, {1e16 + 2, 1e16 - 40, -6}},
+        };
+        const int nar = (int)(sizeof ar / sizeof ar[0]);
         genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
-        genie_tensor *ro[4], *lo[4];
-        for (d = 0; d < 4; d++) {
-            ro[d] = genie_arange(rc, GENIE_F64, ar[d][0], ar[d][1], ar[d][2]);
-            lo[d] = genie_arange(lc, GENIE_F64, ar[d][0], ar[d][1], ar[d][2]);
+        genie_tensor *ro[16], *lo[16];
+        for (d = 0; d < nar; d++) {
+            ro[d] = genie_arange(rc, ar[d].dt, ar[d].a[0], ar[d].a[1], ar[d].a[2]);
+            lo[d] = genie_arange(lc, ar[d].dt, ar[d].a[0], ar[d].a[1], ar[d].a[2]);
         }
-        same_outputs(rc, lc, ro, lo, 4, "rounding arange", 0);
-        CHECK(genie_get_stats(rc).backend_fallbacks == 1, "rounding aranges: %llu on the CPU (want the one past 9e15)",
+        same_outputs(rc, lc, ro, lo, nar, "rounding or far arange", 0);
+        CHECK(genie_get_stats(rc).backend_fallbacks == 0 && genie_get_stats(rc).backend_nodes >= (uint64_t)nar,
+              "rounding and far aranges: %llu on the server, %llu on the CPU (want none)", (unsigned long long)genie_get_stats(rc).backend_nodes,
               (unsigned long long)genie_get_stats(rc).backend_fallbacks);
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
@@ -854,6 +928,184 @@ static void test_mixed(const char *addr) {
         genie_ctx_destroy(rc);
         genie_ctx_destroy(lc);
     }
+}
+
+static uint8_t *q_blocks(genie_dtype dt, int64_t nblocks, uint64_t seed);
+/* What genie computes of mixed dtypes beyond binary ops: clamp of integer dtypes (bounds
+   truncated and wrapped into the dtype, a missing one, bounds past the dtype), in-place writes
+   whose promoted dtype is not the destination's (f16 *= bf16 computes in f32, i32 += i64 wraps),
+   on slices too, ops of an empty result with a 0-dim source of another dtype, and linear of f32
+   with bf16 (either bias). Outputs into outs. */
+static int mixed_more_program(genie_ctx *c, genie_tensor **outs) {
+    int64_t s23[2] = {23, 37}, s37[1] = {37}, e0[2] = {0, 37}, e1[2] = {23, 0}, xs[2] = {5, 64}, ws[2] = {24, 64}, bs[1] = {24};
+    genie_tensor *a = rnd(c, GENIE_F32, 2, s23, 101), *h = rnd(c, GENIE_F16, 2, s23, 103), *bf = rnd(c, GENIE_BF16, 2, s23, 105);
+    genie_tensor *i64 = genie_to_dtype(c, genie_mul_scalar(c, rnd(c, GENIE_F32, 2, s23, 107), 300), GENIE_I64);
+    genie_tensor *z32 = genie_mul_scalar(c, rnd(c, GENIE_F32, 0, NULL, 109), 3), *z64 = rnd(c, GENIE_F64, 0, NULL, 111);
+    genie_tensor *x = rnd(c, GENIE_F32, 2, xs, 113), *w = rnd(c, GENIE_BF16, 2, ws, 115), *t;
+    int n = 0;
+    /* clamp of integers */
+    outs[n++] = genie_clamp(c, i64, -50.7, 120.2);
+    outs[n++] = genie_clamp(c, genie_to_dtype(c, i64, GENIE_I32), NAN, 3);
+    outs[n++] = genie_clamp(c, genie_to_dtype(c, i64, GENIE_U8), -1, 200); /* -1 wraps to 255 */
+    outs[n++] = genie_clamp(c, genie_to_dtype(c, i64, GENIE_I8), -1e30, 1e30);
+    outs[n++] = genie_clamp(c, genie_mul_scalar(c, i64, 1e13), -9e18, 1e300); /* i64: saturated bounds */
+    /* in place, promoted past the destination's dtype */
+    t = genie_clone(c, h);
+    genie_mul_(c, t, bf);                                                 /* f16 *= bf16: in f32 */
+    genie_add_(c, genie_narrow(c, t, 0, 4, 7), genie_narrow(c, a, 0, 1, 7)); /* a slice += f32 */
+    genie_sub_(c, t, genie_to_dtype(c, a, GENIE_F64));                    /* f16 -= f64: in f64 */
+    outs[n++] = t;
+    t = genie_clone(c, bf);
+    genie_add_(c, t, a);                                                  /* bf16 += f32 */
+    genie_div_(c, genie_select(c, t, 1, 3), genie_to_dtype(c, genie_select(c, h, 1, 5), GENIE_F32));
+    outs[n++] = t;
+    t = genie_to_dtype(c, i64, GENIE_I32);
+    genie_add_(c, t, genie_mul(c, i64, genie_full(c, GENIE_I64, 2, s23, 1e7))); /* i32 += i64: wraps */
+    outs[n++] = t;
+    t = genie_to_dtype(c, i64, GENIE_U8);
+    genie_mul_(c, genie_narrow(c, t, 1, 2, 30), genie_to_dtype(c, genie_narrow(c, i64, 1, 0, 30), GENIE_I16)); /* u8 *= i16 */
+    outs[n++] = t;
+    t = genie_clone(c, a);
+    genie_mul_(c, t, genie_exp(c, genie_to_dtype(c, a, GENIE_F64)));      /* f32 *= f64 */
+    outs[n++] = t;
+    /* empty results with a 0-dim source of another dtype */
+    outs[n++] = genie_add(c, genie_narrow(c, h, 0, 3, 0), z32);
+    outs[n++] = genie_mul(c, z64, genie_narrow(c, bf, 1, 5, 0));
+    outs[n++] = genie_lt(c, genie_reshape(c, genie_narrow(c, h, 0, 0, 0), 2, e0), z64);
+    outs[n++] = genie_where(c, genie_gt(c, genie_reshape(c, genie_narrow(c, a, 1, 0, 0), 2, e1), genie_zeros(c, GENIE_F32, 0, NULL)),
+                            z32, genie_reshape(c, genie_narrow(c, h, 1, 0, 0), 2, e1));
+    /* linear of f32 with bf16, the bias of either dtype or none */
+    outs[n++] = genie_linear(c, x, w, rnd(c, GENIE_F32, 1, bs, 117));
+    outs[n++] = genie_linear(c, x, w, rnd(c, GENIE_BF16, 1, bs, 119));
+    outs[n++] = genie_linear(c, genie_to_dtype(c, x, GENIE_BF16), genie_to_dtype(c, w, GENIE_F32), NULL);
+    outs[n++] = genie_relu(c, genie_linear(c, genie_select(c, x, 0, 2), w, rnd(c, GENIE_BF16, 1, bs, 121))); /* 1-D input */
+    (void)s37;
+    return n;
+}
+static void test_mixed_more(const char *addr) {
+    genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+    genie_tensor *ro[24], *lo[24];
+    int n = mixed_more_program(rc, ro);
+    genie_stats st;
+    mixed_more_program(lc, lo);
+    same_outputs(rc, lc, ro, lo, n, "clamp, in-place, empty and linear of mixed dtypes", 0);
+    st = genie_get_stats(rc);
+    CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= (uint64_t)n, "mixed dtypes beyond binary ops: %llu nodes on the server, %llu on the CPU",
+          (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+    CHECK(st.inplace_reused >= 8, "in-place writes of mixed dtypes on the server: %llu in place, %llu copied", (unsigned long long)st.inplace_reused,
+          (unsigned long long)st.inplace_copied);
+    genie_ctx_destroy(rc);
+    genie_ctx_destroy(lc);
+}
+
+/* Lookups whose indices the server checks: indices only it holds (computed there: an argmax, a
+   clone of uploaded indices) or the host's out of range. embedding, index_select, gather,
+   scatter, scatter_add, index_copy_ and the rows of a q8_0 weight run on the server; in range,
+   bytes equal local; out of range, the read fails with genie's GENIE_ERR_INDEX and its
+   message, as locally, a value computed from it fails alike, and the context and its
+   connection go on. Program k on c (0: in range, 1: every output fails): outputs into outs. */
+static int lookup_program(genie_ctx *c, int k, genie_tensor **outs, const uint8_t *qw) {
+    int64_t s23[2] = {23, 37}, n5[1] = {5}, s2[2] = {2, 37}, qs[2] = {40, 64}, i5[5] = {3, 0, 22, 7, 7}, bad5[5] = {3, 0, 23, 7, 7};
+    int64_t si[2 * 37], j;
+    genie_tensor *a = rnd(c, GENIE_F32, 2, s23, 131), *b = rnd(c, GENIE_F32, 2, s23, 137), *idx, *sidx;
+    genie_tensor *qwt = genie_from_blocks(c, GENIE_Q8_0, 2, qs, qw, NULL, NULL);
+    for (j = 0; j < 2 * 37; j++) si[j] = (j * 11 + 5) % 23;
+    idx = genie_clone(c, genie_from_data(c, GENIE_I64, 1, n5, k ? bad5 : i5)); /* computed on the server */
+    sidx = genie_clone(c, genie_from_data(c, GENIE_I64, 2, s2, si));
+    if (k == 0) {
+        genie_tensor *am = genie_argmax(c, a, 1, 0); /* [23] in [0, 37) */
+        outs[0] = genie_embedding(c, genie_transpose(c, b, 0, 1), am);
+        outs[1] = genie_index_select(c, a, 0, idx);
+        outs[2] = genie_index_select(c, genie_exp(c, a), 1, genie_to_dtype(c, idx, GENIE_I32));
+        outs[3] = genie_gather(c, a, 1, genie_unsqueeze(c, am, 1));
+        outs[4] = genie_scatter(c, a, 0, sidx, genie_exp(c, b));
+        outs[5] = genie_scatter_add(c, genie_exp(c, a), 0, sidx, b);
+        outs[6] = genie_embedding(c, qwt, idx); /* q8_0 rows */
+        outs[7] = genie_index_select(c, qwt, 0, genie_narrow(c, idx, 0, 1, 3));
+        outs[8] = genie_exp(c, b); /* index_copy_ by the server's indices into a value of its own */
+        genie_index_copy_(c, outs[8], 0, genie_narrow(c, idx, 0, 0, 3), genie_narrow(c, a, 0, 5, 3));
+        return 9;
+    }
+    /* out of range: an embedding, an index_select of q8_0 rows, a value computed from one, an
+       index_copy_ into a value of the server's, by the server's indices and by the host's, and a
+       gather by the host's */
+    outs[0] = genie_embedding(c, a, idx);
+    outs[1] = genie_index_select(c, qwt, 0, genie_add(c, idx, genie_full(c, GENIE_I64, 1, n5, 20)));
+    outs[2] = genie_exp(c, genie_index_select(c, b, 0, idx));
+    outs[3] = genie_exp(c, b);
+    genie_index_copy_(c, outs[3], 0, idx, genie_narrow(c, a, 0, 0, 5));
+    outs[4] = genie_exp(c, b);
+    genie_index_copy_(c, outs[4], 1, genie_from_data(c, GENIE_I64, 1, n5, (const int64_t[]){0, 1, 2, 37, 4}), genie_narrow(c, a, 1, 0, 5));
+    outs[5] = genie_gather(c, a, 0, genie_from_data(c, GENIE_I64, 2, (const int64_t[]){1, 2}, (const int64_t[]){22, 23}));
+    return 6;
+}
+static void test_lookups(const char *addr) {
+    uint8_t *qw = q_blocks(GENIE_Q8_0, 40 * 2, 5);
+    genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+    genie_tensor *ro[9], *lo[9];
+    genie_stats st;
+    int n = lookup_program(rc, 0, ro, qw), i;
+    lookup_program(lc, 0, lo, qw);
+    same_outputs(rc, lc, ro, lo, n, "lookups by the server's indices", 0);
+    st = genie_get_stats(rc);
+    CHECK(st.backend_fallbacks == 0 && st.backend_nodes >= (uint64_t)n, "lookups by the server's indices: %llu nodes on the server, %llu on the CPU",
+          (unsigned long long)st.backend_nodes, (unsigned long long)st.backend_fallbacks);
+    n = lookup_program(rc, 1, ro, qw);
+    lookup_program(lc, 1, lo, qw);
+    for (i = 0; i < n; i++) {
+        float buf[23 * 37];
+        genie_result r1, r2;
+        char m1[600], m2[600];
+        genie_clear_error(rc);
+        genie_clear_error(lc);
+        r1 = genie_read(rc, ro[i], GENIE_F32, buf, (size_t)genie_numel(lo[i]) * 4);
+        snprintf(m1, sizeof m1, "%s", genie_last_error(rc));
+        r2 = genie_read(lc, lo[i], GENIE_F32, buf, (size_t)genie_numel(lo[i]) * 4);
+        snprintf(m2, sizeof m2, "%s", genie_last_error(lc));
+        CHECK(r1 == GENIE_ERR_INDEX && r1 == r2 && strcmp(m1, m2) == 0 && strstr(m1, "out of") != NULL,
+              "lookup %d out of range: remote %d \"%s\", local %d \"%s\"", i, r1, m1, r2, m2);
+    }
+    st = genie_get_stats(rc);
+    CHECK(st.backend_fallbacks == 0, "out-of-range lookups failed on the server: %llu on the CPU", (unsigned long long)st.backend_fallbacks);
+    { /* the context and its connection go on */
+        const int64_t nine[1] = {9};
+        genie_tensor *r, *l;
+        genie_clear_error(rc);
+        genie_clear_error(lc);
+        r = genie_exp(rc, genie_index_select(rc, rnd(rc, GENIE_F32, 1, nine, 3), 0, genie_arange(rc, GENIE_I64, 8, -1, -2)));
+        l = genie_exp(lc, genie_index_select(lc, rnd(lc, GENIE_F32, 1, nine, 3), 0, genie_arange(lc, GENIE_I64, 8, -1, -2)));
+        same_outputs(rc, lc, &r, &l, 1, "after the lookup errors", 0);
+    }
+    genie_ctx_destroy(rc);
+    genie_ctx_destroy(lc);
+    free(qw);
+}
+
+/* --max-run-work: a RUN past it (a 160^3 product on a server allowing 10^6) gets ERROR 5 naming
+   the limit, the read fails with it, and the context and its connection go on; a RUN within it
+   runs. */
+static void test_work_cap(void) {
+    server s;
+    int64_t big[2] = {160, 160}, small[2] = {8, 8};
+    genie_ctx *rc, *lc;
+    genie_tensor *r, *l;
+    float out[160 * 160];
+    genie_result e;
+    if (server_start(&s, "--max-run-work", "1000000", "workcap") != 0) { CHECK(0, "the server with --max-run-work did not start"); return; }
+    rc = remote_ctx(s.addr), lc = local_ctx();
+    r = genie_matmul(rc, rnd(rc, GENIE_F32, 2, big, 1), rnd(rc, GENIE_F32, 2, big, 2));
+    e = genie_read(rc, r, GENIE_F32, out, sizeof out);
+    CHECK(e == GENIE_ERR_BACKEND && strstr(genie_last_error(rc), "--max-run-work") && strstr(genie_last_error(rc), "1000000") &&
+              strstr(genie_last_error(rc), "server error 5"),
+          "a RUN past --max-run-work: %d (%s)", e, genie_last_error(rc));
+    genie_clear_error(rc);
+    r = genie_exp(rc, genie_matmul(rc, rnd(rc, GENIE_F32, 2, small, 3), rnd(rc, GENIE_F32, 2, small, 4)));
+    l = genie_exp(lc, genie_matmul(lc, rnd(lc, GENIE_F32, 2, small, 3), rnd(lc, GENIE_F32, 2, small, 4)));
+    same_outputs(rc, lc, &r, &l, 1, "a RUN within --max-run-work", 0);
+    CHECK(genie_get_stats(rc).backend_fallbacks == 0, "within --max-run-work: on the server");
+    genie_ctx_destroy(rc);
+    genie_ctx_destroy(lc);
+    CHECK(server_stop(&s) == 0, "work cap: the server exits 0 on SIGTERM");
 }
 
 /* ---- quantized linear: block-dtype weights (genie_from_blocks) run on the server ---- */
@@ -1466,8 +1718,8 @@ static void hostile_ops5(raw *r) {
         {GR_OP_CAT, 2, GENIE_I64, GENIE_I64, 2, 1, 1, 0, GR_E_MALFORMED, "cat along a dim the result lacks"},
         {GR_OP_CAT, 2, GENIE_I64, GENIE_I64, 2, 3, 0, 0, GR_E_OP, "cat declaring 3 elements of 2"},
         {GR_OP_INDEX_SELECT, 2, GENIE_I64, GENIE_F32, 2, 1, 0, 0, GR_E_MALFORMED, "index_select by an f32 index"},
-        {GR_OP_INDEX_SELECT, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_OP, "index_select of row 5 of 1"},
-        {GR_OP_GATHER, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_OP, "gather of index 5 of 1"},
+        {GR_OP_INDEX_SELECT, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_INDEX, "index_select of row 5 of 1"},
+        {GR_OP_GATHER, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_INDEX, "gather of index 5 of 1"},
         {GR_OP_GATHER, 2, GENIE_I64, GENIE_I64, 2, 1, -1, 0, GR_E_MALFORMED, "gather along dim -1"},
         {GR_OP_ARGMAX, 1, GENIE_I64, 0, 2, 1, 0, 0, GR_E_MALFORMED, "argmax asking for values"},
         {GR_OP_MAX_DIM, 1, GENIE_I64, 0, 2, 1, 0, 2, GR_E_MALFORMED, "max_dim's third result"},
@@ -1481,7 +1733,7 @@ static void hostile_ops5(raw *r) {
         {GR_OP_RELU, 1, GENIE_I64, 0, 4, 1, 0, 0, GR_E_MALFORMED, "in place, written nowhere"},
         {GR_OP_ADD, 2, GENIE_I64, GENIE_I64, 6, 1, 0, 0, GR_E_BUFFER, "add_ into a buffer with no value"},
         {GR_OP_SCATTER, 3, GENIE_I64, GENIE_F32, 2, 1, 0, 0, GR_E_MALFORMED, "scatter by an f32 index"},
-        {GR_OP_SCATTER_ADD, 3, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_OP, "scatter_add at index 5 of 1"},
+        {GR_OP_SCATTER_ADD, 3, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_INDEX, "scatter_add at index 5 of 1"},
         {GR_OP_TOPK, 1, GENIE_I64, 0, 2, 1, 0, 2, GR_E_MALFORMED, "topk of order 2"},
         {GR_OP_SORT, 1, GENIE_I64, 0, 2, 1, 1, 0, GR_E_MALFORMED, "sort along dim 1 of 1"},
         {GR_OP_CONV2D, 2, GENIE_I64, GENIE_I64, 2, 1, 0, 0, GR_E_MALFORMED, "conv2d of stride 0"},
@@ -1530,6 +1782,9 @@ static void hostile_values(raw *r) {
         {AR, GENIE_F32, NAN, {0}, "arange from NaN"},
         {AR, GENIE_I64, 1, {0}, "arange by step 0"},
         {AR, GENIE_F64, 1e300, {0}, "arange from 1e300"},
+        {AR, GENIE_I64, 0.5, {0}, "an i64 arange from 0.5"},
+        {AR, GENIE_I32, 9.3e18, {0}, "an i32 arange from 9.3e18"},
+        {AR, GENIE_I64, 9.1e18, {0}, "an i64 arange of one element from 9.1e18 (its ends 1024 apart)"},
     };
     int64_t one[1] = {1}, st1[1] = {1}, four[4] = {1, 1, 1, 1}, st4[4] = {1, 1, 1, 1};
     size_t k;
@@ -1556,7 +1811,7 @@ static void hostile_values(raw *r) {
         if (bad[k].kind == MFILL) o.in[1].ref = 0, o.in[1].dtype = GENIE_BOOL; /* buffer 32 as bool: nonzero */
         if (bad[k].kind == ISEL) o.in[1].ref = 0, o.in[1].dtype = GENIE_I32; /* buffer 32's low half: 5 */
         o.module = o.phase = "";
-        bad_run(r, &o, 32, 30, 40, 0, bad[k].what);
+        bad_run(r, &o, 32, 30, 40, bad[k].kind == ISEL ? GR_E_INDEX : 0, bad[k].what);
     }
     { /* a RAND of 16 MiB written nowhere, past this server's 1 MiB budget: refused before it runs */
         gr_op o;
@@ -1566,6 +1821,18 @@ static void hostile_values(raw *r) {
         put_view(&o.out, 1, n4m, st1, 0);
         o.module = o.phase = "";
         bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a 16 MiB rand past the client's budget");
+    }
+    { /* a sum over 2^40 reads of one element (a stride-0 view): work past --max-run-work's default 1e13, refused
+         before it runs (else it would keep a thread busy for minutes) */
+        gr_op o;
+        int64_t n40[1] = {(int64_t)1 << 40}, st0[1] = {0};
+        memset(&o, 0, sizeof o);
+        o.op = GR_OP_SUM, o.dtype = o.cdt = GENIE_I64, o.nin = 1, o.written = 1, o.out_buf = 2, o.out_cap = 8;
+        put_view(&o.out, 0, n40, st0, 0); /* 0-dim */
+        o.in[0].kind = GR_SRC_BUF, o.in[0].ref = 0, o.in[0].dtype = GENIE_I64;
+        put_view(&o.in[0].v, 1, n40, st0, 0);
+        o.module = o.phase = "";
+        bad_run(r, &o, 32, 30, 40, GR_E_LIMIT, "a sum of 2^40 reads of one element");
     }
 }
 /* Mixed dtypes a server must refuse, over buffer 32 (i64 [1] holding 5, read as each
@@ -1581,6 +1848,9 @@ static void hostile_mixed(raw *r) {
         {GR_OP_ADD, 2, GENIE_F32, GENIE_F32, GENIE_F32, GENIE_F16, 2, 2, GR_E_MALFORMED, "a 0-dim source reading 2 elements"},
         {GR_OP_EXP, 1, GENIE_F32, GENIE_F32, GENIE_F32, 0, 1, 1, GR_E_MALFORMED, "a 0-dim flag on exp"},
         {GR_OP_ADD, 2, GENIE_F32, GENIE_F32, GENIE_F32, GENIE_F16, 4, 1, GR_E_MALFORMED, "a 0-dim flag on a third source of add"},
+        {GR_OP_ADD, 2, GENIE_F16, GENIE_F32, GENIE_F16, GENIE_F32, 2, 0, GR_E_BUFFER, "an empty 0-dim source past its buffer"},
+        {GR_OP_ADD, 2, GENIE_I64, GENIE_F32, GENIE_I64, GENIE_F32, 0, 3, GR_E_OP, "i64 += f32 in place"},
+        {GR_OP_MUL, 2, GENIE_BOOL, GENIE_F32, GENIE_BOOL, GENIE_F32, 0, 3, GR_E_OP, "bool *= f32 in place"},
     };
     int64_t one[1] = {1}, st1[1] = {1}, two[1] = {2};
     size_t k;
@@ -1589,11 +1859,12 @@ static void hostile_mixed(raw *r) {
         int j;
         memset(&o, 0, sizeof o);
         o.op = bad[k].op, o.nin = bad[k].nin, o.dtype = bad[k].dtype, o.cdt = bad[k].cdt, o.zero = bad[k].zero;
-        o.written = 1, o.out_buf = 2, o.out_cap = 8;
-        put_view(&o.out, 1, bad[k].n1 == 2 ? two : one, st1, 0);
+        o.written = 1, o.out_buf = 2, o.out_cap = 8, o.inplace = bad[k].n1 == 3; /* n1 3: in place (refused before any store) */
+        put_view(&o.out, 1, bad[k].n1 == 2 ? two : bad[k].n1 == 0 ? (const int64_t[]){0} : one, st1, 0);
         for (j = 0; j < o.nin; j++) {
             o.in[j].kind = GR_SRC_BUF, o.in[j].ref = 0, o.in[j].dtype = j ? bad[k].dt1 : bad[k].dt0;
-            put_view(&o.in[j].v, 1, j && bad[k].n1 == 2 ? two : one, st1, 0);
+            put_view(&o.in[j].v, 1, j && bad[k].n1 == 2 ? two : bad[k].n1 == 0 ? (const int64_t[]){0} : one, st1,
+                     bad[k].n1 == 0 && j ? 100 : 0); /* n1 0: an empty result, source 1 at element 100 of 2 */
         }
         o.module = o.phase = "";
         bad_run(r, &o, 32, 30, 40, bad[k].code, bad[k].what);
@@ -1811,7 +2082,7 @@ static void test_hostile(void) {
         gr_w32(&w, 1);
         gr_op_encode(&w, &ic);
         t = 0;
-        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_OP, "in place past the view: type %d code %u", t, code);
+        CHECK(raw_call(&r, GR_RUN, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_INDEX, "in place past the view: type %d code %u", t, code);
         gr_wr_free(&w);
         CHECK(raw_alive(&r), "alive after bad in-place writes");
         hostile_ops5(&r);
@@ -2523,6 +2794,7 @@ int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_codec();
     test_tree_hash();
+    test_arange_ends();
     printf("  codec: %d checks\n", passed);
     if (getenv("GENIE_REMOTE_TEST_SERVER") && *getenv("GENIE_REMOTE_TEST_SERVER")) { /* a server started elsewhere
                                                                                (tests/remote_netns.sh): the programs */
@@ -2535,6 +2807,8 @@ int main(void) {
         test_ops5(ext);
         test_random(ext);
         test_mixed(ext);
+        test_mixed_more(ext);
+        test_lookups(ext);
         test_quant(ext);
         test_quant_rows(ext);
         test_slice(ext);
@@ -2553,6 +2827,8 @@ int main(void) {
     test_slice(s.addr);
     test_random(s.addr);
     test_mixed(s.addr);
+    test_mixed_more(s.addr);
+    test_lookups(s.addr);
     test_quant(s.addr);
     test_quant_rows(s.addr);
     test_parts(s.addr);
@@ -2561,6 +2837,7 @@ int main(void) {
     run_props();
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
     test_hostile();
+    test_work_cap();
     test_queue_cap();
     test_background_hash();
     test_hash_backlog();
