@@ -287,8 +287,7 @@ static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
 
 /* n bytes for an upload in parts, freed with free(): from 4 MiB on aligned to 2 MiB and advised
    to be backed by huge pages (Linux THP), so the first write of each 2 MiB costs one page fault
-   rather than 512 (that was most of the time of a 64 MiB PUT: the bytes arrive faster than
-   fresh 4 KiB pages fault in). */
+   rather than 512 (fresh 4 KiB pages fault in slower than a PUT's bytes arrive on loopback). */
 #define SV_HUGE ((size_t)2 << 20)
 static uint8_t *sv_upload_alloc(size_t n) {
     void *p = NULL;
@@ -423,8 +422,8 @@ static void sv_hash_done(sv *s, sv_hjob *j) {
 static void *sv_hash_main(void *arg) {
     sv *s = (sv *)arg;
     sv_hjob *j;
-    { /* below the loop and the RUNs: a background hash must not delay a reply (a PING after a
-         PUT waited for the hash's threads on a busy machine); threads it starts inherit it */
+    { /* below the loop and the RUNs, so a background hash never delays a reply or a RUN on a
+         busy machine; the threads it starts inherit it */
         const id_t tid = (id_t)syscall(SYS_gettid);
         int nice_now;
         errno = 0;
