@@ -128,8 +128,9 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
         snprintf(msg, msgsz, "UCX configuration: %s", ucs_status_string(s));
         return -1;
     }
-    /* rendezvous (UCX's protocol for large messages) costs a stall of about 100 ms a message on
-       tcp here: messages up to GRX_RNDV_THRESH go eagerly unless UCX_RNDV_THRESH says otherwise */
+    /* rendezvous (UCX's protocol for large messages) is a handshake a message, which waits for
+       both processes to be scheduled in turn (costly on a busy machine): messages up to
+       GRX_RNDV_THRESH go eagerly unless UCX_RNDV_THRESH says otherwise (docs/remote.md) */
     if (!getenv("UCX_RNDV_THRESH")) ucp_config_modify(cfg, "RNDV_THRESH", GRX_RNDV_THRESH);
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES;

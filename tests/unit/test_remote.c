@@ -1471,6 +1471,32 @@ static void test_parts(const char *addr) {
             CHECK(back && back[0] == 2 && back[15] == 2 && back[16] == 1 && back[31] == 1, "the bytes of a part and the PUT read back");
             grx_msg_free(&r.x, m);
         }
+        { /* 9 MiB and 5 bytes in parts (the server's huge-page upload memory) and a rest: every byte reads back */
+            size_t big = ((size_t)9 << 20) + 5, k, bad = 0;
+            uint8_t *v = (uint8_t *)malloc(big), none[32] = {0}, get[24];
+            uint64_t msgs = 0, bytes = 0;
+            double until = grx_now() + 10;
+            grx_msg *m = NULL;
+            for (k = 0; k < big; k++) v[k] = (uint8_t)(k * 2654435761u >> 11);
+            CHECK(grx_put(&r.x, r.ep, &r.req, 43, big + 3, none, v, big, until, &r.dead, &msgs, &bytes) == UCS_OK && msgs == 5,
+                  "a 9 MiB upload: 4 parts and a PUT (%llu messages)", (unsigned long long)msgs);
+            gr_put_u64_at(get, 43);
+            gr_put_u64_at(get + 8, 0);
+            gr_put_u64_at(get + 16, big);
+            grx_send(&r.x, r.ep, GR_GET, ++r.req, get, sizeof get, until, &r.dead);
+            while (grx_now() < until && !r.dead) { /* the PUT's HASHED, then the DATA */
+                gr_hdr h;
+                ucp_worker_progress(r.x.w);
+                if (!(m = grx_pop(&r.x, r.ep))) continue;
+                if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 && h.type == GR_DATA) break;
+                grx_msg_free(&r.x, m);
+                m = NULL;
+            }
+            for (k = 0; m && m->len == big && k < big; k++) bad += m->data[k] != v[k];
+            CHECK(m && m->len == big && bad == 0, "a 9 MiB upload in parts reads back byte for byte (%zu bytes differ)", bad);
+            grx_msg_free(&r.x, m);
+            free(v);
+        }
         raw_close(&r);
     }
 }
