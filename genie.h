@@ -12591,6 +12591,11 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
     const int64_t groups = (N + 3) / 4, chunk = genie__qchunk(groups, nth);
+    const int64_t oo = n->out->off;
+    const int f32out = n->dtype == GENIE_F32;
+    char *const out = (char *)GENIE__OUT(n);
+    const unsigned char *w0;
+    ptrdiff_t rowb;
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
@@ -12617,26 +12622,27 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
+    /* weight row c at w0 + c * rowb (whole blocks, genie__qrows_ok); out row r at out + (oo + r * N) */
+    w0 = genie__qrow(GENIE__IN(n, 1), wv, wdt, 0);
+    rowb = N > 1 ? genie__qrow(GENIE__IN(n, 1), wv, wdt, 1) - w0 : 0;
     while (genie__take(p, nth, groups, chunk, &lo, &hi))
         for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
             const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
             for (r = 0; r < rows; r++)
                 for (c = c0; c < c1;) {
-                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                    const unsigned char *wr = w0 + c * rowb;
                     float v[8];
                     int j, nv = 1;
                     if (dot8 && c + 8 <= c1) {
-                        dot8(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        dot8(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 8;
                     } else if (dot4 && c + 4 <= c1) {
-                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        dot4(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 4;
                     } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
-                    for (j = 0; j < nv; j++, c++) {
-                        const int64_t o = n->out->off + r * N + c;
-                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
-                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
-                    }
+                    if (f32out) memcpy(out + 4 * (oo + r * N + c), v, (size_t)nv * 4), c += nv;
+                    else
+                        for (j = 0; j < nv; j++, c++) genie__stf(out, oo + r * N + c, n->dtype, v[j]);
                 }
         }
     GENIE_FREE(mem);
