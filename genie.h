@@ -12411,22 +12411,49 @@ GENIE__QDOT_K(avx2)
 GENIE__QDOT1(avx2)
 GENIE__QDOTR(avx2)
 #undef GENIE__ISA
-/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdotr_vnni's product for Q4_0, two 32-blocks of a row a step
-   in one 512-bit vector (a third of the instructions a block). The blocks b, b+1 of a row are
-   its 36 bytes at w + 18 b (scale, 16 nibble bytes, scale, 16 nibble bytes), loaded under a
-   mask (no byte past them is read). Bytes, by 16-byte group: [b's low nibbles | b+1's low |
-   b's high | b+1's high] = elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31]; x's two blocks
-   are permuted the same way once a step for the 4 rows. vpdpbusd's 16 i32 lanes are then
-   [b x4 | b+1 x4 | b x4 | b+1 x4], each scaled by its block's dw dx. The high nibbles are
-   masked in place (0xF0: 16 times their value, exact in i32 and in f32) and their lanes scaled
-   by dw dx / 16 (a power of two: the f32 products a shifted nibble gives, where dw dx / 16 is
-   not subnormal). An odd last block runs as
-   a step with b+1's bytes masked to zero. Each y[i] is the one-row dot's value up to the order
-   of its f32 sums. */
+/* Q4_0 on AVX-512 VBMI and VNNI: genie__qdotr_vnni's product for Q4_0 in 512-bit vectors, two
+   32-blocks of a row a vector, its lanes [b x4 | b+1 x4 | b x4 | b+1 x4] by 16-byte group:
+   elements [b 0-15 | b+1 0-15 | b 16-31 | b+1 16-31] (x's two blocks permuted the same way once
+   for the R rows), the high nibbles masked in place (0xF0: 16 times their value, exact in i32 and
+   in f32) and their lanes scaled by dw dx / 16 (a power of two: the f32 products a shifted nibble
+   gives, where dw dx / 16 is not subnormal).
+   A row's blocks run 8 at a time: each pair's nibbles by two 16-byte broadcast
+   loads (no permute), the four vpdpbusd results' 4-lane groups summed in i32 (an unpack tree:
+   exact) into one vector, lanes [lo of b, b+2, b+4, b+6 | lo of b+1, b+3, b+5, b+7 | their hi
+   | ...] plus the offsets -8 sx, then one conversion and one FMA by the matching 16 scales (the
+   row's 8 dw picked from its first 128 bytes by one vpermt2w): where a scale a lane per pair
+   would cost a permute, a conversion and an FMA per pair of blocks. The last nb % 8 blocks run
+   a pair a step (genie__qdotr_q4_vbmi's tail): the pair's 36 bytes at w + 18 b loaded under a
+   mask (no byte past them is read) and permuted into place, its scales a lane each (an odd last
+   block as a pair with b+1's bytes masked to zero). Each y[i] is the one-row dot's value up to
+   the order of its f32 sums (the i32 sums of a block's lanes are exact either way). */
 #define GENIE__VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx2,fma,f16c")))
 static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
-/* one row's step of genie__qdot4_q4_vbmi: its blocks b, b+1 (loaded in V) with their scales
-   dw dx in lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
+/* blocks p0 and p1's nibble bytes as [p0's | p1's | p0's | p1's] */
+static inline __attribute__((always_inline)) GENIE__VBMI __m512i genie__q4_pair(const unsigned char *p0, const unsigned char *p1) {
+    return _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p0 + 2))), 0xF0F0,
+                                       _mm_loadu_si128((const __m128i *)(p1 + 2)));
+}
+/* lane l of 128-bit group g of the result: the sum of group g's 4 lanes of input l (exact in i32) */
+static inline __attribute__((always_inline)) GENIE__VBMI __m512i genie__q4_red(__m512i p0, __m512i p1, __m512i p2, __m512i p3) {
+    const __m512i t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(p0, p1), _mm512_unpackhi_epi32(p0, p1));
+    const __m512i t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(p2, p3), _mm512_unpackhi_epi32(p2, p3));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
+}
+/* one row's 8 blocks from WB (its block b) into the accumulator A */
+#define GENIE__Q4G_ROW(A, WB)                                                                                           \
+    do {                                                                                                                \
+        const unsigned char *wb_ = (WB);                                                                                \
+        const __m512i p0_ = _mm512_dpbusd_epi32(z, _mm512_and_si512(genie__q4_pair(wb_, wb_ + 18), m4), x0);            \
+        const __m512i p1_ = _mm512_dpbusd_epi32(z, _mm512_and_si512(genie__q4_pair(wb_ + 36, wb_ + 54), m4), x1);       \
+        const __m512i p2_ = _mm512_dpbusd_epi32(z, _mm512_and_si512(genie__q4_pair(wb_ + 72, wb_ + 90), m4), x2);       \
+        const __m512i p3_ = _mm512_dpbusd_epi32(z, _mm512_and_si512(genie__q4_pair(wb_ + 108, wb_ + 126), m4), x3);     \
+        const __m512i t_ = _mm512_add_epi32(genie__q4_red(p0_, p1_, p2_, p3_), off);                                    \
+        const __m512i dw_ = _mm512_permutex2var_epi16(_mm512_loadu_si512((const void *)wb_), id, _mm512_loadu_si512((const void *)(wb_ + 64))); \
+        A = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t_), _mm512_mul_ps(_mm512_cvtph_ps(_mm512_castsi512_si256(dw_)), dxv), A); \
+    } while (0)
+/* one row's pair step (the tail): its blocks b, b+1 (loaded in V) with their scales dw dx in
+   lanes (its 2 of the 8 floats in S: IS picks them) into the accumulator A */
 #define GENIE__Q4_VBMI_ROW(A, V, IS, SC)                                                                                 \
     do {                                                                                                                \
         const __m512i pb_ = _mm512_permutexvar_epi8(iw, (V));                                                           \
@@ -12457,7 +12484,33 @@ static inline __attribute__((always_inline)) GENIE__VBMI void genie__qdotr_q4_vb
                                         0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll, 0x0F0F0F0F0F0F0F0Fll); /* 0xF | 0xF0 */
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     int64_t b;
-    for (b = 0; b < nb; b += 2) {
+    for (b = 0; b + 8 <= nb; b += 8) { /* blocks b..b+7 of the R rows; the next R rows' same bytes prefetched */
+        /* the row's 8 dw (words 9 j of its first 128 bytes) in the lanes' order, blocks 0 2 4 6 1 3 5 7, twice */
+        const __m512i id = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            63, 45, 27, 9, 54, 36, 18, 0, 63, 45, 27, 9, 54, 36, 18, 0);
+        const __m256i eo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7), z8 = _mm256_setzero_si256();
+        const __m512i z = _mm512_setzero_si512();
+        const __m512i x0 = _mm512_permutexvar_epi8(ix, _mm512_loadu_si512((const void *)(q + 32 * b)));
+        const __m512i x1 = _mm512_permutexvar_epi8(ix, _mm512_loadu_si512((const void *)(q + 32 * b + 64)));
+        const __m512i x2 = _mm512_permutexvar_epi8(ix, _mm512_loadu_si512((const void *)(q + 32 * b + 128)));
+        const __m512i x3 = _mm512_permutexvar_epi8(ix, _mm512_loadu_si512((const void *)(q + 32 * b + 192)));
+        const __m256 dx8 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(d + b), eo);
+        const __m512 dxv = _mm512_insertf32x8(_mm512_castps256_ps512(dx8), _mm256_mul_ps(dx8, _mm256_set1_ps(0.0625f)), 1);
+        const __m256i o8 = _mm256_sub_epi32(z8, _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(s + b)), 3));
+        const __m512i off = _mm512_zextsi256_si512(_mm256_permutevar8x32_epi32(o8, eo));
+        genie__qpf(w + R * rowb + 18 * R * b, 144 * R);
+        GENIE__Q4G_ROW(a0, w + 18 * b);
+        GENIE__Q4G_ROW(a1, w + rowb + 18 * b);
+        GENIE__Q4G_ROW(a2, w + 2 * rowb + 18 * b);
+        GENIE__Q4G_ROW(a3, w + 3 * rowb + 18 * b);
+        if (R == 8) {
+            GENIE__Q4G_ROW(a4, w + 4 * rowb + 18 * b);
+            GENIE__Q4G_ROW(a5, w + 5 * rowb + 18 * b);
+            GENIE__Q4G_ROW(a6, w + 6 * rowb + 18 * b);
+            GENIE__Q4G_ROW(a7, w + 7 * rowb + 18 * b);
+        }
+    }
+    for (; b < nb; b += 2) {
         const int two = b + 1 < nb;
         const __mmask64 mw = two ? 0xFFFFFFFFFull : 0x3FFFFull;
         const __m512i x = _mm512_permutexvar_epi8(ix, _mm512_maskz_loadu_epi8(two ? ~0ull : 0xFFFFFFFFull, q + 32 * b));
@@ -12538,6 +12591,11 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
     const int64_t groups = (N + 3) / 4, chunk = genie__qchunk(groups, nth);
+    const int64_t oo = n->out->off;
+    const int f32out = n->dtype == GENIE_F32;
+    char *const out = (char *)GENIE__OUT(n);
+    const unsigned char *w0;
+    ptrdiff_t rowb;
     int64_t lo, hi, r, c, c0, k;
     int8_t *q;
     float *d, *xf;
@@ -12564,26 +12622,27 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
+    /* weight row c at w0 + c * rowb (whole blocks, genie__qrows_ok); out row r at out + (oo + r * N) */
+    w0 = genie__qrow(GENIE__IN(n, 1), wv, wdt, 0);
+    rowb = N > 1 ? genie__qrow(GENIE__IN(n, 1), wv, wdt, 1) - w0 : 0;
     while (genie__take(p, nth, groups, chunk, &lo, &hi))
         for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
             const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
             for (r = 0; r < rows; r++)
                 for (c = c0; c < c1;) {
-                    const unsigned char *wr = genie__qrow(GENIE__IN(n, 1), wv, wdt, c);
+                    const unsigned char *wr = w0 + c * rowb;
                     float v[8];
                     int j, nv = 1;
                     if (dot8 && c + 8 <= c1) {
-                        dot8(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        dot8(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 8;
                     } else if (dot4 && c + 4 <= c1) {
-                        dot4(wdt, wr, genie__qrow(GENIE__IN(n, 1), wv, wdt, c + 1) - wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                        dot4(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
                         nv = 4;
                     } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
-                    for (j = 0; j < nv; j++, c++) {
-                        const int64_t o = n->out->off + r * N + c;
-                        if (n->dtype == GENIE_F32) ((float *)GENIE__OUT(n))[o] = v[j];
-                        else genie__stf(GENIE__OUT(n), o, n->dtype, v[j]);
-                    }
+                    if (f32out) memcpy(out + 4 * (oo + r * N + c), v, (size_t)nv * 4), c += nv;
+                    else
+                        for (j = 0; j < nv; j++, c++) genie__stf(out, oo + r * N + c, n->dtype, v[j]);
                 }
         }
     GENIE_FREE(mem);

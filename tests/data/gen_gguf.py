@@ -82,6 +82,11 @@ w.add_tensor("q4_1", quantize(rng.standard_normal((2, 32)).astype(np.float32), Q
 x = rng.standard_normal((21, 96)).astype(np.float32)  # Q4_0, an odd count of blocks a row: 8-row kernels and tails
 w.add_tensor("q4_0odd", quantize(x, Q.Q4_0), raw_dtype=Q.Q4_0)
 tensors["q4_0odd"] = dequantize(quantize(x, Q.Q4_0), Q.Q4_0)
+# Q4_0 decode: rows of one and two blocks, one whole group of 8 blocks, 16 groups and a block
+for name, shape in (("q4_0k32", (11, 32)), ("q4_0k64", (9, 64)), ("q4_0g8", (13, 256)), ("q4_0long", (11, 4128))):
+    q = quantize(rng.standard_normal(shape).astype(np.float32), Q.Q4_0)
+    w.add_tensor(name, q, raw_dtype=Q.Q4_0)
+    tensors[name] = dequantize(q, Q.Q4_0)
 w.write_header_to_file()
 w.write_kv_data_to_file()
 w.write_tensors_to_file()

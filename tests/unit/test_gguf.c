@@ -62,7 +62,7 @@ static void t_meta(void) {
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_s", 0, &i) == GENIE_ERR_DTYPE);
     CHECK(genie_gguf_meta_i64_at(g, "t.arr_b", 0, &i) == GENIE_OK && i == 1);
     CHECK(genie_gguf_meta_count(g) >= 16 && genie_gguf_meta_key(g, genie_gguf_meta_count(g)) == NULL);
-    CHECK(genie_gguf_count(g) == 14 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
+    CHECK(genie_gguf_count(g) == 18 && genie_gguf_name(g, 0) && strcmp(genie_gguf_name(g, 0), "f32") == 0);
     CHECK(genie_status(ctx) == GENIE_OK);
     genie_gguf_close(g);
     genie_ctx_destroy(ctx);
@@ -102,8 +102,11 @@ static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
     {"q8_0big", GENIE_Q8_0, 33, 288}, {"q4_0big", GENIE_Q4_0, 19, 320},
     {"q8_0tall", GENIE_Q8_0, 600, 64}, /* prefill: panels of 512 rows */
     {"q4_0odd", GENIE_Q4_0, 21, 96},
-    {"q4_kwide", GENIE_Q4_K, 40, 256}, {"q6_kwide", GENIE_Q6_K, 35, 256}}; /* prefill: a whole 32-row panel and a tail */
-#define NQT 10
+    {"q4_kwide", GENIE_Q4_K, 40, 256}, {"q6_kwide", GENIE_Q6_K, 35, 256}, /* prefill: a whole 32-row panel and a tail */
+    /* Q4_0 decode (8 blocks a row a step, then pairs): rows of 1 and 2 blocks, one group, 16 groups and a block */
+    {"q4_0k32", GENIE_Q4_0, 11, 32}, {"q4_0k64", GENIE_Q4_0, 9, 64}, {"q4_0g8", GENIE_Q4_0, 13, 256}, {"q4_0long", GENIE_Q4_0, 11, 4128}};
+#define NQT 14
+#define QT_KMAX 4128 /* the longest row above */
 #define NPATHS 5
 static const genie_cpu paths[NPATHS] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512, GENIE_CPU_AMX};
 static void t_dequant(void) {
@@ -222,7 +225,7 @@ static void t_products(void) {
                 CHECK(genie_read(ctx, genie_matmul(ctx, xt, genie_t(ctx, w)), GENIE_F32, got2, (size_t)(M * N) * 4) == GENIE_OK);
                 for (m = 0; m < M; m++)
                     for (n = 0; n < N; n++) {
-                        double xr[4096], r = 0;
+                        double xr[QT_KMAX], r = 0;
                         for (i = 0; i < K; i++) {
                             xr[i] = (float)x[m * K + i];
                             r += xr[i] * (double)wref[n * K + i];
@@ -245,7 +248,7 @@ static void t_products(void) {
                 if (bad) printf("  %s path %s M=%lld: %lld outside the bound\n", QT[k].name, genie_cpu_name(paths[p]), (long long)M, (long long)bad);
                 /* embedding of rows: dequantized rows */
                 if (mi == 0) {
-                    static float rows[3 * 4096];
+                    static float rows[3 * QT_KMAX];
                     genie_tensor *it = genie_from_data(ctx, GENIE_I64, 1, is, idx);
                     e = genie_embedding(ctx, w, it);
                     CHECK(e && genie_dtype_of(e) == GENIE_F32 && genie_read(ctx, e, GENIE_F32, rows, sizeof rows) == GENIE_OK);
@@ -334,7 +337,7 @@ static void t_prefill_inputs(void) {
    avx512, amx) they are NaN, since no int8 value stands for either; the other rows stay
    finite. */
 static void t_nonfinite_x(void) {
-    static const int ks[4] = {0, 1, 2, 3}; /* q8_0, q4_0, q4_k, q6_k */
+    static const int ks[5] = {0, 1, 2, 3, 13}; /* q8_0, q4_0, q4_k, q6_k, q4_0long (its 8-block steps) */
     static const int64_t ms[2] = {3, 37};
     int p, k, mi;
     for (p = 0; p < NPATHS; p++) {
@@ -343,7 +346,7 @@ static void t_nonfinite_x(void) {
         if (!genie_cpu_supported(paths[p])) continue;
         ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
-        for (k = 0; k < 4 && g; k++)
+        for (k = 0; k < 5 && g; k++)
             for (mi = 0; mi < 2; mi++) {
                 const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = ms[mi], xs[2] = {M, K};
                 const int quantized = paths[p] >= GENIE_CPU_AVX2;
