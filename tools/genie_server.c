@@ -2045,7 +2045,7 @@ int main(int argc, char **argv) {
             continue;
         }
         idle_since = 0;
-        if (s.npooled) sv_pool_trim(&s, s.pool_budget, grx_now() - SV_POOL_IDLE_S); /* blocks unused a while go back */
+        sv_pool_trim(&s, s.pool_budget, grx_now() - SV_POOL_IDLE_S); /* blocks unused a while go back to the OS */
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
             struct pollfd pfd[2];
             pfd[0].fd = efd, pfd[1].fd = s.wake[0];
