@@ -928,6 +928,37 @@ static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const
 static int sv_same_shape(genie_tensor *r, const gr_view *v) {
     return genie_ndim(r) == v->ndim && memcmp(genie_shape(r), v->shape, (size_t)v->ndim * 8) == 0;
 }
+/* 1 if strides lay the shape out row-major from its first element (size-1 dims aside) */
+static int sv_dense(int nd, const int64_t *shape, const int64_t *strides) {
+    int64_t run = 1;
+    int d;
+    for (d = nd - 1; d >= 0; d--) {
+        if (shape[d] != 1 && strides[d] != run) return 0;
+        run *= shape[d];
+    }
+    return 1;
+}
+/* Source src (of rank nd: 0 for a source flagged 0-dim) reads a buffer that op p of the same
+   RUN wrote last, with result pr: the source as a view of pr, so the op reads p's result as
+   genie holds it rather than the bytes p stores, and p's segment need not be stored and
+   realized before it. NULL (read the stored bytes) unless p writes a dense view wholly (not in
+   place, not index_copy), pr is dense from its first element, the dtypes agree and every
+   element src reads lies inside p's view: then element e of the buffer is element
+   e - p->out.off of pr. */
+static genie_tensor *sv_src_of_op(genie_ctx *g, const gr_op *p, genie_tensor *pr, const gr_src *src, int nd) {
+    int64_t hi = src->v.off, n = gr_view_numel(&p->out);
+    int d;
+    if (!pr || p->inplace || p->op == GR_OP_INDEX_COPY || src->dtype != p->dtype || GR_DT_BLOCK(src->dtype) ||
+        !sv_dense(p->out.ndim, p->out.shape, p->out.strides) || genie_storage_offset(pr) != 0 ||
+        !sv_dense(genie_ndim(pr), genie_shape(pr), genie_strides(pr)))
+        return NULL;
+    for (d = 0; d < nd; d++) { /* the last element src reads (views' strides are not negative) */
+        if (src->v.shape[d] == 0) return NULL;
+        hi += (src->v.shape[d] - 1) * src->v.strides[d];
+    }
+    if (src->v.off < p->out.off || hi >= p->out.off + n) return NULL;
+    return genie_as_strided(g, pr, nd, src->v.shape, src->v.strides, src->v.off - p->out.off);
+}
 
 /* ---- work by module, phase and role ---- */
 /* The row of (module, phase, role) (the strings not terminated), made if new; past
@@ -1159,17 +1190,27 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     }
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
-        genie_tensor *t[GR_MAX_IN], *r;
+        genie_tensor *t[GR_MAX_IN], *r, *from_op[GR_MAX_IN];
         int k;
         uint32_t p;
-        for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
-            for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
-                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
+        for (k = 0; k < o->nin; k++) { /* a buffer an op of this segment wrote last: read that op's result
+                                          where it holds what the source reads (sv_src_of_op), else store
+                                          the segment first */
+            from_op[k] = NULL;
+            for (p = i; p-- > seg && o->in[k].kind == GR_SRC_BUF;)
+                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref) {
+                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) break;
                     if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
+                    break;
                 }
+        }
         for (k = 0; k < o->nin && !code; k++) {
             const gr_src *src = &o->in[k];
+            if (from_op[k]) {
+                t[k] = from_op[k];
+                continue;
+            }
             size_t es = GR_DT_BLOCK(src->dtype) ? 1 : gr_dtype_size[src->dtype];
             int64_t ext = (o->zero >> k & 1) ? src->v.off + 1 : gr_view_extent(&src->v); /* 0-dim: the element at its offset */
             if (src->kind == GR_SRC_BUF) {
