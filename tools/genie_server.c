@@ -944,11 +944,14 @@ static int sv_dense(int nd, const int64_t *shape, const int64_t *strides) {
    realized before it. NULL (read the stored bytes) unless p writes a dense view wholly (not in
    place, not index_copy), pr is dense from its first element, the dtypes agree and every
    element src reads lies inside p's view: then element e of the buffer is element
-   e - p->out.off of pr. */
+   e - p->out.off of pr. And unless pr is still to be computed: genie computes it into memory
+   of its own, whereas a result that is materialized already may be a view of a buffer's bytes
+   (an op genie answers with its source, a to() of the same dtype), which a store earlier in
+   the segment may overwrite before this op's result is stored. */
 static genie_tensor *sv_src_of_op(genie_ctx *g, const gr_op *p, genie_tensor *pr, const gr_src *src, int nd) {
     int64_t hi = src->v.off, n = gr_view_numel(&p->out);
     int d;
-    if (!pr || p->inplace || p->op == GR_OP_INDEX_COPY || src->dtype != p->dtype || GR_DT_BLOCK(src->dtype) ||
+    if (!pr || genie_is_materialized(pr) || p->inplace || p->op == GR_OP_INDEX_COPY || src->dtype != p->dtype || GR_DT_BLOCK(src->dtype) ||
         !sv_dense(p->out.ndim, p->out.shape, p->out.strides) || genie_storage_offset(pr) != 0 ||
         !sv_dense(genie_ndim(pr), genie_shape(pr), genie_strides(pr)))
         return NULL;
