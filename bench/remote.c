@@ -7,8 +7,11 @@
  *                vs  a genie step: exp of one element (a RUN_CACHED after the first) + GET
  *   64 MiB       raw UCX: one message + empty reply, 2 MiB eager messages one at a time + their
  *                replies, and the PUT's own messages (8 parts in flight) + their replies
- *                vs  PUT sent first (PUT_PARTs and a PUT claiming no hash): until usable (+ PING)
- *                and until hashed (the server's HASHED back), and PUT hashed first + PING
+ *                vs  PUT sent first (PUT_PARTs and a PUT claiming no hash): until usable (+ PING),
+ *                into fresh memory (the server's first uploads) and into a recycled block (its
+ *                pool, the steady state), until hashed (the server's HASHED back), and PUT hashed
+ *                first + PING (new bytes each time, all cached: the first into the pool's block,
+ *                the rest fresh)
  *   MLP step     [8, 256] -> 512 -> 16, softmax: remote vs local, bytes a step
  *   block        a pre-norm encoder block [1, 32, 256]: remote vs local, bytes and CPU nodes a step
  *   qlinear      x [1, 4096] @ a q8_0 and a q4_0 [4096, 4096] weight, relu, and a token's row of a
@@ -542,7 +545,7 @@ int main(void) {
     int fds[2], eport = 0, sport = 0, i;
     pid_t echo, srv;
     peer e, s;
-    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, stream_bw, put_bw, usable_bw, hashed_bw, pattern_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
+    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, stream_bw, put_bw, usable_bw, fresh_bw, hashed_bw, pattern_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
     int hthreads = (int)sysconf(_SC_NPROCESSORS_ONLN) > 8 ? 8 : (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t big = (size_t)64 << 20;
     uint8_t *data = (uint8_t *)malloc(big), hash[32], hello[36];
@@ -649,8 +652,12 @@ int main(void) {
         pattern_bw = (double)big / best / 1e9;
         best = 1e9;
         kill(echo, SIGSTOP);
-        for (i = 0; i < 5; i++) { /* send first (bytes genie holds): the PUT_PARTs and a PUT claiming no hash,
-                                     usable when the PING's OK comes, hashed when the HASHED comes */
+        double best_fresh = 1e9;
+        for (i = 0; i < 7; i++) { /* send first (bytes genie holds): the PUT_PARTs and a PUT claiming no hash,
+                                     usable when the PING's OK comes, hashed when the HASHED comes. The
+                                     same bytes each time: the first two land in fresh memory (the first
+                                     is cached, the second's buffer moves to that copy once hashed and
+                                     its block goes to the server's pool), the rest in that recycled block */
             uint64_t msgs = 0, bytes = 0;
             uint8_t none[32] = {0};
             double t_ok = 0, t_hashed = 0;
@@ -660,10 +667,12 @@ int main(void) {
                 printf("FAIL PUT sent first\n");
                 break;
             }
-            if (t_ok < best) best = t_ok;
+            if (i < 2 && t_ok < best_fresh) best_fresh = t_ok;
+            if (i >= 2 && t_ok < best) best = t_ok;
             if (t_hashed < best_hashed) best_hashed = t_hashed;
         }
         usable_bw = (double)big / best / 1e9;
+        fresh_bw = (double)big / best_fresh / 1e9;
         hashed_bw = (double)big / best_hashed / 1e9;
         best = 1e9;
         for (i = 0; i < 5; i++) { /* hash first (a weight from a file: then HAS, here a miss), PUT claiming it + PING */
@@ -697,7 +706,13 @@ int main(void) {
         }
         tree_bw = (double)big / best / 1e9;
     }
-    printf("bench-remote (loopback, UCX_TLS=tcp; best of runs)\n");
+    {
+        double l = -1; /* other work on the cores moves every row: printed beside them */
+        FILE *f = fopen("/proc/loadavg", "r");
+        if (f && fscanf(f, "%lf", &l) != 1) l = -1;
+        if (f) fclose(f);
+        printf("bench-remote (loopback, UCX_TLS=tcp; best of runs; 1-minute load %.2f)\n", l);
+    }
     printf("  %-44s %10.1f us\n", "raw UCX active-message round trip", raw_rtt * 1e6);
     printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie-server PING round trip", ping_rtt * 1e6, ping_rtt / raw_rtt);
     printf("  %-44s %10.1f us  (%.2fx raw)\n", "empty RUN + PING", empty_rtt * 1e6, empty_rtt / raw_rtt);
@@ -708,7 +723,10 @@ int main(void) {
     {
         double rawb = raw_bw > stream_bw ? raw_bw : stream_bw;
         if (pattern_bw > rawb) rawb = pattern_bw;
-        printf("  %-44s %10.2f GB/s  (%.0f%% of the best raw)\n", "64 MiB PUT sent first, until usable (+ PING)", usable_bw, 100 * usable_bw / rawb);
+        printf("  %-44s %10.2f GB/s  (%.0f%% of the best raw: the server's first uploads, into fresh pages)\n",
+               "64 MiB PUT sent first, fresh memory (+ PING)", fresh_bw, 100 * fresh_bw / rawb);
+        printf("  %-44s %10.2f GB/s  (%.0f%% of the best raw: steady state, into a recycled block)\n",
+               "64 MiB PUT sent first, until usable (+ PING)", usable_bw, 100 * usable_bw / rawb);
         printf("  %-44s %10.2f GB/s  (%.0f%%: the server's hash after the bytes)\n", "  the same, until hashed (its HASHED back)", hashed_bw,
                100 * hashed_bw / rawb);
         printf("  %-44s %10.2f GB/s  (%.0f%%: the client's hash first, as for a weight from a file)\n", "64 MiB PUT hashed first + PING", put_bw,

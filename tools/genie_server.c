@@ -4,7 +4,7 @@
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
  *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
- *                [--max-run-work N]
+ *                [--max-run-work N] [--pool-mb N]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -59,6 +59,8 @@
 typedef struct sv_entry { /* a PUT's bytes: a cached tensor under their hash once it is computed */
     uint8_t hash[GR_HASH_BYTES]; /* written by the hash thread while !cached, then fixed */
     uint8_t *block;       /* what to free: the PUT's payload, which data points into */
+    size_t block_cap;     /* block's bytes when it is upload memory (sv_upload_alloc), which goes
+                             back to the pool (sv_pool_give); 0: plain malloc memory */
     uint8_t *data;
     size_t size;
     int64_t refs;         /* buffers bound to it, and its hash job while it runs (pinned while > 0; under sv.mu) */
@@ -80,6 +82,8 @@ typedef struct sv_hjob {
 } sv_hjob;
 #define SV_HASH_INLINE ((uint64_t)64 << 10) /* PUTs up to this size are hashed on the loop at once */
 #define SV_HASH_NICE 10 /* the hash thread's nice value above the server's */
+#define SV_POOL_SLOTS 32  /* freed upload blocks kept at most (their bytes bounded by --pool-mb) */
+#define SV_POOL_IDLE_S 5.0 /* a kept block unused this long is given back to the OS */
 
 typedef struct sv_buf { /* a client's buffer */
     uint64_t id;
@@ -119,6 +123,7 @@ typedef struct sv_client {
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
         uint64_t id, cap, got;   /* got: the bytes received, whole leaves */
         uint8_t *data;           /* cap bytes */
+        size_t data_cap;         /* data's own bytes (its pool class, sv_upload_alloc) */
         /* the last part, copied into data on a thread of its own while the loop receives the
            next (sv_upload_wait): its message, kept until then */
         pthread_t th;
@@ -169,10 +174,109 @@ typedef struct sv {
     pthread_t hasher;
     int has_hasher, hash_hold_ms; /* --hash-hold-ms (tests): the hash thread waits this long before each hash */
     uint64_t max_run_work; /* a RUN of more work (sv_run_cost) is refused, ERROR 5 (--max-run-work) */
+    /* freed upload memory kept for the next upload of its class (sv_upload_alloc; under mu):
+       at most pool_budget bytes (--pool-mb), counted with the cache against --cache-mb */
+    struct sv_pooled { uint8_t *p; size_t cap; double since; } pooled[SV_POOL_SLOTS];
+    int npooled;
+    uint64_t pool_bytes, pool_budget, pool_peak;
+    unsigned long long pool_fresh, pool_reused; /* uploads into fresh memory, into recycled */
 } sv;
 
 static volatile sig_atomic_t sv_stop;
 static void sv_on_signal(int sig) { (void)sig; sv_stop = 1; }
+
+/* ---- recycled upload memory ----
+   An upload of 4 MiB or more lands in memory aligned to 2 MiB and advised to be backed by huge
+   pages (Linux THP), of its size rounded up to 2 MiB (its class). Freed, such a block is kept
+   for the next upload of its class (at most SV_POOL_SLOTS blocks and s->pool_budget bytes,
+   given back to the OS after SV_POOL_IDLE_S unused and when the cache needs the room) rather
+   than given back at once, which would make the next upload fault and zero fresh pages. Only
+   an upload takes a kept block, and a buffer reads upload memory only from the PUT that ends
+   the upload, once that upload has written every byte it can read ([0, size): parts in order
+   from 0, the PUT's rest last), so no client reads bytes another wrote. An upload that fails
+   gives its block back unread. */
+#define SV_HUGE ((size_t)2 << 20)
+static size_t sv_upload_class(size_t n) { return n < 2 * SV_HUGE || n > SIZE_MAX - SV_HUGE ? 0 : (n + SV_HUGE - 1) & ~(SV_HUGE - 1); }
+/* Under s->mu: takes kept blocks out, oldest first, while the pool's bytes and `more` pass
+   `budget`, while a block more would not find a slot (more > 0), or while the oldest was kept
+   before `before`; into out[] (at most SV_POOL_SLOTS), for the caller to free after unlocking. */
+static int sv_pool_shed(sv *s, uint64_t budget, uint64_t more, double before, uint8_t **out) {
+    int n = 0;
+    while (s->npooled > 0) {
+        int k, old = 0;
+        for (k = 1; k < s->npooled; k++)
+            if (s->pooled[k].since < s->pooled[old].since) old = k;
+        if (s->pool_bytes + more <= budget && s->pooled[old].since >= before && (more == 0 || s->npooled < SV_POOL_SLOTS)) break;
+        out[n++] = s->pooled[old].p;
+        s->pool_bytes -= s->pooled[old].cap;
+        s->pooled[old] = s->pooled[--s->npooled];
+    }
+    return n;
+}
+/* Gives kept blocks back to the OS: those kept before `before`, then the oldest while the pool
+   holds more than `budget` bytes. */
+static void sv_pool_trim(sv *s, uint64_t budget, double before) {
+    uint8_t *out[SV_POOL_SLOTS];
+    int n;
+    pthread_mutex_lock(&s->mu);
+    n = sv_pool_shed(s, budget, 0, before, out);
+    pthread_mutex_unlock(&s->mu);
+    while (n > 0) free(out[--n]);
+}
+/* Block p, read no more: upload memory of cap bytes (sv_upload_alloc's class) is kept for the
+   next upload of its class, making room by giving back the oldest kept; cap 0 (malloc memory,
+   or a class over the pool's budget): freed. */
+static void sv_pool_give(sv *s, uint8_t *p, size_t cap) {
+    uint8_t *out[SV_POOL_SLOTS + 1];
+    int n = 0;
+    if (!p) return;
+    pthread_mutex_lock(&s->mu);
+    if (cap == 0 || cap > s->pool_budget) {
+        out[n++] = p;
+    } else {
+        n = sv_pool_shed(s, s->pool_budget, cap, 0, out);
+        s->pooled[s->npooled].p = p, s->pooled[s->npooled].cap = cap, s->pooled[s->npooled].since = grx_now();
+        s->npooled++;
+        s->pool_bytes += cap;
+        if (s->pool_bytes > s->pool_peak) s->pool_peak = s->pool_bytes;
+    }
+    pthread_mutex_unlock(&s->mu);
+    while (n > 0) free(out[--n]);
+}
+/* n bytes for an upload in parts, freed by sv_pool_give(p, *cap): under 4 MiB malloc memory
+   (*cap 0); else a kept block of n's class, or a fresh one (the kept ones given back first
+   when there is no memory for it). */
+static uint8_t *sv_upload_alloc(sv *s, size_t n, size_t *cap) {
+    size_t want = sv_upload_class(n);
+    void *p = NULL;
+    int k;
+    *cap = 0;
+    if (!want) return (uint8_t *)malloc(n ? n : 1);
+    pthread_mutex_lock(&s->mu);
+    for (k = s->npooled - 1; k >= 0 && s->pooled[k].cap != want; k--) {}
+    if (k >= 0) {
+        p = s->pooled[k].p;
+        s->pool_bytes -= want;
+        s->pooled[k] = s->pooled[--s->npooled];
+        s->pool_reused++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!p) {
+        if (posix_memalign(&p, SV_HUGE, want) != 0) {
+            sv_pool_trim(s, 0, 0);
+            p = NULL;
+            if (posix_memalign(&p, SV_HUGE, want) != 0) return NULL;
+        }
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, want, MADV_HUGEPAGE); /* advice: without THP the pages are 4 KiB */
+#endif
+        pthread_mutex_lock(&s->mu);
+        s->pool_fresh++;
+        pthread_mutex_unlock(&s->mu);
+    }
+    *cap = want;
+    return (uint8_t *)p;
+}
 
 /* ---- the cache ---- */
 static unsigned sv_hslot(const uint8_t *h) { return (unsigned)(h[0] | h[1] << 8) % SV_BUCKETS; }
@@ -196,8 +300,12 @@ static void sv_touch(sv *s, sv_entry *e) {
     else s->oldest = e;
     s->newest = e;
 }
-static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within budget */
-    sv_entry *e, *next;
+/* The cache within --cache-mb with the kept upload blocks: the pool gives way first, then
+   unpinned entries go, oldest first (their blocks to the pool where there is room left). */
+static uint64_t sv_cache_room(const sv *s) { return s->cache_bytes < s->cache_budget ? s->cache_budget - s->cache_bytes : 0; }
+static void sv_evict(sv *s) {
+    sv_entry *e, *next, *gone = NULL;
+    sv_pool_trim(s, sv_cache_room(s), 0);
     pthread_mutex_lock(&s->mu);
     e = s->oldest;
     for (; e && s->cache_bytes > s->cache_budget; e = next) {
@@ -208,10 +316,17 @@ static void sv_evict(sv *s) { /* unpinned entries, oldest first, until within bu
         *pp = e->hnext;
         sv_lru_unlink(s, e);
         s->cache_bytes -= e->size;
-        free(e->block);
-        free(e);
+        e->hnext = gone;
+        gone = e;
     }
     pthread_mutex_unlock(&s->mu);
+    if (!gone) return;
+    for (; gone; gone = next) {
+        next = gone->hnext;
+        sv_pool_give(s, gone->block, gone->block_cap);
+        free(gone);
+    }
+    sv_pool_trim(s, sv_cache_room(s), 0);
 }
 
 /* Drops one ref of e: a private entry (not cached) is freed at 0; a cached one stays for sv_evict. */
@@ -221,7 +336,7 @@ static void sv_entry_unref(sv *s, sv_entry *e) {
     gone = --e->refs == 0 && !e->cached;
     pthread_mutex_unlock(&s->mu);
     if (gone) {
-        free(e->block);
+        sv_pool_give(s, e->block, e->block_cap);
         free(e);
     }
 }
@@ -288,19 +403,6 @@ static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
     if (b->err) strcpy(b->err, why);
 }
 
-/* n bytes for an upload in parts, freed with free(): from 4 MiB on aligned to 2 MiB and advised
-   to be backed by huge pages (Linux THP), so the first write of each 2 MiB costs one page fault
-   rather than 512 (fresh 4 KiB pages fault in slower than a PUT's bytes arrive on loopback). */
-#define SV_HUGE ((size_t)2 << 20)
-static uint8_t *sv_upload_alloc(size_t n) {
-    void *p = NULL;
-    if (n < 2 * SV_HUGE) return (uint8_t *)malloc(n ? n : 1);
-    if (posix_memalign(&p, SV_HUGE, n) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, n & ~(SV_HUGE - 1), MADV_HUGEPAGE); /* advice: without THP the pages are 4 KiB */
-#endif
-    return (uint8_t *)p;
-}
 /* The part being hashed (if any) done, its message freed. */
 static void sv_upload_wait(sv *s, sv_client *c) {
     if (!c->up.busy) return;
@@ -320,7 +422,7 @@ static void sv_upload_drop(sv *s, sv_client *c, const char *why) {
     sv_upload_wait(s, c);
     if (why && c->up.data && (b = sv_buf_find(c, c->up.id))) sv_buf_fail(s, c, b, why);
     if (why && c->up.data) c->up_failed = c->up.id;
-    free(c->up.data);
+    sv_pool_give(s, c->up.data, c->up.data_cap); /* unread: no buffer read it */
     memset(&c->up, 0, sizeof c->up);
 }
 /* The counter of bytes queued for ep's client (grx.queued), or NULL. */
@@ -826,6 +928,40 @@ static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const
 static int sv_same_shape(genie_tensor *r, const gr_view *v) {
     return genie_ndim(r) == v->ndim && memcmp(genie_shape(r), v->shape, (size_t)v->ndim * 8) == 0;
 }
+/* 1 if strides lay the shape out row-major from its first element (size-1 dims aside) */
+static int sv_dense(int nd, const int64_t *shape, const int64_t *strides) {
+    int64_t run = 1;
+    int d;
+    for (d = nd - 1; d >= 0; d--) {
+        if (shape[d] != 1 && strides[d] != run) return 0;
+        run *= shape[d];
+    }
+    return 1;
+}
+/* Source src (of rank nd: 0 for a source flagged 0-dim) reads a buffer that op p of the same
+   RUN wrote last, with result pr: the source as a view of pr, so the op reads p's result as
+   genie holds it rather than the bytes p stores, and p's segment need not be stored and
+   realized before it. NULL (read the stored bytes) unless p writes a dense view wholly (not in
+   place, not index_copy), pr is dense from its first element, the dtypes agree and every
+   element src reads lies inside p's view: then element e of the buffer is element
+   e - p->out.off of pr. And unless pr is still to be computed: genie computes it into memory
+   of its own, whereas a result that is materialized already may be a view of a buffer's bytes
+   (an op genie answers with its source, a to() of the same dtype), which a store earlier in
+   the segment may overwrite before this op's result is stored. */
+static genie_tensor *sv_src_of_op(genie_ctx *g, const gr_op *p, genie_tensor *pr, const gr_src *src, int nd) {
+    int64_t hi = src->v.off, n = gr_view_numel(&p->out);
+    int d;
+    if (!pr || genie_is_materialized(pr) || p->inplace || p->op == GR_OP_INDEX_COPY || src->dtype != p->dtype || GR_DT_BLOCK(src->dtype) ||
+        !sv_dense(p->out.ndim, p->out.shape, p->out.strides) || genie_storage_offset(pr) != 0 ||
+        !sv_dense(genie_ndim(pr), genie_shape(pr), genie_strides(pr)))
+        return NULL;
+    for (d = 0; d < nd; d++) { /* the last element src reads (views' strides are not negative) */
+        if (src->v.shape[d] == 0) return NULL;
+        hi += (src->v.shape[d] - 1) * src->v.strides[d];
+    }
+    if (src->v.off < p->out.off || hi >= p->out.off + n) return NULL;
+    return genie_as_strided(g, pr, nd, src->v.shape, src->v.strides, src->v.off - p->out.off);
+}
 
 /* ---- work by module, phase and role ---- */
 /* The row of (module, phase, role) (the strings not terminated), made if new; past
@@ -1057,17 +1193,27 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     }
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
-        genie_tensor *t[GR_MAX_IN], *r;
+        genie_tensor *t[GR_MAX_IN], *r, *from_op[GR_MAX_IN];
         int k;
         uint32_t p;
-        for (k = 0; k < o->nin; k++) /* a buffer an op of this segment writes: store the segment first */
-            for (p = seg; p < i && o->in[k].kind == GR_SRC_BUF; p++)
-                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref && p >= seg) {
+        for (k = 0; k < o->nin; k++) { /* a buffer an op of this segment wrote last: read that op's result
+                                          where it holds what the source reads (sv_src_of_op), else store
+                                          the segment first */
+            from_op[k] = NULL;
+            for (p = i; p-- > seg && o->in[k].kind == GR_SRC_BUF;)
+                if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref) {
+                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) break;
                     if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
+                    break;
                 }
+        }
         for (k = 0; k < o->nin && !code; k++) {
             const gr_src *src = &o->in[k];
+            if (from_op[k]) {
+                t[k] = from_op[k];
+                continue;
+            }
             size_t es = GR_DT_BLOCK(src->dtype) ? 1 : gr_dtype_size[src->dtype];
             int64_t ext = (o->zero >> k & 1) ? src->v.off + 1 : gr_view_extent(&src->v); /* 0-dim: the element at its offset */
             if (src->kind == GR_SRC_BUF) {
@@ -1337,7 +1483,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
                 sv_error(s, c, h.id, GR_E_LIMIT, "PUT_PART: the client's tensors would exceed its budget (--client-mb)");
                 break;
             }
-            c->up.data = sv_upload_alloc((size_t)q.cap);
+            c->up.data = sv_upload_alloc(s, (size_t)q.cap, &c->up.data_cap);
             if (!c->up.data) {
                 sv_upload_drop(s, c, NULL);
                 sv_buf_fail(s, c, b, "PUT: out of memory");
@@ -1355,6 +1501,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     }
     case GR_PUT: { /* the buffer reads the bytes at once; their hash is computed after (sv_hash_start) */
         uint8_t *block = NULL, *data = NULL; /* the tensor's bytes: the upload's, or the payload */
+        size_t block_cap = 0;                /* the upload's block: sv_pool_give's cap */
         uint64_t total = q.bytes;
         sv_entry *e;
         sv_buf *b;
@@ -1373,6 +1520,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             else {
                 if (q.bytes) memcpy(c->up.data + c->up.got, q.data, (size_t)q.bytes);
                 block = data = c->up.data;
+                block_cap = c->up.data_cap;
                 c->up.data = NULL;
             }
             sv_upload_drop(s, c, NULL);
@@ -1382,7 +1530,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             block = m->data;
             data = q.bytes ? (uint8_t *)q.data : m->data;
         }
-        if (!(b = sv_buf_get(c, q.buf))) { if (block != m->data) free(block); sv_error(s, c, h.id, GR_E_LIMIT, "PUT: too many buffers"); break; }
+        if (!(b = sv_buf_get(c, q.buf))) { if (block != m->data) sv_pool_give(s, block, block_cap); sv_error(s, c, h.id, GR_E_LIMIT, "PUT: too many buffers"); break; }
         if (total == (uint64_t)-1) {
             sv_buf_fail(s, c, b, "PUT: its parts and its rest exceed its cap");
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: its parts and its rest exceed its cap");
@@ -1394,18 +1542,19 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             break;
         }
         if (c->bound_bytes + total > s->client_budget) { /* bound tensors are pinned: bounded per client */
-            if (block != m->data) free(block);
+            if (block != m->data) sv_pool_give(s, block, block_cap);
             sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
             break;
         }
         if (!(e = (sv_entry *)calloc(1, sizeof *e))) {
-            if (block != m->data) free(block);
+            if (block != m->data) sv_pool_give(s, block, block_cap);
             sv_buf_fail(s, c, b, "PUT: out of memory");
             sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
             break;
         }
         e->block = block; /* the entry keeps the received bytes: no copy */
+        e->block_cap = block_cap;
         e->data = data;
         if (block == m->data) m->data = NULL;
         e->size = (size_t)total;
@@ -1741,20 +1890,22 @@ static int sv_backend_check(const char *backend) {
 static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
-                    "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N]\n"
+                    "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N] [--pool-mb N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
                     "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
                     "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n"
                     "  --max-run-work N a RUN of more work (flops plus 16 per element read or written, summed over its ops)\n"
-                    "                   is refused with ERROR 5 naming the limit (default 1e13)\n");
+                    "                   is refused with ERROR 5 naming the limit (default 1e13)\n"
+                    "  --pool-mb N      freed upload memory kept for the next uploads, counted in --cache-mb\n"
+                    "                   (default a quarter of --cache-mb; 0: none)\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     sv s;
     const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu";
-    long cache_mb = 1024, client_mb = 4096, payload_mb = 2048, queue_mb = 256, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long cache_mb = 1024, pool_mb = -1, client_mb = 4096, payload_mb = 2048, queue_mb = 256, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct sockaddr_storage ss;
     socklen_t sl;
     ucp_listener_params_t lp;
@@ -1784,11 +1935,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--inline-work")) inline_work = atof(v);
         else if (!strcmp(a, "--hash-hold-ms")) s.hash_hold_ms = atoi(v);
         else if (!strcmp(a, "--max-run-work")) max_run_work = atof(v);
+        else if (!strcmp(a, "--pool-mb")) pool_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
         i++;
     }
-    if (cache_mb < 0 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
+    if (cache_mb < 0 || pool_mb < -1 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||
         !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000 ||
         !(max_run_work >= 1 && max_run_work <= 1.8e19))
@@ -1802,6 +1954,7 @@ int main(int argc, char **argv) {
     if (sv_backend_check(backend) != 0) return 1;
     s.backend = strcmp(backend, "cpu") == 0 ? NULL : backend;
     s.cache_budget = (uint64_t)cache_mb << 20;
+    s.pool_budget = pool_mb < 0 ? s.cache_budget / 4 : (uint64_t)(pool_mb < cache_mb ? pool_mb : cache_mb) << 20;
     s.client_budget = (uint64_t)client_mb << 20;
     if (pipe(s.wake) != 0 || fcntl(s.wake[0], F_SETFL, O_NONBLOCK) != 0 || fcntl(s.wake[1], F_SETFL, O_NONBLOCK) != 0) {
         fprintf(stderr, "genie-server: cannot make a pipe: %s\n", strerror(errno));
@@ -1936,6 +2089,7 @@ int main(int argc, char **argv) {
             continue;
         }
         idle_since = 0;
+        sv_pool_trim(&s, s.pool_budget, grx_now() - SV_POOL_IDLE_S); /* blocks unused a while go back to the OS */
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
             struct pollfd pfd[2];
             pfd[0].fd = efd, pfd[1].fd = s.wake[0];
@@ -1972,10 +2126,13 @@ int main(int argc, char **argv) {
         free(e->block);
         free(e);
     }
+    sv_pool_trim(&s, 0, 0);
     sodium_memzero(s.key, sizeof s.key);
     printf("genie-server: stopped (at most %d RUNs at once; %llu RUNs on the loop, %llu on the pool; %llu uploads moved to a "
            "cached copy)\n",
            s.peak_jobs, s.runs_loop, s.runs_pool, s.moved);
+    printf("genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)\n",
+           s.pool_fresh, s.pool_reused, (unsigned long long)s.pool_peak, (unsigned long long)s.pool_budget);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     pthread_cond_destroy(&s.hcv);

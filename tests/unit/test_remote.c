@@ -1546,6 +1546,120 @@ static int raw_has(raw *r, uint64_t id, size_t n, int fill) {
     if (!raw_call(r, GR_HAS, q, sizeof q, &t, &code) || t != GR_HAS_REPLY) return -1;
     return r->last_n == 1 && r->last[0] == 1;
 }
+/* ---- recycled upload memory (the server's pool of freed upload blocks, --pool-mb) ---- */
+/* GET of [lo, hi) of buffer id, skipping HASHED replies: 1 if the bytes equal want, 0 if they
+   differ, -1 for an ERROR (or no reply). */
+static int raw_get_eq(raw *r, uint64_t id, size_t lo, size_t hi, const uint8_t *want) {
+    uint8_t get[24];
+    double until = grx_now() + 10;
+    int res = -1;
+    gr_put_u64_at(get, id);
+    gr_put_u64_at(get + 8, lo);
+    gr_put_u64_at(get + 16, hi);
+    grx_send(&r->x, r->ep, GR_GET, ++r->req, get, sizeof get, until, &r->dead);
+    while (grx_now() < until && !r->dead) {
+        gr_hdr h;
+        grx_msg *m;
+        ucp_worker_progress(r->x.w);
+        if (!(m = grx_pop(&r->x, r->ep))) continue;
+        if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0 || h.type == GR_HASHED || h.id != r->req) {
+            grx_msg_free(&r->x, m);
+            continue;
+        }
+        if (h.type == GR_DATA) res = m->len == hi - lo && (hi == lo || memcmp(m->data, want, hi - lo) == 0);
+        grx_msg_free(&r->x, m);
+        return res;
+    }
+    return -1;
+}
+/* an upload in parts of n bytes (cap bytes declared) claiming no hash, then its HASHED: 1 if both */
+static int raw_upload(raw *r, uint64_t id, size_t cap, const uint8_t *v, size_t n) {
+    uint8_t none[32] = {0};
+    uint64_t msgs = 0, bytes = 0, req;
+    int t = 0;
+    double until = grx_now() + 10;
+    if (grx_put(&r->x, r->ep, &r->req, id, cap, none, v, n, until, &r->dead, &msgs, &bytes) != UCS_OK) return 0;
+    req = r->req;
+    while (raw_next(r, &t, &req, NULL))
+        if (t == GR_HASHED || t == GR_ERROR) return t == GR_HASHED;
+    return 0;
+}
+/* an upload in parts of cap bytes begun: a part of 2 MiB of `fill` (1 if the server took it) */
+static int raw_upload_begin(raw *r, uint64_t id, size_t cap, int fill) {
+    size_t L = (size_t)GR_PART_BYTES;
+    uint8_t *p = part_msg(id, cap, 0, L, fill);
+    int ok = grx_send(&r->x, r->ep, GR_PUT_PART, ++r->req, p, 24 + L, grx_now() + 5, &r->dead) == UCS_OK && raw_alive(r);
+    free(p);
+    return ok;
+}
+/* the upload begun as buffer id dropped by a part of buffer id + 1 past offset 0 (ERROR 4):
+   its block goes back to the server's pool unread */
+static int raw_upload_drop(raw *r, uint64_t id, size_t cap) {
+    uint8_t *p = part_msg(id + 1, cap, (size_t)GR_LEAF_BYTES, (size_t)GR_LEAF_BYTES, 0);
+    int t = 0, ok;
+    uint32_t code = 0;
+    ok = raw_call(r, GR_PUT_PART, p, 24 + (size_t)GR_LEAF_BYTES, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED;
+    free(p);
+    return ok;
+}
+static void test_upload_pool(void) {
+    server s;
+    raw a, b, c, c2;
+    int t = 0;
+    uint32_t code = 0;
+    size_t n = ((size_t)9 << 20) + 5, k, short_n = ((size_t)3 << 20) + 7; /* n: a 10 MiB class */
+    uint8_t *va = (uint8_t *)malloc(n), *vb = (uint8_t *)malloc(n), *vd = (uint8_t *)malloc(n);
+    unsigned long long fresh = 0, recycled = 0, peak = 0, bound = 0;
+    for (k = 0; k < n; k++) {
+        va[k] = (uint8_t)(k * 2654435761u >> 11);
+        vb[k] = (uint8_t)(k * 40503u >> 7) ^ 0x5a;
+        vd[k] = (uint8_t)(k * 69069u >> 9) ^ 0xa5;
+    }
+    CHECK(server_start(&s, "--pool-mb", "16", "pool") == 0, "server with --pool-mb 16");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool client a");
+    CHECK(raw_open(&b, s.port) == 0 && raw_hello(&b, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool client b");
+    CHECK(raw_open(&c, s.port) == 0 && raw_hello(&c, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool client c");
+    CHECK(raw_open(&c2, s.port) == 0 && raw_hello(&c2, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool client c2");
+    /* two fresh uploads of the same bytes: the second's buffer moves to the cached copy and its
+       block goes to the pool; the next upload of the class takes it */
+    CHECK(raw_upload(&a, 1, n, va, n) && raw_get_eq(&a, 1, 0, n, va) == 1, "a fresh 9 MiB upload reads back");
+    CHECK(raw_upload(&a, 2, n, va, n) && raw_get_eq(&a, 2, 0, n, va) == 1, "the same bytes again read back");
+    CHECK(raw_upload(&a, 3, n, vb, n) && raw_get_eq(&a, 3, 0, n, vb) == 1, "an upload into a recycled block reads back exactly");
+    /* two uploads begun and dropped (2 MiB of 0xCC and of 0xDD written): their blocks go back
+       unread, the second pushing the first out (16 MiB hold one 10 MiB block) */
+    CHECK(raw_upload_begin(&c, 4, n, 0xCC) && raw_upload_begin(&c2, 4, n, 0xDD) && raw_upload_drop(&c, 4, n) && raw_upload_drop(&c2, 4, n),
+          "two uploads begun, then dropped");
+    CHECK(raw_get_eq(&c2, 4, 0, 16, NULL) == -1, "a dropped upload's buffer reads nothing");
+    /* another client's upload of the same size into that block reads back only its own bytes */
+    CHECK(raw_upload(&b, 1, n, vd, n) && raw_get_eq(&b, 1, 0, n, vd) == 1, "client b's upload into c2's dropped block reads back its own bytes");
+    /* an upload shorter than its declared cap, into a block c wrote: its bytes, nothing past them */
+    CHECK(raw_upload_begin(&c, 6, n, 0xCC) && raw_upload_drop(&c, 6, n), "a third upload begun, then dropped");
+    CHECK(raw_upload(&b, 2, n, vb, short_n) && raw_get_eq(&b, 2, 0, short_n, vb) == 1, "an upload short of its cap reads back its bytes");
+    CHECK(raw_get_eq(&b, 2, 0, n, NULL) == -1 && raw_get_eq(&b, 2, short_n, short_n + 1, NULL) == -1,
+          "nothing past a short upload's bytes reads back (the block's other bytes are c's)");
+    CHECK(raw_get_eq(&a, 3, 0, n, vb) == 1 && raw_get_eq(&a, 1, 0, n, va) == 1, "client a's buffers unchanged");
+    raw_close(&a);
+    raw_close(&b);
+    raw_close(&c);
+    raw_close(&c2);
+    CHECK(server_stop(&s) == 0, "pool: the server exits 0 on SIGTERM");
+    {
+        FILE *f = fopen(s.log, "r");
+        char line[1024];
+        int got = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)",
+                       &fresh, &recycled, &peak, &bound) == 4)
+                got = 1;
+        if (f) fclose(f);
+        CHECK(got, "the server's upload memory line in %s", s.log);
+        CHECK(recycled == 3 && fresh == 5, "uploads into recycled memory: %llu (want 3), fresh: %llu (want 5)", recycled, fresh);
+        CHECK(bound == (16ull << 20) && peak == (10ull << 20), "the pool kept at most %llu bytes (one 10 MiB block) of its bound %llu", peak, bound);
+    }
+    free(va);
+    free(vb);
+    free(vd);
+}
 static void test_background_hash(void) {
     server s;
     raw a, b;
@@ -2866,6 +2980,7 @@ int main(void) {
     test_work_cap();
     test_queue_cap();
     test_background_hash();
+    test_upload_pool();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
