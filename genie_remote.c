@@ -80,6 +80,8 @@ typedef struct rc_state {
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
     size_t hcap, hn, hpending, hwait; /* slots (a power of 2, or 0), entries, entries pending, entries with wait_req */
+    uint64_t max_run_work;  /* the server's limit on one RUN's gr_run_cost (its WELCOME) */
+    uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -351,7 +353,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         }
         r->run.n = r->slots.n = 0;
         r->run.oom = r->slots.oom = 0;
-        r->run_nops = r->nslots = 0;
+        r->run_nops = r->nslots = 0, r->run_cost = 0;
         if (e != GENIE_OK) return e;
     }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
@@ -393,8 +395,7 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     uint8_t nonce[GR_NONCE_BYTES], hello[4 + GR_NONCE_BYTES];
     grx_msg *m = NULL;
     genie_result e;
-    gr_rd rd;
-    unsigned version, need_key;
+    gr_welcome wel;
     const char *t;
     char why[320]; /* grx_parse_addr quotes the address (256 bytes at most) */
     r->said_error = 0; /* (a failed HELLO send leaves it as the last connection's wait did) */
@@ -410,18 +411,13 @@ static genie_result rc_connect(rc_state *r, char *msg) {
             rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
         return GENIE_ERR_BACKEND;
     }
-    rd = gr_rd_init(m->data, m->len);
-    version = gr_u16(&rd);
-    need_key = gr_u8(&rd);
-    gr_u8(&rd);
-    gr_u32(&rd);
-    gr_u64(&rd);
-    t = (const char *)gr_take(&rd, GR_NONCE_BYTES);
-    if (rd.bad || gr_left(&rd) || version != GR_VERSION) {
+    if (!gr_welcome_decode(m->data, m->len, &wel)) {
         grx_msg_free(&r->x, m);
         return rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
     }
-    if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
+    r->max_run_work = wel.max_run_work;
+    t = (const char *)wel.challenge;
+    if (wel.need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
         uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
         const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
         if (gr_read_key(kf, key) != 0) {
@@ -639,11 +635,28 @@ static int rc_node_ok(const genie__node *n) {
     if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
     return 1;
 }
+/* n's work as the server counts it (gr_op_cost) */
+static uint64_t rc_node_cost(const genie__node *n) {
+    gr_op o;
+    rc_fill_op(&o, n);
+    return gr_op_cost(&o);
+}
+/* g's work (or n's alone), gr_run_cost's sum over its ops */
+static uint64_t rc_work(const genie__node *n, const genie__fgroup *g) {
+    uint64_t w = 0;
+    int j;
+    if (!g) return rc_node_cost(n);
+    for (j = 0; j < g->nops; j++) w = gr_add_sat(w, rc_node_cost(g->nodes[j]));
+    return w;
+}
+/* A node or group whose work alone is past the server's --max-run-work is computed by the
+   client's CPU (counted in backend_fallbacks): no RUN of it could pass. */
 static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g) {
     rc_state *r = (rc_state *)state;
     int j, k, i;
     if (r->dead) return 0;
-    if (!g) return rc_node_ok(n);
+    if (!g) return rc_node_ok(n) && rc_work(n, NULL) <= r->max_run_work;
+    if (rc_work(n, g) > r->max_run_work) return 0;
     for (j = 0; j < g->nops; j++) {
         const genie__node *m = g->nodes[j];
         if (!rc_node_ok(m)) return 0;
@@ -741,6 +754,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     rc_state *r = (rc_state *)state;
     genie_result e;
     uint32_t nops = g ? (uint32_t)g->nops : 1;
+    uint64_t work = rc_work(n, g); /* <= max_run_work (rc_supports) */
     int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(n, rc_wire_op(n->op));
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
     if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
@@ -750,7 +764,8 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
             for (j = 0; j < genie__node_ninputs(n) && e == GENIE_OK; j++) e = rc_refresh(r, genie__node_input(n, j)->buf, msg);
         if (e != GENIE_OK) return e;
     }
-    if ((r->run_nops && (checked || r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
+    if ((r->run_nops && (checked || r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024 ||
+                         gr_add_sat(r->run_cost, work) > r->max_run_work)) && /* sent before the server's limit is passed */
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
@@ -763,8 +778,9 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     else
         rc_encode_node(r, &r->run, n, 1, &n, 0, r->run_nops);
     r->run_nops += nops;
+    r->run_cost = gr_add_sat(r->run_cost, work);
     if (r->run.oom || r->slots.oom) {
-        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
     return checked ? rc_run_checked(r, msg) : GENIE_OK;
@@ -981,7 +997,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     memset(&r->x, 0, sizeof r->x);
     r->dead = 0;
     r->async_err[0] = 0;
-    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
     r->nfree = 0;
     r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {
