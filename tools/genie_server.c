@@ -1685,11 +1685,11 @@ static int sv_usage(void) {
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
                     "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
-                    "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
-                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
+                    "  --inline-work N  a RUN of less work (as --max-run-work counts it) runs on the loop, saving\n"
+                    "                   the hand-over (default 4194304, ~50 us; 0: all to the pool)\n"
                     "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n"
-                    "  --max-run-work N a RUN of more work (flops plus 16 per element read or written, summed over its ops)\n"
-                    "                   is refused with ERROR 5 naming the limit (default 1e13)\n");
+                    "  --max-run-work N a RUN of more work (flops plus 256 per element read or written, summed over its ops)\n"
+                    "                   is refused with ERROR 5 naming the limit (default 1e13); clients are told it\n");
     return 2;
 }
 
