@@ -1081,6 +1081,59 @@ static void test_lookups(const char *addr) {
     free(qw);
 }
 
+/* Lookups whose indices an op bounds (positions from an arange, an integer clamp, an argmax)
+   need no check by the server: 4 KV-cache writes a step at an arange's position, an embedding
+   by clamped indices and an index_select by an argmax cost no round trip of their own (0 while
+   they are gathered and sent), equal to local; an arange past the cache is still checked
+   there, GENIE_ERR_INDEX. */
+static void test_bounded_idx(const char *addr) {
+    genie_ctx *rc = remote_ctx(addr), *lc = local_ctx();
+    genie_ctx *cs[2] = {rc, lc};
+    int64_t shc[3] = {16, 2, 4}, shk[3] = {1, 2, 4}, shv[1] = {10}, shw[2] = {10, 3};
+    genie_tensor *cache[2][4], *out[2][4];
+    uint64_t trips;
+    int t, l, k;
+    for (k = 0; k < 2; k++) {
+        for (l = 0; l < 4; l++) cache[k][l] = genie_zeros(cs[k], GENIE_F32, 3, shc), genie_retain(cache[k][l]);
+        genie_realize(cs[k], 4, cache[k]);
+    }
+    for (t = 0; t < 3; t++) {
+        trips = genie_get_stats(rc).remote_round_trips;
+        for (k = 0; k < 2; k++) {
+            genie_tensor *pos = genie_arange(cs[k], GENIE_I64, 5 * t, 5 * t + 1, 1);
+            for (l = 0; l < 4; l++) genie_index_copy_(cs[k], cache[k][l], 0, pos, genie_rand(cs[k], GENIE_F32, 3, shk, (uint64_t)(t * 10 + l)));
+        }
+        CHECK(genie_realize(rc, 4, cache[0]) == GENIE_OK, "KV writes at arange positions: %s", genie_last_error(rc));
+        CHECK(genie_get_stats(rc).remote_round_trips == trips, "step %d: 4 KV writes at an arange's position took %llu round trips (want 0)",
+              t, (unsigned long long)(genie_get_stats(rc).remote_round_trips - trips));
+        same_outputs(rc, lc, cache[0], cache[1], 4, "KV writes at arange positions", t);
+    }
+    trips = genie_get_stats(rc).remote_round_trips;
+    for (k = 0; k < 2; k++) {
+        genie_tensor *w = genie_rand(cs[k], GENIE_F32, 2, shw, 7), *v = genie_rand(cs[k], GENIE_F32, 1, shv, 8);
+        genie_tensor *ids = genie_clamp(cs[k], genie_arange(cs[k], GENIE_I64, -4, 16, 1), 0, 9);
+        out[k][0] = genie_embedding(cs[k], w, ids);
+        out[k][1] = genie_index_select(cs[k], w, 0, genie_argmax(cs[k], v, 0, 1));
+        out[k][2] = genie_embedding(cs[k], w, genie_narrow(cs[k], genie_arange(cs[k], GENIE_I32, 9, -1, -1), 0, 2, 5));
+    }
+    CHECK(genie_realize(rc, 3, out[0]) == GENIE_OK && genie_get_stats(rc).remote_round_trips == trips,
+          "lookups by clamped, argmax and narrowed arange indices: %llu round trips (want 0): %s",
+          (unsigned long long)(genie_get_stats(rc).remote_round_trips - trips), genie_last_error(rc));
+    same_outputs(rc, lc, out[0], out[1], 3, "lookups by bounded indices", 0);
+    CHECK(genie_get_stats(rc).backend_fallbacks == 0, "bounded lookups: on the server (%llu fallbacks)",
+          (unsigned long long)genie_get_stats(rc).backend_fallbacks);
+    { /* position 16 of a 16-row cache: checked on the server, genie's error */
+        genie_tensor *r = genie_index_copy_(rc, cache[0][0], 0, genie_arange(rc, GENIE_I64, 16, 17, 1), genie_rand(rc, GENIE_F32, 3, shk, 99));
+        genie_tensor *q = genie_index_copy_(lc, cache[1][0], 0, genie_arange(lc, GENIE_I64, 16, 17, 1), genie_rand(lc, GENIE_F32, 3, shk, 99));
+        genie_result e1 = r ? genie_realize(rc, 1, &r) : genie_status(rc), e2 = q ? genie_realize(lc, 1, &q) : genie_status(lc);
+        CHECK(e1 == GENIE_ERR_INDEX && e2 == GENIE_ERR_INDEX, "an arange position past the cache: remote %d (%s), local %d", e1, genie_last_error(rc), e2);
+    }
+    for (k = 0; k < 2; k++)
+        for (l = 0; l < 4; l++) genie_release(cache[k][l]);
+    genie_ctx_destroy(rc);
+    genie_ctx_destroy(lc);
+}
+
 /* --max-run-work, which the server's WELCOME gives the client: 8 layers of a 128^3 product and
    tanh (each ~2.5e7 of work) under a limit of 1e8 are sent in RUNs within it, and a value
    realized among them reads back right; one 320^3 product alone past the limit is computed by
@@ -2901,6 +2954,7 @@ int main(void) {
         test_mixed(ext);
         test_mixed_more(ext);
         test_lookups(ext);
+        test_bounded_idx(ext);
         test_quant(ext);
         test_quant_rows(ext);
         test_slice(ext);
@@ -2921,6 +2975,7 @@ int main(void) {
     test_mixed(s.addr);
     test_mixed_more(s.addr);
     test_lookups(s.addr);
+    test_bounded_idx(s.addr);
     test_quant(s.addr);
     test_quant_rows(s.addr);
     test_parts(s.addr);
