@@ -49,6 +49,7 @@
 #define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
 
 #define RC_SLOT_HASH 4096 /* a power of 2: twice the slots a RUN usually has at most (1024) and more */
+#define RC_ARGS 16 /* argmax results remembered as index bounds (rc_state.argb) */
 typedef struct rc_state {
     genie_ctx *ctx;
     grx x;
@@ -80,6 +81,12 @@ typedef struct rc_state {
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
     size_t hcap, hn, hpending, hwait; /* slots (a power of 2, or 0), entries, entries pending, entries with wait_req */
+    /* the last RC_ARGS argmax/argmin results sent, by buffer id: the count of the elements each
+       indexes (a ring; a node's sources are gone once it ran, rc_idx_bounded) */
+    struct rc_argb { uint64_t id; int64_t bound; } argb[RC_ARGS];
+    unsigned argb_next;
+    uint64_t max_run_work;  /* the server's limit on one RUN's gr_run_cost (its WELCOME) */
+    uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -351,7 +358,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         }
         r->run.n = r->slots.n = 0;
         r->run.oom = r->slots.oom = 0;
-        r->run_nops = r->nslots = 0;
+        r->run_nops = r->nslots = 0, r->run_cost = 0;
         if (e != GENIE_OK) return e;
     }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
@@ -393,8 +400,7 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     uint8_t nonce[GR_NONCE_BYTES], hello[4 + GR_NONCE_BYTES];
     grx_msg *m = NULL;
     genie_result e;
-    gr_rd rd;
-    unsigned version, need_key;
+    gr_welcome wel;
     const char *t;
     char why[320]; /* grx_parse_addr quotes the address (256 bytes at most) */
     r->said_error = 0; /* (a failed HELLO send leaves it as the last connection's wait did) */
@@ -410,18 +416,13 @@ static genie_result rc_connect(rc_state *r, char *msg) {
             rc_fail(r, msg, "cannot reach the server (is genie-server running there?)");
         return GENIE_ERR_BACKEND;
     }
-    rd = gr_rd_init(m->data, m->len);
-    version = gr_u16(&rd);
-    need_key = gr_u8(&rd);
-    gr_u8(&rd);
-    gr_u32(&rd);
-    gr_u64(&rd);
-    t = (const char *)gr_take(&rd, GR_NONCE_BYTES);
-    if (rd.bad || gr_left(&rd) || version != GR_VERSION) {
+    if (!gr_welcome_decode(m->data, m->len, &wel)) {
         grx_msg_free(&r->x, m);
         return rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
     }
-    if (need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
+    r->max_run_work = wel.max_run_work;
+    t = (const char *)wel.challenge;
+    if (wel.need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
         uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
         const char *kf = getenv("GENIE_REMOTE_KEY_FILE");
         if (gr_read_key(kf, key) != 0) {
@@ -502,16 +503,49 @@ static int64_t rc_idx_size(const genie__node *n, int w) {
     if (w == GR_OP_EMBEDDING) return v->ndim ? v->shape[0] : 0;
     return v->ndim ? v->shape[n->a.i[0]] : 1;
 }
-/* Whether op n's indices are on the host and all inside their size, so the server cannot fail
-   it; otherwise (indices only on the server, or one out of range) the server checks them and
-   the client waits for its word (rc_run_checked). */
-static int rc_idx_safe(const genie__node *n, int w) {
+/* Whether every value of node p (an index source) lies in [0, rows) by its op alone, without
+   reading it: an integer arange (start, step, count), an integer clamp with both bounds, an
+   argmax or argmin (an index into its source's elements: p's source, or rc_state.argb). Any
+   view of p reads some of these values. An in-place version (base) may hold other values. */
+static int rc_idx_bounded(const rc_state *r, const genie__node *p, int64_t rows) {
+    double lo, hi, top;
+    int k;
+    switch (p->dtype) { /* the largest value the dtype holds, exact in a double */
+    case GENIE_I8: top = 127; break;
+    case GENIE_U8: top = 255; break;
+    case GENIE_I16: top = 32767; break;
+    case GENIE_I32: top = 2147483647.0; break;
+    case GENIE_I64: top = 9e15; break;
+    default: return 0;
+    }
+    if (p->base) return 0;
+    switch (p->op) {
+    case GENIE__OP_ARANGE: /* start + k step, k < numel: integers */
+        if (p->numel == 0) return 1;
+        lo = p->a.f[0], hi = p->a.f[0] + (double)(p->numel - 1) * p->a.f[1];
+        if (hi < lo) lo = hi, hi = p->a.f[0];
+        return lo >= 0 && hi < (double)rows && hi <= top;
+    case GENIE__OP_CLAMP: /* min(max(x, lo), hi): in [min(lo, hi), hi] */
+        return p->a.i[2] && p->a.i[3] && p->a.i[0] >= 0 && p->a.i[1] >= 0 && p->a.i[1] < rows;
+    case GENIE__OP_ARGMAX: case GENIE__OP_ARGMIN:
+        if (p->nin >= 1) return genie__numel(p->in[0].v->ndim, p->in[0].v->shape) <= rows;
+        for (k = 0; k < RC_ARGS && p->buf; k++)
+            if (r->argb[k].id == (uint64_t)(uintptr_t)p->buf->dev) return r->argb[k].bound <= rows;
+        return 0;
+    default: return 0;
+    }
+}
+/* Whether op n's indices are bounded by their op (rc_idx_bounded) or on the host and all inside
+   their size, so the server cannot fail it; otherwise (indices only on the server, or one out
+   of range) the server checks them and the client waits for its word (rc_run_checked). */
+static int rc_idx_safe(const rc_state *r, const genie__node *n, int w) {
     const int s = rc_idx_src(w);
     const genie__vspec *v = n->in[s].v;
     const genie__buf *b = n->in[s].n->buf;
     const int64_t rows = rc_idx_size(n, w);
     int64_t idx[GENIE__MAXD], cnt = genie__numel(v->ndim, v->shape), i, off, x;
     int d;
+    if (rc_idx_bounded(r, n->in[s].n, rows)) return 1;
     if (!b || !(b->loc & GENIE__ON_HOST)) return 0;
     memset(idx, 0, sizeof idx);
     for (i = 0; i < cnt; i++) {
@@ -639,11 +673,28 @@ static int rc_node_ok(const genie__node *n) {
     if (w == GR_OP_SDPA && n->out->ndim != n->in[0].v->ndim) return 0;
     return 1;
 }
+/* n's work as the server counts it (gr_op_cost) */
+static uint64_t rc_node_cost(const genie__node *n) {
+    gr_op o;
+    rc_fill_op(&o, n);
+    return gr_op_cost(&o);
+}
+/* g's work (or n's alone), gr_run_cost's sum over its ops */
+static uint64_t rc_work(const genie__node *n, const genie__fgroup *g) {
+    uint64_t w = 0;
+    int j;
+    if (!g) return rc_node_cost(n);
+    for (j = 0; j < g->nops; j++) w = gr_add_sat(w, rc_node_cost(g->nodes[j]));
+    return w;
+}
+/* A node or group whose work alone is past the server's --max-run-work is computed by the
+   client's CPU (counted in backend_fallbacks): no RUN of it could pass. */
 static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g) {
     rc_state *r = (rc_state *)state;
     int j, k, i;
     if (r->dead) return 0;
-    if (!g) return rc_node_ok(n);
+    if (!g) return rc_node_ok(n) && rc_work(n, NULL) <= r->max_run_work;
+    if (rc_work(n, g) > r->max_run_work) return 0;
     for (j = 0; j < g->nops; j++) {
         const genie__node *m = g->nodes[j];
         if (!rc_node_ok(m)) return 0;
@@ -688,6 +739,11 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
     int k, i;
     rc_fill_op(&o, n);
     o.written = written;
+    if (written && (o.op == GR_OP_ARGMAX || o.op == GR_OP_ARGMIN) && o.nin == 1) { /* its values index o.in[0]'s elements */
+        r->argb[r->argb_next].id = (uint64_t)(uintptr_t)n->buf->dev;
+        r->argb[r->argb_next].bound = gr_view_numel(&o.in[0].v);
+        r->argb_next = (r->argb_next + 1) % RC_ARGS;
+    }
     if (written) {
         rc_hdel(r, (uint64_t)(uintptr_t)n->buf->dev); /* the server's bytes are no longer the hashed ones */
         o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
@@ -741,7 +797,8 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     rc_state *r = (rc_state *)state;
     genie_result e;
     uint32_t nops = g ? (uint32_t)g->nops : 1;
-    int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(n, rc_wire_op(n->op));
+    uint64_t work = rc_work(n, g); /* <= max_run_work (rc_supports) */
+    int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(r, n, rc_wire_op(n->op));
     if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
     if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
         if (g)
@@ -750,7 +807,8 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
             for (j = 0; j < genie__node_ninputs(n) && e == GENIE_OK; j++) e = rc_refresh(r, genie__node_input(n, j)->buf, msg);
         if (e != GENIE_OK) return e;
     }
-    if ((r->run_nops && (checked || r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024)) &&
+    if ((r->run_nops && (checked || r->run_nops + nops > GR_MAX_OPS || r->run.n > ((size_t)1 << 20) || r->nslots + 4 * nops > 1024 ||
+                         gr_add_sat(r->run_cost, work) > r->max_run_work)) && /* sent before the server's limit is passed */
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
@@ -763,8 +821,9 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     else
         rc_encode_node(r, &r->run, n, 1, &n, 0, r->run_nops);
     r->run_nops += nops;
+    r->run_cost = gr_add_sat(r->run_cost, work);
     if (r->run.oom || r->slots.oom) {
-        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
     return checked ? rc_run_checked(r, msg) : GENIE_OK;
@@ -981,7 +1040,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     memset(&r->x, 0, sizeof r->x);
     r->dead = 0;
     r->async_err[0] = 0;
-    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0;
+    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
     r->nfree = 0;
     r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {

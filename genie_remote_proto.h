@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 9
+#define GR_VERSION 10
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -56,7 +56,8 @@
 /* message types (docs/remote.md) */
 enum gr_type {
     GR_HELLO = 1,   /* c->s: u16 vmin, u16 vmax, nonce[32] */
-    GR_WELCOME,     /* s->c: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32] */
+    GR_WELCOME,     /* s->c: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32],
+                       u64 max run work (gr_welcome_decode) */
     GR_AUTH,        /* c->s: mac[32] = crypto_auth(challenge || nonce || "genie-remote", key) */
     GR_OK,          /* s->c: empty (AUTH accepted) */
     GR_ERROR,       /* s->c: u32 code, u32 length, message bytes (not terminated) */
@@ -741,6 +742,88 @@ GR_FN int gr_hashed_decode(const void *p, size_t n, uint64_t *id, uint8_t hash[G
     if (r.bad || gr_left(&r) || *id == 0) return 0;
     memcpy(hash, h, GR_HASH_BYTES);
     return 1;
+}
+
+/* ---- WELCOME: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32],
+   u64 max run work (a RUN whose gr_run_cost is past it is refused); exactly 56 bytes ---- */
+#define GR_WELCOME_BYTES 56
+typedef struct gr_welcome {
+    unsigned version, need_key;
+    uint32_t max_ops;
+    uint64_t max_payload, max_run_work;
+    const uint8_t *challenge; /* GR_NONCE_BYTES inside the payload */
+} gr_welcome;
+/* 1 when p (n bytes) is a well-formed WELCOME of this protocol version (max run work not 0) */
+GR_FN int gr_welcome_decode(const void *p, size_t n, gr_welcome *w) {
+    gr_rd r = gr_rd_init(p, n);
+    w->version = gr_u16(&r);
+    w->need_key = gr_u8(&r);
+    gr_u8(&r);
+    w->max_ops = gr_u32(&r);
+    w->max_payload = gr_u64(&r);
+    w->challenge = gr_take(&r, GR_NONCE_BYTES);
+    w->max_run_work = gr_u64(&r);
+    return !r.bad && !gr_left(&r) && w->version == GR_VERSION && w->max_run_work != 0;
+}
+
+/* ---- a RUN's work: what --max-run-work caps, counted alike by the server (before it runs a
+   RUN) and the client (which sends its RUN before the limit would be passed) ---- */
+/* a * b and a + b, saturated at UINT64_MAX (a hostile tape's counts may overflow) */
+GR_FN uint64_t gr_mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+GR_FN uint64_t gr_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+/* An op's floating-point operations, counted as genie counts a node's (2 per multiply-add,
+   one per element of elementwise work, 5 per element of softmax, 0 for copies, indexing
+   and sorting). Views are decoded (each numel <= 2^40). */
+GR_FN uint64_t gr_op_flops(const gr_op *o) {
+    uint64_t out = (uint64_t)gr_view_numel(&o->out), in = o->nin ? (uint64_t)gr_view_numel(&o->in[0].v) : 0;
+    const gr_view *a = &o->in[0].v;
+    switch (o->op) {
+    case GR_OP_MATMUL: case GR_OP_LINEAR: case GR_OP_QLINEAR:
+        return gr_add_sat(a->ndim ? gr_mul_sat(2 * out, (uint64_t)a->shape[a->ndim - 1]) : 0, o->nin > 2 ? out : 0);
+    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
+    case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
+    case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
+    case GR_OP_ROPE: return 0;
+    case GR_OP_VAR: case GR_OP_STD: case GR_OP_LOGSUMEXP: return in;
+    case GR_OP_CAT: case GR_OP_INDEX_SELECT: case GR_OP_GATHER: case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM:
+    case GR_OP_MIN_DIM: case GR_OP_MASKED_FILL: case GR_OP_TRIL: case GR_OP_TRIU: case GR_OP_CUMSUM: case GR_OP_FULL:
+    case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY: case GR_OP_SCATTER:
+    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP: case GR_OP_RAND: case GR_OP_RANDN:
+    case GR_OP_ARANGE:
+        return 0; /* no flops as genie counts them: their reads and writes are their cost (gr_op_cost) */
+    case GR_OP_CONV2D: { /* 2 per multiply-add: out x (C / groups) x kh x kw */
+        const gr_view *w = &o->in[1].v;
+        uint64_t k = 1;
+        int d;
+        for (d = 1; d < w->ndim; d++) k = gr_mul_sat(k, (uint64_t)w->shape[d]);
+        return gr_mul_sat(2 * out, k);
+    }
+    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
+    case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
+        const gr_view *k = &o->in[1].v;
+        return k->ndim ? gr_mul_sat(2 * (in + out), (uint64_t)k->shape[k->ndim - 2]) : 0;
+    }
+    default: return out;
+    }
+}
+/* An op's work: its flops plus GR_ELEM_WORK for each element it writes and each element of
+   each source view it reads (a stride-0 view's whole span: a broadcast costs what it spans,
+   so argmax, sort or a reduction over a view of one element count every read), saturated.
+   An element moved or reduced one at a time through a strided or broadcast view costs a core
+   about 4-8 ns, what ~256 flops of a packed product cost. */
+#define GR_ELEM_WORK 256
+GR_FN uint64_t gr_op_cost(const gr_op *o) {
+    uint64_t el = (uint64_t)gr_view_numel(&o->out);
+    int k;
+    for (k = 0; k < o->nin && k < GR_MAX_IN; k++) el += (uint64_t)gr_view_numel(&o->in[k].v); /* 9 x 2^40 at most */
+    return gr_add_sat(gr_op_flops(o), gr_mul_sat(el, GR_ELEM_WORK));
+}
+/* A decoded RUN's work: its ops' gr_op_cost, summed and saturated. */
+GR_FN uint64_t gr_run_cost(const gr_run *run) {
+    uint64_t w = 0;
+    uint32_t i;
+    for (i = 0; i < run->nops; i++) w = gr_add_sat(w, gr_op_cost(&run->ops[i]));
+    return w;
 }
 
 /* ---- the other messages a server receives: gr_msg_decode ---- */

@@ -53,8 +53,8 @@
 
 #define SV_BUCKETS 1024
 #define SV_WORK_UNKNOWN UINT64_MAX
-#define SV_INLINE_WORK 262144 /* --inline-work's default: flops plus elements written (~50 us on one core) */
-#define SV_MAX_RUN_WORK 1e13   /* --max-run-work's default: minutes of one core at most */
+#define SV_INLINE_WORK 4194304 /* --inline-work's default: gr_run_cost (~50 us on one core) */
+#define SV_MAX_RUN_WORK 1e13   /* --max-run-work's default: a few minutes of one core at most (gr_run_cost) */
 
 typedef struct sv_entry { /* a PUT's bytes: a cached tensor under their hash once it is computed */
     uint8_t hash[GR_HASH_BYTES]; /* written by the hash thread while !cached, then fixed */
@@ -173,7 +173,7 @@ typedef struct sv {
     pthread_cond_t hcv;   /* a hash job queued, or stopping */
     pthread_t hasher;
     int has_hasher, hash_hold_ms; /* --hash-hold-ms (tests): the hash thread waits this long before each hash */
-    uint64_t max_run_work; /* a RUN of more work (sv_run_cost) is refused, ERROR 5 (--max-run-work) */
+    uint64_t max_run_work; /* a RUN of more work (gr_run_cost) is refused, ERROR 5 (--max-run-work) */
     /* freed upload memory kept for the next upload of its class (sv_upload_alloc; under mu):
        at most pool_budget bytes (--pool-mb), counted with the cache against --cache-mb */
     struct sv_pooled { uint8_t *p; size_t cap; double since; } pooled[SV_POOL_SLOTS];
@@ -1003,71 +1003,17 @@ static uint64_t sv_distinct(const gr_view *v) {
         else if (v->strides[d]) n *= (uint64_t)v->shape[d];
     return n;
 }
-/* a * b and a + b, saturated at UINT64_MAX (a hostile tape's counts may overflow) */
-static uint64_t sv_mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-static uint64_t sv_add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-/* An op's floating-point operations, counted as genie counts a node's (2 per multiply-add,
-   one per element of elementwise work, 5 per element of softmax, 0 for copies). */
-static uint64_t sv_op_flops(const gr_op *o) {
-    uint64_t out = (uint64_t)gr_view_numel(&o->out), in = o->nin ? (uint64_t)gr_view_numel(&o->in[0].v) : 0;
-    const gr_view *a = &o->in[0].v;
-    switch (o->op) {
-    case GR_OP_MATMUL: case GR_OP_LINEAR: case GR_OP_QLINEAR:
-        return sv_add_sat(a->ndim ? sv_mul_sat(2 * out, (uint64_t)a->shape[a->ndim - 1]) : 0, o->nin > 2 ? out : 0);
-    case GR_OP_SUM: case GR_OP_MEAN: case GR_OP_AMAX: case GR_OP_AMIN: case GR_OP_PROD: return in;
-    case GR_OP_SOFTMAX: case GR_OP_LOG_SOFTMAX: return 5 * in;
-    case GR_OP_CONTIGUOUS: case GR_OP_CLONE: case GR_OP_TO: return 0;
-    case GR_OP_ROPE: return 0;
-    case GR_OP_VAR: case GR_OP_STD: case GR_OP_LOGSUMEXP: return in;
-    case GR_OP_CAT: case GR_OP_INDEX_SELECT: case GR_OP_GATHER: case GR_OP_ARGMAX: case GR_OP_ARGMIN: case GR_OP_MAX_DIM:
-    case GR_OP_MIN_DIM: case GR_OP_MASKED_FILL: case GR_OP_TRIL: case GR_OP_TRIU: case GR_OP_CUMSUM: case GR_OP_FULL:
-    case GR_OP_EMBEDDING: case GR_OP_INDEX_COPY: case GR_OP_COPY: case GR_OP_RESHAPE_COPY: case GR_OP_SCATTER:
-    case GR_OP_SCATTER_ADD: case GR_OP_TOPK: case GR_OP_SORT: case GR_OP_FLIP: case GR_OP_RAND: case GR_OP_RANDN:
-    case GR_OP_ARANGE:
-        return 0; /* copies, indexing, sorting and data: no flops, as genie counts them */
-    case GR_OP_CONV2D: { /* 2 per multiply-add: out x (C / groups) x kh x kw */
-        const gr_view *w = &o->in[1].v;
-        uint64_t k = 1;
-        int d;
-        for (d = 1; d < w->ndim; d++) k = sv_mul_sat(k, (uint64_t)w->shape[d]);
-        return sv_mul_sat(2 * out, k);
-    }
-    case GR_OP_LAYER_NORM: case GR_OP_RMS_NORM: return 8 * in;
-    case GR_OP_SDPA: { /* q k^T and p v: 2 * L * S * (E + Ev) per batch and head; softmax aside */
-        const gr_view *k = &o->in[1].v;
-        return k->ndim ? sv_mul_sat(2 * (in + out), (uint64_t)k->shape[k->ndim - 2]) : 0;
-    }
-    default: return out;
-    }
-}
-/* A RUN's work for --max-run-work: over its ops, flops (sv_op_flops) plus SV_ELEM_WORK for each
-   element an op writes and each element of each source view it reads (a stride-0 view's too: a
-   broadcast costs what it spans), saturated. An element moved or reduced one at a time costs
-   about what SV_ELEM_WORK flops of a packed product cost. */
-#define SV_ELEM_WORK 16
-static uint64_t sv_run_cost(const gr_run *run) {
-    uint64_t w = 0, el;
-    uint32_t i;
-    int k;
-    for (i = 0; i < run->nops; i++) {
-        const gr_op *o = &run->ops[i];
-        el = (uint64_t)gr_view_numel(&o->out);
-        for (k = 0; k < o->nin; k++) el += (uint64_t)gr_view_numel(&o->in[k].v); /* 9 x 2^40 at most */
-        w = sv_add_sat(w, sv_add_sat(sv_op_flops(o), sv_mul_sat(el, SV_ELEM_WORK)));
-    }
-    return w;
-}
 /* Ops [from, to) of a RUN were computed and stored in ns: each counted in its client's row,
    with its flops, its bytes (the distinct elements it reads, its result) and a share of ns
    in proportion to its flops (to its count where the ops have none). */
 static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t to, uint64_t ns) {
     uint64_t total = 0, left = ns;
     uint32_t i;
-    for (i = from; i < to; i++) total += sv_op_flops(&run->ops[i]);
+    for (i = from; i < to; i++) total += gr_op_flops(&run->ops[i]);
     for (i = from; i < to; i++) {
         const gr_op *o = &run->ops[i];
         sv_stat *st = sv_stat_row(c, o->module, o->module_len, o->phase, o->phase_len, o->role < GENIE_ROLE_COUNT ? o->role : 0);
-        uint64_t f = sv_op_flops(o), by = (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype], share;
+        uint64_t f = gr_op_flops(o), by = (uint64_t)gr_view_numel(&o->out) * gr_dtype_size[o->dtype], share;
         int k;
         for (k = 0; k < o->nin; k++) by += gr_dt_bytes(o->in[k].dtype, sv_distinct(&o->in[k].v));
         share = i + 1 == to ? left : total ? (uint64_t)((double)ns * (double)f / (double)total) : ns / (to - from);
@@ -1184,10 +1130,10 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             goto done;
         }
     }
-    if (sv_run_cost(run) > s->max_run_work) { /* a pool thread busy for minutes: refused before anything runs */
+    if (gr_run_cost(run) > s->max_run_work) { /* a pool thread busy for minutes: refused before anything runs */
         code = GR_E_LIMIT;
-        snprintf(why, sizeof why, "RUN: its work, %llu (flops plus 16 per element read or written, over its %u ops), is past the "
-                 "server's limit of %llu per RUN (--max-run-work)", (unsigned long long)sv_run_cost(run), run->nops,
+        snprintf(why, sizeof why, "RUN: its work, %llu (flops plus 256 per element read or written, over its %u ops), is past the "
+                 "server's limit of %llu per RUN (--max-run-work)", (unsigned long long)gr_run_cost(run), run->nops,
                  (unsigned long long)s->max_run_work);
         goto done;
     }
@@ -1428,6 +1374,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         gr_w32(&w, GR_MAX_OPS);
         gr_w64(&w, s->x.max_payload);
         gr_wbytes(&w, c->challenge, GR_NONCE_BYTES);
+        gr_w64(&w, s->max_run_work); /* the client sends its RUNs within it (gr_welcome_decode) */
         if (!w.oom) sv_send(s, c, GR_WELCOME, h.id, w.p, w.n);
         gr_wr_free(&w);
         c->state = s->has_key ? 1 : 2;
@@ -1627,14 +1574,9 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
 }
 
 /* ---- RUNs on threads ---- */
-/* A RUN's work, as sv_account counts it plus the elements each op writes (so copies count):
-   sum over ops of flops + output elements. */
-static uint64_t sv_run_work(const gr_run *run) {
-    uint64_t w = 0;
-    uint32_t i;
-    for (i = 0; i < run->nops; i++) w += sv_op_flops(&run->ops[i]) + (uint64_t)gr_view_numel(&run->ops[i].out);
-    return w;
-}
+/* A RUN's work for the loop-or-pool choice: the cost --max-run-work caps (gr_run_cost, every
+   element read counted), so no RUN the cap admits can hold the loop for long. */
+static uint64_t sv_run_work(const gr_run *run) { return gr_run_cost(run); }
 /* A kept tape's work (sv_run_work); 0 for one that does not decode (its RUN's error is quick).
    slots: the RUN's buffer table, which the tape's refs index. */
 static uint64_t sv_tape_work(const uint8_t *tape, size_t len, gr_run *slots) {
@@ -1892,11 +1834,11 @@ static int sv_usage(void) {
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
                     "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N] [--pool-mb N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
-                    "  --inline-work N  a RUN of less work (flops plus elements written, summed over its ops)\n"
-                    "                   runs on the loop, saving the hand-over (default 262144, ~50 us; 0: all to the pool)\n"
+                    "  --inline-work N  a RUN of less work (as --max-run-work counts it) runs on the loop, saving\n"
+                    "                   the hand-over (default 4194304, ~50 us; 0: all to the pool)\n"
                     "  --hash-hold-ms N the hash thread waits N ms before each PUT's hash (tests: a hash still running)\n"
-                    "  --max-run-work N a RUN of more work (flops plus 16 per element read or written, summed over its ops)\n"
-                    "                   is refused with ERROR 5 naming the limit (default 1e13)\n"
+                    "  --max-run-work N a RUN of more work (flops plus 256 per element read or written, summed over its ops)\n"
+                    "                   is refused with ERROR 5 naming the limit (default 1e13); clients are told it\n"
                     "  --pool-mb N      freed upload memory kept for the next uploads, counted in --cache-mb\n"
                     "                   (default a quarter of --cache-mb; 0: none)\n");
     return 2;

@@ -1,7 +1,7 @@
 /* fuzz_remote.c - libFuzzer harness for the remote protocol's decoders
-   (genie_remote_proto.h): the header, every message a server decodes, and RUN's
-   tapes. Input: byte 0 picks the message type, the rest is the payload; the first
-   24 bytes are also decoded as a header. Contracts checked on what decodes: every
+   (genie_remote_proto.h): the header, every message a server decodes, RUN's tapes,
+   and the WELCOME, HASHED and STATS_REPLY a client decodes. Input: byte 0 picks the
+   message type, the rest is the payload; the first 24 bytes are also decoded as a header. Contracts checked on what decodes: every
    view's extent is in bounds, an op's sources precede it, an output's view fits
    its cap, a block dtype is only a buffer as a quantized linear's weight (which must
    be one) or an embedding's or to's source, and a RUN
@@ -52,6 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int ok = gr_hashed_decode(data + 1, size - 1, &id, hash);
         fr_check(ok == (size - 1 == GR_HASHED_BYTES && id != 0), "HASHED: accepted other than 40 bytes with an id");
         fr_check(!ok || memcmp(hash, data + 9, GR_HASH_BYTES) == 0, "HASHED: the hash is not the payload's");
+    }
+    if (type == GR_WELCOME) { /* a client decodes it: 56 bytes exactly, this version, a run-work limit not 0 */
+        gr_welcome w;
+        int ok = gr_welcome_decode(data + 1, size - 1, &w);
+        fr_check(!ok || (size - 1 == GR_WELCOME_BYTES && w.version == GR_VERSION && w.max_run_work != 0 &&
+                         w.challenge == data + 1 + 16),
+                 "WELCOME: accepted other than 56 bytes of this version with a run-work limit");
     }
     rc = gr_msg_decode(type, data + 1, size - 1, &m, why);
     fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");
