@@ -80,7 +80,9 @@
  *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
- *                          (these two are read only in builds defining GENIE_TEST_HOOKS)
+ *     GENIE_NO_AVXVNNI=1   tests: hide AVX-VNNI (the avx2 path's int8 dots on vpmaddubsw)
+ *                          (these three are read only in builds defining GENIE_TEST_HOOKS,
+ *                          and GENIE_NO_AVXVNNI when a context is created)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
