@@ -622,6 +622,13 @@ $(BUILD)/fuzz_gguf: tests/fuzz/fuzz_gguf.c genie.h | $(BUILD)
 # bytes over the memcpy bandwidth, same run), the f32/bf16 paths, a [128, 4096] prefill (bench/gguf.c)
 bench-gguf: $(BUILD)/bench_gguf ## quantized decode products beside the memory bound, a Q8_0 prefill beside f32
 	$(call bench_run,gguf)
+# ---- AVX-VNNI (>>quant: the int8 dots' _v form) ----
+# the avx2 path's Q8_0 / Q4_0 4-row decode dots alone on one thread, VEX vpdpbusd beside vpmaddubsw,
+# weights in L2 and from memory, alternate rounds, the load printed (bench/qdot_avxvnni.c; a skip
+# line without AVX-VNNI). bench-gguf-llm's rows both ways: GENIE_NO_AVXVNNI=1 GENIE_CPU=avx2.
+.PHONY: bench-qdot-avxvnni
+bench-qdot-avxvnni: $(BUILD)/bench_qdot_avxvnni ## the avx2 path's Q8_0/Q4_0 decode dots: AVX-VNNI vpdpbusd beside vpmaddubsw
+	$(BENCH_ENV) $(BUILD)/bench_qdot_avxvnni
 # ---- AMX tiles (>>gemm: genie__uk_amx) ----
 # test_amx: bf16 and f32 x bf16 products on AMX against an f64 reference, then again with the tile
 # state refused (GENIE_NO_AMX_PERM=1: the fallback); a skip line on CPUs without AMX. bench-amx: bf16

@@ -80,7 +80,9 @@
  *     GENIE_CPU=reference|generic|avx2|avx512|amx   force a kernel path (see genie_cpu)
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
- *                          (these two are read only in builds defining GENIE_TEST_HOOKS)
+ *     GENIE_NO_AVXVNNI=1   tests: hide AVX-VNNI (the avx2 path's int8 dots on vpmaddubsw)
+ *                          (these three are read only in builds defining GENIE_TEST_HOOKS,
+ *                          and GENIE_NO_AVXVNNI when a context is created)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -9437,6 +9439,28 @@ static int genie__cpu_f16c(void) {
     (void)b, (void)d;
     return (int)((c >> 29) & 1u);
 }
+/* AVX-VNNI (the VEX-encoded 256-bit vpdpbusd, on CPUs with or without AVX-512): CPUID.(7,1):EAX
+   bit 4, with OSXSAVE and AVX (CPUID.1:ECX bits 27, 28) and the OS's SSE and AVX state (XCR0 bits
+   1, 2). The test hook GENIE_NO_AVXVNNI hides it (the avx2 path's int8 dots then run vpmaddubsw). */
+static int genie__avxvnni_runs(void) {
+    unsigned a = 0, b, c = 0, d, xlo, xhi;
+    if (GENIE__TEST_ENV("GENIE_NO_AVXVNNI")) return 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a < 7) return 0;
+    a = 1, c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (((c >> 27) & 3u) != 3u) return 0; /* OSXSAVE and AVX: else xgetbv would fault */
+    a = 7, c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a < 1) return 0; /* no subleaf 1 */
+    a = 7, c = 1;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    (void)b, (void)d;
+    if (!((a >> 4) & 1u)) return 0;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(xlo), "=d"(xhi) : "c"(0u)); /* xgetbv(0) */
+    (void)xhi;
+    return (xlo & 6u) == 6u;
+}
 #endif
 #ifdef GENIE__X86
 static int genie__amx_runs(void);
@@ -12198,8 +12222,11 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
 }
 /* The int8 dot primitives of the SIMD vocabulary (docs/DESIGN.md), on 256-bit integer vectors in
-   both forms: `_z` AVX-512 VNNI (GENIE__VNNI, 256-bit lanes), `_y` AVX2. GENIE__ISA picks the form
-   (GENIE__I8ATTR the functions' target attribute), as it does for the f32 primitives.
+   three forms: `_z` AVX-512 VNNI (GENIE__VNNI, the EVEX vpdpbusd on 256-bit lanes), `_v` AVX-VNNI
+   (GENIE__AVXVNNI, the same instruction VEX-encoded: AVX2 CPUs without AVX-512 such as Alder Lake
+   and later client cores and Sierra Forest; the avx2 path's kernels where genie__avxvnni_runs),
+   `_y` AVX2. GENIE__ISA picks the form (GENIE__I8ATTR the functions' target attribute), as it does
+   for the f32 primitives. `_v` is `_z` with the VEX instruction: the same i32 sums.
    I8DP(acc, u, s): acc + the 8 i32 sums of 4 adjacent products of unsigned bytes u and signed
      bytes s. _z: vpdpbusd, exact for every byte. _y: vpmaddubsw (u0 s0 + u1 s1 into an i16 that
      saturates), vpmaddwd by 1, an add: exact while every pair's |u0 s0 + u1 s1| <= 32767, which
@@ -12208,14 +12235,23 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
    I8XO(x), I8DPS(xo, w, x): xo + the 8 i32 sums of 4 adjacent products of signed bytes w and x
      (|x| <= 127), xo = I8XO(x) once for any number of w. _z: w ^ 0x80 = w + 128 unsigned and
      xo = -128 times x's sums of 4, so vpdpbusd gives sum (w + 128) x - 128 sum x = sum w x (one
-     xor a w). _y: xo = 0 and |w| times x with w's sign (|-128| is 128 as an unsigned byte: u <= 128). */
+     xor a w). _y: xo = 0 and |w| times x with w's sign (|-128| is 128 as an unsigned byte: u <= 128).
+   Every form's i32 sums are exact where the dots below use them (u and |x| as above), so the forms
+   give the same bits; they would differ only where I8DP_y's pair sum leaves i16 (outside the
+   bounds above) or I8DPS_y meets x = -128 (vpsignb keeps it -128, not 128): genie__q8_row's bytes
+   are within [-127, 127]. */
+#define GENIE__AVXVNNI __attribute__((target("avx2,fma,f16c,avxvnni")))
 #define GENIE__I8ATTR_z GENIE__VNNI
+#define GENIE__I8ATTR_v GENIE__AVXVNNI
 #define GENIE__I8ATTR_y GENIE__AVX2
 #define GENIE__I8DP_z(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
+#define GENIE__I8DP_v(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
 #define GENIE__I8DP_y(acc, u, s) _mm256_add_epi32((acc), _mm256_madd_epi16(_mm256_maddubs_epi16((u), (s)), _mm256_set1_epi16(1)))
 #define GENIE__I8XO_z(x) _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(GENIE__I8DP_z(_mm256_setzero_si256(), _mm256_set1_epi8(1), (x)), 7))
+#define GENIE__I8XO_v(x) _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(GENIE__I8DP_v(_mm256_setzero_si256(), _mm256_set1_epi8(1), (x)), 7))
 #define GENIE__I8XO_y(x) ((void)(x), _mm256_setzero_si256())
 #define GENIE__I8DPS_z(xo, w, x) GENIE__I8DP_z((xo), _mm256_xor_si256((w), _mm256_set1_epi8((char)0x80)), (x))
+#define GENIE__I8DPS_v(xo, w, x) GENIE__I8DP_v((xo), _mm256_xor_si256((w), _mm256_set1_epi8((char)0x80)), (x))
 #define GENIE__I8DPS_y(xo, w, x) GENIE__I8DP_y((xo), _mm256_abs_epi8(w), _mm256_sign_epi8((x), (w)))
 #define GENIE__I8ATTR GENIE__ISEL(GENIE__I8ATTR_, GENIE__ISA)
 #define GENIE__I8DP GENIE__ISEL(GENIE__I8DP_, GENIE__ISA)
@@ -12395,8 +12431,8 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
                                                  const float *d, const int32_t *s, float *y) {                          \
         genie__qdotr_##SFX(dt, w, rowb, nb, q, d, s, y, 4);                                                             \
     }
-/* The decode dots on each ISA's form of the int8 primitives; 8 rows at once on VNNI only (on
-   AVX2's 16 registers 8 rows would not keep their accumulators and operands in registers). */
+/* The decode dots on each ISA's form of the int8 primitives; 8 rows at once on AVX-512 VNNI only
+   (on AVX2's 16 registers 8 rows would not keep their accumulators and operands in registers). */
 #define GENIE__ISA z
 GENIE__QDOT_K(vnni)
 GENIE__QDOT1(vnni)
@@ -12405,6 +12441,11 @@ static GENIE__VNNI void genie__qdot8_vnni(int dt, const unsigned char *w, ptrdif
                                           const float *d, const int32_t *s, float *y) {
     genie__qdotr_vnni(dt, w, rowb, nb, q, d, s, y, 8);
 }
+#undef GENIE__ISA
+#define GENIE__ISA v
+GENIE__QDOT_K(avxvnni)
+GENIE__QDOT1(avxvnni)
+GENIE__QDOTR(avxvnni)
 #undef GENIE__ISA
 #define GENIE__ISA y
 GENIE__QDOT_K(avx2)
@@ -12653,6 +12694,9 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 }
 #ifdef GENIE__X86
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
+static genie_result genie__k_qlinear_avxvnni(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avxvnni, genie__qdot4_avxvnni, NULL);
+}
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
     return genie__k_qlinear(p, ith, nth, genie__q8_row_avx512, genie__qdot_vnni, genie__qdot4_vnni, q8 ? genie__qdot8_vnni : NULL);
@@ -12809,9 +12853,10 @@ static GENIE__VNNI int genie__qvnni_wpanel(int dt, const void *base, const genie
     }
     return genie__qpre_off(dt, 0);
 }
-/* The same on AVX2 (gathers of 8), Q8_0 signed. */
-static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
-                                           uint8_t *wp, float *dw, float *mw) {
+/* The same on AVX2 (gathers of 8), Q8_0 signed with s8 (the AVX2 tile's form), else q + 128. */
+static inline __attribute__((always_inline)) GENIE__AVX2 int genie__qavx2_wpanel_s(int dt, const void *base, const genie__vspec *wv,
+                                                                                  int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
+                                                                                  float *dw, float *mw, const int s8) {
     const __m256i gi = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
     const unsigned char *wr[32];
     uint8_t u[32][32];
@@ -12819,61 +12864,77 @@ static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie
     int r, h;
     for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, dt, n0 + i) : NULL;
     for (b = 0; b < nb; b++) {
-        genie__qpre_unpack(dt, wr, b, u, dw, mw, 1);
+        genie__qpre_unpack(dt, wr, b, u, dw, mw, s8);
         for (r = 0; r < 8; r++)
             for (h = 0; h < 4; h++)
                 _mm256_storeu_si256((__m256i *)(void *)(wp + 1024 * b + 128 * r + 32 * h),
                                     _mm256_i32gather_epi32((const int *)(const void *)(&u[8 * h][4 * r]), gi, 1));
     }
-    return genie__qpre_off(dt, 1);
+    return genie__qpre_off(dt, s8);
 }
-/* The tile of genie__qvnni_tile_q on AVX2 (the int8 dot's AVX2 form, GENIE__I8DP_y): two rows
-   of x by 16 weight rows a pass (16 ymm registers), four passes. With S8 the weight bytes are
-   signed (Q8_0: GENIE__I8DPS_y, |w| times x with w's sign); else they are at most 63 (Q4_0,
-   Q4_K nibbles, Q6_K's 6 bits), in I8DP_y's exact range either way. */
-static inline __attribute__((always_inline)) GENIE__AVX2 void genie__qavx2_tile_q(int64_t nsb, const uint8_t *wp, const float *dw,
-                                                                                 const float *mw, int off, const int8_t *const xq[4],
-                                                                                 const float *const dx[4], const int32_t *const sx[4],
-                                                                                 float *acc, const int QQ, const int S8) {
-    int pr, h, r;
-    int64_t b;
-    for (pr = 0; pr < 4; pr += 2)
-        for (h = 0; h < 2; h++) {
-            __m256 f0a = _mm256_setzero_ps(), f0b = f0a, f1a = f0a, f1b = f0a;
-            for (b = 0; b < nsb; b++) {
-                const int64_t xb = b * QQ / 8;
-                const uint8_t *wb = wp + 128 * QQ * b + 64 * h;
-                const int8_t *q0 = xq[pr] + 4 * QQ * b, *q1 = xq[pr + 1] + 4 * QQ * b;
-                __m256i i0a = _mm256_set1_epi32(-off * sx[pr][b]), i0b = i0a, i1a = _mm256_set1_epi32(-off * sx[pr + 1][b]), i1b = i1a;
-                const __m256 da = _mm256_loadu_ps(dw + 32 * b + 16 * h), db = _mm256_loadu_ps(dw + 32 * b + 16 * h + 8);
-                const __m256 s0 = _mm256_set1_ps(dx[pr][xb]), s1 = _mm256_set1_ps(dx[pr + 1][xb]);
-                for (r = 0; r < QQ; r++) {
-                    const __m256i wa = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r));
-                    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));
-                    const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r));
-                    if (S8) {
-                        i0a = GENIE__I8DPS_y(i0a, wa, x0), i0b = GENIE__I8DPS_y(i0b, wv, x0);
-                        i1a = GENIE__I8DPS_y(i1a, wa, x1), i1b = GENIE__I8DPS_y(i1b, wv, x1);
-                    } else {
-                        i0a = GENIE__I8DP_y(i0a, wa, x0), i0b = GENIE__I8DP_y(i0b, wv, x0);
-                        i1a = GENIE__I8DP_y(i1a, wa, x1), i1b = GENIE__I8DP_y(i1b, wv, x1);
-                    }
-                }
-                f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);
-                f0b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0b), _mm256_mul_ps(db, s0), f0b);
-                f1a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1a), _mm256_mul_ps(da, s1), f1a);
-                f1b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1b), _mm256_mul_ps(db, s1), f1b);
-                if (mw) {
-                    const __m256 ma = _mm256_loadu_ps(mw + 32 * b + 16 * h), mb = _mm256_loadu_ps(mw + 32 * b + 16 * h + 8);
-                    const __m256 t0 = _mm256_set1_ps(-(dx[pr][xb] * (float)sx[pr][b])), t1 = _mm256_set1_ps(-(dx[pr + 1][xb] * (float)sx[pr + 1][b]));
-                    f0a = _mm256_fmadd_ps(ma, t0, f0a), f0b = _mm256_fmadd_ps(mb, t0, f0b);
-                    f1a = _mm256_fmadd_ps(ma, t1, f1a), f1b = _mm256_fmadd_ps(mb, t1, f1b);
-                }
-            }
-            _mm256_storeu_ps(acc + 32 * pr + 16 * h, f0a), _mm256_storeu_ps(acc + 32 * pr + 16 * h + 8, f0b);
-            _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h, f1a), _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h + 8, f1b);
-        }
+static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                           uint8_t *wp, float *dw, float *mw) {
+    return genie__qavx2_wpanel_s(dt, base, wv, n0, nn, nb, wp, dw, mw, 1);
 }
+static GENIE__AVX2 int genie__qavxvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
+                                              uint8_t *wp, float *dw, float *mw) {
+    return genie__qavx2_wpanel_s(dt, base, wv, n0, nn, nb, wp, dw, mw, 0);
+}
+/* The tile of genie__qvnni_tile_q on 256-bit vectors (GENIE__I8DP: the AVX2 and AVX-VNNI forms),
+   genie__qavx2_tile_q and genie__qavxvnni_tile_q: two rows of x by 16 weight rows a pass (16 ymm
+   registers), four passes. With S8 (the AVX2 form only: its I8XO is 0, so the accumulators need
+   no x offset) the weight bytes are signed (Q8_0: I8DPS_y, |w| times x with w's sign); else they
+   are unsigned, at most 63 (Q4_0, Q4_K nibbles, Q6_K's 6 bits) or Q8_0's q + 128 (with off 128:
+   I8DP_y's exact range holds only for the former, so the AVX2 form takes Q8_0 signed). */
+#define GENIE__QTILE_Y(SFX)                                                                                             \
+    static inline __attribute__((always_inline)) GENIE__I8ATTR void genie__q##SFX##_tile_q(                           \
+        int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off, const int8_t *const xq[4],          \
+        const float *const dx[4], const int32_t *const sx[4], float *acc, const int QQ, const int S8) {                 \
+        int pr, h, r;                                                                                                   \
+        int64_t b;                                                                                                      \
+        for (pr = 0; pr < 4; pr += 2)                                                                                   \
+            for (h = 0; h < 2; h++) {                                                                                   \
+                __m256 f0a = _mm256_setzero_ps(), f0b = f0a, f1a = f0a, f1b = f0a;                                      \
+                for (b = 0; b < nsb; b++) {                                                                             \
+                    const int64_t xb = b * QQ / 8;                                                                      \
+                    const uint8_t *wb = wp + 128 * QQ * b + 64 * h;                                                     \
+                    const int8_t *q0 = xq[pr] + 4 * QQ * b, *q1 = xq[pr + 1] + 4 * QQ * b;                              \
+                    __m256i i0a = _mm256_set1_epi32(-off * sx[pr][b]), i0b = i0a, i1a = _mm256_set1_epi32(-off * sx[pr + 1][b]), i1b = i1a; \
+                    const __m256 da = _mm256_loadu_ps(dw + 32 * b + 16 * h), db = _mm256_loadu_ps(dw + 32 * b + 16 * h + 8); \
+                    const __m256 s0 = _mm256_set1_ps(dx[pr][xb]), s1 = _mm256_set1_ps(dx[pr + 1][xb]);                  \
+                    for (r = 0; r < QQ; r++) {                                                                          \
+                        const __m256i wa = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r));           \
+                        const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(wb + 128 * r + 32));      \
+                        const __m256i x0 = _mm256_set1_epi32(genie__ld32(q0 + 4 * r)), x1 = _mm256_set1_epi32(genie__ld32(q1 + 4 * r)); \
+                        if (S8) {                                                                                       \
+                            i0a = GENIE__I8DPS(i0a, wa, x0), i0b = GENIE__I8DPS(i0b, wv, x0);                           \
+                            i1a = GENIE__I8DPS(i1a, wa, x1), i1b = GENIE__I8DPS(i1b, wv, x1);                           \
+                        } else {                                                                                        \
+                            i0a = GENIE__I8DP(i0a, wa, x0), i0b = GENIE__I8DP(i0b, wv, x0);                             \
+                            i1a = GENIE__I8DP(i1a, wa, x1), i1b = GENIE__I8DP(i1b, wv, x1);                             \
+                        }                                                                                               \
+                    }                                                                                                   \
+                    f0a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0a), _mm256_mul_ps(da, s0), f0a);                         \
+                    f0b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i0b), _mm256_mul_ps(db, s0), f0b);                         \
+                    f1a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1a), _mm256_mul_ps(da, s1), f1a);                         \
+                    f1b = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i1b), _mm256_mul_ps(db, s1), f1b);                         \
+                    if (mw) {                                                                                           \
+                        const __m256 ma = _mm256_loadu_ps(mw + 32 * b + 16 * h), mb = _mm256_loadu_ps(mw + 32 * b + 16 * h + 8); \
+                        const __m256 t0 = _mm256_set1_ps(-(dx[pr][xb] * (float)sx[pr][b])), t1 = _mm256_set1_ps(-(dx[pr + 1][xb] * (float)sx[pr + 1][b])); \
+                        f0a = _mm256_fmadd_ps(ma, t0, f0a), f0b = _mm256_fmadd_ps(mb, t0, f0b);                         \
+                        f1a = _mm256_fmadd_ps(ma, t1, f1a), f1b = _mm256_fmadd_ps(mb, t1, f1b);                         \
+                    }                                                                                                   \
+                }                                                                                                       \
+                _mm256_storeu_ps(acc + 32 * pr + 16 * h, f0a), _mm256_storeu_ps(acc + 32 * pr + 16 * h + 8, f0b);       \
+                _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h, f1a), _mm256_storeu_ps(acc + 32 * (pr + 1) + 16 * h + 8, f1b); \
+            }                                                                                                           \
+    }
+#define GENIE__ISA y
+GENIE__QTILE_Y(avx2)
+#undef GENIE__ISA
+#define GENIE__ISA v
+GENIE__QTILE_Y(avxvnni)
+#undef GENIE__ISA
 static GENIE__AVX2 void genie__qavx2_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
                                             const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
     genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 0);
@@ -12885,6 +12946,16 @@ static GENIE__AVX2 void genie__qavx2_tile32s(int64_t nsb, const uint8_t *wp, con
 static GENIE__AVX2 void genie__qavx2_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
                                             const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4], float *acc) {
     genie__qavx2_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4, 0);
+}
+static GENIE__AVXVNNI void genie__qavxvnni_tile32(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                                  const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4],
+                                                  float *acc) {
+    genie__qavxvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 8, 0);
+}
+static GENIE__AVXVNNI void genie__qavxvnni_tile16(int64_t nsb, const uint8_t *wp, const float *dw, const float *mw, int off,
+                                                  const int8_t *const xq[4], const float *const dx[4], const int32_t *const sx[4],
+                                                  float *acc) {
+    genie__qavxvnni_tile_q(nsb, wp, dw, mw, off, xq, dx, sx, acc, 4, 0);
 }
 /* Workspace bytes: shared (q, dx, sx of every row of x) and a thread's own (wp, dw, mw, an
    f32 row, a tile). */
@@ -12958,6 +13029,11 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
 static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nth) {
     return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
                                 genie__qavx2_tile16);
+}
+/* AVX-VNNI: Q8_0 as q + 128 with off 128 (as the VNNI panels), one tile for every type */
+static genie_result genie__k_qlinear_pre_avxvnni(genie__kparams *p, int ith, int nth) {
+    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavxvnni_wpanel, genie__qavxvnni_tile32, genie__qavxvnni_tile32,
+                                genie__qavxvnni_tile16);
 }
 #endif
 #ifdef GENIE__AMX_BUILT
@@ -13338,6 +13414,10 @@ static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
         if (genie__bf16dp_runs()) kt->gemm_bh = &genie__gemm_kern_bh;
         if (genie__vnni_runs()) kt->qlinear = genie__vbmi_runs() ? genie__k_qlinear_vbmi : genie__k_qlinear_vnni;
         if (genie__vnni_runs()) kt->qlinear_pre = genie__k_qlinear_pre_vnni;
+    }
+    if ((kt->path == GENIE_CPU_AVX2 || (kt->path == GENIE_CPU_AVX512 && !genie__vnni_runs())) && genie__avxvnni_runs()) {
+        kt->qlinear = genie__k_qlinear_avxvnni; /* the AVX2 kernels on VEX vpdpbusd */
+        kt->qlinear_pre = genie__k_qlinear_pre_avxvnni;
     }
 #endif
 #ifdef GENIE__AMX_BUILT

@@ -18,6 +18,7 @@
    files, whose weights stream from memory) */
 #define _POSIX_C_SOURCE 200809L
 #define GGUF_LLM_NO_MAIN
+#define GENIE_TEST_HOOKS /* GENIE_NO_AVXVNNI=1: the avx2 path's int8 dots on vpmaddubsw (the A/B beside AVX-VNNI) */
 #include "../examples/06_gguf_llm.c"
 #include "copy_bw.h"
 

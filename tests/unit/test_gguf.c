@@ -6,7 +6,10 @@
    most 16 rows of x) on quantized activations, prefill on dequantized panels in f32, except
    Q8_0/Q4_0/Q4_K prefill on amx (AMX int8 tiles) and every block type's prefill on avx2, avx512
    and amx (int8 panels: vpdpbusd where the CPU has AVX-512 VNNI, else vpmaddubsw): quantized
-   activations per 32-block (the decode bound, QB 32). */
+   activations per 32-block (the decode bound, QB 32). On a CPU with AVX-VNNI the avx2 path's int8
+   dots run VEX vpdpbusd: the product tests run again on avx2 with them on vpmaddubsw (the test
+   hook GENIE_NO_AVXVNNI), and the two forms must agree bit for bit. */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include "testctx.h"
@@ -109,6 +112,26 @@ static const struct { const char *name; genie_dtype dt; int64_t r, c; } QT[] = {
 #define QT_KMAX 4128 /* the longest row above */
 #define NPATHS 5
 static const genie_cpu paths[NPATHS] = {GENIE_CPU_REFERENCE, GENIE_CPU_GENERIC, GENIE_CPU_AVX2, GENIE_CPU_AVX512, GENIE_CPU_AMX};
+/* set: the product tests run the avx2 path alone (its int8 dots on vpmaddubsw, GENIE_NO_AVXVNNI) */
+static int maddubs_pass;
+#define SKIP_PATH(p) (!genie_cpu_supported(paths[p]) || (maddubs_pass && paths[p] != GENIE_CPU_AVX2))
+/* AVX-VNNI: CPUID.(7,1):EAX bit 4 (the AVX state is the avx2 path's, which genie_cpu_supported tests) */
+static int have_avxvnni(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b, c = 0, d;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a < 7 || !genie_cpu_supported(GENIE_CPU_AVX2)) return 0;
+    a = 7, c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    if (a < 1) return 0;
+    a = 7, c = 1;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    (void)b, (void)d;
+    return (int)((a >> 4) & 1u);
+#else
+    return 0;
+#endif
+}
 static void t_dequant(void) {
     int p, k;
     char fn[64];
@@ -197,7 +220,7 @@ static void t_products(void) {
     for (p = 1; p < NPATHS && rg; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
-        if (!genie_cpu_supported(paths[p])) continue;
+        if (SKIP_PATH(p)) continue;
         ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
         for (k = 0; k < NQT && g; k++) {
@@ -290,7 +313,7 @@ static void t_prefill_inputs(void) {
     for (p = 1; p < NPATHS && rg; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
-        if (!genie_cpu_supported(paths[p])) continue;
+        if (SKIP_PATH(p)) continue;
         ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
         for (k = 0; k < 3 && g; k++) {
@@ -343,7 +366,7 @@ static void t_nonfinite_x(void) {
     for (p = 0; p < NPATHS; p++) {
         genie_ctx *ctx;
         genie_gguf *g = NULL;
-        if (!genie_cpu_supported(paths[p])) continue;
+        if (SKIP_PATH(p)) continue;
         ctx = test_ctx(paths[p], 2);
         CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
         for (k = 0; k < 5 && g; k++)
@@ -439,6 +462,43 @@ static void t_prefill_tiles(void) {
             }
         genie_gguf_close(ga), genie_gguf_close(gv);
         genie_ctx_destroy(ca), genie_ctx_destroy(cv);
+    }
+}
+/* The avx2 path's int8 dots in their two forms, VEX vpdpbusd (AVX-VNNI) and vpmaddubsw (the test
+   hook GENIE_NO_AVXVNNI), agree bit for bit: the same exact i32 sums under the same f32 steps.
+   Every weight of the file (each block type; odd row counts, rows of 1 block to 129), decode
+   (M 1, 3, 16: one-row and 4-row dots) and prefill (M 37, 100: the int8 panels, Q8_0 unsigned
+   beside signed), 1 and 2 threads.
+   A skip line where the CPU has no AVX-VNNI. */
+static void t_avxvnni_forms(void) {
+    static const int64_t ms[5] = {1, 3, 16, 37, 100};
+    int k, mi, t;
+    if (!have_avxvnni()) { printf("  skip: the avx2 path's int8 dots on AVX-VNNI beside vpmaddubsw (no AVX-VNNI here)\n"); return; }
+    for (t = 1; t <= 2; t++) {
+        genie_ctx *cv = test_ctx(GENIE_CPU_AVX2, t), *cy;
+        genie_gguf *gv = NULL, *gy = NULL;
+        CHECK(setenv("GENIE_NO_AVXVNNI", "1", 1) == 0);
+        cy = test_ctx(GENIE_CPU_AVX2, t);
+        CHECK(unsetenv("GENIE_NO_AVXVNNI") == 0);
+        CHECK(genie_gguf_open(cv, P("t.gguf"), &gv) == GENIE_OK && genie_gguf_open(cy, P("t.gguf"), &gy) == GENIE_OK);
+        for (k = 0; k < NQT && gv && gy; k++)
+            for (mi = 0; mi < 5; mi++) {
+                const int64_t N = QT[k].r, K = QT[k].c, M = ms[mi], xs[2] = {M, K};
+                float *x = (float *)malloc((size_t)(M * K) * 4), *yv = (float *)malloc((size_t)(M * N) * 4), *yy = (float *)malloc((size_t)(M * N) * 4);
+                int64_t i, diff = 0;
+                for (i = 0; i < M * K; i++) x[i] = (float)xv(7 * i + k);
+                CHECK(genie_read(cv, genie_linear(cv, genie_from_data(cv, GENIE_F32, 2, xs, x), genie_gguf_get(gv, QT[k].name), NULL),
+                                 GENIE_F32, yv, (size_t)(M * N) * 4) == GENIE_OK);
+                CHECK(genie_read(cy, genie_linear(cy, genie_from_data(cy, GENIE_F32, 2, xs, x), genie_gguf_get(gy, QT[k].name), NULL),
+                                 GENIE_F32, yy, (size_t)(M * N) * 4) == GENIE_OK);
+                for (i = 0; i < M * N; i++) diff += memcmp(&yv[i], &yy[i], 4) != 0 || yv[i] != yv[i];
+                CHECK(diff == 0);
+                if (diff) printf("  %s M %lld, %d thread(s): %lld of %lld outputs differ between AVX-VNNI and vpmaddubsw\n", QT[k].name,
+                                 (long long)M, t, (long long)diff, (long long)(M * N));
+                free(x), free(yv), free(yy);
+            }
+        genie_gguf_close(gv), genie_gguf_close(gy);
+        genie_ctx_destroy(cv), genie_ctx_destroy(cy);
     }
 }
 static void t_errors(void) {
@@ -554,6 +614,17 @@ int main(int argc, char **argv) {
         t_nonfinite_x();
         t_qrow_paths();
         t_prefill_tiles();
+        t_avxvnni_forms();
+        if (have_avxvnni()) { /* the products again on avx2 with its int8 dots on vpmaddubsw */
+            printf("  the avx2 path's products again with GENIE_NO_AVXVNNI (vpmaddubsw)\n");
+            maddubs_pass = 1;
+            CHECK(setenv("GENIE_NO_AVXVNNI", "1", 1) == 0);
+            t_products();
+            t_prefill_inputs();
+            t_nonfinite_x();
+            CHECK(unsetenv("GENIE_NO_AVXVNNI") == 0);
+            maddubs_pass = 0;
+        }
         t_errors();
     } else {
         printf("  skip: GGUF files written by the Python gguf package (%s with gguf not found; set GGUF_PYTHON)\n", py);
