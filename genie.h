@@ -10368,9 +10368,10 @@ static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie_
    the passes over C of KC 512 (each pass reads and writes the f32 C: [2048]^3 is 16 MiB). */
 static const genie__gemm_kern genie__gemm_kern_amx = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 1024, 512, 2048,
                                                       GENIE_CPU_AVX512, 0, 0, 0};
-/* The same tiles for more rows than MC (genie__gemm_amx_l, every panel of B packed before the
-   loops): KC 256, so that a panel of B (16 KiB) stays in L1 while the panels of A stream past it
-   from L2; C stays in L2 over all of K there (no pass over C a k-block). */
+/* The same tiles in genie__gemm_amx_l (every panel of B packed before the loops; the products
+   whose packed B fits GENIE__AMX_L_MAX_B): KC 256, so that a panel of B (16 KiB) stays in L1
+   while the panels of A stream past it from L2; C stays in L2 over all of K there (no pass over
+   C a k-block). MC here only names the rows a product keeps of A per block on the other kernel. */
 static const genie__gemm_kern genie__gemm_kern_amx_l = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 256, 512, 2048,
                                                         GENIE_CPU_AVX512, 0, 0, 0};
 #endif
@@ -10865,18 +10866,21 @@ static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int6
     }
 }
 GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
-/* Products of more rows than MC on the tiles (genie__gemm_kern_amx_l). Every panel of B is
-   packed before the loops, in the pack cache's layout (panel j of k-block q at bbuf + (q np + j)
-   pstep): the cache's panels (g->bpk), else the threads pack a share of them each into bbuf and
-   wait once. The threads split M: thread ith packs only its own rows of A. For each block of
-   GENIE__AMX_MC of its rows it packs A for all of K (k-block q at abuf + q ab steps), then for
+/* Products on the tiles (genie__gemm_kern_amx_l). Every panel of B is packed before the loops,
+   in the pack cache's layout (panel j of k-block q at bbuf + (q np + j) pstep): the cache's
+   panels (g->bpk), else the threads pack a share of them each into bbuf and wait once. The
+   threads split M (thread ith packs only its own rows of A), or with fewer than 8 panels of 32
+   rows a thread the columns (a share of the blocks of GENIE__AMX_NC each, all rows: each reads
+   only its part of B). For each block of GENIE__AMX_MC of its rows a thread packs A for all of
+   K (k-block q at abuf + q ab steps), then for
    each block of GENIE__AMX_NC columns accumulates that block of C over all of K in its own f32
    block cw (row stride NC + 16, off a multiple of 1 KiB: in L2; C is written once, never read
    back between k-blocks), KC at a time: a KC x 32 panel of B stays in L1 while the block's
    panels of A stream past it from L2. Then the epilogue on cw and its copy into C (unless the
    epilogue rounded it into a half result). A block's values do not depend on the thread count:
-   every thread runs all columns of its rows, in the same blocks. */
+   the blocks of columns start at multiples of NC whichever thread runs them. */
 #define GENIE__AMX_MC 256
+#define GENIE__AMX_L_MAX_B ((size_t)32 << 20) /* bytes of packed B past which the products take genie__gemm_amx */
 #define GENIE__AMX_NC 256 /* GENIE__EPI_PANELS panels of 32: the 1-thread epilogue's groups */
 /* bytes of the packed B (B != 0) or of a thread's A and cw (B == 0) of genie__gemm_amx_l */
 static size_t genie__amx_l_bytes(const genie__gemm_kern *kr, int64_t N, int64_t K, int B) {
@@ -10892,7 +10896,8 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
     const int epi = g->epi.bias || g->epi.act || g->epi.res || g->epi.hout;
     const genie__bf32 *bp = g->bpk ? (const genie__bf32 *)g->bpk : bbuf;
     float *cw = (float *)(void *)(abuf + nkb * ab);
-    int64_t lo, hi, u, q, ic, jc, ir, jr, i;
+    const int split_n = nth > 1 && (M + mr - 1) / mr < 8 * nth;
+    int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
     if (!g->bpk) {
         genie__share(nkb * np, ith, nth, &lo, &hi);
         for (u = lo; u < hi; u++) {
@@ -10901,20 +10906,25 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
         }
         if (nth > 1) genie__barrier(pool, nth);
     }
-    genie__share((M + mr - 1) / mr, ith, nth, &lo, &hi);
-    lo *= mr, hi = GENIE__MIN(hi * mr, M);
-    for (ic = lo; ic < hi; ic += GENIE__AMX_MC) {
+    if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
+        genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
+        j0 *= GENIE__AMX_NC, j1 = GENIE__MIN(j1 * GENIE__AMX_NC, N), lo = 0, hi = M;
+    } else {
+        genie__share((M + mr - 1) / mr, ith, nth, &lo, &hi);
+        lo *= mr, hi = GENIE__MIN(hi * mr, M), j0 = 0, j1 = N;
+    }
+    for (ic = lo; ic < hi && j0 < j1; ic += GENIE__AMX_MC) {
         const int64_t mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
         for (q = 0; q < nkb; q++) genie__pack_a_amx(g, ic, mc, q * kcb, GENIE__MIN(kcb, K - q * kcb), kr, abuf + q * ab);
-        for (jc = 0; jc < N; jc += GENIE__AMX_NC) {
-            const int64_t nc = GENIE__MIN(N - jc, GENIE__AMX_NC);
+        for (jc = j0; jc < j1; jc += GENIE__AMX_NC) {
+            const int64_t nc = GENIE__MIN(j1 - jc, GENIE__AMX_NC);
             for (q = 0; q < nkb; q++) {
                 const int64_t kp = GENIE__KP(GENIE__MIN(kcb, K - q * kcb), 32);
                 for (jr = 0; jr < nc; jr += nr) {
                     const genie__bf32 *b = bp + (q * np + (jc + jr) / nr) * pstep;
                     /* the next panel of B read (from L3), a part by each call on this one */
                     genie__ukpf pf = {(const char *)(b + pstep), 64, 0, 0, 1};
-                    const int64_t lines = (jc + jr + nr < N || q + 1 < nkb) ? pstep : 0, nq = (mc + mr - 1) / mr;
+                    const int64_t lines = (jc + jr + nr < j1 || q + 1 < nkb) ? pstep : 0, nq = (mc + mr - 1) / mr;
                     if (jr + nr >= nc) pf.p = (const char *)(q + 1 < nkb ? bp + ((q + 1) * np + jc / nr) * pstep : bp + (jc + nc) / nr * pstep);
                     for (ir = 0; ir < mc; ir += mr) { /* whole tiles: cw has room, padding rows and columns are 0 */
                         const int64_t w = GENIE__PANEL_ROWS(kr, GENIE__MIN(mr, mc - ir));
@@ -11190,8 +11200,8 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     if (!pl->half && !pl->f64 && !pl->skinny && !pl->g.cb && kt->gemm_amx && genie__mm_amx_mixed(pl))
         pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* f32 x bf16: the f32 side rounded to bf16 */
 #ifdef GENIE__AMX_BUILT
-    /* more rows than a block of A: B packed whole before the loops (up to 32 MiB of panels) */
-    if (pl->amx && !GENIE__GEMM_JIT(kr, pl->g.M) && genie__amx_l_bytes(&genie__gemm_kern_amx_l, pl->g.N, pl->g.K, 1) <= ((size_t)32 << 20))
+    /* B packed whole before the loops (unless its panels pass GENIE__AMX_L_MAX_B) */
+    if (pl->amx && genie__amx_l_bytes(&genie__gemm_kern_amx_l, pl->g.N, pl->g.K, 1) <= GENIE__AMX_L_MAX_B)
         kr = pl->kr = &genie__gemm_kern_amx_l;
 #endif
     if (pl->half) { /* the f32 workspace C; on the tiles its rows padded off a multiple of 1 KiB

@@ -146,6 +146,25 @@ static void t_path(genie_cpu cpu, int threads, const char *name) {
     genie_ctx_destroy(ctx);
 }
 
+/* A B whose tile panels pass GENIE__AMX_L_MAX_B (32 MiB): the kernel that packs B a block at a
+   time (K over several k-blocks of 1024, N not a multiple of 32), at 1 and 2 threads */
+static void t_big_b(void) {
+    const int64_t M = 20, N = 4111, K = 4100, sa[2] = {M, K}, sb[2] = {K, N};
+    uint16_t *a = bf_rand(M * K), *b = bf_rand(K * N);
+    int t;
+    for (t = 1; t <= 2; t++) {
+        genie_ctx *ctx = test_ctx(GENIE_CPU_AMX, t);
+        float *c;
+        CHECK(ctx != NULL);
+        if (!ctx) continue;
+        c = read_all(ctx, genie_matmul(ctx, bf_tensor(ctx, 2, sa, a), bf_tensor(ctx, 2, sb, b)), M * N);
+        CHECK(check_c(t == 1 ? "amx 1T A B (B past 32 MiB of panels)" : "amx 2T A B (B past 32 MiB of panels)", 1, M, N, K, a,
+                      0, K, 1, b, 0, N, 1, NULL, c));
+        free(c);
+        genie_ctx_destroy(ctx);
+    }
+    free(a), free(b);
+}
 /* ---- f32 activations with bf16 weights (either order): a result of f32 ----
    The SIMD paths, and the AMX path on products of at most 16 rows of the f32 operand
    (decode), convert the half operand to f32 while packing, so each product is as exact as
@@ -458,6 +477,7 @@ int main(void) {
     if (amx) {
         t_path(GENIE_CPU_AMX, 1, "amx");
         t_path(GENIE_CPU_AMX, 2, "amx");
+        t_big_b();
     } else {
         printf("skip: AMX bf16 products (%s)\n", refused ? "GENIE_NO_AMX_PERM: the tile state refused"
                                                      : "this CPU or kernel has no AMX-BF16 tile state");
