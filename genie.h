@@ -10868,7 +10868,8 @@ static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int6
 GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
 /* Products on the tiles (genie__gemm_kern_amx_l). Every panel of B is packed before the loops,
    in the pack cache's layout (panel j of k-block q at bbuf + (q np + j) pstep): the cache's
-   panels (g->bpk), else the threads pack a share of them each into bbuf and wait once. The
+   panels (g->bpk), else the threads pack them into bbuf (splitting M, a share each, then they
+   wait once; splitting N, each its own columns' panels, no wait). The
    threads split M (thread ith packs only its own rows of A), or with fewer than 8 panels of 32
    rows a thread the columns (a share of the blocks of GENIE__AMX_NC each, all rows: each reads
    only its part of B). For each block of GENIE__AMX_MC of its rows a thread packs A for all of
@@ -10898,20 +10899,22 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
     float *cw = (float *)(void *)(abuf + nkb * ab);
     const int split_n = nth > 1 && (M + mr - 1) / mr < 8 * nth;
     int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
-    if (!g->bpk) {
-        genie__share(nkb * np, ith, nth, &lo, &hi);
-        for (u = lo; u < hi; u++) {
-            const int64_t k0 = u / np * kcb, j0 = u % np * nr;
-            genie__pack_b_amx(g, k0, GENIE__MIN(kcb, K - k0), j0, GENIE__MIN(nr, N - j0), kr, bbuf + u * pstep);
-        }
-        if (nth > 1) genie__barrier(pool, nth);
-    }
     if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
         genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
         j0 *= GENIE__AMX_NC, j1 = GENIE__MIN(j1 * GENIE__AMX_NC, N), lo = 0, hi = M;
     } else {
         genie__share((M + mr - 1) / mr, ith, nth, &lo, &hi);
         lo *= mr, hi = GENIE__MIN(hi * mr, M), j0 = 0, j1 = N;
+    }
+    if (!g->bpk) { /* split N: a thread packs the panels it reads (no wait); else a share of all of them */
+        int64_t u0 = 0, u1 = nkb * np;
+        if (!split_n) genie__share(nkb * np, ith, nth, &u0, &u1);
+        for (u = u0; u < u1; u++) {
+            const int64_t k0 = u / np * kcb, jp = u % np * nr;
+            if (!split_n || (jp >= j0 && jp < j1))
+                genie__pack_b_amx(g, k0, GENIE__MIN(kcb, K - k0), jp, GENIE__MIN(nr, N - jp), kr, bbuf + u * pstep);
+        }
+        if (!split_n && nth > 1) genie__barrier(pool, nth);
     }
     for (ic = lo; ic < hi && j0 < j1; ic += GENIE__AMX_MC) {
         const int64_t mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
