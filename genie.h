@@ -10868,8 +10868,9 @@ static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int6
 GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
 /* Products on the tiles (genie__gemm_kern_amx_l). Every panel of B is packed before the loops,
    in the pack cache's layout (panel j of k-block q at bbuf + (q np + j) pstep): the cache's
-   panels (g->bpk), else the threads pack them into bbuf (splitting M, a share each, then they
-   wait once; splitting N, each its own columns' panels, no wait). The
+   panels (g->bpk), else the threads pack a share of them each into bbuf and wait once; or,
+   when every thread's rows are one block of A (two splitting N), each packs a panel just
+   before it reads it, into its own slot bbuf + ith pstep (in L1), and waits for none. The
    threads split M (thread ith packs only its own rows of A), or with fewer than 8 panels of 32
    rows a thread the columns (a share of the blocks of GENIE__AMX_NC each, all rows: each reads
    only its part of B). For each block of GENIE__AMX_MC of its rows a thread packs A for all of
@@ -10898,6 +10899,9 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
     const genie__bf32 *bp = g->bpk ? (const genie__bf32 *)g->bpk : bbuf;
     float *cw = (float *)(void *)(abuf + nkb * ab);
     const int split_n = nth > 1 && (M + mr - 1) / mr < 8 * nth;
+    /* B not kept, and every thread's rows one block of A (or two, splitting N): each panel packed
+       by the thread that reads it just before its use, into its own slot (in L1) */
+    const int jitb = !g->bpk && (split_n || ((M + mr - 1) / mr + nth - 1) / nth * mr <= GENIE__AMX_MC);
     int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
     if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
         genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
@@ -10906,15 +10910,13 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
         genie__share((M + mr - 1) / mr, ith, nth, &lo, &hi);
         lo *= mr, hi = GENIE__MIN(hi * mr, M), j0 = 0, j1 = N;
     }
-    if (!g->bpk) { /* split N: a thread packs the panels it reads (no wait); else a share of all of them */
-        int64_t u0 = 0, u1 = nkb * np;
-        if (!split_n) genie__share(nkb * np, ith, nth, &u0, &u1);
-        for (u = u0; u < u1; u++) {
+    if (!g->bpk && !jitb) { /* a share of all the panels each, then they wait once */
+        genie__share(nkb * np, ith, nth, &u, &i);
+        for (; u < i; u++) {
             const int64_t k0 = u / np * kcb, jp = u % np * nr;
-            if (!split_n || (jp >= j0 && jp < j1))
-                genie__pack_b_amx(g, k0, GENIE__MIN(kcb, K - k0), jp, GENIE__MIN(nr, N - jp), kr, bbuf + u * pstep);
+            genie__pack_b_amx(g, k0, GENIE__MIN(kcb, K - k0), jp, GENIE__MIN(nr, N - jp), kr, bbuf + u * pstep);
         }
-        if (!split_n && nth > 1) genie__barrier(pool, nth);
+        if (nth > 1) genie__barrier(pool, nth);
     }
     for (ic = lo; ic < hi && j0 < j1; ic += GENIE__AMX_MC) {
         const int64_t mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
@@ -10924,10 +10926,13 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
             for (q = 0; q < nkb; q++) {
                 const int64_t kp = GENIE__KP(GENIE__MIN(kcb, K - q * kcb), 32);
                 for (jr = 0; jr < nc; jr += nr) {
-                    const genie__bf32 *b = bp + (q * np + (jc + jr) / nr) * pstep;
+                    const genie__bf32 *b = jitb ? bbuf + ith * pstep : bp + (q * np + (jc + jr) / nr) * pstep;
                     /* the next panel of B read (from L3), a part by each call on this one */
                     genie__ukpf pf = {(const char *)(b + pstep), 64, 0, 0, 1};
-                    const int64_t lines = (jc + jr + nr < j1 || q + 1 < nkb) ? pstep : 0, nq = (mc + mr - 1) / mr;
+                    const int64_t lines = !jitb && (jc + jr + nr < j1 || q + 1 < nkb) ? pstep : 0, nq = (mc + mr - 1) / mr;
+                    if (jitb)
+                        genie__pack_b_amx(g, q * kcb, GENIE__MIN(kcb, K - q * kcb), jc + jr, GENIE__MIN(nr, N - jc - jr), kr,
+                                          bbuf + ith * pstep);
                     if (jr + nr >= nc) pf.p = (const char *)(q + 1 < nkb ? bp + ((q + 1) * np + jc / nr) * pstep : bp + (jc + nc) / nr * pstep);
                     for (ir = 0; ir < mc; ir += mr) { /* whole tiles: cw has room, padding rows and columns are 0 */
                         const int64_t w = GENIE__PANEL_ROWS(kr, GENIE__MIN(mr, mc - ir));
@@ -11228,8 +11233,8 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
     pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.rsc * 4, 64) : 0;
 #ifdef GENIE__AMX_BUILT
-    if (kr == &genie__gemm_kern_amx_l) {
-        pl->bsz = (size_t)genie__round_up((int64_t)genie__amx_l_bytes(kr, pl->g.N, pl->g.K, 1), 64);
+    if (kr == &genie__gemm_kern_amx_l) { /* B whole, or at least a panel a thread */
+        pl->bsz = (size_t)genie__round_up((int64_t)genie__amx_l_bytes(kr, GENIE__MAX(pl->g.N, nth * kr->nr), pl->g.K, 1), 64);
         pl->asz = (size_t)genie__round_up((int64_t)genie__amx_l_bytes(kr, pl->g.N, pl->g.K, 0), 64);
     }
 #endif
