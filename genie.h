@@ -10902,6 +10902,7 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
     /* B not kept, and every thread's rows one block of A (or two, splitting N): each panel packed
        by the thread that reads it just before its use, into its own slot (in L1) */
     const int jitb = !g->bpk && (split_n || ((M + mr - 1) / mr + nth - 1) / nth * mr <= GENIE__AMX_MC);
+    const int kin = jitb && g->csb != 1;
     int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
     if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
         genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
@@ -10923,9 +10924,14 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
         for (q = 0; q < nkb; q++) genie__pack_a_amx(g, ic, mc, q * kcb, GENIE__MIN(kcb, K - q * kcb), kr, abuf + q * ab);
         for (jc = j0; jc < j1; jc += GENIE__AMX_NC) {
             const int64_t nc = GENIE__MIN(j1 - jc, GENIE__AMX_NC);
-            for (q = 0; q < nkb; q++) {
-                const int64_t kp = GENIE__KP(GENIE__MIN(kcb, K - q * kcb), 32);
-                for (jr = 0; jr < nc; jr += nr) {
+            const int64_t npc = (nc + nr - 1) / nr;
+            /* k-blocks outside the panels; packing as it goes from columns of B along k (a
+               linear's weight rows), the other way round: a panel's k-blocks in turn read each
+               column in one run. Either way each tile of C adds its k-blocks in order. */
+            for (u = 0; u < nkb * npc; u++) {
+                q = kin ? u % nkb : u / npc, jr = (kin ? u / nkb : u % npc) * nr;
+                {
+                    const int64_t kp = GENIE__KP(GENIE__MIN(kcb, K - q * kcb), 32);
                     const genie__bf32 *b = jitb ? bbuf + ith * pstep : bp + (q * np + (jc + jr) / nr) * pstep;
                     /* the next panel of B read (from L3), a part by each call on this one */
                     genie__ukpf pf = {(const char *)(b + pstep), 64, 0, 0, 1};
