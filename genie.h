@@ -10871,7 +10871,8 @@ GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
    panels (g->bpk), else the threads pack a share of them each into bbuf and wait once; or,
    when every thread's rows are one block of A (two splitting N), each packs a panel just
    before it reads it, into its own slot bbuf + ith pstep (in L1), and waits for none. The
-   threads split M (thread ith packs only its own rows of A), or with fewer than 8 panels of 32
+   threads split M (thread ith packs only its own rows of A; with 4 blocks of rows a thread or
+   more, blocks claimed as threads come free, g->take), or with fewer than 8 panels of 32
    rows a thread the columns (a share of the blocks of GENIE__AMX_NC each, all rows: each reads
    only its part of B). For each block of GENIE__AMX_MC of its rows a thread packs A for all of
    K (k-block q at abuf + q ab steps), then for
@@ -10903,6 +10904,9 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
        by the thread that reads it just before its use, into its own slot (in L1) */
     const int jitb = !g->bpk && (split_n || ((M + mr - 1) / mr + nth - 1) / nth * mr <= GENIE__AMX_MC);
     const int kin = jitb && g->csb != 1;
+    /* splitting M into 4 blocks of rows a thread or more: the blocks taken as threads come free
+       (one the machine runs late leaves its part to the others) */
+    const int claim = !split_n && !jitb && g->take && nth > 1 && (M + GENIE__AMX_MC - 1) / GENIE__AMX_MC >= 4 * nth;
     int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
     if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
         genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
@@ -10919,8 +10923,16 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
         }
         if (nth > 1) genie__barrier(pool, nth);
     }
-    for (ic = lo; ic < hi && j0 < j1; ic += GENIE__AMX_MC) {
-        const int64_t mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
+    for (ic = lo;; ic += GENIE__AMX_MC) {
+        int64_t mc;
+        if (claim) { /* the next block of rows not yet taken (a block's values do not depend on the thread) */
+            ic = (int64_t)GENIE__ADD(g->take, 1) * GENIE__AMX_MC;
+            if (ic >= M) break;
+            mc = GENIE__MIN(M - ic, GENIE__AMX_MC);
+        } else {
+            if (ic >= hi || j0 >= j1) break;
+            mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
+        }
         for (q = 0; q < nkb; q++) genie__pack_a_amx(g, ic, mc, q * kcb, GENIE__MIN(kcb, K - q * kcb), kr, abuf + q * ab);
         for (jc = j0; jc < j1; jc += GENIE__AMX_NC) {
             const int64_t nc = GENIE__MIN(j1 - jc, GENIE__AMX_NC);

@@ -292,12 +292,13 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
    computed into the bf16 result; bf16 x bf16 (bf16 result) and f32 x bf16 (f32 result), as
    matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. Two
    shapes are one block whose panels the worker does claim (M <= MC, one k-block, N of
-   many panels and a part), the last one more rows than MC (the threads split the rows, B
-   packed whole, three k-blocks); there linear adds a bias and a GELU (the epilogue, once per
+   many panels and a part), then more rows than MC (the threads split the rows, B packed
+   whole, three k-blocks), and 9 blocks of 256 rows (claimed as threads come free: the second
+   thread takes 0-9 of them); there linear adds a bias and a GELU (the epilogue, once per
    element), three times over, as which thread takes a panel varies from run to run. */
 static void t_threads_same(void) {
     static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40},
-                                        {500, 2040, 1000}, {300, 1999, 999}, {700, 300, 530}};
+                                        {500, 2040, 1000}, {300, 1999, 999}, {700, 300, 530}, {2100, 40, 70}};
     genie_ctx *c[2];
     size_t si;
     int xdt, lin, i;
