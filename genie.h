@@ -9927,11 +9927,13 @@ static GENIE__AMX void genie__uk_amx(int64_t kc, const void *a, const void *b, v
     const genie__bf32 *ap = (const genie__bf32 *)a, *bp = (const genie__bf32 *)b;
     float *c = (float *)cv;
     const int64_t s64 = 64, sc = ldc * 4;
-    int64_t q;
-    (void)pf;
+    int64_t q, l = pf ? pf->r0 : 0, lps = pf ? (pf->r1 - pf->r0 + kc - 1) / kc : 0;
     GENIE__AMX_CLOAD(c, ldc, acc, 2);
     for (q = 0; q < kc; q++, ap += 32, bp += 32) {
-        if (q < 16) { /* the next tile down C (the driver's next call, or past the block: a prefetch never faults) */
+        if (pf) { /* lines [r0, r1) of what the driver reads next (pf->ld bytes apart), into L2 */
+            const int64_t l1 = GENIE__MIN(pf->r1, l + lps);
+            for (; l < l1; l++) _mm_prefetch(pf->p + l * pf->ld, _MM_HINT_T1);
+        } else if (q < 16) { /* the next tile down C (the driver's next call, or past the block: a prefetch never faults) */
             const float *cn = c + (32 + 2 * q) * ldc;
             __builtin_prefetch(cn, 1), __builtin_prefetch(cn + 16, 1), __builtin_prefetch(cn + ldc, 1), __builtin_prefetch(cn + ldc + 16, 1);
         }
@@ -10390,6 +10392,12 @@ static const genie__gemm_kern genie__gemm_kern_bh = {genie__uk_bh_avx512, genie_
    the passes over C of KC 512 (each pass reads and writes the f32 C: [2048]^3 is 16 MiB). */
 static const genie__gemm_kern genie__gemm_kern_amx = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 1024, 512, 2048,
                                                       GENIE_CPU_AVX512, 0, 0, 0};
+/* The same tiles in genie__gemm_amx_l (every panel of B packed before the loops; the products
+   whose packed B fits GENIE__AMX_L_MAX_B): KC 256, so that a panel of B (16 KiB) stays in L1
+   while the panels of A stream past it from L2; C stays in L2 over all of K there (no pass over
+   C a k-block). MC here only names the rows a product keeps of A per block on the other kernel. */
+static const genie__gemm_kern genie__gemm_kern_amx_l = {genie__uk_amx, genie__uk_amx_h, 0, 0, 0, 0, 0, 32, 32, 256, 512, 2048,
+                                                        GENIE_CPU_AVX512, 0, 0, 0};
 #endif
 #define GENIE__MAX_MR 32 /* AMX's; the SIMD kernels' MR is at most 12 */
 /* One block of A holds all of M: B is packed panel by panel just before use. */
@@ -10882,11 +10890,116 @@ static void genie__pack_b_amx(const genie__gemm *g, int64_t k0, int64_t kc, int6
     }
 }
 GENIE__GEMM_DRIVER(float, genie__bf32, amx, s, 32)
+/* Products on the tiles (genie__gemm_kern_amx_l). Every panel of B is packed before the loops,
+   in the pack cache's layout (panel j of k-block q at bbuf + (q np + j) pstep): the cache's
+   panels (g->bpk), else the threads pack a share of them each into bbuf and wait once; or,
+   when every thread's rows are one block of A (two splitting N), each packs a panel just
+   before it reads it, into its own slot bbuf + ith pstep (in L1), and waits for none. The
+   threads split M (thread ith packs only its own rows of A; with 4 blocks of rows a thread or
+   more, blocks claimed as threads come free, g->take), or with fewer than 8 panels of 32
+   rows a thread the columns (a share of the blocks of GENIE__AMX_NC each, all rows: each reads
+   only its part of B). For each block of GENIE__AMX_MC of its rows a thread packs A for all of
+   K (k-block q at abuf + q ab steps), then for
+   each block of GENIE__AMX_NC columns accumulates that block of C over all of K in its own f32
+   block cw (row stride NC + 16, off a multiple of 1 KiB: in L2; C is written once, never read
+   back between k-blocks), KC at a time: a KC x 32 panel of B stays in L1 while the block's
+   panels of A stream past it from L2. Then the epilogue on cw and its copy into C (unless the
+   epilogue rounded it into a half result). A block's values do not depend on the thread count:
+   the blocks of columns start at multiples of NC whichever thread runs them. */
+#define GENIE__AMX_MC 256
+#define GENIE__AMX_L_MAX_B ((size_t)32 << 20) /* bytes of packed B past which the products take genie__gemm_amx */
+#define GENIE__AMX_NC 256 /* GENIE__EPI_PANELS panels of 32: the 1-thread epilogue's groups */
+/* bytes of the packed B (B != 0) or of a thread's A and cw (B == 0) of genie__gemm_amx_l */
+static size_t genie__amx_l_bytes(const genie__gemm_kern *kr, int64_t N, int64_t K, int B) {
+    const int64_t nkb = (K + kr->kc - 1) / kr->kc, kpb = genie__round_up((K + nkb - 1) / nkb, 32) / 32;
+    if (B) return (size_t)(nkb * ((N + kr->nr - 1) / kr->nr) * kr->nr * kpb * 64);
+    return (size_t)(nkb * GENIE__AMX_MC * kpb * 64 + GENIE__AMX_MC * (GENIE__AMX_NC + 16) * 4);
+}
+static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, genie__bf32 *bbuf, genie__bf32 *abuf,
+                              struct genie__tpool *pool, int ith, int nth) {
+    const int64_t M = g->M, N = g->N, K = g->K, mr = kr->mr, nr = kr->nr, ldl = GENIE__AMX_NC + 16;
+    const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = genie__round_up((K + nkb - 1) / nkb, 32), kpb = kcb / 32;
+    const int64_t np = (N + nr - 1) / nr, pstep = nr * kpb, ab = GENIE__AMX_MC * kpb;
+    const int epi = g->epi.bias || g->epi.act || g->epi.res || g->epi.hout;
+    const genie__bf32 *bp = g->bpk ? (const genie__bf32 *)g->bpk : bbuf;
+    float *cw = (float *)(void *)(abuf + nkb * ab);
+    const int split_n = nth > 1 && (M + mr - 1) / mr < 8 * nth;
+    /* B not kept, and every thread's rows one block of A (or two, splitting N): each panel packed
+       by the thread that reads it just before its use, into its own slot (in L1) */
+    const int jitb = !g->bpk && (split_n || ((M + mr - 1) / mr + nth - 1) / nth * mr <= GENIE__AMX_MC);
+    const int kin = jitb && g->csb != 1;
+    /* splitting M into 4 blocks of rows a thread or more: the blocks taken as threads come free
+       (one the machine runs late leaves its part to the others) */
+    const int claim = !split_n && !jitb && g->take && nth > 1 && (M + GENIE__AMX_MC - 1) / GENIE__AMX_MC >= 4 * nth;
+    int64_t lo, hi, j0, j1, u, q, ic, jc, ir, jr, i;
+    if (split_n) { /* few rows: a share of the column blocks each, all rows (each reads its part of B) */
+        genie__share((N + GENIE__AMX_NC - 1) / GENIE__AMX_NC, ith, nth, &j0, &j1);
+        j0 *= GENIE__AMX_NC, j1 = GENIE__MIN(j1 * GENIE__AMX_NC, N), lo = 0, hi = M;
+    } else {
+        genie__share((M + mr - 1) / mr, ith, nth, &lo, &hi);
+        lo *= mr, hi = GENIE__MIN(hi * mr, M), j0 = 0, j1 = N;
+    }
+    if (!g->bpk && !jitb) { /* a share of all the panels each, then they wait once */
+        genie__share(nkb * np, ith, nth, &u, &i);
+        for (; u < i; u++) {
+            const int64_t k0 = u / np * kcb, jp = u % np * nr;
+            genie__pack_b_amx(g, k0, GENIE__MIN(kcb, K - k0), jp, GENIE__MIN(nr, N - jp), kr, bbuf + u * pstep);
+        }
+        if (nth > 1) genie__barrier(pool, nth);
+    }
+    for (ic = lo;; ic += GENIE__AMX_MC) {
+        int64_t mc;
+        if (claim) { /* the next block of rows not yet taken (a block's values do not depend on the thread) */
+            ic = (int64_t)GENIE__ADD(g->take, 1) * GENIE__AMX_MC;
+            if (ic >= M) break;
+            mc = GENIE__MIN(M - ic, GENIE__AMX_MC);
+        } else {
+            if (ic >= hi || j0 >= j1) break;
+            mc = GENIE__MIN(hi - ic, GENIE__AMX_MC);
+        }
+        for (q = 0; q < nkb; q++) genie__pack_a_amx(g, ic, mc, q * kcb, GENIE__MIN(kcb, K - q * kcb), kr, abuf + q * ab);
+        for (jc = j0; jc < j1; jc += GENIE__AMX_NC) {
+            const int64_t nc = GENIE__MIN(j1 - jc, GENIE__AMX_NC);
+            const int64_t npc = (nc + nr - 1) / nr;
+            /* k-blocks outside the panels; packing as it goes from columns of B along k (a
+               linear's weight rows), the other way round: a panel's k-blocks in turn read each
+               column in one run. Either way each tile of C adds its k-blocks in order. */
+            for (u = 0; u < nkb * npc; u++) {
+                q = kin ? u % nkb : u / npc, jr = (kin ? u / nkb : u % npc) * nr;
+                {
+                    const int64_t kp = GENIE__KP(GENIE__MIN(kcb, K - q * kcb), 32);
+                    const genie__bf32 *b = jitb ? bbuf + ith * pstep : bp + (q * np + (jc + jr) / nr) * pstep;
+                    /* the next panel of B read (from L3), a part by each call on this one */
+                    genie__ukpf pf = {(const char *)(b + pstep), 64, 0, 0, 1};
+                    const int64_t lines = !jitb && (jc + jr + nr < j1 || q + 1 < nkb) ? pstep : 0, nq = (mc + mr - 1) / mr;
+                    if (jitb)
+                        genie__pack_b_amx(g, q * kcb, GENIE__MIN(kcb, K - q * kcb), jc + jr, GENIE__MIN(nr, N - jc - jr), kr,
+                                          bbuf + ith * pstep);
+                    if (jr + nr >= nc) pf.p = (const char *)(q + 1 < nkb ? bp + ((q + 1) * np + jc / nr) * pstep : bp + (jc + nc) / nr * pstep);
+                    for (ir = 0; ir < mc; ir += mr) { /* whole tiles: cw has room, padding rows and columns are 0 */
+                        const int64_t w = GENIE__PANEL_ROWS(kr, GENIE__MIN(mr, mc - ir));
+                        pf.r0 = ir / mr * lines / nq, pf.r1 = (ir / mr + 1) * lines / nq;
+                        GENIE__PANEL_UK(kr, w)(kp, abuf + q * ab + ir * kp, b, cw + ir * ldl + jr, ldl, q > 0, &pf);
+                    }
+                }
+            }
+            if (epi) genie__epi_s(&g->epi, cw, ldl, 1, ic, jc, mc, nc);
+            if (!g->epi.hout)
+                for (i = 0; i < mc; i++) {
+                    float *c = (float *)(void *)g->c + (ic + i) * g->rsc + jc * g->csc;
+                    if (g->csc == 1) memcpy(c, cw + i * ldl, (size_t)nc * 4);
+                    else
+                        for (jr = 0; jr < nc; jr++) c[jr * g->csc] = cw[i * ldl + jr];
+                }
+        }
+    }
+}
 /* The AMX product: the thread's tile configuration around the driver. */
 static void genie__gemm_amx_run(const genie__gemm *g, const genie__gemm_kern *kr, genie__bf32 *bbuf, genie__bf32 *abuf,
                                 struct genie__tpool *pool, int ith, int nth) {
     genie__amx_begin();
-    genie__gemm_amx(g, kr, bbuf, abuf, pool, ith, nth);
+    if (kr == &genie__gemm_kern_amx_l) genie__gemm_amx_l(g, kr, bbuf, abuf, pool, ith, nth);
+    else genie__gemm_amx(g, kr, bbuf, abuf, pool, ith, nth);
     genie__amx_end();
 }
 #endif
@@ -11136,8 +11249,14 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
         pl->bh = 0, pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* tiles, tdpbf16ps */
     if (!pl->half && !pl->f64 && !pl->skinny && !pl->g.cb && kt->gemm_amx && genie__mm_amx_mixed(pl))
         pl->amx = 1, kr = pl->kr = kt->gemm_amx; /* f32 x bf16: the f32 side rounded to bf16 */
-    if (pl->half) {
-        pl->g.rsc = pl->g.N;
+#ifdef GENIE__AMX_BUILT
+    /* B packed whole before the loops (unless its panels pass GENIE__AMX_L_MAX_B) */
+    if (pl->amx && genie__amx_l_bytes(&genie__gemm_kern_amx_l, pl->g.N, pl->g.K, 1) <= GENIE__AMX_L_MAX_B)
+        kr = pl->kr = &genie__gemm_kern_amx_l;
+#endif
+    if (pl->half) { /* the f32 workspace C; on the tiles its rows padded off a multiple of 1 KiB
+                       (a C tile's 16 rows 8 KiB apart share one set of L1 and evict each other) */
+        pl->g.rsc = pl->amx && pl->g.N % 256 == 0 ? pl->g.N + 16 : pl->g.N;
         pl->g.csc = 1;
     } else {
         pl->g.c = pl->out;
@@ -11154,7 +11273,13 @@ static int genie__mm_plan_node(genie__mm_plan *pl, const genie__node *n, const g
     mc = GENIE__MIN(kr->mc, genie__round_up(pl->g.M, kr->mr));
     pl->bsz = (size_t)genie__round_up((GENIE__GEMM_JIT(kr, pl->g.M) ? nth * kr->nr : nc) * kc * (int64_t)esz, 64);
     pl->asz = (size_t)genie__round_up(kc * mc * (int64_t)esz, 64);
-    pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.N * 4, 64) : 0;
+    pl->csz = pl->half ? (size_t)genie__round_up(pl->g.M * pl->g.rsc * 4, 64) : 0;
+#ifdef GENIE__AMX_BUILT
+    if (kr == &genie__gemm_kern_amx_l) { /* B whole, or at least a panel a thread */
+        pl->bsz = (size_t)genie__round_up((int64_t)genie__amx_l_bytes(kr, GENIE__MAX(pl->g.N, nth * kr->nr), pl->g.K, 1), 64);
+        pl->asz = (size_t)genie__round_up((int64_t)genie__amx_l_bytes(kr, pl->g.N, pl->g.K, 0), 64);
+    }
+#endif
     return 1;
 }
 /* ---- the pack cache ----
@@ -11311,16 +11436,6 @@ static void genie__mm_setup(const genie__mm_plan *pl, int64_t bi, genie__gemm *g
     *out = pl->out + off[4] * (int64_t)genie__dt_size[pl->odt];
     if (!pl->half) g->c = *out;
 }
-/* Rows [lo, hi) of the f32 workspace C [M, N] into the f16/bf16 result. */
-static void genie__mm_store_half(const genie__mm_plan *pl, const genie__gemm *g, char *out, int64_t lo, int64_t hi) {
-    const float *c = (const float *)g->c;
-    int64_t i, j;
-    for (i = lo; i < hi; i++)
-        if (pl->ocs == 1) /* a row at a time by the path's conversion (genie__f2h / f2bf's values) */
-            genie__hconv(pl->kr->cpu, pl->odt, 1, (uint16_t *)(void *)out + i * pl->ors, c + i * g->N, g->N);
-        else
-            for (j = 0; j < g->N; j++) genie__stf(out, i * pl->ors + j * pl->ocs, pl->odt, c[i * g->N + j]);
-}
 static void genie__mm_run(const genie__mm_plan *pl, const genie__gemm *g, char *bb, char *ab, struct genie__tpool *pool,
                           int ith, int nth) {
     if (pl->f64) genie__gemm_d(g, pl->kr, (double *)bb, (double *)ab, pool, ith, nth);
@@ -11437,9 +11552,9 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
         genie__share(pl->batches, ith, nth, &lo, &hi);
         for (bi = lo; bi < hi; bi++) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
-            if (pl->half) g.c = cw;
+            if (pl->half) /* rounded into the result by the epilogue, block by block while in cache */
+                g.c = cw, g.epi.hout = out, g.epi.hdt = pl->odt, g.epi.hrs = pl->ors, g.epi.hcs = pl->ocs;
             genie__mm_run(pl, &g, bb, ab, NULL, 0, 1);
-            if (pl->half) genie__mm_store_half(pl, &g, out, 0, g.M);
         }
     }
     return GENIE_OK;

@@ -131,6 +131,9 @@ static void t_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N, int6
 static const int64_t shapes[][3] = {
     {17, 1, 1}, {17, 33, 31}, {32, 32, 32}, {33, 17, 2}, {40, 48, 33}, {64, 31, 64}, {95, 70, 97}, {100, 129, 15},
     {18, 64, 513}, {257, 40, 77}, {130, 300, 1030}, {61, 33, 600},
+    /* more rows than a block of A (B packed whole, C kept per block over all of K): a short
+       last panel of rows, a K tail, three k-blocks */
+    {545, 47, 290}, {600, 100, 520},
 };
 static void t_path(genie_cpu cpu, int threads, const char *name) {
     genie_ctx *ctx = test_ctx(cpu, threads);
@@ -143,6 +146,25 @@ static void t_path(genie_cpu cpu, int threads, const char *name) {
     genie_ctx_destroy(ctx);
 }
 
+/* A B whose tile panels pass GENIE__AMX_L_MAX_B (32 MiB): the kernel that packs B a block at a
+   time (K over several k-blocks of 1024, N not a multiple of 32), at 1 and 2 threads */
+static void t_big_b(void) {
+    const int64_t M = 20, N = 4111, K = 4100, sa[2] = {M, K}, sb[2] = {K, N};
+    uint16_t *a = bf_rand(M * K), *b = bf_rand(K * N);
+    int t;
+    for (t = 1; t <= 2; t++) {
+        genie_ctx *ctx = test_ctx(GENIE_CPU_AMX, t);
+        float *c;
+        CHECK(ctx != NULL);
+        if (!ctx) continue;
+        c = read_all(ctx, genie_matmul(ctx, bf_tensor(ctx, 2, sa, a), bf_tensor(ctx, 2, sb, b)), M * N);
+        CHECK(check_c(t == 1 ? "amx 1T A B (B past 32 MiB of panels)" : "amx 2T A B (B past 32 MiB of panels)", 1, M, N, K, a,
+                      0, K, 1, b, 0, N, 1, NULL, c));
+        free(c);
+        genie_ctx_destroy(ctx);
+    }
+    free(a), free(b);
+}
 /* ---- f32 activations with bf16 weights (either order): a result of f32 ----
    The SIMD paths, and the AMX path on products of at most 16 rows of the f32 operand
    (decode), convert the half operand to f32 while packing, so each product is as exact as
@@ -243,7 +265,7 @@ static void t_mixed_shape(genie_ctx *ctx, const char *path, int64_t M, int64_t N
 static void t_mixed(genie_cpu cpu, int threads, const char *name) {
     static const int64_t ms[] = {1, 7, 16, 17, 37}, ns[] = {19, 64};
     /* several blocks of rows, a K tail, two blocks of K, N past one panel of 32 */
-    static const int64_t big[][3] = {{130, 70, 97}, {40, 33, 1030}, {95, 129, 15}};
+    static const int64_t big[][3] = {{130, 70, 97}, {40, 33, 1030}, {95, 129, 15}, {531, 45, 300}};
     static const int64_t dec[][3] = {{1, 129, 1030}, {4, 67, 31}, {5, 33, 17}, {13, 131, 2049}, {3, 5, 1}, {12, 300, 47}};
     genie_ctx *ctx;
     char path[64];
@@ -268,13 +290,15 @@ static void t_mixed(genie_cpu cpu, int threads, const char *name) {
 /* 2 threads give the 1-thread result bit for bit on the tiles: the threads take panels as they
    come free (one block of A, B and C) or in static shares, and each rounds the f32 blocks it
    computed into the bf16 result; bf16 x bf16 (bf16 result) and f32 x bf16 (f32 result), as
-   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. The last
-   two shapes are one block whose panels the worker does claim (M <= MC, one k-block, N of
-   many panels and a part); there linear adds a bias and a GELU (the epilogue, once per
+   matmul and linear, on one block and on two k-blocks, two blocks of A, and a batch. Two
+   shapes are one block whose panels the worker does claim (M <= MC, one k-block, N of
+   many panels and a part), then more rows than MC (the threads split the rows, B packed
+   whole, three k-blocks), and 9 blocks of 256 rows (claimed as threads come free: the second
+   thread takes 0-9 of them); there linear adds a bias and a GELU (the epilogue, once per
    element), three times over, as which thread takes a panel varies from run to run. */
 static void t_threads_same(void) {
     static const int64_t shapes[][3] = {{17, 33, 33}, {512, 512, 512}, {40, 300, 1030}, {600, 70, 64}, {100, 2100, 40},
-                                        {500, 2040, 1000}, {300, 1999, 999}};
+                                        {500, 2040, 1000}, {300, 1999, 999}, {700, 300, 530}, {2100, 40, 70}};
     genie_ctx *c[2];
     size_t si;
     int xdt, lin, i;
@@ -357,9 +381,9 @@ static void pk_weight(genie_ctx *const *c, genie_tensor **w, const int64_t *ws) 
     free(v);
 }
 static void t_pack_cache(int threads) {
-    /* one k-block and two (K 1030), N a panel and a part, M one block of A and two (600 > MC), and
-       one block of many panels (2 threads claim them) */
-    static const int64_t shapes[][3] = {{17, 33, 33}, {40, 70, 1030}, {600, 40, 64}, {300, 1999, 999}};
+    /* one k-block and two (K 1030), N a panel and a part, M one block of A and two (600 > MC), one
+       block of many panels (2 threads claim them), and three k-blocks of more rows than MC */
+    static const int64_t shapes[][3] = {{17, 33, 33}, {40, 70, 1030}, {600, 40, 64}, {300, 1999, 999}, {530, 70, 600}};
     size_t si;
     int xdt, lin, i, ok;
     for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
@@ -454,6 +478,7 @@ int main(void) {
     if (amx) {
         t_path(GENIE_CPU_AMX, 1, "amx");
         t_path(GENIE_CPU_AMX, 2, "amx");
+        t_big_b();
     } else {
         printf("skip: AMX bf16 products (%s)\n", refused ? "GENIE_NO_AMX_PERM: the tile state refused"
                                                      : "this CPU or kernel has no AMX-BF16 tile state");
