@@ -1779,6 +1779,96 @@ static void test_upload_pool(void) {
     free(vb);
     free(vd);
 }
+/* A process's resident memory now in MiB (VmRSS), -1 if unknown. */
+static long rss_mib(pid_t pid) {
+    char p[64], l[256];
+    long v = -1;
+    FILE *f;
+    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+    if (!(f = fopen(p, "r"))) return -1;
+    while (fgets(l, sizeof l, f))
+        if (!strncmp(l, "VmRSS:", 6)) v = atol(l + 6) / 1024;
+    fclose(f);
+    return v;
+}
+/* An upload of one 256 KiB part declaring a cap of `cap` bytes, ended by a PUT with no rest:
+   1 if the PUT's reply is HASHED, 0 if an ERROR (the part's own ERROR read past) or none. */
+static int raw_small_upload(raw *r, uint64_t id, size_t cap, int fill) {
+    size_t L = (size_t)GR_LEAF_BYTES;
+    uint8_t *p = part_msg(id, cap, 0, L, fill), q[48];
+    uint64_t put, req = 0;
+    int t = 0, ok = grx_send(&r->x, r->ep, GR_PUT_PART, ++r->req, p, 24 + L, grx_now() + 5, &r->dead) == UCS_OK;
+    free(p);
+    memset(q, 0, sizeof q);
+    gr_put_u64_at(q, id);
+    gr_put_u64_at(q + 8, cap);
+    ok = ok && grx_send(&r->x, r->ep, GR_PUT, put = ++r->req, q, sizeof q, grx_now() + 5, &r->dead) == UCS_OK;
+    while (ok && raw_next(r, &t, &req, NULL))
+        if (req == put && (t == GR_HASHED || t == GR_ERROR)) return t == GR_HASHED;
+    return 0;
+}
+/* FREE of n buffers from id on: 1 if the server answers a PING after it (replies before the
+   PING's read past) */
+static int raw_free_ids(raw *r, uint64_t id, uint32_t n) {
+    uint8_t fr[4 + 32 * 8];
+    uint64_t ping, req = 0;
+    uint32_t k;
+    int t = 0;
+    if (n > 32) return 0;
+    gr_put_u64_at(fr, n); /* a u32 count: its high bytes overwritten below */
+    for (k = 0; k < n; k++) gr_put_u64_at(fr + 4 + 8 * k, id + k);
+    if (grx_send(&r->x, r->ep, GR_FREE, ++r->req, fr, 4 + 8 * (size_t)n, grx_now() + 5, &r->dead) != UCS_OK ||
+        grx_send(&r->x, r->ep, GR_PING, ping = ++r->req, NULL, 0, grx_now() + 5, &r->dead) != UCS_OK)
+        return 0;
+    while (raw_next(r, &t, &req, NULL))
+        if (req == ping) return t == GR_OK;
+    return 0;
+}
+/* Small uploads (256 KiB declared 10 MiB) into recycled, wholly resident 10 MiB blocks: each
+   buffer holds and is charged whole 2 MiB pages, not its block, so uploads kept bound stop at
+   --client-mb 32 (12 of them, not all 20), and 40 more uploaded and freed (left in the cache)
+   keep the server's resident memory near --cache-mb + --pool-mb, not 60 x 10 MiB. (Under ASan
+   run the server with ASAN_OPTIONS=quarantine_size_mb=0.) */
+static void test_pool_small_uploads(void) {
+    static const char *const args[] = {"--cache-mb", "64", "--pool-mb", "16", "--client-mb", "32", NULL};
+    server s;
+    raw a;
+    int t = 0, k, bound = 0, freed = 0, big = 1;
+    uint32_t code = 0;
+    size_t n = ((size_t)9 << 20) + 5, i;
+    uint8_t *va = (uint8_t *)malloc(n);
+    long r0, r1, r2;
+    for (i = 0; i < n; i++) va[i] = (uint8_t)(i * 2654435761u >> 11);
+    CHECK(server_startv(&s, args, "poolsmall") == 0, "server with --cache-mb 64 --pool-mb 16 --client-mb 32");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "small-uploads client");
+    r0 = rss_mib(s.pid);
+    /* the same 9 MiB uploaded and freed (cached): each upload of it again is moved to the cached
+       copy and its block goes to the pool, where the next small upload takes it */
+    for (k = 0; k < 20; k++) { /* each upload in parts needs room for its declared 9 MiB */
+        (void)(raw_upload(&a, 1, n, va, n) && raw_free_ids(&a, 1, 1));
+        if (!raw_small_upload(&a, 100 + (uint64_t)k, n, k + 1)) break; /* the client's budget spent */
+        bound++;
+    }
+    CHECK(bound == 12, "small uploads kept bound under --client-mb 32: %d of 20 (want 12: each charged 2 MiB)", bound);
+    r1 = rss_mib(s.pid);
+    CHECK(raw_free_ids(&a, 100, 20), "FREE of the bound small uploads");
+    for (k = 0; k < 40; k++) {
+        freed += raw_small_upload(&a, 200 + (uint64_t)k, n, k + 1) && raw_free_ids(&a, 200 + (uint64_t)k, 1);
+        big = big && raw_upload(&a, 1, n, va, n) && raw_free_ids(&a, 1, 1);
+    }
+    CHECK(big, "the 9 MiB uploads and FREEs all went");
+    CHECK(freed == 40, "40 small uploads into recycled blocks, each freed: %d went", freed);
+    CHECK(raw_upload(&a, 1, n, va, n) && raw_get_eq(&a, 1, 0, n, va) == 1, "the 9 MiB buffer reads back");
+    r2 = rss_mib(s.pid);
+    if (r0 < 0 || r1 < 0 || r2 < 0) printf("skip: no /proc/%d/status: the server's resident memory unchecked\n", (int)s.pid);
+    else
+        CHECK(r1 - r0 < 128 && r2 - r0 < 128, "the server's resident memory after small uploads into recycled blocks: +%ld MiB bound, +%ld MiB freed (cache 64 + pool 16 MiB)",
+              r1 - r0, r2 - r0);
+    raw_close(&a);
+    CHECK(server_stop(&s) == 0, "the small-uploads server exits 0");
+    printf("  small uploads into recycled blocks: held and charged in 2 MiB pages, not whole blocks (server +%ld MiB resident)\n", r2 - r0);
+    free(va);
+}
 static void test_background_hash(void) {
     server s;
     raw a, b;
@@ -3103,6 +3193,7 @@ int main(void) {
     test_queue_cap();
     test_background_hash();
     test_upload_pool();
+    test_pool_small_uploads();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
