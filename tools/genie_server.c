@@ -242,17 +242,21 @@ static void sv_pool_trim(sv *s, uint64_t budget, double before) {
     while (n > 0) free(out[--n]);
 }
 /* Block p, read no more: upload memory of cap bytes (sv_upload_alloc's class) is kept for the
-   next upload of its class, making room by giving back the oldest kept; cap 0 (malloc memory,
-   or a class over the pool's budget): freed. */
+   next upload of its class, making room by giving back the oldest kept, within the pool's
+   budget and what the cache leaves of --cache-mb (this runs on any thread, where no sv_evict
+   follows); cap 0 (malloc memory, or a class over that room): freed. */
 static void sv_pool_give(sv *s, uint8_t *p, size_t cap) {
     uint8_t *out[SV_POOL_SLOTS + 1];
+    uint64_t budget;
     int n = 0;
     if (!p) return;
     pthread_mutex_lock(&s->mu);
-    if (cap == 0 || cap > s->pool_budget) {
+    budget = s->cache_bytes < s->cache_budget ? s->cache_budget - s->cache_bytes : 0;
+    if (budget > s->pool_budget) budget = s->pool_budget;
+    if (cap == 0 || cap > budget) {
         out[n++] = p;
     } else {
-        n = sv_pool_shed(s, s->pool_budget, cap, 0, out);
+        n = sv_pool_shed(s, budget, cap, 0, out);
         s->pooled[s->npooled].p = p, s->pooled[s->npooled].cap = cap, s->pooled[s->npooled].since = grx_now();
         s->npooled++;
         s->pool_bytes += cap;
@@ -508,13 +512,13 @@ static void sv_close(sv *s, sv_client *c, const char *why) {
 static void sv_cache_insert(sv *s, sv_entry *e) { /* e private, its hash computed, none cached under it */
     e->hnext = s->cache[sv_hslot(e->hash)];
     s->cache[sv_hslot(e->hash)] = e;
-    s->cache_bytes += sv_entry_charge(e);
     e->older = s->newest;
     e->newer = NULL;
     if (s->newest) s->newest->newer = e;
     else s->oldest = e;
     s->newest = e;
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->mu); /* cache_bytes: sv_pool_give reads it on any thread */
+    s->cache_bytes += sv_entry_charge(e);
     e->cached = 1;
     pthread_mutex_unlock(&s->mu);
 }

@@ -1721,6 +1721,18 @@ static int raw_upload_drop(raw *r, uint64_t id, size_t cap) {
     free(p);
     return ok;
 }
+/* The server's stop line on its upload memory, from its log: 1 if found */
+static int pool_line(const server *s, unsigned long long *fresh, unsigned long long *recycled, unsigned long long *peak, unsigned long long *bound) {
+    FILE *f = fopen(s->log, "r");
+    char line[1024];
+    int got = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)",
+                   fresh, recycled, peak, bound) == 4)
+            got = 1;
+    if (f) fclose(f);
+    return got;
+}
 static void test_upload_pool(void) {
     server s;
     raw a, b, c, c2;
@@ -1763,21 +1775,41 @@ static void test_upload_pool(void) {
     raw_close(&c2);
     CHECK(server_stop(&s) == 0, "pool: the server exits 0 on SIGTERM");
     {
-        FILE *f = fopen(s.log, "r");
-        char line[1024];
-        int got = 0;
-        while (f && fgets(line, sizeof line, f))
-            if (sscanf(line, "genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)",
-                       &fresh, &recycled, &peak, &bound) == 4)
-                got = 1;
-        if (f) fclose(f);
-        CHECK(got, "the server's upload memory line in %s", s.log);
+        CHECK(pool_line(&s, &fresh, &recycled, &peak, &bound), "the server's upload memory line in %s", s.log);
         CHECK(recycled == 3 && fresh == 5, "uploads into recycled memory: %llu (want 3), fresh: %llu (want 5)", recycled, fresh);
         CHECK(bound == (16ull << 20) && peak == (10ull << 20), "the pool kept at most %llu bytes (one 10 MiB block) of its bound %llu", peak, bound);
     }
     free(va);
     free(vb);
     free(vd);
+}
+/* A dropped upload's block (given back with no sv_evict after it) is kept only within what the
+   cache leaves of --cache-mb: two 9 MiB tensors bound (charged 10 MiB each of 24) leave 4 MiB,
+   so the pool (--pool-mb 16) keeps no 10 MiB block. */
+static void test_pool_cache_room(void) {
+    static const char *const args[] = {"--cache-mb", "24", "--pool-mb", "16", "--client-mb", "64", NULL};
+    server s;
+    raw a, c;
+    int t = 0;
+    uint32_t code = 0;
+    size_t n = ((size_t)9 << 20) + 5, i;
+    uint8_t *va = (uint8_t *)malloc(n), *vb = (uint8_t *)malloc(n);
+    unsigned long long fresh = 0, recycled = 0, peak = 1, bound = 0;
+    for (i = 0; i < n; i++) va[i] = (uint8_t)(i * 2654435761u >> 11), vb[i] = (uint8_t)(i * 40503u >> 7) ^ 0x5a;
+    CHECK(server_startv(&s, args, "poolroom") == 0, "server with --cache-mb 24 --pool-mb 16");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool-room client a");
+    CHECK(raw_open(&c, s.port) == 0 && raw_hello(&c, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool-room client c");
+    CHECK(raw_upload(&a, 1, n, va, n) && raw_upload(&a, 2, n, vb, n), "two 9 MiB tensors bound in a 24 MiB cache");
+    CHECK(raw_upload_begin(&c, 4, n, 0xCC) && raw_upload_drop(&c, 4, n), "an upload begun, then dropped");
+    CHECK(raw_get_eq(&a, 1, 0, n, va) == 1 && raw_get_eq(&a, 2, 0, n, vb) == 1, "the bound tensors read back");
+    raw_close(&a);
+    raw_close(&c);
+    CHECK(server_stop(&s) == 0, "the pool-room server exits 0");
+    CHECK(pool_line(&s, &fresh, &recycled, &peak, &bound), "the server's upload memory line in %s", s.log);
+    CHECK(peak == 0 && fresh == 3, "a dropped block kept only within the cache's room: at most %llu bytes kept (want 0), %llu fresh uploads (want 3)", peak, fresh);
+    printf("  a dropped upload's block kept only within what the cache leaves of --cache-mb\n");
+    free(va);
+    free(vb);
 }
 /* A process's resident memory now in MiB (VmRSS), -1 if unknown. */
 static long rss_mib(pid_t pid) {
@@ -3194,6 +3226,7 @@ int main(void) {
     test_background_hash();
     test_upload_pool();
     test_pool_small_uploads();
+    test_pool_cache_room();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
