@@ -113,6 +113,9 @@ typedef struct sv_client {
     sv_buf *bufs[SV_BUCKETS];
     uint64_t nbufs, owned_bytes, bound_bytes; /* its computed buffers' bytes; cached tensors it binds (pinned) */
     uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
+    /* its RUNs' sources read as an earlier op's lazy result (sv_src_of_op), and the segments
+       stored and realized before an op for a buffer it reads (written by its one RUN at a time) */
+    uint64_t lazy_reads, mid_stores;
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
@@ -1170,7 +1173,11 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             from_op[k] = NULL;
             for (p = i; p-- > seg && o->in[k].kind == GR_SRC_BUF;)
                 if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref) {
-                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) break;
+                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) {
+                        c->lazy_reads++;
+                        break;
+                    }
+                    c->mid_stores++;
                     if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
                     break;
@@ -1787,9 +1794,11 @@ static void sv_client_free(sv *s, sv_client *c) {
         c->wait_head = m->next;
         grx_msg_free(&s->x, m);
     }
-    printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors\n",
+    printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors; "
+           "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu\n",
            c->id, c->peer, c->why ? c->why : "closed", (unsigned long long)c->msgs_in, (unsigned long long)c->msgs_out,
-           (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors);
+           (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors,
+           (unsigned long long)c->lazy_reads, (unsigned long long)c->mid_stores);
     fflush(stdout);
     grx_drop(&s->x, c->ep);
     grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */

@@ -1783,6 +1783,119 @@ static void test_upload_pool(void) {
     free(vb);
     free(vd);
 }
+/* ---- a RUN reading a buffer an earlier op of the same RUN wrote ---- */
+#define LAZY_PROGS 8
+/* Program k on c: one 8x8 f32 buffer b written and read within RUNs; its bytes and two results
+   read after (up to 3 x 64 f32 into out). */
+static void lazy_prog(genie_ctx *c, int k, float *out) {
+    int64_t s8[2] = {8, 8}, n64 = 64;
+    genie_tensor *x = rnd(c, GENIE_F32, 2, s8, 11 + (uint64_t)k), *y = rnd(c, GENIE_F32, 2, s8, 13 + (uint64_t)k);
+    genie_tensor *b = genie_clone(c, x), *r1 = NULL, *r2 = NULL;
+    genie_realize(c, 1, &b);
+    switch (k) {
+    case 0: /* written twice, read between and after */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_mul_scalar(c, b, 2.0);
+        genie_mul_(c, b, y), genie_realize(c, 1, &b);
+        r2 = genie_add_scalar(c, b, 1.0);
+        break;
+    case 1: /* copy_ into a slice from another slice of itself, then reads */
+        genie_mul_(c, b, y), genie_realize(c, 1, &b);
+        genie_copy_(c, genie_narrow(c, b, 0, 0, 2), genie_exp(c, genie_narrow(c, b, 0, 4, 2)));
+        genie_realize(c, 1, &b);
+        r1 = genie_neg(c, b);
+        genie_add_(c, b, x), genie_realize(c, 1, &b);
+        r2 = genie_sum(c, b, 0, NULL, 0);
+        break;
+    case 2: /* copy_ of its own transpose */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        genie_copy_(c, b, genie_contiguous(c, genie_t(c, b))), genie_realize(c, 1, &b);
+        r1 = genie_mul(c, b, y);
+        genie_sub_(c, b, genie_contiguous(c, genie_t(c, b))), genie_realize(c, 1, &b);
+        r2 = genie_exp(c, b);
+        break;
+    case 3: /* add_ of itself, a read through a strided view */
+        genie_add_(c, b, b), genie_realize(c, 1, &b);
+        r1 = genie_contiguous(c, genie_slice(c, b, 1, 0, 8, 1));
+        genie_mul_(c, b, b), genie_realize(c, 1, &b);
+        r2 = genie_sqrt(c, genie_abs(c, genie_sub(c, b, y)));
+        break;
+    case 4: { /* index_copy_, reads, a write, a read of a slice */
+        int64_t i2[2] = {1, 6}, two = 2;
+        genie_tensor *ix = genie_from_data(c, GENIE_I64, 1, &two, i2);
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        genie_index_copy_(c, b, 0, ix, genie_narrow(c, y, 0, 3, 2)), genie_realize(c, 1, &b);
+        r1 = genie_mul(c, b, x);
+        genie_relu_(c, b), genie_realize(c, 1, &b);
+        r2 = genie_contiguous(c, genie_narrow(c, b, 0, 1, 6));
+        break;
+    }
+    case 5: /* masked_fill_ between reads */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_tanh(c, b);
+        genie_masked_fill_(c, b, genie_gt(c, x, y), 3.5), genie_realize(c, 1, &b);
+        r2 = genie_mul(c, b, b);
+        break;
+    case 6: { /* a bf16 buffer written in place and read again, then copied into b */
+        genie_tensor *h = genie_to_dtype(c, x, GENIE_BF16);
+        genie_realize(c, 1, &h);
+        genie_mul_(c, h, genie_to_dtype(c, y, GENIE_BF16)), genie_realize(c, 1, &h);
+        r1 = genie_to_dtype(c, genie_exp(c, h), GENIE_F32);
+        genie_add_(c, h, h), genie_realize(c, 1, &h);
+        r2 = genie_to_dtype(c, h, GENIE_F32);
+        genie_copy_(c, b, h);
+        break;
+    }
+    case 7: { /* reshaped views of b, a copy_ between two halves of it */
+        int64_t s2[2] = {4, 16};
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_contiguous(c, genie_t(c, genie_reshape(c, b, 2, s2)));
+        genie_copy_(c, genie_narrow(c, b, 1, 0, 4), genie_narrow(c, b, 1, 4, 4)), genie_realize(c, 1, &b);
+        r2 = genie_mul(c, b, genie_t(c, b));
+        break;
+    }
+    }
+    memset(out, 0, 3 * 64 * sizeof(float));
+    genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
+    if (r1) genie_read(c, genie_reshape(c, genie_contiguous(c, r1), 1, &n64), GENIE_F32, out + 64, (size_t)genie_numel(r1) * sizeof(float));
+    if (r2) genie_read(c, r2, GENIE_F32, out + 128, (size_t)genie_numel(r2) * sizeof(float));
+}
+/* The programs remote and local bit for bit, each on a client of its own; the server's counts
+   (each client's last line) show its RUNs read an earlier op's result in place of its stored
+   bytes, and stored a segment before a read where they could not. */
+static void test_lazy_reads(void) {
+    server s;
+    int k;
+    unsigned long long lazy = 0, stores = 0;
+    CHECK(server_start(&s, NULL, NULL, "lazy") == 0, "lazy-reads server");
+    for (k = 0; k < LAZY_PROGS; k++) {
+        genie_ctx *c = remote_ctx(s.addr), *l = local_ctx();
+        float ro[192], lo[192];
+        lazy_prog(c, k, ro);
+        lazy_prog(l, k, lo);
+        CHECK(genie_status(c) == GENIE_OK && genie_status(l) == GENIE_OK && memcmp(ro, lo, sizeof ro) == 0, "lazy-read program %d: remote == local bit for bit (%s | %s)",
+              k, genie_last_error(c), genie_last_error(l));
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+    }
+    CHECK(server_stop(&s) == 0, "the lazy-reads server exits 0");
+    {
+        FILE *f = fopen(s.log, "r");
+        char line[1024];
+        int clients = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = strstr(line, "RUN sources read from an earlier op's result: ");
+            unsigned long long a = 0, b = 0;
+            if (p && sscanf(p, "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu", &a, &b) == 2)
+                lazy += a, stores += b, clients++;
+        }
+        if (f) fclose(f);
+        CHECK(clients == LAZY_PROGS, "the lazy-reads server's line for each client: %d (want %d) in %s", clients, LAZY_PROGS, s.log);
+        CHECK(lazy >= 4 && stores >= 2, "RUN sources read from an earlier op's result: %llu (want 4 or more), segments stored before a read: %llu (want 2 or more)",
+              lazy, stores);
+    }
+    printf("  reads of a buffer written earlier in the same RUN: %llu from the writer's result, %llu after a store, bit for bit as locally\n", lazy, stores);
+}
 /* A dropped upload's block (given back with no sv_evict after it) is kept only within what the
    cache leaves of --cache-mb: two 9 MiB tensors bound (charged 10 MiB each of 24) leave 4 MiB,
    so the pool (--pool-mb 16) keeps no 10 MiB block. */
@@ -3227,6 +3340,7 @@ int main(void) {
     test_upload_pool();
     test_pool_small_uploads();
     test_pool_cache_room();
+    test_lazy_reads();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
