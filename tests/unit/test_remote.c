@@ -1924,18 +1924,20 @@ static void test_pool_cache_room(void) {
     free(va);
     free(vb);
 }
-/* A process's resident memory now in MiB (VmRSS), -1 if unknown. */
-static long rss_mib(pid_t pid) {
+/* A process's memory figure `key` (e.g. "VmRSS:", its resident memory now) in MiB, -1 if unknown. */
+static long proc_mib(pid_t pid, const char *key) {
     char p[64], l[256];
     long v = -1;
+    size_t kn = strlen(key);
     FILE *f;
     snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
     if (!(f = fopen(p, "r"))) return -1;
     while (fgets(l, sizeof l, f))
-        if (!strncmp(l, "VmRSS:", 6)) v = atol(l + 6) / 1024;
+        if (!strncmp(l, key, kn)) v = atol(l + kn) / 1024;
     fclose(f);
     return v;
 }
+static long rss_mib(pid_t pid) { return proc_mib(pid, "VmRSS:"); }
 /* An upload of one 256 KiB part declaring a cap of `cap` bytes, ended by a PUT with no rest:
    1 if the PUT's reply is HASHED, 0 if an ERROR (the part's own ERROR read past) or none. */
 static int raw_small_upload(raw *r, uint64_t id, size_t cap, int fill) {
@@ -2922,17 +2924,7 @@ static void test_hash_backlog(void) {
 }
 
 /* A process's peak resident memory in MiB (VmHWM), -1 if unknown. */
-static long peak_mib(pid_t pid) {
-    char p[64], l[256];
-    long v = -1;
-    FILE *f;
-    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-    if (!(f = fopen(p, "r"))) return -1;
-    while (fgets(l, sizeof l, f))
-        if (!strncmp(l, "VmHWM:", 6)) v = atol(l + 6) / 1024;
-    fclose(f);
-    return v;
-}
+static long peak_mib(pid_t pid) { return proc_mib(pid, "VmHWM:"); }
 /* One buffer rewritten by 40 PUTs of 16 MiB, each new, faster than the hash thread (held 300
    ms a hash) keeps up: the old bytes waiting for their hash count against the client's budget
    (--client-mb 64), so the server's peak memory stays near budget and cache, not 40 x 16 MiB.
