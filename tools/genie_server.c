@@ -113,6 +113,9 @@ typedef struct sv_client {
     sv_buf *bufs[SV_BUCKETS];
     uint64_t nbufs, owned_bytes, bound_bytes; /* its computed buffers' bytes; cached tensors it binds (pinned) */
     uint64_t msgs_in, msgs_out, bytes_in, bytes_out, errors;
+    /* its RUNs' sources read as an earlier op's lazy result (sv_src_of_op), and the segments
+       stored and realized before an op for a buffer it reads (written by its one RUN at a time) */
+    uint64_t lazy_reads, mid_stores;
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
@@ -197,6 +200,24 @@ static void sv_on_signal(int sig) { (void)sig; sv_stop = 1; }
    gives its block back unread. */
 #define SV_HUGE ((size_t)2 << 20)
 static size_t sv_upload_class(size_t n) { return n < 2 * SV_HUGE || n > SIZE_MAX - SV_HUGE ? 0 : (n + SV_HUGE - 1) & ~(SV_HUGE - 1); }
+/* The bytes a tensor of `size` bytes in a block of block_cap bytes (0: malloc memory of its
+   size) holds resident, as charged to the cache and the client: upload memory in whole 2 MiB
+   pages (a huge page is faulted whole; a block's tail past them is given back, sv_upload_shrink) */
+static uint64_t sv_charge(uint64_t size, size_t block_cap) {
+    return block_cap ? (size + SV_HUGE - 1) & ~(uint64_t)(SV_HUGE - 1) : size;
+}
+static uint64_t sv_entry_charge(const sv_entry *e) { return sv_charge(e->size, e->block_cap); }
+/* Upload block p of cap bytes now holding `size` bytes: its pages past sv_charge(size) given
+   back to the OS (a recycled block is resident whole; read as zeros if touched again, and only
+   an upload writing them first reads them), so it holds what it is charged. */
+static void sv_upload_shrink(uint8_t *p, size_t cap, uint64_t size) {
+#ifdef MADV_DONTNEED
+    uint64_t keep = sv_charge(size, cap);
+    if (cap && keep < cap) (void)madvise(p + keep, cap - (size_t)keep, MADV_DONTNEED);
+#else
+    (void)p, (void)cap, (void)size;
+#endif
+}
 /* Under s->mu: takes kept blocks out, oldest first, while the pool's bytes and `more` pass
    `budget`, while a block more would not find a slot (more > 0), or while the oldest was kept
    before `before`; into out[] (at most SV_POOL_SLOTS), for the caller to free after unlocking. */
@@ -224,17 +245,21 @@ static void sv_pool_trim(sv *s, uint64_t budget, double before) {
     while (n > 0) free(out[--n]);
 }
 /* Block p, read no more: upload memory of cap bytes (sv_upload_alloc's class) is kept for the
-   next upload of its class, making room by giving back the oldest kept; cap 0 (malloc memory,
-   or a class over the pool's budget): freed. */
+   next upload of its class, making room by giving back the oldest kept, within the pool's
+   budget and what the cache leaves of --cache-mb (this runs on any thread, where no sv_evict
+   follows); cap 0 (malloc memory, or a class over that room): freed. */
 static void sv_pool_give(sv *s, uint8_t *p, size_t cap) {
     uint8_t *out[SV_POOL_SLOTS + 1];
+    uint64_t budget;
     int n = 0;
     if (!p) return;
     pthread_mutex_lock(&s->mu);
-    if (cap == 0 || cap > s->pool_budget) {
+    budget = s->cache_bytes < s->cache_budget ? s->cache_budget - s->cache_bytes : 0;
+    if (budget > s->pool_budget) budget = s->pool_budget;
+    if (cap == 0 || cap > budget) {
         out[n++] = p;
     } else {
-        n = sv_pool_shed(s, s->pool_budget, cap, 0, out);
+        n = sv_pool_shed(s, budget, cap, 0, out);
         s->pooled[s->npooled].p = p, s->pooled[s->npooled].cap = cap, s->pooled[s->npooled].since = grx_now();
         s->npooled++;
         s->pool_bytes += cap;
@@ -315,7 +340,7 @@ static void sv_evict(sv *s) {
         for (pp = &s->cache[sv_hslot(e->hash)]; *pp != e; pp = &(*pp)->hnext) {}
         *pp = e->hnext;
         sv_lru_unlink(s, e);
-        s->cache_bytes -= e->size;
+        s->cache_bytes -= sv_entry_charge(e);
         e->hnext = gone;
         gone = e;
     }
@@ -352,9 +377,9 @@ static void sv_buf_clear(sv *s, sv_client *c, sv_buf *b) {
     genie_release(b->gt);
     b->gt = NULL;
     if (b->entry) {
+        c->bound_bytes -= sv_entry_charge(b->entry);
         sv_entry_unref(s, b->entry);
         b->entry = NULL;
-        c->bound_bytes -= b->size;
     } else {
         c->owned_bytes -= b->size;
         free(b->data);
@@ -394,7 +419,7 @@ static void sv_bind(sv *s, sv_client *c, sv_buf *b, sv_entry *e) {
     pthread_mutex_unlock(&s->mu);
     b->data = e->data;
     b->size = e->size;
-    c->bound_bytes += e->size;
+    c->bound_bytes += sv_entry_charge(e);
     if (e->cached) sv_touch(s, e);
 }
 static void sv_buf_fail(sv *s, sv_client *c, sv_buf *b, const char *why) {
@@ -490,13 +515,13 @@ static void sv_close(sv *s, sv_client *c, const char *why) {
 static void sv_cache_insert(sv *s, sv_entry *e) { /* e private, its hash computed, none cached under it */
     e->hnext = s->cache[sv_hslot(e->hash)];
     s->cache[sv_hslot(e->hash)] = e;
-    s->cache_bytes += e->size;
     e->older = s->newest;
     e->newer = NULL;
     if (s->newest) s->newest->newer = e;
     else s->oldest = e;
     s->newest = e;
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->mu); /* cache_bytes: sv_pool_give reads it on any thread */
+    s->cache_bytes += sv_entry_charge(e);
     e->cached = 1;
     pthread_mutex_unlock(&s->mu);
 }
@@ -571,7 +596,7 @@ static uint64_t sv_hash_orphaned(const sv *s, sv_client *c) {
     uint64_t n = 0;
     for (j = s->hjobs; j; j = j->next) {
         const sv_buf *b = j->c == c ? sv_buf_find(c, j->buf) : NULL;
-        if (j->c == c && (!b || b->entry != j->e)) n += j->e->size;
+        if (j->c == c && (!b || b->entry != j->e)) n += sv_entry_charge(j->e);
     }
     return n;
 }
@@ -1148,7 +1173,11 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
             from_op[k] = NULL;
             for (p = i; p-- > seg && o->in[k].kind == GR_SRC_BUF;)
                 if (run->ops[p].written && run->ops[p].out_buf == o->in[k].ref) {
-                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) break;
+                    if ((from_op[k] = sv_src_of_op(c->g, &run->ops[p], res[p], &o->in[k], SV_SRC_NDIM(o, k))) != NULL) {
+                        c->lazy_reads++;
+                        break;
+                    }
+                    c->mid_stores++;
                     if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
                     break;
@@ -1401,7 +1430,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         if (e && e->size == q.bytes) {
             sv_buf *b = sv_buf_get(c, q.buf);
             if (!b) { sv_error(s, c, h.id, GR_E_LIMIT, "HAS: too many buffers"); break; }
-            if (c->bound_bytes + e->size > s->client_budget) {
+            if (c->bound_bytes + sv_entry_charge(e) > s->client_budget) {
                 sv_error(s, c, h.id, GR_E_LIMIT, "HAS: the client's tensors would exceed its budget (--client-mb)");
                 break;
             }
@@ -1466,6 +1495,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             if (total > c->up.cap) total = (uint64_t)-1;
             else {
                 if (q.bytes) memcpy(c->up.data + c->up.got, q.data, (size_t)q.bytes);
+                sv_upload_shrink(c->up.data, c->up.data_cap, total);
                 block = data = c->up.data;
                 block_cap = c->up.data_cap;
                 c->up.data = NULL;
@@ -1488,7 +1518,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_error(s, c, h.id, GR_E_MEMORY, "PUT: out of memory");
             break;
         }
-        if (c->bound_bytes + total > s->client_budget) { /* bound tensors are pinned: bounded per client */
+        if (c->bound_bytes + sv_charge(total, block_cap) > s->client_budget) { /* bound tensors are pinned: bounded per client */
             if (block != m->data) sv_pool_give(s, block, block_cap);
             sv_buf_fail(s, c, b, "PUT: the client's tensors would exceed its budget (--client-mb)");
             sv_error(s, c, h.id, GR_E_LIMIT, "PUT: the client's tensors would exceed its budget (--client-mb)");
@@ -1764,9 +1794,11 @@ static void sv_client_free(sv *s, sv_client *c) {
         c->wait_head = m->next;
         grx_msg_free(&s->x, m);
     }
-    printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors\n",
+    printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors; "
+           "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu\n",
            c->id, c->peer, c->why ? c->why : "closed", (unsigned long long)c->msgs_in, (unsigned long long)c->msgs_out,
-           (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors);
+           (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors,
+           (unsigned long long)c->lazy_reads, (unsigned long long)c->mid_stores);
     fflush(stdout);
     grx_drop(&s->x, c->ep);
     grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */

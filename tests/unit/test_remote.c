@@ -1721,6 +1721,18 @@ static int raw_upload_drop(raw *r, uint64_t id, size_t cap) {
     free(p);
     return ok;
 }
+/* The server's stop line on its upload memory, from its log: 1 if found */
+static int pool_line(const server *s, unsigned long long *fresh, unsigned long long *recycled, unsigned long long *peak, unsigned long long *bound) {
+    FILE *f = fopen(s->log, "r");
+    char line[1024];
+    int got = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)",
+                   fresh, recycled, peak, bound) == 4)
+            got = 1;
+    if (f) fclose(f);
+    return got;
+}
 static void test_upload_pool(void) {
     server s;
     raw a, b, c, c2;
@@ -1763,21 +1775,246 @@ static void test_upload_pool(void) {
     raw_close(&c2);
     CHECK(server_stop(&s) == 0, "pool: the server exits 0 on SIGTERM");
     {
-        FILE *f = fopen(s.log, "r");
-        char line[1024];
-        int got = 0;
-        while (f && fgets(line, sizeof line, f))
-            if (sscanf(line, "genie-server: upload memory: %llu uploads into fresh memory, %llu into recycled; at most %llu bytes kept (--pool-mb: %llu)",
-                       &fresh, &recycled, &peak, &bound) == 4)
-                got = 1;
-        if (f) fclose(f);
-        CHECK(got, "the server's upload memory line in %s", s.log);
+        CHECK(pool_line(&s, &fresh, &recycled, &peak, &bound), "the server's upload memory line in %s", s.log);
         CHECK(recycled == 3 && fresh == 5, "uploads into recycled memory: %llu (want 3), fresh: %llu (want 5)", recycled, fresh);
         CHECK(bound == (16ull << 20) && peak == (10ull << 20), "the pool kept at most %llu bytes (one 10 MiB block) of its bound %llu", peak, bound);
     }
     free(va);
     free(vb);
     free(vd);
+}
+/* ---- a RUN reading a buffer an earlier op of the same RUN wrote ---- */
+#define LAZY_PROGS 8
+/* Program k on c: one 8x8 f32 buffer b written and read within RUNs; its bytes and two results
+   read after (up to 3 x 64 f32 into out). */
+static void lazy_prog(genie_ctx *c, int k, float *out) {
+    int64_t s8[2] = {8, 8}, n64 = 64;
+    genie_tensor *x = rnd(c, GENIE_F32, 2, s8, 11 + (uint64_t)k), *y = rnd(c, GENIE_F32, 2, s8, 13 + (uint64_t)k);
+    genie_tensor *b = genie_clone(c, x), *r1 = NULL, *r2 = NULL;
+    genie_realize(c, 1, &b);
+    switch (k) {
+    case 0: /* written twice, read between and after */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_mul_scalar(c, b, 2.0);
+        genie_mul_(c, b, y), genie_realize(c, 1, &b);
+        r2 = genie_add_scalar(c, b, 1.0);
+        break;
+    case 1: /* copy_ into a slice from another slice of itself, then reads */
+        genie_mul_(c, b, y), genie_realize(c, 1, &b);
+        genie_copy_(c, genie_narrow(c, b, 0, 0, 2), genie_exp(c, genie_narrow(c, b, 0, 4, 2)));
+        genie_realize(c, 1, &b);
+        r1 = genie_neg(c, b);
+        genie_add_(c, b, x), genie_realize(c, 1, &b);
+        r2 = genie_sum(c, b, 0, NULL, 0);
+        break;
+    case 2: /* copy_ of its own transpose */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        genie_copy_(c, b, genie_contiguous(c, genie_t(c, b))), genie_realize(c, 1, &b);
+        r1 = genie_mul(c, b, y);
+        genie_sub_(c, b, genie_contiguous(c, genie_t(c, b))), genie_realize(c, 1, &b);
+        r2 = genie_exp(c, b);
+        break;
+    case 3: /* add_ of itself, a read through a strided view */
+        genie_add_(c, b, b), genie_realize(c, 1, &b);
+        r1 = genie_contiguous(c, genie_slice(c, b, 1, 0, 8, 1));
+        genie_mul_(c, b, b), genie_realize(c, 1, &b);
+        r2 = genie_sqrt(c, genie_abs(c, genie_sub(c, b, y)));
+        break;
+    case 4: { /* index_copy_, reads, a write, a read of a slice */
+        int64_t i2[2] = {1, 6}, two = 2;
+        genie_tensor *ix = genie_from_data(c, GENIE_I64, 1, &two, i2);
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        genie_index_copy_(c, b, 0, ix, genie_narrow(c, y, 0, 3, 2)), genie_realize(c, 1, &b);
+        r1 = genie_mul(c, b, x);
+        genie_relu_(c, b), genie_realize(c, 1, &b);
+        r2 = genie_contiguous(c, genie_narrow(c, b, 0, 1, 6));
+        break;
+    }
+    case 5: /* masked_fill_ between reads */
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_tanh(c, b);
+        genie_masked_fill_(c, b, genie_gt(c, x, y), 3.5), genie_realize(c, 1, &b);
+        r2 = genie_mul(c, b, b);
+        break;
+    case 6: { /* a bf16 buffer written in place and read again, then copied into b */
+        genie_tensor *h = genie_to_dtype(c, x, GENIE_BF16);
+        genie_realize(c, 1, &h);
+        genie_mul_(c, h, genie_to_dtype(c, y, GENIE_BF16)), genie_realize(c, 1, &h);
+        r1 = genie_to_dtype(c, genie_exp(c, h), GENIE_F32);
+        genie_add_(c, h, h), genie_realize(c, 1, &h);
+        r2 = genie_to_dtype(c, h, GENIE_F32);
+        genie_copy_(c, b, h);
+        break;
+    }
+    case 7: { /* reshaped views of b, a copy_ between two halves of it */
+        int64_t s2[2] = {4, 16};
+        genie_add_(c, b, y), genie_realize(c, 1, &b);
+        r1 = genie_contiguous(c, genie_t(c, genie_reshape(c, b, 2, s2)));
+        genie_copy_(c, genie_narrow(c, b, 1, 0, 4), genie_narrow(c, b, 1, 4, 4)), genie_realize(c, 1, &b);
+        r2 = genie_mul(c, b, genie_t(c, b));
+        break;
+    }
+    }
+    memset(out, 0, 3 * 64 * sizeof(float));
+    genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
+    if (r1) genie_read(c, genie_reshape(c, genie_contiguous(c, r1), 1, &n64), GENIE_F32, out + 64, (size_t)genie_numel(r1) * sizeof(float));
+    if (r2) genie_read(c, r2, GENIE_F32, out + 128, (size_t)genie_numel(r2) * sizeof(float));
+}
+/* The programs remote and local bit for bit, each on a client of its own; the server's counts
+   (each client's last line) show its RUNs read an earlier op's result in place of its stored
+   bytes, and stored a segment before a read where they could not. */
+static void test_lazy_reads(void) {
+    server s;
+    int k;
+    unsigned long long lazy = 0, stores = 0;
+    CHECK(server_start(&s, NULL, NULL, "lazy") == 0, "lazy-reads server");
+    for (k = 0; k < LAZY_PROGS; k++) {
+        genie_ctx *c = remote_ctx(s.addr), *l = local_ctx();
+        float ro[192], lo[192];
+        lazy_prog(c, k, ro);
+        lazy_prog(l, k, lo);
+        CHECK(genie_status(c) == GENIE_OK && genie_status(l) == GENIE_OK && memcmp(ro, lo, sizeof ro) == 0, "lazy-read program %d: remote == local bit for bit (%s | %s)",
+              k, genie_last_error(c), genie_last_error(l));
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+    }
+    CHECK(server_stop(&s) == 0, "the lazy-reads server exits 0");
+    {
+        FILE *f = fopen(s.log, "r");
+        char line[1024];
+        int clients = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = strstr(line, "RUN sources read from an earlier op's result: ");
+            unsigned long long a = 0, b = 0;
+            if (p && sscanf(p, "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu", &a, &b) == 2)
+                lazy += a, stores += b, clients++;
+        }
+        if (f) fclose(f);
+        CHECK(clients == LAZY_PROGS, "the lazy-reads server's line for each client: %d (want %d) in %s", clients, LAZY_PROGS, s.log);
+        CHECK(lazy >= 4 && stores >= 2, "RUN sources read from an earlier op's result: %llu (want 4 or more), segments stored before a read: %llu (want 2 or more)",
+              lazy, stores);
+    }
+    printf("  reads of a buffer written earlier in the same RUN: %llu from the writer's result, %llu after a store, bit for bit as locally\n", lazy, stores);
+}
+/* A dropped upload's block (given back with no sv_evict after it) is kept only within what the
+   cache leaves of --cache-mb: two 9 MiB tensors bound (charged 10 MiB each of 24) leave 4 MiB,
+   so the pool (--pool-mb 16) keeps no 10 MiB block. */
+static void test_pool_cache_room(void) {
+    static const char *const args[] = {"--cache-mb", "24", "--pool-mb", "16", "--client-mb", "64", NULL};
+    server s;
+    raw a, c;
+    int t = 0;
+    uint32_t code = 0;
+    size_t n = ((size_t)9 << 20) + 5, i;
+    uint8_t *va = (uint8_t *)malloc(n), *vb = (uint8_t *)malloc(n);
+    unsigned long long fresh = 0, recycled = 0, peak = 1, bound = 0;
+    for (i = 0; i < n; i++) va[i] = (uint8_t)(i * 2654435761u >> 11), vb[i] = (uint8_t)(i * 40503u >> 7) ^ 0x5a;
+    CHECK(server_startv(&s, args, "poolroom") == 0, "server with --cache-mb 24 --pool-mb 16");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool-room client a");
+    CHECK(raw_open(&c, s.port) == 0 && raw_hello(&c, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "pool-room client c");
+    CHECK(raw_upload(&a, 1, n, va, n) && raw_upload(&a, 2, n, vb, n), "two 9 MiB tensors bound in a 24 MiB cache");
+    CHECK(raw_upload_begin(&c, 4, n, 0xCC) && raw_upload_drop(&c, 4, n), "an upload begun, then dropped");
+    CHECK(raw_get_eq(&a, 1, 0, n, va) == 1 && raw_get_eq(&a, 2, 0, n, vb) == 1, "the bound tensors read back");
+    raw_close(&a);
+    raw_close(&c);
+    CHECK(server_stop(&s) == 0, "the pool-room server exits 0");
+    CHECK(pool_line(&s, &fresh, &recycled, &peak, &bound), "the server's upload memory line in %s", s.log);
+    CHECK(peak == 0 && fresh == 3, "a dropped block kept only within the cache's room: at most %llu bytes kept (want 0), %llu fresh uploads (want 3)", peak, fresh);
+    printf("  a dropped upload's block kept only within what the cache leaves of --cache-mb\n");
+    free(va);
+    free(vb);
+}
+/* A process's memory figure `key` (e.g. "VmRSS:", its resident memory now) in MiB, -1 if unknown. */
+static long proc_mib(pid_t pid, const char *key) {
+    char p[64], l[256];
+    long v = -1;
+    size_t kn = strlen(key);
+    FILE *f;
+    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+    if (!(f = fopen(p, "r"))) return -1;
+    while (fgets(l, sizeof l, f))
+        if (!strncmp(l, key, kn)) v = atol(l + kn) / 1024;
+    fclose(f);
+    return v;
+}
+static long rss_mib(pid_t pid) { return proc_mib(pid, "VmRSS:"); }
+/* An upload of one 256 KiB part declaring a cap of `cap` bytes, ended by a PUT with no rest:
+   1 if the PUT's reply is HASHED, 0 if an ERROR (the part's own ERROR read past) or none. */
+static int raw_small_upload(raw *r, uint64_t id, size_t cap, int fill) {
+    size_t L = (size_t)GR_LEAF_BYTES;
+    uint8_t *p = part_msg(id, cap, 0, L, fill), q[48];
+    uint64_t put, req = 0;
+    int t = 0, ok = grx_send(&r->x, r->ep, GR_PUT_PART, ++r->req, p, 24 + L, grx_now() + 5, &r->dead) == UCS_OK;
+    free(p);
+    memset(q, 0, sizeof q);
+    gr_put_u64_at(q, id);
+    gr_put_u64_at(q + 8, cap);
+    ok = ok && grx_send(&r->x, r->ep, GR_PUT, put = ++r->req, q, sizeof q, grx_now() + 5, &r->dead) == UCS_OK;
+    while (ok && raw_next(r, &t, &req, NULL))
+        if (req == put && (t == GR_HASHED || t == GR_ERROR)) return t == GR_HASHED;
+    return 0;
+}
+/* FREE of n buffers from id on: 1 if the server answers a PING after it (replies before the
+   PING's read past) */
+static int raw_free_ids(raw *r, uint64_t id, uint32_t n) {
+    uint8_t fr[4 + 32 * 8];
+    uint64_t ping, req = 0;
+    uint32_t k;
+    int t = 0;
+    if (n > 32) return 0;
+    gr_put_u64_at(fr, n); /* a u32 count: its high bytes overwritten below */
+    for (k = 0; k < n; k++) gr_put_u64_at(fr + 4 + 8 * k, id + k);
+    if (grx_send(&r->x, r->ep, GR_FREE, ++r->req, fr, 4 + 8 * (size_t)n, grx_now() + 5, &r->dead) != UCS_OK ||
+        grx_send(&r->x, r->ep, GR_PING, ping = ++r->req, NULL, 0, grx_now() + 5, &r->dead) != UCS_OK)
+        return 0;
+    while (raw_next(r, &t, &req, NULL))
+        if (req == ping) return t == GR_OK;
+    return 0;
+}
+/* Small uploads (256 KiB declared 10 MiB) into recycled, wholly resident 10 MiB blocks: each
+   buffer holds and is charged whole 2 MiB pages, not its block, so uploads kept bound stop at
+   --client-mb 32 (12 of them, not all 20), and 40 more uploaded and freed (left in the cache)
+   keep the server's resident memory near --cache-mb + --pool-mb, not 60 x 10 MiB. (Under ASan
+   run the server with ASAN_OPTIONS=quarantine_size_mb=0.) */
+static void test_pool_small_uploads(void) {
+    static const char *const args[] = {"--cache-mb", "64", "--pool-mb", "16", "--client-mb", "32", NULL};
+    server s;
+    raw a;
+    int t = 0, k, bound = 0, freed = 0, big = 1;
+    uint32_t code = 0;
+    size_t n = ((size_t)9 << 20) + 5, i;
+    uint8_t *va = (uint8_t *)malloc(n);
+    long r0, r1, r2;
+    for (i = 0; i < n; i++) va[i] = (uint8_t)(i * 2654435761u >> 11);
+    CHECK(server_startv(&s, args, "poolsmall") == 0, "server with --cache-mb 64 --pool-mb 16 --client-mb 32");
+    CHECK(raw_open(&a, s.port) == 0 && raw_hello(&a, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME, "small-uploads client");
+    r0 = rss_mib(s.pid);
+    /* the same 9 MiB uploaded and freed (cached): each upload of it again is moved to the cached
+       copy and its block goes to the pool, where the next small upload takes it */
+    for (k = 0; k < 20; k++) { /* each upload in parts needs room for its declared 9 MiB */
+        (void)(raw_upload(&a, 1, n, va, n) && raw_free_ids(&a, 1, 1));
+        if (!raw_small_upload(&a, 100 + (uint64_t)k, n, k + 1)) break; /* the client's budget spent */
+        bound++;
+    }
+    CHECK(bound == 12, "small uploads kept bound under --client-mb 32: %d of 20 (want 12: each charged 2 MiB)", bound);
+    r1 = rss_mib(s.pid);
+    CHECK(raw_free_ids(&a, 100, 20), "FREE of the bound small uploads");
+    for (k = 0; k < 40; k++) {
+        freed += raw_small_upload(&a, 200 + (uint64_t)k, n, k + 1) && raw_free_ids(&a, 200 + (uint64_t)k, 1);
+        big = big && raw_upload(&a, 1, n, va, n) && raw_free_ids(&a, 1, 1);
+    }
+    CHECK(big, "the 9 MiB uploads and FREEs all went");
+    CHECK(freed == 40, "40 small uploads into recycled blocks, each freed: %d went", freed);
+    CHECK(raw_upload(&a, 1, n, va, n) && raw_get_eq(&a, 1, 0, n, va) == 1, "the 9 MiB buffer reads back");
+    r2 = rss_mib(s.pid);
+    if (r0 < 0 || r1 < 0 || r2 < 0) printf("skip: no /proc/%d/status: the server's resident memory unchecked\n", (int)s.pid);
+    else
+        CHECK(r1 - r0 < 128 && r2 - r0 < 128, "the server's resident memory after small uploads into recycled blocks: +%ld MiB bound, +%ld MiB freed (cache 64 + pool 16 MiB)",
+              r1 - r0, r2 - r0);
+    raw_close(&a);
+    CHECK(server_stop(&s) == 0, "the small-uploads server exits 0");
+    printf("  small uploads into recycled blocks: held and charged in 2 MiB pages, not whole blocks (server +%ld MiB resident)\n", r2 - r0);
+    free(va);
 }
 static void test_background_hash(void) {
     server s;
@@ -2687,17 +2924,7 @@ static void test_hash_backlog(void) {
 }
 
 /* A process's peak resident memory in MiB (VmHWM), -1 if unknown. */
-static long peak_mib(pid_t pid) {
-    char p[64], l[256];
-    long v = -1;
-    FILE *f;
-    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-    if (!(f = fopen(p, "r"))) return -1;
-    while (fgets(l, sizeof l, f))
-        if (!strncmp(l, "VmHWM:", 6)) v = atol(l + 6) / 1024;
-    fclose(f);
-    return v;
-}
+static long peak_mib(pid_t pid) { return proc_mib(pid, "VmHWM:"); }
 /* One buffer rewritten by 40 PUTs of 16 MiB, each new, faster than the hash thread (held 300
    ms a hash) keeps up: the old bytes waiting for their hash count against the client's budget
    (--client-mb 64), so the server's peak memory stays near budget and cache, not 40 x 16 MiB.
@@ -3103,6 +3330,9 @@ int main(void) {
     test_queue_cap();
     test_background_hash();
     test_upload_pool();
+    test_pool_small_uploads();
+    test_pool_cache_room();
+    test_lazy_reads();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
