@@ -10993,6 +10993,8 @@ static void genie__gemm_amx_l(const genie__gemm *g, const genie__gemm_kern *kr, 
                 }
         }
     }
+    /* the next product of a batch packs its B into the same bbuf: every thread is done reading */
+    if (nth > 1 && !g->bpk && !jitb) genie__barrier(pool, nth);
 }
 /* The AMX product: the thread's tile configuration around the driver. */
 static void genie__gemm_amx_run(const genie__gemm *g, const genie__gemm_kern *kr, genie__bf32 *bbuf, genie__bf32 *abuf,

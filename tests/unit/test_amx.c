@@ -335,6 +335,37 @@ static void t_threads_same(void) {
             }
     genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]);
 }
+/* A batch of products with a B of their own each (not broadcast: the batches do not fold into
+   M), more rows than one block of A a thread: every batch packs its B whole into the same
+   workspace, so a thread must not pack the next batch's B while another still reads this one's.
+   2 threads give the 1-thread result bit for bit, bf16 x bf16 and f32 x bf16. */
+static void t_batched_b(void) {
+    static const int64_t shapes[][4] = {{3, 600, 256, 512}, {4, 1100, 300, 600}, {3, 700, 200, 300}};
+    genie_ctx *c[2];
+    size_t si;
+    int xdt, i;
+    c[0] = test_ctx(GENIE_CPU_AMX, 1), c[1] = test_ctx(GENIE_CPU_AMX, 2);
+    CHECK(c[0] && c[1]);
+    for (si = 0; c[0] && c[1] && si < sizeof shapes / sizeof shapes[0]; si++)
+        for (xdt = 0; xdt < 2; xdt++) {
+            const int64_t nb = shapes[si][0], M = shapes[si][1], N = shapes[si][2], K = shapes[si][3];
+            const int64_t xs[3] = {nb, M, K}, ws[3] = {nb, K, N};
+            float *xv = f32_rand(nb * M * K), *y[2];
+            uint16_t *wv = bf_rand(nb * K * N);
+            for (i = 0; i < 2; i++) {
+                genie_tensor *x, *w;
+                genie_pool_push(c[i]);
+                x = genie_from_data(c[i], GENIE_F32, 3, xs, xv);
+                if (!xdt) x = genie_to_dtype(c[i], x, GENIE_BF16);
+                w = bf_tensor(c[i], 3, ws, wv);
+                y[i] = read_all(c[i], genie_matmul(c[i], x, w), nb * M * N);
+                genie_pool_pop(c[i]);
+            }
+            CHECK(y[0][0] == y[0][0] && memcmp(y[0], y[1], (size_t)(nb * M * N) * 4) == 0);
+            free(y[0]), free(y[1]), free(xv), free(wv);
+        }
+    genie_ctx_destroy(c[0]), genie_ctx_destroy(c[1]);
+}
 /* ---- the pack cache for tile panels ----
    A bf16 weight read as B on the tiles (bf16 x bf16, or f32 x bf16 with the weight the bf16
    side) is marked by the first tape, packed into tile panels by the second and read from the
@@ -492,7 +523,7 @@ int main(void) {
     t_mixed(GENIE_CPU_AVX512, 2, "avx512");
     t_mixed(GENIE_CPU_AMX, 1, "amx");
     t_mixed(GENIE_CPU_AMX, 2, "amx");
-    if (amx) t_threads_same(), t_pack_cache(1), t_pack_cache(2);
+    if (amx) t_threads_same(), t_batched_b(), t_pack_cache(1), t_pack_cache(2);
     else printf("skip: the pack cache of tile panels (no AMX path)\n");
     t_mixed_errors();
     printf("test_amx: %d checks, %d failed (AMX %s)\n", checks, fails, amx ? "used" : "not available");
