@@ -12589,8 +12589,14 @@ GENIE__QDOTR(avx2)
 static int genie__vbmi_runs(void) { return __builtin_cpu_supports("avx512vbmi") != 0; }
 /* blocks p0 and p1's nibble bytes as [p0's | p1's | p0's | p1's] */
 static inline __attribute__((always_inline)) GENIE__VBMI __m512i genie__q4_pair(const unsigned char *p0, const unsigned char *p1) {
+#if defined(__clang__) && __clang_major__ < 15 /* its backend fails on the masked broadcast at -O1 with ASan ("Cannot
+                                                  emit physreg copy instruction"): the same bytes by an insert */
+    return _mm512_broadcast_i64x4(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p0 + 2))),
+                                                          _mm_loadu_si128((const __m128i *)(p1 + 2)), 1));
+#else
     return _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p0 + 2))), 0xF0F0,
                                        _mm_loadu_si128((const __m128i *)(p1 + 2)));
+#endif
 }
 /* lane l of 128-bit group g of the result: the sum of group g's 4 lanes of input l (exact in i32) */
 static inline __attribute__((always_inline)) GENIE__VBMI __m512i genie__q4_red(__m512i p0, __m512i p1, __m512i p2, __m512i p3) {
