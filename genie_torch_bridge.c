@@ -1345,6 +1345,8 @@ bool k_clamp(const c10::OperatorHandle &, Args &a) { /* clamp(self, min?, max?) 
 }
 template <bool MAX>
 bool k_clamp_one(const c10::OperatorHandle &, Args &a) { /* clamp_min/clamp_max(self, Scalar bound) */
+    /* genie_clamp reads NAN as "no bound", so the other side is NAN; a NaN bound itself (ATen: every
+       element NaN) goes to ATen, as does a non-float self (false: not captured, ATen computes it) */
     at::Tensor x = a.t(0);
     c10::Scalar b = a.sc(1);
     if (!is_genie(x) || !operand_ok(x) || !genie_float(x) || b.isComplex() || std::isnan(b.toDouble())) return false;
@@ -1424,7 +1426,7 @@ bool k_vector_norm(const c10::OperatorHandle &, Args &a) {
     at::Tensor x = a.t(0);
     if (!is_genie(x) || !operand_ok(x) || x.dim() == 0 || (DTYPE_AT && !a.none(DTYPE_AT))) return false;
     if (x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble) return false;
-    if (!a.none(1) && (a.sc(1).isComplex() || a.sc(1).toDouble() != 2.0)) return false;
+    if (!a.none(1) && (a.sc(1).isComplex() || a.sc(1).toDouble() != 2.0)) return false; /* other orders: ATen's */
     auto dims = dims_arg(a, 2);
     GT sq = own(genie_mul(ctx(), H(x), H(x)));
     GT ss = own(genie_sum(ctx(), sq.p, (int)dims.size(), dims.data(), a.b(3)));
