@@ -2955,7 +2955,7 @@ static void test_hash_flood(void) {
         CHECK(peak < 256, "the server's peak memory under a flood of rewrites: %ld MiB (budget 64 + cache 64 MiB; 40 x 16 = 640 MiB unbounded)", peak);
     raw_close(&a);
     CHECK(server_stop(&s) == 0, "the flood server exits 0");
-    printf("  a flood of rewritten 16 MiB PUTs: bytes waiting for their hash count against the client's budget\n");
+    printf("  a flood of rewritten 16 MiB PUTs: bytes waiting for their hash count against the client's budget (server peak %ld MiB)\n", peak);
 }
 
 /* kill -9 of *old, then *nw on its port, and c reconnected to it (1 if all went). */
