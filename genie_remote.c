@@ -73,6 +73,15 @@ typedef struct rc_state {
        is empty: a new RUN's table starts a new generation) while it holds under half of them */
     struct rc_sent { uint64_t id; uint32_t slot, gen; } slot_tab[RC_SLOT_HASH];
     uint32_t slot_gen;
+    /* by slot of the RUN being gathered (nslots of them, scap held): the genie buffer an op of
+       the RUN writes (NULL for a slot only read), whether genie freed its block since (rc_free:
+       b no longer valid), and rc_mark_dead's mark */
+    struct rc_sinfo { genie__buf *b; uint8_t freed, later; } *sinfo;
+    uint32_t scap;
+    /* the RUN's written ops in order (nwops, wcap held): the byte of each op's flags in run, its
+       output's slot, and whether it writes in place (rc_mark_dead sets their flag 64) */
+    struct rc_wop { size_t at; uint32_t slot; int inplace; } *wops;
+    uint32_t nwops, wcap;
     /* the tapes the server keeps for RUN_CACHED: the same first-in-first-out list it keeps */
     uint8_t tape_hash[GR_TAPES][GR_HASH_BYTES];
     size_t tape_len[GR_TAPES], tape_bytes;
@@ -324,6 +333,22 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     }
     return GENIE_OK;
 }
+/* Sets flag 64 (dead after this RUN) on each written op of the gathered RUN whose value nothing
+   reads once the RUN is done: the next write of its buffer in the RUN is not in place (a new
+   value), or there is none and genie freed the buffer or holds it idle in its cache (refs 0: no
+   handle and no node reads it; genie gives such a block, id and all, to a later value, which
+   writes it first). Called when the RUN is sent, so the flags are in the bytes hashed for
+   RUN_CACHED. */
+static void rc_mark_dead(rc_state *r) {
+    uint32_t k;
+    for (k = 0; k < r->nslots; k++) r->sinfo[k].later = 0;
+    for (k = r->nwops; k-- > 0;) {
+        const struct rc_wop *o = &r->wops[k];
+        struct rc_sinfo *s = &r->sinfo[o->slot];
+        if (s->later ? s->later == 1 : s->freed || (s->b && s->b->refs == 0)) r->run.p[o->at] |= 64;
+        s->later = o->inplace ? 2 : 1;
+    }
+}
 /* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers). */
 static genie_result rc_flush(rc_state *r, char *msg) {
     gr_wr w;
@@ -336,6 +361,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         gr_put_u32_at(r->slots.p, r->nslots);
         if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
         else {
+            rc_mark_dead(r);
             crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
             for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
             if (known) {
@@ -358,7 +384,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         }
         r->run.n = r->slots.n = 0;
         r->run.oom = r->slots.oom = 0;
-        r->run_nops = r->nslots = 0, r->run_cost = 0;
+        r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
         if (e != GENIE_OK) return e;
     }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
@@ -390,6 +416,8 @@ static void rc_destroy(void *state) {
     gr_wr_free(&r->slots);
     free(r->frees);
     free(r->hents);
+    free(r->sinfo);
+    free(r->wops);
     free(r);
 }
 
@@ -711,25 +739,42 @@ static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g
 
 static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
 
-/* The slot of buffer id in the RUN being gathered (added if new). */
-/* Buffer id's slot in the RUN being gathered, given one if it has none: the hash table while
-   it is under half full (a GPT-2 decode step has ~350 slots and ~500 lookups), else a scan. */
-static uint64_t rc_slot(rc_state *r, uint64_t id) {
-    uint32_t k, h = (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 52) & (RC_SLOT_HASH - 1);
-    if (r->nslots == 0 && ++r->slot_gen == 0) { /* a new RUN's table; the stamps wrapped: all empty */
-        memset(r->slot_tab, 0, sizeof r->slot_tab);
-        r->slot_gen = 1;
-    }
-    if (r->nslots < RC_SLOT_HASH / 2) {
-        for (; r->slot_tab[h].gen == r->slot_gen; h = (h + 1) & (RC_SLOT_HASH - 1))
-            if (r->slot_tab[h].id == id) return r->slot_tab[h].slot;
-        r->slot_tab[h].id = id, r->slot_tab[h].slot = r->nslots, r->slot_tab[h].gen = r->slot_gen;
+/* Buffer id's slot in the RUN being gathered, or -1 with *h its free place in the hash table
+   (meaningful while the table is under half full): the hash table while it is under half full
+   (a GPT-2 decode step has ~350 slots and ~500 lookups), else a scan. */
+static int64_t rc_slot_find(rc_state *r, uint64_t id, uint32_t *h) {
+    uint32_t k;
+    *h = (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 52) & (RC_SLOT_HASH - 1);
+    if (r->nslots == 0) return -1;
+    if (r->nslots <= RC_SLOT_HASH / 2) {
+        for (; r->slot_tab[*h].gen == r->slot_gen; *h = (*h + 1) & (RC_SLOT_HASH - 1))
+            if (r->slot_tab[*h].id == id) return r->slot_tab[*h].slot;
     } else {
         for (k = r->nslots; k-- > 0;) { /* recent buffers first: a step reads what it just wrote */
             gr_rd rd = gr_rd_init(r->slots.p + 4 + (size_t)k * 8, 8);
             if (gr_u64(&rd) == id) return k;
         }
     }
+    return -1;
+}
+/* Buffer id's slot in the RUN being gathered, given one if it has none (r->slots.oom when out
+   of memory). */
+static uint64_t rc_slot(rc_state *r, uint64_t id) {
+    uint32_t h;
+    int64_t k;
+    if (r->nslots == 0 && ++r->slot_gen == 0) { /* a new RUN's table; the stamps wrapped: all empty */
+        memset(r->slot_tab, 0, sizeof r->slot_tab);
+        r->slot_gen = 1;
+    }
+    if ((k = rc_slot_find(r, id, &h)) >= 0) return (uint64_t)k;
+    if (r->nslots < RC_SLOT_HASH / 2) r->slot_tab[h].id = id, r->slot_tab[h].slot = r->nslots, r->slot_tab[h].gen = r->slot_gen;
+    if (r->nslots == r->scap) {
+        uint32_t cap = r->scap ? 2 * r->scap : 1024;
+        struct rc_sinfo *t = (struct rc_sinfo *)realloc(r->sinfo, cap * sizeof *t);
+        if (!t) r->slots.oom = 1;
+        else r->sinfo = t, r->scap = cap;
+    }
+    if (r->nslots < r->scap) memset(&r->sinfo[r->nslots], 0, sizeof r->sinfo[0]);
     gr_w64(&r->slots, id);
     return r->nslots++;
 }
@@ -748,6 +793,17 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
         rc_hdel(r, (uint64_t)(uintptr_t)n->buf->dev); /* the server's bytes are no longer the hashed ones */
         o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
         o.out_cap = rc_cap(n->buf);
+        if (r->nwops == r->wcap) {
+            uint32_t cap = r->wcap ? 2 * r->wcap : 256;
+            struct rc_wop *t = (struct rc_wop *)realloc(r->wops, cap * sizeof *t);
+            if (!t) { r->run.oom = 1; return; }
+            r->wops = t, r->wcap = cap;
+        }
+        if (r->slots.oom) return;
+        r->sinfo[o.out_buf].b = n->buf;
+        r->wops[r->nwops].at = w->n + 3; /* u8 op, dtype, cdt, then the flags */
+        r->wops[r->nwops].slot = (uint32_t)o.out_buf;
+        r->wops[r->nwops++].inplace = o.inplace;
     }
     for (k = 0; k < n->nin; k++) {
         const genie__node *s = n->in[k].n;
@@ -812,7 +868,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
-        r->run.n = r->slots.n = 0;
+        r->run.n = r->slots.n = 0, r->nwops = 0;
         gr_w32(&r->run, 0);   /* the op count, set when sent */
         gr_w32(&r->slots, 0); /* the slot count, likewise */
     }
@@ -823,7 +879,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     r->run_nops += nops;
     r->run_cost = gr_add_sat(r->run_cost, work);
     if (r->run.oom || r->slots.oom) {
-        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
     return checked ? rc_run_checked(r, msg) : GENIE_OK;
@@ -839,6 +895,9 @@ static void rc_free(void *state, genie__buf *b) {
     rc_state *r = (rc_state *)state;
     char msg[GENIE_BACKEND_MSG];
     if (b->dev && !r->dead) {
+        uint32_t h;
+        int64_t k = r->run_nops ? rc_slot_find(r, (uint64_t)(uintptr_t)b->dev, &h) : -1;
+        if (k >= 0 && (uint64_t)k < r->scap) r->sinfo[k].freed = 1, r->sinfo[k].b = NULL; /* b is about to go */
         if (r->nfree == RC_FREE_BATCH) rc_flush(r, msg);
         r->frees[r->nfree++] = (uint64_t)(uintptr_t)b->dev;
     }
@@ -1040,7 +1099,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     memset(&r->x, 0, sizeof r->x);
     r->dead = 0;
     r->async_err[0] = 0;
-    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
+    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
     r->nfree = 0;
     r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {
