@@ -47,6 +47,10 @@
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
 #define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
+/* The work (gr_run_cost) of RUNs sent and not yet answered past which a reply cannot come within
+   RC_SPIN_S, so a wait sleeps at once: 4e9 is ~5 ms of one Zen 3 core (a GPT-2-small decode step
+   costs ~3e10 and computes ~29 ms), still past RC_SPIN_S on 16 cores scaling perfectly. */
+#define RC_LONG_WORK 4000000000ull
 
 #define RC_SLOT_HASH 4096 /* a power of 2: twice the slots a RUN usually has at most (1024) and more */
 #define RC_ARGS 16 /* argmax results remembered as index bounds (rc_state.argb) */
@@ -102,6 +106,7 @@ typedef struct rc_state {
     unsigned argb_next;
     uint64_t max_run_work;  /* the server's limit on one RUN's gr_run_cost (its WELCOME) */
     uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
+    uint64_t unanswered;    /* the gr_run_cost of the RUNs sent since the last reply rc_wait took */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -285,6 +290,7 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
 /* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
     double start = grx_now(), until = start + r->timeout;
+    const double spin = r->unanswered > RC_LONG_WORK ? 0 : RC_SPIN_S; /* a long RUN ahead: no reply soon */
     *out = NULL;
     r->said_error = 0;
     r->ctx->stats.remote_round_trips++;
@@ -304,7 +310,7 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
         now = grx_now();
         /* a long wait (the server computing): yield, then sleep on the worker's events, so a
            server on the same cores has them */
-        if (now - start > RC_SPIN_S) {
+        if (now - start >= spin) {
             double left = until - now; /* <= 0 once the deadline passed: poll, do not block */
             grx_sleep(&r->x, left <= 0 ? 0 : left > 0.1 ? 100 : 1 + (int)(left * 1e3));
         }
@@ -315,6 +321,7 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
                            what, r->timeout);
         }
     }
+    r->unanswered = 0; /* the server handles a client's messages in order: every RUN before is done */
     {
         gr_hdr h;
         gr_hdr_decode((*out)->hdr, (*out)->hdr_len, (*out)->len, &h);
@@ -408,6 +415,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         }
         r->run.n = r->slots.n = 0;
         r->run.oom = r->slots.oom = 0;
+        if (e == GENIE_OK) r->unanswered = gr_add_sat(r->unanswered, r->run_cost);
         r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
         if (e != GENIE_OK) return e;
     }
