@@ -1938,7 +1938,8 @@ int main(int argc, char **argv) {
     s.max_jobs = 4;
     inline_work = SV_INLINE_WORK;
     s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
-    for (i = 1; i < argc; i++) {
+    /* options come in pairs: argv[i] names one, argv[i + 1] is its value */
+    for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return sv_usage();
         if (!strcmp(a, "--listen")) listen = v;
@@ -1957,7 +1958,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--pool-mb")) pool_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
-        i++;
     }
     if (cache_mb < 0 || pool_mb < -1 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||
