@@ -929,22 +929,36 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
 
 /* dst (dst's layout v, element size es) = src (genie's result r, read through its strides) */
 static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es) {
-    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1;
-    int d, nd = v->ndim, dense = 1;
-    for (d = nd - 1; d >= 0; d--) { /* both row-major (size-1 dims aside): one copy */
-        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) dense = 0;
+    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1, rows, slo = 0, shi = 0, dlo = v->off, dhi = v->off;
+    int d, nd = v->ndim, od;
+    if (n <= 0) return;
+    /* dims [od, nd) are row-major in both layouts (size-1 dims aside): a row of `run` elements
+       is one copy, and the rows are the index tuples of dims [0, od) */
+    for (od = nd; od > 0; od--) {
+        d = od - 1;
+        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) break;
         run *= v->shape[d];
     }
-    if (dense) {
-        if (n > 0) memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
+    if (od == 0) { /* one row: both dense (a result may be the bytes it is stored over: memmove) */
+        memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
         return;
     }
+    for (d = 0; d < nd; d++) { /* the element spans each side reads or writes (signed strides) */
+        int64_t a = (v->shape[d] - 1) * sst[d], b = (v->shape[d] - 1) * v->strides[d];
+        if (a < 0) slo += a; else shi += a;
+        if (b < 0) dlo += b; else dhi += b;
+    }
+    if ((uintptr_t)(src + (size_t)slo * es) < (uintptr_t)(dst + (size_t)(dhi + 1) * es) &&
+        (uintptr_t)(dst + (size_t)dlo * es) < (uintptr_t)(src + (size_t)(shi + 1) * es)) {
+        run = 1, od = nd; /* the two overlap: element by element in row-major order */
+    }
+    rows = n / run;
     memset(idx, 0, sizeof idx);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < rows; i++) {
         int64_t so = 0, dof = v->off;
-        for (d = 0; d < nd; d++) so += idx[d] * sst[d], dof += idx[d] * v->strides[d];
-        memcpy(dst + (size_t)dof * es, src + (size_t)so * es, es);
-        for (d = nd - 1; d >= 0; d--) {
+        for (d = 0; d < od; d++) so += idx[d] * sst[d], dof += idx[d] * v->strides[d];
+        memcpy(dst + (size_t)dof * es, src + (size_t)so * es, (size_t)run * es);
+        for (d = od - 1; d >= 0; d--) {
             if (++idx[d] < v->shape[d]) break;
             idx[d] = 0;
         }

@@ -1798,7 +1798,7 @@ static void test_upload_pool(void) {
     free(vd);
 }
 /* ---- a RUN reading a buffer an earlier op of the same RUN wrote ---- */
-#define LAZY_PROGS 8
+#define LAZY_PROGS 10
 /* Program k on c: one 8x8 f32 buffer b written and read within RUNs; its bytes and two results
    read after (up to 3 x 64 f32 into out). */
 static void lazy_prog(genie_ctx *c, int k, float *out) {
@@ -1868,6 +1868,14 @@ static void lazy_prog(genie_ctx *c, int k, float *out) {
         r2 = genie_mul(c, b, genie_t(c, b));
         break;
     }
+    case 8: /* b read (its RUN stored), then copy_ between overlapping column blocks of it in a */
+    case 9: /* RUN of its own: the source is b's stored bytes; left (8) and right (9) by 2 */
+        genie_add_(c, b, y);
+        genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
+        genie_copy_(c, genie_narrow(c, b, 1, k == 8 ? 0 : 2, 6), genie_narrow(c, b, 1, k == 8 ? 2 : 0, 6));
+        genie_realize(c, 1, &b);
+        r1 = genie_t(c, b);
+        break;
     }
     memset(out, 0, 3 * 64 * sizeof(float));
     genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
