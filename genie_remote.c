@@ -47,9 +47,14 @@
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
 #define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
+/* The work (gr_run_cost) of RUNs sent and not yet answered past which a reply cannot come within
+   RC_SPIN_S, so a wait sleeps at once: 4e9 is ~5 ms of one Zen 3 core (a GPT-2-small decode step
+   costs ~3e10 and computes ~29 ms), still past RC_SPIN_S on 16 cores scaling perfectly. */
+#define RC_LONG_WORK 4000000000ull
 
 #define RC_SLOT_HASH 4096 /* a power of 2: twice the slots a RUN usually has at most (1024) and more */
 #define RC_ARGS 16 /* argmax results remembered as index bounds (rc_state.argb) */
+#define RC_RECENT 8 /* tapes sent lately kept with their hashes (rc_state.recent) */
 typedef struct rc_state {
     genie_ctx *ctx;
     grx x;
@@ -73,10 +78,24 @@ typedef struct rc_state {
        is empty: a new RUN's table starts a new generation) while it holds under half of them */
     struct rc_sent { uint64_t id; uint32_t slot, gen; } slot_tab[RC_SLOT_HASH];
     uint32_t slot_gen;
+    /* by slot of the RUN being gathered (nslots of them, scap held): the genie buffer an op of
+       the RUN writes (NULL for a slot only read), whether genie freed its block since (rc_free:
+       b no longer valid), and rc_mark_dead's mark */
+    struct rc_sinfo { genie__buf *b; uint8_t freed, later; } *sinfo;
+    uint32_t scap;
+    /* the RUN's written ops in order (nwops, wcap held): the byte of each op's flags in run, its
+       output's slot, and whether it writes in place (rc_mark_dead sets their flag 64) */
+    struct rc_wop { size_t at; uint32_t slot; int inplace; } *wops;
+    uint32_t nwops, wcap;
     /* the tapes the server keeps for RUN_CACHED: the same first-in-first-out list it keeps */
     uint8_t tape_hash[GR_TAPES][GR_HASH_BYTES];
     size_t tape_len[GR_TAPES], tape_bytes;
     int ntapes, tape_first;
+    /* the last RC_RECENT tapes sent, their bytes (malloc'd; at most 1 MiB and an op's bytes, as a
+       RUN is sent once past 1 MiB) and hash: a repeated step's tape is found by comparing bytes
+       rather than hashed again (a 30 KB tape, a GPT-2 step's: ~1 us against ~35 us of BLAKE2b) */
+    struct rc_recent { uint8_t *bytes; size_t n, cap; uint8_t hash[GR_HASH_BYTES]; } recent[RC_RECENT];
+    int recent_next;
     double timeout;         /* seconds */
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
@@ -87,6 +106,7 @@ typedef struct rc_state {
     unsigned argb_next;
     uint64_t max_run_work;  /* the server's limit on one RUN's gr_run_cost (its WELCOME) */
     uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
+    uint64_t unanswered;    /* the gr_run_cost of the RUNs sent since the last reply rc_wait took */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -270,6 +290,7 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
 /* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
     double start = grx_now(), until = start + r->timeout;
+    const double spin = r->unanswered > RC_LONG_WORK ? 0 : RC_SPIN_S; /* a long RUN ahead: no reply soon */
     *out = NULL;
     r->said_error = 0;
     r->ctx->stats.remote_round_trips++;
@@ -289,7 +310,7 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
         now = grx_now();
         /* a long wait (the server computing): yield, then sleep on the worker's events, so a
            server on the same cores has them */
-        if (now - start > RC_SPIN_S) {
+        if (now - start >= spin) {
             double left = until - now; /* <= 0 once the deadline passed: poll, do not block */
             grx_sleep(&r->x, left <= 0 ? 0 : left > 0.1 ? 100 : 1 + (int)(left * 1e3));
         }
@@ -300,6 +321,7 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
                            what, r->timeout);
         }
     }
+    r->unanswered = 0; /* the server handles a client's messages in order: every RUN before is done */
     {
         gr_hdr h;
         gr_hdr_decode((*out)->hdr, (*out)->hdr_len, (*out)->len, &h);
@@ -324,6 +346,22 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
     }
     return GENIE_OK;
 }
+/* Sets flag 64 (dead after this RUN) on each written op of the gathered RUN whose value nothing
+   reads once the RUN is done: the next write of its buffer in the RUN is not in place (a new
+   value), or there is none and genie freed the buffer or holds it idle in its cache (refs 0: no
+   handle and no node reads it; genie gives such a block, id and all, to a later value, which
+   writes it first). Called when the RUN is sent, so the flags are in the bytes hashed for
+   RUN_CACHED. */
+static void rc_mark_dead(rc_state *r) {
+    uint32_t k;
+    for (k = 0; k < r->nslots; k++) r->sinfo[k].later = 0;
+    for (k = r->nwops; k-- > 0;) {
+        const struct rc_wop *o = &r->wops[k];
+        struct rc_sinfo *s = &r->sinfo[o->slot];
+        if (s->later ? s->later == 1 : s->freed || (s->b && s->b->refs == 0)) r->run.p[o->at] |= 64;
+        s->later = o->inplace ? 2 : 1;
+    }
+}
 /* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers). */
 static genie_result rc_flush(rc_state *r, char *msg) {
     gr_wr w;
@@ -336,7 +374,26 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         gr_put_u32_at(r->slots.p, r->nslots);
         if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
         else {
-            crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
+            int rk;
+            rc_mark_dead(r);
+            for (rk = 0; rk < RC_RECENT; rk++)
+                if (r->recent[rk].n == r->run.n && r->recent[rk].bytes && memcmp(r->recent[rk].bytes, r->run.p, r->run.n) == 0) break;
+            if (rk < RC_RECENT) {
+                memcpy(hash, r->recent[rk].hash, sizeof hash);
+            } else {
+                struct rc_recent *t = &r->recent[r->recent_next];
+                crypto_generichash(hash, sizeof hash, r->run.p, r->run.n, NULL, 0);
+                if (t->cap < r->run.n) { /* out of memory: simply not kept */
+                    uint8_t *nb = (uint8_t *)realloc(t->bytes, r->run.n);
+                    if (nb) t->bytes = nb, t->cap = r->run.n;
+                }
+                if (t->bytes && t->cap >= r->run.n) {
+                    memcpy(t->bytes, r->run.p, r->run.n);
+                    t->n = r->run.n;
+                    memcpy(t->hash, hash, sizeof hash);
+                    r->recent_next = (r->recent_next + 1) % RC_RECENT;
+                }
+            }
             for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
             if (known) {
                 e = rc_send2(r, GR_RUN_CACHED, r->last_run = ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
@@ -358,7 +415,8 @@ static genie_result rc_flush(rc_state *r, char *msg) {
         }
         r->run.n = r->slots.n = 0;
         r->run.oom = r->slots.oom = 0;
-        r->run_nops = r->nslots = 0, r->run_cost = 0;
+        if (e == GENIE_OK) r->unanswered = gr_add_sat(r->unanswered, r->run_cost);
+        r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
         if (e != GENIE_OK) return e;
     }
     if (!r->nfree || r->dead) { r->nfree = r->dead ? 0 : r->nfree; return GENIE_OK; }
@@ -377,6 +435,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
 static void rc_destroy(void *state) {
     rc_state *r = (rc_state *)state;
     char msg[GENIE_BACKEND_MSG];
+    int k;
     if (!r) return;
     if (r->ep) {
         if (!r->dead) {
@@ -390,6 +449,9 @@ static void rc_destroy(void *state) {
     gr_wr_free(&r->slots);
     free(r->frees);
     free(r->hents);
+    free(r->sinfo);
+    free(r->wops);
+    for (k = 0; k < RC_RECENT; k++) free(r->recent[k].bytes);
     free(r);
 }
 
@@ -711,25 +773,42 @@ static int rc_supports(void *state, const genie__node *n, const genie__fgroup *g
 
 static uint64_t rc_cap(const genie__buf *b) { return b->cap > b->bytes ? b->cap : b->bytes; }
 
-/* The slot of buffer id in the RUN being gathered (added if new). */
-/* Buffer id's slot in the RUN being gathered, given one if it has none: the hash table while
-   it is under half full (a GPT-2 decode step has ~350 slots and ~500 lookups), else a scan. */
-static uint64_t rc_slot(rc_state *r, uint64_t id) {
-    uint32_t k, h = (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 52) & (RC_SLOT_HASH - 1);
-    if (r->nslots == 0 && ++r->slot_gen == 0) { /* a new RUN's table; the stamps wrapped: all empty */
-        memset(r->slot_tab, 0, sizeof r->slot_tab);
-        r->slot_gen = 1;
-    }
-    if (r->nslots < RC_SLOT_HASH / 2) {
-        for (; r->slot_tab[h].gen == r->slot_gen; h = (h + 1) & (RC_SLOT_HASH - 1))
-            if (r->slot_tab[h].id == id) return r->slot_tab[h].slot;
-        r->slot_tab[h].id = id, r->slot_tab[h].slot = r->nslots, r->slot_tab[h].gen = r->slot_gen;
+/* Buffer id's slot in the RUN being gathered, or -1 with *h its free place in the hash table
+   (meaningful while the table is under half full): the hash table while it is under half full
+   (a GPT-2 decode step has ~350 slots and ~500 lookups), else a scan. */
+static int64_t rc_slot_find(rc_state *r, uint64_t id, uint32_t *h) {
+    uint32_t k;
+    *h = (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 52) & (RC_SLOT_HASH - 1);
+    if (r->nslots == 0) return -1;
+    if (r->nslots <= RC_SLOT_HASH / 2) {
+        for (; r->slot_tab[*h].gen == r->slot_gen; *h = (*h + 1) & (RC_SLOT_HASH - 1))
+            if (r->slot_tab[*h].id == id) return r->slot_tab[*h].slot;
     } else {
         for (k = r->nslots; k-- > 0;) { /* recent buffers first: a step reads what it just wrote */
             gr_rd rd = gr_rd_init(r->slots.p + 4 + (size_t)k * 8, 8);
             if (gr_u64(&rd) == id) return k;
         }
     }
+    return -1;
+}
+/* Buffer id's slot in the RUN being gathered, given one if it has none (r->slots.oom when out
+   of memory). */
+static uint64_t rc_slot(rc_state *r, uint64_t id) {
+    uint32_t h;
+    int64_t k;
+    if (r->nslots == 0 && ++r->slot_gen == 0) { /* a new RUN's table; the stamps wrapped: all empty */
+        memset(r->slot_tab, 0, sizeof r->slot_tab);
+        r->slot_gen = 1;
+    }
+    if ((k = rc_slot_find(r, id, &h)) >= 0) return (uint64_t)k;
+    if (r->nslots < RC_SLOT_HASH / 2) r->slot_tab[h].id = id, r->slot_tab[h].slot = r->nslots, r->slot_tab[h].gen = r->slot_gen;
+    if (r->nslots == r->scap) {
+        uint32_t cap = r->scap ? 2 * r->scap : 1024;
+        struct rc_sinfo *t = (struct rc_sinfo *)realloc(r->sinfo, cap * sizeof *t);
+        if (!t) r->slots.oom = 1;
+        else r->sinfo = t, r->scap = cap;
+    }
+    if (r->nslots < r->scap) memset(&r->sinfo[r->nslots], 0, sizeof r->sinfo[0]);
     gr_w64(&r->slots, id);
     return r->nslots++;
 }
@@ -748,6 +827,17 @@ static void rc_encode_node(rc_state *r, gr_wr *w, const genie__node *n, int writ
         rc_hdel(r, (uint64_t)(uintptr_t)n->buf->dev); /* the server's bytes are no longer the hashed ones */
         o.out_buf = rc_slot(r, (uint64_t)(uintptr_t)n->buf->dev);
         o.out_cap = rc_cap(n->buf);
+        if (r->nwops == r->wcap) {
+            uint32_t cap = r->wcap ? 2 * r->wcap : 256;
+            struct rc_wop *t = (struct rc_wop *)realloc(r->wops, cap * sizeof *t);
+            if (!t) { r->run.oom = 1; return; }
+            r->wops = t, r->wcap = cap;
+        }
+        if (r->slots.oom) return;
+        r->sinfo[o.out_buf].b = n->buf;
+        r->wops[r->nwops].at = w->n + 3; /* u8 op, dtype, cdt, then the flags */
+        r->wops[r->nwops].slot = (uint32_t)o.out_buf;
+        r->wops[r->nwops++].inplace = o.inplace;
     }
     for (k = 0; k < n->nin; k++) {
         const genie__node *s = n->in[k].n;
@@ -812,7 +902,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
     if (r->run_nops == 0) {
-        r->run.n = r->slots.n = 0;
+        r->run.n = r->slots.n = 0, r->nwops = 0;
         gr_w32(&r->run, 0);   /* the op count, set when sent */
         gr_w32(&r->slots, 0); /* the slot count, likewise */
     }
@@ -823,7 +913,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     r->run_nops += nops;
     r->run_cost = gr_add_sat(r->run_cost, work);
     if (r->run.oom || r->slots.oom) {
-        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
+        r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
         return rc_fail(r, msg, "RUN: out of memory");
     }
     return checked ? rc_run_checked(r, msg) : GENIE_OK;
@@ -838,6 +928,11 @@ static genie_result rc_alloc(void *state, genie__buf *b, char *msg) {
 static void rc_free(void *state, genie__buf *b) {
     rc_state *r = (rc_state *)state;
     char msg[GENIE_BACKEND_MSG];
+    if (b->dev && r->run_nops) { /* b is about to go: rc_mark_dead must not read it */
+        uint32_t h;
+        int64_t k = rc_slot_find(r, (uint64_t)(uintptr_t)b->dev, &h);
+        if (k >= 0 && (uint64_t)k < r->scap) r->sinfo[k].freed = 1, r->sinfo[k].b = NULL;
+    }
     if (b->dev && !r->dead) {
         if (r->nfree == RC_FREE_BATCH) rc_flush(r, msg);
         r->frees[r->nfree++] = (uint64_t)(uintptr_t)b->dev;
@@ -1040,7 +1135,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     memset(&r->x, 0, sizeof r->x);
     r->dead = 0;
     r->async_err[0] = 0;
-    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = 0, r->run_cost = 0;
+    r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
     r->nfree = 0;
     r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {

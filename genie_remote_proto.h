@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 10
+#define GR_VERSION 11
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -180,6 +180,9 @@ typedef struct gr_op {
     int has_scalar;  /* binary ops: a op f[0] */
     int written;     /* 1: the result goes to buffer out_buf (of out_cap bytes) laid out by out */
     int inplace;     /* 1 (written too): over the old value of out_buf, only out's elements */
+    int dead;        /* 1 (written too): nothing after this RUN reads this value of out_buf (the
+                        client's buffer is freed, idle in its cache, or written again later in the
+                        RUN by an op not in place), so the server need not store it (flag 64) */
     int nin, role;   /* role: genie_role_id */
     int64_t i[6];
     double f[2];
@@ -406,8 +409,8 @@ GR_FN int gr_view_decode(gr_rd *r, gr_view *v) {
 }
 
 /* ---- RUN: u32 nops, then each op:
-     u8 op, u8 dtype, u8 cdt, u8 flags (1 scalar, 2 written, 4 in place, 8 << k source k 0-dim),
-     u8 nin, u8 role, 6 x i64, 2 x f64,
+     u8 op, u8 dtype, u8 cdt, u8 flags (1 scalar, 2 written, 4 in place, 8 << k source k 0-dim
+     (k < 3), 64 dead after this RUN), u8 nin, u8 role, 6 x i64, 2 x f64,
      [written: u64 out buffer id, u64 out cap] out view,
      nin x (u8 kind, u8 dtype, u64 ref, view),
      u16 module length, module, u16 phase length, phase ---- */
@@ -417,7 +420,7 @@ GR_FN void gr_op_encode(gr_wr *w, const gr_op *o) {
     gr_w8(w, (unsigned)o->op);
     gr_w8(w, (unsigned)o->dtype);
     gr_w8(w, (unsigned)o->cdt);
-    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0) | (o->inplace ? 4 : 0) | (o->zero & 7) << 3));
+    gr_w8(w, (unsigned)((o->has_scalar ? 1 : 0) | (o->written ? 2 : 0) | (o->inplace ? 4 : 0) | (o->zero & 7) << 3 | (o->dead ? 64 : 0)));
     gr_w8(w, (unsigned)o->nin);
     gr_w8(w, (unsigned)o->role);
     for (k = 0; k < 6; k++) gr_wi64(w, o->i[k]);
@@ -609,18 +612,20 @@ GR_FN int gr_tape_decode(const void *p, size_t n, gr_run *run, char *why) {
         if (o->op >= GR_OP_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown op code");
         if (o->dtype >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown dtype");
         if (o->cdt >= GR_DTYPE_COUNT) GR__BAD(GR_E_MALFORMED, "RUN: unknown compute dtype");
-        if (flags & ~63) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags");
+        if (flags & ~(GR_VERSION >= 11 ? 127 : 63)) GR__BAD(GR_E_MALFORMED, "RUN: unknown op flags"); /* 64: since 11 */
         if (o->role >= 16) GR__BAD(GR_E_MALFORMED, "RUN: unknown role");
         o->has_scalar = flags & 1;
         o->written = (flags >> 1) & 1;
         o->inplace = (flags >> 2) & 1;
-        o->zero = flags >> 3;
+        o->zero = (flags >> 3) & 7;
+        o->dead = (flags >> 6) & 1;
         if (o->nin < gr_op_arity[o->op][0] || o->nin > gr_op_arity[o->op][1]) GR__BAD(GR_E_MALFORMED, "RUN: wrong number of sources for the op");
         if (o->zero && !GR_OP_MIXED(o->op)) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim source on an op that is not binary or where");
         if (o->zero >> o->nin /* nin <= GR_MAX_IN */) GR__BAD(GR_E_MALFORMED, "RUN: a 0-dim flag for a source the op lacks");
         if (o->has_scalar && (o->nin != 1 || o->op < GR_OP_ADD || o->op > GR_OP_POW)) GR__BAD(GR_E_MALFORMED, "RUN: a scalar on an op that takes none");
         if (!o->has_scalar && o->op >= GR_OP_ADD && o->op <= GR_OP_POW && o->nin != 2) GR__BAD(GR_E_MALFORMED, "RUN: a binary op with one source and no scalar");
         if ((GR_OP_INPLACE(o->op) || o->inplace) && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: an in-place write to no buffer");
+        if (o->dead && !o->written) GR__BAD(GR_E_MALFORMED, "RUN: a dead result (flag 64) of an op that writes no buffer");
         if (GR_OP_INPLACE(o->op) && !o->inplace) GR__BAD(GR_E_MALFORMED, "RUN: an op that writes in place without flag 4");
         if (o->written) {
             o->out_buf = gr_u64(&r);

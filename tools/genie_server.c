@@ -116,6 +116,7 @@ typedef struct sv_client {
     /* its RUNs' sources read as an earlier op's lazy result (sv_src_of_op), and the segments
        stored and realized before an op for a buffer it reads (written by its one RUN at a time) */
     uint64_t lazy_reads, mid_stores;
+    uint64_t dead_skipped; /* results of ops flagged dead neither realized nor stored (sv_dead_last) */
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
@@ -928,22 +929,36 @@ static genie_tensor *sv_call(genie_ctx *g, const gr_op *o, genie_tensor **t) {
 
 /* dst (dst's layout v, element size es) = src (genie's result r, read through its strides) */
 static void sv_scatter(uint8_t *dst, const gr_view *v, const uint8_t *src, const int64_t *sst, size_t es) {
-    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1;
-    int d, nd = v->ndim, dense = 1;
-    for (d = nd - 1; d >= 0; d--) { /* both row-major (size-1 dims aside): one copy */
-        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) dense = 0;
+    int64_t idx[GR_MAX_DIMS], n = gr_view_numel(v), i, run = 1, rows, slo = 0, shi = 0, dlo = v->off, dhi = v->off;
+    int d, nd = v->ndim, od;
+    if (n <= 0) return;
+    /* dims [od, nd) are row-major in both layouts (size-1 dims aside): a row of `run` elements
+       is one copy, and the rows are the index tuples of dims [0, od) */
+    for (od = nd; od > 0; od--) {
+        d = od - 1;
+        if (v->shape[d] != 1 && (v->strides[d] != run || sst[d] != run)) break;
         run *= v->shape[d];
     }
-    if (dense) {
-        if (n > 0) memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
+    if (od == 0) { /* one row: both dense (a result may be the bytes it is stored over: memmove) */
+        memmove(dst + (size_t)v->off * es, src, (size_t)n * es);
         return;
     }
+    for (d = 0; d < nd; d++) { /* the element spans each side reads or writes (signed strides) */
+        int64_t a = (v->shape[d] - 1) * sst[d], b = (v->shape[d] - 1) * v->strides[d];
+        if (a < 0) slo += a; else shi += a;
+        if (b < 0) dlo += b; else dhi += b;
+    }
+    if ((uintptr_t)(src + (size_t)slo * es) < (uintptr_t)(dst + (size_t)(dhi + 1) * es) &&
+        (uintptr_t)(dst + (size_t)dlo * es) < (uintptr_t)(src + (size_t)(shi + 1) * es)) {
+        run = 1, od = nd; /* the two overlap: element by element in row-major order */
+    }
+    rows = n / run;
     memset(idx, 0, sizeof idx);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < rows; i++) {
         int64_t so = 0, dof = v->off;
-        for (d = 0; d < nd; d++) so += idx[d] * sst[d], dof += idx[d] * v->strides[d];
-        memcpy(dst + (size_t)dof * es, src + (size_t)so * es, es);
-        for (d = nd - 1; d >= 0; d--) {
+        for (d = 0; d < od; d++) so += idx[d] * sst[d], dof += idx[d] * v->strides[d];
+        memcpy(dst + (size_t)dof * es, src + (size_t)so * es, (size_t)run * es);
+        for (d = od - 1; d >= 0; d--) {
             if (++idx[d] < v->shape[d]) break;
             idx[d] = 0;
         }
@@ -1049,15 +1064,55 @@ static void sv_account(sv_client *c, const gr_run *run, uint32_t from, uint32_t 
     }
 }
 
+/* The bytes [*lo, *hi) of its buffer that op o writes (its view's span). */
+static void sv_out_span(const gr_op *o, uint64_t *lo, uint64_t *hi) {
+    const uint64_t es = gr_dtype_size[o->dtype];
+    *lo = (uint64_t)o->out.off * es;
+    *hi = (uint64_t)gr_view_extent(&o->out) * es;
+    if (*hi < *lo) *hi = *lo; /* an empty view */
+}
+/* For each op p flagged dead (64): the last op of the RUN that needs p's result realized or its
+   bytes stored, or 0 when none does (ops after p that read it as an op; that read p's buffer,
+   or write it in place over p's bytes, before an op not in place rewrites a dense span holding
+   all p wrote: an in-place write counts as run->nops, since it stores over the bytes). Other
+   ops: run->nops. A store of ops [from, to) keeps p when last[p] >= to. */
+static void sv_dead_last(const gr_run *run, uint32_t *last) {
+    uint32_t p, j;
+    int k;
+    for (p = 0; p < run->nops; p++) last[p] = run->ops[p].dead ? 0 : run->nops;
+    for (j = 0; j < run->nops; j++) /* reads by op index (within a fused group: near) */
+        for (k = 0; k < run->ops[j].nin; k++)
+            if (run->ops[j].in[k].kind == GR_SRC_OP && j > last[run->ops[j].in[k].ref]) last[run->ops[j].in[k].ref] = j;
+    for (p = 0; p < run->nops; p++) {
+        const gr_op *o = &run->ops[p];
+        uint64_t lo, hi;
+        if (!o->dead) continue;
+        sv_out_span(o, &lo, &hi);
+        for (j = p + 1; j < run->nops && last[p] < run->nops; j++) {
+            const gr_op *q = &run->ops[j];
+            for (k = 0; k < q->nin; k++)
+                if (q->in[k].kind == GR_SRC_BUF && q->in[k].ref == o->out_buf && j > last[p]) last[p] = j;
+            if (q->written && q->out_buf == o->out_buf) {
+                uint64_t qlo, qhi;
+                if (q->inplace) { last[p] = run->nops; break; }
+                sv_out_span(q, &qlo, &qhi);
+                if (sv_dense(q->out.ndim, q->out.shape, q->out.strides) && qlo <= lo && qhi >= hi) break;
+            }
+        }
+    }
+}
 /* Ops [from, to) of a RUN: every result realized (a lazy one could read a buffer about to be
-   overwritten), then the written ones stored into their buffers in op order. 0 or a gr_err. */
+   overwritten), then the written ones stored into their buffers in op order; but an op whose
+   result nothing needs from `to` on (last[i] < to: flagged dead, sv_dead_last) is neither
+   realized nor stored: the ops of [from, to) that read it took its lazy result. 0 or a gr_err. */
 static int sv_store_into(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux,
-                         genie_tensor **scratch, uint32_t from, uint32_t to, sv_buf *parked, uint32_t *nparked, char *why,
-                         size_t wsz) {
+                         genie_tensor **scratch, const uint32_t *last, uint32_t from, uint32_t to, sv_buf *parked,
+                         uint32_t *nparked, char *why, size_t wsz) {
     uint32_t i;
     int n = 0, code;
     double t0 = grx_now();
     for (i = from; i < to; i++) {
+        if (last[i] < to) { c->dead_skipped++; continue; }
         if (res[i]) scratch[n++] = res[i];
         if (aux[i]) scratch[n++] = aux[i];
     }
@@ -1070,7 +1125,7 @@ static int sv_store_into(sv *s, sv_client *c, const gr_run *run, genie_tensor **
         const gr_op *o = &run->ops[i];
         sv_buf *b;
         const void *ptr;
-        if (!o->written) continue;
+        if (!o->written || last[i] < to) continue;
         if (!(b = sv_buf_get(c, o->out_buf))) { snprintf(why, wsz, "RUN: too many buffers"); return GR_E_LIMIT; }
         if (o->inplace && (b->err || !b->data)) { /* it writes over the value the buffer holds */
             snprintf(why, wsz, "RUN: an in-place %s into buffer %llu, which holds no value", gr_op_names[o->op],
@@ -1114,12 +1169,12 @@ static int sv_store_into(sv *s, sv_client *c, const gr_run *run, genie_tensor **
    since a result may be a view of them (genie_contiguous of a contiguous view, a copy onto its
    own source). */
 static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, genie_tensor **aux, genie_tensor **scratch,
-                    uint32_t from, uint32_t to, char *why, size_t wsz) {
+                    const uint32_t *last, uint32_t from, uint32_t to, char *why, size_t wsz) {
     sv_buf *parked = (sv_buf *)calloc(to > from ? to - from : 1, sizeof *parked);
     uint32_t n = 0, k;
     int code;
     if (!parked) { snprintf(why, wsz, "RUN: out of memory"); return GR_E_MEMORY; }
-    code = sv_store_into(s, c, run, res, aux, scratch, from, to, parked, &n, why, wsz);
+    code = sv_store_into(s, c, run, res, aux, scratch, last, from, to, parked, &n, why, wsz);
     for (k = 0; k < n; k++) sv_buf_clear(s, c, &parked[k]);
     free(parked);
     return code;
@@ -1127,6 +1182,7 @@ static int sv_store(sv *s, sv_client *c, const gr_run *run, genie_tensor **res, 
 
 static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     genie_tensor **res = NULL, **aux = NULL, **outs = NULL;
+    uint32_t *last = NULL;
     char why[640];
     uint32_t i, seg = 0; /* ops [seg, i) are computed lazily, not yet stored */
     int code = 0;
@@ -1143,7 +1199,8 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
     res = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *res);
     aux = (genie_tensor **)calloc(run->nops ? run->nops : 1, sizeof *aux);
     outs = (genie_tensor **)calloc(run->nops ? 2 * (size_t)run->nops : 1, sizeof *outs);
-    if (!res || !aux || !outs) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
+    last = (uint32_t *)malloc((run->nops ? run->nops : 1) * sizeof *last);
+    if (!res || !aux || !outs || !last) { code = GR_E_MEMORY; snprintf(why, sizeof why, "RUN: out of memory"); goto done; }
     for (i = 0; i < run->nops; i++) { /* any result may be materialized (a RAND, a FULL): each within the client's
                                          budget (genie frees intermediates as their last readers run) */
         const gr_op *o = &run->ops[i];
@@ -1162,6 +1219,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                  (unsigned long long)s->max_run_work);
         goto done;
     }
+    sv_dead_last(run, last);
     for (i = 0; i < run->nops && !code; i++) {
         const gr_op *o = &run->ops[i];
         genie_tensor *t[GR_MAX_IN], *r, *from_op[GR_MAX_IN];
@@ -1178,7 +1236,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
                         break;
                     }
                     c->mid_stores++;
-                    if ((code = sv_store(s, c, run, res, aux, outs, seg, i, why, sizeof why)) != 0) goto done;
+                    if ((code = sv_store(s, c, run, res, aux, outs, last, seg, i, why, sizeof why)) != 0) goto done;
                     seg = i;
                     break;
                 }
@@ -1294,7 +1352,7 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         res[i] = r;
         if (o->op == GR_OP_INDEX_COPY) aux[i] = t[0];
     }
-    if (!code) code = sv_store(s, c, run, res, aux, outs, seg, run->nops, why, sizeof why);
+    if (!code) code = sv_store(s, c, run, res, aux, outs, last, seg, run->nops, why, sizeof why);
 done:
     if (code) { /* every output of this RUN failed: later reads say why */
         for (i = 0; i < run->nops; i++) {
@@ -1307,6 +1365,7 @@ done:
     free(res);
     free(aux);
     free(outs);
+    free(last);
 }
 
 /* A RUN's tape kept under its BLAKE2b-256 hash for RUN_CACHED, first in first out, as the
@@ -1795,10 +1854,10 @@ static void sv_client_free(sv *s, sv_client *c) {
         grx_msg_free(&s->x, m);
     }
     printf("genie-server: client %d from %s ended (%s): %llu messages in, %llu out, %llu bytes in, %llu out, %llu errors; "
-           "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu\n",
+           "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu, dead results not stored: %llu\n",
            c->id, c->peer, c->why ? c->why : "closed", (unsigned long long)c->msgs_in, (unsigned long long)c->msgs_out,
            (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out, (unsigned long long)c->errors,
-           (unsigned long long)c->lazy_reads, (unsigned long long)c->mid_stores);
+           (unsigned long long)c->lazy_reads, (unsigned long long)c->mid_stores, (unsigned long long)c->dead_skipped);
     fflush(stdout);
     grx_drop(&s->x, c->ep);
     grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */
@@ -1893,7 +1952,8 @@ int main(int argc, char **argv) {
     s.max_jobs = 4;
     inline_work = SV_INLINE_WORK;
     s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
-    for (i = 1; i < argc; i++) {
+    /* options come in pairs: argv[i] names one, argv[i + 1] is its value */
+    for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return sv_usage();
         if (!strcmp(a, "--listen")) listen = v;
@@ -1912,7 +1972,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--pool-mb")) pool_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else return sv_usage();
-        i++;
     }
     if (cache_mb < 0 || pool_mb < -1 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
         s.hash_threads > GR_HASH_THREADS || queue_mb <= 0 || queue_mb > 1 << 20 || s.max_jobs < 0 || s.max_jobs > 256 ||

@@ -3,7 +3,7 @@
    and the WELCOME, HASHED and STATS_REPLY a client decodes. Input: byte 0 picks the
    message type, the rest is the payload; the first 24 bytes are also decoded as a header. Contracts checked on what decodes: every
    view's extent is in bounds, an op's sources precede it, an output's view fits
-   its cap, a block dtype is only a buffer as a quantized linear's weight (which must
+   its cap, a dead result (flag 64) is only a written one, a block dtype is only a buffer as a quantized linear's weight (which must
    be one) or an embedding's or to's source, and a RUN
    re-encodes to the same ops. A broken contract aborts.
    `make test` replays tests/fuzz/corpus_remote and regressions_remote through
@@ -93,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int64_t e = gr_view_extent(&o.out);
             fr_check(e >= 0 && gr_view_numel(&o.out) >= 0, "RUN: output view out of bounds");
             fr_check(!o.written || (o.out_buf && (uint64_t)e * gr_dtype_size[o.dtype] <= o.out_cap), "RUN: output outside its cap");
+            fr_check(!o.dead || o.written, "RUN: a dead result (flag 64) of an op that writes no buffer");
             fr_check(o.nin >= gr_op_arity[o.op][0] && o.nin <= gr_op_arity[o.op][1], "RUN: arity");
             for (k = 0; k < o.nin; k++) {
                 fr_check(gr_view_extent(&o.in[k].v) >= 0, "RUN: source view out of bounds");
@@ -115,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fr_check(gr_run_decode(w.p, w.n, &again, why) == 0 && again.nops == m.run.nops, "RUN: re-encoded bytes do not decode");
         for (i = 0; i < m.run.nops; i++) {
             const gr_op *a = &m.run.ops[i], *b = &again.ops[i];
-            fr_check(a->op == b->op && a->out_buf == b->out_buf && a->nin == b->nin && (a->nin < 1 || a->in[0].ref == b->in[0].ref) &&
+            fr_check(a->op == b->op && a->out_buf == b->out_buf && a->dead == b->dead && a->nin == b->nin && (a->nin < 1 || a->in[0].ref == b->in[0].ref) &&
                          memcmp(&a->out, &b->out, sizeof a->out) == 0,
                      "RUN: re-encoded ops differ");
         }

@@ -258,6 +258,20 @@ static void test_codec(void) {
         CHECK(rc == 0 && run.ops[0].op == GR_OP_INDEX_COPY && run.ops[0].out_buf == 9, "in place round trip: %d %s", rc, why);
         gr_run_free(&run);
     }
+    { /* flag 64, dead after this RUN: only on an op that writes a buffer */
+        gr_op d = ops[0];
+        put_view(&d.in[0].v, 2, sh, st, 0);
+        d.dead = 1;
+        CHECK(decode_one(&d, &run, why) == GR_E_MALFORMED && strstr(why, "flag 64"), "a dead result of no buffer: %s", why);
+        d.written = 1, d.out_buf = 1, d.out_cap = 24;
+        rc = decode_one(&d, &run, why);
+        CHECK(rc == 0 && run.ops[0].dead && run.ops[0].written && !run.ops[0].inplace && run.ops[0].zero == 0, "dead round trip: %d %s", rc, why);
+        gr_run_free(&run);
+        d.dead = 0;
+        rc = decode_one(&d, &run, why);
+        CHECK(rc == 0 && !run.ops[0].dead, "not dead round trip: %d %s", rc, why);
+        gr_run_free(&run);
+    }
     {
         uint8_t h[GR_HDR_BYTES];
         gr_hdr hd;
@@ -1787,7 +1801,7 @@ static void test_upload_pool(void) {
     free(vd);
 }
 /* ---- a RUN reading a buffer an earlier op of the same RUN wrote ---- */
-#define LAZY_PROGS 8
+#define LAZY_PROGS 10
 /* Program k on c: one 8x8 f32 buffer b written and read within RUNs; its bytes and two results
    read after (up to 3 x 64 f32 into out). */
 static void lazy_prog(genie_ctx *c, int k, float *out) {
@@ -1857,6 +1871,14 @@ static void lazy_prog(genie_ctx *c, int k, float *out) {
         r2 = genie_mul(c, b, genie_t(c, b));
         break;
     }
+    case 8: /* b read (its RUN stored), then copy_ between overlapping column blocks of it in a */
+    case 9: /* RUN of its own: the source is b's stored bytes; left (8) and right (9) by 2 */
+        genie_add_(c, b, y);
+        genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
+        genie_copy_(c, genie_narrow(c, b, 1, k == 8 ? 0 : 2, 6), genie_narrow(c, b, 1, k == 8 ? 2 : 0, 6));
+        genie_realize(c, 1, &b);
+        r1 = genie_t(c, b);
+        break;
     }
     memset(out, 0, 3 * 64 * sizeof(float));
     genie_read(c, b, GENIE_F32, out, 64 * sizeof(float));
@@ -1865,11 +1887,12 @@ static void lazy_prog(genie_ctx *c, int k, float *out) {
 }
 /* The programs remote and local bit for bit, each on a client of its own; the server's counts
    (each client's last line) show its RUNs read an earlier op's result in place of its stored
-   bytes, and stored a segment before a read where they could not. */
+   bytes, stored a segment before a read where they could not, and left results the client
+   flagged dead (64) unstored. */
 static void test_lazy_reads(void) {
     server s;
     int k;
-    unsigned long long lazy = 0, stores = 0;
+    unsigned long long lazy = 0, stores = 0, dead = 0;
     CHECK(server_start(&s, NULL, NULL, "lazy") == 0, "lazy-reads server");
     for (k = 0; k < LAZY_PROGS; k++) {
         genie_ctx *c = remote_ctx(s.addr), *l = local_ctx();
@@ -1888,16 +1911,93 @@ static void test_lazy_reads(void) {
         int clients = 0;
         while (f && fgets(line, sizeof line, f)) {
             const char *p = strstr(line, "RUN sources read from an earlier op's result: ");
-            unsigned long long a = 0, b = 0;
-            if (p && sscanf(p, "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu", &a, &b) == 2)
-                lazy += a, stores += b, clients++;
+            unsigned long long a = 0, b = 0, d = 0;
+            if (p && sscanf(p, "RUN sources read from an earlier op's result: %llu, segments stored before a read: %llu, "
+                               "dead results not stored: %llu", &a, &b, &d) == 3)
+                lazy += a, stores += b, dead += d, clients++;
         }
         if (f) fclose(f);
         CHECK(clients == LAZY_PROGS, "the lazy-reads server's line for each client: %d (want %d) in %s", clients, LAZY_PROGS, s.log);
         CHECK(lazy >= 4 && stores >= 2, "RUN sources read from an earlier op's result: %llu (want 4 or more), segments stored before a read: %llu (want 2 or more)",
               lazy, stores);
     }
-    printf("  reads of a buffer written earlier in the same RUN: %llu from the writer's result, %llu after a store, bit for bit as locally\n", lazy, stores);
+    printf("  reads of a buffer written earlier in the same RUN: %llu from the writer's result, %llu after a store, %llu dead results "
+           "not stored, bit for bit as locally\n", lazy, stores, dead);
+}
+/* Programs whose intermediates the caller released before the read: a chain of products whose
+   blocks genie reuses within the RUN (written again not in place) and which ends in refs 0, so
+   the client flags those ops dead (64) when it sends the RUN and the server stores none of them;
+   a released product read through its transpose and added in place into a held buffer, and one
+   read after an in-place write of another buffer (genie may still hold these when the RUN goes:
+   the flag is the client's to give, never a guess). Remote and local bit for bit; the server's
+   last line counts results left unstored. */
+#define DEAD_PROGS 3
+static void dead_prog(genie_ctx *c, int k, float *out) {
+    int64_t s8[2] = {8, 8}, two = 2, i2[2] = {2, 5};
+    genie_tensor *x = rnd(c, GENIE_F32, 2, s8, 21 + (uint64_t)k), *y = rnd(c, GENIE_F32, 2, s8, 23 + (uint64_t)k), *t, *u, *b, *r;
+    int j;
+    memset(out, 0, 2 * 64 * sizeof(float));
+    b = genie_clone(c, x);
+    genie_realize(c, 1, &b);
+    switch (k) {
+    case 0: /* t_{j+1} = t_j @ y, each handle released at once */
+        t = genie_matmul(c, x, y);
+        for (j = 0; j < 6; j++) {
+            u = genie_add_scalar(c, genie_matmul(c, t, y), 0.5);
+            genie_release(t);
+            t = u;
+        }
+        r = genie_add(c, t, b);
+        genie_release(t);
+        break;
+    case 1: /* a released product read through its transpose, and added in place into b */
+        t = genie_matmul(c, x, y);
+        u = genie_mul(c, genie_t(c, t), y);
+        genie_add_(c, b, t);
+        genie_release(t);
+        r = genie_add(c, u, b);
+        genie_release(u);
+        break;
+    default: /* b written in place (index_copy_), then read beside a released product */
+        t = genie_matmul(c, x, y);
+        genie_index_copy_(c, b, 0, genie_from_data(c, GENIE_I64, 1, &two, i2), genie_narrow(c, t, 0, 1, 2));
+        r = genie_matmul(c, b, t);
+        genie_release(t);
+        break;
+    }
+    genie_read(c, r, GENIE_F32, out, 64 * sizeof(float));
+    genie_read(c, b, GENIE_F32, out + 64, 64 * sizeof(float));
+}
+static void test_dead_results(void) {
+    server s;
+    int k, clients = 0;
+    unsigned long long dead = 0;
+    CHECK(server_start(&s, NULL, NULL, "dead") == 0, "dead-results server");
+    for (k = 0; k < DEAD_PROGS; k++) {
+        genie_ctx *c = remote_ctx(s.addr), *l = local_ctx();
+        float ro[128], lo[128];
+        dead_prog(c, k, ro);
+        dead_prog(l, k, lo);
+        CHECK(genie_status(c) == GENIE_OK && genie_status(l) == GENIE_OK && memcmp(ro, lo, sizeof ro) == 0 &&
+                  genie_get_stats(c).backend_fallbacks == 0,
+              "dead-results program %d: remote == local bit for bit, no node on the CPU (%s | %s)", k, genie_last_error(c), genie_last_error(l));
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+    }
+    CHECK(server_stop(&s) == 0, "the dead-results server exits 0");
+    {
+        FILE *f = fopen(s.log, "r");
+        char line[1024];
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = strstr(line, "dead results not stored: ");
+            unsigned long long d = 0;
+            if (p && sscanf(p, "dead results not stored: %llu", &d) == 1) dead += d, clients++;
+        }
+        if (f) fclose(f);
+        CHECK(clients == DEAD_PROGS && dead >= 6, "the dead-results server's lines: %d clients (want %d), %llu dead results not stored (want 6 or more) in %s",
+              clients, DEAD_PROGS, dead, s.log);
+    }
+    printf("  results the client flagged dead: %llu not stored by the server, bit for bit as locally\n", dead);
 }
 /* A dropped upload's block (given back with no sv_evict after it) is kept only within what the
    cache leaves of --cache-mb: two 9 MiB tensors bound (charged 10 MiB each of 24) leave 4 MiB,
@@ -3250,7 +3350,7 @@ static void test_backend(void) {
     server_bin_override = NULL;
 }
 
-/* A server of the last protocol version (build/genie-server-oldproto, built with GR_VERSION 9):
+/* A server of the last protocol version (build/genie-server-oldproto, built with GR_VERSION 10):
    the context runs on the CPU and its error names both versions. */
 static void test_old_server(void) {
     const char *bin = "build/genie-server-oldproto";
@@ -3269,8 +3369,8 @@ static void test_old_server(void) {
     }
     c = remote_ctx(s.addr);
     CHECK(c && genie_status(c) == GENIE_ERR_BACKEND && strcmp(genie_backend_name(c), "cpu") == 0 &&
-              strstr(genie_last_error(c), "the server speaks protocol version 9, this client"),
-          "a protocol-9 server: %s", c ? genie_last_error(c) : "NULL");
+              strstr(genie_last_error(c), "the server speaks protocol version 10, this client"),
+          "a protocol-10 server: %s", c ? genie_last_error(c) : "NULL");
     genie_ctx_destroy(c);
     server_stop(&s);
     server_bin_override = NULL;
@@ -3336,6 +3436,7 @@ int main(void) {
     test_pool_small_uploads();
     test_pool_cache_room();
     test_lazy_reads();
+    test_dead_results();
     test_hash_backlog();
     test_hash_flood();
     test_faults();
