@@ -1075,9 +1075,14 @@ static void sv_out_span(const gr_op *o, uint64_t *lo, uint64_t *hi) {
    bytes stored, or 0 when none does (ops after p that read it as an op; that read p's buffer,
    or write it in place over p's bytes, before an op not in place rewrites a dense span holding
    all p wrote: an in-place write counts as run->nops, since it stores over the bytes). Other
-   ops: run->nops. A store of ops [from, to) keeps p when last[p] >= to. */
+   ops: run->nops. A store of ops [from, to) keeps p when last[p] >= to. The forward scans visit
+   at most SV_DEAD_SCAN sources and ops in all (a hostile RUN of 4096 flagged ops writing one
+   buffer at disjoint offsets would visit ~4096^2 * 8): past that budget the flagged ops left are
+   kept as if unflagged (stored: what the flag saves, never what it costs). */
+#define SV_DEAD_SCAN ((uint64_t)1 << 20)
 static void sv_dead_last(const gr_run *run, uint32_t *last) {
     uint32_t p, j;
+    uint64_t budget = SV_DEAD_SCAN;
     int k;
     for (p = 0; p < run->nops; p++) last[p] = run->ops[p].dead ? 0 : run->nops;
     for (j = 0; j < run->nops; j++) /* reads by op index (within a fused group: near) */
@@ -1090,6 +1095,8 @@ static void sv_dead_last(const gr_run *run, uint32_t *last) {
         sv_out_span(o, &lo, &hi);
         for (j = p + 1; j < run->nops && last[p] < run->nops; j++) {
             const gr_op *q = &run->ops[j];
+            if (budget < (uint64_t)q->nin + 1) { last[p] = run->nops; break; }
+            budget -= (uint64_t)q->nin + 1;
             for (k = 0; k < q->nin; k++)
                 if (q->in[k].kind == GR_SRC_BUF && q->in[k].ref == o->out_buf && j > last[p]) last[p] = j;
             if (q->written && q->out_buf == o->out_buf) {
