@@ -21,8 +21,7 @@
 
 #define GRX_AM_ID 7
 #define GRX_RNDV_THRESH "4194304" /* bytes: larger messages go by rendezvous (see grx_init) */
-/* UCX's TCP segment (UCX_TCP_TX_SEG_SIZE and UCX_TCP_RX_SEG_SIZE, UCX's defaults 8K and 64K;
-   grx_init sets them by the transport's own names, TX_SEG_SIZE and RX_SEG_SIZE): a message
+/* UCX's TCP segment (UCX_TCP_TX_SEG_SIZE and RX_SEG_SIZE; UCX's default 8K and 64K): a message
    that fits one (a PUT_PART: GR_PART_BYTES, its 24-byte head and the headers) is one fragment,
    received into a segment the AM callback keeps, where a longer one arrives as fragments that
    UCX copies together into a buffer of its own first */
