@@ -142,8 +142,8 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
        GRX_RNDV_THRESH go eagerly unless UCX_RNDV_THRESH says otherwise (docs/remote.md) */
     if (!getenv("UCX_RNDV_THRESH")) ucp_config_modify(cfg, "RNDV_THRESH", GRX_RNDV_THRESH);
     /* a PUT_PART in one TCP segment on both sides (GRX_TCP_SEG), unless the environment sets them */
-    if (!getenv("UCX_TCP_TX_SEG_SIZE")) ucp_config_modify(cfg, "TX_SEG_SIZE", GRX_TCP_SEG);
-    if (!getenv("UCX_TCP_RX_SEG_SIZE")) ucp_config_modify(cfg, "RX_SEG_SIZE", GRX_TCP_SEG);
+    if (!getenv("UCX_TCP_TX_SEG_SIZE")) ucp_config_modify(cfg, "TCP_TX_SEG_SIZE", GRX_TCP_SEG);
+    if (!getenv("UCX_TCP_RX_SEG_SIZE")) ucp_config_modify(cfg, "TCP_RX_SEG_SIZE", GRX_TCP_SEG);
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);
