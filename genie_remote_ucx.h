@@ -26,10 +26,9 @@
    received into a segment the AM callback keeps, where a longer one arrives as fragments that
    UCX copies together into a buffer of its own first */
 #define GRX_TCP_SEG "1088K"
-/* an eager message shorter than this is copied out of UCX's segment, so that it holds no
-   segment (GRX_TCP_SEG bytes each) while it waits in the queue; a longer one keeps its own,
-   uncopied (a kept segment holds at most about 4x the bytes its message is charged) */
-#define GRX_KEEP_MIN ((size_t)256 << 10)
+/* an eager message up to this many bytes is copied out of UCX's segment, so that it holds no
+   segment (a GRX_TCP_SEG each) while it waits in the queue; longer ones keep theirs, uncopied */
+#define GRX_KEEP_MIN ((size_t)64 << 10)
 
 typedef struct grx_msg {
     struct grx_msg *next;
