@@ -7,7 +7,7 @@
  * with the server as the device:
  *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
  *              the buffer when something is written to it);
- *   copy_in    a host buffer's bytes (PUT_PARTs of 1 MiB and a PUT with the rest):
+ *   copy_in    a host buffer's bytes (PUT_PARTs of 2 MiB and a PUT with the rest):
  *              above 64 KiB, the caller's memory (from_blob: mapped weights) is
  *              hashed first (a BLAKE2b tree on the context's threads) and asked for
  *              (HAS, one round trip), sent only when the server lacks it; bytes genie

@@ -51,8 +51,7 @@
    GR_LEAF_BYTES leaf, then BLAKE2b-256 of (u64 length, the leaves' hashes), so both sides hash
    leaves on several threads and a server hashes each part of an upload as it arrives. */
 #define GR_LEAF_BYTES ((uint64_t)256 << 10)
-#define GR_PART_BYTES ((uint64_t)1 << 20) /* the bytes of a client's PUT_PART (eager on UCX, one TCP segment:
-                                              GRX_TCP_SEG; a server takes any whole leaves) */
+#define GR_PART_BYTES ((uint64_t)2 << 20) /* the bytes of a client's PUT_PART (eager on UCX) */
 
 /* message types (docs/remote.md) */
 enum gr_type {

@@ -21,14 +21,6 @@
 
 #define GRX_AM_ID 7
 #define GRX_RNDV_THRESH "4194304" /* bytes: larger messages go by rendezvous (see grx_init) */
-/* UCX's TCP segment (UCX_TCP_TX_SEG_SIZE and RX_SEG_SIZE; UCX's default 8K and 64K): a message
-   that fits one (a PUT_PART: GR_PART_BYTES, its 24-byte head and the headers) is one fragment,
-   received into a segment the AM callback keeps, where a longer one arrives as fragments that
-   UCX copies together into a buffer of its own first */
-#define GRX_TCP_SEG "1088K"
-/* an eager message up to this many bytes is copied out of UCX's segment, so that it holds no
-   segment (a GRX_TCP_SEG each) while it waits in the queue; longer ones keep theirs, uncopied */
-#define GRX_KEEP_MIN ((size_t)64 << 10)
 
 typedef struct grx_msg {
     struct grx_msg *next;
@@ -93,8 +85,8 @@ GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length
         m->refused = 1;
         m->charge = NULL;
         if (rndv) ucp_am_data_release(x->w, data);
-    } else if (length >= GRX_KEEP_MIN && !rndv && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
-        /* a long eager message: its bytes stay in UCX's buffer until grx_msg_free, not copied */
+    } else if (length && !rndv && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+        /* an eager message: its bytes stay in UCX's buffer until grx_msg_free, not copied */
         if (m->charge) *m->charge += length;
         m->data = (uint8_t *)data;
         m->ucx_owned = 1;
@@ -140,9 +132,6 @@ GR_FN int grx_init(grx *x, int wakeup, uint64_t max_payload, char *msg, size_t m
        both processes to be scheduled in turn (costly on a busy machine): messages up to
        GRX_RNDV_THRESH go eagerly unless UCX_RNDV_THRESH says otherwise (docs/remote.md) */
     if (!getenv("UCX_RNDV_THRESH")) ucp_config_modify(cfg, "RNDV_THRESH", GRX_RNDV_THRESH);
-    /* a PUT_PART in one TCP segment on both sides (GRX_TCP_SEG), unless the environment sets them */
-    if (!getenv("UCX_TCP_TX_SEG_SIZE")) ucp_config_modify(cfg, "TCP_TX_SEG_SIZE", GRX_TCP_SEG);
-    if (!getenv("UCX_TCP_RX_SEG_SIZE")) ucp_config_modify(cfg, "TCP_RX_SEG_SIZE", GRX_TCP_SEG);
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);

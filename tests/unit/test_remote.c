@@ -11,7 +11,7 @@
  *   hostile      a raw client: wrong version, framing, oversized payload, wrong key,
  *                bad hash, forward source, huge counts, truncation: each an ERROR,
  *                and the server keeps serving (PING, and a genie client)
- *   parts        the tree hash on 1 and 4 threads; a tensor over 1 MiB (GR_PART_BYTES) goes as PUT_PARTs
+ *   parts        the tree hash on 1 and 4 threads; a tensor over 2 MiB goes as PUT_PARTs
  *                and a PUT, equal to local, found by a second client (HAS); parts out
  *                of order, a wrong hash after parts, a message over --queue-mb: each
  *                an ERROR, and the connection goes on
@@ -1717,7 +1717,7 @@ static int raw_upload(raw *r, uint64_t id, size_t cap, const uint8_t *v, size_t 
         if (t == GR_HASHED || t == GR_ERROR) return t == GR_HASHED;
     return 0;
 }
-/* an upload in parts of cap bytes begun: a part (GR_PART_BYTES) of `fill` (1 if the server took it) */
+/* an upload in parts of cap bytes begun: a part of 2 MiB of `fill` (1 if the server took it) */
 static int raw_upload_begin(raw *r, uint64_t id, size_t cap, int fill) {
     size_t L = (size_t)GR_PART_BYTES;
     uint8_t *p = part_msg(id, cap, 0, L, fill);
@@ -1770,7 +1770,7 @@ static void test_upload_pool(void) {
     CHECK(raw_upload(&a, 1, n, va, n) && raw_get_eq(&a, 1, 0, n, va) == 1, "a fresh 9 MiB upload reads back");
     CHECK(raw_upload(&a, 2, n, va, n) && raw_get_eq(&a, 2, 0, n, va) == 1, "the same bytes again read back");
     CHECK(raw_upload(&a, 3, n, vb, n) && raw_get_eq(&a, 3, 0, n, vb) == 1, "an upload into a recycled block reads back exactly");
-    /* two uploads begun and dropped (a part of 0xCC and of 0xDD written): their blocks go back
+    /* two uploads begun and dropped (2 MiB of 0xCC and of 0xDD written): their blocks go back
        unread, the second pushing the first out (16 MiB hold one 10 MiB block) */
     CHECK(raw_upload_begin(&c, 4, n, 0xCC) && raw_upload_begin(&c2, 4, n, 0xDD) && raw_upload_drop(&c, 4, n) && raw_upload_drop(&c2, 4, n),
           "two uploads begun, then dropped");
