@@ -12548,8 +12548,71 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
                                                  const float *d, const int32_t *s, float *y) {                          \
         genie__qdotr_##SFX(dt, w, rowb, nb, q, d, s, y, 4);                                                             \
     }
-/* The decode dots on each ISA's form of the int8 primitives; 8 rows at once on AVX-512 VNNI only
-   (on AVX2's 16 registers 8 rows would not keep their accumulators and operands in registers). */
+/* Q4_0 on the avx2 path's 256-bit forms (`_y` vpmaddubsw, `_v` AVX-VNNI): the dots of 8 weight rows
+   (at w + i * rowb, nb blocks each) with one quantized row (q, d, s), into y[0..8). A 32-block's
+   8 row sums are reduced to one i32 vector, lane i row i's whole block sum (exact: |sum| <= 32 * 15 *
+   127 = 60960), and then converted and scaled once for the 8 rows: one FMA by the 8 rows' f16 scales
+   (converted together) times x's d, where genie__qdotr_SFX converts and scales each row's 8 partial
+   sums apart. Each row's nibbles are one 16-byte broadcast, lane 1 shifted right by 4 (vpsrlvq) and
+   both masked: [low nibbles | high nibbles], element order. Reductions, per 128-bit lane (bytes 0-15
+   of the block in lane 0, 16-31 in lane 1):
+     GENIE__Q4R8_y: vpmaddubsw gives 16 i16 pair sums (|.| <= 2 * 15 * 127); three levels of vphaddw
+       leave lane 0 = [row 0..7 sums of bytes 0-15] (|.| <= 16 * 15 * 127 = 30480: no i16 wraps), lane
+       1 the same of bytes 16-31; the two lanes widened to i32 and added.
+     GENIE__Q4R8_v: vpdpbusd gives 8 i32 sums of 4; two levels of vphaddd leave [row 0..3 | row 0..3]
+       for rows 0-3 and 4-7, the lanes recombined by two vperm2i128 and an add.
+   Both give the same exact i32 sums, so the two forms agree bit for bit; y[i] is the one-row dot's
+   value up to the order of its f32 sums (one rounding of a block's product instead of eight, then
+   the same sum over blocks). -8 sx (the nibbles' offset) is added to each row's i32 sum. The next 8
+   rows are prefetched in step, as genie__qdotr_SFX does. */
+#define GENIE__Q4R8_NIB(W) _mm256_and_si256(_mm256_srlv_epi64(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)((W) + 2))), sh), m4)
+#define GENIE__Q4R8_y(isum, x, U)                                                                                       \
+    do {                                                                                                                \
+        const __m256i h01 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0), x), _mm256_maddubs_epi16(U(w1), x));          \
+        const __m256i h23 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2), x), _mm256_maddubs_epi16(U(w3), x));          \
+        const __m256i h45 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0 + r4), x), _mm256_maddubs_epi16(U(w1 + r4), x)); \
+        const __m256i h67 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2 + r4), x), _mm256_maddubs_epi16(U(w3 + r4), x)); \
+        const __m256i hh = _mm256_hadd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_hadd_epi16(h45, h67));                 \
+        isum = _mm256_add_epi32(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(hh)), _mm256_cvtepi16_epi32(_mm256_extracti128_si256(hh, 1))); \
+    } while (0)
+#define GENIE__Q4R8_v(isum, x, U)                                                                                       \
+    do {                                                                                                                \
+        const __m256i z = _mm256_setzero_si256();                                                                       \
+        const __m256i h01 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w0), x), GENIE__I8DP_v(z, U(w1), x));                  \
+        const __m256i h23 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w2), x), GENIE__I8DP_v(z, U(w3), x));                  \
+        const __m256i h45 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w0 + r4), x), GENIE__I8DP_v(z, U(w1 + r4), x));        \
+        const __m256i h67 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w2 + r4), x), GENIE__I8DP_v(z, U(w3 + r4), x));        \
+        const __m256i lo = _mm256_hadd_epi32(h01, h23), hi = _mm256_hadd_epi32(h45, h67);                              \
+        isum = _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), _mm256_permute2x128_si256(lo, hi, 0x31));      \
+    } while (0)
+#define GENIE__F16BITS(W) ((int)((W)[0] | (W)[1] << 8))
+#define GENIE__QDOT8_Q4(SFX)                                                                                            \
+    static GENIE__I8ATTR void genie__qdot8_q4_##SFX(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, \
+                                                    const float *d, const int32_t *s, float *y) {                       \
+        const __m256i m4 = _mm256_set1_epi8(0xF), sh = _mm256_setr_epi64x(0, 0, 4, 4);                                   \
+        const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
+        const ptrdiff_t r4 = 4 * rowb;                                                                                  \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        int64_t b;                                                                                                      \
+        (void)dt;                                                                                                       \
+        for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                              \
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                        \
+            __m128i h = _mm_cvtsi32_si128(GENIE__F16BITS(w0));                                                          \
+            __m256i isum;                                                                                               \
+            genie__qpf(w + 8 * rowb + 18 * 8 * b, 18 * 8);                                                              \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w1), 1), h = _mm_insert_epi16(h, GENIE__F16BITS(w2), 2);             \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w3), 3), h = _mm_insert_epi16(h, GENIE__F16BITS(w0 + r4), 4);        \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w1 + r4), 5), h = _mm_insert_epi16(h, GENIE__F16BITS(w2 + r4), 6);   \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w3 + r4), 7);                                                        \
+            GENIE__Q4R8_##SFX(isum, x, GENIE__Q4R8_NIB);                                                                \
+            isum = _mm256_add_epi32(isum, _mm256_set1_epi32(-8 * s[b]));                                                \
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(d[b])), acc); \
+        }                                                                                                               \
+        _mm256_storeu_ps(y, acc);                                                                                       \
+    }
+/* The decode dots on each ISA's form of the int8 primitives; genie__qdotr_SFX's 8 rows at once on
+   AVX-512 VNNI only (on AVX2's 16 registers 8 rows would not keep their 8 accumulators and operands
+   in registers; genie__qdot8_q4_SFX keeps one). */
 #define GENIE__ISA z
 GENIE__QDOT_K(vnni)
 GENIE__QDOT1(vnni)
@@ -12563,11 +12626,13 @@ static GENIE__VNNI void genie__qdot8_vnni(int dt, const unsigned char *w, ptrdif
 GENIE__QDOT_K(avxvnni)
 GENIE__QDOT1(avxvnni)
 GENIE__QDOTR(avxvnni)
+GENIE__QDOT8_Q4(v)
 #undef GENIE__ISA
 #define GENIE__ISA y
 GENIE__QDOT_K(avx2)
 GENIE__QDOT1(avx2)
 GENIE__QDOTR(avx2)
+GENIE__QDOT8_Q4(y)
 #undef GENIE__ISA
 /* Q4_0 on AVX-512 VBMI and VNNI: genie__qdotr_vnni's product for Q4_0 in 512-bit vectors, two
    32-blocks of a row a vector, its lanes [b x4 | b+1 x4 | b x4 | b+1 x4] by 16-byte group:
@@ -12816,9 +12881,14 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
     return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_generic, NULL, NULL);
 }
 #ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
+/* AVX2 and AVX-VNNI: Q4_0 rows of eight (genie__qdot8_q4_SFX) */
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
+    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, q4 ? genie__qdot8_q4_y : NULL);
+}
 static genie_result genie__k_qlinear_avxvnni(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avxvnni, genie__qdot4_avxvnni, NULL);
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
+    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avxvnni, genie__qdot4_avxvnni, q4 ? genie__qdot8_q4_v : NULL);
 }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
