@@ -81,8 +81,10 @@
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
  *     GENIE_NO_AVXVNNI=1   tests: hide AVX-VNNI (the avx2 path's int8 dots on vpmaddubsw)
- *                          (these three are read only in builds defining GENIE_TEST_HOOKS,
- *                          and GENIE_NO_AVXVNNI when a context is created)
+ *     GENIE_SCALAR_QROW=1  tests: the avx2 path's quantized products quantize x by the
+ *                          portable C row (the reference of its AVX2 row)
+ *                          (these four are read only in builds defining GENIE_TEST_HOOKS,
+ *                          GENIE_NO_AVXVNNI and GENIE_SCALAR_QROW when a context is created)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -1860,6 +1862,9 @@ typedef struct genie__pathk {
     genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
     genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
     genie__kernel qlinear_pre;               /* their prefill on int8 panels (AVX2, AVX-512 VNNI), or NULL */
+    /* x[0..K) quantized per QB-block for the AVX2 and AVX-VNNI qlinear and qlinear_pre kernels
+       (genie__q8_row's values; >>quant), or NULL */
+    void (*q8row)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
 } genie__pathk;
 static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
 
@@ -12494,6 +12499,53 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
         }
     }
 }
+/* genie__q8_row on AVX2, the same values: the product and the sum are each rounded to f32 (an
+   empty asm holds the product in a register, so that no compiler contracts the two into an
+   FMA); the max and the integer sums are exact, and the stores put q in element order (the
+   packs interleave 128-bit lanes; one vpermd restores it). x[0..K), K a multiple of QB (32 or
+   256). */
+static GENIE__AVX2 void genie__q8_row_avx2(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    const __m256 half = _mm256_set1_ps(0.5f), sg = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(FLT_MAX);
+    const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t b;
+    int j, h;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        __m256 mx = _mm256_setzero_ps(), id;
+        __m128 m4;
+        float amax;
+        int nonfinite = 0;
+        for (j = 0; j < QB; j += 8) {
+            const __m256 a = _mm256_andnot_ps(sg, _mm256_loadu_ps(xb + j));
+            nonfinite |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));
+            mx = _mm256_max_ps(a, mx);
+        }
+        if (nonfinite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
+        m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+        amax = _mm_cvtss_f32(m4);
+        d[b] = amax / 127.0f;
+        id = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        for (j = 0; j < QB; j += 32) {
+            __m256i qi[4], t;
+            __m128i s4;
+            for (h = 0; h < 4; h++) {
+                __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xb + j + 8 * h), id);
+                __asm__("" : "+x"(v));
+                v = _mm256_add_ps(v, _mm256_or_ps(half, _mm256_and_ps(v, sg)));
+                qi[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(v), lo), hi);
+            }
+            t = _mm256_packs_epi16(_mm256_packs_epi32(qi[0], qi[1]), _mm256_packs_epi32(qi[2], qi[3]));
+            _mm256_storeu_si256((__m256i *)(void *)(q + b * QB + j), _mm256_permutevar8x32_epi32(t, order));
+            t = _mm256_add_epi32(_mm256_add_epi32(qi[0], qi[1]), _mm256_add_epi32(qi[2], qi[3]));
+            s4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+            s[(b * QB + j) / 32] = _mm_cvtsi128_si32(s4);
+        }
+    }
+}
 /* Q8_0 and Q4_0: the dots of R weight rows (R 4 or 8, at w + i * rowb, nb blocks each) with one
    quantized row (q, d, s), into y[0..R). Each 32-block of x is loaded once for the R rows (and
    Q8_0's I8XO taken once for them) and each row keeps its own f32 accumulator (the per-block
@@ -12884,11 +12936,11 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
 /* AVX2 and AVX-VNNI: Q4_0 rows of eight (genie__qdot8_q4_SFX) */
 static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) {
     const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
-    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, q4 ? genie__qdot8_q4_y : NULL);
+    return genie__k_qlinear(p, ith, nth, p->kt->q8row, genie__qdot_avx2, genie__qdot4_avx2, q4 ? genie__qdot8_q4_y : NULL);
 }
 static genie_result genie__k_qlinear_avxvnni(genie__kparams *p, int ith, int nth) {
     const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
-    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avxvnni, genie__qdot4_avxvnni, q4 ? genie__qdot8_q4_v : NULL);
+    return genie__k_qlinear(p, ith, nth, p->kt->q8row, genie__qdot_avxvnni, genie__qdot4_avxvnni, q4 ? genie__qdot8_q4_v : NULL);
 }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
@@ -13220,12 +13272,12 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
                                 genie__qvnni_tile16);
 }
 static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
+    return genie__k_qlinear_pre(p, ith, nth, p->kt->q8row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
                                 genie__qavx2_tile16);
 }
 /* AVX-VNNI: Q8_0 as q + 128 with off 128 (as the VNNI panels), one tile for every type */
 static genie_result genie__k_qlinear_pre_avxvnni(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavxvnni_wpanel, genie__qavxvnni_tile32, genie__qavxvnni_tile32,
+    return genie__k_qlinear_pre(p, ith, nth, p->kt->q8row, genie__qavxvnni_wpanel, genie__qavxvnni_tile32, genie__qavxvnni_tile32,
                                 genie__qavxvnni_tile16);
 }
 #endif
@@ -13565,27 +13617,28 @@ static const genie__pathk genie__kt_reference = {
     NULL, NULL,                       /* reduce_int, cvt */
     NULL, NULL, NULL, NULL, NULL,     /* cols_add, _sqdev, _mm, _arg, _sumexp */
     NULL, NULL,                       /* rev4, tpose */
-    NULL, NULL, NULL, NULL, NULL};    /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
+    NULL, NULL, NULL, NULL, NULL,     /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
+    NULL};                            /* q8row */
 static const genie__pathk genie__kt_generic = {
     GENIE_CPU_GENERIC, genie__vops_g, &genie__rowk_c, genie__gemm_kerns_generic,
     genie__k_reduce_int_generic, genie__k_cvt_generic,
     genie__cols_add_c, genie__cols_sqdev_c, genie__cols_mm_c, genie__cols_arg_c, genie__cols_sumexp_c,
     NULL, NULL,
-    NULL, NULL, genie__k_qlinear_generic, NULL, NULL};
+    NULL, NULL, genie__k_qlinear_generic, NULL, NULL, NULL};
 #ifdef GENIE__X86
 static const genie__pathk genie__kt_avx2 = {
     GENIE_CPU_AVX2, genie__vops_y, &genie__rowk_avx2, genie__gemm_kerns_avx2,
     genie__k_reduce_int_avx2, genie__k_cvt_avx2,
     genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2, genie__q8_row_avx2};
 /* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
 static const genie__pathk genie__kt_avx512 = {
     GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
     genie__k_reduce_int_avx512, genie__k_cvt_avx512,
     genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2, genie__q8_row_avx2};
 #endif
 /* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
 static const genie__pathk *genie__kt(genie_cpu path) {
@@ -13612,6 +13665,7 @@ static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
         kt->qlinear = genie__k_qlinear_avxvnni; /* the AVX2 kernels on VEX vpdpbusd */
         kt->qlinear_pre = genie__k_qlinear_pre_avxvnni;
     }
+    if (kt->q8row && GENIE__TEST_ENV("GENIE_SCALAR_QROW")) kt->q8row = genie__q8_row;
 #endif
 #ifdef GENIE__AMX_BUILT
     if (kt->path == GENIE_CPU_AVX512 && amx) {
