@@ -10355,7 +10355,11 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
    A product with M <= MC packs each panel of B just before its use, and the
    panel stays in L1 for every row. AVX-512 f32's MC is 132 rows (11 panels of A,
    270 KiB), which puts a 128-token prefill in one block of rows (faster at M = 128; large
-   products are indifferent to it). */
+   products are indifferent to it). AVX2 f32's is 132 too (22 panels of 6 rows, 264 KiB):
+   with 96, M = 128 was two blocks, B's 512 x 2048 block (4 MiB) packed whole and read from
+   L3 by each; one block took a BF16 model's 128-token prefill from 294-334 to 377-405
+   tokens/s of CPU time and a [128,1024] x [4096,1024] linear from 67-73 to 81-86 GFLOP/s
+   (Zen 3, 1 thread), for 4-5% at M = 512 ([512,768] x [3072,768]: 84-86 to 81-82). */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h, uk_t; /* MR rows; MR/2 and 2MR/3 rows for a short last panel of A (or NULL) */
@@ -10377,7 +10381,7 @@ static const genie__gemm_kern genie__gemm_kerns_generic[2] = {
      {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}};
 #ifdef GENIE__X86
 static const genie__gemm_kern genie__gemm_kerns_avx2[2] = {
-    {genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
+    {genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 132, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
      {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}};
 static const genie__gemm_kern genie__gemm_kerns_avx512[2] = {
     {genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
