@@ -435,8 +435,8 @@ static void t_qrow_paths(void) {
    sums (the test hook GENIE_SCALAR_QROW runs the portable row in its place), so the products
    agree bit for bit: every weight of the file (QB 32 and the K-quants' 256), decode (M 1, 3,
    16) and prefill (M 37, 100), on x where rounding is decided: values a half from an integer
-   once scaled, both zeros, a block of zeros, denormals (a scale whose inverse overflows), values
-   that round to +-127, scales not 1, and rows holding a NaN, an infinity or -FLT_MAX. A skip
+   once scaled, both zeros, a block of zeros, tiny values (a scale of 2.4e-37), values that
+   round to +-127, scales not 1, and rows holding a NaN, an infinity or -FLT_MAX. A skip
    line where the CPU has no AVX2. */
 static void t_qrow_avx2(void) {
     static const int64_t ms[5] = {1, 3, 16, 37, 100};
@@ -457,9 +457,9 @@ static void t_qrow_avx2(void) {
             for (i = 0; i < M * K; i++) {
                 const int64_t b = i / 32 + k, j = i % 32;
                 const float half = (float)((i * 37) % 253 - 126) + ((i & 1) ? 0.5f : -0.5f); /* in (-127, 127) */
-                /* 32-blocks by b % 8: halves, -0, +-126.5; halves and -127; zeros; denormals; scales not 1 (twice);
+                /* 32-blocks by b % 8: halves, -0, +-126.5; halves and -127; zeros; tiny values; scales not 1 (twice);
                    -0; 127 and tiny values */
-                x[i] = b % 8 == 2 ? 0.0f : b % 8 == 3 ? 1e-41f * (float)j : b % 8 == 6 ? -0.0f : b % 8 == 4 ? 3.0f * (float)xv(i)
+                x[i] = b % 8 == 2 ? 0.0f : b % 8 == 3 ? 1e-36f * (float)j : b % 8 == 6 ? -0.0f : b % 8 == 4 ? 3.0f * (float)xv(i)
                      : b % 8 == 5 ? (float)xv(i) / 7.0f : j == 0 ? 127.0f : b % 8 == 7 ? 1e-30f * (float)j
                      : b % 8 == 1 ? (j == 3 ? -127.0f : half) : j == 5 ? -0.0f : j == 7 ? 126.5f : j == 9 ? -126.5f : half;
             }
