@@ -10357,9 +10357,10 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
    270 KiB), which puts a 128-token prefill in one block of rows (faster at M = 128; large
    products are indifferent to it). AVX2 f32's is 132 too (22 panels of 6 rows, 264 KiB):
    with 96, M = 128 was two blocks, B's 512 x 2048 block (4 MiB) packed whole and read from
-   L3 by each; one block took a BF16 model's 128-token prefill from 294-334 to 377-405
-   tokens/s of CPU time and a [128,1024] x [4096,1024] linear from 67-73 to 81-86 GFLOP/s
-   (Zen 3, 1 thread), for 4-5% at M = 512 ([512,768] x [3072,768]: 84-86 to 81-82). */
+   L3 by each; one block took a BF16 model's 128-token prefill from 317-380 to 387-403
+   tokens/s of CPU time (medians 357 and 392: +10%; Zen 3, 1 thread, shared, 4 rounds) and a
+   [128,1024] x [4096,1024] linear from 67-73 to 81-86 GFLOP/s, for 4-5% at M = 512
+   ([512,768] x [3072,768]: 84-86 to 81-82, 2 rounds). */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h, uk_t; /* MR rows; MR/2 and 2MR/3 rows for a short last panel of A (or NULL) */
