@@ -81,8 +81,10 @@
  *     GENIE_TAPE_HASH_BITS=0..63   tests: mask the tape cache's hash (0: all collide)
  *     GENIE_NO_AMX_PERM=1  tests: act as if Linux refused the AMX tile state (no amx path)
  *     GENIE_NO_AVXVNNI=1   tests: hide AVX-VNNI (the avx2 path's int8 dots on vpmaddubsw)
- *                          (these three are read only in builds defining GENIE_TEST_HOOKS,
- *                          and GENIE_NO_AVXVNNI when a context is created)
+ *     GENIE_SCALAR_QROW=1  tests: the avx2 path's quantized products quantize x by the
+ *                          portable C row (the reference of its AVX2 row)
+ *                          (these four are read only in builds defining GENIE_TEST_HOOKS,
+ *                          GENIE_NO_AVXVNNI and GENIE_SCALAR_QROW when a context is created)
  *
  * MODEL
  *     A genie_tensor is a handle: a storage plus an immutable ViewSpec (shape,
@@ -1860,6 +1862,9 @@ typedef struct genie__pathk {
     genie__kernel qlinear;                   /* quantized products (>>quant): AVX2, VNNI, VNNI with VBMI */
     genie__kernel qlinear_amx;               /* their prefill on AMX int8 tiles (the AMX path), or NULL */
     genie__kernel qlinear_pre;               /* their prefill on int8 panels (AVX2, AVX-512 VNNI), or NULL */
+    /* x[0..K) quantized per QB-block for the AVX2 and AVX-VNNI qlinear and qlinear_pre kernels
+       (genie__q8_row's values; >>quant), or NULL */
+    void (*q8row)(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s);
 } genie__pathk;
 static const genie__pathk *genie__kt(genie_cpu path); /* >>dispatch: the path's static table */
 
@@ -10350,7 +10355,12 @@ static GENIE__AVX512 void genie__copy_s_avx512(void *dp, const void *sp, int64_t
    A product with M <= MC packs each panel of B just before its use, and the
    panel stays in L1 for every row. AVX-512 f32's MC is 132 rows (11 panels of A,
    270 KiB), which puts a 128-token prefill in one block of rows (faster at M = 128; large
-   products are indifferent to it). */
+   products are indifferent to it). AVX2 f32's is 132 too (22 panels of 6 rows, 264 KiB):
+   with 96, M = 128 was two blocks, B's 512 x 2048 block (4 MiB) packed whole and read from
+   L3 by each; one block took a BF16 model's 128-token prefill from 317-380 to 387-403
+   tokens/s of CPU time (medians 357 and 392: +10%; Zen 3, 1 thread, shared, 4 rounds) and a
+   [128,1024] x [4096,1024] linear from 67-73 to 81-86 GFLOP/s, for 4-5% at M = 512
+   ([512,768] x [3072,768]: 84-86 to 81-82, 2 rounds). */
 typedef void (*genie__pack_t)(const void *src, int64_t ld, int64_t rows, int64_t kc, int w, void *dst);
 typedef struct genie__gemm_kern {
     genie__ukr uk, uk_h, uk_t; /* MR rows; MR/2 and 2MR/3 rows for a short last panel of A (or NULL) */
@@ -10372,7 +10382,7 @@ static const genie__gemm_kern genie__gemm_kerns_generic[2] = {
      {genie__uk_d_generic, 0, 0, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 4, 8, 256, 128, 2048, GENIE_CPU_GENERIC, 0, 0, 0}};
 #ifdef GENIE__X86
 static const genie__gemm_kern genie__gemm_kerns_avx2[2] = {
-    {genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 96, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
+    {genie__uk_s_avx2, genie__uk_s_avx2_h, genie__uk_s_avx2_t, genie__pack_t_s_avx2, 0, genie__dot_s_avx2, genie__axpy_s_avx2, 6, 16, 512, 132, 2048, GENIE_CPU_AVX2, 0, genie__doth_avx2, 0},
      {genie__uk_d_avx2, genie__uk_d_avx2_h, genie__uk_d_avx2_t, 0, 0, genie__dot_d_generic, genie__axpy_d_generic, 6, 8, 256, 96, 2048, GENIE_CPU_AVX2, 0, 0, 0}};
 static const genie__gemm_kern genie__gemm_kerns_avx512[2] = {
     {genie__uk_s_avx512, genie__uk_s_avx512_h, genie__uk_s_avx512_t, genie__pack_t_s_avx512, genie__copy_s_avx512, genie__dot_s_avx512, genie__axpy_s_avx512, 12, 32, 512, 132, 2048, GENIE_CPU_AVX512, genie__dot4_s_avx512, genie__doth_avx512, genie__doth4_avx512},
@@ -12494,6 +12504,53 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
         }
     }
 }
+/* genie__q8_row on AVX2, the same values: the product and the sum are each rounded to f32 (an
+   empty asm holds the product in a register, so that no compiler contracts the two into an
+   FMA); the max and the integer sums are exact, and the stores put q in element order (the
+   packs interleave 128-bit lanes; one vpermd restores it). x[0..K), K a multiple of QB (32 or
+   256). */
+static GENIE__AVX2 void genie__q8_row_avx2(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
+    const __m256 half = _mm256_set1_ps(0.5f), sg = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(FLT_MAX);
+    const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t b;
+    int j, h;
+    for (b = 0; b < K / QB; b++) {
+        const float *xb = x + b * QB;
+        __m256 mx = _mm256_setzero_ps(), id;
+        __m128 m4;
+        float amax;
+        int nonfinite = 0;
+        for (j = 0; j < QB; j += 8) {
+            const __m256 a = _mm256_andnot_ps(sg, _mm256_loadu_ps(xb + j));
+            nonfinite |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));
+            mx = _mm256_max_ps(a, mx);
+        }
+        if (nonfinite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
+        m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+        amax = _mm_cvtss_f32(m4);
+        d[b] = amax / 127.0f;
+        id = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        for (j = 0; j < QB; j += 32) {
+            __m256i qi[4], t;
+            __m128i s4;
+            for (h = 0; h < 4; h++) {
+                __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xb + j + 8 * h), id);
+                __asm__("" : "+x"(v));
+                v = _mm256_add_ps(v, _mm256_or_ps(half, _mm256_and_ps(v, sg)));
+                qi[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(v), lo), hi);
+            }
+            t = _mm256_packs_epi16(_mm256_packs_epi32(qi[0], qi[1]), _mm256_packs_epi32(qi[2], qi[3]));
+            _mm256_storeu_si256((__m256i *)(void *)(q + b * QB + j), _mm256_permutevar8x32_epi32(t, order));
+            t = _mm256_add_epi32(_mm256_add_epi32(qi[0], qi[1]), _mm256_add_epi32(qi[2], qi[3]));
+            s4 = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+            s[(b * QB + j) / 32] = _mm_cvtsi128_si32(s4);
+        }
+    }
+}
 /* Q8_0 and Q4_0: the dots of R weight rows (R 4 or 8, at w + i * rowb, nb blocks each) with one
    quantized row (q, d, s), into y[0..R). Each 32-block of x is loaded once for the R rows (and
    Q8_0's I8XO taken once for them) and each row keeps its own f32 accumulator (the per-block
@@ -12548,8 +12605,71 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
                                                  const float *d, const int32_t *s, float *y) {                          \
         genie__qdotr_##SFX(dt, w, rowb, nb, q, d, s, y, 4);                                                             \
     }
-/* The decode dots on each ISA's form of the int8 primitives; 8 rows at once on AVX-512 VNNI only
-   (on AVX2's 16 registers 8 rows would not keep their accumulators and operands in registers). */
+/* Q4_0 on the avx2 path's 256-bit forms (`_y` vpmaddubsw, `_v` AVX-VNNI): the dots of 8 weight rows
+   (at w + i * rowb, nb blocks each) with one quantized row (q, d, s), into y[0..8). A 32-block's
+   8 row sums are reduced to one i32 vector, lane i row i's whole block sum (exact: |sum| <= 32 * 15 *
+   127 = 60960), and then converted and scaled once for the 8 rows: one FMA by the 8 rows' f16 scales
+   (converted together) times x's d, where genie__qdotr_SFX converts and scales each row's 8 partial
+   sums apart. Each row's nibbles are one 16-byte broadcast, lane 1 shifted right by 4 (vpsrlvq) and
+   both masked: [low nibbles | high nibbles], element order. Reductions, per 128-bit lane (bytes 0-15
+   of the block in lane 0, 16-31 in lane 1):
+     GENIE__Q4R8_y: vpmaddubsw gives 16 i16 pair sums (|.| <= 2 * 15 * 127); three levels of vphaddw
+       leave lane 0 = [row 0..7 sums of bytes 0-15] (|.| <= 16 * 15 * 127 = 30480: no i16 wraps), lane
+       1 the same of bytes 16-31; the two lanes widened to i32 and added.
+     GENIE__Q4R8_v: vpdpbusd gives 8 i32 sums of 4; two levels of vphaddd leave [row 0..3 | row 0..3]
+       for rows 0-3 and 4-7, the lanes recombined by two vperm2i128 and an add.
+   Both give the same exact i32 sums, so the two forms agree bit for bit; y[i] is the one-row dot's
+   value up to the order of its f32 sums (one rounding of a block's product instead of eight, then
+   the same sum over blocks). -8 sx (the nibbles' offset) is added to each row's i32 sum. The next 8
+   rows are prefetched in step, as genie__qdotr_SFX does. */
+#define GENIE__Q4R8_NIB(W) _mm256_and_si256(_mm256_srlv_epi64(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)((W) + 2))), sh), m4)
+#define GENIE__Q4R8_y(isum, x, U)                                                                                       \
+    do {                                                                                                                \
+        const __m256i h01 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0), x), _mm256_maddubs_epi16(U(w1), x));          \
+        const __m256i h23 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2), x), _mm256_maddubs_epi16(U(w3), x));          \
+        const __m256i h45 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0 + r4), x), _mm256_maddubs_epi16(U(w1 + r4), x)); \
+        const __m256i h67 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2 + r4), x), _mm256_maddubs_epi16(U(w3 + r4), x)); \
+        const __m256i hh = _mm256_hadd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_hadd_epi16(h45, h67));                 \
+        isum = _mm256_add_epi32(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(hh)), _mm256_cvtepi16_epi32(_mm256_extracti128_si256(hh, 1))); \
+    } while (0)
+#define GENIE__Q4R8_v(isum, x, U)                                                                                       \
+    do {                                                                                                                \
+        const __m256i z = _mm256_setzero_si256();                                                                       \
+        const __m256i h01 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w0), x), GENIE__I8DP_v(z, U(w1), x));                  \
+        const __m256i h23 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w2), x), GENIE__I8DP_v(z, U(w3), x));                  \
+        const __m256i h45 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w0 + r4), x), GENIE__I8DP_v(z, U(w1 + r4), x));        \
+        const __m256i h67 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w2 + r4), x), GENIE__I8DP_v(z, U(w3 + r4), x));        \
+        const __m256i lo = _mm256_hadd_epi32(h01, h23), hi = _mm256_hadd_epi32(h45, h67);                              \
+        isum = _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), _mm256_permute2x128_si256(lo, hi, 0x31));      \
+    } while (0)
+#define GENIE__F16BITS(W) ((int)((W)[0] | (W)[1] << 8))
+#define GENIE__QDOT8_Q4(SFX)                                                                                            \
+    static GENIE__I8ATTR void genie__qdot8_q4_##SFX(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, \
+                                                    const float *d, const int32_t *s, float *y) {                       \
+        const __m256i m4 = _mm256_set1_epi8(0xF), sh = _mm256_setr_epi64x(0, 0, 4, 4);                                   \
+        const unsigned char *w0 = w, *w1 = w + rowb, *w2 = w + 2 * rowb, *w3 = w + 3 * rowb;                            \
+        const ptrdiff_t r4 = 4 * rowb;                                                                                  \
+        __m256 acc = _mm256_setzero_ps();                                                                               \
+        int64_t b;                                                                                                      \
+        (void)dt;                                                                                                       \
+        for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                              \
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                        \
+            __m128i h = _mm_cvtsi32_si128(GENIE__F16BITS(w0));                                                          \
+            __m256i isum;                                                                                               \
+            genie__qpf(w + 8 * rowb + 18 * 8 * b, 18 * 8);                                                              \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w1), 1), h = _mm_insert_epi16(h, GENIE__F16BITS(w2), 2);             \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w3), 3), h = _mm_insert_epi16(h, GENIE__F16BITS(w0 + r4), 4);        \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w1 + r4), 5), h = _mm_insert_epi16(h, GENIE__F16BITS(w2 + r4), 6);   \
+            h = _mm_insert_epi16(h, GENIE__F16BITS(w3 + r4), 7);                                                        \
+            GENIE__Q4R8_##SFX(isum, x, GENIE__Q4R8_NIB);                                                                \
+            isum = _mm256_add_epi32(isum, _mm256_set1_epi32(-8 * s[b]));                                                \
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(d[b])), acc); \
+        }                                                                                                               \
+        _mm256_storeu_ps(y, acc);                                                                                       \
+    }
+/* The decode dots on each ISA's form of the int8 primitives; genie__qdotr_SFX's 8 rows at once on
+   AVX-512 VNNI only (on AVX2's 16 registers 8 rows would not keep their 8 accumulators and operands
+   in registers; genie__qdot8_q4_SFX keeps one). */
 #define GENIE__ISA z
 GENIE__QDOT_K(vnni)
 GENIE__QDOT1(vnni)
@@ -12563,11 +12683,13 @@ static GENIE__VNNI void genie__qdot8_vnni(int dt, const unsigned char *w, ptrdif
 GENIE__QDOT_K(avxvnni)
 GENIE__QDOT1(avxvnni)
 GENIE__QDOTR(avxvnni)
+GENIE__QDOT8_Q4(v)
 #undef GENIE__ISA
 #define GENIE__ISA y
 GENIE__QDOT_K(avx2)
 GENIE__QDOT1(avx2)
 GENIE__QDOTR(avx2)
+GENIE__QDOT8_Q4(y)
 #undef GENIE__ISA
 /* Q4_0 on AVX-512 VBMI and VNNI: genie__qdotr_vnni's product for Q4_0 in 512-bit vectors, two
    32-blocks of a row a vector, its lanes [b x4 | b+1 x4 | b x4 | b+1 x4] by 16-byte group:
@@ -12816,9 +12938,14 @@ static genie_result genie__k_qlinear_generic(genie__kparams *p, int ith, int nth
     return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_generic, NULL, NULL);
 }
 #ifdef GENIE__X86
-static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) { return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avx2, genie__qdot4_avx2, NULL); }
+/* AVX2 and AVX-VNNI: Q4_0 rows of eight (genie__qdot8_q4_SFX) */
+static genie_result genie__k_qlinear_avx2(genie__kparams *p, int ith, int nth) {
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
+    return genie__k_qlinear(p, ith, nth, p->kt->q8row, genie__qdot_avx2, genie__qdot4_avx2, q4 ? genie__qdot8_q4_y : NULL);
+}
 static genie_result genie__k_qlinear_avxvnni(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear(p, ith, nth, genie__q8_row, genie__qdot_avxvnni, genie__qdot4_avxvnni, NULL);
+    const int q4 = p->n->in[1].n->dtype == GENIE_Q4_0;
+    return genie__k_qlinear(p, ith, nth, p->kt->q8row, genie__qdot_avxvnni, genie__qdot4_avxvnni, q4 ? genie__qdot8_q4_v : NULL);
 }
 static genie_result genie__k_qlinear_vnni(genie__kparams *p, int ith, int nth) {
     const int q8 = p->n->in[1].n->dtype == GENIE_Q8_0;
@@ -13150,12 +13277,12 @@ static genie_result genie__k_qlinear_pre_vnni(genie__kparams *p, int ith, int nt
                                 genie__qvnni_tile16);
 }
 static genie_result genie__k_qlinear_pre_avx2(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
+    return genie__k_qlinear_pre(p, ith, nth, p->kt->q8row, genie__qavx2_wpanel, genie__qavx2_tile32, genie__qavx2_tile32s,
                                 genie__qavx2_tile16);
 }
 /* AVX-VNNI: Q8_0 as q + 128 with off 128 (as the VNNI panels), one tile for every type */
 static genie_result genie__k_qlinear_pre_avxvnni(genie__kparams *p, int ith, int nth) {
-    return genie__k_qlinear_pre(p, ith, nth, genie__q8_row, genie__qavxvnni_wpanel, genie__qavxvnni_tile32, genie__qavxvnni_tile32,
+    return genie__k_qlinear_pre(p, ith, nth, p->kt->q8row, genie__qavxvnni_wpanel, genie__qavxvnni_tile32, genie__qavxvnni_tile32,
                                 genie__qavxvnni_tile16);
 }
 #endif
@@ -13495,27 +13622,28 @@ static const genie__pathk genie__kt_reference = {
     NULL, NULL,                       /* reduce_int, cvt */
     NULL, NULL, NULL, NULL, NULL,     /* cols_add, _sqdev, _mm, _arg, _sumexp */
     NULL, NULL,                       /* rev4, tpose */
-    NULL, NULL, NULL, NULL, NULL};    /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
+    NULL, NULL, NULL, NULL, NULL,     /* gemm_bh, gemm_amx, qlinear, qlinear_amx, qlinear_pre */
+    NULL};                            /* q8row */
 static const genie__pathk genie__kt_generic = {
     GENIE_CPU_GENERIC, genie__vops_g, &genie__rowk_c, genie__gemm_kerns_generic,
     genie__k_reduce_int_generic, genie__k_cvt_generic,
     genie__cols_add_c, genie__cols_sqdev_c, genie__cols_mm_c, genie__cols_arg_c, genie__cols_sumexp_c,
     NULL, NULL,
-    NULL, NULL, genie__k_qlinear_generic, NULL, NULL};
+    NULL, NULL, genie__k_qlinear_generic, NULL, NULL, NULL};
 #ifdef GENIE__X86
 static const genie__pathk genie__kt_avx2 = {
     GENIE_CPU_AVX2, genie__vops_y, &genie__rowk_avx2, genie__gemm_kerns_avx2,
     genie__k_reduce_int_avx2, genie__k_cvt_avx2,
     genie__cols_add_avx2, genie__cols_sqdev_avx2, genie__cols_mm_avx2, genie__cols_arg_avx2, genie__cols_sumexp_avx2,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2, genie__q8_row_avx2};
 /* AVX-512 transposes a copy's strips on AVX2's 8-row pack (faster here than its own) */
 static const genie__pathk genie__kt_avx512 = {
     GENIE_CPU_AVX512, genie__vops_z, &genie__rowk_avx512, genie__gemm_kerns_avx512,
     genie__k_reduce_int_avx512, genie__k_cvt_avx512,
     genie__cols_add_avx512, genie__cols_sqdev_avx512, genie__cols_mm_avx512, genie__cols_arg_avx512, genie__cols_sumexp_avx512,
     genie__sc_rev4_avx2, genie__pack_t_s_avx2,
-    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2};
+    NULL, NULL, genie__k_qlinear_avx2, NULL, genie__k_qlinear_pre_avx2, genie__q8_row_avx2};
 #endif
 /* The static table of a path (AMX: AVX512's; a path this build has no kernels for: the reference's) */
 static const genie__pathk *genie__kt(genie_cpu path) {
@@ -13542,6 +13670,7 @@ static void genie__kt_fill(genie__pathk *kt, genie_cpu path, int amx) {
         kt->qlinear = genie__k_qlinear_avxvnni; /* the AVX2 kernels on VEX vpdpbusd */
         kt->qlinear_pre = genie__k_qlinear_pre_avxvnni;
     }
+    if (kt->q8row && GENIE__TEST_ENV("GENIE_SCALAR_QROW")) kt->q8row = genie__q8_row;
 #endif
 #ifdef GENIE__AMX_BUILT
     if (kt->path == GENIE_CPU_AVX512 && amx) {

@@ -13,6 +13,7 @@
 #define GENIE_IMPLEMENTATION
 #include "../../genie.h"
 #include "testctx.h"
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +431,53 @@ static void t_qrow_paths(void) {
     genie_gguf_close(g2), genie_gguf_close(g5);
     genie_ctx_destroy(c2), genie_ctx_destroy(c5);
 }
+/* The avx2 path's activation quantization on AVX2 gives the portable row's bytes, scales and
+   sums (the test hook GENIE_SCALAR_QROW runs the portable row in its place), so the products
+   agree bit for bit: every weight of the file (QB 32 and the K-quants' 256), decode (M 1, 3,
+   16) and prefill (M 37, 100), on x where rounding is decided: values a half from an integer
+   once scaled, both zeros, a block of zeros, tiny values (a scale of 2.4e-37), values that
+   round to +-127, scales not 1, and rows holding a NaN, an infinity or -FLT_MAX. A skip
+   line where the CPU has no AVX2. */
+static void t_qrow_avx2(void) {
+    static const int64_t ms[5] = {1, 3, 16, 37, 100};
+    genie_ctx *cv, *cs;
+    genie_gguf *gv = NULL, *gs = NULL;
+    int k, mi;
+    if (!genie_cpu_supported(GENIE_CPU_AVX2)) { printf("  skip: activation quantization on AVX2 against the portable row (no AVX2 here)\n"); return; }
+    cv = test_ctx(GENIE_CPU_AVX2, 1);
+    CHECK(setenv("GENIE_SCALAR_QROW", "1", 1) == 0);
+    cs = test_ctx(GENIE_CPU_AVX2, 1);
+    CHECK(unsetenv("GENIE_SCALAR_QROW") == 0);
+    CHECK(genie_gguf_open(cv, P("t.gguf"), &gv) == GENIE_OK && genie_gguf_open(cs, P("t.gguf"), &gs) == GENIE_OK);
+    for (k = 0; k < NQT && gv && gs; k++)
+        for (mi = 0; mi < 5; mi++) {
+            const int64_t N = QT[k].r, K = QT[k].c, M = ms[mi], xs[2] = {M, K};
+            float *x = (float *)malloc((size_t)(M * K) * 4), *yv = (float *)malloc((size_t)(M * N) * 4), *ys = (float *)malloc((size_t)(M * N) * 4);
+            int64_t i, diff = 0;
+            for (i = 0; i < M * K; i++) {
+                const int64_t b = i / 32 + k, j = i % 32;
+                const float half = (float)((i * 37) % 253 - 126) + ((i & 1) ? 0.5f : -0.5f); /* in (-127, 127) */
+                /* 32-blocks by b % 8: halves, -0, +-126.5; halves and -127; zeros; tiny values; scales not 1 (twice);
+                   -0; 127 and tiny values */
+                x[i] = b % 8 == 2 ? 0.0f : b % 8 == 3 ? 1e-36f * (float)j : b % 8 == 6 ? -0.0f : b % 8 == 4 ? 3.0f * (float)xv(i)
+                     : b % 8 == 5 ? (float)xv(i) / 7.0f : j == 0 ? 127.0f : b % 8 == 7 ? 1e-30f * (float)j
+                     : b % 8 == 1 ? (j == 3 ? -127.0f : half) : j == 5 ? -0.0f : j == 7 ? 126.5f : j == 9 ? -126.5f : half;
+            }
+            if (M > 1) x[K + 3] = NAN;
+            if (M > 2) x[2 * K + K - 1] = -INFINITY, x[2 * K + 40 % K] = -FLT_MAX;
+            CHECK(genie_read(cv, genie_linear(cv, genie_from_data(cv, GENIE_F32, 2, xs, x), genie_gguf_get(gv, QT[k].name), NULL),
+                             GENIE_F32, yv, (size_t)(M * N) * 4) == GENIE_OK);
+            CHECK(genie_read(cs, genie_linear(cs, genie_from_data(cs, GENIE_F32, 2, xs, x), genie_gguf_get(gs, QT[k].name), NULL),
+                             GENIE_F32, ys, (size_t)(M * N) * 4) == GENIE_OK);
+            for (i = 0; i < M * N; i++) diff += memcmp(&yv[i], &ys[i], 4) != 0 && !(yv[i] != yv[i] && ys[i] != ys[i]);
+            CHECK(diff == 0);
+            if (diff) printf("  %s M %lld: %lld of %lld outputs differ between the AVX2 and the portable activation rows\n", QT[k].name,
+                             (long long)M, (long long)diff, (long long)(M * N));
+            free(x), free(yv), free(ys);
+        }
+    genie_gguf_close(gv), genie_gguf_close(gs);
+    genie_ctx_destroy(cv), genie_ctx_destroy(cs);
+}
 /* Q4_K prefill on the AMX int8 tiles is the int8 panels' computation (x per 32-block, the same
    integer sums of each 32-group, scaled and summed in the same order), and Q6_K runs on the
    panels on both paths: amx and avx512 (vpdpbusd panels) agree bit for bit, on 1 and 2
@@ -613,6 +661,7 @@ int main(int argc, char **argv) {
         t_prefill_inputs();
         t_nonfinite_x();
         t_qrow_paths();
+        t_qrow_avx2();
         t_prefill_tiles();
         t_avxvnni_forms();
         if (have_avxvnni()) { /* the products again on avx2 with its int8 dots on vpmaddubsw */
