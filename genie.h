@@ -12245,6 +12245,11 @@ static void genie__q8_nonfinite(int64_t b, int QB, int8_t *q, float *d, int32_t 
     for (j = 0; j < QB / 32; j++) s[b * QB / 32 + j] = 0;
     d[b] = NAN;
 }
+/* x's inverse block scale 127 / amax, or 0 (the block quantizes to zeros) where amax is 0 or below
+   GENIE__Q8_AMAX_MIN, whose inverse would overflow f32 (127 / 3.7e-37) and give infinities that no
+   int8 holds: every activation row below (scalar, AVX2, AVX-512, AMX) uses it, so they agree. */
+#define GENIE__Q8_AMAX_MIN 1e-36f
+#define GENIE__Q8_INV(amax) ((amax) >= GENIE__Q8_AMAX_MIN ? 127.0f / (amax) : 0.0f)
 static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d, int32_t *s) {
     int64_t b;
     int j;
@@ -12259,7 +12264,7 @@ static void genie__q8_row(const float *x, int64_t K, int QB, int8_t *q, float *d
         }
         if (!finite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
         d[b] = amax / 127.0f;
-        id = amax > 0 ? 127.0f / amax : 0.0f;
+        id = GENIE__Q8_INV(amax);
         for (j = 0; j < QB; j++) {
             const float v = xb[j] * id;
             int qi = (int)(v + (v >= 0 ? 0.5f : -0.5f));
@@ -12491,7 +12496,7 @@ static GENIE__VNNI void genie__q8_row_avx512(const float *x, int64_t K, int QB, 
         if (nonfinite) { genie__q8_nonfinite(b, QB, q, d, s); continue; }
         amax = _mm512_reduce_max_ps(mx);
         d[b] = amax / 127.0f;
-        id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        id = _mm512_set1_ps(GENIE__Q8_INV(amax));
         for (j = 0; j < QB; j += 32) {
             __m512i qi[2];
             for (h = 0; h < 2; h++) {
@@ -12531,7 +12536,7 @@ static GENIE__AVX2 void genie__q8_row_avx2(const float *x, int64_t K, int QB, in
         m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
         amax = _mm_cvtss_f32(m4);
         d[b] = amax / 127.0f;
-        id = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+        id = _mm256_set1_ps(GENIE__Q8_INV(amax));
         for (j = 0; j < QB; j += 32) {
             __m256i qi[4], t;
             __m128i s4;
@@ -13324,7 +13329,7 @@ static GENIE__AMX void genie__amx_begin_q8(void) {
 static GENIE__AMX float genie__q8_blk_avx512(const float *x, int8_t *q) {
     const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(x + 16), half = _mm512_set1_ps(0.5f), sg = _mm512_set1_ps(-0.0f);
     const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
-    const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+    const __m512 id = _mm512_set1_ps(GENIE__Q8_INV(amax));
     const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
     if (_mm512_cmp_ps_mask(_mm512_abs_ps(a), _mm512_set1_ps(FLT_MAX), _CMP_NLE_UQ) |
         _mm512_cmp_ps_mask(_mm512_abs_ps(b), _mm512_set1_ps(FLT_MAX), _CMP_NLE_UQ)) { /* as genie__q8_nonfinite */

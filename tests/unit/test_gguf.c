@@ -360,6 +360,46 @@ static void t_prefill_inputs(void) {
    every path and every weight type, decode (M 3) and prefill (M 37); where x is quantized (avx2,
    avx512, amx) they are NaN, since no int8 value stands for either; the other rows stay
    finite. */
+/* x with blocks so small (|x| <= 3.1e-37, below GENIE__Q8_AMAX_MIN) that 127 / amax would overflow:
+   on every path each product is finite, a row of only such blocks gives exactly 0 where x is
+   quantized (its blocks quantize to zeros) and a value within 1e-30 otherwise, and a row with
+   one such block among ordinary ones gives what the same row with that block zeroed gives
+   within a relative 1e-5. */
+static void t_tiny_x(void) {
+    static const int ks[5] = {0, 1, 2, 3, 13}; /* q8_0, q4_0, q4_k, q6_k, q4_0long */
+    int p, k;
+    for (p = 0; p < NPATHS; p++) {
+        genie_ctx *ctx;
+        genie_gguf *g = NULL;
+        if (SKIP_PATH(p)) continue;
+        ctx = test_ctx(paths[p], 1);
+        CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+        for (k = 0; k < 5 && g; k++) {
+            const int64_t N = QT[ks[k]].r, K = QT[ks[k]].c, M = 3, xs[2] = {M, K};
+            const int quantized = paths[p] >= GENIE_CPU_AVX2;
+            float *x = (float *)malloc((size_t)(M * K) * 4), *y = (float *)malloc((size_t)(M * N) * 4);
+            int64_t i, n, bad = 0;
+            for (i = 0; i < K; i++) {
+                x[i] = (i & 1 ? -1e-38f : 1e-38f) * (float)(i % 32); /* row 0: tiny blocks only */
+                x[K + i] = x[2 * K + i] = (float)xv(7 * i + k);      /* rows 1 and 2: ordinary */
+                if (i < 32) x[K + i] = x[i], x[2 * K + i] = 0.0f;    /* row 1's first block tiny, row 2's zero */
+            }
+            CHECK(genie_read(ctx, genie_linear(ctx, genie_from_data(ctx, GENIE_F32, 2, xs, x), genie_gguf_get(g, QT[ks[k]].name), NULL),
+                             GENIE_F32, y, (size_t)(M * N) * 4) == GENIE_OK);
+            for (n = 0; n < N; n++) {
+                const float y0 = y[n], y1 = y[N + n], y2 = y[2 * N + n];
+                bad += !isfinite(y0) || !isfinite(y1) || (quantized ? y0 != 0.0f : fabsf(y0) > 1e-30f) ||
+                       fabsf(y1 - y2) > 1e-5f * (fabsf(y2) + 1.0f);
+            }
+            if (bad) printf("  %s path %s: %lld products wrong about blocks of x below GENIE__Q8_AMAX_MIN\n", QT[ks[k]].name,
+                            genie_cpu_name(paths[p]), (long long)bad);
+            CHECK(bad == 0);
+            free(x), free(y);
+        }
+        genie_gguf_close(g);
+        genie_ctx_destroy(ctx);
+    }
+}
 static void t_nonfinite_x(void) {
     static const int ks[5] = {0, 1, 2, 3, 13}; /* q8_0, q4_0, q4_k, q6_k, q4_0long (its 8-block steps) */
     static const int64_t ms[2] = {3, 37};
@@ -435,7 +475,8 @@ static void t_qrow_paths(void) {
    sums (the test hook GENIE_SCALAR_QROW runs the portable row in its place), so the products
    agree bit for bit: every weight of the file (QB 32 and the K-quants' 256), decode (M 1, 3,
    16) and prefill (M 37, 100), on x where rounding is decided: values a half from an integer
-   once scaled, both zeros, a block of zeros, tiny values (a scale of 2.4e-37), values that
+   once scaled, both zeros, a block of zeros, tiny values (scales of 2.4e-37 and, below
+   GENIE__Q8_AMAX_MIN, 2.4e-39: quantized to zeros), values that
    round to +-127, scales not 1, and rows holding a NaN, an infinity or -FLT_MAX. A skip
    line where the CPU has no AVX2. */
 static void t_qrow_avx2(void) {
@@ -459,7 +500,7 @@ static void t_qrow_avx2(void) {
                 const float half = (float)((i * 37) % 253 - 126) + ((i & 1) ? 0.5f : -0.5f); /* in (-127, 127) */
                 /* 32-blocks by b % 8: halves, -0, +-126.5; halves and -127; zeros; tiny values; scales not 1 (twice);
                    -0; 127 and tiny values */
-                x[i] = b % 8 == 2 ? 0.0f : b % 8 == 3 ? 1e-36f * (float)j : b % 8 == 6 ? -0.0f : b % 8 == 4 ? 3.0f * (float)xv(i)
+                x[i] = b % 8 == 2 ? 0.0f : b % 8 == 3 ? (b % 16 == 3 ? 1e-36f : 1e-38f) * (float)j : b % 8 == 6 ? -0.0f : b % 8 == 4 ? 3.0f * (float)xv(i)
                      : b % 8 == 5 ? (float)xv(i) / 7.0f : j == 0 ? 127.0f : b % 8 == 7 ? 1e-30f * (float)j
                      : b % 8 == 1 ? (j == 3 ? -127.0f : half) : j == 5 ? -0.0f : j == 7 ? 126.5f : j == 9 ? -126.5f : half;
             }
@@ -660,6 +701,7 @@ int main(int argc, char **argv) {
         t_products();
         t_prefill_inputs();
         t_nonfinite_x();
+        t_tiny_x();
         t_qrow_paths();
         t_qrow_avx2();
         t_prefill_tiles();
