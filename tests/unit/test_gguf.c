@@ -692,8 +692,8 @@ static void t_broken(void) {
    (so x's scale is 1 and its int8 values are x), blocks few enough that every partial sum is an
    integer below 2^24. Rows 0-7 hold the extremes the kernels' i16 steps must not wrap at (all
    nibbles 15 or 0 against x all 127 or -127: a 16-element partial of 16 * 15 * 127); the rest
-   random nibbles. Every path (the reference too), N = 29 (8-row groups, a 4-row group and single rows), K = 7 blocks, M 1 and 3
-   (decode), 1 and 2 threads. */
+   random nibbles. Every path (the reference too), N = 29 (8-row groups, a 4-row group and single
+   rows), K = 7 blocks, M 1 and 3 (decode), 1 and 2 threads. */
 static void t_q4_exact(void) {
     enum { N = 29, NB = 7, K = 32 * NB, M = 3 };
     static unsigned char wb[N * NB * 18];
