@@ -12615,29 +12615,43 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
    8 row sums are reduced to one i32 vector, lane i row i's whole block sum (exact: |sum| <= 32 * 15 *
    127 = 60960), and then converted and scaled once for the 8 rows: one FMA by the 8 rows' f16 scales
    (converted together) times x's d, where genie__qdotr_SFX converts and scales each row's 8 partial
-   sums apart. Each row's nibbles are one 16-byte broadcast, lane 1 shifted right by 4 (vpsrlvq) and
-   both masked: [low nibbles | high nibbles], element order. Reductions, per 128-bit lane (bytes 0-15
-   of the block in lane 0, 16-31 in lane 1):
-     GENIE__Q4R8_y: vpmaddubsw gives 16 i16 pair sums (|.| <= 2 * 15 * 127); three levels of vphaddw
-       leave lane 0 = [row 0..7 sums of bytes 0-15] (|.| <= 16 * 15 * 127 = 30480: no i16 wraps), lane
-       1 the same of bytes 16-31; the two lanes widened to i32 and added.
-     GENIE__Q4R8_v: vpdpbusd gives 8 i32 sums of 4; two levels of vphaddd leave [row 0..3 | row 0..3]
-       for rows 0-3 and 4-7, the lanes recombined by two vperm2i128 and an add.
+   sums apart. Reductions:
+     GENIE__Q4R8_y: two rows a vector, row i's 16 nibble bytes in lane 0 and row i + 4's in lane 1
+       (one 16-byte load each); the low nibbles (elements 0-15) by vpmaddubsw with x's elements 0-15
+       in both lanes, the high ones (16-31, shifted right by 4) with x's 16-31, the two i16 results
+       added: per lane 8 sums of 4 elements (|.| <= 4 * 15 * 127 = 7620). Two levels of vphaddw over
+       the 4 vectors leave lane 0 = [row 0 x2, row 1 x2, row 2 x2, row 3 x2] (sums of 16 elements,
+       |.| <= 30480: no i16 wraps), lane 1 rows 4-7; vpmaddwd by ones adds each pair into i32:
+       [rows 0-3 | rows 4-7]. 3 vphaddw for 8 rows where one row a vector takes 7.
+     GENIE__Q4R8_v: each row's nibbles one 16-byte broadcast, lane 1 shifted right by 4 (vpsrlvq) and
+       both masked: [low nibbles | high nibbles], element order; vpdpbusd gives 8 i32 sums of 4; two
+       levels of vphaddd leave [row 0..3 | row 0..3] for rows 0-3 and 4-7, the lanes recombined by two
+       vperm2i128 and an add.
    Both give the same exact i32 sums, so the two forms agree bit for bit; y[i] is the one-row dot's
    value up to the order of its f32 sums (one rounding of a block's product instead of eight, then
    the same sum over blocks). -8 sx (the nibbles' offset) is added to each row's i32 sum. The next 8
-   rows are prefetched in step, as genie__qdotr_SFX does. */
+   rows are prefetched in step, as genie__qdotr_SFX does. The 8 rows' f16 scales are put together as
+   two 64-bit words in general registers (8 word inserts would take the vector ports the dots use). */
 #define GENIE__Q4R8_NIB(W) _mm256_and_si256(_mm256_srlv_epi64(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)((W) + 2))), sh), m4)
-#define GENIE__Q4R8_y(isum, x, U)                                                                                       \
+/* rows A (lane 0) and B (lane 1) of a block: 8 i16 sums of 4 elements a lane (GENIE__Q4R8_y) */
+static inline __attribute__((always_inline)) GENIE__AVX2 __m256i genie__q4r8_pair(const unsigned char *a, const unsigned char *b,
+                                                                                 __m256i xl, __m256i xh, __m256i m4) {
+    const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a + 2))),
+                                              _mm_loadu_si128((const __m128i *)(b + 2)), 1);
+    return _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, m4), xl),
+                            _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4), xh));
+}
+#define GENIE__Q4R8_y(isum, x, xp, U)                                                                                   \
     do {                                                                                                                \
-        const __m256i h01 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0), x), _mm256_maddubs_epi16(U(w1), x));          \
-        const __m256i h23 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2), x), _mm256_maddubs_epi16(U(w3), x));          \
-        const __m256i h45 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w0 + r4), x), _mm256_maddubs_epi16(U(w1 + r4), x)); \
-        const __m256i h67 = _mm256_hadd_epi16(_mm256_maddubs_epi16(U(w2 + r4), x), _mm256_maddubs_epi16(U(w3 + r4), x)); \
-        const __m256i hh = _mm256_hadd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_hadd_epi16(h45, h67));                 \
-        isum = _mm256_add_epi32(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(hh)), _mm256_cvtepi16_epi32(_mm256_extracti128_si256(hh, 1))); \
+        const __m256i xl = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(xp)));                       \
+        const __m256i xh = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)((xp) + 16)));                \
+        const __m256i p04 = genie__q4r8_pair(w0, w0 + r4, xl, xh, m4), p15 = genie__q4r8_pair(w1, w1 + r4, xl, xh, m4); \
+        const __m256i p26 = genie__q4r8_pair(w2, w2 + r4, xl, xh, m4), p37 = genie__q4r8_pair(w3, w3 + r4, xl, xh, m4); \
+        const __m256i hh = _mm256_hadd_epi16(_mm256_hadd_epi16(p04, p15), _mm256_hadd_epi16(p26, p37));                 \
+        (void)x, (void)sh;                                                                                              \
+        isum = _mm256_madd_epi16(hh, _mm256_set1_epi16(1));                                                             \
     } while (0)
-#define GENIE__Q4R8_v(isum, x, U)                                                                                       \
+#define GENIE__Q4R8_v(isum, x, xp, U)                                                                                   \
     do {                                                                                                                \
         const __m256i z = _mm256_setzero_si256();                                                                       \
         const __m256i h01 = _mm256_hadd_epi32(GENIE__I8DP_v(z, U(w0), x), GENIE__I8DP_v(z, U(w1), x));                  \
@@ -12647,7 +12661,7 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
         const __m256i lo = _mm256_hadd_epi32(h01, h23), hi = _mm256_hadd_epi32(h45, h67);                              \
         isum = _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), _mm256_permute2x128_si256(lo, hi, 0x31));      \
     } while (0)
-#define GENIE__F16BITS(W) ((int)((W)[0] | (W)[1] << 8))
+#define GENIE__F16BITS(W) ((uint64_t)((W)[0] | (W)[1] << 8))
 #define GENIE__QDOT8_Q4(SFX)                                                                                            \
     static GENIE__I8ATTR void genie__qdot8_q4_##SFX(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t nb, const int8_t *q, \
                                                     const float *d, const int32_t *s, float *y) {                       \
@@ -12659,14 +12673,13 @@ static inline __attribute__((always_inline)) void genie__qpf(const unsigned char
         (void)dt;                                                                                                       \
         for (b = 0; b < nb; b++, w0 += 18, w1 += 18, w2 += 18, w3 += 18) {                                              \
             const __m256i x = _mm256_loadu_si256((const __m256i *)(q + 32 * b));                                        \
-            __m128i h = _mm_cvtsi32_si128(GENIE__F16BITS(w0));                                                          \
+            const uint64_t s03 = GENIE__F16BITS(w0) | GENIE__F16BITS(w1) << 16 | GENIE__F16BITS(w2) << 32 | GENIE__F16BITS(w3) << 48; \
+            const uint64_t s47 = GENIE__F16BITS(w0 + r4) | GENIE__F16BITS(w1 + r4) << 16 | GENIE__F16BITS(w2 + r4) << 32 |     \
+                                 GENIE__F16BITS(w3 + r4) << 48;                                                         \
+            const __m128i h = _mm_set_epi64x((long long)s47, (long long)s03);                                           \
             __m256i isum;                                                                                               \
             genie__qpf(w + 8 * rowb + 18 * 8 * b, 18 * 8);                                                              \
-            h = _mm_insert_epi16(h, GENIE__F16BITS(w1), 1), h = _mm_insert_epi16(h, GENIE__F16BITS(w2), 2);             \
-            h = _mm_insert_epi16(h, GENIE__F16BITS(w3), 3), h = _mm_insert_epi16(h, GENIE__F16BITS(w0 + r4), 4);        \
-            h = _mm_insert_epi16(h, GENIE__F16BITS(w1 + r4), 5), h = _mm_insert_epi16(h, GENIE__F16BITS(w2 + r4), 6);   \
-            h = _mm_insert_epi16(h, GENIE__F16BITS(w3 + r4), 7);                                                        \
-            GENIE__Q4R8_##SFX(isum, x, GENIE__Q4R8_NIB);                                                                \
+            GENIE__Q4R8_##SFX(isum, x, q + 32 * b, GENIE__Q4R8_NIB);                                                   \
             isum = _mm256_add_epi32(isum, _mm256_set1_epi32(-8 * s[b]));                                                \
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(d[b])), acc); \
         }                                                                                                               \

@@ -73,6 +73,23 @@ __attribute__((target("avx512f"))) static void *rd_run512(void *p) {
     r->x = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a, b), _mm512_add_epi64(c, d)));
     return NULL;
 }
+/* The same on AVX2 (a CPU without AVX-512, e.g. Zen 3): 256-bit loads, no software prefetch (on
+   one Zen 3 core 19 GB/s without, 16-17 with it 4 KiB ahead; the scalar loop below 14). */
+__attribute__((target("avx2"))) static void *rd_run256(void *p) {
+    bw_part *r = (bw_part *)p;
+    __m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
+    uint64_t x[4];
+    size_t i;
+    for (i = 0; i + 128 <= r->n; i += 128) {
+        a = _mm256_add_epi64(a, _mm256_loadu_si256((const __m256i *)(r->s + i)));
+        b = _mm256_add_epi64(b, _mm256_loadu_si256((const __m256i *)(r->s + i + 32)));
+        c = _mm256_add_epi64(c, _mm256_loadu_si256((const __m256i *)(r->s + i + 64)));
+        d = _mm256_add_epi64(d, _mm256_loadu_si256((const __m256i *)(r->s + i + 96)));
+    }
+    _mm256_storeu_si256((__m256i *)x, _mm256_add_epi64(_mm256_add_epi64(a, b), _mm256_add_epi64(c, d)));
+    r->x = x[0] + x[1] + x[2] + x[3];
+    return NULL;
+}
 #endif
 static void *rd_run(void *p) {
     bw_part *r = (bw_part *)p;
@@ -91,6 +108,7 @@ static inline double read_bw(int nth) { /* inline: a bench may not call it */
     double best = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (__builtin_cpu_supports("avx512f")) fn = rd_run512;
+    else if (__builtin_cpu_supports("avx2")) fn = rd_run256;
 #endif
     if (a) {
         for (i = 0; i < n; i++) a[i] = (char)(i * 131 + (i >> 12)); /* not zero: zero pages read from no memory */

@@ -687,6 +687,56 @@ static void t_broken(void) {
     }
 }
 
+/* Q4_0 decode products whose every step is exact in f32, so each path must give the integer sum
+   itself, bit for bit: weight scales 1.0 (f16 0x3c00), x integers with a +-127 in every 32-block
+   (so x's scale is 1 and its int8 values are x), blocks few enough that every partial sum is an
+   integer below 2^24. Rows 0-7 hold the extremes the kernels' i16 steps must not wrap at (all
+   nibbles 15 or 0 against x all 127 or -127: a 16-element partial of 16 * 15 * 127); the rest
+   random nibbles. Every path (the reference too), N = 29 (8-row groups, a 4-row group and single
+   rows), K = 7 blocks, M 1 and 3 (decode), 1 and 2 threads. */
+static void t_q4_exact(void) {
+    enum { N = 29, NB = 7, K = 32 * NB, M = 3 };
+    static unsigned char wb[N * NB * 18];
+    static float x[M * K], y[M * N];
+    static double want[M * N];
+    int p, th, mi, n, b, j, m;
+    for (n = 0; n < N; n++)
+        for (b = 0; b < NB; b++) {
+            unsigned char *blk = wb + (n * NB + b) * 18;
+            blk[0] = 0x00, blk[1] = 0x3c;
+            for (j = 0; j < 16; j++) blk[2 + j] = n < 8 ? (n & 1 ? 0xFF : 0x00) : (unsigned char)((n * 131 + b * 17 + j * 29) * 7 >> 2);
+        }
+    for (m = 0; m < M; m++)
+        for (j = 0; j < K; j++)
+            x[m * K + j] = m == 0 ? 127.0f : m == 1 ? -127.0f : (float)(j % 32 == 5 ? 127 : (j * 37 + 11) % 255 - 127);
+    for (m = 0; m < M; m++)
+        for (n = 0; n < N; n++) {
+            double t = 0;
+            for (b = 0; b < NB; b++)
+                for (j = 0; j < 32; j++) {
+                    const unsigned char c = wb[(n * NB + b) * 18 + 2 + j % 16];
+                    t += (double)((j < 16 ? c & 15 : c >> 4) - 8) * x[m * K + 32 * b + j];
+                }
+            want[m * N + n] = t;
+        }
+    for (p = 0; p < NPATHS; p++)
+        for (th = 1; th <= 2; th++)
+            for (mi = 0; mi < 2; mi++) {
+                const int64_t ms = mi ? M : 1, xs[2] = {ms, K}, ws[2] = {N, K};
+                genie_ctx *ctx;
+                int64_t i, bad = 0;
+                if (SKIP_PATH(p)) continue;
+                ctx = test_ctx(paths[p], th);
+                CHECK(genie_read(ctx, genie_linear(ctx, genie_from_data(ctx, GENIE_F32, 2, xs, x + (mi ? 0 : 2 * K)),
+                                                   genie_from_blocks(ctx, GENIE_Q4_0, 2, ws, wb, NULL, NULL), NULL),
+                                 GENIE_F32, y, (size_t)(ms * N) * 4) == GENIE_OK);
+                for (i = 0; i < ms * N; i++) bad += (double)y[i] != want[(mi ? 0 : 2 * N) + i];
+                if (bad) printf("  q4_0 exact sums, path %s, %d threads, M=%lld: %lld of %lld differ\n", genie_cpu_name(paths[p]), th,
+                                (long long)ms, (long long)bad, (long long)(ms * N));
+                CHECK(bad == 0);
+                genie_ctx_destroy(ctx);
+            }
+}
 int main(int argc, char **argv) {
     char cmd[1024];
     const char *py = getenv("GGUF_PYTHON") ? getenv("GGUF_PYTHON") : ".venv/bin/python";
@@ -722,6 +772,7 @@ int main(int argc, char **argv) {
     }
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) == 0) t_broken();
+    t_q4_exact();
     printf("  test_gguf: %d checks, %d failed\n", checks, fails);
     return fails != 0;
 }
