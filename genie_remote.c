@@ -7,7 +7,8 @@
  * with the server as the device:
  *   alloc      names a buffer: a fresh 64-bit id, no message (the server makes
  *              the buffer when something is written to it);
- *   copy_in    a host buffer's bytes (PUT_PARTs of 2 MiB and a PUT with the rest):
+ *   copy_in    a host buffer's bytes (PUT_PARTs of 2 MiB and a PUT with the rest, each
+ *              within the server's window of bytes not yet taken off its queue: CREDIT):
  *              above 64 KiB, the caller's memory (from_blob: mapped weights) is
  *              hashed first (a BLAKE2b tree on the context's threads) and asked for
  *              (HAS, one round trip), sent only when the server lacks it; bytes genie
@@ -107,6 +108,7 @@ typedef struct rc_state {
     uint64_t max_run_work;  /* the server's limit on one RUN's gr_run_cost (its WELCOME) */
     uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
     uint64_t unanswered;    /* the gr_run_cost of the RUNs sent since the last reply rc_wait took */
+    grx_credit credit;      /* this connection's PUT bytes sent and taken by the server, its window (WELCOME) */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -234,6 +236,13 @@ static void rc_error_text(const grx_msg *m, char *out, size_t outsz) { rc_error_
    other requests into async_err. */
 static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
     grx_msg *m;
+    r->ctx->stats.remote_messages_received += r->credit.msgs; /* the CREDITs taken in as they came (grx_am_cb) */
+    r->ctx->stats.remote_bytes_received += r->credit.bytes;
+    r->credit.msgs = r->credit.bytes = 0;
+    if (r->credit.bad && !r->dead) {
+        snprintf(r->async_err, sizeof r->async_err, "a malformed CREDIT from the server");
+        r->dead = 1;
+    }
     while ((m = grx_pop(&r->x, r->ep))) {
         gr_hdr h;
         int bad = 0;
@@ -468,6 +477,8 @@ static genie_result rc_connect(rc_state *r, char *msg) {
     r->said_error = 0; /* (a failed HELLO send leaves it as the last connection's wait did) */
     if (grx_connect(&r->x, r->addr, GR_DEFAULT_MAX_PAYLOAD, rc_ep_error, r, &r->ep, why, sizeof why) != 0)
         return rc_fail(r, msg, "%s", why);
+    memset(&r->credit, 0, sizeof r->credit); /* this connection's PUT bytes; its window comes with the WELCOME */
+    r->x.credit = &r->credit;
     /* HELLO: our versions and a nonce; WELCOME: the server's version, limits, challenge */
     randombytes_buf(nonce, sizeof nonce);
     hello[0] = GR_VERSION, hello[1] = 0, hello[2] = GR_VERSION, hello[3] = 0;
@@ -483,6 +494,7 @@ static genie_result rc_connect(rc_state *r, char *msg) {
         return rc_fail(r, msg, "the server's WELCOME is not protocol version %d", GR_VERSION);
     }
     r->max_run_work = wel.max_run_work;
+    r->credit.window = wel.put_window;
     t = (const char *)wel.challenge;
     if (wel.need_key) { /* AUTH: crypto_auth(challenge || nonce || "genie-remote") under the key */
         uint8_t key[crypto_auth_KEYBYTES], text[2 * GR_NONCE_BYTES + 12], mac[crypto_auth_BYTES];
@@ -982,6 +994,10 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     s = grx_put(&r->x, r->ep, &r->next_req, id, rc_cap(b), hash, b->data, b->bytes, grx_now() + r->timeout, &r->dead,
                 &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
     if (s == UCS_ERR_NO_MEMORY) return rc_fail(r, msg, "PUT: out of memory");
+    if (s != UCS_OK && r->credit.bad) {
+        r->dead = 1;
+        return rc_fail(r, msg, "PUT: a malformed CREDIT from the server (the connection is closed; the context now runs on its CPU)");
+    }
     if (s != UCS_OK) return rc_lost(r, msg, "PUT");
     if (!big) rc_hdel(r, id);
     else {

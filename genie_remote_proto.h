@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 11
+#define GR_VERSION 12
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -52,12 +52,20 @@
    leaves on several threads and a server hashes each part of an upload as it arrives. */
 #define GR_LEAF_BYTES ((uint64_t)256 << 10)
 #define GR_PART_BYTES ((uint64_t)2 << 20) /* the bytes of a client's PUT_PART (eager on UCX) */
+/* Flow control of uploads: the payload bytes of a client's PUTs and PUT_PARTs are counted on
+   both sides. The server sends CREDIT{taken}, the bytes of them it has taken off its queue so
+   far, whenever GR_CREDIT_EVERY or more were taken since its last CREDIT; a client sends a PUT or
+   PUT_PART of n payload bytes only while sent - taken + n stays within the window its WELCOME
+   gives, or while fewer than GR_CREDIT_EVERY are unacknowledged (so the server always owes a
+   CREDIT when a client waits for one). */
+#define GR_CREDIT_EVERY ((uint64_t)1 << 20)
+#define GR_MAX_WINDOW ((uint64_t)64 << 20) /* the largest window a server gives (its queue cap / 2 below that) */
 
 /* message types (docs/remote.md) */
 enum gr_type {
     GR_HELLO = 1,   /* c->s: u16 vmin, u16 vmax, nonce[32] */
     GR_WELCOME,     /* s->c: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32],
-                       u64 max run work (gr_welcome_decode) */
+                       u64 max run work, u64 put window (gr_welcome_decode) */
     GR_AUTH,        /* c->s: mac[32] = crypto_auth(challenge || nonce || "genie-remote", key) */
     GR_OK,          /* s->c: empty (AUTH accepted) */
     GR_ERROR,       /* s->c: u32 code, u32 length, message bytes (not terminated) */
@@ -76,6 +84,8 @@ enum gr_type {
     GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
     GR_PUT_PART,    /* c->s: u64 id, u64 cap, u64 offset, then the bytes: the leading bytes of a PUT */
     GR_HASHED,      /* s->c: u64 id, hash[32]: the server's hash of a PUT that claimed none (the PUT's request id) */
+    GR_CREDIT,      /* s->c: u64 taken: the PUT and PUT_PART payload bytes taken off the server's queue so far
+                       (request id 0; gr_credit_decode) */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -749,16 +759,30 @@ GR_FN int gr_hashed_decode(const void *p, size_t n, uint64_t *id, uint8_t hash[G
     return 1;
 }
 
+/* ---- CREDIT: u64 taken; exactly 8 bytes ---- */
+#define GR_CREDIT_BYTES 8
+/* 1 when p (n bytes) is a well-formed CREDIT for a client that has sent `sent` PUT payload bytes
+   and was last told `taken` of them were taken: *out the new count (taken <= *out <= sent); else 0 */
+GR_FN int gr_credit_decode(const void *p, size_t n, uint64_t taken, uint64_t sent, uint64_t *out) {
+    gr_rd r = gr_rd_init(p, n);
+    uint64_t v = gr_u64(&r);
+    if (r.bad || gr_left(&r) || v < taken || v > sent) return 0;
+    *out = v;
+    return 1;
+}
+
 /* ---- WELCOME: u16 version, u8 key required, u8 0, u32 max ops, u64 max payload, challenge[32],
-   u64 max run work (a RUN whose gr_run_cost is past it is refused); exactly 56 bytes ---- */
-#define GR_WELCOME_BYTES 56
+   u64 max run work (a RUN whose gr_run_cost is past it is refused), u64 put window (the PUT
+   payload bytes a client may have sent and not seen taken: GR_CREDIT_EVERY above); exactly 64
+   bytes ---- */
+#define GR_WELCOME_BYTES 64
 typedef struct gr_welcome {
     unsigned version, need_key;
     uint32_t max_ops;
-    uint64_t max_payload, max_run_work;
+    uint64_t max_payload, max_run_work, put_window;
     const uint8_t *challenge; /* GR_NONCE_BYTES inside the payload */
 } gr_welcome;
-/* 1 when p (n bytes) is a well-formed WELCOME of this protocol version (max run work not 0) */
+/* 1 when p (n bytes) is a well-formed WELCOME of this protocol version (max run work and put window not 0) */
 GR_FN int gr_welcome_decode(const void *p, size_t n, gr_welcome *w) {
     gr_rd r = gr_rd_init(p, n);
     w->version = gr_u16(&r);
@@ -768,7 +792,8 @@ GR_FN int gr_welcome_decode(const void *p, size_t n, gr_welcome *w) {
     w->max_payload = gr_u64(&r);
     w->challenge = gr_take(&r, GR_NONCE_BYTES);
     w->max_run_work = gr_u64(&r);
-    return !r.bad && !gr_left(&r) && w->version == GR_VERSION && w->max_run_work != 0;
+    w->put_window = gr_u64(&r);
+    return !r.bad && !gr_left(&r) && w->version == GR_VERSION && w->max_run_work != 0 && w->put_window != 0;
 }
 
 /* ---- a RUN's work: what --max-run-work caps, counted alike by the server (before it runs a

@@ -38,6 +38,15 @@ typedef struct grx_msg {
     int failed;          /* the fetch failed */
 } grx_msg;
 
+/* A client's upload credit (GR_CREDIT_EVERY in genie_remote_proto.h): its WELCOME's window, the
+   payload bytes of the PUTs and PUT_PARTs sent (grx_count), the server's count of them taken off
+   its queue (its last CREDIT, taken <= sent), the CREDITs received (messages and bytes, headers
+   included) and whether one was malformed (the connection is then to be dropped). */
+typedef struct grx_credit {
+    uint64_t window, sent, taken, msgs, bytes;
+    int bad;
+} grx_credit;
+
 typedef struct grx {
     ucp_context_h ctx;
     ucp_worker_h w;
@@ -49,6 +58,9 @@ typedef struct grx {
     uint64_t *(*queued)(void *arg, ucp_ep_h ep);
     void *queued_arg;
     uint64_t queue_cap;
+    /* optional (a client's; NULL: none): the server's CREDITs are taken in here by the receive
+       callback, never queued, and grx_put sends within its window */
+    grx_credit *credit;
 } grx;
 
 GR_FN double grx_now(void) {
@@ -66,8 +78,18 @@ GR_FN void grx_rndv_done(void *request, ucs_status_t status, size_t length, void
 GR_FN ucs_status_t grx_am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
                              const ucp_am_recv_param_t *param) {
     grx *x = (grx *)arg;
-    grx_msg *m = (grx_msg *)calloc(1, sizeof *m);
+    grx_msg *m;
     int rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    gr_hdr h;
+    if (x->credit && gr_hdr_decode(header, header_length, length, &h) == 0 && h.type == GR_CREDIT) {
+        grx_credit *cr = x->credit; /* a counter, whatever the order: taken in at once */
+        if (rndv || !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) || !gr_credit_decode(data, length, cr->taken, cr->sent, &cr->taken)) cr->bad = 1;
+        if (rndv) ucp_am_data_release(x->w, data);
+        cr->msgs++;
+        cr->bytes += GR_HDR_BYTES + length;
+        return UCS_OK;
+    }
+    m = (grx_msg *)calloc(1, sizeof *m);
     if (!m) {
         x->oom = 1;
         if (rndv) ucp_am_data_release(x->w, data);
@@ -263,10 +285,15 @@ GR_FN ucs_status_t grx_wait(grx *x, ucs_status_ptr_t r, double deadline, const v
     ucp_request_free(r);
     return s;
 }
+/* A message of `type` with n payload bytes starts: a PUT's or PUT_PART's count against x's credit. */
+GR_FN void grx_count(grx *x, int type, size_t n) {
+    if (x->credit && (type == GR_PUT || type == GR_PUT_PART)) x->credit->sent += n;
+}
 GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2,
                              size_t n2, double deadline, const volatile int *dead) {
     uint8_t hdr[GR_HDR_BYTES];
     ucp_dt_iov_t iov[2];
+    grx_count(x, type, n1 + n2);
     return grx_wait(x, grx_start2(ep, type, id, p1, n1, p2, n2, hdr, iov), deadline, dead);
 }
 
@@ -343,9 +370,36 @@ GR_FN int gr_content_hash(const void *p, size_t n, uint8_t out[GR_HASH_BYTES], i
     return 0;
 }
 
+/* Sleeps until x's worker (made with wakeup) has an event or ms pass; at once when it has
+   events not yet progressed. The caller progresses the worker after. */
+GR_FN void grx_sleep(grx *x, int ms) {
+    int efd;
+    if (ucp_worker_get_efd(x->w, &efd) == UCS_OK && ucp_worker_arm(x->w) == UCS_OK) {
+        struct pollfd p;
+        p.fd = efd, p.events = POLLIN, p.revents = 0;
+        poll(&p, 1, ms < 0 ? 0 : ms); /* never an unbounded wait */
+    }
+}
+/* Waits until a PUT or PUT_PART of n payload bytes may go within x's credit (none: at once):
+   while GR_CREDIT_EVERY bytes or more sent are not taken yet and n more would pass the window,
+   at most until deadline (grx_now() seconds; 0: none) or *dead. UCS_OK, or the failure
+   (UCS_ERR_IO_ERROR for a malformed CREDIT). */
+GR_FN ucs_status_t grx_credit_wait(grx *x, size_t n, double deadline, const volatile int *dead) {
+    grx_credit *cr = x->credit;
+    double start = grx_now();
+    while (cr && !cr->bad && cr->sent - cr->taken >= GR_CREDIT_EVERY && cr->sent - cr->taken + n > cr->window) {
+        if (dead && *dead) return UCS_ERR_CONNECTION_RESET;
+        if (deadline > 0 && grx_now() > deadline) return UCS_ERR_TIMED_OUT;
+        if (ucp_worker_progress(x->w)) continue;
+        if (grx_now() - start > 50e-6) grx_sleep(x, 10); /* a CREDIT, a loss or any message wakes it */
+    }
+    return cr && cr->bad ? UCS_ERR_IO_ERROR : UCS_OK;
+}
+
 /* Sends n bytes at data to buffer id (cap bytes): PUT_PARTs of GR_PART_BYTES while more than
    that is left (each eager, so the server copies one into place while the next is on the wire),
-   then a PUT with the rest and hash (the bytes' gr_content_hash, or 32 zero bytes: none claimed).
+   then a PUT with the rest and hash (the bytes' gr_content_hash, or 32 zero bytes: none claimed),
+   each message within x's credit (grx_credit_wait).
    Each message takes request id ++*req (the PUT's is *req after); *msgs and *bytes (headers
    included) grow by what was sent. UCS_OK or the failure. */
 #define GRX_PARTS_IN_FLIGHT 8 /* PUT_PARTs sent and not yet completed at most */
@@ -362,7 +416,9 @@ GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint
     for (; n - off > GR_PART_BYTES && s == UCS_OK; off += GR_PART_BYTES, sent++) {
         int k = (int)(sent % GRX_PARTS_IN_FLIGHT);
         if (sent - done == GRX_PARTS_IN_FLIGHT) s = grx_wait(x, r[k], deadline, dead), done++;
+        if (s == UCS_OK) s = grx_credit_wait(x, 24 + GR_PART_BYTES, deadline, dead);
         if (s != UCS_OK) break;
+        grx_count(x, GR_PUT_PART, 24 + GR_PART_BYTES);
         gr_put_u64_at(heads[k], id);
         gr_put_u64_at(heads[k] + 8, cap);
         gr_put_u64_at(heads[k] + 16, off);
@@ -374,7 +430,8 @@ GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint
         ucs_status_t w = grx_wait(x, r[done % GRX_PARTS_IN_FLIGHT], s == UCS_OK ? deadline : grx_now(), dead);
         if (s == UCS_OK) s = w;
     }
-    if (s != UCS_OK) return s;
+    if (s != UCS_OK || (s = grx_credit_wait(x, sizeof last + (n - off), deadline, dead)) != UCS_OK) return s;
+    grx_count(x, GR_PUT, sizeof last + (n - off));
     gr_put_u64_at(last, id);
     gr_put_u64_at(last + 8, cap);
     memcpy(last + 16, hash, GR_HASH_BYTES);
@@ -449,16 +506,6 @@ GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_
     *len = (socklen_t)res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
-}
-/* Sleeps until x's worker (made with wakeup) has an event or ms pass; at once when it has
-   events not yet progressed. The caller progresses the worker after. */
-GR_FN void grx_sleep(grx *x, int ms) {
-    int efd;
-    if (ucp_worker_get_efd(x->w, &efd) == UCS_OK && ucp_worker_arm(x->w) == UCS_OK) {
-        struct pollfd p;
-        p.fd = efd, p.events = POLLIN, p.revents = 0;
-        poll(&p, 1, ms < 0 ? 0 : ms); /* never an unbounded wait */
-    }
 }
 /* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init), made
    with wakeup (grx_sleep),

@@ -137,6 +137,7 @@ typedef struct sv_client {
     } up;
     uint64_t up_failed;   /* the buffer of an upload in parts that failed (0: none): the PUT ending it fails too */
     uint64_t queued;      /* bytes of its messages received and not yet handled (grx.queued) */
+    uint64_t put_taken, put_told; /* its PUT and PUT_PART payload bytes handled; the count its last CREDIT gave */
     /* a RUN handled on a pool thread (sv_job_main): while busy only that thread touches
        this client (apart from `failed`, set by UCX's error callback); its replies wait in
        out, and the loop keeps the client's next messages in wait, in order */
@@ -178,6 +179,7 @@ typedef struct sv {
     pthread_t hasher;
     int has_hasher, hash_hold_ms; /* --hash-hold-ms (tests): the hash thread waits this long before each hash */
     uint64_t max_run_work; /* a RUN of more work (gr_run_cost) is refused, ERROR 5 (--max-run-work) */
+    uint64_t put_window;   /* the PUT bytes a client may have in flight (its WELCOME): half the queue cap, at most GR_MAX_WINDOW */
     /* freed upload memory kept for the next upload of its class (sv_upload_alloc; under mu):
        at most pool_budget bytes (--pool-mb), counted with the cache against --cache-mb */
     struct sv_pooled { uint8_t *p; size_t cap; double since; } pooled[SV_POOL_SLOTS];
@@ -1470,6 +1472,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         gr_w64(&w, s->x.max_payload);
         gr_wbytes(&w, c->challenge, GR_NONCE_BYTES);
         gr_w64(&w, s->max_run_work); /* the client sends its RUNs within it (gr_welcome_decode) */
+        gr_w64(&w, s->put_window);   /* and its PUTs within this, as CREDITs say they are taken (sv_credit) */
         if (!w.oom) sv_send(s, c, GR_WELCOME, h.id, w.p, w.n);
         gr_wr_free(&w);
         c->state = s->has_key ? 1 : 2;
@@ -1751,6 +1754,21 @@ static int sv_job_done(sv *s, sv_client *c) {
     pthread_mutex_unlock(&s->mu);
     return done;
 }
+/* m, just handled on the loop, is taken off c's queue: for a PUT or PUT_PART (whatever became of
+   it: refused over the queue cap, failed, malformed) its payload bytes count as taken, and a
+   CREDIT with the count goes once GR_CREDIT_EVERY bytes or more were taken since the last one. So
+   a client keeping to its window holds at most the window of PUT bytes in c's queue, besides the
+   part whose copy into place is running (held until the next PUT or PUT_PART is handled). */
+static void sv_credit(sv *s, sv_client *c, const grx_msg *m) {
+    unsigned type = m->hdr_len == GR_HDR_BYTES ? (unsigned)(m->hdr[6] | m->hdr[7] << 8) : 0;
+    uint8_t p[GR_CREDIT_BYTES];
+    if (type != GR_PUT && type != GR_PUT_PART) return;
+    c->put_taken += m->len;
+    if (c->put_taken - c->put_told < GR_CREDIT_EVERY) return;
+    c->put_told = c->put_taken;
+    gr_put_u64_at(p, c->put_taken);
+    sv_send(s, c, GR_CREDIT, 0, p, sizeof p);
+}
 /* Handles c's waiting messages in order until one starts a job (or none is left, or a job
    would exceed --run-threads: then they wait). 1 if it took any. */
 static int sv_drain(sv *s, sv_client *c) {
@@ -1783,7 +1801,7 @@ static int sv_drain(sv *s, sv_client *c) {
             if (++s->jobs > s->peak_jobs) s->peak_jobs = s->jobs;
             return took;
         }
-        if (c->state != 3) sv_handle(s, c, m); /* a failed peer's last messages too (no replies) */
+        if (c->state != 3) sv_handle(s, c, m), sv_credit(s, c, m); /* a failed peer's last messages too (no replies) */
         if (c->up.held != m) grx_msg_free(&s->x, m); /* else a part being hashed: freed after */
     }
     return took;
@@ -2047,6 +2065,7 @@ int main(int argc, char **argv) {
     s.x.queued = sv_queued; /* each client's received, unhandled bytes stay under --queue-mb */
     s.x.queued_arg = &s;
     s.x.queue_cap = (uint64_t)queue_mb << 20;
+    s.put_window = s.x.queue_cap / 2 < GR_MAX_WINDOW ? s.x.queue_cap / 2 : GR_MAX_WINDOW;
     memset(&lp, 0, sizeof lp);
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
     lp.sockaddr.addr = (const struct sockaddr *)&ss;

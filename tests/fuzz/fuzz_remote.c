@@ -1,6 +1,6 @@
 /* fuzz_remote.c - libFuzzer harness for the remote protocol's decoders
    (genie_remote_proto.h): the header, every message a server decodes, RUN's tapes,
-   and the WELCOME, HASHED and STATS_REPLY a client decodes. Input: byte 0 picks the
+   and the WELCOME, HASHED, CREDIT and STATS_REPLY a client decodes. Input: byte 0 picks the
    message type, the rest is the payload; the first 24 bytes are also decoded as a header. Contracts checked on what decodes: every
    view's extent is in bounds, an op's sources precede it, an output's view fits
    its cap, a dead result (flag 64) is only a written one, a block dtype is only a buffer as a quantized linear's weight (which must
@@ -53,12 +53,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fr_check(ok == (size - 1 == GR_HASHED_BYTES && id != 0), "HASHED: accepted other than 40 bytes with an id");
         fr_check(!ok || memcmp(hash, data + 9, GR_HASH_BYTES) == 0, "HASHED: the hash is not the payload's");
     }
-    if (type == GR_WELCOME) { /* a client decodes it: 56 bytes exactly, this version, a run-work limit not 0 */
+    if (type == GR_WELCOME) { /* a client decodes it: 64 bytes exactly, this version, a run-work limit and a window not 0 */
         gr_welcome w;
         int ok = gr_welcome_decode(data + 1, size - 1, &w);
-        fr_check(!ok || (size - 1 == GR_WELCOME_BYTES && w.version == GR_VERSION && w.max_run_work != 0 &&
+        fr_check(!ok || (size - 1 == GR_WELCOME_BYTES && w.version == GR_VERSION && w.max_run_work != 0 && w.put_window != 0 &&
                          w.challenge == data + 1 + 16),
-                 "WELCOME: accepted other than 56 bytes of this version with a run-work limit");
+                 "WELCOME: accepted other than 64 bytes of this version with a run-work limit and a window");
+    }
+    if (type == GR_CREDIT && size >= 17) { /* a client decodes it against its own counts (the payload's
+                                              first 16 bytes: taken and sent, then the CREDIT): 8 bytes
+                                              exactly, taken <= the count <= sent, nothing changed otherwise */
+        gr_rd c = gr_rd_init(data + 1, 16);
+        uint64_t taken = gr_u64(&c), sent = gr_u64(&c), out = 12345;
+        int ok = gr_credit_decode(data + 17, size - 17, taken, sent, &out);
+        fr_check(ok ? size - 17 == GR_CREDIT_BYTES && out >= taken && out <= sent : out == 12345,
+                 "CREDIT: accepted other than 8 bytes inside [taken, sent], or a count changed by a refused one");
     }
     rc = gr_msg_decode(type, data + 1, size - 1, &m, why);
     fr_check(rc >= 0 && rc < GR_E_END, "decode: unknown result");

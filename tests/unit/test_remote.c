@@ -15,6 +15,9 @@
  *                and a PUT, equal to local, found by a second client (HAS); parts out
  *                of order, a wrong hash after parts, a message over --queue-mb: each
  *                an ERROR, and the connection goes on
+ *   flow         uploads sent first, several times --queue-mb 8, behind RUNs on the pool:
+ *                remote == local; the WELCOME's window and one CREDIT per part; a stopped
+ *                server killed while an upload waits for credit: GENIE_ERR_BACKEND at once
  *   faults       kill -9 of the server mid-run: GENIE_ERR_BACKEND within ~1 s, then
  *                the same step on the local CPU; a client killed mid-run; two
  *                clients at once
@@ -1417,13 +1420,18 @@ static void test_slice(const char *addr) {
 }
 
 /* ---- a hostile raw client ---- */
-typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; uint8_t last[16]; size_t last_n; } raw; /* last: a reply's leading bytes */
+/* last: a reply's leading bytes; cr: the server's CREDITs taken in (grx.credit): raw_upload (grx_put)
+   keeps to the WELCOME's window, raw_put and raw_call send at once */
+typedef struct raw { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; uint8_t last[16]; size_t last_n; grx_credit cr; } raw;
 static void raw_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((raw *)arg)->dead = 1; }
 static int raw_open(raw *r, int port) {
     char msg[256], a[64];
     memset(r, 0, sizeof *r);
     snprintf(a, sizeof a, "127.0.0.1:%d", port);
-    return grx_connect(&r->x, a, (uint64_t)1 << 30, raw_err, r, &r->ep, msg, sizeof msg);
+    if (grx_connect(&r->x, a, (uint64_t)1 << 30, raw_err, r, &r->ep, msg, sizeof msg) != 0) return -1;
+    r->cr.window = UINT64_MAX;
+    r->x.credit = &r->cr;
+    return 0;
 }
 static void raw_close(raw *r) {
     grx_close_ep(&r->x, r->ep, 1);
@@ -1469,6 +1477,10 @@ static int raw_hello(raw *r, unsigned vmin, unsigned vmax, uint8_t challenge[32]
             gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h);
             *rtype = h.type;
             if (h.type == GR_WELCOME && m->len == GR_WELCOME_BYTES && challenge) memcpy(challenge, m->data + 16, 32);
+            if (h.type == GR_WELCOME) {
+                gr_welcome w;
+                if (gr_welcome_decode(m->data, m->len, &w)) r->cr.window = w.put_window;
+            }
             if (h.type == GR_ERROR && m->len >= 4) *code = m->data[0];
             grx_msg_free(&r->x, m);
             return 1;
@@ -2285,6 +2297,92 @@ static void test_queue_cap(void) {
     raw_close(&r);
     free(big);
     CHECK(server_stop(&q) == 0, "the queue-capped server exits 0");
+}
+
+/* Uploads sent first, each several times a small queue cap (--queue-mb 8): a chain of products
+   whose weights (from_data: sent first, no HAS) go up one by one, each weight's parts right
+   behind the RUN of the product before it (on a pool thread while they arrive), then one large
+   tensor alone; the results remote equal local byte for byte. */
+static genie_tensor *flow_chain(genie_ctx *c, float *out) {
+    int64_t xs[2] = {64, 2048}, ws[2] = {2048, 2048}, big[1] = {(int64_t)12 << 20};
+    genie_tensor *h = rnd(c, GENIE_F32, 2, xs, 77), *t;
+    int k;
+    for (k = 0; k < 4; k++) h = genie_tanh(c, genie_linear(c, h, rnd(c, GENIE_F32, 2, ws, 100 + (uint64_t)k), NULL)); /* 16 MiB each */
+    if (genie_read(c, h, GENIE_F32, out, 64 * 2048 * 4) != GENIE_OK) return NULL;
+    t = rnd(c, GENIE_F32, 1, big, 5); /* 48 MiB */
+    return genie_sum(c, genie_mul(c, t, t), 0, NULL, 0);
+}
+static void test_flow(void) {
+    server q, k;
+    genie_ctx *c, *l;
+    float *ro = (float *)malloc(64 * 2048 * 4), *lo = (float *)malloc(64 * 2048 * 4);
+    double rs = 0, ls = 1, t0, dt;
+    genie_tensor *rt, *lt;
+    raw r;
+    int t = 0, st;
+    uint32_t code = 0;
+    CHECK(server_start4(&q, "--queue-mb", "8", "--run-threads", "2", "flow") == 0, "server with --queue-mb 8");
+    { /* the window is half the queue cap; an upload in parts of 20 MiB within it: a CREDIT for each
+         message (each over GR_CREDIT_EVERY), so when the PING's OK comes every byte sent is taken */
+        size_t n = (size_t)20 << 20, i;
+        uint8_t *v = (uint8_t *)malloc(n);
+        uint64_t parts = (n - 1) / GR_PART_BYTES; /* then a PUT with the rest, GR_PART_BYTES */
+        for (i = 0; i < n; i++) v[i] = (uint8_t)(i * 7 + i / 4099);
+        CHECK(raw_open(&r, q.port) == 0 && raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME &&
+                  r.cr.window == (uint64_t)4 << 20,
+              "WELCOME of a --queue-mb 8 server: window %llu", (unsigned long long)r.cr.window);
+        CHECK(raw_upload(&r, 5, n, v, n) && raw_alive(&r) && raw_get_eq(&r, 5, 0, n, v) == 1, "a 20 MiB upload within the window");
+        CHECK(!r.cr.bad && r.cr.sent == parts * (24 + GR_PART_BYTES) + 48 + GR_PART_BYTES && r.cr.taken == r.cr.sent && r.cr.msgs == parts + 1,
+              "credits: %llu of %llu bytes taken, %llu CREDITs", (unsigned long long)r.cr.taken, (unsigned long long)r.cr.sent,
+              (unsigned long long)r.cr.msgs);
+        raw_close(&r);
+        free(v);
+    }
+    c = remote_ctx(q.addr);
+    l = local_ctx();
+    rt = flow_chain(c, ro);
+    lt = flow_chain(l, lo);
+    CHECK(rt && lt && genie_item(c, rt, &rs) == GENIE_OK && genie_item(l, lt, &ls) == GENIE_OK, "uploads past --queue-mb 8: %s",
+          genie_last_error(c));
+    CHECK(memcmp(ro, lo, 64 * 2048 * 4) == 0 && rs == ls, "uploads past --queue-mb 8: remote == local (sum %.17g and %.17g)", rs, ls);
+    CHECK(genie_get_stats(c).backend_fallbacks == 0 && strcmp(genie_backend_name(c), "remote") == 0, "uploads past --queue-mb 8: all on the server");
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+    server_done(&q, "flow", " out, 0 errors; ", 2); /* two connections, no ERROR sent */
+    free(ro);
+    free(lo);
+    printf("  uploads sent first past --queue-mb 8 (4 weights of 16 MiB behind RUNs, one tensor of 48 MiB): remote == local\n");
+    { /* a server that stops taking anything (SIGSTOP), then is killed while the client waits for
+         its credit: GENIE_ERR_BACKEND soon after the kill */
+        int64_t one = 1, n = (int64_t)16 << 20;
+        double v = 0;
+        pid_t killer;
+        genie_result e;
+        genie_tensor *x;
+        CHECK(server_start(&k, "--queue-mb", "8", "flowkill") == 0, "server to stop and kill");
+        c = remote_ctx(k.addr);
+        CHECK(genie_item(c, genie_sum(c, genie_full(c, GENIE_F32, 1, &one, 1.0), 0, NULL, 0), &v) == GENIE_OK && v == 1.0, "connected: %s",
+              genie_last_error(c));
+        x = rnd(c, GENIE_F32, 1, &n, 9); /* 64 MiB: sixteen windows */
+        kill(k.pid, SIGSTOP);
+        fflush(stdout);
+        if ((killer = fork()) == 0) {
+            struct timespec ts = {0, 500000000};
+            nanosleep(&ts, NULL);
+            kill(k.pid, SIGKILL);
+            _exit(0);
+        }
+        t0 = grx_now();
+        e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &v);
+        dt = grx_now() - t0;
+        waitpid(killer, &st, 0);
+        waitpid(k.pid, &st, 0);
+        k.pid = 0;
+        CHECK(e == GENIE_ERR_BACKEND && strstr(genie_last_error(c), k.addr) && dt < 2.0, "an upload waiting for credit, the server killed 0.5 s in: %d after %.2f s: %s",
+              e, dt, genie_last_error(c));
+        genie_ctx_destroy(c);
+        printf("  an upload waiting for credit from a stopped server killed 0.5 s in: GENIE_ERR_BACKEND after %.3f s\n", dt);
+    }
 }
 
 /* Sends a RUN of op o alone over buffers s0, s1 and out (slots 0-2) and checks its ERROR (code
@@ -3347,7 +3445,7 @@ static void test_backend(void) {
     server_bin_override = NULL;
 }
 
-/* A server of the last protocol version (build/genie-server-oldproto, built with GR_VERSION 10):
+/* A server of the last protocol version (build/genie-server-oldproto, built with GR_VERSION 11):
    the context runs on the CPU and its error names both versions. */
 static void test_old_server(void) {
     const char *bin = "build/genie-server-oldproto";
@@ -3366,8 +3464,8 @@ static void test_old_server(void) {
     }
     c = remote_ctx(s.addr);
     CHECK(c && genie_status(c) == GENIE_ERR_BACKEND && strcmp(genie_backend_name(c), "cpu") == 0 &&
-              strstr(genie_last_error(c), "the server speaks protocol version 10, this client"),
-          "a protocol-10 server: %s", c ? genie_last_error(c) : "NULL");
+              strstr(genie_last_error(c), "the server speaks protocol version 11, this client"),
+          "a protocol-11 server: %s", c ? genie_last_error(c) : "NULL");
     genie_ctx_destroy(c);
     server_stop(&s);
     server_bin_override = NULL;
@@ -3428,6 +3526,7 @@ int main(void) {
     test_work_cap();
     test_loop_free();
     test_queue_cap();
+    test_flow();
     test_background_hash();
     test_upload_pool();
     test_pool_small_uploads();
