@@ -13332,7 +13332,7 @@ typedef int (*genie__qpre_panel_fn)(int dt, const void *base, const genie__vspec
                                     float *dw, float *mw);
 /* The int8 prefill on a path's row quantizer, panel and tiles (t32s: Q8_0's, else t32). The
    threads quantize shares of x's rows into the workspace, meet at a barrier, then take
-   groups of 32 weight rows. */
+   groups of 32 weight rows in turn (a group's values do not depend on the thread). */
 static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qpre_panel_fn panel,
                                          genie__qpre_tile_fn t32, genie__qpre_tile_fn t32s, genie__qpre_tile_fn t16) {
     const genie__node *n = p->n;
@@ -13348,6 +13348,7 @@ static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, ge
     char *own = p->ws + genie__qvnni_shared(rows, K) + (size_t)ith * genie__qvnni_own(K);
     uint8_t *wp = (uint8_t *)own;
     float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 64, *xf = mw + nb * 32, *acc = xf + K;
+    const int64_t np = (N + 31) / 32; /* groups of 32 weight rows */
     int64_t lo, hi, r, t, i, j, m0, k;
     const int64_t *sts[1];
     genie__mi m;
@@ -13365,8 +13366,11 @@ static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, ge
                 for (i = 0, sxa[r * nsb + k] = 0; i < 16; i++) sxa[r * nsb + k] += q[r * K + 16 * k + i];
     }
     genie__barrier(p->pool, nth);
-    genie__share((N + 31) / 32, ith, nth, &lo, &hi);
-    for (t = lo; t < hi; t++) {
+    /* groups of 32 weight rows as threads come free (genie__take): a thread the machine runs
+       late leaves its groups to the others (a prefetch of the next group's rows into L2, spread
+       over this group's tiles, gained nothing on Zen 3: its prefetches waited as long as the
+       unpacking had) */
+    while (genie__take(p, nth, np, 1, &t, &hi)) {
         const int64_t n0 = 32 * t, nn = GENIE__MIN(32, N - n0);
         const int off = panel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
         for (m0 = 0; m0 < rows; m0 += 4) {
