@@ -694,6 +694,14 @@ static void t_broken(void) {
    other lanes it must leave alone); genie__qavx2_wpanel_q8 (Q8_0 rows as the int8 panels,
    8 x 8 dword transposes) against genie__qavx2_wpanel_s (the byte copy and gathers), signed
    and offset, 1 to 32 rows of 1 to 9 blocks, rows from a view with a row stride. */
+#ifdef GENIE__X86
+/* genie__qavx2_wpanel_s is always inlined: called from a function built for AVX2 */
+static GENIE__AVX2 void q8_wpanel_ref(const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp, float *dw,
+                                      float *mw, int s8) {
+    if (s8) genie__qavx2_wpanel_s(GENIE_Q8_0, base, wv, n0, nn, nb, wp, dw, mw, 1);
+    else genie__qavx2_wpanel_s(GENIE_Q8_0, base, wv, n0, nn, nb, wp, dw, mw, 0);
+}
+#endif
 static void t_avx2_packs(void) {
 #ifdef GENIE__X86
     static const int64_t rs[9] = {1, 3, 4, 6, 7, 8, 9, 16, 17}, ks[6] = {1, 7, 8, 9, 64, 515}, nns[6] = {1, 5, 8, 17, 31, 32}, nbs[3] = {1, 3, 9};
@@ -732,7 +740,7 @@ static void t_avx2_packs(void) {
                 wv.ndim = 2, wv.shape[0] = 2 * nns[ni] + 2, wv.shape[1] = 32 * nbs[bi];
                 wv.strides[0] = 2 * 32 * nbs[bi], wv.strides[1] = 1, wv.off = 32 * nbs[bi]; /* every other row of a [.., 32 nb] matrix, from row 1 */
                 memset(wp1, 0x55, 9 * 1024), memset(wp2, 0x55, 9 * 1024), memset(dw1, 0x55, sizeof dw1), memset(dw2, 0x55, sizeof dw2);
-                genie__qavx2_wpanel_s(GENIE_Q8_0, wq, &wv, 1, nns[ni], nbs[bi], wp1, dw1, mw, s8);
+                q8_wpanel_ref(wq, &wv, 1, nns[ni], nbs[bi], wp1, dw1, mw, s8);
                 genie__qavx2_wpanel_q8(wq, &wv, 1, nns[ni], nbs[bi], wp2, dw2, s8);
                 bad += memcmp(wp1, wp2, 9 * 1024) != 0 || memcmp(dw1, dw2, sizeof dw1) != 0;
             }
