@@ -9801,6 +9801,66 @@ static GENIE__AVX2 void genie__pack_t_s_avx2(const void *srcp, int64_t ld, int64
     for (; r < rows; r++)
         for (k = 0; k < kc; k++) dst[k * w + r] = src[r * ld + k];
 }
+/* The f16/bf16 rows (dt) of genie__pack_half_rows packed as f32 in one pass: dst[k*w + r] =
+   f32 of src[r*ld + k] for r < rows, k < kc, each value genie__hconv's (bf16: the bits
+   shifted up, a NaN made quiet, as genie__vy_BF2F; f16: vcvtph2ps, as genie__vy_H2F).
+   Blocks of 8 k of 8 rows: one 16-byte load a row, converted in registers, then the 8x8
+   transpose of genie__pack_t_s_avx2, k-major as there; a last block of fewer rows loads its
+   last row in place of the missing ones and stores the lanes of the rows it has (A's panels
+   of 6 rows: 4 + 2; vmaskmovps took a quarter of the pack on Zen 3); the k tail scalar. Through f32 rows on the stack and pack_t, the conversion and the transpose took
+   9-10% of a BF16 model's 128-token prefill (Zen 3). */
+static GENIE__AVX2 __m256 genie__pk8h_avx2(const uint16_t *s, int dt) {
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m256i v;
+    if (dt == GENIE_F16) return _mm256_cvtph_ps(h);
+    v = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+    v = _mm256_or_si256(v, _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fffffff)),
+                                                                _mm256_set1_epi32(0x7f800000)),
+                                            _mm256_set1_epi32(0x400000)));
+    return _mm256_castsi256_ps(v);
+}
+/* The first m (1..8) lanes of v into d[0, m) */
+static inline __attribute__((always_inline)) GENIE__AVX2 void genie__st8p_avx2(float *d, __m256 v, int64_t m) {
+    __m128 h = _mm256_castps256_ps128(v);
+    if (m == 8) {
+        _mm256_storeu_ps(d, v);
+        return;
+    }
+    if (m >= 4) _mm_storeu_ps(d, h), d += 4, m -= 4, h = _mm256_extractf128_ps(v, 1);
+    if (m >= 2) _mm_storel_pi((__m64 *)(void *)d, h), d += 2, m -= 2, h = _mm_movehl_ps(h, h);
+    if (m) _mm_store_ss(d, h);
+}
+static GENIE__AVX2 void genie__pack_th_avx2(int dt, const uint16_t *src, int64_t ld, int64_t rows, int64_t kc, int w, float *dst) {
+    const int64_t k8 = kc / 8 * 8;
+    int64_t r, k;
+    for (k = 0; k < k8; k += 8)
+        for (r = 0; r < rows; r += 8) {
+            const int64_t m = GENIE__MIN(8, rows - r);
+            const uint16_t *s = src + r * ld + k;
+            float *d = dst + k * w + r;
+            __m256 r0 = genie__pk8h_avx2(s, dt), r1 = genie__pk8h_avx2(s + GENIE__MIN(1, m - 1) * ld, dt),
+                   r2 = genie__pk8h_avx2(s + GENIE__MIN(2, m - 1) * ld, dt), r3 = genie__pk8h_avx2(s + GENIE__MIN(3, m - 1) * ld, dt),
+                   r4 = genie__pk8h_avx2(s + GENIE__MIN(4, m - 1) * ld, dt), r5 = genie__pk8h_avx2(s + GENIE__MIN(5, m - 1) * ld, dt),
+                   r6 = genie__pk8h_avx2(s + GENIE__MIN(6, m - 1) * ld, dt), r7 = genie__pk8h_avx2(s + GENIE__MIN(7, m - 1) * ld, dt);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+                   t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE), u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+                   u3 = _mm256_shuffle_ps(t1, t3, 0xEE), u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            genie__st8p_avx2(d, _mm256_permute2f128_ps(u0, u4, 0x20), m);
+            genie__st8p_avx2(d + w, _mm256_permute2f128_ps(u1, u5, 0x20), m);
+            genie__st8p_avx2(d + 2 * w, _mm256_permute2f128_ps(u2, u6, 0x20), m);
+            genie__st8p_avx2(d + 3 * w, _mm256_permute2f128_ps(u3, u7, 0x20), m);
+            genie__st8p_avx2(d + 4 * w, _mm256_permute2f128_ps(u0, u4, 0x31), m);
+            genie__st8p_avx2(d + 5 * w, _mm256_permute2f128_ps(u1, u5, 0x31), m);
+            genie__st8p_avx2(d + 6 * w, _mm256_permute2f128_ps(u2, u6, 0x31), m);
+            genie__st8p_avx2(d + 7 * w, _mm256_permute2f128_ps(u3, u7, 0x31), m);
+        }
+    for (r = 0; r < rows; r++) /* the k tail */
+        for (k = k8; k < kc; k++)
+            dst[k * w + r] = genie__v_quiet(dt == GENIE_F16 ? genie__h2f(src[r * ld + k]) : genie__bf2f(src[r * ld + k]));
+}
 /* The same pack for AVX-512: 16 rows x 8 k a block, two rows a register (rows r and r+4
    of each 8), so the last step's 128-bit lane shuffle leaves 16 rows of one k in order;
    about 1.5 times as fast as 8 x 8 blocks on a panel in L1 (a prefill packs every weight
@@ -10498,6 +10558,12 @@ static void genie__pack_half_rows(const genie__gemm_kern *kr, int dt, const uint
                                   int64_t kc, int w, float *dst) {
     float tmp[16 * 256];
     int64_t r0, k0, r, k;
+#ifdef GENIE__X86
+    if (kr->cpu == GENIE_CPU_AVX2) { /* converted and transposed in registers, the same values */
+        genie__pack_th_avx2(dt, src, ld, rows, kc, w, dst);
+        return;
+    }
+#endif
     for (r0 = 0; r0 < rows; r0 += 16)
         for (k0 = 0; k0 < kc; k0 += 256) {
             const int64_t nr = GENIE__MIN(16, rows - r0), nk = GENIE__MIN(256, kc - k0);
@@ -13140,12 +13206,56 @@ static inline __attribute__((always_inline)) GENIE__AVX2 int genie__qavx2_wpanel
     }
     return genie__qpre_off(dt, s8);
 }
+/* Q8_0 rows n0 .. n0+nn (nn <= 32) as genie__qavx2_wpanel_s lays them out, bit for bit (wp
+   and dw; mw unused): a block's quants straight from the rows, 8 rows' 32 bytes as an 8 x 8
+   transpose of dwords a group (wp[1024 b + 128 r + 32 h ..] = dword r of rows 8h .. 8h+7),
+   q itself with s8, else q ^ 0x80; rows past nn zero. Each row's block GENIE__Q8P_AHEAD on
+   is prefetched. The gathers and the copy through bytes took 8.6% of a Q8_0 model's
+   128-token prefill (Zen 3, vpgatherdd and waits on the weight's lines about equally). */
+#define GENIE__Q8P_AHEAD 8
+static GENIE__AVX2 void genie__qavx2_wpanel_q8(const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp,
+                                               float *dw, const int s8) {
+    const __m256i hb = _mm256_set1_epi8((char)(s8 ? 0 : 0x80));
+    const unsigned char *wr[32];
+    int64_t i, b;
+    int h, j;
+    for (i = 0; i < 32; i++) wr[i] = i < nn ? genie__qrow(base, wv, GENIE_Q8_0, n0 + i) : NULL;
+    for (b = 0; b < nb; b++) {
+        for (i = 0; i < 32; i++) dw[32 * b + i] = wr[i] ? genie__f16_x86(wr[i] + 34 * b) : 0.0f;
+        for (h = 0; h < 4; h++) {
+            __m256i r[8], t[8], u[8];
+            uint8_t *d = wp + 1024 * b + 32 * h;
+            for (j = 0; j < 8; j++) {
+                const unsigned char *w = wr[8 * h + j];
+                r[j] = w ? _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(w + 34 * b + 2)), hb) : _mm256_setzero_si256();
+                if (w && b + GENIE__Q8P_AHEAD < nb) _mm_prefetch((const char *)(w + 34 * (b + GENIE__Q8P_AHEAD)), _MM_HINT_T0);
+            }
+            for (j = 0; j < 8; j += 2) t[j] = _mm256_unpacklo_epi32(r[j], r[j + 1]), t[j + 1] = _mm256_unpackhi_epi32(r[j], r[j + 1]);
+            for (j = 0; j < 8; j += 4) { /* u[j + c]: dwords c and c + 4 of rows j .. j+3 */
+                u[j] = _mm256_unpacklo_epi64(t[j], t[j + 2]), u[j + 1] = _mm256_unpackhi_epi64(t[j], t[j + 2]);
+                u[j + 2] = _mm256_unpacklo_epi64(t[j + 1], t[j + 3]), u[j + 3] = _mm256_unpackhi_epi64(t[j + 1], t[j + 3]);
+            }
+            for (j = 0; j < 4; j++) {
+                _mm256_storeu_si256((__m256i *)(void *)(d + 128 * j), _mm256_permute2x128_si256(u[j], u[j + 4], 0x20));
+                _mm256_storeu_si256((__m256i *)(void *)(d + 128 * (j + 4)), _mm256_permute2x128_si256(u[j], u[j + 4], 0x31));
+            }
+        }
+    }
+}
 static GENIE__AVX2 int genie__qavx2_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
                                            uint8_t *wp, float *dw, float *mw) {
+    if (dt == GENIE_Q8_0) {
+        genie__qavx2_wpanel_q8(base, wv, n0, nn, nb, wp, dw, 1);
+        return genie__qpre_off(dt, 1);
+    }
     return genie__qavx2_wpanel_s(dt, base, wv, n0, nn, nb, wp, dw, mw, 1);
 }
 static GENIE__AVX2 int genie__qavxvnni_wpanel(int dt, const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb,
                                               uint8_t *wp, float *dw, float *mw) {
+    if (dt == GENIE_Q8_0) {
+        genie__qavx2_wpanel_q8(base, wv, n0, nn, nb, wp, dw, 0);
+        return genie__qpre_off(dt, 0);
+    }
     return genie__qavx2_wpanel_s(dt, base, wv, n0, nn, nb, wp, dw, mw, 0);
 }
 /* The tile of genie__qvnni_tile_q on 256-bit vectors (GENIE__I8DP: the AVX2 and AVX-VNNI forms),
@@ -13235,7 +13345,7 @@ typedef int (*genie__qpre_panel_fn)(int dt, const void *base, const genie__vspec
                                     float *dw, float *mw);
 /* The int8 prefill on a path's row quantizer, panel and tiles (t32s: Q8_0's, else t32). The
    threads quantize shares of x's rows into the workspace, meet at a barrier, then take
-   groups of 32 weight rows. */
+   groups of 32 weight rows in turn (a group's values do not depend on the thread). */
 static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qpre_panel_fn panel,
                                          genie__qpre_tile_fn t32, genie__qpre_tile_fn t32s, genie__qpre_tile_fn t16) {
     const genie__node *n = p->n;
@@ -13251,6 +13361,7 @@ static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, ge
     char *own = p->ws + genie__qvnni_shared(rows, K) + (size_t)ith * genie__qvnni_own(K);
     uint8_t *wp = (uint8_t *)own;
     float *dw = (float *)(void *)(own + K * 32), *mw = dw + nb * 64, *xf = mw + nb * 32, *acc = xf + K;
+    const int64_t np = (N + 31) / 32; /* groups of 32 weight rows */
     int64_t lo, hi, r, t, i, j, m0, k;
     const int64_t *sts[1];
     genie__mi m;
@@ -13268,8 +13379,11 @@ static genie_result genie__k_qlinear_pre(genie__kparams *p, int ith, int nth, ge
                 for (i = 0, sxa[r * nsb + k] = 0; i < 16; i++) sxa[r * nsb + k] += q[r * K + 16 * k + i];
     }
     genie__barrier(p->pool, nth);
-    genie__share((N + 31) / 32, ith, nth, &lo, &hi);
-    for (t = lo; t < hi; t++) {
+    /* groups of 32 weight rows as threads come free (genie__take): a thread the machine runs
+       late leaves its groups to the others (a prefetch of the next group's rows into L2, spread
+       over this group's tiles, gained nothing on Zen 3: its prefetches waited as long as the
+       unpacking had) */
+    while (genie__take(p, nth, np, 1, &t, &hi)) {
         const int64_t n0 = 32 * t, nn = GENIE__MIN(32, N - n0);
         const int off = panel(wdt, GENIE__IN(n, 1), wv, n0, nn, nb, wp, dw, mw);
         for (m0 = 0; m0 < rows; m0 += 4) {

@@ -737,6 +737,68 @@ static void t_q4_exact(void) {
                 genie_ctx_destroy(ctx);
             }
 }
+
+/* The AVX2 packs that read a weight as it is, bit for bit against their references, on odd
+   shapes: genie__pack_th_avx2 (an f16/bf16 matrix as f32 panels, converted in registers)
+   against genie__hconv's values placed element by element (NaN made quiet, infinities,
+   subnormals; rows not a multiple of 8 or 4, a k tail, panels wider than the rows, whose
+   other lanes it must leave alone); genie__qavx2_wpanel_q8 (Q8_0 rows as the int8 panels,
+   8 x 8 dword transposes) against genie__qavx2_wpanel_s (the byte copy and gathers), signed
+   and offset, 1 to 32 rows of 1 to 9 blocks, rows from a view with a row stride. */
+#ifdef GENIE__X86
+/* genie__qavx2_wpanel_s is always inlined: called from a function built for AVX2 */
+static GENIE__AVX2 void q8_wpanel_ref(const void *base, const genie__vspec *wv, int64_t n0, int64_t nn, int64_t nb, uint8_t *wp, float *dw,
+                                      float *mw, int s8) {
+    if (s8) genie__qavx2_wpanel_s(GENIE_Q8_0, base, wv, n0, nn, nb, wp, dw, mw, 1);
+    else genie__qavx2_wpanel_s(GENIE_Q8_0, base, wv, n0, nn, nb, wp, dw, mw, 0);
+}
+#endif
+static void t_avx2_packs(void) {
+#ifdef GENIE__X86
+    static const int64_t rs[9] = {1, 3, 4, 6, 7, 8, 9, 16, 17}, ks[6] = {1, 7, 8, 9, 64, 515}, nns[6] = {1, 5, 8, 17, 31, 32}, nbs[3] = {1, 3, 9};
+    uint16_t *src = (uint16_t *)malloc(sizeof(uint16_t) * 17 * 520);
+    float *got = (float *)malloc(sizeof(float) * 24 * 520), *want = (float *)malloc(sizeof(float) * 24 * 520);
+    unsigned char *wq = (unsigned char *)malloc(70 * 9 * 34);
+    uint8_t *wp1 = (uint8_t *)malloc(9 * 1024), *wp2 = (uint8_t *)malloc(9 * 1024);
+    float dw1[9 * 32], dw2[9 * 32], mw[9 * 64];
+    int d, ri, ki, wi, ni, bi, s8;
+    int64_t i, bad = 0;
+    if (!genie_cpu_supported(GENIE_CPU_AVX2)) { printf("  skip: the AVX2 packs (no AVX2 here)\n"); free(src), free(got), free(want), free(wq), free(wp1), free(wp2); return; }
+    for (i = 0; i < 17 * 520; i++) { /* specials every few elements: NaN (signalling and quiet), +-inf, subnormals, zeros */
+        static const uint16_t sp[6] = {0x7f81, 0xffc1, 0x7f80, 0x0001, 0x8000, 0x7c01};
+        src[i] = i % 11 == 5 ? sp[(i / 11) % 6] : (uint16_t)((i * 40503u + 7u) & 0xffffu);
+    }
+    for (d = 0; d < 2; d++)
+        for (ri = 0; ri < 9; ri++)
+            for (ki = 0; ki < 6; ki++)
+                for (wi = 0; wi < 2; wi++) {
+                    const int dt = d ? GENIE_F16 : GENIE_BF16, w = (int)(wi ? 24 : rs[ri]);
+                    const int64_t rows = rs[ri], kc = ks[ki], ld = kc + 5;
+                    int64_t r, k;
+                    for (i = 0; i < 24 * 520; i++) got[i] = want[i] = -7.25f;
+                    for (r = 0; r < rows; r++)
+                        for (k = 0; k < kc; k++) genie__hconv(GENIE_CPU_GENERIC, dt, 0, want + k * w + r, src + r * ld + k, 1);
+                    genie__pack_th_avx2(dt, src, ld, rows, kc, w, got);
+                    bad += memcmp(got, want, sizeof(float) * 24 * 520) != 0;
+                }
+    CHECK(bad == 0);
+    for (i = 0; i < 70 * 9 * 34; i++) wq[i] = (unsigned char)((i * 2654435761u) >> 13);
+    for (bad = 0, ni = 0; ni < 6; ni++)
+        for (bi = 0; bi < 3; bi++)
+            for (s8 = 0; s8 < 2; s8++) {
+                genie__vspec wv;
+                memset(&wv, 0, sizeof wv);
+                wv.ndim = 2, wv.shape[0] = 2 * nns[ni] + 2, wv.shape[1] = 32 * nbs[bi];
+                wv.strides[0] = 2 * 32 * nbs[bi], wv.strides[1] = 1, wv.off = 32 * nbs[bi]; /* every other row of a [.., 32 nb] matrix, from row 1 */
+                memset(wp1, 0x55, 9 * 1024), memset(wp2, 0x55, 9 * 1024), memset(dw1, 0x55, sizeof dw1), memset(dw2, 0x55, sizeof dw2);
+                q8_wpanel_ref(wq, &wv, 1, nns[ni], nbs[bi], wp1, dw1, mw, s8);
+                genie__qavx2_wpanel_q8(wq, &wv, 1, nns[ni], nbs[bi], wp2, dw2, s8);
+                bad += memcmp(wp1, wp2, 9 * 1024) != 0 || memcmp(dw1, dw2, sizeof dw1) != 0;
+            }
+    CHECK(bad == 0);
+    free(src), free(got), free(want), free(wq), free(wp1), free(wp2);
+#endif
+}
 int main(int argc, char **argv) {
     char cmd[1024];
     const char *py = getenv("GGUF_PYTHON") ? getenv("GGUF_PYTHON") : ".venv/bin/python";
@@ -756,6 +818,7 @@ int main(int argc, char **argv) {
         t_qrow_avx2();
         t_prefill_tiles();
         t_avxvnni_forms();
+        t_avx2_packs();
         if (have_avxvnni()) { /* the products again on avx2 with its int8 dots on vpmaddubsw */
             printf("  the avx2 path's products again with GENIE_NO_AVXVNNI (vpmaddubsw)\n");
             maddubs_pass = 1;
