@@ -47,10 +47,11 @@
 
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
-#define RC_SPIN_S 200e-6 /* a wait for a reply polls this long, then sleeps until UCX has an event */
+#define RC_SPIN_S 100e-6 /* a wait for a reply polls at most this long (grx_spin), then sleeps until UCX has an event */
 /* The work (gr_run_cost) of RUNs sent and not yet answered past which a reply cannot come within
-   RC_SPIN_S, so a wait sleeps at once: 4e9 is ~5 ms of one Zen 3 core (a GPT-2-small decode step
-   costs ~3e10 and computes ~29 ms), still past RC_SPIN_S on 16 cores scaling perfectly. */
+   RC_SPIN_S, so a wait sleeps at once (and teaches grx_spin nothing): 4e9 is ~5 ms of one Zen 3
+   core (a GPT-2-small decode step costs ~3e10 and computes ~29 ms), still past RC_SPIN_S on 16
+   cores scaling perfectly. */
 #define RC_LONG_WORK 4000000000ull
 
 #define RC_SLOT_HASH 4096 /* a power of 2: twice the slots a RUN usually has at most (1024) and more */
@@ -109,6 +110,7 @@ typedef struct rc_state {
     uint64_t run_cost;      /* the gathered tape's gr_run_cost (<= max_run_work) */
     uint64_t unanswered;    /* the gr_run_cost of the RUNs sent since the last reply rc_wait took */
     grx_credit credit;      /* this connection's PUT bytes sent and taken by the server, its window (WELCOME) */
+    grx_spin spin;          /* how long rc_wait polls before it sleeps (max RC_SPIN_S) */
 } rc_state;
 
 /* ---- the hashes of uploaded buffers ----
@@ -299,7 +301,9 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
 /* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
     double start = grx_now(), until = start + r->timeout;
-    const double spin = r->unanswered > RC_LONG_WORK ? 0 : RC_SPIN_S; /* a long RUN ahead: no reply soon */
+    const int learn = r->unanswered <= RC_LONG_WORK; /* else a long RUN is ahead: no reply soon */
+    const double spin = learn ? grx_spin_window(&r->spin) : 0;
+    int slept = 0;
     *out = NULL;
     r->said_error = 0;
     r->ctx->stats.remote_round_trips++;
@@ -317,19 +321,20 @@ static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, 
         }
         if (r->dead) return rc_lost(r, msg, what);
         now = grx_now();
-        /* a long wait (the server computing): yield, then sleep on the worker's events, so a
-           server on the same cores has them */
+        /* past the polling window (grx_spin: no sched_yield): sleep on the worker's events, so a
+           server on this core runs */
         if (now - start >= spin) {
             double left = until - now; /* <= 0 once the deadline passed: poll, do not block */
             grx_sleep(&r->x, left <= 0 ? 0 : left > 0.1 ? 100 : 1 + (int)(left * 1e3));
+            slept = 1;
         }
-        else if (now - start > 50e-6) sched_yield();
         if (grx_now() > until) {
             rc_lost(r, msg, what);
             return rc_fail(r, msg, "%s: no reply within %.1f s (GENIE_REMOTE_TIMEOUT_MS); the context now runs on its CPU",
                            what, r->timeout);
         }
     }
+    if (learn) grx_spin_learn(&r->spin, grx_now() - start, !slept);
     r->unanswered = 0; /* the server handles a client's messages in order: every RUN before is done */
     {
         gr_hdr h;
@@ -542,6 +547,7 @@ static genie_result rc_init(void **state, char *msg) {
     r->ctx = ctx;
     snprintf(r->addr, sizeof r->addr, "%s", cfg);
     r->timeout = 10.0;
+    r->spin.win = r->spin.max = RC_SPIN_S;
     if ((t = getenv("GENIE_REMOTE_TIMEOUT_MS")) && atol(t) > 0) r->timeout = (double)atol(t) / 1000.0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {
         rc_destroy(r);

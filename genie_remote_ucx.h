@@ -507,6 +507,35 @@ GR_FN int grx_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_
     freeaddrinfo(res);
     return 0;
 }
+/* How long a wait for a peer's message polls before it sleeps (grx_sleep), learnt from how
+   the last waits ended. Polling saves a wakeup where the peer runs on another core (its message
+   comes while this process polls), and is pure loss where the peer shares this core: the peer
+   runs only once this process sleeps, and two processes that wake each other often end up on
+   one core (the kernel wakes a sleeping process on its waker's core; a client polling 50 us
+   before yielding made each round trip there ~70 us, against ~17 us for UCX's own). A wait
+   does not sched_yield either: on a loaded machine that hands the core to any other runnable
+   process for its whole slice (milliseconds). So a wait polls, without yielding, for the
+   window grx_spin_window gives, then sleeps on the worker's events. The window grows to twice
+   the wait (up to max) when a message came while polling, halves (to 0 below 2 us) when one
+   came only after sleeping, and every GRX_SPIN_PROBE-th wait polls the whole max, so a peer that moved to
+   another core is noticed. Cost where polling does not pay: max / GRX_SPIN_PROBE of a core a
+   wait on average; where it pays, at most max a wait. */
+#define GRX_SPIN_PROBE 128
+typedef struct grx_spin {
+    double win, max; /* seconds; 0 <= win <= max */
+    unsigned n;      /* waits begun */
+} grx_spin;
+/* The window of the wait about to begin (seconds). */
+GR_FN double grx_spin_window(grx_spin *s) { return ++s->n % GRX_SPIN_PROBE == 0 ? s->max : s->win; }
+/* A wait ended after `waited` seconds: its message came while polling (polled), or only after it slept. */
+GR_FN void grx_spin_learn(grx_spin *s, double waited, int polled) {
+    if (polled) {
+        double want = 2 * waited < 1e-6 ? 1e-6 : 2 * waited;
+        if (want > s->win) s->win = want < s->max ? want : s->max;
+    } else {
+        s->win = s->win < 2e-6 ? 0 : s->win * 0.5;
+    }
+}
 /* A client's endpoint to addr ("host:port") on a new worker x (max_payload as grx_init), made
    with wakeup (grx_sleep),
    a lost peer reported through cb(arg); 0, or -1 with msg (x is then to be destroyed by

@@ -38,7 +38,7 @@
 
 /* cr: genie-server's CREDITs taken in (grx.credit); grx_put keeps to the window its WELCOME gave
    (peer_hello), as genie's client does; no window for the echo peers */
-typedef struct peer { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; grx_credit cr; } peer;
+typedef struct peer { grx x; ucp_ep_h ep; volatile int dead; uint64_t req; grx_credit cr; grx_spin spin; } peer;
 
 static void peer_err(void *arg, ucp_ep_h ep, ucs_status_t s) { (void)ep; (void)s; ((peer *)arg)->dead = 1; }
 static int peer_open(peer *p, int port) {
@@ -48,22 +48,25 @@ static int peer_open(peer *p, int port) {
     if (grx_connect(&p->x, a, (uint64_t)1 << 31, peer_err, p, &p->ep, msg, sizeof msg) != 0) return -1;
     p->cr.window = UINT64_MAX;
     p->x.credit = &p->cr;
+    p->spin.win = p->spin.max = 100e-6;
     return 0;
 }
-/* sends (p1, p2) and waits for one reply; its type, or -1 */
+/* sends (p1, p2) and waits for one reply, polling then sleeping as rc_wait does (grx_spin); its type, or -1 */
 static int peer_call(peer *p, int type, const void *p1, size_t n1, const void *p2, size_t n2) {
-    double start = grx_now(), until = start + 30.0;
+    double start = grx_now(), until = start + 30.0, win = grx_spin_window(&p->spin);
+    int slept = 0;
     grx_msg *m;
     grx_send2(&p->x, p->ep, type, ++p->req, p1, n1, p2, n2, until, &p->dead);
     while (grx_now() < until && !p->dead) {
         ucp_worker_progress(p->x.w);
-        if (grx_now() - start > 50e-6) sched_yield(); /* a long wait: the peer (maybe on this core) runs, as rc_wait does */
         if ((m = grx_pop(&p->x, p->ep))) {
             gr_hdr h;
             int t = gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 ? h.type : -1;
+            grx_spin_learn(&p->spin, grx_now() - start, !slept);
             grx_msg_free(&p->x, m);
             return t;
         }
+        if (grx_now() - start >= win) grx_sleep(&p->x, 1), slept = 1;
     }
     return -1;
 }

@@ -84,6 +84,7 @@ typedef struct sv_hjob {
 #define SV_HASH_NICE 10 /* the hash thread's nice value above the server's */
 #define SV_POOL_SLOTS 32  /* freed upload blocks kept at most (their bytes bounded by --pool-mb) */
 #define SV_POOL_IDLE_S 5.0 /* a kept block unused this long is given back to the OS */
+#define SV_SPIN_S 100e-6   /* the loop, idle, polls at most this long (grx_spin) before it sleeps */
 
 typedef struct sv_buf { /* a client's buffer */
     uint64_t id;
@@ -1969,8 +1970,9 @@ int main(int argc, char **argv) {
     ucp_listener_params_t lp;
     ucp_listener_attr_t la;
     char msg[256], host[64] = "?";
-    int i, efd = -1, port = 0, loopback;
-    double idle_since, inline_work, max_run_work = SV_MAX_RUN_WORK;
+    int i, efd = -1, port = 0, loopback, slept = 0;
+    double idle_since, inline_work, max_run_work = SV_MAX_RUN_WORK, win = 0;
+    grx_spin spin = {SV_SPIN_S, SV_SPIN_S, 0};
     ucs_status_t st;
     memset(&s, 0, sizeof s);
     s.threads = 1;
@@ -2137,17 +2139,15 @@ int main(int argc, char **argv) {
                 pp = &c->next;
             }
         }
-        if (busy || s.x.head) {
-            idle_since = 0;
+        if (busy || s.x.head) { /* work came while polling, or after sleeping: grx_spin learns which */
+            if (idle_since != 0) grx_spin_learn(&spin, grx_now() - idle_since, 1);
+            else if (slept) grx_spin_learn(&spin, 0, 0);
+            idle_since = 0, slept = 0;
             continue;
         }
-        if (idle_since == 0) idle_since = grx_now();
-        if (grx_now() - idle_since < 200e-6) { /* poll a little before sleeping: a client's next
-                                                  message usually follows at once */
-            sched_yield();
-            continue;
-        }
-        idle_since = 0;
+        if (idle_since == 0) idle_since = grx_now(), win = grx_spin_window(&spin);
+        if (grx_now() - idle_since < win) continue; /* poll, without sched_yield, before sleeping (grx_spin) */
+        idle_since = 0, slept = 1;
         sv_pool_trim(&s, s.pool_budget, grx_now() - SV_POOL_IDLE_S); /* blocks unused a while go back to the OS */
         if (ucp_worker_arm(s.x.w) == UCS_OK) {
             struct pollfd pfd[2];
