@@ -1004,6 +1004,10 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
         r->dead = 1;
         return rc_fail(r, msg, "PUT: a malformed CREDIT from the server (the connection is closed; the context now runs on its CPU)");
     }
+    if (s == UCS_ERR_TIMED_OUT && !r->dead) {
+        r->dead = 1;
+        return rc_fail(r, msg, "PUT: no credit or send completion within %.1f s (GENIE_REMOTE_TIMEOUT_MS); the connection is closed (the context now runs on its CPU)", r->timeout);
+    }
     if (s != UCS_OK) return rc_lost(r, msg, "PUT");
     if (!big) rc_hdel(r, id);
     else {

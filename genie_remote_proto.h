@@ -59,7 +59,7 @@
    gives, or while fewer than GR_CREDIT_EVERY are unacknowledged (so the server always owes a
    CREDIT when a client waits for one). */
 #define GR_CREDIT_EVERY ((uint64_t)1 << 20)
-#define GR_MAX_WINDOW ((uint64_t)64 << 20) /* the largest window a server gives (its queue cap / 2 below that) */
+#define GR_MAX_WINDOW ((uint64_t)64 << 20) /* the largest window a server gives (its queue cap / 2 below that), besides 64 bytes a part for the parts' heads */
 
 /* message types (docs/remote.md) */
 enum gr_type {

@@ -61,6 +61,9 @@ typedef struct grx {
     /* optional (a client's; NULL: none): the server's CREDITs are taken in here by the receive
        callback, never queued, and grx_put sends within its window */
     grx_credit *credit;
+    /* the endpoint grx_wait closed by force (a send it could not cancel), until grx_close_ep
+       is called on it (then nothing is left to close); NULL: none */
+    ucp_ep_h forced;
 } grx;
 
 GR_FN double grx_now(void) {
@@ -253,6 +256,7 @@ GR_FN ucs_status_ptr_t grx_start2(ucp_ep_h ep, int type, uint64_t id, const void
     memset(&rp, 0, sizeof rp);
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     rp.flags = UCP_AM_SEND_FLAG_REPLY;
+    if (type == GR_CREDIT) rp.flags |= UCP_AM_SEND_FLAG_EAGER; /* its receiver takes it in the callback, eager only */
     if (n2) { /* two pieces sent as one payload, no copy */
         iov[0].buffer = (void *)(uintptr_t)p1;
         iov[0].length = n1;
@@ -264,11 +268,15 @@ GR_FN ucs_status_ptr_t grx_start2(ucp_ep_h ep, int type, uint64_t id, const void
     }
     return ucp_am_send_nbx(ep, GRX_AM_ID, hdr, GR_HDR_BYTES, p1, n1, &rp);
 }
-/* Waits for r (grx_start2's) until deadline (grx_now() seconds; 0: none) or until *dead turns
-   non-zero (then cancelled); frees it. UCS_OK or the failure. */
-GR_FN ucs_status_t grx_wait(grx *x, ucs_status_ptr_t r, double deadline, const volatile int *dead) {
+/* Waits for r (grx_start2's on ep) until deadline (grx_now() seconds; 0: none) or until *dead
+   turns non-zero; frees it. UCS_OK or the failure. UCX cannot cancel an active message that has
+   begun to go (a peer that stopped reading: its socket full), so a send still going half a
+   second after its cancel is ended by closing ep by force (its sends end with an error, so no
+   request keeps reading the caller's header or payload); x->forced then names ep, which
+   grx_close_ep later skips. */
+GR_FN ucs_status_t grx_wait(grx *x, ucp_ep_h ep, ucs_status_ptr_t r, double deadline, const volatile int *dead) {
     ucs_status_t s;
-    double start;
+    double start, until;
     if (r == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
     start = grx_now();
@@ -276,9 +284,26 @@ GR_FN ucs_status_t grx_wait(grx *x, ucs_status_ptr_t r, double deadline, const v
         ucp_worker_progress(x->w);
         if (grx_now() - start > 50e-6) sched_yield(); /* a slow receiver (maybe on this core, hashing): let it run */
         if ((dead && *dead) || (deadline > 0 && grx_now() > deadline)) {
-            ucp_request_cancel(x->w, r);
-            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(x->w);
             s = dead && *dead ? UCS_ERR_CONNECTION_RESET : UCS_ERR_TIMED_OUT;
+            ucp_request_cancel(x->w, r);
+            until = grx_now() + 0.5;
+            while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
+            if (ucp_request_check_status(r) == UCS_INPROGRESS && x->forced != ep) {
+                ucp_request_param_t rp;
+                ucs_status_ptr_t c;
+                memset(&rp, 0, sizeof rp);
+                rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+                rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+                x->forced = ep;
+                c = ucp_ep_close_nbx(ep, &rp);
+                until = grx_now() + 2.0;
+                while (c != NULL && !UCS_PTR_IS_ERR(c) && ucp_request_check_status(c) == UCS_INPROGRESS && grx_now() < until)
+                    ucp_worker_progress(x->w);
+                if (c != NULL && !UCS_PTR_IS_ERR(c)) ucp_request_free(c);
+            }
+            until = grx_now() + 2.0;
+            while (ucp_request_check_status(r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(x->w);
+            if (ucp_request_check_status(r) == UCS_INPROGRESS) return s; /* UCX kept it: left, not freed under UCX */
             break;
         }
     }
@@ -289,12 +314,17 @@ GR_FN ucs_status_t grx_wait(grx *x, ucs_status_ptr_t r, double deadline, const v
 GR_FN void grx_count(grx *x, int type, size_t n) {
     if (x->credit && (type == GR_PUT || type == GR_PUT_PART)) x->credit->sent += n;
 }
+/* r, the start of that message: counted back when it failed at once (nothing went) */
+GR_FN ucs_status_ptr_t grx_counted(grx *x, int type, size_t n, ucs_status_ptr_t r) {
+    if (UCS_PTR_IS_ERR(r) && x->credit && (type == GR_PUT || type == GR_PUT_PART)) x->credit->sent -= n;
+    return r;
+}
 GR_FN ucs_status_t grx_send2(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *p1, size_t n1, const void *p2,
                              size_t n2, double deadline, const volatile int *dead) {
     uint8_t hdr[GR_HDR_BYTES];
     ucp_dt_iov_t iov[2];
     grx_count(x, type, n1 + n2);
-    return grx_wait(x, grx_start2(ep, type, id, p1, n1, p2, n2, hdr, iov), deadline, dead);
+    return grx_wait(x, ep, grx_counted(x, type, n1 + n2, grx_start2(ep, type, id, p1, n1, p2, n2, hdr, iov)), deadline, dead);
 }
 
 GR_FN ucs_status_t grx_send(grx *x, ucp_ep_h ep, int type, uint64_t id, const void *payload, size_t len, double deadline,
@@ -415,19 +445,19 @@ GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint
     ucs_status_t s = UCS_OK;
     for (; n - off > GR_PART_BYTES && s == UCS_OK; off += GR_PART_BYTES, sent++) {
         int k = (int)(sent % GRX_PARTS_IN_FLIGHT);
-        if (sent - done == GRX_PARTS_IN_FLIGHT) s = grx_wait(x, r[k], deadline, dead), done++;
+        if (sent - done == GRX_PARTS_IN_FLIGHT) s = grx_wait(x, ep, r[k], deadline, dead), done++;
         if (s == UCS_OK) s = grx_credit_wait(x, 24 + GR_PART_BYTES, deadline, dead);
         if (s != UCS_OK) break;
         grx_count(x, GR_PUT_PART, 24 + GR_PART_BYTES);
         gr_put_u64_at(heads[k], id);
         gr_put_u64_at(heads[k] + 8, cap);
         gr_put_u64_at(heads[k] + 16, off);
-        r[k] = grx_start2(ep, GR_PUT_PART, ++*req, heads[k], 24, p + off, GR_PART_BYTES, hdrs[k], iov[k]);
+        r[k] = grx_counted(x, GR_PUT_PART, 24 + GR_PART_BYTES, grx_start2(ep, GR_PUT_PART, ++*req, heads[k], 24, p + off, GR_PART_BYTES, hdrs[k], iov[k]));
         *msgs += 1;
         *bytes += GR_HDR_BYTES + 24 + GR_PART_BYTES;
     }
     for (; done < sent; done++) { /* the rest of the parts: each completed (or cancelled after a failure) */
-        ucs_status_t w = grx_wait(x, r[done % GRX_PARTS_IN_FLIGHT], s == UCS_OK ? deadline : grx_now(), dead);
+        ucs_status_t w = grx_wait(x, ep, r[done % GRX_PARTS_IN_FLIGHT], s == UCS_OK ? deadline : grx_now(), dead);
         if (s == UCS_OK) s = w;
     }
     if (s != UCS_OK || (s = grx_credit_wait(x, sizeof last + (n - off), deadline, dead)) != UCS_OK) return s;
@@ -435,7 +465,7 @@ GR_FN ucs_status_t grx_put(grx *x, ucp_ep_h ep, uint64_t *req, uint64_t id, uint
     gr_put_u64_at(last, id);
     gr_put_u64_at(last + 8, cap);
     memcpy(last + 16, hash, GR_HASH_BYTES);
-    if ((s = grx_wait(x, grx_start2(ep, GR_PUT, ++*req, last, sizeof last, n - off ? p + off : NULL, n - off, lhdr, liov), deadline, dead)) != UCS_OK)
+    if ((s = grx_wait(x, ep, grx_counted(x, GR_PUT, sizeof last + (n - off), grx_start2(ep, GR_PUT, ++*req, last, sizeof last, n - off ? p + off : NULL, n - off, lhdr, liov)), deadline, dead)) != UCS_OK)
         return s;
     *msgs += 1;
     *bytes += GR_HDR_BYTES + sizeof last + (n - off);
@@ -446,6 +476,10 @@ GR_FN void grx_close_ep(grx *x, ucp_ep_h ep, int force) {
     ucp_request_param_t rp;
     ucs_status_ptr_t r;
     double until = grx_now() + 2.0;
+    if (ep == x->forced) { /* grx_wait closed it already */
+        x->forced = NULL;
+        return;
+    }
     memset(&rp, 0, sizeof rp);
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     rp.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;

@@ -2067,7 +2067,9 @@ int main(int argc, char **argv) {
     s.x.queued = sv_queued; /* each client's received, unhandled bytes stay under --queue-mb */
     s.x.queued_arg = &s;
     s.x.queue_cap = (uint64_t)queue_mb << 20;
-    s.put_window = s.x.queue_cap / 2 < GR_MAX_WINDOW ? s.x.queue_cap / 2 : GR_MAX_WINDOW;
+    /* the parts' 24-byte heads count too: 64 bytes a part spare, so a window of 2^k bytes holds 2^k / GR_PART_BYTES whole parts */
+    s.put_window = (s.x.queue_cap / 2 < GR_MAX_WINDOW ? s.x.queue_cap / 2 : GR_MAX_WINDOW);
+    s.put_window += s.put_window / GR_PART_BYTES * 64;
     memset(&lp, 0, sizeof lp);
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
     lp.sockaddr.addr = (const struct sockaddr *)&ss;

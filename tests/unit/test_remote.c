@@ -2333,7 +2333,7 @@ static void test_flow(void) {
         uint64_t parts = (n - 1) / GR_PART_BYTES; /* then a PUT with the rest, GR_PART_BYTES */
         for (i = 0; i < n; i++) v[i] = (uint8_t)(i * 7 + i / 4099);
         CHECK(raw_open(&r, q.port) == 0 && raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) && t == GR_WELCOME &&
-                  r.cr.window == (uint64_t)4 << 20,
+                  r.cr.window == ((uint64_t)4 << 20) + 2 * 64,
               "WELCOME of a --queue-mb 8 server: window %llu", (unsigned long long)r.cr.window);
         CHECK(raw_upload(&r, 5, n, v, n) && raw_alive(&r) && raw_get_eq(&r, 5, 0, n, v) == 1, "a 20 MiB upload within the window");
         CHECK(!r.cr.bad && r.cr.sent == parts * (24 + GR_PART_BYTES) + 48 + GR_PART_BYTES && r.cr.taken == r.cr.sent && r.cr.msgs == parts + 1,
@@ -2382,10 +2382,36 @@ static void test_flow(void) {
         waitpid(killer, &st, 0);
         waitpid(k.pid, &st, 0);
         k.pid = 0;
-        CHECK(e == GENIE_ERR_BACKEND && strstr(genie_last_error(c), k.addr) && dt < 2.0, "an upload waiting for credit, the server killed 0.5 s in: %d after %.2f s: %s",
+        CHECK(e == GENIE_ERR_BACKEND && strstr(genie_last_error(c), k.addr) && dt < 5.0, "an upload waiting for credit, the server killed 0.5 s in: %d after %.2f s: %s",
               e, dt, genie_last_error(c));
         genie_ctx_destroy(c);
         printf("  an upload waiting for credit from a stopped server killed 0.5 s in: GENIE_ERR_BACKEND after %.3f s\n", dt);
+    }
+    { /* a server (default queue: a 64 MiB window) that stops and is never killed: an upload of
+         128 MiB fills the socket, so a part's send can neither end nor be cancelled; the client
+         gives up after its timeout (closing the endpoint by force) instead of waiting forever */
+        int64_t one = 1, n = (int64_t)32 << 20;
+        double v = 0;
+        genie_result e;
+        genie_tensor *x;
+        CHECK(server_start(&k, NULL, NULL, "stopped") == 0, "server to stop");
+        setenv("GENIE_REMOTE_TIMEOUT_MS", "1000", 1);
+        c = remote_ctx(k.addr);
+        unsetenv("GENIE_REMOTE_TIMEOUT_MS");
+        CHECK(genie_item(c, genie_sum(c, genie_full(c, GENIE_F32, 1, &one, 1.0), 0, NULL, 0), &v) == GENIE_OK && v == 1.0, "connected: %s",
+              genie_last_error(c));
+        x = rnd(c, GENIE_F32, 1, &n, 9); /* 128 MiB */
+        kill(k.pid, SIGSTOP);
+        t0 = grx_now();
+        e = genie_item(c, genie_sum(c, x, 0, NULL, 0), &v);
+        dt = grx_now() - t0;
+        CHECK(e == GENIE_ERR_BACKEND && strstr(genie_last_error(c), k.addr), "an upload to a stopped server: %d after %.2f s: %s", e, dt,
+              genie_last_error(c));
+        genie_ctx_destroy(c);
+        kill(k.pid, SIGKILL);
+        waitpid(k.pid, &st, 0);
+        k.pid = 0;
+        printf("  an upload to a stopped server (never killed), 1 s timeout: GENIE_ERR_BACKEND after %.3f s\n", dt);
     }
 }
 
