@@ -23,13 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static int one_call(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     genie_tensor *y;
     genie_result r;
@@ -38,10 +33,6 @@ static int one_call(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     r = genie_realize(ctx, 1, &y);
     genie_pool_pop(ctx);
     return r == GENIE_OK;
-}
-static int cmp_d(const void *x, const void *y) {
-    const double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
 }
 /* GFLOP/s of genie's [n,n] @ [n,n] in dt on path cpu at t threads (0: failed) */
 static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
@@ -58,17 +49,16 @@ static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
     b = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, v), dt);
     ok = genie_realize(ctx, 1, &a) == GENIE_OK && genie_realize(ctx, 1, &b) == GENIE_OK && one_call(ctx, a, b);
     while (ok && reps < 200 && (reps < 3 || spent < 0.5)) {
-        t0 = now();
+        t0 = bench_now();
         ok = one_call(ctx, a, b);
-        secs[reps] = now() - t0;
+        secs[reps] = bench_now() - t0;
         spent += secs[reps++];
     }
     if (!ok) printf("  genie failed: %s\n", genie_last_error(ctx));
     genie_ctx_destroy(ctx);
     free(v);
     if (!ok) return 0;
-    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
-    return 2.0 * (double)n * (double)n * (double)n / secs[0] * 1e-9;
+    return 2.0 * (double)n * (double)n * (double)n / bench_min(secs, reps) * 1e-9;
 }
 /* Median ms of y = x @ B (lin 0: B bf16 [K, N]) or linear(x, W) (lin 1: W bf16 [N, K]) for
    x f32 [m, K], N = K = n, on path cpu at t threads (0: failed). On amx, m > 16: x rounded to
@@ -77,7 +67,7 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int 
     genie_ctx *ctx = test_ctx(cpu, t);
     const int64_t sx[2] = {m, n}, sw[2] = {n, n};
     float *v = (float *)malloc((size_t)(n * n) * 4);
-    double secs[200], t0, spent = 0, med;
+    double secs[200], t0, spent = 0;
     genie_tensor *x, *w, *y;
     int64_t i;
     int reps = 0, ok = 1;
@@ -87,22 +77,20 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int 
     w = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sw, v), GENIE_BF16);
     ok = genie_realize(ctx, 1, &x) == GENIE_OK && genie_realize(ctx, 1, &w) == GENIE_OK;
     for (i = -1; ok && reps < 200 && (reps < 5 || spent < 0.5); i++) { /* i = -1: a warm-up call */
-        t0 = now();
+        t0 = bench_now();
         genie_pool_push(ctx);
         y = lin ? genie_linear(ctx, x, w, NULL) : genie_matmul(ctx, x, w);
         ok = genie_realize(ctx, 1, &y) == GENIE_OK;
         genie_pool_pop(ctx);
         if (i < 0) continue;
-        secs[reps] = now() - t0;
+        secs[reps] = bench_now() - t0;
         spent += secs[reps++];
     }
     if (!ok) printf("  genie failed: %s\n", genie_last_error(ctx));
     genie_ctx_destroy(ctx);
     free(v);
     if (!ok || reps == 0) return 0;
-    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
-    med = reps % 2 ? secs[reps / 2] : 0.5 * (secs[reps / 2 - 1] + secs[reps / 2]);
-    return med * 1e3;
+    return bench_median_mean(secs, reps) * 1e3;
 }
 static const char *arg(int argc, char **argv, const char *key) {
     const size_t kl = strlen(key);
