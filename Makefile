@@ -400,7 +400,7 @@ BENCH_CASES ?=
 # compile, so built only when changed).
 $(BUILD)/bench_%: bench/%.c genie.h bench/bench_util.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread $(BENCH_LIBS)
-$(BUILD)/bench_%_aten: bench/%_aten.cpp | $(BUILD)
+$(BUILD)/bench_%_aten: bench/%_aten.cpp bench/bench_util.h | $(BUILD)
 	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) $(ATEN_EXTRA)
 $(BUILD)/bench_gemm: BENCH_LIBS = $(OPENBLAS)
 $(BUILD)/bench_gemm $(BUILD)/bench_gemm_aten: bench/gemm_cases.h

@@ -76,7 +76,7 @@ static double copy_once(void *arg) {
     pthread_t th[GB_NTHREADS];
     int made[GB_NTHREADS] = {0}, i;
     size_t part = cp->n / (size_t)cp->threads;
-    double t0 = gb_now();
+    double t0 = bench_now();
     for (i = 0; i < cp->threads; i++) {
         ch[i].dst = cp->dst + (size_t)i * part;
         ch[i].src = cp->src + (size_t)i * part;
@@ -87,7 +87,7 @@ static double copy_once(void *arg) {
         if (!made[i]) copy_chunk(&ch[i]);
     for (i = 1; i < cp->threads; i++)
         if (made[i]) pthread_join(th[i], NULL);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 /* GB/s of memcpy of gb_stream_bytes at t threads, counted as bytes read + bytes written */
 static double copy_gbs(int threads) {
@@ -137,12 +137,12 @@ static genie_tensor *genie_op(genie_ctx *ctx, const gb_case *c, genie_tensor *x,
 static double genie_once(void *arg) { /* capture and realize anew, in a pool, with the next w */
     gb_genie *g = (gb_genie *)arg;
     genie_tensor *y, *w = g->w[g->next++ % g->nw];
-    double t0 = gb_now();
+    double t0 = bench_now();
     genie_pool_push(g->ctx);
     y = genie_op(g->ctx, g->c, g->x, w);
     genie_realize(g->ctx, 1, &y);
     genie_pool_pop(g->ctx);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 /* seconds of one call on the first `rows` rows of x */
 static double genie_probe(gb_genie *g, int64_t rows) {
@@ -228,7 +228,7 @@ static double blas_once(void *arg) {
     int M = (int)c->m, N = (int)c->n, K = (int)c->k;
     enum CBLAS_TRANSPOSE tb = c->kind == GB_LINEAR ? CblasTrans : CblasNoTrans;
     int ldb = c->kind == GB_LINEAR ? K : N;
-    double t0 = gb_now();
+    double t0 = bench_now();
     if (M == 1 && c->kind == GB_LINEAR && c->dt == GB_F32) /* decode: y [n] = w [n,k] x, what BLAS users call */
         cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, 1.0f, (float *)b, K, (float *)s->a, 1, 0.0f, (float *)s->out, 1);
     else if (M == 1 && c->dt == GB_F32) /* decode with a weight stored [in, out]: y [n] = b^T x */
@@ -237,7 +237,7 @@ static double blas_once(void *arg) {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, 1.0, (double *)s->a, K, (double *)b, ldb, 0.0, (double *)s->out, N);
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, 1.0f, (float *)s->a, K, (float *)b, ldb, 0.0f, (float *)s->out, N);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 #endif
 /* median seconds per OpenBLAS call at t threads; 0 where there is none (conv; bf16: Debian's
