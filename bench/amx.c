@@ -92,13 +92,6 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int 
     if (!ok || reps == 0) return 0;
     return bench_median_mean(secs, reps) * 1e3;
 }
-static const char *arg(int argc, char **argv, const char *key) {
-    const size_t kl = strlen(key);
-    int i;
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, kl) == 0 && argv[i][kl] == '=') return argv[i] + kl + 1;
-    return NULL;
-}
 static void fmt(char *buf, size_t n, double v) {
     if (v > 0) snprintf(buf, n, "%.1f", v);
     else snprintf(buf, n, "-");
@@ -106,7 +99,7 @@ static void fmt(char *buf, size_t n, double v) {
 
 int main(int argc, char **argv) {
     static const int64_t sizes[2] = {512, 2048};
-    const char *tv = arg(argc, argv, "torch_version");
+    const char *tv = bench_arg(argc, argv, "torch_version");
     genie_ctx *probe = test_ctx(GENIE_CPU_AUTO, 1);
     int s, t;
     printf("genie amx bench: genie CPU path \"%s\" (AMX %s)\n", genie_cpu_name(genie_cpu_path(probe)),
@@ -124,7 +117,7 @@ int main(int argc, char **argv) {
             const char *pv;
             double amx, avx, f32, pt;
             snprintf(key, sizeof key, "torch_bf16_%lld_%d", (long long)n, t);
-            pv = arg(argc, argv, key);
+            pv = bench_arg(argc, argv, key);
             pt = pv ? atof(pv) : 0;
             amx = genie_gflops(GENIE_CPU_AMX, t, GENIE_BF16, n);
             avx = genie_gflops(GENIE_CPU_AVX512, t, GENIE_BF16, n);

@@ -146,17 +146,6 @@ static void memory_of(const acase *c, int fused, int threads, double *heap_mib, 
     *tape_mib = (double)genie_get_stats(ctx).tape_peak_bytes / 1048576.0;
     genie_ctx_destroy(ctx);
 }
-/* the peer's seconds for name at threads (`name@threads=seconds`), 0 if none */
-static double aten_time(int argc, char **argv, const char *name, int threads) {
-    char key[96];
-    int i;
-    size_t n;
-    snprintf(key, sizeof key, "%s@%d=", name, threads);
-    n = strlen(key);
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, n) == 0) return atof(argv[i] + n);
-    return 0;
-}
 
 int main(int argc, char **argv) {
     size_t ci;
@@ -184,7 +173,7 @@ int main(int argc, char **argv) {
             genie_ctx_destroy(ctx);
             memory_of(c, 1, t, &hf, &pf);
             memory_of(c, 0, t, &hu, &pu);
-            ta = aten_time(argc, argv, c->name, t);
+            ta = bench_peer_time(argc, argv, c->name, t);
             printf("%-15s %3d | %9.3f %9.3f %7.1f %8.2f %8.2f | %9.3f %9.3f %7.1f %8.2f %8.2f | ", c->name, t, tf * 1e3, cf * 1e3,
                    flop / tf * 1e-9, hf, pf, tu * 1e3, cu * 1e3, flop / tu * 1e-9, hu, pu);
             if (ta > 0) printf("%9.3f %7.1f | %6.2fx %6.2fx\n", ta * 1e3, flop / ta * 1e-9, tu / tf, ta / tf);

@@ -1,10 +1,13 @@
-/* bench/bench_util.h - what every bench times with: the monotonic clock, and the median and
-   the least of an array of times. C99 and C++. clock_gettime is POSIX: a C includer defines
-   _POSIX_C_SOURCE >= 199309L before any header or builds with -pthread (as the Makefile's
-   bench rules do; glibc then declares it under -std=c99). */
+/* bench/bench_util.h - what every bench times with: the monotonic clock, the median and the
+   least of an array of times, and the key=value arguments that carry a peer's numbers (an
+   ATen or PyTorch peer's output passed on the command line). C99 and C++. clock_gettime is
+   POSIX: a C includer defines _POSIX_C_SOURCE >= 199309L before any header or builds with
+   -pthread (as the Makefile's bench rules do; glibc then declares it under -std=c99). */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* seconds on CLOCK_MONOTONIC (an arbitrary origin: only differences mean anything) */
@@ -37,5 +40,21 @@ static inline double bench_min(const double *t, int n) {
     for (i = 1; i < n; i++)
         if (t[i] < m) m = t[i];
     return m;
+}
+/* the text after "key=" in the first of argv[1..argc) that starts with it; NULL if none */
+static inline const char *bench_arg(int argc, char **argv, const char *key) {
+    const size_t k = strlen(key);
+    int i;
+    for (i = 1; i < argc; i++)
+        if (strncmp(argv[i], key, k) == 0 && argv[i][k] == '=') return argv[i] + k + 1;
+    return NULL;
+}
+/* the seconds an ATen peer printed as `name@threads=seconds` among the arguments; 0 if none */
+static inline double bench_peer_time(int argc, char **argv, const char *name, int threads) {
+    char key[96];
+    const char *v;
+    snprintf(key, sizeof key, "%s@%d", name, threads);
+    v = bench_arg(argc, argv, key);
+    return v ? atof(v) : 0;
 }
 #endif

@@ -30,18 +30,12 @@
 static int g_argc;
 static char **g_argv;
 static double peer(const char *key) { /* a PyTorch time in ms, or -1 */
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return atof(g_argv[i] + k + 1);
-    return -1;
+    const char *v = bench_arg(g_argc, g_argv, key);
+    return v ? atof(v) : -1;
 }
 static const char *peer_s(const char *key) {
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return g_argv[i] + k + 1;
-    return "-";
+    const char *v = bench_arg(g_argc, g_argv, key);
+    return v ? v : "-";
 }
 static void check(genie_ctx *ctx, const char *what) {
     if (genie_status(ctx) != GENIE_OK) {

@@ -257,24 +257,6 @@ static double blas_time(gb_blas *s, int threads, double target) {
 }
 
 /* ---- peers' results and printing ---- */
-/* seconds per call that bench/gemm_aten.cpp printed as `name@t=seconds`; 0 if none */
-static double aten_time(int argc, char **argv, const char *name, int threads) {
-    char key[64];
-    size_t n;
-    int i;
-    snprintf(key, sizeof key, "%s@%d=", name, threads);
-    n = strlen(key);
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, n) == 0) return atof(argv[i] + n);
-    return 0;
-}
-/* the text after `prefix` in the first argument that starts with it; NULL if none */
-static const char *arg_value(int argc, char **argv, const char *prefix) {
-    int i;
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], prefix, strlen(prefix)) == 0) return argv[i] + strlen(prefix);
-    return NULL;
-}
 static void cpu_model(char *out, size_t n) {
     char line[256];
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -336,7 +318,7 @@ static void put_header(gb_unit u) {
 
 int main(int argc, char **argv) {
     int quick = gb_quick(), i, j, u, last_unit = -1;
-    const char *aten = arg_value(argc, argv, "aten="), *pinned = arg_value(argc, argv, "aten_openblas_pinned=");
+    const char *aten = bench_arg(argc, argv, "aten"), *pinned = bench_arg(argc, argv, "aten_openblas_pinned");
     double target = quick ? 0.1 : 0.3, copy[GB_NTHREADS], secs[GB_NCASES][GB_NTHREADS];
     genie_ctx *ctx = genie_ctx_create(NULL);
     char cpu[128];
@@ -385,7 +367,7 @@ int main(int argc, char **argv) {
                    g.nw * gb_weight_bytes(c) / 1048576.0, c->m == 1 ? "; OpenBLAS runs sgemv" : "");
         for (j = 0; j < GB_NTHREADS; j++) {
             int t = gb_threads[j];
-            double gs, bs, as = aten_time(argc, argv, c->name, t);
+            double gs, bs, as = bench_peer_time(argc, argv, c->name, t);
             why[0] = 0;
             genie_set_num_threads(ctx, t);
             gs = secs[i][j] = genie_time(&g, target, why, sizeof why);

@@ -34,18 +34,12 @@ static int g_argc;
 static char **g_argv;
 static double peer_us(int k) {
     char key[16];
-    int i;
-    snprintf(key, sizeof key, "case%d=", k);
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, strlen(key)) == 0) return atof(g_argv[i] + strlen(key));
-    return -1;
+    const char *v;
+    snprintf(key, sizeof key, "case%d", k);
+    v = bench_arg(g_argc, g_argv, key);
+    return v ? atof(v) : -1;
 }
-static const char *peer_version(void) {
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], "torch=", 6) == 0) return g_argv[i] + 6;
-    return NULL;
-}
+static const char *peer_version(void) { return bench_arg(g_argc, g_argv, "torch"); }
 
 static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps, int released, int peer_case) {
     genie_ctx_desc desc;

@@ -126,13 +126,7 @@ static void check(genie_ctx *ctx, const char *what) {
 /* ---- the peer's line: key=value tokens ---- */
 static int g_argc;
 static char **g_argv;
-static const char *peer_s(const char *key) {
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return g_argv[i] + k + 1;
-    return NULL;
-}
+static const char *peer_s(const char *key) { return bench_arg(g_argc, g_argv, key); }
 static double peer_d(const char *key) { /* < 0: absent */
     const char *s = peer_s(key);
     return s ? atof(s) : -1.0;
