@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
     int t, m, r, f;
     if (!genie__cpu_runs(GENIE_CPU_AVX2) || !genie__avxvnni_runs()) {
         printf("skip: bench-qdot-avxvnni (this CPU has no %s)\n", genie__cpu_runs(GENIE_CPU_AVX2) ? "AVX-VNNI" : "AVX2");
+        free(x), free(d), free(y), free(q), free(s);
         return 0;
     }
     for (t = 0; t < KM; t++) x[t] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
