@@ -78,7 +78,7 @@ static double copy_time(char *dst, const char *src, size_t n, int nth, int fill)
         double t0 = bench_now();
         for (t = 0; t < nth; t++) {
             size_t lo = n / (size_t)nth * (size_t)t, hi = t == nth - 1 ? n : n / (size_t)nth * (size_t)(t + 1);
-            jobs[t].dst = dst + lo; jobs[t].src = src + lo; jobs[t].n = hi - lo; jobs[t].fill = fill;
+            jobs[t].dst = dst + lo; jobs[t].src = src ? src + lo : NULL; jobs[t].n = hi - lo; jobs[t].fill = fill;
             if (t) pthread_create(&th[t], NULL, run_job, &jobs[t]);
         }
         run_job(&jobs[0]);
