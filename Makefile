@@ -301,7 +301,7 @@ $(BUILD)/genie_cuda.o: genie_cuda.c genie_cuda.h genie.h | $(BUILD)
 $(BUILD)/test_cuda: tests/unit/test_cuda.c genie_cuda.c genie_cuda.h genie.h tests/programs/prog.c tests/programs/prog.h | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) tests/unit/test_cuda.c tests/programs/prog.c -o $@ $(CUDA_LIBS) -lm -pthread
 # the benchmark links genie_cuda.o like an application would (the link check of `make cuda`)
-$(BUILD)/bench_cuda: bench/cuda.c genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
+$(BUILD)/bench_cuda: bench/cuda.c bench/bench_util.h genie_cuda.h $(BUILD)/genie_cuda.o | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(CUDA_INC) bench/cuda.c $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) -lm -pthread
 # inside `make test-full`: no GPU needed (NVRTC compiles every generated kernel; selecting "cuda"
 # without a device is GENIE_ERR_BACKEND); no toolkit: one clear skip line
@@ -398,9 +398,9 @@ BENCH_CASES ?=
 # One build rule for every bench: bench/NAME.c -> $(BUILD)/bench_NAME (BENCH_LIBS per target) and
 # bench/NAME_aten.cpp -> $(BUILD)/bench_NAME_aten (its PyTorch eager peer; about a minute to
 # compile, so built only when changed).
-$(BUILD)/bench_%: bench/%.c genie.h | $(BUILD)
+$(BUILD)/bench_%: bench/%.c genie.h bench/bench_util.h | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $< -o $@ -lm -pthread $(BENCH_LIBS)
-$(BUILD)/bench_%_aten: bench/%_aten.cpp | $(BUILD)
+$(BUILD)/bench_%_aten: bench/%_aten.cpp bench/bench_util.h | $(BUILD)
 	$(CXX) -std=c++17 -O2 -I/usr/include/torch/csrc/api/include $< -o $@ $(ATEN_LIBS) $(ATEN_EXTRA)
 $(BUILD)/bench_gemm: BENCH_LIBS = $(OPENBLAS)
 $(BUILD)/bench_gemm $(BUILD)/bench_gemm_aten: bench/gemm_cases.h
@@ -549,7 +549,7 @@ $(BUILD)/genie-server-oldproto: tools/genie_server.c $(BUILD)/genie_remote.o $(R
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -DGR_VERSION=11 $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
-$(BUILD)/bench_remote: bench/remote.c tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
+$(BUILD)/bench_remote: bench/remote.c bench/bench_util.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) -O2 $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 # forks build/genie-server on 127.0.0.1 port 0 (slow-ish: in CI beside `make test`)
 test-remote: ## the remote backend against a forked genie-server on loopback

@@ -23,13 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static int one_call(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     genie_tensor *y;
     genie_result r;
@@ -38,10 +33,6 @@ static int one_call(genie_ctx *ctx, genie_tensor *a, genie_tensor *b) {
     r = genie_realize(ctx, 1, &y);
     genie_pool_pop(ctx);
     return r == GENIE_OK;
-}
-static int cmp_d(const void *x, const void *y) {
-    const double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
 }
 /* GFLOP/s of genie's [n,n] @ [n,n] in dt on path cpu at t threads (0: failed) */
 static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
@@ -58,17 +49,16 @@ static double genie_gflops(genie_cpu cpu, int t, genie_dtype dt, int64_t n) {
     b = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sh, v), dt);
     ok = genie_realize(ctx, 1, &a) == GENIE_OK && genie_realize(ctx, 1, &b) == GENIE_OK && one_call(ctx, a, b);
     while (ok && reps < 200 && (reps < 3 || spent < 0.5)) {
-        t0 = now();
+        t0 = bench_now();
         ok = one_call(ctx, a, b);
-        secs[reps] = now() - t0;
+        secs[reps] = bench_now() - t0;
         spent += secs[reps++];
     }
     if (!ok) printf("  genie failed: %s\n", genie_last_error(ctx));
     genie_ctx_destroy(ctx);
     free(v);
     if (!ok) return 0;
-    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
-    return 2.0 * (double)n * (double)n * (double)n / secs[0] * 1e-9;
+    return 2.0 * (double)n * (double)n * (double)n / bench_min(secs, reps) * 1e-9;
 }
 /* Median ms of y = x @ B (lin 0: B bf16 [K, N]) or linear(x, W) (lin 1: W bf16 [N, K]) for
    x f32 [m, K], N = K = n, on path cpu at t threads (0: failed). On amx, m > 16: x rounded to
@@ -77,7 +67,7 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int 
     genie_ctx *ctx = test_ctx(cpu, t);
     const int64_t sx[2] = {m, n}, sw[2] = {n, n};
     float *v = (float *)malloc((size_t)(n * n) * 4);
-    double secs[200], t0, spent = 0, med;
+    double secs[200], t0, spent = 0;
     genie_tensor *x, *w, *y;
     int64_t i;
     int reps = 0, ok = 1;
@@ -87,29 +77,20 @@ static double mixed_ms(genie_cpu cpu, int t, int lin, int64_t m, int64_t n, int 
     w = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F32, 2, sw, v), GENIE_BF16);
     ok = genie_realize(ctx, 1, &x) == GENIE_OK && genie_realize(ctx, 1, &w) == GENIE_OK;
     for (i = -1; ok && reps < 200 && (reps < 5 || spent < 0.5); i++) { /* i = -1: a warm-up call */
-        t0 = now();
+        t0 = bench_now();
         genie_pool_push(ctx);
         y = lin ? genie_linear(ctx, x, w, NULL) : genie_matmul(ctx, x, w);
         ok = genie_realize(ctx, 1, &y) == GENIE_OK;
         genie_pool_pop(ctx);
         if (i < 0) continue;
-        secs[reps] = now() - t0;
+        secs[reps] = bench_now() - t0;
         spent += secs[reps++];
     }
     if (!ok) printf("  genie failed: %s\n", genie_last_error(ctx));
     genie_ctx_destroy(ctx);
     free(v);
     if (!ok || reps == 0) return 0;
-    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
-    med = reps % 2 ? secs[reps / 2] : 0.5 * (secs[reps / 2 - 1] + secs[reps / 2]);
-    return med * 1e3;
-}
-static const char *arg(int argc, char **argv, const char *key) {
-    const size_t kl = strlen(key);
-    int i;
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, kl) == 0 && argv[i][kl] == '=') return argv[i] + kl + 1;
-    return NULL;
+    return bench_median_mean(secs, reps) * 1e3;
 }
 static void fmt(char *buf, size_t n, double v) {
     if (v > 0) snprintf(buf, n, "%.1f", v);
@@ -118,7 +99,7 @@ static void fmt(char *buf, size_t n, double v) {
 
 int main(int argc, char **argv) {
     static const int64_t sizes[2] = {512, 2048};
-    const char *tv = arg(argc, argv, "torch_version");
+    const char *tv = bench_arg(argc, argv, "torch_version");
     genie_ctx *probe = test_ctx(GENIE_CPU_AUTO, 1);
     int s, t;
     printf("genie amx bench: genie CPU path \"%s\" (AMX %s)\n", genie_cpu_name(genie_cpu_path(probe)),
@@ -136,7 +117,7 @@ int main(int argc, char **argv) {
             const char *pv;
             double amx, avx, f32, pt;
             snprintf(key, sizeof key, "torch_bf16_%lld_%d", (long long)n, t);
-            pv = arg(argc, argv, key);
+            pv = bench_arg(argc, argv, key);
             pt = pv ? atof(pv) : 0;
             amx = genie_gflops(GENIE_CPU_AMX, t, GENIE_BF16, n);
             avx = genie_gflops(GENIE_CPU_AVX512, t, GENIE_BF16, n);

@@ -62,6 +62,7 @@ static void *h_realloc(void *q, size_t n) {
 #define GENIE_FREE(p) h_free(p)
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#include "bench_util.h"
 
 typedef struct acase {
     const char *name;
@@ -74,16 +75,6 @@ static const acase cases[] = {
     {"decode", 8, 8, 1, 2048, 64, 0},
     {"decode_gqa", 8, 2, 1, 2048, 64, 0},
 };
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct inputs { genie_tensor *q, *k, *v, *mask; } inputs;
 static inputs make_inputs(genie_ctx *ctx, const acase *c) {
@@ -124,19 +115,17 @@ static double time_calls(genie_ctx *ctx, const acase *c, const inputs *in, int f
     genie_pool_pop(ctx);
     while (n < 200 && (n < 3 || total < 0.5)) {
         genie_pool_push(ctx);
-        t0 = now();
+        t0 = bench_now();
         c0 = cpu_now();
         r = attention(ctx, c, in, fused);
         genie_realize(ctx, 1, &r);
         u[n] = cpu_now() - c0;
-        t[n] = now() - t0;
+        t[n] = bench_now() - t0;
         total += t[n++];
         genie_pool_pop(ctx);
     }
-    qsort(t, (size_t)n, sizeof t[0], cmp_d);
-    qsort(u, (size_t)n, sizeof u[0], cmp_d);
-    *cpu = u[n / 2];
-    return t[n / 2];
+    *cpu = bench_median(u, n);
+    return bench_median(t, n);
 }
 /* Extra heap bytes of one call on a fresh context, and tape_peak_bytes. */
 static void memory_of(const acase *c, int fused, int threads, double *heap_mib, double *tape_mib) {
@@ -156,17 +145,6 @@ static void memory_of(const acase *c, int fused, int threads, double *heap_mib, 
     *heap_mib = (double)(heap_peak - before) / 1048576.0;
     *tape_mib = (double)genie_get_stats(ctx).tape_peak_bytes / 1048576.0;
     genie_ctx_destroy(ctx);
-}
-/* the peer's seconds for name at threads (`name@threads=seconds`), 0 if none */
-static double aten_time(int argc, char **argv, const char *name, int threads) {
-    char key[96];
-    int i;
-    size_t n;
-    snprintf(key, sizeof key, "%s@%d=", name, threads);
-    n = strlen(key);
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, n) == 0) return atof(argv[i] + n);
-    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -195,7 +173,7 @@ int main(int argc, char **argv) {
             genie_ctx_destroy(ctx);
             memory_of(c, 1, t, &hf, &pf);
             memory_of(c, 0, t, &hu, &pu);
-            ta = aten_time(argc, argv, c->name, t);
+            ta = bench_peer_time(argc, argv, c->name, t);
             printf("%-15s %3d | %9.3f %9.3f %7.1f %8.2f %8.2f | %9.3f %9.3f %7.1f %8.2f %8.2f | ", c->name, t, tf * 1e3, cf * 1e3,
                    flop / tf * 1e-9, hf, pf, tu * 1e3, cu * 1e3, flop / tu * 1e-9, hu, pu);
             if (ta > 0) printf("%9.3f %7.1f | %6.2fx %6.2fx\n", ta * 1e3, flop / ta * 1e-9, tu / tf, ta / tf);

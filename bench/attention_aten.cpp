@@ -7,11 +7,10 @@
 // products; its threads follow openblas_set_num_threads, weak so another BLAS still links).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <vector>
+#include "bench_util.h"
 
 extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
 
@@ -34,10 +33,6 @@ at::Tensor attention(const Case &c, const at::Tensor &q, const at::Tensor &k, co
     if (c.causal) s = s.masked_fill(mask, -INFINITY);
     return at::matmul(at::softmax(s, -1), v).view({1, c.H, c.L, c.E});
 }
-
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 }  // namespace
 
 int main() {
@@ -52,13 +47,12 @@ int main() {
             std::vector<double> ts;
             double total = 0;
             while (ts.size() < 200 && (ts.size() < 3 || total < 0.5)) {
-                double t0 = now();
+                double t0 = bench_now();
                 { at::Tensor r = attention(c, q, k, v, mask); }
-                ts.push_back(now() - t0);
+                ts.push_back(bench_now() - t0);
                 total += ts.back();
             }
-            std::sort(ts.begin(), ts.end());
-            std::printf("%s@%d=%.9g ", c.name, t, ts[ts.size() / 2]);
+            std::printf("%s@%d=%.9g ", c.name, t, bench_median(ts.data(), (int)ts.size()));
         }
     }
     std::printf("\n");

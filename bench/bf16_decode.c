@@ -9,16 +9,8 @@
 #include "tests/unit/testctx.h"
 #include "bench/copy_bw.h"
 #include <stdio.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmp_d(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 /* Median seconds of linear(x, W_c) over the copies c in turn; 0 on failure. */
 static double decode_s(genie_cpu cpu, int t, int64_t m, int64_t n, int64_t k, genie_dtype wdt) {
     genie_ctx *ctx = test_ctx(cpu, t);
@@ -38,10 +30,10 @@ static double decode_s(genie_cpu cpu, int t, int64_t m, int64_t n, int64_t k, ge
     }
     for (i = -copies; ok && reps < 400 && (i < 3 * copies || reps < 20); i++) { /* the first round warms up */
         genie_pool_push(ctx);
-        t0 = now();
+        t0 = bench_now();
         y = genie_linear(ctx, x, w[(i + copies) % copies], NULL);
         ok = genie_realize(ctx, 1, &y) == GENIE_OK;
-        if (i >= 0) secs[reps++] = now() - t0;
+        if (i >= 0) secs[reps++] = bench_now() - t0;
         genie_pool_pop(ctx);
     }
     if (!ok && ctx) printf("  genie failed: %s\n", genie_last_error(ctx));
@@ -49,8 +41,7 @@ static double decode_s(genie_cpu cpu, int t, int64_t m, int64_t n, int64_t k, ge
     free(v);
     free(w);
     if (!ok || reps == 0) return 0;
-    qsort(secs, (size_t)reps, sizeof secs[0], cmp_d);
-    return secs[reps / 2];
+    return bench_median(secs, reps);
 }
 
 int main(void) {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
 /* One thread's part of a pass: d and s its slices of n bytes (d NULL when it only reads), x what
    a read folds its bytes into (so the loads are not dropped). */
@@ -23,16 +23,13 @@ static double bw_best(void *(*fn)(void *), char *d, const char *s, size_t n, int
     for (r = 0; r < 4; r++) {
         pthread_t th[8];
         bw_part ps[8];
-        struct timespec t0, t1;
-        double t;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t = bench_now();
         for (i = 0; i < nth; i++) {
             ps[i].d = d ? d + part * (size_t)i : NULL, ps[i].s = s + part * (size_t)i, ps[i].n = part, ps[i].x = 0;
             pthread_create(&th[i], NULL, fn, &ps[i]);
         }
         for (i = 0; i < nth; i++) pthread_join(th[i], NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        t = bench_now() - t;
         if (moved / t > best) best = moved / t;
     }
     return best;

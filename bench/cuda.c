@@ -25,32 +25,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
 static int g_argc;
 static char **g_argv;
 static double peer(const char *key) { /* a PyTorch time in ms, or -1 */
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return atof(g_argv[i] + k + 1);
-    return -1;
+    const char *v = bench_arg(g_argc, g_argv, key);
+    return v ? atof(v) : -1;
 }
 static const char *peer_s(const char *key) {
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return g_argv[i] + k + 1;
-    return "-";
-}
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const char *v = bench_arg(g_argc, g_argv, key);
+    return v ? v : "-";
 }
 static void check(genie_ctx *ctx, const char *what) {
     if (genie_status(ctx) != GENIE_OK) {
@@ -64,13 +49,12 @@ static double time_ms(void (*fn)(void *), void *arg, int warm, int reps) {
     int i;
     for (i = 0; i < warm; i++) { fn(arg); cudaDeviceSynchronize(); }
     for (i = 0; i < reps && i < 64; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now();
         fn(arg);
         cudaDeviceSynchronize();
-        t[i] = now_ms() - t0;
+        t[i] = (bench_now() - t0) * 1e3;
     }
-    qsort(t, (size_t)i, sizeof(double), cmp_d);
-    return t[i / 2];
+    return bench_median(t, i);
 }
 static void ratio(char *buf, size_t n, double a, double b) {
     if (a > 0 && b > 0) snprintf(buf, n, "%.2fx", a / b);

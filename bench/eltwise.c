@@ -13,13 +13,7 @@
    [-10, 10] (y, and x of log and log1p, in (0, 20]). */
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
-#include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 typedef struct { const char *name; int kind; genie_dtype dt; } bench_op; /* kind 0 unary, 1 binary, 2 to bf16, 3 unary on x > 0 */
 static genie_tensor *run_op(genie_ctx *ctx, const bench_op *o, genie_tensor *x, genie_tensor *y) {
@@ -66,12 +60,12 @@ static double time_op(genie_cpu cpu, int threads, const bench_op *o, int64_t n, 
         genie_tensor *t;
         double t0;
         genie_pool_push(ctx);
-        t0 = now();
+        t0 = bench_now();
         t = run_op(ctx, o, x, y);
         genie_retain(t);
         genie_pool_pop(ctx); /* a chain's intermediates released: never written */
         genie_realize(ctx, 1, &t);
-        t0 = now() - t0;
+        t0 = bench_now() - t0;
         if (t0 < best) best = t0;
         genie_release(t);
     }

@@ -76,7 +76,7 @@ static double copy_once(void *arg) {
     pthread_t th[GB_NTHREADS];
     int made[GB_NTHREADS] = {0}, i;
     size_t part = cp->n / (size_t)cp->threads;
-    double t0 = gb_now();
+    double t0 = bench_now();
     for (i = 0; i < cp->threads; i++) {
         ch[i].dst = cp->dst + (size_t)i * part;
         ch[i].src = cp->src + (size_t)i * part;
@@ -87,7 +87,7 @@ static double copy_once(void *arg) {
         if (!made[i]) copy_chunk(&ch[i]);
     for (i = 1; i < cp->threads; i++)
         if (made[i]) pthread_join(th[i], NULL);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 /* GB/s of memcpy of gb_stream_bytes at t threads, counted as bytes read + bytes written */
 static double copy_gbs(int threads) {
@@ -137,12 +137,12 @@ static genie_tensor *genie_op(genie_ctx *ctx, const gb_case *c, genie_tensor *x,
 static double genie_once(void *arg) { /* capture and realize anew, in a pool, with the next w */
     gb_genie *g = (gb_genie *)arg;
     genie_tensor *y, *w = g->w[g->next++ % g->nw];
-    double t0 = gb_now();
+    double t0 = bench_now();
     genie_pool_push(g->ctx);
     y = genie_op(g->ctx, g->c, g->x, w);
     genie_realize(g->ctx, 1, &y);
     genie_pool_pop(g->ctx);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 /* seconds of one call on the first `rows` rows of x */
 static double genie_probe(gb_genie *g, int64_t rows) {
@@ -228,7 +228,7 @@ static double blas_once(void *arg) {
     int M = (int)c->m, N = (int)c->n, K = (int)c->k;
     enum CBLAS_TRANSPOSE tb = c->kind == GB_LINEAR ? CblasTrans : CblasNoTrans;
     int ldb = c->kind == GB_LINEAR ? K : N;
-    double t0 = gb_now();
+    double t0 = bench_now();
     if (M == 1 && c->kind == GB_LINEAR && c->dt == GB_F32) /* decode: y [n] = w [n,k] x, what BLAS users call */
         cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, 1.0f, (float *)b, K, (float *)s->a, 1, 0.0f, (float *)s->out, 1);
     else if (M == 1 && c->dt == GB_F32) /* decode with a weight stored [in, out]: y [n] = b^T x */
@@ -237,7 +237,7 @@ static double blas_once(void *arg) {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, 1.0, (double *)s->a, K, (double *)b, ldb, 0.0, (double *)s->out, N);
     else
         cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, M, N, K, 1.0f, (float *)s->a, K, (float *)b, ldb, 0.0f, (float *)s->out, N);
-    return gb_now() - t0;
+    return bench_now() - t0;
 }
 #endif
 /* median seconds per OpenBLAS call at t threads; 0 where there is none (conv; bf16: Debian's
@@ -257,24 +257,6 @@ static double blas_time(gb_blas *s, int threads, double target) {
 }
 
 /* ---- peers' results and printing ---- */
-/* seconds per call that bench/gemm_aten.cpp printed as `name@t=seconds`; 0 if none */
-static double aten_time(int argc, char **argv, const char *name, int threads) {
-    char key[64];
-    size_t n;
-    int i;
-    snprintf(key, sizeof key, "%s@%d=", name, threads);
-    n = strlen(key);
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], key, n) == 0) return atof(argv[i] + n);
-    return 0;
-}
-/* the text after `prefix` in the first argument that starts with it; NULL if none */
-static const char *arg_value(int argc, char **argv, const char *prefix) {
-    int i;
-    for (i = 1; i < argc; i++)
-        if (strncmp(argv[i], prefix, strlen(prefix)) == 0) return argv[i] + strlen(prefix);
-    return NULL;
-}
 static void cpu_model(char *out, size_t n) {
     char line[256];
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -336,7 +318,7 @@ static void put_header(gb_unit u) {
 
 int main(int argc, char **argv) {
     int quick = gb_quick(), i, j, u, last_unit = -1;
-    const char *aten = arg_value(argc, argv, "aten="), *pinned = arg_value(argc, argv, "aten_openblas_pinned=");
+    const char *aten = bench_arg(argc, argv, "aten"), *pinned = bench_arg(argc, argv, "aten_openblas_pinned");
     double target = quick ? 0.1 : 0.3, copy[GB_NTHREADS], secs[GB_NCASES][GB_NTHREADS];
     genie_ctx *ctx = genie_ctx_create(NULL);
     char cpu[128];
@@ -385,7 +367,7 @@ int main(int argc, char **argv) {
                    g.nw * gb_weight_bytes(c) / 1048576.0, c->m == 1 ? "; OpenBLAS runs sgemv" : "");
         for (j = 0; j < GB_NTHREADS; j++) {
             int t = gb_threads[j];
-            double gs, bs, as = aten_time(argc, argv, c->name, t);
+            double gs, bs, as = bench_peer_time(argc, argv, c->name, t);
             why[0] = 0;
             genie_set_num_threads(ctx, t);
             gs = secs[i][j] = genie_time(&g, target, why, sizeof why);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
 typedef enum { GB_MATMUL, GB_LINEAR, GB_CONV } gb_kind;
 typedef enum { GB_F32, GB_F64, GB_BF16 } gb_dtype;
@@ -113,15 +113,6 @@ static inline int gb_selected(const gb_case *c, int argc, char **argv, int quick
     return filters ? 0 : (!quick || c->quick);
 }
 
-static inline double gb_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static inline int gb_cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 #define GB_MAXREPS 2000
 /* repetitions after a warm-up call of `warm` seconds: enough for ~target seconds, at least
    3, at most GB_MAXREPS; 0 when the warm-up alone took >= 5 s (it is then the only sample) */
@@ -133,12 +124,10 @@ static inline int gb_reps(double warm, double target) {
 /* median seconds of `once` (which times one call and returns its seconds) after the warm-up
    call already made, which took `warm` seconds */
 static inline double gb_median(double (*once)(void *), void *arg, double warm, double target) {
-    double t[GB_MAXREPS], m;
+    double t[GB_MAXREPS];
     int i, n = gb_reps(warm, target);
     if (n == 0) return warm;
     for (i = 0; i < n; i++) t[i] = once(arg);
-    qsort(t, (size_t)n, sizeof t[0], gb_cmp);
-    m = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-    return m;
+    return bench_median_mean(t, n);
 }
 #endif

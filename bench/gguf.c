@@ -12,16 +12,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
 #define NN 4096
 #define KK 4096
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static uint64_t rs = 88172645463325252ull;
 static uint32_t rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (uint32_t)(rs >> 32); }
 static float frnd(void) { return (float)rnd() / 4294967296.0f * 2 - 1; }
@@ -94,10 +89,6 @@ static void write_file(const char *path) {
     }
     fclose(f);
 }
-static int cmpd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 /* 512 MiB written before a cold product: more than the last-level cache (300 MiB on the
    Xeons here), so the weight comes from memory as a model's layers do */
 static char *evict_buf;
@@ -116,14 +107,14 @@ static double time_linear(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, int 
         double a;
         genie_tensor *y;
         if (cold) evict();
-        a = now();
+        a = bench_now();
         genie_pool_push(ctx);
         y = genie_linear(ctx, x, w, NULL);
         if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
         genie_pool_pop(ctx);
-        t[r] = now() - a;
+        t[r] = bench_now() - a;
     }
-    qsort(t + 2, (size_t)(r - 2), sizeof(double), cmpd); /* two warm-up runs left out */
+    qsort(t + 2, (size_t)(r - 2), sizeof(double), bench_cmp_d); /* two warm-up runs left out */
     best = t[2];
     return best;
 }
@@ -134,9 +125,9 @@ static double copy_bw(void) {
     int r;
     memset(a, 1, n), memset(b, 2, n);
     for (r = 0; r < 5; r++) {
-        double t = now();
+        double t = bench_now();
         memcpy(b, a, n);
-        t = now() - t;
+        t = bench_now() - t;
         if (t < best) best = t;
         a[r] = b[n - 1 - r];
     }

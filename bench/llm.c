@@ -16,15 +16,9 @@
 #include "llm_weights.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <pthread.h>
 #include "copy_bw.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 typedef struct layer {
     genie_tensor *ln1w, *ln1b, *wqkv, *bqkv, *wo, *bo, *ln2w, *ln2b, *wfc, *bfc, *wpr, *bpr;
@@ -181,16 +175,16 @@ int main(int argc, char **argv) {
         int same = -1;
         model_init(&m, th);
         for (r = 0; r < reps; r++) {
-            double t = now(), p, d;
+            double t = bench_now(), p, d;
             int64_t ids[1];
             toks[0] = step(&m, prompt, 0, LLM_PROMPT);
-            p = LLM_PROMPT / (now() - t);
-            t = now();
+            p = LLM_PROMPT / (bench_now() - t);
+            t = bench_now();
             for (i = 0; i < LLM_DECODE; i++) {
                 ids[0] = toks[i];
                 toks[i + 1] = step(&m, ids, LLM_PROMPT + i, 1);
             }
-            d = LLM_DECODE / (now() - t);
+            d = LLM_DECODE / (bench_now() - t);
             if (p > bestp) bestp = p;
             if (d > bestd) bestd = d;
         }

@@ -17,23 +17,14 @@
 #include "genie.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static long minflt(double *sys) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     *sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     return ru.ru_minflt;
-}
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* kind 0: MLP [B,D] -> linear(D,H) -> gelu -> linear(H,O) -> softmax -> sum of squares;
@@ -43,18 +34,12 @@ static int g_argc;
 static char **g_argv;
 static double peer_us(int k) {
     char key[16];
-    int i;
-    snprintf(key, sizeof key, "case%d=", k);
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, strlen(key)) == 0) return atof(g_argv[i] + strlen(key));
-    return -1;
+    const char *v;
+    snprintf(key, sizeof key, "case%d", k);
+    v = bench_arg(g_argc, g_argv, key);
+    return v ? atof(v) : -1;
 }
-static const char *peer_version(void) {
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], "torch=", 6) == 0) return g_argv[i] + 6;
-    return NULL;
-}
+static const char *peer_version(void) { return bench_arg(g_argc, g_argv, "torch"); }
 
 static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps, int released, int peer_case) {
     genie_ctx_desc desc;
@@ -77,7 +62,7 @@ static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps,
     genie_realize(ctx, 5, all);
     f0 = minflt(&sys0);
     for (s = 0; s < steps; s++) {
-        double a = now();
+        double a = bench_now();
         genie_tensor *y;
         genie_pool_push(ctx);
         if (kind == 0) {
@@ -97,12 +82,12 @@ static void run(int kind, int64_t B, int64_t D, int64_t H, int64_t O, int steps,
             genie_read(ctx, y, GENIE_F32, &v, sizeof v);
             genie_pool_pop(ctx);
         }
-        t[s] = now() - a;
+        t[s] = bench_now() - a;
         if (s == 0) first = v;
         else if (v != first) printf("value changed at step %d\n", s);
     }
     f1 = minflt(&sys1);
-    qsort(t, (size_t)steps, sizeof(double), cmp);
+    qsort(t, (size_t)steps, sizeof(double), bench_cmp_d);
     printf("%-8s ", released ? "released" : "held");
     if (kind == 0)
         printf("MLP   B=%-3lld D=%-4lld H=%-4lld O=%-4lld  median %9.1f us  best %9.1f us  faults/step %7.2f  sys/step %7.1f us  (%d steps)",
@@ -129,16 +114,15 @@ static double bound_us(int64_t n, int steps) {
     int s;
     for (i = 0; i < n; i++) x[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f, out[i] = 0;
     for (s = 0; s < steps; s++) {
-        double a = now();
+        double a = bench_now();
         for (i = 0; i < n; i++) {
             float v = 1.0f - x[i] * 0.5f + x[i];
             out[i] = v > 0 ? v : 0;
         }
         for (i = 0, m = out[0]; i < n; i++) m = out[i] > m ? out[i] : m;
-        t[s] = now() - a;
+        t[s] = bench_now() - a;
     }
-    qsort(t, (size_t)steps, sizeof(double), cmp);
-    r = 1e6 * t[steps / 2] + (m < -1 ? 1 : 0);
+    r = 1e6 * bench_median(t, steps) + (m < -1 ? 1 : 0);
     free(x), free(out), free(t);
     return r;
 }

@@ -9,13 +9,7 @@
    or read the medians. */
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
-#include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 static volatile double sink;
 static int64_t iters_per_us = 1;
@@ -31,9 +25,9 @@ static void calibrate(void) { /* the fastest of 9 runs: the others lost the core
     double best = 1e9, t;
     int r;
     for (r = 0; r < 9; r++) {
-        t = now();
+        t = bench_now();
         spin_work(n);
-        t = now() - t;
+        t = bench_now() - t;
         if (t < best) best = t;
     }
     iters_per_us = (int64_t)((double)n / (best * 1e6));
@@ -47,10 +41,6 @@ static genie_result share_kernel(genie__kparams *p, int ith, int nth) {
     return GENIE_OK;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 /* median over reps of the time per job of `jobs` jobs, each after gap_us alone on the caller */
 static double per_job(struct genie__tpool *pool, int nth, double work_us, double gap_us, int jobs) {
     double t[7];
@@ -60,17 +50,16 @@ static double per_job(struct genie__tpool *pool, int nth, double work_us, double
     job_iters = (int64_t)(work_us * (double)iters_per_us);
     for (r = 0; r < 7; r++) {
         double total, alone = 0;
-        total = now();
+        total = bench_now();
         for (j = 0; j < jobs; j++) {
-            double g = now();
+            double g = bench_now();
             spin_work((int64_t)(gap_us * (double)iters_per_us));
-            alone += now() - g;
+            alone += bench_now() - g;
             genie__tpool_run(pool, share_kernel, &p, nth);
         }
-        t[r] = (now() - total - alone) / jobs;
+        t[r] = (bench_now() - total - alone) / jobs;
     }
-    qsort(t, 7, sizeof t[0], cmp_d);
-    return t[3];
+    return bench_median(t, 7);
 }
 
 int main(void) {

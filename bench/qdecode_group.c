@@ -17,21 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
 #define KK 1024
 #define ROUNDS 15
 #define REPS 200
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static int cmpd(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 static uint64_t rs = 88172645463325252ull;
 static uint32_t rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (uint32_t)(rs >> 32); }
 
@@ -53,7 +44,7 @@ static genie_tensor *wview(genie_ctx *ctx, const unsigned char *q, int64_t row0,
 }
 /* microseconds a realize of the products of x with ws[0..nw) (one tape), best of 3 of REPS */
 static double run(genie_ctx *ctx, genie_tensor *x, genie_tensor **ws, int nw) {
-    double t = now();
+    double t = bench_now();
     int r, i;
     for (r = 0; r < REPS; r++) {
         genie_tensor *y[4];
@@ -65,7 +56,7 @@ static double run(genie_ctx *ctx, genie_tensor *x, genie_tensor **ws, int nw) {
         }
         genie_pool_pop(ctx);
     }
-    return (now() - t) / REPS * 1e6;
+    return (bench_now() - t) / REPS * 1e6;
 }
 
 enum { QKV_SEP, QKV_CAT, GU_SEP, GU_CAT, Q1, KV1, UP1, NCASE };
@@ -107,10 +98,7 @@ int main(void) {
             genie_ctx_destroy(ctx);
         }
     for (th = 0; th < 2; th++)
-        for (c = 0; c < NCASE; c++) {
-            qsort(t[th][c], ROUNDS, sizeof(double), cmpd);
-            med[th][c] = t[th][c][ROUNDS / 2];
-        }
+        for (c = 0; c < NCASE; c++) med[th][c] = bench_median(t[th][c], ROUNDS);
     printf("bench-qdecode-group: Q4_0 decode products x [1, %d] w^T, median of %d alternated rounds (us a realize); load %.2f %.2f %.2f\n",
            KK, ROUNDS, la[0], la[1], la[2]);
     printf("%-28s %10s %10s %10s\n", "case", "1 thread", "2 threads", "t2 - t1/2");

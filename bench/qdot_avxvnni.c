@@ -13,13 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static uint64_t rs = 88172645463325252ull;
 static uint32_t rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (uint32_t)(rs >> 32); }
 static void load(const char *when) {
@@ -28,7 +23,6 @@ static void load(const char *when) {
     if (f) { if (!fgets(b, sizeof b, f)) b[0] = 0; fclose(f); }
     printf("load average %s: %s", when, b);
 }
-static int cmpd(const void *a, const void *b) { const double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 /* n weight bytes of blocks of type dt (Q8_0 34, Q4_0 18 bytes), random quants, scale 2^-10 */
 static unsigned char *blocks(int dt, size_t n) {
@@ -45,10 +39,10 @@ typedef void (*dot4_fn)(int dt, const unsigned char *w, ptrdiff_t rowb, int64_t 
 static double product(dot4_fn f, int dt, const unsigned char *w, int64_t N, int64_t K, const int8_t *q, const float *d, const int32_t *s,
                       float *y) {
     const ptrdiff_t rowb = (ptrdiff_t)(K / 32 * (dt == GENIE_Q8_0 ? 34 : 18));
-    const double t = now();
+    const double t = bench_now();
     int64_t c;
     for (c = 0; c < N; c += 4) f(dt, w + c * rowb, rowb, K / 32, q, d, s, y + c);
-    return now() - t;
+    return bench_now() - t;
 }
 
 int main(int argc, char **argv) {
@@ -63,6 +57,7 @@ int main(int argc, char **argv) {
     int t, m, r, f;
     if (!genie__cpu_runs(GENIE_CPU_AVX2) || !genie__avxvnni_runs()) {
         printf("skip: bench-qdot-avxvnni (this CPU has no %s)\n", genie__cpu_runs(GENIE_CPU_AVX2) ? "AVX-VNNI" : "AVX2");
+        free(x), free(d), free(y), free(q), free(s);
         return 0;
     }
     for (t = 0; t < KM; t++) x[t] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
@@ -92,10 +87,7 @@ int main(int argc, char **argv) {
                     }
                     tm[f][r] = best;
                 }
-            for (f = 0; f < 2; f++) {
-                qsort(tm[f], (size_t)r, sizeof(double), cmpd);
-                med[f] = tm[f][r / 2];
-            }
+            for (f = 0; f < 2; f++) med[f] = bench_median(tm[f], r); /* tm[f] sorted: its least and most below */
             printf("%-5s %-34s %9.1f (%5.1f) %4.0f-%-4.0f %9.1f (%5.1f) %4.0f-%-4.0f %7.2fx\n", names[t],
                    m ? "[4096,4096] from memory (ring)" : "[1024,1024] in L2", 1e6 * med[0], wb / med[0] / 1e9, 1e6 * tm[0][0],
                    1e6 * tm[0][r - 1], 1e6 * med[1], wb / med[1] / 1e9, 1e6 * tm[1][0], 1e6 * tm[1][r - 1], med[1] / med[0]);

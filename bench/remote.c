@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include "genie_remote_ucx.h"
 #include "tests/programs/llama_decode.h"
+#include "bench_util.h"
 
 /* cr: genie-server's CREDITs taken in (grx.credit); grx_put keeps to the window its WELCOME gave
    (peer_hello), as genie's client does; no window for the echo peers */
@@ -270,7 +271,6 @@ static void ctx_pair(const char *addr, genie_ctx **local, genie_ctx **remote) {
     d.backend_config = addr;
     *remote = genie_ctx_create(&d);
 }
-static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 /* After a first step: on a remote context (one that sent something), waits for the server's hash
    of the weights it sent unhashed (bytes genie holds go first and are hashed in the background),
    so later steps are timed without that hash beside them. */
@@ -300,7 +300,7 @@ static double mlp_ms(genie_ctx *c, int64_t m, int64_t k, int64_t hdim, int64_t o
         else settle(c);
     }
     *bytes = (genie_get_stats(c).remote_bytes_sent + genie_get_stats(c).remote_bytes_received - b0) / (uint64_t)steps;
-    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    qsort(t, (size_t)steps, sizeof t[0], bench_cmp_d);
     *best = t[0] * 1e3;
     free(out);
     return t[steps / 2] * 1e3;
@@ -350,7 +350,7 @@ static double qlinear_ms(genie_ctx *c, genie_dtype dt, int rows, int steps, uint
     *cpu = (genie_get_stats(c).backend_fallbacks - f0) / (uint64_t)steps;
     genie_release(w);
     free(wb);
-    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    qsort(t, (size_t)steps, sizeof t[0], bench_cmp_d);
     *best = t[0] * 1e3;
     return t[steps / 2] * 1e3;
 }
@@ -394,7 +394,7 @@ static double block_ms(genie_ctx *c, int64_t T, int steps, uint64_t *bytes, doub
         *bytes = (st.remote_bytes_sent + st.remote_bytes_received - b0) / (uint64_t)steps;
         *cpu = (st.backend_fallbacks - c0) / (uint64_t)steps;
     }
-    qsort(t, (size_t)steps, sizeof t[0], cmp_d);
+    qsort(t, (size_t)steps, sizeof t[0], bench_cmp_d);
     *best = t[0] * 1e3;
     free(out);
     return t[steps / 2] * 1e3;
@@ -432,7 +432,7 @@ static double decode_ms(genie_ctx *c, int steps, double *best, uint64_t *first, 
         *recv = (st.remote_bytes_received - r0) / (uint64_t)(steps - 1);
         *cpu = (st.backend_fallbacks - c0) / (uint64_t)(steps - 1);
     }
-    qsort(t + 1, (size_t)steps - 1, sizeof t[0], cmp_d);
+    qsort(t + 1, (size_t)steps - 1, sizeof t[0], bench_cmp_d);
     *best = t[1] * 1e3;
     return t[1 + (steps - 1) / 2] * 1e3;
 }
@@ -578,9 +578,9 @@ static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_result *res) {
         res->cpu = (st.backend_fallbacks - c0) / (uint64_t)(steps - 1);
         res->server_ms = (double)(server_ns(c) - ns0) / 1e6 / (steps - 1);
     }
-    qsort(tl + 1, (size_t)steps - 1, sizeof tl[0], cmp_d);
-    qsort(tr + 1, (size_t)steps - 1, sizeof tr[0], cmp_d);
-    qsort(td + 1, (size_t)steps - 1, sizeof td[0], cmp_d);
+    qsort(tl + 1, (size_t)steps - 1, sizeof tl[0], bench_cmp_d);
+    qsort(tr + 1, (size_t)steps - 1, sizeof tr[0], bench_cmp_d);
+    qsort(td + 1, (size_t)steps - 1, sizeof td[0], bench_cmp_d);
     res->local_ms = tl[1 + (steps - 1) / 2] * 1e3, res->local_best = tl[1] * 1e3;
     res->remote_ms = tr[1 + (steps - 1) / 2] * 1e3, res->remote_best = tr[1] * 1e3;
     res->diff_ms = td[1 + (steps - 1) / 2] * 1e3;

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <time.h>
 #include <pthread.h>
 
 /* Big blocks are kept for reuse (exact size), so repeated nodes touch warm pages. */
@@ -58,13 +57,9 @@ static void b_free(void *p) {
 #define GENIE_FREE(p) b_free(p)
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
+#include "bench_util.h"
 
 #define N 4096
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct { char *dst; const char *src; size_t n; int fill; } job;
 static void *run_job(void *a) {
@@ -80,15 +75,15 @@ static double copy_time(char *dst, const char *src, size_t n, int nth, int fill)
     for (r = 0; r < 6; r++) {
         pthread_t th[2];
         job jobs[2];
-        double t0 = now();
+        double t0 = bench_now();
         for (t = 0; t < nth; t++) {
             size_t lo = n / (size_t)nth * (size_t)t, hi = t == nth - 1 ? n : n / (size_t)nth * (size_t)(t + 1);
-            jobs[t].dst = dst + lo; jobs[t].src = src + lo; jobs[t].n = hi - lo; jobs[t].fill = fill;
+            jobs[t].dst = dst + lo; jobs[t].src = src ? src + lo : NULL; jobs[t].n = hi - lo; jobs[t].fill = fill;
             if (t) pthread_create(&th[t], NULL, run_job, &jobs[t]);
         }
         run_job(&jobs[0]);
         for (t = 1; t < nth; t++) pthread_join(th[t], NULL);
-        if (r && now() - t0 < best) best = now() - t0;
+        if (r && bench_now() - t0 < best) best = bench_now() - t0;
     }
     return best;
 }
@@ -117,9 +112,9 @@ static double node_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *w, genie_
         case C_VAR: y = genie_var(ctx, x, 3, dims, 1, 0); break;
         default: y = genie_amax(ctx, x, 3, dims, 0); break;
         }
-        t0 = now();
+        t0 = bench_now();
         if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
-        if (r && now() - t0 < best) best = now() - t0;
+        if (r && bench_now() - t0 < best) best = bench_now() - t0;
         genie_pool_pop(ctx);
     }
     return best;
@@ -139,7 +134,7 @@ static double seg_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *m, int op,
         genie_tensor *p, *y, *pt = NULL;
         double t0;
         genie_pool_push(ctx);
-        t0 = now();
+        t0 = bench_now();
         p = genie_mul(ctx, x, m);
         if (!fused && genie_realize(ctx, 1, &p) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
         y = op == SG_SUM ? genie_sum(ctx, p, 3, dims, 0) : op == SG_VAR ? genie_var(ctx, p, 3, dims, 1, 0)
@@ -147,7 +142,7 @@ static double seg_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *m, int op,
         genie_release(p); /* nothing holds the product: fused, it is never written */
         if (pt) genie_release(pt);
         if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
-        if (r && now() - t0 < best) best = now() - t0;
+        if (r && bench_now() - t0 < best) best = bench_now() - t0;
         genie_pool_pop(ctx);
     }
     return best;
@@ -198,7 +193,7 @@ static double group_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *m, genie
     for (r = 0; r < 6; r++) {
         genie_tensor *y = NULL, *t;
         genie_stats s0 = genie_get_stats(ctx);
-        double t0 = now();
+        double t0 = bench_now();
         for (s = 0; s < 3; s++) {
             t = stage(ctx, y, k, s, x, m, w, b);
             if (y) genie_release(y);
@@ -206,7 +201,7 @@ static double group_time(genie_ctx *ctx, genie_tensor *x, genie_tensor *m, genie
             if (!fused && genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
         }
         if (genie_realize(ctx, 1, &y) != GENIE_OK) { printf("error: %s\n", genie_last_error(ctx)); exit(1); }
-        if (r && now() - t0 < best) best = now() - t0;
+        if (r && bench_now() - t0 < best) best = bench_now() - t0;
         genie_release(y);
         *mb = (double)(genie_get_stats(ctx).bytes_total - s0.bytes_total) / 1e6;
     }

@@ -81,18 +81,8 @@ static void *cnt_realloc(void *q, size_t n) {
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
+#include "bench_util.h"
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* median seconds of reps calls of f after warm calls */
 static double median_s(int warm, int reps, void (*f)(void *), void *arg) {
@@ -101,12 +91,11 @@ static double median_s(int warm, int reps, void (*f)(void *), void *arg) {
     if (reps > 64) reps = 64;
     for (i = 0; i < warm; i++) f(arg);
     for (i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         f(arg);
-        t[i] = now() - t0;
+        t[i] = bench_now() - t0;
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmp_d);
-    return t[reps / 2];
+    return bench_median(t, reps);
 }
 
 /* The medians of f and g timed in turns (f, g, f, g, ...), so that both see the same
@@ -117,16 +106,14 @@ static void median_pair(int warm, int reps, void (*f)(void *), void *a, void (*g
     if (reps > 64) reps = 64;
     for (i = 0; i < warm; i++) f(a), g(b);
     for (i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         f(a);
-        t[0][i] = now() - t0;
-        t0 = now();
+        t[0][i] = bench_now() - t0;
+        t0 = bench_now();
         g(b);
-        t[1][i] = now() - t0;
+        t[1][i] = bench_now() - t0;
     }
-    qsort(t[0], (size_t)reps, sizeof t[0][0], cmp_d);
-    qsort(t[1], (size_t)reps, sizeof t[1][0], cmp_d);
-    *tf = t[0][reps / 2], *tg = t[1][reps / 2];
+    *tf = bench_median(t[0], reps), *tg = bench_median(t[1], reps);
 }
 
 static void check(genie_ctx *ctx, const char *what) {
@@ -139,13 +126,7 @@ static void check(genie_ctx *ctx, const char *what) {
 /* ---- the peer's line: key=value tokens ---- */
 static int g_argc;
 static char **g_argv;
-static const char *peer_s(const char *key) {
-    size_t k = strlen(key);
-    int i;
-    for (i = 1; i < g_argc; i++)
-        if (strncmp(g_argv[i], key, k) == 0 && g_argv[i][k] == '=') return g_argv[i] + k + 1;
-    return NULL;
-}
+static const char *peer_s(const char *key) { return bench_arg(g_argc, g_argv, key); }
 static double peer_d(const char *key) { /* < 0: absent */
     const char *s = peer_s(key);
     return s ? atof(s) : -1.0;
@@ -321,17 +302,16 @@ typedef struct {
     double capture_s[64]; /* of each run, for the median */
 } tiny_arg;
 static double tiny_capture_ns(tiny_arg *a) {
-    qsort(a->capture_s, (size_t)a->runs, sizeof a->capture_s[0], cmp_d);
-    return a->capture_s[a->runs / 2] * 1e9 / a->n;
+    return bench_median(a->capture_s, a->runs) * 1e9 / a->n;
 }
 static void tiny_run(void *p) {
     tiny_arg *a = (tiny_arg *)p;
     genie_tensor *t = a->t0;
-    double t0 = now();
+    double t0 = bench_now();
     int i;
     genie_pool_push(a->ctx);
     for (i = 0; i < a->n; i++) t = genie_add_scalar(a->ctx, t, 1.0);
-    if (a->runs < 64) a->capture_s[a->runs++] = now() - t0;
+    if (a->runs < 64) a->capture_s[a->runs++] = bench_now() - t0;
     if (a->held) {
         genie_realize(a->ctx, 1, &t);
         genie_pool_pop(a->ctx);
@@ -359,9 +339,9 @@ static double capture_ns(int n, int warm, double *bytes) {
     }
     genie_pool_push(ctx);
     b0 = g_alloc_bytes;
-    t1 = now();
+    t1 = bench_now();
     for (t = t0, i = 0; i < n; i++) t = genie_add_scalar(ctx, t, 1.0);
-    dt = now() - t1;
+    dt = bench_now() - t1;
     *bytes = (double)(g_alloc_bytes - b0) / n;
     check(ctx, "capture");
     genie_pool_pop(ctx);
@@ -527,8 +507,7 @@ int main(int argc, char **argv) {
                 s2 = genie_get_stats(bctx);
                 hits[i] = (double)s2.tape_plan_ns;
             }
-            qsort(hits, 9, sizeof hits[0], cmp_d);
-            plan_miss = (double)s1.tape_plan_ns, plan_hit = hits[4];
+            plan_miss = (double)s1.tape_plan_ns, plan_hit = bench_median(hits, 9);
             plan_hits = s2.tape_cache_hits - s1.tape_cache_hits;
         }
         check(bctx, "block");
@@ -637,15 +616,13 @@ int main(int argc, char **argv) {
         double cold[8], warm[8], bc = 0, bw = 0, pe = peer_d("add641") * 1e-9;
         for (i = 0; i < cap_reps; i++) cold[i] = capture_ns(n_cap, 0, &bc);
         for (i = 0; i < cap_reps; i++) warm[i] = capture_ns(n_cap, 1, &bw);
-        qsort(cold, (size_t)cap_reps, sizeof cold[0], cmp_d);
-        qsort(warm, (size_t)cap_reps, sizeof warm[0], cmp_d);
         printf("\n");
         snprintf(name, sizeof name, "capture %dk cold", n_cap / 1000);
         snprintf(note, sizeof note, "%.0f bytes/node allocated (GENIE_MALLOC hooks); eager computes a [64,64] add", bc);
-        row(name, 1, cold[cap_reps / 2] * 1e-9, pe, 0, "ns", 1e9, note);
+        row(name, 1, bench_median(cold, cap_reps) * 1e-9, pe, 0, "ns", 1e9, note);
         snprintf(name, sizeof name, "capture %dk warm", n_cap / 1000);
         snprintf(note, sizeof note, "%.0f bytes/node allocated (slabs reused after a pool pop)", bw);
-        row(name, 1, warm[cap_reps / 2] * 1e-9, pe, 0, "ns", 1e9, note);
+        row(name, 1, bench_median(warm, cap_reps) * 1e-9, pe, 0, "ns", 1e9, note);
     }
     if (!peer) printf("skip: PyTorch eager peer (libtorch-dev not installed, or no peer line given)\n");
     return 0;

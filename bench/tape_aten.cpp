@@ -13,21 +13,16 @@
 #include <ATen/Parallel.h>
 #include <torch/nn/modules/transformerlayer.h>
 #include <torch/utils.h>
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
+#include "bench_util.h"
 
 extern "C" {
 void openblas_set_num_threads(int n);
 char *openblas_get_corename(void);
-}
-
-static double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // median seconds of reps runs after warm warm-up runs
@@ -35,12 +30,11 @@ static double median_s(int warm, int reps, const std::function<void()> &f) {
     for (int i = 0; i < warm; i++) f();
     std::vector<double> t;
     for (int i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         f();
-        t.push_back(now() - t0);
+        t.push_back(bench_now() - t0);
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench_median(t.data(), (int)t.size());
 }
 
 struct Split { int torch, blas; };

@@ -7,13 +7,7 @@
 #define GENIE_IMPLEMENTATION
 #include "genie.h"
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 /* ns per op for n captures of op on a [64,64] tensor (views alternate transposes
    with slices/unsqueezes so every step changes the ViewSpec) */
@@ -30,7 +24,7 @@ static double capture_ns(int kind, int n, int warm) {
         t = t0t;
     }
     genie_pool_push(ctx);
-    t0 = now();
+    t0 = bench_now();
     for (i = 0; i < n; i++) {
         if (kind == 0) {
             switch (i & 3) {
@@ -43,7 +37,7 @@ static double capture_ns(int kind, int n, int warm) {
             t = genie_add_scalar(ctx, t, 1.0);
         }
     }
-    dt = now() - t0;
+    dt = bench_now() - t0;
     if (!t || genie_status(ctx) != GENIE_OK) printf("error: %s\n", genie_last_error(ctx));
     genie_pool_pop(ctx);
     genie_ctx_destroy(ctx);
@@ -57,10 +51,10 @@ static double read_ms(genie_ctx *ctx, genie_tensor *v) {
         double t0, dt, x;
         genie_tensor *s;
         genie_pool_push(ctx);
-        t0 = now();
+        t0 = bench_now();
         s = genie_sum(ctx, v, 0, NULL, 0);
         genie_item(ctx, s, &x);
-        dt = now() - t0;
+        dt = bench_now() - t0;
         genie_pool_pop(ctx);
         if (dt < best) best = dt;
     }
@@ -88,9 +82,9 @@ static double copy_ms(int form) {
         genie_tensor *y;
         genie_pool_push(ctx);
         y = genie_contiguous(ctx, form == 2 ? genie_permute(ctx, x, 3, perm) : genie_t(ctx, x));
-        t0 = now();
+        t0 = bench_now();
         genie_realize(ctx, 1, &y);
-        dt = now() - t0;
+        dt = bench_now() - t0;
         genie_pool_pop(ctx);
         if (dt < best) best = dt;
     }

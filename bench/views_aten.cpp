@@ -3,12 +3,8 @@
 // Built only where Debian's libtorch-dev is installed.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <chrono>
 #include <cstdio>
-
-static double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+#include "bench_util.h"
 
 int main() {
     const int n = 1000000;
@@ -18,7 +14,7 @@ int main() {
         at::Tensor t = at::zeros({64, 64});
         std::vector<at::Tensor> keep;
         keep.reserve(n);
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < n; i++) {
             switch (i & 3) {
             case 0: t = t.transpose(0, 1); break;
@@ -28,13 +24,13 @@ int main() {
             }
             keep.push_back(t); // genie's pool keeps every handle alive too
         }
-        view_ns = (now() - t0) * 1e9 / n;
+        view_ns = (bench_now() - t0) * 1e9 / n;
     }
     {
         at::Tensor t = at::zeros({64, 64});
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < n / 10; i++) t = t.add(1.0); // eager: each add also computes 4096 elements
-        add_ns = (now() - t0) * 1e9 / (n / 10);
+        add_ns = (bench_now() - t0) * 1e9 / (n / 10);
     }
     {
         at::Tensor x = at::randn({1024, 1024});
@@ -42,13 +38,13 @@ int main() {
         for (int i = 0; i < 99; i++) chain = (i & 1) ? chain.slice(0, 0, 1024, 1) : chain.transpose(0, 1);
         chain = chain.unsqueeze(0).squeeze(0).transpose(0, 1);
         for (int r = 0; r < 7; r++) {
-            double t0 = now();
+            double t0 = bench_now();
             double s = one.sum().item<double>();
-            double dt = now() - t0;
+            double dt = bench_now() - t0;
             r1 = dt < r1 ? dt : r1;
-            t0 = now();
+            t0 = bench_now();
             s += chain.sum().item<double>();
-            dt = now() - t0;
+            dt = bench_now() - t0;
             r100 = dt < r100 ? dt : r100;
             if (s != s) std::printf("nan\n");
         }
@@ -58,9 +54,9 @@ int main() {
         at::Tensor xs[3] = {at::randn({4096, 4096}), at::randn({3072, 768}), at::randn({128, 12, 64})};
         for (int f = 0; f < 3; f++)
             for (int r = 0; r < 7; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 at::Tensor y = f == 2 ? xs[f].permute({1, 0, 2}).contiguous() : xs[f].t().contiguous();
-                double dt = now() - t0;
+                double dt = bench_now() - t0;
                 cp[f] = dt < cp[f] ? dt : cp[f];
             }
     }
