@@ -18,7 +18,7 @@ TESTSRC  = tests/unit/test_main.c tests/unit/test_planner.c tests/unit/test_gemm
            tests/unit/test_safetensors_nommap.c tests/unit/test_roles.c tests/unit/test_threads.c
 TESTOBJ  = $(patsubst %.c,$(BUILD)/%.o,$(notdir $(TESTSRC)))
 
-.PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
+.PHONY: all run help test test-full test-build check asan valgrind examples install uninstall props cases bench bench-views bench-mlp bench-eltwise bench-gemm bench-rowwise bench-tape bench-attention bench-llm bench-save perf-report compile-checks benches clean torch torch-suite test-torch test-torch-opdb example-torch bench-torch print-testsrc
 .PHONY: cuda cuda-suite test-cuda bench-cuda
 .PHONY: fuzz-safetensors test-safetensors asan-safetensors valgrind-safetensors
 .PHONY: test-gguf fuzz-gguf asan-gguf bench-gguf
@@ -198,6 +198,7 @@ test-full: ## every suite at full size, the PyTorch bridge (its operator databas
 CHECK_STEP = t=$$(date +%s); echo "== make check: $(1)"; $(2) && echo "  check step: $(1) took $$(( $$(date +%s) - t )) s"
 check: | $(BUILD) ## everything CI runs: compile checks, the build matrix, asan, valgrind, a fuzz smoke, test-full
 	@$(call CHECK_STEP,compile-checks,$(MAKE) --no-print-directory compile-checks)
+	@$(call CHECK_STEP,benches,$(MAKE) --no-print-directory $(JOBS_FLAG) benches)
 	@$(call CHECK_STEP,matrix,env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL tests/matrix.sh)
 	@$(call CHECK_STEP,asan,$(MAKE) --no-print-directory $(JOBS_FLAG) asan)
 	@$(call CHECK_STEP,valgrind,$(MAKE) --no-print-directory $(JOBS_FLAG) valgrind)
@@ -406,6 +407,10 @@ $(BUILD)/bench_gemm: BENCH_LIBS = $(OPENBLAS)
 $(BUILD)/bench_gemm $(BUILD)/bench_gemm_aten: bench/gemm_cases.h
 $(BUILD)/bench_llm: bench/llm_weights.h bench/copy_bw.h
 $(BUILD)/bench_tape_aten: ATEN_EXTRA = -lopenblas
+# every C bench built, none run (make check: a bench that stops compiling shows in CI); bench_cuda
+# and bench_remote need their backends and build with make bench-cuda / bench-remote
+BENCHES_C = $(patsubst bench/%.c,$(BUILD)/bench_%,$(filter-out bench/cuda.c bench/remote.c,$(wildcard bench/*.c)))
+benches: $(BENCHES_C) ## build every C bench (none run)
 # $(call bench_run,NAME,PEER_ARGS,ARGS): runs bench_NAME ARGS, beside its ATen peer's numbers
 # (bench_NAME_aten PEER_ARGS, passed as arguments) where ATen is installed
 define bench_run
