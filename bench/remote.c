@@ -25,6 +25,7 @@
  *   GPT-2        16 greedy decode steps of a GPT-2-small-shaped model (random f32 weights, about
  *                500 MB, uploaded by step 1; the token chosen by argmax on the device): remote vs
  *                local, the weights' bytes, each later step's bytes each way */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
 #include "genie_remote.h"
@@ -587,11 +588,72 @@ static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_result *res) {
     return 0;
 }
 
+/* pid (0: this process's calling thread) on cpu alone, or on every CPU (cpu < 0) */
+static void pin(pid_t pid, int cpu) {
+    cpu_set_t set;
+    int k, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(&set);
+    for (k = 0; k < n && k < CPU_SETSIZE; k++)
+        if (cpu < 0 || k == cpu) CPU_SET(k, &set);
+    (void)sched_setaffinity(pid, sizeof set, &set);
+}
+
+/* The round trips, each the best of 2000 (rt: raw UCX's, PING's, an empty RUN + PING's, a
+   RUN_CACHED + GET's through genie, seconds); the echo peer runs on entry and is stopped after its row. */
+static void round_trips(peer *e, pid_t echo, peer *s, const char *addr, double rt[4]) {
+    int i;
+    float v0 = 1, v;
+    int64_t one[1] = {1};
+    best_rtt(e, GR_PING, NULL, 0, 200);
+    rt[0] = best_rtt(e, GR_PING, NULL, 0, 2000);
+    kill(echo, SIGSTOP); /* the echo peer polls without sleeping: stopped while genie-server is measured */
+    best_rtt(s, GR_PING, NULL, 0, 200);
+    rt[1] = best_rtt(s, GR_PING, NULL, 0, 2000);
+    { /* an empty RUN (no buffers, no ops), then PING: the RUN's handling plus a round trip */
+        uint8_t empty[8] = {0};
+        rt[2] = 1e9;
+        for (i = 0; i < 2000; i++) {
+            double t0 = grx_now();
+            grx_send(&s->x, s->ep, GR_RUN, ++s->req, empty, sizeof empty, grx_now() + 30, &s->dead);
+            if (peer_call(s, GR_PING, NULL, 0, NULL, 0) != GR_OK) { printf("FAIL empty RUN\n"); break; }
+            t0 = grx_now() - t0;
+            if (t0 < rt[2]) rt[2] = t0;
+        }
+    }
+    {
+        genie_ctx_desc d;
+        genie_ctx *c;
+        genie_tensor *x;
+        memset(&d, 0, sizeof d);
+        d.n_threads = 1;
+        d.backend = "remote";
+        d.backend_config = addr;
+        c = genie_ctx_create(&d);
+        x = genie_from_data(c, GENIE_F32, 1, one, &v0);
+        genie_realize(c, 1, &x);
+        rt[3] = 1e9;
+        for (i = 0; i < 2000; i++) {
+            double t0;
+            genie_tensor *y;
+            genie_pool_push(c);
+            t0 = grx_now();
+            y = genie_exp(c, x);
+            genie_read(c, y, GENIE_F32, &v, sizeof v);
+            t0 = grx_now() - t0;
+            if (t0 < rt[3]) rt[3] = t0;
+            genie_pool_pop(c);
+        }
+        if (genie_status(c) != GENIE_OK || genie_get_stats(c).backend_nodes < 2000) printf("FAIL the RUN loop: %s\n", genie_last_error(c));
+        genie_ctx_destroy(c);
+    }
+}
+
 int main(void) {
     int fds[2], eport = 0, lport = 0, sport = 0, i;
     pid_t echo, lecho, srv;
     peer e, el, s;
-    double raw_rtt, ping_rtt, empty_rtt, run_rtt, raw_bw, stream_bw, put_bw, usable_bw, fresh_bw, hashed_bw, pattern_bw, land_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
+    double rt[4], rtp[4] = {0, 0, 0, 0}, raw_bw, stream_bw, put_bw, usable_bw, fresh_bw, hashed_bw, pattern_bw, land_bw, hash_bw, tree1_bw, tree_bw, best_hashed = 1e9;
+    int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
     int hthreads = (int)sysconf(_SC_NPROCESSORS_ONLN) > 8 ? 8 : (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t big = (size_t)64 << 20;
     uint8_t *data = (uint8_t *)malloc(big), hash[32];
@@ -628,50 +690,14 @@ int main(void) {
     snprintf(addr, sizeof addr, "127.0.0.1:%d", sport);
     if (peer_open(&e, eport) || peer_open(&el, lport) || peer_open(&s, sport)) { printf("FAIL connect\n"); return 1; }
     if (peer_hello(&s) != 0) { printf("FAIL HELLO\n"); return 1; }
-    /* round trips: the best of 2000 */
-    best_rtt(&e, GR_PING, NULL, 0, 200);
-    raw_rtt = best_rtt(&e, GR_PING, NULL, 0, 2000);
-    kill(echo, SIGSTOP); /* the echo peer polls without sleeping: stopped while genie-server is measured */
-    best_rtt(&s, GR_PING, NULL, 0, 200);
-    ping_rtt = best_rtt(&s, GR_PING, NULL, 0, 2000);
-    { /* an empty RUN (no buffers, no ops), then PING: the RUN's handling plus a round trip */
-        uint8_t empty[8] = {0};
-        empty_rtt = 1e9;
-        for (i = 0; i < 2000; i++) {
-            double t0 = grx_now();
-            grx_send(&s.x, s.ep, GR_RUN, ++s.req, empty, sizeof empty, grx_now() + 30, &s.dead);
-            if (peer_call(&s, GR_PING, NULL, 0, NULL, 0) != GR_OK) { printf("FAIL empty RUN\n"); break; }
-            t0 = grx_now() - t0;
-            if (t0 < empty_rtt) empty_rtt = t0;
-        }
-    }
-    {
-        genie_ctx_desc d;
-        genie_ctx *c;
-        int64_t one[1] = {1};
-        float v0 = 1, v;
-        genie_tensor *x;
-        memset(&d, 0, sizeof d);
-        d.n_threads = 1;
-        d.backend = "remote";
-        d.backend_config = addr;
-        c = genie_ctx_create(&d);
-        x = genie_from_data(c, GENIE_F32, 1, one, &v0);
-        genie_realize(c, 1, &x);
-        run_rtt = 1e9;
-        for (i = 0; i < 2000; i++) {
-            double t0;
-            genie_tensor *y;
-            genie_pool_push(c);
-            t0 = grx_now();
-            y = genie_exp(c, x);
-            genie_read(c, y, GENIE_F32, &v, sizeof v);
-            t0 = grx_now() - t0;
-            if (t0 < run_rtt) run_rtt = t0;
-            genie_pool_pop(c);
-        }
-        if (genie_status(c) != GENIE_OK || genie_get_stats(c).backend_nodes < 2000) printf("FAIL the RUN loop: %s\n", genie_last_error(c));
-        genie_ctx_destroy(c);
+    /* round trips: the best of 2000, placed as the scheduler likes, then (2 CPUs or more) with
+       this process on CPU 0 and each peer on CPU 1, so that neither shares a core with the other */
+    round_trips(&e, echo, &s, addr, rt);
+    if (ncpu >= 2) {
+        kill(echo, SIGCONT);
+        pin(0, 0), pin(echo, 1), pin(srv, 1);
+        round_trips(&e, echo, &s, addr, rtp);
+        pin(0, -1), pin(echo, -1), pin(srv, -1);
     }
     /* 64 MiB: raw send + empty reply, against PUT (hash, send, the server hashes) + PING */
     kill(echo, SIGCONT);
@@ -773,10 +799,17 @@ int main(void) {
         if (f) fclose(f);
         printf("bench-remote (loopback, UCX_TLS=tcp; best of runs; 1-minute load %.2f)\n", l);
     }
-    printf("  %-44s %10.1f us\n", "raw UCX active-message round trip", raw_rtt * 1e6);
-    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie-server PING round trip", ping_rtt * 1e6, ping_rtt / raw_rtt);
-    printf("  %-44s %10.1f us  (%.2fx raw)\n", "empty RUN + PING", empty_rtt * 1e6, empty_rtt / raw_rtt);
-    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie step: RUN_CACHED (exp, 1 elem) + GET", run_rtt * 1e6, run_rtt / raw_rtt);
+    printf("  %-44s %10.1f us\n", "raw UCX active-message round trip", rt[0] * 1e6);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie-server PING round trip", rt[1] * 1e6, rt[1] / rt[0]);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "empty RUN + PING", rt[2] * 1e6, rt[2] / rt[0]);
+    printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie step: RUN_CACHED (exp, 1 elem) + GET", rt[3] * 1e6, rt[3] / rt[0]);
+    if (ncpu >= 2) {
+        printf("  %-44s %10.1f us  (this process on CPU 0, the peer on CPU 1)\n", "raw UCX round trip, pinned", rtp[0] * 1e6);
+        printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie-server PING round trip, pinned", rtp[1] * 1e6, rtp[1] / rtp[0]);
+        printf("  %-44s %10.1f us  (%.2fx raw)\n", "genie step: RUN_CACHED + GET, pinned", rtp[3] * 1e6, rtp[3] / rtp[0]);
+    } else {
+        printf("  skip: the pinned round trips (one CPU online)\n");
+    }
     printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: one message + reply", raw_bw);
     printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: 2 MiB messages + replies", stream_bw);
     printf("  %-44s %10.2f GB/s\n", "raw UCX 64 MiB: a PUT's messages + replies", pattern_bw);
