@@ -273,7 +273,8 @@ GR_FN ucs_status_ptr_t grx_start2(ucp_ep_h ep, int type, uint64_t id, const void
    begun to go (a peer that stopped reading: its socket full), so a send still going half a
    second after its cancel is ended by closing ep by force (its sends end with an error, so no
    request keeps reading the caller's header or payload); x->forced then names ep, which
-   grx_close_ep later skips. */
+   grx_close_ep later skips (one slot: a caller with several endpoints on x, the server, moves
+   the mark to its own record at once). */
 GR_FN ucs_status_t grx_wait(grx *x, ucp_ep_h ep, ucs_status_ptr_t r, double deadline, const volatile int *dead) {
     ucs_status_t s;
     double start, until;

@@ -109,6 +109,7 @@ typedef struct sv_client {
     ucp_ep_h ep;
     int id, state;        /* 0: waiting for HELLO, 1: for AUTH, 2: ready, 3: closing */
     int failed;           /* the endpoint reported an error */
+    int ep_closed;        /* grx_wait closed the endpoint by force (a send the client never took): nothing left to close */
     uint8_t challenge[GR_NONCE_BYTES], nonce[GR_NONCE_BYTES];
     genie_ctx *g;
     sv_buf *bufs[SV_BUCKETS];
@@ -481,6 +482,10 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
         return;
     }
     st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + 30.0, &c->failed);
+    if (s->x.forced == c->ep) { /* this client's endpoint is gone: its own mark, so another client's forced close cannot overwrite it */
+        s->x.forced = NULL;
+        c->ep_closed = 1;
+    }
     if (st != UCS_OK) {
         c->failed = 1;
         c->why = "a send failed";
@@ -1886,7 +1891,7 @@ static void sv_client_free(sv *s, sv_client *c) {
            (unsigned long long)c->lazy_reads, (unsigned long long)c->mid_stores, (unsigned long long)c->dead_skipped);
     fflush(stdout);
     grx_drop(&s->x, c->ep);
-    grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */
+    if (!c->ep_closed) grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */
     grx_drop(&s->x, c->ep);
     for (i = 0; i < SV_BUCKETS; i++)
         while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
