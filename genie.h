@@ -4043,8 +4043,14 @@ static int genie__ncpu(void) {
     GetSystemInfo(&si);
     return (int)si.dwNumberOfProcessors;
 #else
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    static int online; /* read once a process: glibc's sysconf reads /sys (3 system calls) each time */
+    int n = GENIE__LOAD(&online);
+    if (!n) {
+        long v = sysconf(_SC_NPROCESSORS_ONLN);
+        n = v < 1 ? 1 : v > 256 ? 256 : (int)v;
+        GENIE__STORE(&online, n);
+    }
+    return n;
 #endif
 }
 /* The threads a context runs with: n_threads, 0 = all cores. */

@@ -45,6 +45,7 @@
 #include <sched.h>
 #include "genie_remote_ucx.h"
 
+#define RC_POLL_GAP 100e-6 /* the most time between two gathered ops' progress calls (rc_check_async_op) */
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
 #define RC_SPIN_S 100e-6 /* a wait for a reply polls at most this long (grx_spin), then sleeps until UCX has an event */
@@ -99,6 +100,7 @@ typedef struct rc_state {
     struct rc_recent { uint8_t *bytes; size_t n, cap; uint8_t hash[GR_HASH_BYTES]; } recent[RC_RECENT];
     int recent_next;
     double timeout;         /* seconds */
+    double polled;          /* grx_now() of rc_check_async_op's last progress */
     /* the content hashes of the buffers uploaded above RC_HAS_MIN, by id (rc_hent) */
     struct rc_hent *hents;
     size_t hcap, hn, hpending, hwait; /* slots (a power of 2, or 0), entries, entries pending, entries with wait_req */
@@ -297,6 +299,17 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
         return e;
     }
     return r->dead ? rc_lost(r, msg, what) : GENIE_OK;
+}
+/* rc_check_async for each gathered op: UCX's progress (a system call on TCP) at most every
+   RC_POLL_GAP seconds; an error already received is reported at once. */
+static genie_result rc_check_async_op(rc_state *r, const char *what, char *msg) {
+    double now = grx_now();
+    if (now - r->polled >= RC_POLL_GAP) {
+        r->polled = now;
+        return rc_check_async(r, what, msg);
+    }
+    if (r->async_err[0] || r->dead) return rc_check_async(r, what, msg);
+    return GENIE_OK;
 }
 /* Waits for the reply to req: *out is a message of type `type` (the caller frees it). */
 static genie_result rc_wait(rc_state *r, uint64_t req, int type, grx_msg **out, const char *what, char *msg) {
@@ -907,7 +920,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
     uint32_t nops = g ? (uint32_t)g->nops : 1;
     uint64_t work = rc_work(n, g); /* <= max_run_work (rc_supports) */
     int j, checked = !g && rc_lookup(rc_wire_op(n->op)) && !rc_idx_safe(r, n, rc_wire_op(n->op));
-    if ((e = rc_check_async(r, "RUN", msg)) != GENIE_OK) return e;
+    if ((e = rc_check_async_op(r, "RUN", msg)) != GENIE_OK) return e;
     if (r->hpending) { /* after a reconnect: what this RUN reads, sent again first */
         if (g)
             for (j = 0; j < g->nin && e == GENIE_OK; j++) e = rc_refresh(r, g->src[j]->buf, msg);
@@ -958,7 +971,9 @@ static void rc_free(void *state, genie__buf *b) {
     if (b->dev) rc_hdel(r, (uint64_t)(uintptr_t)b->dev);
     b->dev = NULL;
 }
-/* Sends b's host bytes to the server as buffer b->dev (one PUT, or PUT_PARTs and a PUT).
+/* Sends b's host bytes to the server as buffer b->dev (one PUT, or PUT_PARTs and a PUT), ahead
+   of the RUN being gathered unless that RUN names b->dev (then the RUN goes first: the server
+   handles a client's messages in order, so its ops see the buffer as they were gathered).
    Up to RC_HAS_MIN: hashed first, one PUT, nothing kept. Above it:
    - known (a reconnect's kept hash), or the caller's memory (an external buffer: from_blob,
      which is how mapped safetensors/GGUF weights and torch's tensors come; other processes
@@ -971,10 +986,12 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     uint8_t hash[GR_HASH_BYTES];
     uint64_t id = (uint64_t)(uintptr_t)b->dev;
     int nth = genie__ctx_threads(r->ctx), big = b->bytes > RC_HAS_MIN, first = big && !known && !b->external;
+    uint32_t slot_hash;
     genie_result e;
     gr_wr w;
     ucs_status_t s;
-    if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK) return e;
+    if (r->run_nops && rc_slot_find(r, id, &slot_hash) >= 0 && (e = rc_flush(r, msg)) != GENIE_OK) return e;
     if (known) memcpy(hash, known, sizeof hash);
     else if (first) memset(hash, 0, sizeof hash); /* none claimed */
     else if (gr_content_hash(b->data, b->bytes, hash, nth) != 0) return rc_fail(r, msg, "PUT: out of memory");
