@@ -549,9 +549,9 @@ $(BUILD)/genie-server: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDR
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/genie-server-cuda: tools/genie_server.c $(BUILD)/genie_cuda.o genie_cuda.h $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(CUDA_INC) $(REMOTE_CFLAGS) -DGENIE_SERVER_CUDA $< $(BUILD)/genie_cuda.o -o $@ $(CUDA_LIBS) $(REMOTE_LIBS)
-# a server of protocol version 11 (the last before this one): test_remote checks the client names the mismatch
+# a server of protocol version 12 (the last before this one): test_remote checks the client names the mismatch
 $(BUILD)/genie-server-oldproto: tools/genie_server.c $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
-	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -DGR_VERSION=11 $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
+	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) -DGR_VERSION=12 $< $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/test_remote: tests/unit/test_remote.c tests/programs/prog.c tests/programs/prog.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)
 	$(CC) $(STD) $(CFLAGS) $(WARN) -I. $(REMOTE_CFLAGS) tests/unit/test_remote.c tests/programs/prog.c $(BUILD)/genie_remote.o -o $@ $(REMOTE_LIBS)
 $(BUILD)/bench_remote: bench/remote.c bench/bench_util.h tests/programs/llama_decode.h $(BUILD)/genie_remote.o $(REMOTE_HDRS) | $(BUILD)

@@ -389,8 +389,11 @@ static void rc_mark_dead(rc_state *r) {
         s->later = o->inplace ? 2 : 1;
     }
 }
-/* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers). */
-static genie_result rc_flush(rc_state *r, char *msg) {
+/* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers).
+   get (24 bytes: a GET's id, lo, hi, or NULL): a read to send with a RUN_CACHED, as one
+   RUN_CACHED_GET whose GET is the request id after the RUN's (r->next_req once sent); *get_sent
+   says whether it went (not for a first RUN, nor when nothing was gathered). */
+static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent, char *msg) {
     gr_wr w;
     uint32_t i;
     genie_result e;
@@ -422,7 +425,14 @@ static genie_result rc_flush(rc_state *r, char *msg) {
                 }
             }
             for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
-            if (known) {
+            if (known && get) {
+                uint8_t head[GR_HASH_BYTES + 24];
+                memcpy(head, hash, GR_HASH_BYTES);
+                memcpy(head + GR_HASH_BYTES, get, 24);
+                e = rc_send2(r, GR_RUN_CACHED_GET, r->last_run = ++r->next_req, head, sizeof head, r->slots.p, r->slots.n, "RUN_CACHED_GET", msg);
+                ++r->next_req; /* the GET's */
+                *get_sent = e == GENIE_OK;
+            } else if (known) {
                 e = rc_send2(r, GR_RUN_CACHED, r->last_run = ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
             } else {
                 e = rc_send2(r, GR_RUN, r->last_run = ++r->next_req, r->slots.p, r->slots.n, r->run.p, r->run.n, "RUN", msg);
@@ -456,6 +466,7 @@ static genie_result rc_flush(rc_state *r, char *msg) {
     gr_wr_free(&w);
     return e;
 }
+static genie_result rc_flush(rc_state *r, char *msg) { return rc_flush_get(r, NULL, NULL, msg); }
 
 
 /* ---- the backend's calls ---- */
@@ -1058,7 +1069,8 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     grx_msg *m = NULL;
     genie_result e;
     gr_wr w;
-    if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK || (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    int sent = 0;
+    if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK) return e;
     memset(&w, 0, sizeof w);
     gr_w64(&w, (uint64_t)(uintptr_t)b->dev);
     gr_w64(&w, lo);
@@ -1066,7 +1078,8 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "GET: out of memory"); }
     memcpy(get, w.p, sizeof get);
     gr_wr_free(&w);
-    if ((e = rc_send(r, GR_GET, ++r->next_req, get, sizeof get, "GET", msg)) != GENIE_OK ||
+    if ((e = rc_flush_get(r, get, &sent, msg)) != GENIE_OK) return e; /* a repeated step's RUN carries the GET */
+    if ((!sent && (e = rc_send(r, GR_GET, ++r->next_req, get, sizeof get, "GET", msg)) != GENIE_OK) ||
         (e = rc_wait(r, r->next_req, GR_DATA, &m, "GET", msg)) != GENIE_OK)
         return e;
     if (m->len != hi - lo) {

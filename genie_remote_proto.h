@@ -29,7 +29,7 @@
 
 #define GR_MAGIC 0x4d524e47u /* "GNRM" in little-endian byte order */
 #ifndef GR_VERSION /* (test_remote builds a server of another version to see it refused) */
-#define GR_VERSION 12
+#define GR_VERSION 13
 #endif
 #define GR_HDR_BYTES 24
 #define GR_HASH_BYTES 32
@@ -86,6 +86,9 @@ enum gr_type {
     GR_HASHED,      /* s->c: u64 id, hash[32]: the server's hash of a PUT that claimed none (the PUT's request id) */
     GR_CREDIT,      /* s->c: u64 taken: the PUT and PUT_PART payload bytes taken off the server's queue so far
                        (request id 0; gr_credit_decode) */
+    GR_RUN_CACHED_GET, /* c->s: tape hash[32], u64 id, u64 lo, u64 hi, u32 nslots, nslots x u64 buffer id: a
+                          RUN_CACHED under the header's request id, then a GET of [lo, hi) of buffer id under
+                          that id + 1 (its DATA or ERROR): a repeated step and its read in one message */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -941,6 +944,19 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN_CACHED: truncated hash");
         if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
         if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED: bytes after its buffer table"); }
+        return 0;
+    }
+    case GR_RUN_CACHED_GET: { /* RUN_CACHED's fields around GET's */
+        int rc;
+        m->hash = gr_take(&r, GR_HASH_BYTES);
+        m->buf = gr_u64(&r);
+        m->lo = gr_u64(&r);
+        m->hi = gr_u64(&r);
+        if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN_CACHED_GET: truncated before its buffer table");
+        if (m->buf == 0) GR__BAD(GR_E_MALFORMED, "RUN_CACHED_GET: buffer id 0");
+        if (m->lo > m->hi || m->hi > GR_MAX_BUF) GR__BAD(GR_E_LIMIT, "RUN_CACHED_GET: a range out of order or over the size limit");
+        if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
+        if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED_GET: bytes after its buffer table"); }
         return 0;
     }
     case GR_BYE: case GR_PING: case GR_STATS:

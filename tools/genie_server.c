@@ -1416,6 +1416,17 @@ static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
     c->ntapes++;
 }
 
+/* A GET (request id req) of bytes [lo, hi) of c's buffer id: DATA, or ERROR for a buffer that is
+   unknown, failed, shorter than hi, or a range over the payload limit. */
+static void sv_get(sv *s, sv_client *c, uint64_t req, uint64_t id, uint64_t lo, uint64_t hi) {
+    sv_buf *b = sv_buf_find(c, id);
+    if (!b || (!b->data && !b->err)) sv_error(s, c, req, GR_E_BUFFER, "GET: no such buffer");
+    else if (b->err) sv_error(s, c, req, GR_E_OP, b->err);
+    else if (hi > b->size) sv_error(s, c, req, GR_E_BUFFER, "GET: a range past the buffer's end");
+    else if (hi - lo > s->x.max_payload) sv_error(s, c, req, GR_E_LIMIT, "GET: a range over the payload limit");
+    else sv_send(s, c, GR_DATA, req, b->data + lo, (size_t)(hi - lo));
+}
+
 /* ---- one message ---- */
 static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     gr_hdr h;
@@ -1620,7 +1631,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         gr_run_free(&q.run);
         if (!c->busy) sv_evict(s); /* a job's: the loop evicts after it */
         break;
-    case GR_RUN_CACHED: {
+    case GR_RUN_CACHED: case GR_RUN_CACHED_GET: {
         int k;
         for (k = 0; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
@@ -1633,18 +1644,11 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_run(s, c, h.id, &q.run);
         }
         gr_run_free(&q.run);
+        if (h.type == GR_RUN_CACHED_GET) sv_get(s, c, h.id + 1, q.buf, q.lo, q.hi); /* as a GET after it: the id after the RUN's */
         if (!c->busy) sv_evict(s);
         break;
     }
-    case GR_GET: {
-        sv_buf *b = sv_buf_find(c, q.buf);
-        if (!b || (!b->data && !b->err)) { sv_error(s, c, h.id, GR_E_BUFFER, "GET: no such buffer"); break; }
-        if (b->err) { sv_error(s, c, h.id, GR_E_OP, b->err); break; }
-        if (q.hi > b->size) { sv_error(s, c, h.id, GR_E_BUFFER, "GET: a range past the buffer's end"); break; }
-        if (q.hi - q.lo > s->x.max_payload) { sv_error(s, c, h.id, GR_E_LIMIT, "GET: a range over the payload limit"); break; }
-        sv_send(s, c, GR_DATA, h.id, b->data + q.lo, (size_t)(q.hi - q.lo));
-        break;
-    }
+    case GR_GET: sv_get(s, c, h.id, q.buf, q.lo, q.hi); break;
     case GR_FREE: {
         uint32_t k;
         for (k = 0; k < q.nfree; k++) sv_buf_free(s, c, gr_free_id(&q, k));
@@ -1697,12 +1701,13 @@ static int sv_msg_work(sv_client *c, const grx_msg *m, uint64_t *work) {
     int k = 0;
     *work = 0;
     if (c->state != 2 || m->oversized || m->failed || m->refused || gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) != 0) return 0;
-    if (h.type != GR_RUN && h.type != GR_RUN_CACHED) return 0;
+    if (h.type != GR_RUN && h.type != GR_RUN_CACHED && h.type != GR_RUN_CACHED_GET) return 0;
     memset(&run, 0, sizeof run);
     if (h.type == GR_RUN) {
         if (gr_run_decode(m->data, m->len, &run, why) == 0) *work = sv_run_work(&run);
-    } else if (m->len >= GR_HASH_BYTES) {
-        gr_rd r = gr_rd_init((const uint8_t *)m->data + GR_HASH_BYTES, m->len - GR_HASH_BYTES);
+    } else if (m->len >= GR_HASH_BYTES + (h.type == GR_RUN_CACHED_GET ? 24 : 0)) { /* the buffer table after the hash (and the GET's fields) */
+        const size_t at = GR_HASH_BYTES + (h.type == GR_RUN_CACHED_GET ? 24 : 0);
+        gr_rd r = gr_rd_init((const uint8_t *)m->data + at, m->len - at);
         for (; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, m->data, GR_HASH_BYTES) == 0) break;
         if (k < c->ntapes) {

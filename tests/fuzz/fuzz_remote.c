@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (type == GR_HAS || type == GR_PUT) fr_check(m.buf != 0 && m.bytes <= m.cap && m.cap <= GR_MAX_BUF, "HAS/PUT: bounds");
     if (type == GR_PUT) fr_check(m.bytes == size - 1 - 48, "PUT: byte count");
-    if (type == GR_GET) fr_check(m.lo <= m.hi && m.hi <= GR_MAX_BUF, "GET: range");
+    if (type == GR_GET || type == GR_RUN_CACHED_GET) fr_check(m.buf != 0 && m.lo <= m.hi && m.hi <= GR_MAX_BUF, "GET: range");
     if (type == GR_PUT_PART)
         fr_check(m.buf != 0 && m.bytes > 0 && m.bytes % GR_LEAF_BYTES == 0 && m.lo % GR_LEAF_BYTES == 0 && m.cap <= GR_MAX_BUF &&
                      m.lo <= m.cap && m.bytes <= m.cap - m.lo && m.bytes == size - 1 - 24,
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         gr_run_free(&again);
         gr_wr_free(&w);
     }
-    if (type == GR_RUN || type == GR_RUN_CACHED) {
+    if (type == GR_RUN || type == GR_RUN_CACHED || type == GR_RUN_CACHED_GET) {
         fr_check(m.run.nslots <= GR_MAX_SLOTS, "RUN: slot count");
         for (i = 0; i < m.run.nslots; i++) fr_check(m.run.ids[i] != 0, "RUN: buffer id 0");
         gr_run_free(&m.run);

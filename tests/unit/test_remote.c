@@ -175,6 +175,52 @@ static int decode_one(const gr_op *o, gr_run *run, char *why) {
     gr_wr_free(&w);
     return rc;
 }
+/* RUN_CACHED_GET's payload: hash, buffer id, lo, hi, then n slots of ids (5, 9, ...); its bytes in w */
+static void w_run_cached_get(gr_wr *w, uint64_t id, uint64_t lo, uint64_t hi, uint32_t n) {
+    uint32_t k;
+    memset(w, 0, sizeof *w);
+    gr_wbytes(w, "0123456789abcdef0123456789abcdef", 32);
+    gr_w64(w, id);
+    gr_w64(w, lo);
+    gr_w64(w, hi);
+    gr_w32(w, n);
+    for (k = 0; k < n; k++) gr_w64(w, 5 + 4 * (uint64_t)k);
+}
+/* RUN_CACHED_GET decoded: its hash, GET fields and buffer table; every truncation, a buffer id 0,
+   a range out of order or too long, a slot id 0 and trailing bytes refused */
+static void test_codec_run_cached_get(void) {
+    gr_wr w;
+    gr_msg m;
+    char why[256];
+    size_t cut;
+    int rc;
+    w_run_cached_get(&w, 7, 16, 40, 2);
+    rc = gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why);
+    CHECK(rc == 0 && m.buf == 7 && m.lo == 16 && m.hi == 40 && m.run.nslots == 2 && m.run.ids[0] == 5 && m.run.ids[1] == 9 &&
+              memcmp(m.hash, "0123456789abcdef", 16) == 0,
+          "RUN_CACHED_GET round trip: rc %d %s", rc, why);
+    gr_run_free(&m.run);
+    for (cut = 0; cut < w.n; cut++) {
+        if ((rc = gr_msg_decode(GR_RUN_CACHED_GET, w.p, cut, &m, why)) == 0) break;
+        CHECK(m.run.ids == NULL, "a refused RUN_CACHED_GET keeps no buffer table");
+    }
+    CHECK(cut == w.n, "a RUN_CACHED_GET truncated to %zu bytes decoded", cut);
+    gr_w8(&w, 0);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "after"), "trailing byte: %s", why);
+    gr_wr_free(&w);
+    w_run_cached_get(&w, 0, 0, 8, 1);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "id 0"), "buffer id 0: %s", why);
+    gr_wr_free(&w);
+    w_run_cached_get(&w, 7, 9, 8, 1);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_LIMIT, "reversed range: %s", why);
+    gr_wr_free(&w);
+    w_run_cached_get(&w, 7, 0, GR_MAX_BUF + 1, 1);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_LIMIT, "range over the size limit: %s", why);
+    gr_wr_free(&w);
+    w_run_cached_get(&w, 7, 0, 8, 0x7fffffffu);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) != 0, "huge slot count decoded");
+    gr_wr_free(&w);
+}
 static void test_codec(void) {
     gr_op ops[2];
     gr_wr w;
@@ -2774,6 +2820,30 @@ static void test_hostile(void) {
         t = 0;
         CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "unknown tape: type %d code %u", t, code);
         gr_wr_free(&w);
+        { /* the same with a GET: the RUN's ERROR under the message's id, the GET's under the next */
+            uint64_t id = ++r.req, ids[2] = {0, 0};
+            uint32_t codes[2] = {0, 0};
+            int got = 0;
+            double until = grx_now() + 5.0;
+            w_run_cached_get(&w, 12345, 0, 4, 1);
+            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, until, &r.dead);
+            gr_wr_free(&w);
+            while (got < 2 && grx_now() < until && !r.dead) {
+                grx_msg *m;
+                ucp_worker_progress(r.x.w);
+                while (got < 2 && (m = grx_pop(&r.x, r.ep))) {
+                    gr_hdr h;
+                    if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 && h.type == GR_ERROR && m->len >= 4)
+                        ids[got] = h.id, codes[got++] = (uint32_t)(m->data[0] | m->data[1] << 8);
+                    grx_msg_free(&r.x, m);
+                }
+            }
+            CHECK(got == 2 && ids[0] == id && codes[0] == GR_E_MALFORMED && ids[1] == id + 1 && codes[1] == GR_E_BUFFER,
+                  "RUN_CACHED_GET of an unknown tape and buffer: %d ERRORs, ids %llu %llu (sent %llu), codes %u %u", got,
+                  (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, codes[0], codes[1]);
+            r.req++; /* the GET's id */
+            CHECK(raw_alive(&r), "alive after a RUN_CACHED_GET of an unknown tape");
+        }
     }
     { /* in-place writes: into a buffer that holds no value (ERROR 7), at an index past the view (ERROR 8) */
         int64_t vals[2] = {0, 5};
@@ -3494,8 +3564,8 @@ static void test_old_server(void) {
     }
     c = remote_ctx(s.addr);
     CHECK(c && genie_status(c) == GENIE_ERR_BACKEND && strcmp(genie_backend_name(c), "cpu") == 0 &&
-              strstr(genie_last_error(c), "the server speaks protocol version 11, this client"),
-          "a protocol-11 server: %s", c ? genie_last_error(c) : "NULL");
+              strstr(genie_last_error(c), "the server speaks protocol version 12, this client"),
+          "a protocol-12 server: %s", c ? genie_last_error(c) : "NULL");
     genie_ctx_destroy(c);
     server_stop(&s);
     server_bin_override = NULL;
@@ -3507,6 +3577,7 @@ int main(void) {
     if (sodium_init() < 0) { printf("FAIL libsodium\n"); return 1; }
     signal(SIGPIPE, SIG_IGN);
     test_codec();
+    test_codec_run_cached_get();
     test_tree_hash();
     test_arange_ends();
     printf("  codec: %d checks\n", passed);
