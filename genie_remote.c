@@ -45,6 +45,7 @@
 #include <sched.h>
 #include "genie_remote_ucx.h"
 
+#define RC_INLINE_BYTES ((size_t)256 << 10) /* the most bytes of uploads waiting for a RUN (rc_inline_add) */
 #define RC_POLL_GAP 100e-6 /* the most time between two gathered ops' progress calls (rc_check_async_op) */
 #define RC_HAS_MIN ((size_t)64 << 10) /* smaller uploads skip HAS: one PUT, no round trip */
 #define RC_FREE_BATCH 1024
@@ -74,6 +75,8 @@ typedef struct rc_state {
     uint32_t watch_code;
     char watch_err[600];
     gr_wr run;              /* the tape being gathered: u32 op count (set when sent), then ops */
+    gr_wr inl;              /* uploads up to RC_HAS_MIN waiting for the next RUN: ninl x (u64 id, u32 len, bytes) */
+    uint32_t ninl;
     uint32_t run_nops;
     gr_wr slots;            /* its buffer table: u32 count (set when sent), then the ids by slot */
     uint32_t nslots;
@@ -389,7 +392,34 @@ static void rc_mark_dead(rc_state *r) {
         s->later = o->inplace ? 2 : 1;
     }
 }
+/* Starts gathering a RUN: its op count and slot count, set when it is sent. */
+static void rc_run_begin(rc_state *r) {
+    r->run.n = r->slots.n = 0, r->nwops = 0;
+    gr_w32(&r->run, 0);
+    gr_w32(&r->slots, 0);
+}
+/* The uploads waiting for a RUN, each as a PUT (hashed first: below RC_HAS_MIN), in order. */
+static genie_result rc_inline_puts(rc_state *r, char *msg) {
+    gr_rd rd = gr_rd_init(r->inl.p, r->inl.n);
+    uint32_t k;
+    for (k = 0; k < r->ninl; k++) {
+        uint8_t hash[GR_HASH_BYTES];
+        uint64_t id;
+        uint32_t len;
+        const uint8_t *p;
+        ucs_status_t st;
+        gr_inline_next(&rd, &id, &p, &len);
+        if (gr_content_hash(p, len, hash, 1) != 0) return rc_fail(r, msg, "PUT: out of memory");
+        if (r->dead) return rc_lost(r, msg, "PUT");
+        st = grx_put(&r->x, r->ep, &r->next_req, id, len, hash, p, len, grx_now() + r->timeout, &r->dead,
+                     &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
+        if (st == UCS_ERR_NO_MEMORY) return rc_fail(r, msg, "PUT: out of memory");
+        if (st != UCS_OK) return rc_lost(r, msg, "PUT");
+    }
+    return GENIE_OK;
+}
 /* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers).
+   Uploads waiting for it (rc_inline_add) go inside a RUN_CACHED, or as PUTs before a new RUN.
    get (24 bytes: a GET's id, lo, hi, or NULL): a read to send with a RUN_CACHED, as one
    RUN_CACHED_GET whose GET is the request id after the RUN's (r->next_req once sent); *get_sent
    says whether it went (not for a first RUN, nor when nothing was gathered). */
@@ -397,14 +427,15 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent,
     gr_wr w;
     uint32_t i;
     genie_result e;
-    if (r->run_nops) { /* a tape the server keeps goes as its hash and the buffer table only */
+    if (r->run_nops || r->ninl) { /* a tape the server keeps goes as its hash and the buffer table only */
         uint8_t hash[GR_HASH_BYTES];
         int k, known = 0;
-        gr_put_u32_at(r->run.p, r->run_nops);
-        gr_put_u32_at(r->slots.p, r->nslots);
+        if (!r->run_nops) rc_run_begin(r); /* uploads alone: an empty tape carries them */
         if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
         else {
             int rk;
+            gr_put_u32_at(r->run.p, r->run_nops);
+            gr_put_u32_at(r->slots.p, r->nslots);
             rc_mark_dead(r);
             for (rk = 0; rk < RC_RECENT; rk++)
                 if (r->recent[rk].n == r->run.n && r->recent[rk].bytes && memcmp(r->recent[rk].bytes, r->run.p, r->run.n) == 0) break;
@@ -425,7 +456,15 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent,
                 }
             }
             for (k = 0; k < r->ntapes && !known; k++) known = memcmp(r->tape_hash[(r->tape_first + k) % GR_TAPES], hash, GR_HASH_BYTES) == 0;
-            if (known && get) {
+            if (known && r->ninl) { /* the uploads inline, after the buffer table */
+                gr_w32(&r->slots, r->ninl);
+                gr_wbytes(&r->slots, r->inl.p, r->inl.n);
+            }
+            e = GENIE_OK;
+            if (!known && r->ninl) e = rc_inline_puts(r, msg); /* a new tape: its RUN carries none */
+            if (e != GENIE_OK || r->slots.oom) {
+                if (e == GENIE_OK) e = rc_fail(r, msg, "RUN: out of memory");
+            } else if (known && get) {
                 uint8_t head[GR_HASH_BYTES + 24];
                 memcpy(head, hash, GR_HASH_BYTES);
                 memcpy(head + GR_HASH_BYTES, get, 24);
@@ -450,7 +489,7 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent,
                 }
             }
         }
-        r->run.n = r->slots.n = 0;
+        r->run.n = r->slots.n = r->inl.n = 0, r->ninl = 0;
         r->run.oom = r->slots.oom = 0;
         if (e == GENIE_OK) r->unanswered = gr_add_sat(r->unanswered, r->run_cost);
         r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
@@ -485,6 +524,7 @@ static void rc_destroy(void *state) {
     grx_destroy(&r->x);
     gr_wr_free(&r->run);
     gr_wr_free(&r->slots);
+    gr_wr_free(&r->inl);
     free(r->frees);
     free(r->hents);
     free(r->sinfo);
@@ -943,11 +983,7 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
                          gr_add_sat(r->run_cost, work) > r->max_run_work)) && /* sent before the server's limit is passed */
         (e = rc_flush(r, msg)) != GENIE_OK)
         return e;
-    if (r->run_nops == 0) {
-        r->run.n = r->slots.n = 0, r->nwops = 0;
-        gr_w32(&r->run, 0);   /* the op count, set when sent */
-        gr_w32(&r->slots, 0); /* the slot count, likewise */
-    }
+    if (r->run_nops == 0) rc_run_begin(r);
     if (g)
         for (j = 0; j < g->nops; j++) rc_encode_node(r, &r->run, g->nodes[j], g->written[j], g->nodes, j, r->run_nops);
     else
@@ -982,10 +1018,27 @@ static void rc_free(void *state, genie__buf *b) {
     if (b->dev) rc_hdel(r, (uint64_t)(uintptr_t)b->dev);
     b->dev = NULL;
 }
+/* Buffer id's new bytes p (n <= RC_HAS_MIN) kept to go with the next RUN: inline in a RUN_CACHED,
+   or as a PUT before a new RUN (rc_flush_get). Sent first when RC_INLINE_BYTES would be passed. */
+static genie_result rc_inline_add(rc_state *r, uint64_t id, const void *p, size_t n, char *msg) {
+    size_t at;
+    genie_result e;
+    if (r->inl.n + 12 + n > RC_INLINE_BYTES && (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    at = r->inl.n;
+    gr_w64(&r->inl, id);
+    gr_w32(&r->inl, (uint32_t)n);
+    gr_wbytes(&r->inl, p, n);
+    if (r->inl.oom) { /* this one not kept; those before it still go */
+        r->inl.n = at, r->inl.oom = 0;
+        return rc_fail(r, msg, "PUT: out of memory");
+    }
+    r->ninl++;
+    return GENIE_OK;
+}
 /* Sends b's host bytes to the server as buffer b->dev (one PUT, or PUT_PARTs and a PUT), ahead
    of the RUN being gathered unless that RUN names b->dev (then the RUN goes first: the server
    handles a client's messages in order, so its ops see the buffer as they were gathered).
-   Up to RC_HAS_MIN: hashed first, one PUT, nothing kept. Above it:
+   Up to RC_HAS_MIN: copied to wait for the next RUN (rc_inline_add), nothing kept. Above it:
    - known (a reconnect's kept hash), or the caller's memory (an external buffer: from_blob,
      which is how mapped safetensors/GGUF weights and torch's tensors come; other processes
      plausibly upload the same bytes): hashed first (unless known), then HAS, and a PUT only
@@ -1003,6 +1056,10 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     ucs_status_t s;
     if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK) return e;
     if (r->run_nops && rc_slot_find(r, id, &slot_hash) >= 0 && (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    if (!big && !known) { /* waits for the next RUN (rc_flush_get) */
+        rc_hdel(r, id);
+        return rc_inline_add(r, id, b->data, b->bytes, msg);
+    }
     if (known) memcpy(hash, known, sizeof hash);
     else if (first) memset(hash, 0, sizeof hash); /* none claimed */
     else if (gr_content_hash(b->data, b->bytes, hash, nth) != 0) return rc_fail(r, msg, "PUT: out of memory");
@@ -1192,6 +1249,7 @@ genie_result genie_remote_reconnect(genie_ctx *ctx) {
     r->dead = 0;
     r->async_err[0] = 0;
     r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
+    r->inl.n = 0, r->inl.oom = 0, r->ninl = 0;
     r->nfree = 0;
     r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
     if ((e = rc_connect(r, msg)) != GENIE_OK) {

@@ -16,6 +16,7 @@
  * BLAKE2b-256 content hash, earlier ops of a RUN by their index. */
 #ifndef GENIE_REMOTE_PROTO_H
 #define GENIE_REMOTE_PROTO_H
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,6 +59,7 @@
    PUT_PART of n payload bytes only while sent - taken + n stays within the window its WELCOME
    gives, or while fewer than GR_CREDIT_EVERY are unacknowledged (so the server always owes a
    CREDIT when a client waits for one). */
+#define GR_MAX_INLINE ((uint64_t)64 << 10) /* an input's bytes inside a RUN_CACHED (gr_inline_decode) */
 #define GR_CREDIT_EVERY ((uint64_t)1 << 20)
 #define GR_MAX_WINDOW ((uint64_t)64 << 20) /* the largest window a server gives (its queue cap / 2 below that), besides 64 bytes a part for the parts' heads */
 
@@ -81,14 +83,16 @@ enum gr_type {
     GR_PING,        /* c->s: empty; reply OK (a round trip through the server's queue) */
     GR_STATS,       /* c->s: empty; reply STATS_REPLY */
     GR_STATS_REPLY, /* s->c: u32 n, n x stat row (gr_stat_encode) */
-    GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before */
+    GR_RUN_CACHED,  /* c->s: tape hash[32], u32 nslots, nslots x u64 buffer id: a tape sent before; then its
+                       inputs inline, if any bytes are left (gr_inline_decode) */
     GR_PUT_PART,    /* c->s: u64 id, u64 cap, u64 offset, then the bytes: the leading bytes of a PUT */
     GR_HASHED,      /* s->c: u64 id, hash[32]: the server's hash of a PUT that claimed none (the PUT's request id) */
     GR_CREDIT,      /* s->c: u64 taken: the PUT and PUT_PART payload bytes taken off the server's queue so far
                        (request id 0; gr_credit_decode) */
-    GR_RUN_CACHED_GET, /* c->s: tape hash[32], u64 id, u64 lo, u64 hi, u32 nslots, nslots x u64 buffer id: a
-                          RUN_CACHED under the header's request id, then a GET of [lo, hi) of buffer id under
-                          that id + 1 (its DATA or ERROR): a repeated step and its read in one message */
+    GR_RUN_CACHED_GET, /* c->s: tape hash[32], u64 id, u64 lo, u64 hi, u32 nslots, nslots x u64 buffer id,
+                          inputs inline as RUN_CACHED's: a RUN_CACHED under the header's request id, then a GET
+                          of [lo, hi) of buffer id under that id + 1 (its DATA or ERROR): a repeated step, its
+                          inputs and its read in one message */
     GR_TYPE_END
 };
 /* ERROR codes */
@@ -868,7 +872,39 @@ typedef struct gr_msg {
     const uint8_t *data;               /* PUT, PUT_PART: `bytes` bytes */
     uint32_t nfree;                    /* FREE: ids at data, 8 bytes each (gr_free_id) */
     gr_run run;                        /* RUN (gr_run_free) */
+    uint32_t ninline;                  /* RUN_CACHED(_GET): inputs inline, at inl (inl_len bytes: gr_inline_next) */
+    const uint8_t *inl;
+    size_t inl_len;
 } gr_msg;
+/* The inputs inline after a RUN_CACHED's buffer table (what: the message's name): none when no
+   bytes are left, else u32 n (<= GR_MAX_SLOTS), n x (u64 buffer id (not 0), u32 len (<=
+   GR_MAX_INLINE), len bytes), and nothing after. Each is the buffer's new bytes, as a PUT of them
+   just before the message would give it. 0, or a gr_err with why[]. */
+GR_FN int gr_inline_decode(gr_rd *r, gr_msg *m, const char *what, char *why) {
+    uint32_t k;
+    if (!gr_left(r)) return 0;
+    m->ninline = gr_u32(r);
+    if (r->bad) { snprintf(why, 128, "%s: truncated inline input count", what); return GR_E_MALFORMED; }
+    if (m->ninline > GR_MAX_SLOTS) { snprintf(why, 128, "%s: more inline inputs than the limit", what); return GR_E_LIMIT; }
+    m->inl = r->p + r->at;
+    for (k = 0; k < m->ninline; k++) {
+        uint64_t id = gr_u64(r);
+        uint32_t len = gr_u32(r);
+        if (r->bad) { snprintf(why, 128, "%s: a truncated inline input", what); return GR_E_MALFORMED; }
+        if (id == 0) { snprintf(why, 128, "%s: an inline input to buffer id 0", what); return GR_E_MALFORMED; }
+        if (len > GR_MAX_INLINE) { snprintf(why, 128, "%s: an inline input over %u bytes", what, (unsigned)GR_MAX_INLINE); return GR_E_LIMIT; }
+        if (!gr_take(r, len) && len) { snprintf(why, 128, "%s: an inline input's bytes truncated", what); return GR_E_MALFORMED; }
+    }
+    m->inl_len = (size_t)(r->p + r->at - m->inl);
+    if (gr_left(r)) { snprintf(why, 128, "%s: bytes after its inline inputs", what); return GR_E_MALFORMED; }
+    return 0;
+}
+/* The next input of a section gr_inline_decode accepted (r over m->inl, m->inl_len) */
+GR_FN void gr_inline_next(gr_rd *r, uint64_t *id, const uint8_t **p, uint32_t *len) {
+    *id = gr_u64(r);
+    *len = gr_u32(r);
+    *p = gr_take(r, *len);
+}
 GR_FN uint64_t gr_free_id(const gr_msg *m, uint32_t k) {
     gr_rd r = gr_rd_init(m->data + (size_t)k * 8, 8);
     return gr_u64(&r);
@@ -943,8 +979,8 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         m->hash = gr_take(&r, GR_HASH_BYTES);
         if (r.bad) GR__BAD(GR_E_MALFORMED, "RUN_CACHED: truncated hash");
         if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
-        if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED: bytes after its buffer table"); }
-        return 0;
+        if ((rc = gr_inline_decode(&r, m, "RUN_CACHED", why)) != 0) gr_run_free(&m->run);
+        return rc;
     }
     case GR_RUN_CACHED_GET: { /* RUN_CACHED's fields around GET's */
         int rc;
@@ -956,8 +992,8 @@ GR_FN int gr_msg_decode(int type, const void *p, size_t n, gr_msg *m, char *why)
         if (m->buf == 0) GR__BAD(GR_E_MALFORMED, "RUN_CACHED_GET: buffer id 0");
         if (m->lo > m->hi || m->hi > GR_MAX_BUF) GR__BAD(GR_E_LIMIT, "RUN_CACHED_GET: a range out of order or over the size limit");
         if ((rc = gr_slots_decode(&r, &m->run, why)) != 0) return rc;
-        if (gr_left(&r)) { gr_run_free(&m->run); GR__BAD(GR_E_MALFORMED, "RUN_CACHED_GET: bytes after its buffer table"); }
-        return 0;
+        if ((rc = gr_inline_decode(&r, m, "RUN_CACHED_GET", why)) != 0) gr_run_free(&m->run);
+        return rc;
     }
     case GR_BYE: case GR_PING: case GR_STATS:
         if (n) GR__BAD(GR_E_MALFORMED, "BYE/PING/STATS: a payload");

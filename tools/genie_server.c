@@ -1416,6 +1416,45 @@ static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
     c->ntapes++;
 }
 
+/* The inputs inline in a RUN_CACHED (request id req), each as a PUT of its bytes just before it
+   would: the buffer owns a copy of them, as it owns a computed result (counted in owned_bytes; not
+   hashed: HAS looks only for bytes above GR_MAX_INLINE, which never come inline). A failed one
+   fails its buffer, with an ERROR. */
+static void sv_put_inline(sv *s, sv_client *c, uint64_t req, const gr_msg *q, const char *what) {
+    gr_rd r = gr_rd_init(q->inl, q->inl_len);
+    char why[160];
+    uint32_t k;
+    for (k = 0; k < q->ninline; k++) {
+        uint64_t id;
+        uint32_t len;
+        const uint8_t *p;
+        uint8_t *block;
+        sv_buf *b;
+        gr_inline_next(&r, &id, &p, &len);
+        if (!(b = sv_buf_get(c, id))) {
+            snprintf(why, sizeof why, "%s: an inline input: too many buffers", what);
+            sv_error(s, c, req, GR_E_LIMIT, why);
+            continue;
+        }
+        sv_buf_clear(s, c, b);
+        if (c->owned_bytes + len > s->client_budget) {
+            snprintf(why, sizeof why, "%s: an inline input would exceed the client's budget (--client-mb)", what);
+            sv_buf_fail(s, c, b, why);
+            sv_error(s, c, req, GR_E_LIMIT, why);
+            continue;
+        }
+        if (!(block = (uint8_t *)malloc(len ? len : 1))) {
+            snprintf(why, sizeof why, "%s: an inline input: out of memory", what);
+            sv_buf_fail(s, c, b, why);
+            sv_error(s, c, req, GR_E_MEMORY, why);
+            continue;
+        }
+        if (len) memcpy(block, p, len);
+        b->data = block;
+        b->size = len;
+        c->owned_bytes += len;
+    }
+}
 /* A GET (request id req) of bytes [lo, hi) of c's buffer id: DATA, or ERROR for a buffer that is
    unknown, failed, shorter than hi, or a range over the payload limit. */
 static void sv_get(sv *s, sv_client *c, uint64_t req, uint64_t id, uint64_t lo, uint64_t hi) {
@@ -1633,6 +1672,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         break;
     case GR_RUN_CACHED: case GR_RUN_CACHED_GET: {
         int k;
+        sv_put_inline(s, c, h.id, &q, h.type == GR_RUN_CACHED ? "RUN_CACHED" : "RUN_CACHED_GET");
         for (k = 0; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
         if (k == c->ntapes) {

@@ -132,6 +132,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         gr_run_free(&again);
         gr_wr_free(&w);
     }
+    if (type == GR_RUN_CACHED || type == GR_RUN_CACHED_GET) { /* each input inline inside the payload, bounded */
+        gr_rd r = gr_rd_init(m.inl, m.inl_len);
+        fr_check(m.ninline <= GR_MAX_SLOTS && (!m.ninline || (m.inl >= data + 1 && m.inl + m.inl_len <= data + size)), "inline: section");
+        for (i = 0; i < m.ninline; i++) {
+            uint64_t id;
+            uint32_t len;
+            const uint8_t *p;
+            gr_inline_next(&r, &id, &p, &len);
+            fr_check(!r.bad && id != 0 && len <= GR_MAX_INLINE && (!len || (p >= m.inl && p + len <= m.inl + m.inl_len)), "inline: an input");
+        }
+        fr_check(gr_left(&r) == 0, "inline: bytes left after the inputs");
+    }
     if (type == GR_RUN || type == GR_RUN_CACHED || type == GR_RUN_CACHED_GET) {
         fr_check(m.run.nslots <= GR_MAX_SLOTS, "RUN: slot count");
         for (i = 0; i < m.run.nslots; i++) fr_check(m.run.ids[i] != 0, "RUN: buffer id 0");

@@ -206,8 +206,59 @@ static void test_codec_run_cached_get(void) {
     }
     CHECK(cut == w.n, "a RUN_CACHED_GET truncated to %zu bytes decoded", cut);
     gr_w8(&w, 0);
-    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "after"), "trailing byte: %s", why);
+    CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "inline input count"), "trailing byte: %s", why);
     gr_wr_free(&w);
+    { /* inputs inline: two (8 and 0 bytes) decoded in order; each truncation, an id 0, a length over
+         GR_MAX_INLINE, a count over the limit and bytes after them refused */
+        static const uint8_t tok[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        uint64_t id;
+        uint32_t len;
+        const uint8_t *p;
+        gr_rd rd;
+        size_t whole;
+        w_run_cached_get(&w, 7, 0, 8, 1);
+        gr_w32(&w, 2);
+        gr_w64(&w, 11), gr_w32(&w, 8), gr_wbytes(&w, tok, 8);
+        gr_w64(&w, 12), gr_w32(&w, 0);
+        whole = w.n;
+        rc = gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why);
+        CHECK(rc == 0 && m.ninline == 2 && m.inl_len == 12 + 8 + 12, "two inputs inline: rc %d %s", rc, why);
+        if (rc == 0) {
+            rd = gr_rd_init(m.inl, m.inl_len);
+            gr_inline_next(&rd, &id, &p, &len);
+            CHECK(id == 11 && len == 8 && p && memcmp(p, tok, 8) == 0, "the first input inline: id %llu, %u bytes", (unsigned long long)id, len);
+            gr_inline_next(&rd, &id, &p, &len);
+            CHECK(id == 12 && len == 0 && !rd.bad && gr_left(&rd) == 0, "the second input inline: id %llu, %u bytes", (unsigned long long)id, len);
+            gr_run_free(&m.run);
+        }
+        for (cut = whole - 35; cut < whole; cut++) { /* the section is 36 bytes: each cut inside it */
+            if ((rc = gr_msg_decode(GR_RUN_CACHED_GET, w.p, cut, &m, why)) == 0) gr_run_free(&m.run);
+            CHECK(rc != 0, "inputs inline truncated to %zu of %zu bytes decoded", cut, whole);
+        }
+        gr_w8(&w, 0);
+        CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "after its inline"), "a byte after the inputs: %s", why);
+        gr_wr_free(&w);
+        w_run_cached_get(&w, 7, 0, 8, 1);
+        gr_w32(&w, 1), gr_w64(&w, 0), gr_w32(&w, 0);
+        CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "id 0"), "an input inline to id 0: %s", why);
+        gr_wr_free(&w);
+        w_run_cached_get(&w, 7, 0, 8, 1);
+        gr_w32(&w, 1), gr_w64(&w, 11), gr_w32(&w, (uint32_t)GR_MAX_INLINE + 1);
+        CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_LIMIT, "an input inline over the limit: %s", why);
+        gr_wr_free(&w);
+        w_run_cached_get(&w, 7, 0, 8, 1);
+        gr_w32(&w, GR_MAX_SLOTS + 1);
+        CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_LIMIT, "inline count over the limit: %s", why);
+        gr_wr_free(&w);
+        memset(&w, 0, sizeof w); /* RUN_CACHED takes them too */
+        gr_wbytes(&w, "0123456789abcdef0123456789abcdef", 32);
+        gr_w32(&w, 0);
+        gr_w32(&w, 1), gr_w64(&w, 11), gr_w32(&w, 8), gr_wbytes(&w, tok, 8);
+        rc = gr_msg_decode(GR_RUN_CACHED, w.p, w.n, &m, why);
+        CHECK(rc == 0 && m.ninline == 1, "RUN_CACHED with an input inline: rc %d %s", rc, why);
+        if (rc == 0) gr_run_free(&m.run);
+        gr_wr_free(&w);
+    }
     w_run_cached_get(&w, 0, 0, 8, 1);
     CHECK(gr_msg_decode(GR_RUN_CACHED_GET, w.p, w.n, &m, why) == GR_E_MALFORMED && strstr(why, "id 0"), "buffer id 0: %s", why);
     gr_wr_free(&w);
@@ -624,7 +675,7 @@ static void test_decode(const char *addr) {
     ld_model rm, lm;
     float rl[256], ll[256];
     int64_t tok = 1, t, steps = 64;
-    uint64_t wbytes = 0, first = 0, second = 0, fb1 = 0;
+    uint64_t wbytes = 0, first = 0, second = 0, fb1 = 0, msgs1 = 0;
     int same = 1, i;
     genie_stats st;
     memset(&rm, 0, sizeof rm), memset(&lm, 0, sizeof lm); /* ld_free after a failed load frees what was made */
@@ -644,14 +695,16 @@ static void test_decode(const char *addr) {
         same &= r1 == GENIE_OK && r2 == GENIE_OK && memcmp(rl, ll, (size_t)rm.vocab * 4) == 0;
         tok = ld_argmax(rl, rm.vocab);
         if (t == 0) first = genie_get_stats(c).remote_bytes_sent;
-        if (t == 1) second = genie_get_stats(c).remote_bytes_sent, fb1 = genie_get_stats(c).backend_fallbacks;
+        if (t == 1) second = genie_get_stats(c).remote_bytes_sent, fb1 = genie_get_stats(c).backend_fallbacks, msgs1 = genie_get_stats(c).remote_messages_sent;
     }
     st = genie_get_stats(c);
+    CHECK(st.remote_messages_sent - msgs1 == (uint64_t)(steps - 2), "steps 3-64 sent %llu messages: not one a step (a RUN_CACHED_GET with the inputs inline)",
+          (unsigned long long)(st.remote_messages_sent - msgs1));
     CHECK(genie_status(c) == GENIE_OK && same, "64 decode steps of the tiny llama: logits remote == local: %s", genie_last_error(c));
     CHECK(first >= wbytes && first < wbytes + 65536 + 16384, "step 1 sent %llu bytes for %llu of weights and 64 KiB of caches",
           (unsigned long long)first, (unsigned long long)wbytes);
     CHECK(st.remote_bytes_sent - second < (uint64_t)(steps - 2) * 2048,
-          "steps 3-64 sent %llu bytes: more than the token, position, mask, a RUN_CACHED and a GET each",
+          "steps 3-64 sent %llu bytes: more than a RUN_CACHED_GET with the token, position and mask inline each",
           (unsigned long long)(st.remote_bytes_sent - second));
     CHECK(st.remote_bytes_received < (uint64_t)steps * (rm.vocab * 4 + 64) + 4096,
           "64 steps received %llu bytes: the logits alone are %lld a step (the caches stay on the server)",
@@ -2843,6 +2896,34 @@ static void test_hostile(void) {
                   (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, codes[0], codes[1]);
             r.req++; /* the GET's id */
             CHECK(raw_alive(&r), "alive after a RUN_CACHED_GET of an unknown tape");
+        }
+        { /* an input inline is the buffer's bytes even when the tape is unknown: the ERROR, then DATA of those bytes */
+            static const uint8_t val[8] = {9, 8, 7, 6, 5, 4, 3, 2};
+            uint64_t id = ++r.req, ids[2] = {0, 0};
+            int types[2] = {0, 0}, got = 0;
+            uint8_t back[8] = {0};
+            double until = grx_now() + 5.0;
+            w_run_cached_get(&w, 77, 0, 8, 1);
+            gr_w32(&w, 1), gr_w64(&w, 77), gr_w32(&w, 8), gr_wbytes(&w, val, 8);
+            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, until, &r.dead);
+            gr_wr_free(&w);
+            while (got < 2 && grx_now() < until && !r.dead) {
+                grx_msg *m;
+                ucp_worker_progress(r.x.w);
+                while (got < 2 && (m = grx_pop(&r.x, r.ep))) {
+                    gr_hdr h;
+                    if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0) {
+                        if (h.type == GR_DATA && m->len == 8) memcpy(back, m->data, 8);
+                        ids[got] = h.id, types[got++] = h.type;
+                    }
+                    grx_msg_free(&r.x, m);
+                }
+            }
+            r.req++;
+            CHECK(got == 2 && ids[0] == id && types[0] == GR_ERROR && ids[1] == id + 1 && types[1] == GR_DATA && memcmp(back, val, 8) == 0,
+                  "RUN_CACHED_GET with an input inline: %d replies, types %d %d, ids %llu %llu (sent %llu), bytes %s", got, types[0], types[1],
+                  (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, memcmp(back, val, 8) ? "differ" : "equal");
+            CHECK(raw_alive(&r), "alive after a RUN_CACHED_GET with an input inline");
         }
     }
     { /* in-place writes: into a buffer that holds no value (ERROR 7), at an index past the view (ERROR 8) */
