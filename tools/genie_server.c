@@ -105,6 +105,12 @@ typedef struct sv_stat { /* a client's work under one (module path, phase, role)
 } sv_stat;
 #define SV_STAT_BUCKETS 256
 
+/* Where a decoded tape names a buffer: op's output (k -1) or its source k, by slot */
+typedef struct sv_slot_ref {
+    uint32_t op, slot;
+    int k;
+} sv_slot_ref;
+#define SV_DECODED_BYTES ((size_t)32 << 20) /* a connection's tapes kept decoded (sv_tape_bind) */
 typedef struct sv_client {
     ucp_ep_h ep;
     int id, state;        /* 0: waiting for HELLO, 1: for AUTH, 2: ready, 3: closing */
@@ -122,8 +128,18 @@ typedef struct sv_client {
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
-    struct { uint8_t hash[GR_HASH_BYTES]; uint8_t *bytes; size_t len; uint64_t work; } tapes[GR_TAPES]; /* for RUN_CACHED;
-                                                        work: sv_tape_work's, SV_WORK_UNKNOWN until asked */
+    struct {
+        uint8_t hash[GR_HASH_BYTES];
+        uint8_t *bytes;
+        size_t len;
+        uint64_t work;    /* sv_tape_work's, SV_WORK_UNKNOWN until asked */
+        int decoded;      /* 0 not yet, 1 dec and refs hold it (sv_tape_bind), -1 decoded each time */
+        gr_run dec;       /* its ops, buffer references as slots until bound */
+        sv_slot_ref *refs;
+        uint32_t nrefs;
+        size_t dec_bytes;
+    } tapes[GR_TAPES];    /* for RUN_CACHED */
+    size_t dec_bytes;     /* the tapes' decoded bytes (at most SV_DECODED_BYTES) */
     int ntapes, tape_first;
     size_t tape_bytes;
     struct {              /* a PUT arriving in parts (PUT_PART, then the PUT that ends it) */
@@ -1383,6 +1399,71 @@ done:
     free(last);
 }
 
+/* Kept tape k's decoded form dropped */
+static void sv_tape_undecode(sv_client *c, int k) {
+    if (c->tapes[k].decoded == 1) {
+        gr_run_free(&c->tapes[k].dec);
+        free(c->tapes[k].refs);
+        c->tapes[k].refs = NULL;
+        c->dec_bytes -= c->tapes[k].dec_bytes;
+    }
+    c->tapes[k].decoded = 0;
+}
+/* Kept tape k (c->tapes[k]) bound to a RUN_CACHED's buffer table: *out, its ops with each buffer
+   reference the table's id. The tape is decoded once, against a table of the slots themselves
+   (slot i as id i + 1, the table's size), and kept so within SV_DECODED_BYTES a connection; the
+   binding then checks each slot against the table in gr_tape_decode's order, with its message.
+   0; a gr_err with why[] (a slot past the table); -1 when the tape is not kept decoded (then
+   gr_tape_decode it with the table, as it came). */
+static int sv_tape_bind(sv_client *c, int k, const gr_run *table, gr_run **out, char *why) {
+    uint32_t i;
+    int j;
+    if (c->tapes[k].decoded == 0) { /* decoded once: as -1 unless all of it fits */
+        gr_run run;
+        sv_slot_ref *refs = NULL;
+        uint32_t n = 0, cap = 0;
+        char drop[256];
+        size_t bytes;
+        c->tapes[k].decoded = -1;
+        memset(&run, 0, sizeof run);
+        if (!(run.ids = (uint64_t *)malloc((size_t)(table->nslots ? table->nslots : 1) * 8))) return -1;
+        run.nslots = table->nslots;
+        for (i = 0; i < run.nslots; i++) run.ids[i] = (uint64_t)i + 1;
+        if (gr_tape_decode(c->tapes[k].bytes, c->tapes[k].len, &run, drop) != 0) return -1; /* (it freed ids) */
+        free(run.ids), run.ids = NULL, run.nslots = 0;
+        for (i = 0; i < run.nops; i++) cap += 1 + (uint32_t)run.ops[i].nin;
+        bytes = (size_t)run.nops * sizeof(gr_op) + (size_t)cap * sizeof *refs;
+        if (c->dec_bytes + bytes > SV_DECODED_BYTES || !(refs = (sv_slot_ref *)malloc((size_t)(cap ? cap : 1) * sizeof *refs))) {
+            gr_run_free(&run);
+            return -1;
+        }
+        for (i = 0; i < run.nops; i++) { /* gr_tape_decode's order: the output, then the sources */
+            const gr_op *o = &run.ops[i];
+            if (o->written) refs[n].op = i, refs[n].k = -1, refs[n++].slot = (uint32_t)(o->out_buf - 1);
+            for (j = 0; j < o->nin; j++)
+                if (o->in[j].kind == GR_SRC_BUF) refs[n].op = i, refs[n].k = j, refs[n++].slot = (uint32_t)(o->in[j].ref - 1);
+        }
+        c->tapes[k].dec = run;
+        c->tapes[k].refs = refs;
+        c->tapes[k].nrefs = n;
+        c->tapes[k].dec_bytes = bytes;
+        c->dec_bytes += bytes;
+        c->tapes[k].decoded = 1;
+    }
+    if (c->tapes[k].decoded != 1) return -1;
+    for (i = 0; i < c->tapes[k].nrefs; i++) {
+        const sv_slot_ref *f = &c->tapes[k].refs[i];
+        gr_op *o = &c->tapes[k].dec.ops[f->op];
+        if (f->slot >= table->nslots) {
+            strcpy(why, f->k < 0 ? "RUN: an output slot past the buffer table" : "RUN: a source slot past the buffer table");
+            return GR_E_MALFORMED;
+        }
+        if (f->k < 0) o->out_buf = table->ids[f->slot];
+        else o->in[f->k].ref = table->ids[f->slot];
+    }
+    *out = &c->tapes[k].dec;
+    return 0;
+}
 /* A RUN's tape kept under its BLAKE2b-256 hash for RUN_CACHED, first in first out, as the
    client keeps its list: every RUN whose buffer table is whole (decoded or not), when not kept
    already and at most GR_TAPE_BYTES. */
@@ -1403,11 +1484,13 @@ static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
         c->tape_bytes -= c->tapes[c->tape_first].len;
         free(c->tapes[c->tape_first].bytes);
         c->tapes[c->tape_first].bytes = NULL;
+        sv_tape_undecode(c, c->tape_first);
         c->tape_first = (c->tape_first + 1) % GR_TAPES;
         c->ntapes--;
     }
     k = (c->tape_first + c->ntapes) % GR_TAPES;
     c->tapes[k].work = SV_WORK_UNKNOWN;
+    c->tapes[k].decoded = 0;
     if (!(c->tapes[k].bytes = (uint8_t *)malloc(len ? len : 1))) return; /* then RUN_CACHED of it gets an ERROR */
     memcpy(c->tapes[k].bytes, p, len);
     memcpy(c->tapes[k].hash, hash, GR_HASH_BYTES);
@@ -1671,12 +1754,17 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         if (!c->busy) sv_evict(s); /* a job's: the loop evicts after it */
         break;
     case GR_RUN_CACHED: case GR_RUN_CACHED_GET: {
+        gr_run *bound = NULL;
         int k;
         sv_put_inline(s, c, h.id, &q, h.type == GR_RUN_CACHED ? "RUN_CACHED" : "RUN_CACHED_GET");
         for (k = 0; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
         if (k == c->ntapes) {
             sv_error(s, c, h.id, GR_E_MALFORMED, "RUN_CACHED: no tape with that hash on this connection");
+        } else if ((rc = sv_tape_bind(c, (c->tape_first + k) % GR_TAPES, &q.run, &bound, why)) == 0) {
+            sv_run(s, c, h.id, bound);
+        } else if (rc > 0) {
+            sv_error(s, c, h.id, rc, why);
         } else if ((rc = gr_tape_decode(c->tapes[(c->tape_first + k) % GR_TAPES].bytes, c->tapes[(c->tape_first + k) % GR_TAPES].len,
                                         &q.run, why)) != 0) {
             sv_error(s, c, h.id, rc, why);
@@ -1949,7 +2037,10 @@ static void sv_client_free(sv *s, sv_client *c) {
             free(st->phase);
             free(st);
         }
-    for (i = 0; i < c->ntapes; i++) free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
+    for (i = 0; i < c->ntapes; i++) {
+        free(c->tapes[(c->tape_first + i) % GR_TAPES].bytes);
+        sv_tape_undecode(c, (c->tape_first + i) % GR_TAPES);
+    }
     sv_upload_drop(s, c, NULL);
     {
         sv_hjob *j;

@@ -1592,6 +1592,27 @@ static int raw_hello(raw *r, unsigned vmin, unsigned vmax, uint8_t challenge[32]
     return 0;
 }
 /* after an error that keeps the connection: the server still answers */
+/* The next `want` replies to r (5 s at most): their types, request ids, ERROR codes, and the
+   payload of the last DATA (up to dn bytes) into data; how many came. */
+static int raw_replies(raw *r, int want, int *types, uint64_t *ids, uint32_t *codes, uint8_t *data, size_t dn) {
+    double until = grx_now() + 5.0;
+    int got = 0;
+    while (got < want && grx_now() < until && !r->dead) {
+        grx_msg *m;
+        ucp_worker_progress(r->x.w);
+        while (got < want && (m = grx_pop(&r->x, r->ep))) {
+            gr_hdr h;
+            if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0) {
+                types[got] = h.type, ids[got] = h.id, codes[got] = 0;
+                if (h.type == GR_ERROR && m->len >= 4) codes[got] = (uint32_t)(m->data[0] | m->data[1] << 8);
+                if (h.type == GR_DATA && data) memcpy(data, m->data, m->len < dn ? (size_t)m->len : dn);
+                got++;
+            }
+            grx_msg_free(&r->x, m);
+        }
+    }
+    return got;
+}
 static int raw_alive(raw *r) {
     int t = 0;
     uint32_t code = 0;
@@ -2876,22 +2897,13 @@ static void test_hostile(void) {
         { /* the same with a GET: the RUN's ERROR under the message's id, the GET's under the next */
             uint64_t id = ++r.req, ids[2] = {0, 0};
             uint32_t codes[2] = {0, 0};
-            int got = 0;
-            double until = grx_now() + 5.0;
+            int types[2] = {0, 0}, got;
             w_run_cached_get(&w, 12345, 0, 4, 1);
-            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, until, &r.dead);
+            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, grx_now() + 5.0, &r.dead);
             gr_wr_free(&w);
-            while (got < 2 && grx_now() < until && !r.dead) {
-                grx_msg *m;
-                ucp_worker_progress(r.x.w);
-                while (got < 2 && (m = grx_pop(&r.x, r.ep))) {
-                    gr_hdr h;
-                    if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 && h.type == GR_ERROR && m->len >= 4)
-                        ids[got] = h.id, codes[got++] = (uint32_t)(m->data[0] | m->data[1] << 8);
-                    grx_msg_free(&r.x, m);
-                }
-            }
-            CHECK(got == 2 && ids[0] == id && codes[0] == GR_E_MALFORMED && ids[1] == id + 1 && codes[1] == GR_E_BUFFER,
+            got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
+            CHECK(got == 2 && types[0] == GR_ERROR && types[1] == GR_ERROR && ids[0] == id && codes[0] == GR_E_MALFORMED && ids[1] == id + 1 &&
+                      codes[1] == GR_E_BUFFER,
                   "RUN_CACHED_GET of an unknown tape and buffer: %d ERRORs, ids %llu %llu (sent %llu), codes %u %u", got,
                   (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, codes[0], codes[1]);
             r.req++; /* the GET's id */
@@ -2900,30 +2912,73 @@ static void test_hostile(void) {
         { /* an input inline is the buffer's bytes even when the tape is unknown: the ERROR, then DATA of those bytes */
             static const uint8_t val[8] = {9, 8, 7, 6, 5, 4, 3, 2};
             uint64_t id = ++r.req, ids[2] = {0, 0};
-            int types[2] = {0, 0}, got = 0;
+            uint32_t codes[2] = {0, 0};
+            int types[2] = {0, 0}, got;
             uint8_t back[8] = {0};
-            double until = grx_now() + 5.0;
             w_run_cached_get(&w, 77, 0, 8, 1);
             gr_w32(&w, 1), gr_w64(&w, 77), gr_w32(&w, 8), gr_wbytes(&w, val, 8);
-            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, until, &r.dead);
+            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, grx_now() + 5.0, &r.dead);
             gr_wr_free(&w);
-            while (got < 2 && grx_now() < until && !r.dead) {
-                grx_msg *m;
-                ucp_worker_progress(r.x.w);
-                while (got < 2 && (m = grx_pop(&r.x, r.ep))) {
-                    gr_hdr h;
-                    if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0) {
-                        if (h.type == GR_DATA && m->len == 8) memcpy(back, m->data, 8);
-                        ids[got] = h.id, types[got++] = h.type;
-                    }
-                    grx_msg_free(&r.x, m);
-                }
-            }
+            got = raw_replies(&r, 2, types, ids, codes, back, sizeof back);
             r.req++;
             CHECK(got == 2 && ids[0] == id && types[0] == GR_ERROR && ids[1] == id + 1 && types[1] == GR_DATA && memcmp(back, val, 8) == 0,
                   "RUN_CACHED_GET with an input inline: %d replies, types %d %d, ids %llu %llu (sent %llu), bytes %s", got, types[0], types[1],
                   (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, memcmp(back, val, 8) ? "differ" : "equal");
             CHECK(raw_alive(&r), "alive after a RUN_CACHED_GET with an input inline");
+        }
+        { /* a tape kept decoded, bound to each RUN_CACHED's table: exp of buffer 140 into 141, then into 143,
+             then with a table too short for its output slot (the message a first decode gives) */
+            const float one_f = 1.0f;
+            float back = 0;
+            uint8_t put[48 + 4], hash[32];
+            uint64_t id, ids[2];
+            uint32_t codes[2];
+            int types[2], got, k;
+            gr_op e;
+            gr_wr g;
+            memset(put, 0, sizeof put);
+            put[0] = 140, put[8] = 4;
+            memcpy(put + 48, &one_f, 4);
+            gr_content_hash(put + 48, 4, put + 16, 1);
+            CHECK(grx_send(&r.x, r.ep, GR_PUT, ++r.req, put, sizeof put, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r), "PUT of buffer 140");
+            memset(&e, 0, sizeof e);
+            e.op = GR_OP_EXP, e.dtype = GENIE_F32, e.nin = 1, e.written = 1, e.out_buf = 1, e.out_cap = 4;
+            e.in[0].kind = GR_SRC_BUF, e.in[0].ref = 0, e.in[0].dtype = GENIE_F32;
+            put_view(&e.in[0].v, 1, one, st1, 0);
+            put_view(&e.out, 1, one, st1, 0);
+            e.module = e.phase = "";
+            memset(&w, 0, sizeof w);
+            w_slots(&w, 2, 140, 141);
+            gr_w32(&w, 1);
+            gr_op_encode(&w, &e);
+            crypto_generichash(hash, sizeof hash, w.p + 4 + 16, w.n - 4 - 16, NULL, 0);
+            CHECK(grx_send(&r.x, r.ep, GR_RUN, ++r.req, w.p, w.n, grx_now() + 5, &r.dead) == UCS_OK && raw_alive(&r),
+                  "RUN of exp: no ERROR before the PING's OK");
+            gr_wr_free(&w);
+            for (k = 0; k < 3; k++) { /* 141 (the RUN's own table again), 143, then a table of one slot */
+                const uint64_t out = k == 0 ? 141 : 143;
+                memset(&g, 0, sizeof g);
+                gr_wbytes(&g, hash, 32);
+                gr_w64(&g, out), gr_w64(&g, 0), gr_w64(&g, 4);
+                if (k < 2) w_slots(&g, 2, 140, out);
+                else w_slots(&g, 1, 140, 0);
+                id = ++r.req;
+                back = 0;
+                grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, g.p, g.n, grx_now() + 5.0, &r.dead);
+                r.req++;
+                gr_wr_free(&g);
+                if (k < 2) { /* no ERROR: the GET's DATA alone */
+                    got = raw_replies(&r, 1, types, ids, codes, (uint8_t *)&back, sizeof back);
+                    CHECK(got == 1 && types[0] == GR_DATA && ids[0] == id + 1 && fabsf(back - expf(1.0f)) < 1e-6f,
+                          "RUN_CACHED_GET of a kept tape into buffer %llu: %d replies, type %d, %g", (unsigned long long)out, got, types[0], back);
+                } else { /* the tape's ERROR, then the GET's: 143 holds its value from before */
+                    got = raw_replies(&r, 2, types, ids, codes, (uint8_t *)&back, sizeof back);
+                    CHECK(got == 2 && types[0] == GR_ERROR && codes[0] == GR_E_MALFORMED && ids[0] == id && types[1] == GR_DATA &&
+                              ids[1] == id + 1 && fabsf(back - expf(1.0f)) < 1e-6f,
+                          "a kept tape bound to a table too short: %d replies, types %d %d, code %u", got, types[0], types[1], codes[0]);
+                }
+            }
+            CHECK(raw_alive(&r), "alive after kept tapes bound");
         }
     }
     { /* in-place writes: into a buffer that holds no value (ERROR 7), at an index past the view (ERROR 8) */
