@@ -24,7 +24,9 @@
  *                caches) and each later step's bytes each way
  *   GPT-2        16 greedy decode steps of a GPT-2-small-shaped model (random f32 weights, about
  *                500 MB, uploaded by step 1; the token chosen by argmax on the device): remote vs
- *                local, the weights' bytes, each later step's bytes each way */
+ *                local, the weights' bytes, each later step's bytes each way; then 32 steps of the
+ *                same graph 64 wide (4 heads, 256 MLP, 512 tokens), whose compute is small: the
+ *                protocol's and the server's own cost a step, without the compute's noise */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #define _POSIX_C_SOURCE 200809L
 #include "genie.h"
@@ -443,12 +445,12 @@ static double decode_ms(genie_ctx *c, int steps, double *best, uint64_t *first, 
    about 500 MB), a static KV cache written in place at a position given as data (as
    llama_decode.h), and the greedy token chosen on the device: a step reads 8 bytes ---- */
 #define G2_LAYERS 12
-#define G2_D 768
-#define G2_HEADS 12
-#define G2_FF 3072
-#define G2_VOCAB 50257
 #define G2_SEQ 32 /* cache positions: the steps a run may take */
+typedef struct g2_dims { int64_t d, heads, ff, vocab; } g2_dims;
+static const g2_dims g2_small = {768, 12, 3072, 50257}; /* GPT-2 small */
+static const g2_dims g2_narrow = {64, 4, 256, 512};     /* its graph at a width whose compute is small */
 typedef struct g2_model {
+    g2_dims w;
     genie_tensor *wte, *wpe, *lnf_w, *lnf_b;
     struct { genie_tensor *ln1_w, *ln1_b, *attn_w, *attn_b, *proj_w, *proj_b, *ln2_w, *ln2_b, *fc_w, *fc_b, *out_w, *out_b, *k, *v; } l[G2_LAYERS];
     uint64_t bytes; /* of the weights */
@@ -469,28 +471,29 @@ static genie_tensor *g2_weight(genie_ctx *c, g2_model *m, int nd, int64_t d0, in
     m->bytes += (uint64_t)n * sizeof(float);
     return t;
 }
-static int g2_load(genie_ctx *c, g2_model *m) {
-    int64_t cache[3] = {G2_HEADS, G2_SEQ, G2_D / G2_HEADS};
+static int g2_load(genie_ctx *c, g2_model *m, g2_dims w) {
+    const int64_t D = w.d, F = w.ff, cache[3] = {w.heads, G2_SEQ, w.d / w.heads};
     uint64_t seed = 1000;
     int i;
     memset(m, 0, sizeof *m);
-    m->wte = g2_weight(c, m, 2, G2_VOCAB, G2_D, 0.1, 0, seed++);
-    m->wpe = g2_weight(c, m, 2, 1024, G2_D, 0.02, 0, seed++);
-    m->lnf_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
-    m->lnf_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+    m->w = w;
+    m->wte = g2_weight(c, m, 2, w.vocab, D, 0.1, 0, seed++);
+    m->wpe = g2_weight(c, m, 2, 1024, D, 0.02, 0, seed++);
+    m->lnf_w = g2_weight(c, m, 1, D, 0, 0, 1, 0);
+    m->lnf_b = g2_weight(c, m, 1, D, 0, 0.02, 0, seed++);
     for (i = 0; i < G2_LAYERS; i++) {
-        m->l[i].ln1_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
-        m->l[i].ln1_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
-        m->l[i].attn_w = g2_weight(c, m, 2, 3 * G2_D, G2_D, 0.036, 0, seed++);
-        m->l[i].attn_b = g2_weight(c, m, 1, 3 * G2_D, 0, 0.02, 0, seed++);
-        m->l[i].proj_w = g2_weight(c, m, 2, G2_D, G2_D, 0.036, 0, seed++);
-        m->l[i].proj_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
-        m->l[i].ln2_w = g2_weight(c, m, 1, G2_D, 0, 0, 1, 0);
-        m->l[i].ln2_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
-        m->l[i].fc_w = g2_weight(c, m, 2, G2_FF, G2_D, 0.036, 0, seed++);
-        m->l[i].fc_b = g2_weight(c, m, 1, G2_FF, 0, 0.02, 0, seed++);
-        m->l[i].out_w = g2_weight(c, m, 2, G2_D, G2_FF, 0.018, 0, seed++);
-        m->l[i].out_b = g2_weight(c, m, 1, G2_D, 0, 0.02, 0, seed++);
+        m->l[i].ln1_w = g2_weight(c, m, 1, D, 0, 0, 1, 0);
+        m->l[i].ln1_b = g2_weight(c, m, 1, D, 0, 0.02, 0, seed++);
+        m->l[i].attn_w = g2_weight(c, m, 2, 3 * D, D, 0.036, 0, seed++);
+        m->l[i].attn_b = g2_weight(c, m, 1, 3 * D, 0, 0.02, 0, seed++);
+        m->l[i].proj_w = g2_weight(c, m, 2, D, D, 0.036, 0, seed++);
+        m->l[i].proj_b = g2_weight(c, m, 1, D, 0, 0.02, 0, seed++);
+        m->l[i].ln2_w = g2_weight(c, m, 1, D, 0, 0, 1, 0);
+        m->l[i].ln2_b = g2_weight(c, m, 1, D, 0, 0.02, 0, seed++);
+        m->l[i].fc_w = g2_weight(c, m, 2, F, D, 0.036, 0, seed++);
+        m->l[i].fc_b = g2_weight(c, m, 1, F, 0, 0.02, 0, seed++);
+        m->l[i].out_w = g2_weight(c, m, 2, D, F, 0.018, 0, seed++);
+        m->l[i].out_b = g2_weight(c, m, 1, D, 0, 0.02, 0, seed++);
         m->l[i].k = genie_zeros(c, GENIE_F32, 3, cache);
         m->l[i].v = genie_zeros(c, GENIE_F32, 3, cache);
     }
@@ -499,7 +502,7 @@ static int g2_load(genie_ctx *c, g2_model *m) {
 /* One step: token tok at position t; the greedy next token (argmax of the logits, on the
    device) into *next. The context's status. */
 static genie_result g2_step(genie_ctx *c, g2_model *m, int64_t tok, int64_t t, int64_t *next) {
-    const int64_t D = G2_D, one = 1, hs[3] = {1, G2_HEADS, G2_D / G2_HEADS}, flat[2] = {1, G2_D}, ms[2] = {1, G2_SEQ};
+    const int64_t D = m->w.d, one = 1, hs[3] = {1, m->w.heads, m->w.d / m->w.heads}, flat[2] = {1, m->w.d}, ms[2] = {1, G2_SEQ};
     genie_tensor *x, *pos, *mask;
     genie_result r;
     int i, j;
@@ -544,12 +547,12 @@ typedef struct g2_result {
 } g2_result;
 /* `steps` GPT-2-small decode steps on l (local) and c (remote), step by step in turn (a loaded
    machine slows both alike): 0, or -1 when a step fails. */
-static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_result *res) {
+static int g2_pair(genie_ctx *l, genie_ctx *c, int steps, g2_dims w, g2_result *res) {
     g2_model *lm = (g2_model *)calloc(1, sizeof *lm), *rm = (g2_model *)calloc(1, sizeof *rm);
     double tl[G2_SEQ], tr[G2_SEQ], td[G2_SEQ];
     int64_t ltok = 464, rtok = 464; /* any token */
     uint64_t s0 = 0, r0 = 0, c0 = 0, ns0 = 0;
-    int s, ok = lm && rm && steps <= G2_SEQ && steps > 1 && g2_load(l, lm) && g2_load(c, rm);
+    int s, ok = lm && rm && steps <= G2_SEQ && steps > 1 && g2_load(l, lm, w) && g2_load(c, rm, w);
     memset(res, 0, sizeof *res);
     res->same = 1;
     for (s = 0; ok && s < steps; s++) {
@@ -898,24 +901,30 @@ int main(void) {
         genie_ctx_destroy(l);
     }
     { /* GPT-2-small decode steps, local and remote in turn, each in a fresh context (the remote
-         one's weights uploaded by step 1) */
-        genie_ctx *c, *l;
-        g2_result g;
-        const int steps = 16;
-        ctx_pair(addr, &l, &c);
-        if (g2_pair(l, c, steps, &g) != 0) {
-            printf("FAIL GPT-2-small decode steps: %s %s\n", genie_last_error(l), genie_last_error(c));
-        } else {
-            printf("  %-44s %10.3f ms median, %.3f best\n", "GPT-2-small decode step (16 steps), local", g.local_ms, g.local_best);
-            printf("  %-44s %10.3f ms median, %.3f best (tokens %s local; step 1 sent %llu bytes for %llu of weights; "
-                   "then %llu sent, %llu received, %llu CPU nodes a step)\n", "  remote", g.remote_ms, g.remote_best,
-                   g.same ? "equal to" : "DIFFER from", (unsigned long long)g.first, (unsigned long long)g.weights,
-                   (unsigned long long)g.sent, (unsigned long long)g.recv, (unsigned long long)g.cpu);
-            printf("  %-44s %10.3f ms median of remote - local, step by step (the server computed %.3f ms a step: "
-                   "remote - server %.3f ms)\n", "  remote overhead", g.diff_ms, g.server_ms, g.remote_ms - g.server_ms);
+         one's weights uploaded by step 1); then the same graph at a narrow width, whose steps
+         compute little: their difference is the protocol's and the server's cost a step */
+        int k;
+        for (k = 0; k < 2; k++) {
+            const g2_dims w = k ? g2_narrow : g2_small;
+            const int steps = k ? G2_SEQ : 16;
+            const char *name = k ? "GPT-2-small's graph, 64 wide (32 steps)" : "GPT-2-small decode step (16 steps)";
+            genie_ctx *c, *l;
+            g2_result g;
+            ctx_pair(addr, &l, &c);
+            if (g2_pair(l, c, steps, w, &g) != 0) {
+                printf("FAIL %s: %s %s\n", name, genie_last_error(l), genie_last_error(c));
+            } else {
+                printf("  %-44s %10.3f ms median, %.3f best\n", name, g.local_ms, g.local_best);
+                printf("  %-44s %10.3f ms median, %.3f best (tokens %s local; step 1 sent %llu bytes for %llu of weights; "
+                       "then %llu sent, %llu received, %llu CPU nodes a step)\n", "  remote", g.remote_ms, g.remote_best,
+                       g.same ? "equal to" : "DIFFER from", (unsigned long long)g.first, (unsigned long long)g.weights,
+                       (unsigned long long)g.sent, (unsigned long long)g.recv, (unsigned long long)g.cpu);
+                printf("  %-44s %10.3f ms median of remote - local, step by step (the server computed %.3f ms a step: "
+                       "remote - server %.3f ms)\n", "  remote overhead", g.diff_ms, g.server_ms, g.remote_ms - g.server_ms);
+            }
+            genie_ctx_destroy(c);
+            genie_ctx_destroy(l);
         }
-        genie_ctx_destroy(c);
-        genie_ctx_destroy(l);
     }
     grx_close_ep(&e.x, e.ep, 1);
     grx_close_ep(&s.x, s.ep, 0);
