@@ -409,11 +409,17 @@ static genie_result rc_inline_puts(rc_state *r, char *msg) {
         const uint8_t *p;
         ucs_status_t st;
         gr_inline_next(&rd, &id, &p, &len);
-        if (gr_content_hash(p, len, hash, 1) != 0) return rc_fail(r, msg, "PUT: out of memory");
+        if (gr_content_hash(p, len, hash, 1) != 0) { /* the uploads after it and the RUN are lost: so is the connection */
+            r->dead = 1;
+            return rc_fail(r, msg, "PUT: out of memory (the connection is closed; the context now runs on its CPU)");
+        }
         if (r->dead) return rc_lost(r, msg, "PUT");
         st = grx_put(&r->x, r->ep, &r->next_req, id, len, hash, p, len, grx_now() + r->timeout, &r->dead,
                      &r->ctx->stats.remote_messages_sent, &r->ctx->stats.remote_bytes_sent);
-        if (st == UCS_ERR_NO_MEMORY) return rc_fail(r, msg, "PUT: out of memory");
+        if (st == UCS_ERR_NO_MEMORY) {
+            r->dead = 1;
+            return rc_fail(r, msg, "PUT: out of memory (the connection is closed; the context now runs on its CPU)");
+        }
         if (st != UCS_OK) return rc_lost(r, msg, "PUT");
     }
     return GENIE_OK;
@@ -421,9 +427,9 @@ static genie_result rc_inline_puts(rc_state *r, char *msg) {
 /* Sends the gathered RUN, then the gathered FREE (after the RUN: its ops may read those buffers).
    Uploads waiting for it (rc_inline_add) go inside a RUN_CACHED, or as PUTs before a new RUN.
    get (24 bytes: a GET's id, lo, hi, or NULL): a read to send with a RUN_CACHED, as one
-   RUN_CACHED_GET whose GET is the request id after the RUN's (r->next_req once sent); *get_sent
-   says whether it went (not for a first RUN, nor when nothing was gathered). */
-static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent, char *msg) {
+   RUN_CACHED_GET whose GET is the request id after the RUN's: *get_req, 0 when it did not go
+   (a first RUN, nothing gathered, or an error). */
+static genie_result rc_flush_get(rc_state *r, const uint8_t *get, uint64_t *get_req, char *msg) {
     gr_wr w;
     uint32_t i;
     genie_result e;
@@ -469,8 +475,8 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, int *get_sent,
                 memcpy(head, hash, GR_HASH_BYTES);
                 memcpy(head + GR_HASH_BYTES, get, 24);
                 e = rc_send2(r, GR_RUN_CACHED_GET, r->last_run = ++r->next_req, head, sizeof head, r->slots.p, r->slots.n, "RUN_CACHED_GET", msg);
-                ++r->next_req; /* the GET's */
-                *get_sent = e == GENIE_OK;
+                ++r->next_req; /* the GET's (a FREE after it takes the next) */
+                if (e == GENIE_OK) *get_req = r->next_req;
             } else if (known) {
                 e = rc_send2(r, GR_RUN_CACHED, r->last_run = ++r->next_req, hash, sizeof hash, r->slots.p, r->slots.n, "RUN_CACHED", msg);
             } else {
@@ -964,7 +970,8 @@ static genie_result rc_run_checked(rc_state *r, char *msg) {
 
 static genie_result rc_refresh(rc_state *r, genie__buf *b, char *msg);
 /* Gathers n (or the group g) into the RUN being built; it goes with the next message that
-   needs the server (a read, an upload, the next FREE batch) or when it is full. */
+   needs the server (a read; an upload of a buffer it names, or above RC_HAS_MIN while FREEs
+   wait; the next FREE batch) or when it is full. */
 static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, char *msg) {
     rc_state *r = (rc_state *)state;
     genie_result e;
@@ -1055,7 +1062,9 @@ static genie_result rc_upload(rc_state *r, genie__buf *b, const uint8_t *known, 
     gr_wr w;
     ucs_status_t s;
     if ((e = rc_check_async(r, "PUT", msg)) != GENIE_OK) return e;
-    if (r->run_nops && rc_slot_find(r, id, &slot_hash) >= 0 && (e = rc_flush(r, msg)) != GENIE_OK) return e;
+    /* the RUN first when it names the buffer; before bytes the server counts against the
+       client's budget, the FREEs waiting too (after their RUN: its ops may read them) */
+    if (((r->run_nops && rc_slot_find(r, id, &slot_hash) >= 0) || (big && r->nfree)) && (e = rc_flush(r, msg)) != GENIE_OK) return e;
     if (!big && !known) { /* waits for the next RUN (rc_flush_get) */
         rc_hdel(r, id);
         return rc_inline_add(r, id, b->data, b->bytes, msg);
@@ -1126,7 +1135,7 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     grx_msg *m = NULL;
     genie_result e;
     gr_wr w;
-    int sent = 0;
+    uint64_t req = 0;
     if ((e = rc_check_async(r, "GET", msg)) != GENIE_OK) return e;
     memset(&w, 0, sizeof w);
     gr_w64(&w, (uint64_t)(uintptr_t)b->dev);
@@ -1135,9 +1144,9 @@ static genie_result rc_copy_out(void *state, genie__buf *b, size_t lo, size_t hi
     if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "GET: out of memory"); }
     memcpy(get, w.p, sizeof get);
     gr_wr_free(&w);
-    if ((e = rc_flush_get(r, get, &sent, msg)) != GENIE_OK) return e; /* a repeated step's RUN carries the GET */
-    if ((!sent && (e = rc_send(r, GR_GET, ++r->next_req, get, sizeof get, "GET", msg)) != GENIE_OK) ||
-        (e = rc_wait(r, r->next_req, GR_DATA, &m, "GET", msg)) != GENIE_OK)
+    if ((e = rc_flush_get(r, get, &req, msg)) != GENIE_OK) return e; /* a repeated step's RUN carries the GET */
+    if ((!req && (e = rc_send(r, GR_GET, req = ++r->next_req, get, sizeof get, "GET", msg)) != GENIE_OK) ||
+        (e = rc_wait(r, req, GR_DATA, &m, "GET", msg)) != GENIE_OK)
         return e;
     if (m->len != hi - lo) {
         grx_msg_free(&r->x, m);

@@ -1549,6 +1549,13 @@ static void sv_get(sv *s, sv_client *c, uint64_t req, uint64_t id, uint64_t lo, 
     else sv_send(s, c, GR_DATA, req, b->data + lo, (size_t)(hi - lo));
 }
 
+/* An ERROR for message h: under its request id, and for a RUN_CACHED_GET under the GET's too
+   (the id after it), which its client waits for. */
+static void sv_error_msg(sv *s, sv_client *c, const gr_hdr *h, int code, const char *text) {
+    sv_error(s, c, h->id, code, text);
+    if (h->type == GR_RUN_CACHED_GET) sv_error(s, c, h->id + 1, code, text);
+}
+
 /* ---- one message ---- */
 static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     gr_hdr h;
@@ -1568,7 +1575,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         return;
     }
     if (m->failed) {
-        sv_error(s, c, h.id, GR_E_MEMORY, "the payload could not be received");
+        sv_error_msg(s, c, &h, GR_E_MEMORY, "the payload could not be received");
         return;
     }
     if (c->state == 0 && h.type != GR_HELLO) { /* nothing is decoded before the handshake */
@@ -1583,12 +1590,12 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
     }
     if (m->refused) { /* the connection goes on; an upload in parts it may belong to fails */
         sv_upload_drop(s, c, "PUT: a part over the client's queue cap (--queue-mb)");
-        sv_error(s, c, h.id, GR_E_LIMIT, "a message over the client's queue cap (--queue-mb): not received");
+        sv_error_msg(s, c, &h, GR_E_LIMIT, "a message over the client's queue cap (--queue-mb): not received");
         return;
     }
     if (h.type == GR_RUN) sv_tape_keep(c, m->data, m->len);
     if ((rc = gr_msg_decode(h.type, m->data, m->len, &q, why)) != 0) {
-        sv_error(s, c, h.id, rc, why);
+        sv_error_msg(s, c, &h, rc, why);
         if (c->state < 2) sv_close(s, c, "bad handshake");
         return;
     }
@@ -1755,7 +1762,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         break;
     case GR_RUN_CACHED: case GR_RUN_CACHED_GET: {
         gr_run *bound = NULL;
-        int k;
+        int k, ran = 0;
         sv_put_inline(s, c, h.id, &q, h.type == GR_RUN_CACHED ? "RUN_CACHED" : "RUN_CACHED_GET");
         for (k = 0; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
@@ -1763,6 +1770,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_error(s, c, h.id, GR_E_MALFORMED, "RUN_CACHED: no tape with that hash on this connection");
         } else if ((rc = sv_tape_bind(c, (c->tape_first + k) % GR_TAPES, &q.run, &bound, why)) == 0) {
             sv_run(s, c, h.id, bound);
+            ran = 1;
         } else if (rc > 0) {
             sv_error(s, c, h.id, rc, why);
         } else if ((rc = gr_tape_decode(c->tapes[(c->tape_first + k) % GR_TAPES].bytes, c->tapes[(c->tape_first + k) % GR_TAPES].len,
@@ -1770,9 +1778,13 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
             sv_error(s, c, h.id, rc, why);
         } else {
             sv_run(s, c, h.id, &q.run);
+            ran = 1;
         }
         gr_run_free(&q.run);
-        if (h.type == GR_RUN_CACHED_GET) sv_get(s, c, h.id + 1, q.buf, q.lo, q.hi); /* as a GET after it: the id after the RUN's */
+        if (h.type == GR_RUN_CACHED_GET) { /* as a GET after it (the id after the RUN's); none of a tape that did not run */
+            if (ran) sv_get(s, c, h.id + 1, q.buf, q.lo, q.hi);
+            else sv_error(s, c, h.id + 1, GR_E_MALFORMED, "RUN_CACHED_GET: its tape did not run (the RUN's ERROR says why): nothing read");
+        }
         if (!c->busy) sv_evict(s);
         break;
     }

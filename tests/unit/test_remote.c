@@ -1483,6 +1483,60 @@ static void test_quant_rows(const char *addr) {
 }
 
 /* ---- only what is read comes back ---- */
+/* Steps whose freed buffers wait to go as a FREE when the step is read (genie's block cache off,
+   every released block given back at once), remote against local: a step of a host blob read each
+   time (its read a RUN_CACHED_GET with a FREE after it: the read waits for the GET's own reply),
+   then 640 KiB uploads, each replacing the last, under a server whose --client-mb 1 holds one of
+   them (the FREE of the last goes before the next PUT). */
+static void test_frees_pending(const char *addr) {
+    static float big[160 * 1024];
+    genie_ctx_desc d;
+    genie_ctx *c, *l;
+    server b;
+    int step, k;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 1;
+    d.block_cache_bytes = 1;
+    for (k = 0; k < 2; k++) {
+        const char *where = addr;
+        if (k == 1) {
+            if (server_start(&b, "--client-mb", "1", "clientmb1") != 0) {
+                CHECK(0, "a server with --client-mb 1 did not start (build/remote_test_clientmb1.log)");
+                return;
+            }
+            where = b.addr;
+        }
+        d.backend = "remote", d.backend_config = where;
+        c = genie_ctx_create(&d);
+        d.backend = NULL, d.backend_config = NULL;
+        l = genie_ctx_create(&d);
+        for (step = 0; step < 4; step++) {
+            float x[16], rv[16], lv[16];
+            int64_t n = k ? 160 * 1024 : 16;
+            genie_ctx *ctx[2] = {c, l};
+            genie_result res[2];
+            int i, j;
+            for (i = 0; i < 16; i++) x[i] = (float)(i + step);
+            for (i = 0; i < (int)n && k; i++) big[i] = (float)(step + 1) * 0.5f;
+            for (j = 0; j < 2; j++) {
+                genie_tensor *t, *y;
+                genie_pool_push(ctx[j]);
+                t = k ? genie_from_data(ctx[j], GENIE_F32, 1, &n, big) : genie_from_blob(ctx[j], GENIE_F32, 1, &n, NULL, x, NULL, NULL);
+                y = genie_mul(ctx[j], genie_exp(ctx[j], genie_mul_scalar(ctx[j], t, 0.01)), t);
+                if (k) y = genie_sum(ctx[j], y, 0, NULL, 0);
+                res[j] = genie_read(ctx[j], y, GENIE_F32, j ? lv : rv, k ? sizeof(float) : sizeof rv);
+                genie_pool_pop(ctx[j]);
+            }
+            CHECK(res[0] == GENIE_OK && res[1] == GENIE_OK && memcmp(rv, lv, k ? sizeof(float) : sizeof rv) == 0 &&
+                      strcmp(genie_backend_name(c), "remote") == 0,
+                  "%s step %d with FREEs waiting: remote %d (%s), local %d, values %s", k ? "640 KiB upload" : "blob", step, res[0],
+                  res[0] ? genie_last_error(c) : "", res[1], memcmp(rv, lv, k ? sizeof(float) : sizeof rv) ? "differ" : "equal");
+        }
+        genie_ctx_destroy(c);
+        genie_ctx_destroy(l);
+        if (k == 1) CHECK(server_stop(&b) == 0, "the --client-mb 1 server exits 0");
+    }
+}
 static void test_slice(const char *addr) {
     int64_t s[2] = {1024, 256};
     genie_ctx *c = remote_ctx(addr);
@@ -2904,7 +2958,7 @@ static void test_hostile(void) {
             gr_wr_free(&w);
             got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
             CHECK(got == 2 && types[0] == GR_ERROR && types[1] == GR_ERROR && ids[0] == id && codes[0] == GR_E_MALFORMED && ids[1] == id + 1 &&
-                      codes[1] == GR_E_BUFFER,
+                      codes[1] == GR_E_MALFORMED,
                   "RUN_CACHED_GET of an unknown tape and buffer: %d ERRORs, ids %llu %llu (sent %llu), codes %u %u", got,
                   (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, codes[0], codes[1]);
             r.req++; /* the GET's id */
@@ -2920,11 +2974,20 @@ static void test_hostile(void) {
             gr_w32(&w, 1), gr_w64(&w, 77), gr_w32(&w, 8), gr_wbytes(&w, val, 8);
             grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, grx_now() + 5.0, &r.dead);
             gr_wr_free(&w);
-            got = raw_replies(&r, 2, types, ids, codes, back, sizeof back);
+            got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
             r.req++;
-            CHECK(got == 2 && ids[0] == id && types[0] == GR_ERROR && ids[1] == id + 1 && types[1] == GR_DATA && memcmp(back, val, 8) == 0,
-                  "RUN_CACHED_GET with an input inline: %d replies, types %d %d, ids %llu %llu (sent %llu), bytes %s", got, types[0], types[1],
-                  (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, memcmp(back, val, 8) ? "differ" : "equal");
+            CHECK(got == 2 && ids[0] == id && types[0] == GR_ERROR && ids[1] == id + 1 && types[1] == GR_ERROR,
+                  "RUN_CACHED_GET of an unknown tape with an input inline: %d replies, types %d %d, ids %llu %llu (sent %llu)", got,
+                  types[0], types[1], (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id);
+            { /* the input was taken all the same, as a PUT before the message would be */
+                uint8_t get[24] = {77};
+                get[16] = 8;
+                id = ++r.req;
+                grx_send(&r.x, r.ep, GR_GET, id, get, sizeof get, grx_now() + 5.0, &r.dead);
+                got = raw_replies(&r, 1, types, ids, codes, back, sizeof back);
+                CHECK(got == 1 && types[0] == GR_DATA && ids[0] == id && memcmp(back, val, 8) == 0, "GET of an input inline: %d replies, type %d, bytes %s",
+                      got, types[0], memcmp(back, val, 8) ? "differ" : "equal");
+            }
             CHECK(raw_alive(&r), "alive after a RUN_CACHED_GET with an input inline");
         }
         { /* a tape kept decoded, bound to each RUN_CACHED's table: exp of buffer 140 into 141, then into 143,
@@ -2972,14 +3035,28 @@ static void test_hostile(void) {
                     got = raw_replies(&r, 1, types, ids, codes, (uint8_t *)&back, sizeof back);
                     CHECK(got == 1 && types[0] == GR_DATA && ids[0] == id + 1 && fabsf(back - expf(1.0f)) < 1e-6f,
                           "RUN_CACHED_GET of a kept tape into buffer %llu: %d replies, type %d, %g", (unsigned long long)out, got, types[0], back);
-                } else { /* the tape's ERROR, then the GET's: 143 holds its value from before */
-                    got = raw_replies(&r, 2, types, ids, codes, (uint8_t *)&back, sizeof back);
-                    CHECK(got == 2 && types[0] == GR_ERROR && codes[0] == GR_E_MALFORMED && ids[0] == id && types[1] == GR_DATA &&
-                              ids[1] == id + 1 && fabsf(back - expf(1.0f)) < 1e-6f,
+                } else { /* the tape's ERROR, then the GET's: nothing read of a tape that did not run */
+                    got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
+                    CHECK(got == 2 && types[0] == GR_ERROR && codes[0] == GR_E_MALFORMED && ids[0] == id && types[1] == GR_ERROR && ids[1] == id + 1,
                           "a kept tape bound to a table too short: %d replies, types %d %d, code %u", got, types[0], types[1], codes[0]);
                 }
             }
             CHECK(raw_alive(&r), "alive after kept tapes bound");
+        }
+        { /* a RUN_CACHED_GET that does not decode (a GET of buffer id 0): its ERROR under both ids */
+            uint64_t id = ++r.req, ids[2] = {0, 0};
+            uint32_t codes[2] = {0, 0};
+            int types[2] = {0, 0}, got;
+            w_run_cached_get(&w, 0, 0, 4, 1);
+            grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, grx_now() + 5.0, &r.dead);
+            gr_wr_free(&w);
+            r.req++;
+            got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
+            CHECK(got == 2 && types[0] == GR_ERROR && types[1] == GR_ERROR && ids[0] == id && ids[1] == id + 1 && codes[0] == GR_E_MALFORMED &&
+                      codes[1] == GR_E_MALFORMED,
+                  "a malformed RUN_CACHED_GET: %d replies, types %d %d, ids %llu %llu (sent %llu)", got, types[0], types[1],
+                  (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id);
+            CHECK(raw_alive(&r), "alive after a malformed RUN_CACHED_GET");
         }
     }
     { /* in-place writes: into a buffer that holds no value (ERROR 7), at an index past the view (ERROR 8) */
@@ -3748,6 +3825,7 @@ int main(void) {
     test_inplace(s.addr);
     test_ops5(s.addr);
     test_slice(s.addr);
+    test_frees_pending(s.addr);
     test_random(s.addr);
     test_mixed(s.addr);
     test_mixed_more(s.addr);
