@@ -265,6 +265,10 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
             grx_msg_free(&r->x, m);
             continue;
         }
+        if (h.type == GR_ERROR) { /* ERROR 11: the server forgot its tapes, and so does the client */
+            gr_rd rd = gr_rd_init(m->data, m->len);
+            if (gr_u32(&rd) == GR_E_TAPE) r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
+        }
         if (out && h.id == req && !*out) { *out = m; continue; }
         if (h.type == GR_ERROR && r->watch_req && h.id == r->watch_req && !r->watch_err[0])
             r->watch_code = rc_error_msg(m, r->watch_err, sizeof r->watch_err, 1);
@@ -437,8 +441,10 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, uint64_t *get_
         uint8_t hash[GR_HASH_BYTES];
         int k, known = 0;
         if (!r->run_nops) rc_run_begin(r); /* uploads alone: an empty tape carries them */
-        if (r->run.oom || r->slots.oom) e = rc_fail(r, msg, "RUN: out of memory");
-        else {
+        if (r->run.oom || r->slots.oom) { /* the gathered ops are lost: so is the connection */
+            r->dead = 1;
+            e = rc_fail(r, msg, "RUN: out of memory (the connection is closed; the context now runs on its CPU)");
+        } else {
             int rk;
             gr_put_u32_at(r->run.p, r->run_nops);
             gr_put_u32_at(r->slots.p, r->nslots);
@@ -469,7 +475,7 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, uint64_t *get_
             e = GENIE_OK;
             if (!known && r->ninl) e = rc_inline_puts(r, msg); /* a new tape: its RUN carries none */
             if (e != GENIE_OK || r->slots.oom) {
-                if (e == GENIE_OK) e = rc_fail(r, msg, "RUN: out of memory");
+                if (e == GENIE_OK) r->dead = 1, e = rc_fail(r, msg, "RUN: out of memory (the connection is closed; the context now runs on its CPU)");
             } else if (known && get) {
                 uint8_t head[GR_HASH_BYTES + 24];
                 memcpy(head, hash, GR_HASH_BYTES);
@@ -506,7 +512,11 @@ static genie_result rc_flush_get(rc_state *r, const uint8_t *get, uint64_t *get_
     gr_w32(&w, r->nfree);
     for (i = 0; i < r->nfree; i++) gr_w64(&w, r->frees[i]);
     r->nfree = 0;
-    if (w.oom) { gr_wr_free(&w); return rc_fail(r, msg, "FREE: out of memory"); }
+    if (w.oom) { /* the ids would stay held on the server: the connection closes */
+        gr_wr_free(&w);
+        r->dead = 1;
+        return rc_fail(r, msg, "FREE: out of memory (the connection is closed; the context now runs on its CPU)");
+    }
     e = rc_send(r, GR_FREE, ++r->next_req, w.p, w.n, "FREE", msg);
     gr_wr_free(&w);
     return e;
@@ -997,9 +1007,10 @@ static genie_result rc_run(void *state, genie__node *n, const genie__fgroup *g, 
         rc_encode_node(r, &r->run, n, 1, &n, 0, r->run_nops);
     r->run_nops += nops;
     r->run_cost = gr_add_sat(r->run_cost, work);
-    if (r->run.oom || r->slots.oom) {
+    if (r->run.oom || r->slots.oom) { /* the ops gathered before it are lost: so is the connection */
         r->run.n = r->slots.n = 0, r->run.oom = r->slots.oom = 0, r->run_nops = r->nslots = r->nwops = 0, r->run_cost = 0;
-        return rc_fail(r, msg, "RUN: out of memory");
+        r->dead = 1;
+        return rc_fail(r, msg, "RUN: out of memory (the connection is closed; the context now runs on its CPU)");
     }
     return checked ? rc_run_checked(r, msg) : GENIE_OK;
 }

@@ -107,6 +107,7 @@ enum gr_err {
     GR_E_OP,          /* an op genie refused (its message says why) or whose result is not the one declared */
     GR_E_MEMORY,      /* the server is out of memory */
     GR_E_INDEX,       /* an index out of range in a RUN (its message is genie's, as the client's CPU gives it) */
+    GR_E_TAPE,        /* a RUN_CACHED of a tape the connection does not hold: both sides forget every tape */
     GR_E_END
 };
 

@@ -128,7 +128,7 @@ typedef struct sv_client {
     char peer[80];
     sv_stat *stats[SV_STAT_BUCKETS]; /* its work by module, phase and role (STATS) */
     uint32_t nstats;
-    struct {
+    struct sv_tape {
         uint8_t hash[GR_HASH_BYTES];
         uint8_t *bytes;
         size_t len;
@@ -1223,7 +1223,13 @@ static void sv_run(sv *s, sv_client *c, uint64_t req, gr_run *run) {
         memset(&d, 0, sizeof d);
         d.n_threads = s->threads;
         d.backend = s->backend;
-        if (!(c->g = genie_ctx_create(&d))) { sv_error(s, c, req, GR_E_MEMORY, "RUN: out of memory for a context"); return; }
+        if (!(c->g = genie_ctx_create(&d))) { /* its outputs fail: nothing reads their old bytes */
+            sv_buf *b;
+            for (i = 0; i < run->nops; i++)
+                if (run->ops[i].written && (b = sv_buf_get(c, run->ops[i].out_buf))) sv_buf_fail(s, c, b, "RUN: out of memory for a context");
+            sv_error(s, c, req, GR_E_MEMORY, "RUN: out of memory for a context");
+            return;
+        }
     }
     genie_clear_error(c->g);
     genie_pool_push(c->g);
@@ -1400,6 +1406,20 @@ done:
 }
 
 /* Kept tape k's decoded form dropped */
+static void sv_tape_undecode(sv_client *c, int k);
+/* Every tape c keeps dropped (a RUN_CACHED of one it does not hold: its client drops its list too) */
+static void sv_tapes_forget(sv_client *c) {
+    int i;
+    for (i = 0; i < c->ntapes; i++) {
+        int k = (c->tape_first + i) % GR_TAPES;
+        free(c->tapes[k].bytes);
+        c->tapes[k].bytes = NULL;
+        sv_tape_undecode(c, k);
+    }
+    c->ntapes = c->tape_first = 0;
+    c->tape_bytes = 0;
+}
+/* Kept tape k's decoded form dropped */
 static void sv_tape_undecode(sv_client *c, int k) {
     if (c->tapes[k].decoded == 1) {
         gr_run_free(&c->tapes[k].dec);
@@ -1479,7 +1499,13 @@ static void sv_tape_keep(sv_client *c, const uint8_t *p, size_t n) {
     if (len > GR_TAPE_BYTES) return;
     crypto_generichash(hash, sizeof hash, p, len, NULL, 0);
     for (k = 0; k < c->ntapes; k++)
-        if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, hash, GR_HASH_BYTES) == 0) return;
+        if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, hash, GR_HASH_BYTES) == 0) { /* held: now the newest, as the client has it */
+            int j;
+            struct sv_tape held = c->tapes[(c->tape_first + k) % GR_TAPES];
+            for (j = k; j + 1 < c->ntapes; j++) c->tapes[(c->tape_first + j) % GR_TAPES] = c->tapes[(c->tape_first + j + 1) % GR_TAPES];
+            c->tapes[(c->tape_first + c->ntapes - 1) % GR_TAPES] = held;
+            return;
+        }
     while (c->ntapes && (c->ntapes == GR_TAPES || c->tape_bytes + len > GR_TAPE_BYTES)) {
         c->tape_bytes -= c->tapes[c->tape_first].len;
         free(c->tapes[c->tape_first].bytes);
@@ -1762,12 +1788,16 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         break;
     case GR_RUN_CACHED: case GR_RUN_CACHED_GET: {
         gr_run *bound = NULL;
+        const char *what = h.type == GR_RUN_CACHED ? "RUN_CACHED" : "RUN_CACHED_GET";
         int k, ran = 0;
-        sv_put_inline(s, c, h.id, &q, h.type == GR_RUN_CACHED ? "RUN_CACHED" : "RUN_CACHED_GET");
+        sv_put_inline(s, c, h.id, &q, what);
         for (k = 0; k < c->ntapes; k++)
             if (memcmp(c->tapes[(c->tape_first + k) % GR_TAPES].hash, q.hash, GR_HASH_BYTES) == 0) break;
-        if (k == c->ntapes) {
-            sv_error(s, c, h.id, GR_E_MALFORMED, "RUN_CACHED: no tape with that hash on this connection");
+        if (k == c->ntapes) { /* the lists differ (a RUN the server never kept): both start again empty */
+            rc = GR_E_TAPE;
+            snprintf(why, sizeof why, "%s: no tape with that hash on this connection (both sides forget their tapes)", what);
+            sv_tapes_forget(c);
+            sv_error(s, c, h.id, rc, why);
         } else if ((rc = sv_tape_bind(c, (c->tape_first + k) % GR_TAPES, &q.run, &bound, why)) == 0) {
             sv_run(s, c, h.id, bound);
             ran = 1;
@@ -1783,7 +1813,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         gr_run_free(&q.run);
         if (h.type == GR_RUN_CACHED_GET) { /* as a GET after it (the id after the RUN's); none of a tape that did not run */
             if (ran) sv_get(s, c, h.id + 1, q.buf, q.lo, q.hi);
-            else sv_error(s, c, h.id + 1, GR_E_MALFORMED, "RUN_CACHED_GET: its tape did not run (the RUN's ERROR says why): nothing read");
+            else sv_error(s, c, h.id + 1, rc, why); /* the RUN's ERROR again: its tape did not run, nothing is read */
         }
         if (!c->busy) sv_evict(s);
         break;

@@ -2947,7 +2947,7 @@ static void test_hostile(void) {
         gr_wbytes(&w, "0123456789abcdef0123456789abcdef", 32);
         w_slots(&w, 1, 12345, 0);
         t = 0;
-        CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_MALFORMED, "unknown tape: type %d code %u", t, code);
+        CHECK(raw_call(&r, GR_RUN_CACHED, w.p, w.n, &t, &code) && t == GR_ERROR && code == GR_E_TAPE, "unknown tape: type %d code %u", t, code);
         gr_wr_free(&w);
         { /* the same with a GET: the RUN's ERROR under the message's id, the GET's under the next */
             uint64_t id = ++r.req, ids[2] = {0, 0};
@@ -2957,8 +2957,8 @@ static void test_hostile(void) {
             grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, w.p, w.n, grx_now() + 5.0, &r.dead);
             gr_wr_free(&w);
             got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
-            CHECK(got == 2 && types[0] == GR_ERROR && types[1] == GR_ERROR && ids[0] == id && codes[0] == GR_E_MALFORMED && ids[1] == id + 1 &&
-                      codes[1] == GR_E_MALFORMED,
+            CHECK(got == 2 && types[0] == GR_ERROR && types[1] == GR_ERROR && ids[0] == id && codes[0] == GR_E_TAPE && ids[1] == id + 1 &&
+                      codes[1] == GR_E_TAPE,
                   "RUN_CACHED_GET of an unknown tape and buffer: %d ERRORs, ids %llu %llu (sent %llu), codes %u %u", got,
                   (unsigned long long)ids[0], (unsigned long long)ids[1], (unsigned long long)id, codes[0], codes[1]);
             r.req++; /* the GET's id */
@@ -3042,6 +3042,22 @@ static void test_hostile(void) {
                 }
             }
             CHECK(raw_alive(&r), "alive after kept tapes bound");
+            { /* a RUN_CACHED_GET of a tape not held: ERROR 11, and the server forgets the tape above too */
+                for (k = 0; k < 2; k++) {
+                    memset(&g, 0, sizeof g);
+                    gr_wbytes(&g, k ? hash : (const uint8_t *)"0123456789abcdef0123456789abcdef", 32);
+                    gr_w64(&g, 141), gr_w64(&g, 0), gr_w64(&g, 4);
+                    w_slots(&g, 2, 140, 141);
+                    id = ++r.req;
+                    grx_send(&r.x, r.ep, GR_RUN_CACHED_GET, id, g.p, g.n, grx_now() + 5.0, &r.dead);
+                    r.req++;
+                    gr_wr_free(&g);
+                    got = raw_replies(&r, 2, types, ids, codes, NULL, 0);
+                    CHECK(got == 2 && types[0] == GR_ERROR && codes[0] == GR_E_TAPE && ids[0] == id && types[1] == GR_ERROR && codes[1] == GR_E_TAPE,
+                          "RUN_CACHED_GET of %s: %d replies, types %d %d, codes %u %u", k ? "a tape forgotten after another's ERROR 11" : "an unknown tape",
+                          got, types[0], types[1], codes[0], codes[1]);
+                }
+            }
         }
         { /* a RUN_CACHED_GET that does not decode (a GET of buffer id 0): its ERROR under both ids */
             uint64_t id = ++r.req, ids[2] = {0, 0};
