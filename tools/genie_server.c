@@ -4,7 +4,7 @@
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
  *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
- *                [--max-run-work N] [--pool-mb N]
+ *                [--max-run-work N] [--pool-mb N] [--part-copy loop|thread]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -174,6 +174,7 @@ typedef struct sv {
     sv_client *clients;
     int next_client;
     int has_key, threads, hash_threads;
+    int part_thread; /* a PUT_PART is copied into place on a thread of its own (1) or on the loop (0) */
     const char *backend; /* each client's context's backend: NULL (the CPU) or "cuda" */
     uint8_t key[crypto_auth_KEYBYTES];
     sv_entry *cache[SV_BUCKETS];
@@ -1681,8 +1682,8 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         sv_send(s, c, GR_HAS_REPLY, h.id, &found, 1);
         break;
     }
-    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place on a thread while the
-                           loop receives the next part (m is kept until then) */
+    case GR_PUT_PART: { /* the leading bytes of a PUT: copied into place, on a thread while the
+                           loop receives the next part (m is kept until then) or here (--part-copy) */
         sv_buf *b;
         sv_upload_wait(s, c);
         if (c->up.data && (c->up.id != q.buf || c->up.cap != q.cap || c->up.got != q.lo))
@@ -1712,7 +1713,7 @@ static void sv_handle(sv *s, sv_client *c, grx_msg *m) {
         }
         c->up.job.dst = c->up.data + q.lo, c->up.job.src = q.data, c->up.job.n = (size_t)q.bytes;
         c->up.got += q.bytes;
-        if (pthread_create(&c->up.th, NULL, sv_part_main, &c->up.job) == 0) c->up.busy = 1, c->up.held = m;
+        if (s->part_thread && pthread_create(&c->up.th, NULL, sv_part_main, &c->up.job) == 0) c->up.busy = 1, c->up.held = m;
         else sv_part_main(&c->up.job); /* no thread: copied here */
         break;
     }
@@ -2133,6 +2134,7 @@ static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
                     "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N] [--pool-mb N]\n"
+                    "                    [--part-copy loop|thread]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (as --max-run-work counts it) runs on the loop, saving\n"
                     "                   the hand-over (default 4194304, ~50 us; 0: all to the pool)\n"
@@ -2140,13 +2142,17 @@ static int sv_usage(void) {
                     "  --max-run-work N a RUN of more work (flops plus 256 per element read or written, summed over its ops)\n"
                     "                   is refused with ERROR 5 naming the limit (default 1e13); clients are told it\n"
                     "  --pool-mb N      freed upload memory kept for the next uploads, counted in --cache-mb\n"
-                    "                   (default a quarter of --cache-mb; 0: none)\n");
+                    "                   (default a quarter of --cache-mb; 0: none)\n"
+                    "  --part-copy M    where an upload's 2 MiB parts are copied into place: on a thread while the\n"
+                    "                   loop receives the next (default with 3 or more CPUs), or on the loop (the\n"
+                    "                   default with 2 or fewer: the loop, the copy and a client on this machine\n"
+                    "                   would share two cores)\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     sv s;
-    const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu";
+    const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu", *part_copy = NULL;
     long cache_mb = 1024, pool_mb = -1, client_mb = 4096, payload_mb = 2048, queue_mb = 256, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct sockaddr_storage ss;
     socklen_t sl;
@@ -2162,6 +2168,7 @@ int main(int argc, char **argv) {
     s.max_jobs = 4;
     inline_work = SV_INLINE_WORK;
     s.hash_threads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
+    s.part_thread = ncpu > 2;
     /* options come in pairs: argv[i] names one, argv[i + 1] is its value */
     for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -2181,6 +2188,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--max-run-work")) max_run_work = atof(v);
         else if (!strcmp(a, "--pool-mb")) pool_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
+        else if (!strcmp(a, "--part-copy")) part_copy = v;
         else return sv_usage();
     }
     if (cache_mb < 0 || pool_mb < -1 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
@@ -2188,6 +2196,10 @@ int main(int argc, char **argv) {
         !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000 ||
         !(max_run_work >= 1 && max_run_work <= 1.8e19))
         return sv_usage();
+    if (part_copy) {
+        if (strcmp(part_copy, "loop") != 0 && strcmp(part_copy, "thread") != 0) return sv_usage();
+        s.part_thread = strcmp(part_copy, "thread") == 0;
+    }
     s.inline_work = (uint64_t)inline_work;
     s.max_run_work = (uint64_t)max_run_work;
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {

@@ -3854,6 +3854,16 @@ int main(void) {
     test_hash_slots(s.addr);
     run_props();
     CHECK(server_stop(&s) == 0, "server exits 0 on SIGTERM");
+    { /* an upload's parts copied into place on a thread and on the loop: the server's default is one of them */
+        const char *mode[2] = {"thread", "loop"};
+        int k;
+        for (k = 0; k < 2; k++) {
+            server p;
+            if (server_start(&p, "--part-copy", mode[k], mode[k]) != 0) { CHECK(0, "the server with --part-copy %s did not start", mode[k]); continue; }
+            test_parts(p.addr);
+            CHECK(server_stop(&p) == 0, "--part-copy %s: the server exits 0 on SIGTERM", mode[k]);
+        }
+    }
     test_hostile();
     test_work_cap();
     test_loop_free();
