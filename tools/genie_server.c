@@ -4,7 +4,7 @@
  *   genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N]
  *                [--threads N] [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N]
  *                [--queue-mb N] [--hash-threads N] [--run-threads N] [--inline-work N] [--hash-hold-ms N]
- *                [--max-run-work N] [--pool-mb N] [--part-copy loop|thread]
+ *                [--max-run-work N] [--pool-mb N] [--part-copy loop|thread] [--reply-timeout-ms N]
  *
  * One thread owns the UCX worker, whose callbacks queue messages (genie_remote_ucx.h),
  * and a loop that hands each client's messages over in order and sleeps on the
@@ -85,6 +85,8 @@ typedef struct sv_hjob {
 #define SV_POOL_SLOTS 32  /* freed upload blocks kept at most (their bytes bounded by --pool-mb) */
 #define SV_POOL_IDLE_S 5.0 /* a kept block unused this long is given back to the OS */
 #define SV_SPIN_S 100e-6   /* the loop, idle, polls at most this long (grx_spin) before it sleeps */
+#define SV_SEND_COPY ((size_t)4 << 20)     /* a reply up to this size is copied and left going (sv_send) */
+#define SV_SENDING_MAX ((uint64_t)64 << 20) /* a client's replies going at once, at most (bytes) */
 
 typedef struct sv_buf { /* a client's buffer */
     uint64_t id;
@@ -164,6 +166,10 @@ typedef struct sv_client {
     const grx_msg *work_msg; uint64_t work; /* sv_msg_work of wait_head, kept while it waits for a pool thread */
     struct sv_client *job_next; /* in sv.qhead's queue of jobs not yet taken */
     struct sv_out { int type; uint64_t id; size_t n; struct sv_out *next; uint8_t p[1]; } *out_head, *out_tail;
+    /* replies UCX is still sending, oldest first (each owns its header and a copy of its payload) */
+    struct sv_sending { ucs_status_ptr_t r; size_t n; struct sv_sending *next; uint8_t hdr[GR_HDR_BYTES]; uint8_t p[1]; } *sending, *sending_tail;
+    uint64_t sending_bytes; /* their payloads' bytes */
+    double sent_at;         /* when the last of them went (or the first began, when none had gone since) */
     const char *why;      /* why it ended */
     struct sv_client *next;
 } sv_client;
@@ -174,6 +180,7 @@ typedef struct sv {
     sv_client *clients;
     int next_client;
     int has_key, threads, hash_threads;
+    double reply_timeout; /* seconds a client may leave its replies untaken (--reply-timeout-ms) */
     int part_thread; /* a PUT_PART is copied into place on a thread of its own (1) or on the loop (0) */
     const char *backend; /* each client's context's backend: NULL (the CPU) or "cuda" */
     uint8_t key[crypto_auth_KEYBYTES];
@@ -498,7 +505,41 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
         c->out_tail = o;
         return;
     }
-    st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + 30.0, &c->failed);
+    if (n <= SV_SEND_COPY) { /* copied, and left going: a client that stops reading holds no other client up */
+        struct sv_sending *q = (struct sv_sending *)malloc(sizeof *q + n);
+        ucp_dt_iov_t iov[2];
+        if (!q) {
+            c->failed = 1;
+            c->why = "out of memory for a reply";
+            return;
+        }
+        if (n) memcpy(q->p, p, n);
+        q->next = NULL, q->n = n;
+        q->r = grx_start2(c->ep, type, id, q->p, n, NULL, 0, q->hdr, iov);
+        if (UCS_PTR_IS_ERR(q->r)) {
+            free(q);
+            c->failed = 1;
+            c->why = "a send failed";
+            return;
+        }
+        c->msgs_out++;
+        c->bytes_out += GR_HDR_BYTES + n;
+        if (q->r == NULL) { /* gone already */
+            free(q);
+            return;
+        }
+        if (!c->sending) c->sent_at = grx_now();
+        if (c->sending_tail) c->sending_tail->next = q;
+        else c->sending = q;
+        c->sending_tail = q;
+        c->sending_bytes += n;
+        if (c->sending_bytes > SV_SENDING_MAX) {
+            c->failed = 1;
+            c->why = "its replies not taken (64 MiB of them waiting)";
+        }
+        return;
+    }
+    st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + s->reply_timeout, &c->failed);
     if (s->x.forced == c->ep) { /* this client's endpoint is gone: its own mark, so another client's forced close cannot overwrite it */
         s->x.forced = NULL;
         c->ep_closed = 1;
@@ -510,6 +551,42 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
     }
     c->msgs_out++;
     c->bytes_out += GR_HDR_BYTES + n;
+}
+/* Frees c's replies that UCX has finished sending; a client none of whose replies went for
+   --reply-timeout-ms has stopped reading: it fails (and its endpoint is closed by force). 1 if
+   any finished. */
+static int sv_sending_reap(sv *s, sv_client *c) {
+    int any = 0;
+    while (c->sending && ucp_request_check_status(c->sending->r) != UCS_INPROGRESS) {
+        struct sv_sending *q = c->sending;
+        if (ucp_request_check_status(q->r) != UCS_OK && !c->failed) c->failed = 1, c->why = "a send failed";
+        ucp_request_free(q->r);
+        c->sending = q->next;
+        c->sending_bytes -= q->n;
+        free(q);
+        any = 1;
+    }
+    if (!c->sending) c->sending_tail = NULL;
+    if (any) c->sent_at = grx_now();
+    else if (c->sending && !c->failed && grx_now() - c->sent_at > s->reply_timeout) {
+        c->failed = 1;
+        c->why = "it stopped taking its replies (--reply-timeout-ms)";
+    }
+    return any;
+}
+/* At c's end, after its endpoint closed: the replies UCX finished (a forced close ends them
+   all) are freed; one UCX still holds is left, never freed under it. */
+static void sv_sending_end(sv *s, sv_client *c) {
+    double until = grx_now() + 1.0;
+    while (c->sending) {
+        struct sv_sending *q = c->sending;
+        while (ucp_request_check_status(q->r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(s->x.w);
+        if (ucp_request_check_status(q->r) == UCS_INPROGRESS) return;
+        ucp_request_free(q->r);
+        c->sending = q->next;
+        free(q);
+    }
+    c->sending_tail = NULL;
 }
 static void sv_error(sv *s, sv_client *c, uint64_t id, int code, const char *text) {
     gr_wr w;
@@ -2068,6 +2145,7 @@ static void sv_client_free(sv *s, sv_client *c) {
     fflush(stdout);
     grx_drop(&s->x, c->ep);
     if (!c->ep_closed) grx_close_ep(&s->x, c->ep, c->failed); /* a live peer gets what was sent (its last ERROR) first */
+    sv_sending_end(s, c);
     grx_drop(&s->x, c->ep);
     for (i = 0; i < SV_BUCKETS; i++)
         while (c->bufs[i]) sv_buf_free(s, c, c->bufs[i]->id);
@@ -2134,7 +2212,7 @@ static int sv_usage(void) {
     fprintf(stderr, "usage: genie-server --listen HOST:PORT [--port-file F] [--key-file F] [--cache-mb N] [--threads N]\n"
                     "                    [--backend cpu|cuda] [--client-mb N] [--max-payload-mb N] [--queue-mb N] [--hash-threads N]\n"
                     "                    [--run-threads N] [--inline-work N] [--hash-hold-ms N] [--max-run-work N] [--pool-mb N]\n"
-                    "                    [--part-copy loop|thread]\n"
+                    "                    [--part-copy loop|thread] [--reply-timeout-ms N]\n"
                     "  --run-threads N  threads that run clients' RUNs (default 4; 0: every RUN on the UCX loop)\n"
                     "  --inline-work N  a RUN of less work (as --max-run-work counts it) runs on the loop, saving\n"
                     "                   the hand-over (default 4194304, ~50 us; 0: all to the pool)\n"
@@ -2146,14 +2224,18 @@ static int sv_usage(void) {
                     "  --part-copy M    where an upload's 2 MiB parts are copied into place: on a thread while the\n"
                     "                   loop receives the next (default with 3 or more CPUs), or on the loop (the\n"
                     "                   default with 2 or fewer: the loop, the copy and a client on this machine\n"
-                    "                   would share two cores)\n");
+                    "                   would share two cores)\n"
+                    "  --reply-timeout-ms N  a client none of whose replies went out for N ms has stopped reading:\n"
+                    "                   its connection is closed (default 30000). Replies up to 4 MiB are copied and\n"
+                    "                   go while the server serves others; a larger one holds the loop up to N ms\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     sv s;
     const char *listen = "127.0.0.1:0", *port_file = NULL, *key_file = NULL, *backend = "cpu", *part_copy = NULL;
-    long cache_mb = 1024, pool_mb = -1, client_mb = 4096, payload_mb = 2048, queue_mb = 256, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long cache_mb = 1024, pool_mb = -1, client_mb = 4096, payload_mb = 2048, queue_mb = 256, reply_ms = 30000,
+         ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct sockaddr_storage ss;
     socklen_t sl;
     ucp_listener_params_t lp;
@@ -2189,6 +2271,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--pool-mb")) pool_mb = atol(v);
         else if (!strcmp(a, "--backend")) backend = v;
         else if (!strcmp(a, "--part-copy")) part_copy = v;
+        else if (!strcmp(a, "--reply-timeout-ms")) reply_ms = atol(v);
         else return sv_usage();
     }
     if (cache_mb < 0 || pool_mb < -1 || client_mb <= 0 || payload_mb <= 0 || payload_mb > 2048 || s.threads < 0 || s.hash_threads < 1 ||
@@ -2196,6 +2279,8 @@ int main(int argc, char **argv) {
         !(inline_work >= 0 && inline_work <= 1e18) || s.hash_hold_ms < 0 || s.hash_hold_ms > 60000 ||
         !(max_run_work >= 1 && max_run_work <= 1.8e19))
         return sv_usage();
+    if (reply_ms < 1 || reply_ms > 3600000) return sv_usage();
+    s.reply_timeout = reply_ms / 1000.0;
     if (part_copy) {
         if (strcmp(part_copy, "loop") != 0 && strcmp(part_copy, "thread") != 0) return sv_usage();
         s.part_thread = strcmp(part_copy, "thread") == 0;
@@ -2323,8 +2408,9 @@ int main(int argc, char **argv) {
                 while (read(s.wake[0], drop, sizeof drop) > 0) {}
                 busy = 1;
             }
-        for (c = s.clients; c; c = c->next) { /* clients waiting for a pool thread */
+        for (c = s.clients; c; c = c->next) { /* clients waiting for a pool thread; replies going */
             if (c->wait_head && !c->busy) busy |= sv_drain(&s, c);
+            if (c->sending) busy |= sv_sending_reap(&s, c);
         }
         for (pp = &s.clients; *pp;) { /* ended connections */
             c = *pp;

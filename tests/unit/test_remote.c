@@ -3226,6 +3226,103 @@ static void test_hostile(void) {
 }
 
 /* ---- faults ---- */
+/* ---- a client that stops reading its replies ---- */
+#define SR_BYTES 200000 /* each GET's reply: copied by the server and left going */
+#define SR_GETS 200     /* 40 MB of replies: more than the sockets hold */
+/* A raw client (a child process) that uploads SR_BYTES of 7s as buffer 1, sends SR_GETS GETs of
+   them, says so on ready_fd and stops itself; once continued it reads every reply: exits 0 if
+   all came, in order and whole. */
+static void stopped_reader_kid(int port, int ready_fd) {
+    raw r;
+    int t = 0, got = 0, ok = 1, i;
+    uint32_t code = 0;
+    uint8_t get[24], *want = (uint8_t *)malloc(SR_BYTES);
+    uint64_t first;
+    double until;
+    memset(want, 7, SR_BYTES);
+    if (raw_open(&r, port) != 0 || !raw_hello(&r, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) || t != GR_WELCOME) _exit(2);
+    if (!raw_put(&r, 1, SR_BYTES, 7, NULL) || raw_get_eq(&r, 1, 0, SR_BYTES, want) != 1) _exit(3);
+    gr_put_u64_at(get, 1);
+    gr_put_u64_at(get + 8, 0);
+    gr_put_u64_at(get + 16, SR_BYTES);
+    first = r.req + 1;
+    for (i = 0; i < SR_GETS; i++)
+        if (grx_send(&r.x, r.ep, GR_GET, ++r.req, get, sizeof get, grx_now() + 5, &r.dead) != UCS_OK) _exit(4);
+    if (write(ready_fd, "r", 1) != 1) _exit(5);
+    raise(SIGSTOP);
+    until = grx_now() + 20;
+    while (got < SR_GETS && ok && grx_now() < until && !r.dead) {
+        grx_msg *m;
+        gr_hdr h;
+        ucp_worker_progress(r.x.w);
+        if (!(m = grx_pop(&r.x, r.ep))) continue;
+        if (gr_hdr_decode(m->hdr, m->hdr_len, m->len, &h) == 0 && h.type != GR_HASHED) {
+            ok = h.type == GR_DATA && h.id == first + (uint64_t)got && m->len == SR_BYTES && memcmp(m->data, want, SR_BYTES) == 0;
+            got++;
+        }
+        grx_msg_free(&r.x, m);
+    }
+    raw_close(&r);
+    _exit(got == SR_GETS && ok ? 0 : 1);
+}
+/* the longest of PINGs by o, one every 0.1 s for `secs` (a PING unanswered counts 99 s) */
+static double pings_worst(raw *o, double secs) {
+    double end = wall_now() + secs, worst = 0;
+    struct timespec gap = {0, 100000000};
+    while (wall_now() < end) {
+        double t0 = wall_now();
+        double took = raw_alive(o) ? wall_now() - t0 : 99;
+        if (took > worst) worst = took;
+        nanosleep(&gap, NULL);
+    }
+    return worst;
+}
+/* A client stopped with 40 MB of replies going holds no other client up: stopped 0.5 s it gets
+   them all after, in order; stopped past --reply-timeout-ms (1.5 s here) it is dropped. */
+static void test_stopped_reader(void) {
+    server s;
+    raw o;
+    int go[2][2], ready[2][2], k, t = 0, st = 0;
+    uint32_t code = 0;
+    pid_t kid[2];
+    char one;
+    if (server_start(&s, "--reply-timeout-ms", "1500", "stopped") != 0) { CHECK(0, "the server with --reply-timeout-ms did not start"); return; }
+    fflush(stdout);
+    for (k = 0; k < 2; k++) { /* forked before this process holds a UCX connection; each waits for its go */
+        if (pipe(go[k]) != 0 || pipe(ready[k]) != 0) { CHECK(0, "pipe"); return; }
+        if ((kid[k] = fork()) == 0) {
+            if (read(go[k][0], &one, 1) != 1) _exit(6);
+            stopped_reader_kid(s.port, ready[k][1]);
+        }
+        close(go[k][0]), close(ready[k][1]);
+    }
+    if (raw_open(&o, s.port) != 0 || !raw_hello(&o, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) || t != GR_WELCOME)
+        CHECK(0, "another client of the stopped reader's server");
+    for (k = 0; k < 2; k++) {
+        double worst;
+        if (write(go[k][1], "g", 1) != 1 || read(ready[k][0], &one, 1) != 1 || waitpid(kid[k], &st, WUNTRACED) != kid[k] || !WIFSTOPPED(st)) {
+            kill(kid[k], SIGKILL), waitpid(kid[k], &st, 0);
+            CHECK(0, "the reader %d did not stop itself (%s %d)", k, WIFEXITED(st) ? "exit" : "status", WIFEXITED(st) ? WEXITSTATUS(st) : st);
+            continue;
+        }
+        worst = pings_worst(&o, k == 0 ? 0.5 : 3.0);
+        CHECK(worst < 0.5, "beside a client stopped with %d replies of %d bytes going: the longest PING %.3f s (want under 0.5 s)",
+              SR_GETS, SR_BYTES, worst);
+        if (k == 0) {
+            kill(kid[k], SIGCONT);
+            waitpid(kid[k], &st, 0);
+            CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a client stopped 0.5 s with its replies going gets all %d after, in order (exit %d)",
+                  SR_GETS, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        } else {
+            kill(kid[k], SIGKILL);
+            waitpid(kid[k], &st, 0);
+        }
+    }
+    for (k = 0; k < 2; k++) close(go[k][1]), close(ready[k][0]);
+    CHECK(raw_alive(&o), "the other client is still served");
+    raw_close(&o);
+    server_done(&s, "a client that stopped reading", "it stopped taking its replies", 1);
+}
 static void test_faults(void) {
     server s;
     int64_t ws[2] = {384, 384}, xs[2] = {64, 384};
@@ -3877,6 +3974,7 @@ int main(void) {
     test_dead_results();
     test_hash_backlog();
     test_hash_flood();
+    test_stopped_reader();
     test_faults();
     test_restart();
     test_reconnect_hashes();
