@@ -85,8 +85,11 @@ typedef struct sv_hjob {
 #define SV_POOL_SLOTS 32  /* freed upload blocks kept at most (their bytes bounded by --pool-mb) */
 #define SV_POOL_IDLE_S 5.0 /* a kept block unused this long is given back to the OS */
 #define SV_SPIN_S 100e-6   /* the loop, idle, polls at most this long (grx_spin) before it sleeps */
-#define SV_SEND_COPY ((size_t)4 << 20)     /* a reply up to this size is copied and left going (sv_send) */
-#define SV_SENDING_MAX ((uint64_t)64 << 20) /* a client's replies going at once, at most (bytes) */
+#define SV_SEND_COPY (((size_t)4 << 20) - GR_HDR_BYTES) /* a reply this size or less (sent eagerly, as
+                                                          GRX_RNDV_THRESH has it) is copied and left going */
+#define SV_SENDING_MAX ((uint64_t)64 << 20)  /* one client's replies going at once, at most (bytes) */
+#define SV_SENDING_ALL ((uint64_t)256 << 20) /* all clients' (past it, the client holding most is dropped) */
+#define SV_SEND_WAIT_S 30.0 /* the least time the loop waits for a bigger reply to go */
 
 typedef struct sv_buf { /* a client's buffer */
     uint64_t id;
@@ -181,6 +184,8 @@ typedef struct sv {
     int next_client;
     int has_key, threads, hash_threads;
     double reply_timeout; /* seconds a client may leave its replies untaken (--reply-timeout-ms) */
+    uint64_t sending_bytes; /* all clients' replies going (sv_client.sending), bytes */
+    struct sv_sending *orphans; /* replies of freed clients that UCX still held at their end */
     int part_thread; /* a PUT_PART is copied into place on a thread of its own (1) or on the loop (0) */
     const char *backend; /* each client's context's backend: NULL (the CPU) or "cuda" */
     uint8_t key[crypto_auth_KEYBYTES];
@@ -522,9 +527,9 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
             c->why = "a send failed";
             return;
         }
-        c->msgs_out++;
-        c->bytes_out += GR_HDR_BYTES + n;
         if (q->r == NULL) { /* gone already */
+            c->msgs_out++;
+            c->bytes_out += GR_HDR_BYTES + n;
             free(q);
             return;
         }
@@ -533,13 +538,21 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
         else c->sending = q;
         c->sending_tail = q;
         c->sending_bytes += n;
+        s->sending_bytes += n;
         if (c->sending_bytes > SV_SENDING_MAX) {
             c->failed = 1;
             c->why = "its replies not taken (64 MiB of them waiting)";
+        } else if (s->sending_bytes > SV_SENDING_ALL) { /* the client holding most goes */
+            sv_client *most = c, *o;
+            for (o = s->clients; o; o = o->next)
+                if (!o->failed && o->sending_bytes > most->sending_bytes) most = o;
+            most->failed = 1;
+            most->why = "its replies not taken (the server's 256 MiB of replies waiting)";
         }
         return;
     }
-    st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + s->reply_timeout, &c->failed);
+    st = grx_send(&s->x, c->ep, type, id, p, n, grx_now() + (s->reply_timeout > SV_SEND_WAIT_S ? s->reply_timeout : SV_SEND_WAIT_S),
+                  &c->failed);
     if (s->x.forced == c->ep) { /* this client's endpoint is gone: its own mark, so another client's forced close cannot overwrite it */
         s->x.forced = NULL;
         c->ep_closed = 1;
@@ -552,17 +565,19 @@ static void sv_send(sv *s, sv_client *c, int type, uint64_t id, const void *p, s
     c->msgs_out++;
     c->bytes_out += GR_HDR_BYTES + n;
 }
-/* Frees c's replies that UCX has finished sending; a client none of whose replies went for
-   --reply-timeout-ms has stopped reading: it fails (and its endpoint is closed by force). 1 if
-   any finished. */
+/* Frees c's replies that UCX has finished sending (counted as sent when they went whole); a
+   client none of whose replies went for --reply-timeout-ms has stopped reading: it fails (and
+   its endpoint is closed by force). 1 if any finished. */
 static int sv_sending_reap(sv *s, sv_client *c) {
     int any = 0;
     while (c->sending && ucp_request_check_status(c->sending->r) != UCS_INPROGRESS) {
         struct sv_sending *q = c->sending;
-        if (ucp_request_check_status(q->r) != UCS_OK && !c->failed) c->failed = 1, c->why = "a send failed";
+        if (ucp_request_check_status(q->r) == UCS_OK) c->msgs_out++, c->bytes_out += GR_HDR_BYTES + q->n;
+        else if (!c->failed) c->failed = 1, c->why = "a send failed";
         ucp_request_free(q->r);
         c->sending = q->next;
         c->sending_bytes -= q->n;
+        s->sending_bytes -= q->n;
         free(q);
         any = 1;
     }
@@ -574,19 +589,33 @@ static int sv_sending_reap(sv *s, sv_client *c) {
     }
     return any;
 }
-/* At c's end, after its endpoint closed: the replies UCX finished (a forced close ends them
-   all) are freed; one UCX still holds is left, never freed under it. */
-static void sv_sending_end(sv *s, sv_client *c) {
-    double until = grx_now() + 1.0;
-    while (c->sending) {
-        struct sv_sending *q = c->sending;
-        while (ucp_request_check_status(q->r) == UCS_INPROGRESS && grx_now() < until) ucp_worker_progress(s->x.w);
-        if (ucp_request_check_status(q->r) == UCS_INPROGRESS) return;
+/* The freed clients' replies that UCX has finished: freed. */
+static void sv_orphans_reap(sv *s) {
+    struct sv_sending **pp = &s->orphans;
+    while (*pp) {
+        struct sv_sending *q = *pp;
+        if (ucp_request_check_status(q->r) == UCS_INPROGRESS) {
+            pp = &q->next;
+            continue;
+        }
         ucp_request_free(q->r);
-        c->sending = q->next;
+        *pp = q->next;
+        s->sending_bytes -= q->n;
         free(q);
     }
+}
+/* At c's end, after its endpoint closed (by force, or flushed once its replies went): its
+   replies UCX finished are freed, any it still holds move to the server's orphans. */
+static void sv_sending_end(sv *s, sv_client *c) {
+    while (c->sending) {
+        struct sv_sending *q = c->sending;
+        c->sending = q->next;
+        c->sending_bytes -= q->n;
+        q->next = s->orphans;
+        s->orphans = q;
+    }
     c->sending_tail = NULL;
+    sv_orphans_reap(s);
 }
 static void sv_error(sv *s, sv_client *c, uint64_t id, int code, const char *text) {
     gr_wr w;
@@ -2227,7 +2256,8 @@ static int sv_usage(void) {
                     "                   would share two cores)\n"
                     "  --reply-timeout-ms N  a client none of whose replies went out for N ms has stopped reading:\n"
                     "                   its connection is closed (default 30000). Replies up to 4 MiB are copied and\n"
-                    "                   go while the server serves others; a larger one holds the loop up to N ms\n");
+                    "                   go while the server serves others; a larger one holds the loop up to N ms\n"
+                    "                   (30 s at least)\n");
     return 2;
 }
 
@@ -2412,9 +2442,10 @@ int main(int argc, char **argv) {
             if (c->wait_head && !c->busy) busy |= sv_drain(&s, c);
             if (c->sending) busy |= sv_sending_reap(&s, c);
         }
+        if (s.orphans) sv_orphans_reap(&s);
         for (pp = &s.clients; *pp;) { /* ended connections */
             c = *pp;
-            if ((c->state == 3 || c->failed) && !c->busy) {
+            if ((c->state == 3 || c->failed) && !c->busy && (c->failed || !c->sending)) { /* a clean end waits for its replies */
                 *pp = c->next;
                 sv_client_free(&s, c);
                 busy = 1;
@@ -2460,8 +2491,17 @@ int main(int argc, char **argv) {
         sv_entry_unref(&s, j->e);
         free(j);
     }
+    {
+        double until = grx_now() + 1.0; /* the forced closes end every reply: a second at most */
+        while (s.orphans && grx_now() < until) ucp_worker_progress(s.x.w), sv_orphans_reap(&s);
+    }
     ucp_listener_destroy(s.listener);
     grx_destroy(&s.x);
+    while (s.orphans) { /* UCX kept these to its end: nothing reads them now */
+        struct sv_sending *q = s.orphans;
+        s.orphans = q->next;
+        free(q);
+    }
     while (s.oldest) {
         sv_entry *e = s.oldest;
         s.oldest = e->newer;

@@ -3230,9 +3230,9 @@ static void test_hostile(void) {
 #define SR_BYTES 200000 /* each GET's reply: copied by the server and left going */
 #define SR_GETS 200     /* 40 MB of replies: more than the sockets hold */
 /* A raw client (a child process) that uploads SR_BYTES of 7s as buffer 1, sends SR_GETS GETs of
-   them, says so on ready_fd and stops itself; once continued it reads every reply: exits 0 if
-   all came, in order and whole. */
-static void stopped_reader_kid(int port, int ready_fd) {
+   them (and a BYE when bye), says so on ready_fd and stops itself; once continued it reads every
+   reply: exits 0 if all came, in order and whole. */
+static void stopped_reader_kid(int port, int ready_fd, int bye) {
     raw r;
     int t = 0, got = 0, ok = 1, i;
     uint32_t code = 0;
@@ -3248,6 +3248,7 @@ static void stopped_reader_kid(int port, int ready_fd) {
     first = r.req + 1;
     for (i = 0; i < SR_GETS; i++)
         if (grx_send(&r.x, r.ep, GR_GET, ++r.req, get, sizeof get, grx_now() + 5, &r.dead) != UCS_OK) _exit(4);
+    if (bye && grx_send(&r.x, r.ep, GR_BYE, ++r.req, NULL, 0, grx_now() + 5, &r.dead) != UCS_OK) _exit(4);
     if (write(ready_fd, "r", 1) != 1) _exit(5);
     raise(SIGSTOP);
     until = grx_now() + 20;
@@ -3278,27 +3279,28 @@ static double pings_worst(raw *o, double secs) {
     return worst;
 }
 /* A client stopped with 40 MB of replies going holds no other client up: stopped 0.5 s it gets
-   them all after, in order; stopped past --reply-timeout-ms (1.5 s here) it is dropped. */
+   them all after, in order; stopped past --reply-timeout-ms (1.5 s here) it is dropped, and so is
+   one that said BYE after its GETs (the server waits for its replies, not holding the others). */
 static void test_stopped_reader(void) {
     server s;
     raw o;
-    int go[2][2], ready[2][2], k, t = 0, st = 0;
+    int go[3][2], ready[3][2], k, t = 0, st = 0;
     uint32_t code = 0;
-    pid_t kid[2];
+    pid_t kid[3];
     char one;
     if (server_start(&s, "--reply-timeout-ms", "1500", "stopped") != 0) { CHECK(0, "the server with --reply-timeout-ms did not start"); return; }
     fflush(stdout);
-    for (k = 0; k < 2; k++) { /* forked before this process holds a UCX connection; each waits for its go */
+    for (k = 0; k < 3; k++) { /* forked before this process holds a UCX connection; each waits for its go */
         if (pipe(go[k]) != 0 || pipe(ready[k]) != 0) { CHECK(0, "pipe"); return; }
         if ((kid[k] = fork()) == 0) {
             if (read(go[k][0], &one, 1) != 1) _exit(6);
-            stopped_reader_kid(s.port, ready[k][1]);
+            stopped_reader_kid(s.port, ready[k][1], k == 2);
         }
         close(go[k][0]), close(ready[k][1]);
     }
     if (raw_open(&o, s.port) != 0 || !raw_hello(&o, GR_VERSION, GR_VERSION, NULL, NULL, &t, &code) || t != GR_WELCOME)
         CHECK(0, "another client of the stopped reader's server");
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < 3; k++) {
         double worst;
         if (write(go[k][1], "g", 1) != 1 || read(ready[k][0], &one, 1) != 1 || waitpid(kid[k], &st, WUNTRACED) != kid[k] || !WIFSTOPPED(st)) {
             kill(kid[k], SIGKILL), waitpid(kid[k], &st, 0);
@@ -3306,8 +3308,8 @@ static void test_stopped_reader(void) {
             continue;
         }
         worst = pings_worst(&o, k == 0 ? 0.5 : 3.0);
-        CHECK(worst < 0.5, "beside a client stopped with %d replies of %d bytes going: the longest PING %.3f s (want under 0.5 s)",
-              SR_GETS, SR_BYTES, worst);
+        CHECK(worst < 0.5, "beside a client stopped with %d replies of %d bytes going%s: the longest PING %.3f s (want under 0.5 s)",
+              SR_GETS, SR_BYTES, k == 2 ? " after its BYE" : "", worst);
         if (k == 0) {
             kill(kid[k], SIGCONT);
             waitpid(kid[k], &st, 0);
@@ -3318,10 +3320,10 @@ static void test_stopped_reader(void) {
             waitpid(kid[k], &st, 0);
         }
     }
-    for (k = 0; k < 2; k++) close(go[k][1]), close(ready[k][0]);
+    for (k = 0; k < 3; k++) close(go[k][1]), close(ready[k][0]);
     CHECK(raw_alive(&o), "the other client is still served");
     raw_close(&o);
-    server_done(&s, "a client that stopped reading", "it stopped taking its replies", 1);
+    server_done(&s, "a client that stopped reading", "it stopped taking its replies", 2);
 }
 static void test_faults(void) {
     server s;
