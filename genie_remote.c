@@ -72,6 +72,8 @@ typedef struct rc_state {
     char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
     uint64_t last_run;      /* the request id of the last RUN (or RUN_CACHED) sent */
     uint64_t watch_req;     /* not 0: an ERROR for this request goes to watch_err (rc_run_checked) */
+    uint64_t quiet_req;     /* not 0: the RUN of ops gathered after an error (rc_check_async): its ERROR, a
+                               consequence of that one, is not reported again (its values stay failed) */
     uint32_t watch_code;
     char watch_err[600];
     gr_wr run;              /* the tape being gathered: u32 op count (set when sent), then ops */
@@ -270,9 +272,12 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
             if (gr_u32(&rd) == GR_E_TAPE) r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
         }
         if (out && h.id == req && !*out) { *out = m; continue; }
-        if (h.type == GR_ERROR && r->watch_req && h.id == r->watch_req && !r->watch_err[0])
-            r->watch_code = rc_error_msg(m, r->watch_err, sizeof r->watch_err, 1);
-        else if (h.type == GR_ERROR && !r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        if (h.type == GR_ERROR && !(r->quiet_req && h.id == r->quiet_req)) { /* quiet: its values failed on the server,
+                                                                               and a read of one gets that error */
+            if (r->watch_req && h.id == r->watch_req && !r->watch_err[0])
+                r->watch_code = rc_error_msg(m, r->watch_err, sizeof r->watch_err, 1);
+            else if (!r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
+        }
         if (h.type == GR_ERROR && r->hn) { /* a PUT that failed: its HASHED will not come, or its claimed hash
                                              was not its bytes' (ERROR 6): the hash is not the buffer's */
             size_t k;
@@ -296,13 +301,20 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
         grx_msg_free(&r->x, m);
     }
 }
-/* An ERROR the server sent since the last call (nothing waited for it). */
+static genie_result rc_flush(rc_state *r, char *msg);
+/* An ERROR the server sent since the last call (nothing waited for it). The ops gathered since
+   go at once, alone: genie holds them as done, so they run (or fail with what they read), and
+   the next step's RUN does not carry them (a RUN that fails, fails whole). */
 static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
     if (r->x.w) ucp_worker_progress(r->x.w); /* none after a failed reconnect */
     rc_drain(r, 0, NULL);
     if (r->async_err[0]) {
         genie_result e = rc_fail(r, msg, "%s: %s", what, r->async_err);
         r->async_err[0] = 0;
+        if (r->run_nops && !r->dead) {
+            char unused[GENIE_BACKEND_MSG];
+            if (rc_flush(r, unused) == GENIE_OK) r->quiet_req = r->last_run;
+        }
         return e;
     }
     return r->dead ? rc_lost(r, msg, what) : GENIE_OK;

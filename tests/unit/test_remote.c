@@ -3226,6 +3226,55 @@ static void test_hostile(void) {
 }
 
 /* ---- faults ---- */
+/* ---- a RUN the server refused whole: the tape lists start again (ERROR 11) ---- */
+/* exp of x, n_ops times, under a module path and a phase of 240 characters each (about 500 bytes
+   an op on the wire): into *out, GENIE_OK or the read's error */
+static genie_result long_chain(genie_ctx *c, int n_ops, const char *name, float *out) {
+    int64_t four = 4;
+    float x[4] = {0.1f, 0.2f, -0.3f, 0.05f};
+    genie_tensor *t;
+    genie_result e;
+    int i;
+    genie_pool_push(c);
+    genie_scope_push(c, name);
+    genie_set_phase(c, name);
+    t = genie_from_data(c, GENIE_F32, 1, &four, x);
+    for (i = 0; i < n_ops; i++) t = genie_mul_scalar(c, genie_sin(c, t), 0.99);
+    genie_set_phase(c, NULL);
+    genie_scope_pop(c);
+    e = genie_read(c, t, GENIE_F32, out, 4 * sizeof(float));
+    genie_pool_pop(c);
+    return e;
+}
+static void test_tape_resync(void) {
+    server s;
+    genie_ctx *c, *l;
+    char name[241];
+    float r[4], w[4];
+    genie_result e;
+    int k;
+    memset(name, 'm', 240);
+    name[240] = 0;
+    if (server_start(&s, "--queue-mb", "1", "resync") != 0) { CHECK(0, "the server with --queue-mb 1 did not start"); return; }
+    c = remote_ctx(s.addr), l = local_ctx();
+    /* 1500 ops of about 500 bytes: a RUN over the 1 MiB queue cap, refused whole; the client had counted it kept */
+    e = long_chain(c, 1500, name, r);
+    CHECK(e != GENIE_OK && strstr(genie_last_error(c), "queue cap"), "a RUN over --queue-mb is refused: %s", genie_last_error(c));
+    genie_clear_error(c);
+    e = long_chain(c, 1500, name, r); /* the same step again: RUN_CACHED of a tape the server never kept */
+    CHECK(e != GENIE_OK && strstr(genie_last_error(c), "no tape with that hash"), "its repeat gets ERROR 11: %s", genie_last_error(c));
+    genie_clear_error(c);
+    for (k = 0; k < 3; k++) { /* both lists start again: a short step runs as a RUN, then as RUN_CACHED */
+        e = long_chain(c, 40, "short", r);
+        CHECK(e == GENIE_OK && long_chain(l, 40, "short", w) == GENIE_OK && memcmp(r, w, sizeof r) == 0,
+              "after ERROR 11, step %d runs and equals local: %s", k, genie_last_error(c));
+        genie_clear_error(c);
+    }
+    CHECK(genie_get_stats(c).backend_fallbacks == 0, "after ERROR 11: nothing ran on the client's CPU");
+    genie_ctx_destroy(c);
+    genie_ctx_destroy(l);
+    server_done(&s, "a refused RUN", "ended", 1);
+}
 /* ---- a client that stops reading its replies ---- */
 #define SR_BYTES 200000 /* each GET's reply: copied by the server and left going */
 #define SR_GETS 200     /* 40 MB of replies: more than the sockets hold */
@@ -3977,6 +4026,7 @@ int main(void) {
     test_hash_backlog();
     test_hash_flood();
     test_stopped_reader();
+    test_tape_resync();
     test_faults();
     test_restart();
     test_reconnect_hashes();
