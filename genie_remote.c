@@ -72,7 +72,7 @@ typedef struct rc_state {
     char async_err[600];    /* an ERROR the server sent for a message nobody waits on */
     uint64_t last_run;      /* the request id of the last RUN (or RUN_CACHED) sent */
     uint64_t watch_req;     /* not 0: an ERROR for this request goes to watch_err (rc_run_checked) */
-    uint64_t quiet_req;     /* not 0: the RUN of ops gathered after an error (rc_check_async): its ERROR, a
+    uint64_t quiet_req;     /* not 0: the RUN of ops gathered after an error (rc_check_async): its ERROR 7, a
                                consequence of that one, is not reported again (its values stay failed) */
     uint32_t watch_code;
     char watch_err[600];
@@ -229,6 +229,12 @@ static genie_result rc_send(rc_state *r, int type, uint64_t id, const void *p, s
     return rc_send2(r, type, id, p, n, NULL, 0, what, msg);
 }
 
+/* An ERROR payload's code (0: malformed) */
+static uint32_t rc_error_code(const grx_msg *m) {
+    gr_rd rd = gr_rd_init(m->data, m->len);
+    uint32_t code = gr_u32(&rd);
+    return rd.bad ? 0 : code;
+}
 /* An ERROR payload's text into out ("server error N: text"; raw: the text alone); its code (0: malformed). */
 static uint32_t rc_error_msg(const grx_msg *m, char *out, size_t outsz, int raw) {
     gr_rd rd = gr_rd_init(m->data, m->len);
@@ -267,13 +273,13 @@ static void rc_drain(rc_state *r, uint64_t req, grx_msg **out) {
             grx_msg_free(&r->x, m);
             continue;
         }
-        if (h.type == GR_ERROR) { /* ERROR 11: the server forgot its tapes, and so does the client */
-            gr_rd rd = gr_rd_init(m->data, m->len);
-            if (gr_u32(&rd) == GR_E_TAPE) r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
-        }
+        if (h.type == GR_ERROR && rc_error_code(m) == GR_E_TAPE) /* the server forgot its tapes, and so does the client */
+            r->ntapes = r->tape_first = 0, r->tape_bytes = 0;
         if (out && h.id == req && !*out) { *out = m; continue; }
-        if (h.type == GR_ERROR && !(r->quiet_req && h.id == r->quiet_req)) { /* quiet: its values failed on the server,
-                                                                               and a read of one gets that error */
+        if (h.type == GR_ERROR && !(r->quiet_req && h.id == r->quiet_req && rc_error_code(m) == GR_E_BUFFER)) {
+            /* not reported: the quiet RUN ran and failed on what it read (ERROR 7), so the server failed
+               every value it writes, and a read of one gets that error. Any other ERROR for it (refused,
+               not received, an unknown tape) left its writes undone: reported, as any. */
             if (r->watch_req && h.id == r->watch_req && !r->watch_err[0])
                 r->watch_code = rc_error_msg(m, r->watch_err, sizeof r->watch_err, 1);
             else if (!r->async_err[0]) rc_error_text(m, r->async_err, sizeof r->async_err);
@@ -312,7 +318,7 @@ static genie_result rc_check_async(rc_state *r, const char *what, char *msg) {
         genie_result e = rc_fail(r, msg, "%s: %s", what, r->async_err);
         r->async_err[0] = 0;
         if (r->run_nops && !r->dead) {
-            char unused[GENIE_BACKEND_MSG];
+            char unused[GENIE_BACKEND_MSG]; /* a flush that fails has lost the connection: the next call says so */
             if (rc_flush(r, unused) == GENIE_OK) r->quiet_req = r->last_run;
         }
         return e;
