@@ -445,7 +445,7 @@ static double decode_ms(genie_ctx *c, int steps, double *best, uint64_t *first, 
    768 wide, 12 heads, 3072 MLP, 50257 vocab, the LM head tied to the token embedding; f32,
    about 500 MB), a static KV cache written in place at a position given as data (as
    llama_decode.h), and the greedy token chosen on the device: a step reads 8 bytes ---- */
-#define BR_PUT_PAIRS 9 /* 64 MiB PUTs, each right after a raw landing transfer */
+#define BR_PUT_PAIRS 9 /* 64 MiB PUTs, each beside a raw landing transfer (before it or after, in turn) */
 #define G2_LAYERS 12
 #define G2_SEQ 32 /* cache positions: the steps a run may take */
 typedef struct g2_dims { int64_t d, heads, ff, vocab; } g2_dims;
