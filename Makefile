@@ -670,6 +670,8 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 GGUF_LLM_DIR = $(BUILD)/gguf_llm
 GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt tests/data/gguf_llm_spm_pieces.txt
 LLAMA_BENCH ?=
+# bench-gguf-llm's rounds a row: genie and llama.cpp side by side in each, medians printed
+GGUF_LLM_ROUNDS ?= 5
 $(GGUF_LLM_DIR)/tiny-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
 	$(TORCH2_PY) tools/make_llama_gguf.py $(GGUF_LLM_DIR) --size tiny
 $(GGUF_LLM_DIR)/bench-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
@@ -695,9 +697,9 @@ bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/
 	else echo "skip: PyTorch bf16 prefill beside bench-gguf-llm ($(TORCH2_PY) cannot import torch, transformers and gguf)"; fi; \
 	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then \
 	  $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-q4_0.gguf -p 0 -n 1 -r 1 -o csv 2>/dev/null | $(PYTHON) tools/llama_bench_build.py; \
-	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH); \
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
-	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS); fi
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS); fi
 # test-gguf-llm-remote: the same files and references with every step on a genie-server forked on
 # loopback (tests/remote_gguf.sh): the example linked against build/genie_remote.o.
 .PHONY: test-gguf-llm-remote
@@ -713,9 +715,9 @@ $(GGUF_LLM_DIR)/big-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
 bench-gguf-llm-big: $(BUILD)/bench_gguf_llm ## bench-gguf-llm's Q8_0 and Q4_0 rows on a ~540M-parameter model (weights from memory)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/big-q4_0.gguf; \
 	else echo "skip: bench-gguf-llm-big ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
-	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) $(LLAMA_BENCH) q8_0,q4_0 big; \
+	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS) $(LLAMA_BENCH) q8_0,q4_0 big; \
 	else echo "skip: llama.cpp beside bench-gguf-llm-big (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
-	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(LLM_REPS) - q8_0,q4_0 big; fi
+	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS) - q8_0,q4_0 big; fi
 # llama.cpp as a second oracle when LLAMA_CPP_BIN names a folder with llama-tokenize and llama-simple:
 # its ids of the reference's strings, and its greedy text of the F32 file beside the example's.
 LLAMA_CPP_BIN ?=

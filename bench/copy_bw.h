@@ -1,7 +1,8 @@
 /* copy_bw.h - the bandwidths a decode bound is measured against, shared by the LLM benches:
    STREAM's copy (bytes read + written per second) of memcpy over 512 MiB on nth threads (at most
-   8), best of 4; and read_bw, the read-only rate. Needs _POSIX_C_SOURCE >= 199309L
-   (clock_gettime) and -pthread. */
+   8), best of 4; and read_bw, the read-only rate. bw_copy_on / bw_read_on measure the same on
+   buffers kept between calls (bw_bufs_new), so that a bench can measure them beside each of its
+   rounds. Needs _POSIX_C_SOURCE >= 199309L (clock_gettime) and -pthread. */
 #ifndef BENCH_COPY_BW_H
 #define BENCH_COPY_BW_H
 #include <pthread.h>
@@ -35,17 +36,26 @@ static double bw_best(void *(*fn)(void *), char *d, const char *s, size_t n, int
     return best;
 }
 static void *cpy_run(void *p) { bw_part *c = (bw_part *)p; memcpy(c->d, c->s, c->n); return NULL; }
-static double copy_bw(int nth) {
-    size_t n = (size_t)512 << 20;
-    char *a = (char *)malloc(n), *b = (char *)malloc(n);
-    double best = 0;
-    if (a && b && nth >= 1 && nth <= 8) {
-        memset(a, 1, n);
-        memset(b, 2, n);
-        best = bw_best(cpy_run, b, a, n, nth);
-    }
-    free(a);
-    free(b);
+/* Two 512 MiB buffers, written once, for measuring the bandwidths again and again (a bench's
+   rounds, each beside its own measure): a holds bytes that are not zero (zero pages are read from
+   no memory), b is touched. Both NULL when memory is short. */
+#define BW_BYTES ((size_t)512 << 20)
+typedef struct bw_bufs { char *a, *b; } bw_bufs;
+static inline bw_bufs bw_bufs_new(void) { /* inline: a bench may not call it */
+    bw_bufs m;
+    size_t i;
+    m.a = (char *)malloc(BW_BYTES), m.b = (char *)malloc(BW_BYTES);
+    if (!m.a || !m.b) { free(m.a), free(m.b), m.a = m.b = NULL; return m; }
+    for (i = 0; i < BW_BYTES; i++) m.a[i] = (char)(i * 131 + (i >> 12));
+    memset(m.b, 2, BW_BYTES);
+    return m;
+}
+static inline void bw_bufs_free(bw_bufs *m) { free(m->a), free(m->b), m->a = m->b = NULL; }
+static inline double bw_copy_on(const bw_bufs *m, int nth) { return m->a ? bw_best(cpy_run, m->b, m->a, BW_BYTES, nth) : 0; }
+static inline double copy_bw(int nth) { /* inline: a bench may not call it */
+    bw_bufs m = bw_bufs_new();
+    double best = bw_copy_on(&m, nth);
+    bw_bufs_free(&m);
     return best;
 }
 /* The read-only rate of nth threads summing 512 MiB (bytes read per second): the most a
@@ -98,20 +108,18 @@ static void *rd_run(void *p) {
     for (j = 0; j < 8; j++) r->x += a[j];
     return NULL;
 }
-static inline double read_bw(int nth) { /* inline: a bench may not call it */
-    size_t n = (size_t)512 << 20, i;
-    char *a = (char *)malloc(n);
+static inline double bw_read_on(const bw_bufs *m, int nth) { /* inline: a bench may not call it */
     void *(*fn)(void *) = rd_run;
-    double best = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (__builtin_cpu_supports("avx512f")) fn = rd_run512;
     else if (__builtin_cpu_supports("avx2")) fn = rd_run256;
 #endif
-    if (a) {
-        for (i = 0; i < n; i++) a[i] = (char)(i * 131 + (i >> 12)); /* not zero: zero pages read from no memory */
-        best = bw_best(fn, NULL, a, n, nth);
-    }
-    free(a);
+    return m->a ? bw_best(fn, NULL, m->a, BW_BYTES, nth) : 0;
+}
+static inline double read_bw(int nth) {
+    bw_bufs m = bw_bufs_new();
+    double best = bw_read_on(&m, nth);
+    bw_bufs_free(&m);
     return best;
 }
 #endif

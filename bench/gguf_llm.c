@@ -1,19 +1,25 @@
 /* gguf_llm.c - prefill and decode tokens/s of one Llama-architecture GGUF model in F32, BF16,
    Q8_0 and Q4_0 (the same random weights: tools/make_llama_gguf.py --size bench writes
    build/gguf_llm/bench-TYPE.gguf), on 1 and 2 threads, with examples/06_gguf_llm.c's model
-   code; beside llama.cpp's llama-bench on the same file, run right after each row (when its
-   path is given: LLAMA_BENCH for make) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
-   measured in the same run (memcpy of 512 MiB on as many threads, bytes read + written), and
-   the same over the read bandwidth (512 MiB read on as many threads: what a step whose weights
-   no cache holds can stream; a model whose weights fit the last-level cache can beat it).
+   code; beside llama.cpp's llama-bench on the same file (when its path is given: LLAMA_BENCH for
+   make) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
+   (memcpy of 512 MiB on as many threads, bytes read + written), and the same over the read
+   bandwidth (512 MiB read on as many threads: what a step whose weights no cache holds can
+   stream; a model whose weights fit the last-level cache can beat it).
    Prefill: 128 tokens in one step (logits of the last position). Decode: 32 steps after it,
    each a token at the next position (llama-bench's tg 32 starts from an empty cache; at these
-   lengths attention is a small part of a step). Best of REPS runs. "products": the step's
-   products alone (lm_matvecs: every weight a step reads times one row) over a decode step. With GGUF_LLM_TORCH set (the
-   command that runs bench/gguf_llm_torch.py; make sets it when the venv has torch, transformers
-   and gguf) each bf16 row is followed by PyTorch's bf16 prefill of the same file, run then.
-     make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench)
-     build/bench_gguf_llm DIR [reps] [path/to/llama-bench|-] [types, e.g. q8_0,bf16|-] [size: bench|big]
+   lengths attention is a small part of a step). "products": the step's products alone
+   (lm_matvecs: every weight a step reads times one row) over a decode step.
+   Rounds: the machines here are shared, and their speed moves by tens of percent within a
+   minute, so a row is ROUNDS rounds (after one warm-up run of genie), each measuring side by
+   side: the copy and read bandwidths, genie's prefill, decode and products, and llama-bench -r 1
+   (genie first in even rounds, second in odd ones). A row prints the medians, and each ratio as
+   the median of the rounds' ratios with their range. With GGUF_LLM_TORCH set (the command that
+   runs bench/gguf_llm_torch.py; make sets it when the venv has torch, transformers and gguf) each
+   bf16 row is followed by PyTorch's bf16 prefill of the same file (its best of ROUNDS runs,
+   against genie's best round).
+     make bench-gguf-llm   (LLAMA_BENCH=/path/to/llama-bench, GGUF_LLM_ROUNDS=5)
+     build/bench_gguf_llm DIR [rounds] [path/to/llama-bench|-] [types, e.g. q8_0,bf16|-] [size: bench|big]
    (the files DIR/SIZE-TYPE.gguf; make bench-gguf-llm-big runs the ~540M-parameter Q8_0 and Q4_0
    files, whose weights stream from memory) */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +30,7 @@
 
 #define PROMPT 128
 #define DECODE 32
+#define MAX_ROUNDS 32
 
 /* The i-th field of a CSV line (fields in double quotes may hold commas), into out */
 static void csv_field(const char *line, int i, char *out, size_t n) {
@@ -106,9 +113,41 @@ static double lm_matvecs(lm *m) {
     genie_pool_pop(ctx);
     return t;
 }
-static void cell(double genie, double other) {
-    if (other > 0) printf(" %8.1f %8.2fx |", other, genie / other);
-    else printf(" %8s %9s |", "-", "-");
+/* The median of v[0..n) (the mean of the middle two when n is even), its least in *lo and its most
+   in *hi; v left as it is. n in 1..MAX_ROUNDS. */
+static double spread(const double *v, int n, double *lo, double *hi) {
+    double t[MAX_ROUNDS];
+    memcpy(t, v, sizeof t[0] * (size_t)n);
+    const double m = bench_median_mean(t, n);
+    *lo = t[0], *hi = t[n - 1];
+    return m;
+}
+/* The peer's median beside genie's, and the median of the rounds' ratios genie / peer with their
+   range (each ratio from one round, the two taken side by side); dashes where the peer gave none */
+static void cell(const double *genie, const double *peer_v, int n) {
+    double r[MAX_ROUNDS], lo, hi, plo, phi, m;
+    int i;
+    for (i = 0; i < n; i++)
+        if (peer_v[i] <= 0) { printf(" %8s %20s |", "-", "-"); return; }
+    for (i = 0; i < n; i++) r[i] = genie[i] / peer_v[i];
+    m = spread(r, n, &lo, &hi);
+    printf(" %8.1f %6.2fx (%.2f-%.2f) |", spread(peer_v, n, &plo, &phi), m, lo, hi);
+}
+/* One round of genie on m: the prefill of ids[0..PROMPT) (tokens/s into *pf), DECODE greedy steps
+   after it (tokens/s into *dc) and the step's products alone (seconds into *mv). 0 on an error. */
+static int lm_round(lm *m, int64_t *ids, float *logits, double *pf, double *dc, double *mv) {
+    double t = lm_now();
+    int64_t tok = lm_step(m, ids, 0, PROMPT, logits);
+    int i;
+    *pf = PROMPT / (lm_now() - t);
+    t = lm_now();
+    for (i = 0; i < DECODE && tok >= 0; i++) {
+        ids[PROMPT + i] = tok;
+        tok = lm_step(m, &ids[PROMPT + i], PROMPT + i, 1, logits);
+    }
+    *dc = DECODE / (lm_now() - t);
+    *mv = lm_matvecs(m);
+    return genie_status(m->ctx) == GENIE_OK;
 }
 
 int main(int argc, char **argv) {
@@ -117,25 +156,31 @@ int main(int argc, char **argv) {
     const char *only = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL; /* the types to run (all when absent) */
     const char *size = argc > 5 ? argv[5] : "bench";
     const char *torch_cmd = getenv("GGUF_LLM_TORCH");  /* the PyTorch bf16 prefill beside the bf16 rows */
-    int reps = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 3, ti, th, r, i, ok = 1;
-    double bw[3], rbw[3];
+    const int rounds = argc > 2 && atoi(argv[2]) > 0 ? (atoi(argv[2]) < MAX_ROUNDS ? atoi(argv[2]) : MAX_ROUNDS) : 5;
+    int ti, th, r, i, ok = 1;
     float *logits = NULL;
     int64_t ids[PROMPT + DECODE];
-    bw[1] = copy_bw(1), bw[2] = copy_bw(2), rbw[1] = read_bw(1), rbw[2] = read_bw(2);
-    printf("bench-gguf-llm: Llama GGUF %s/%s-*.gguf, prefill %d tokens, decode %d tokens, best of %d; copy bandwidth %.1f GB/s (1 thread), "
-           "%.1f GB/s (2); read bandwidth %.1f GB/s (1), %.1f GB/s (2)\n", dir, size, PROMPT, DECODE, reps, bw[1] / 1e9, bw[2] / 1e9,
-           rbw[1] / 1e9, rbw[2] / 1e9);
+    bw_bufs bufs = bw_bufs_new();
+    printf("bench-gguf-llm: Llama GGUF %s/%s-*.gguf, prefill %d tokens, decode %d tokens, %d rounds a row: genie's prefill and\n"
+           "decode, llama.cpp's llama-bench -r 1 on the same file (genie first in even rounds, second in odd ones) and the copy and\n"
+           "read bandwidths, all side by side; each number is the median of the rounds, each ratio the median of the rounds'\n"
+           "ratios (least-most)\n", dir, size, PROMPT, DECODE, rounds);
     if (!llama_bench) printf("(no llama.cpp beside it: LLAMA_BENCH=/path/to/llama-bench)\n");
-    printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth; of read bw: the decode's weight bytes a\n"
-           "second over the read bandwidth; products: a step's products alone (every weight it reads times one row, one tape) over\n"
-           "the whole step, best of each (the rest is attention, norms, rope, the tape and its dispatch)\n\n");
-    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio     | decode tok/s | llama.cpp  ratio     | bound tok/s | of bound | of read bw | products |\n");
-    printf("|------|----:|-----:|------:|-------------------:|------:|-------------------:|------:|------:|------:|------:|\n");
+    if (!bufs.a) printf("(no memory for the bandwidths' 2 x 512 MiB: no bound)\n");
+    printf("bound: decode tokens/s if each step read its weight bytes at the copy bandwidth (memcpy of 512 MiB on as many threads,\n"
+           "bytes read + written: STREAM's convention); of read bw: the decode's weight bytes a second over the read-only rate of\n"
+           "as many threads (what a step whose weights no cache holds can stream); products: a step's products alone (every weight\n"
+           "it reads times one row, one tape) over the whole step (the rest is attention, norms, rope, the tape and its dispatch)\n\n");
+    printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio (least-most)  | decode tok/s | llama.cpp  ratio (least-most)  "
+           "| bound tok/s | of bound (least-most) | of read bw | products |\n");
+    printf("|------|----:|-----:|------:|------------------------------:|------:|------------------------------:|------:|------:|------:|------:|\n");
     for (ti = 0; ti < 4; ti++)
         for (th = 1; th <= 2; th++) {
             char path[1024], err[512];
             lm m;
-            double pf = 0, dc = 0, mv = 0, bound, peer_pp, peer_tg;
+            double pf[MAX_ROUNDS], dc[MAX_ROUNDS], mv[MAX_ROUNDS], pp[MAX_ROUNDS], tg[MAX_ROUNDS], bw[MAX_ROUNDS], rbw[MAX_ROUNDS];
+            double ofb[MAX_ROUNDS], ofr[MAX_ROUNDS], prod[MAX_ROUNDS], lo, hi, mb, of_bound;
+            int good = 1;
             if (only && !strstr(only, types[ti])) continue;
             snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, size, types[ti]);
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
@@ -150,43 +195,43 @@ int main(int argc, char **argv) {
                                                    "and other kinds of works, version 3, 29 June 2007.", got);
                 for (i = 0; i < PROMPT; i++) ids[i] = n > 0 ? got[i % n] : 0;
             }
-            for (r = 0; r < reps && genie_status(m.ctx) == GENIE_OK; r++) {
-                double t = lm_now();
-                int64_t tok = lm_step(&m, ids, 0, PROMPT, logits);
-                t = lm_now() - t;
-                if (PROMPT / t > pf) pf = PROMPT / t;
-                t = lm_now();
-                for (i = 0; i < DECODE && tok >= 0; i++) {
-                    ids[PROMPT + i] = tok;
-                    tok = lm_step(&m, &ids[PROMPT + i], PROMPT + i, 1, logits);
-                }
-                t = lm_now() - t;
-                if (DECODE / t > dc) dc = DECODE / t;
-                t = lm_matvecs(&m);
-                if (mv == 0 || t < mv) mv = t;
+            good = lm_round(&m, ids, logits, &pf[0], &dc[0], &mv[0]); /* a warm-up, as llama-bench runs one */
+            for (r = 0; r < rounds && good; r++) {
+                bw[r] = bw_copy_on(&bufs, th), rbw[r] = bw_read_on(&bufs, th);
+                if (r % 2) peer(llama_bench, path, th, 1, &pp[r], &tg[r]);
+                good = lm_round(&m, ids, logits, &pf[r], &dc[r], &mv[r]);
+                if (r % 2 == 0) peer(llama_bench, path, th, 1, &pp[r], &tg[r]);
+                mb = (double)m.decode_bytes;
+                ofb[r] = bw[r] > 0 ? dc[r] * mb / bw[r] : 0, ofr[r] = rbw[r] > 0 ? dc[r] * mb / rbw[r] : 0, prod[r] = mv[r] * dc[r];
             }
-            if (genie_status(m.ctx) != GENIE_OK) {
+            if (!good) {
                 printf("| %s | %d | error: %s |\n", types[ti], th, genie_last_error(m.ctx));
                 lm_free(&m);
                 ok = 0;
                 continue;
             }
-            lm_free(&m); /* its memory, before llama.cpp maps the same file */
-            peer(llama_bench, path, th, reps, &peer_pp, &peer_tg);
-            bound = bw[th] / (double)m.decode_bytes;
-            printf("| %s | %d | %.1f | %.1f |", types[ti], th, (double)m.decode_bytes / 1e6, pf);
-            cell(pf, peer_pp);
-            printf(" %.1f |", dc);
-            cell(dc, peer_tg);
-            printf(" %.1f | %.2f | %.2f | %.2f |\n", bound, dc / bound, dc * (double)m.decode_bytes / rbw[th], mv * dc);
-            if (ti == 1 && torch_cmd) {
-                const double tp = torch_peer(torch_cmd, path, th, reps);
-                printf("| bf16 | %d | prefill beside PyTorch bf16 (transformers' Llama) | %.1f |", th, pf);
-                cell(pf, tp);
+            mb = (double)m.decode_bytes;
+            printf("| %s | %d | %.1f | %.1f |", types[ti], th, mb / 1e6, spread(pf, rounds, &lo, &hi));
+            cell(pf, pp, rounds);
+            printf(" %.1f |", spread(dc, rounds, &lo, &hi));
+            cell(dc, tg, rounds);
+            printf(" %.1f |", spread(bw, rounds, &lo, &hi) / mb);
+            of_bound = spread(ofb, rounds, &lo, &hi); /* before the printf: its arguments' order is unspecified */
+            printf(" %.2f (%.2f-%.2f) |", of_bound, lo, hi);
+            printf(" %.2f | %.2f |\n", spread(ofr, rounds, &lo, &hi), spread(prod, rounds, &lo, &hi));
+            if (ti == 1 && torch_cmd) { /* PyTorch's best of rounds runs, against genie's best prefill */
+                const double tp = torch_peer(torch_cmd, path, th, rounds);
+                double best = pf[0];
+                for (r = 1; r < rounds; r++) best = pf[r] > best ? pf[r] : best;
+                printf("| bf16 | %d | prefill beside PyTorch bf16 (transformers' Llama), best against best | %.1f |", th, best);
+                if (tp > 0) printf(" %8.1f %6.2fx |", tp, best / tp);
+                else printf(" %8s %9s |", "-", "-");
                 printf(" | | | | | |\n");
             }
+            lm_free(&m);
             fflush(stdout);
         }
     free(logits);
+    bw_bufs_free(&bufs);
     return !ok;
 }
