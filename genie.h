@@ -2927,12 +2927,16 @@ typedef struct genie__epi_src {
     struct genie_backend_node *res;       /* the residual added, or NULL */
     const struct genie__vspec *res_v;
 } genie__epi_src;
+/* The most runs of panels a packed product with several k-blocks hands out as threads come free
+   (genie__gemm's dyn); one with more runs keeps static shares. */
+#define GENIE__GEMM_RUNS 128
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
     const struct genie_backend_group *fg;    /* fused elementwise groups */
     const struct genie__epi_src *epi;  /* a product computed into n with an epilogue (n's inputs unused) */
     long next;                         /* chunks handed out (genie__take) */
+    int kdone[GENIE__GEMM_RUNS];       /* a packed product's runs of panels: k-blocks done (genie__gemm's dyn) */
     char *ws;
     struct genie__tpool *pool;
     char msg[256];
@@ -4065,6 +4069,7 @@ static int genie__ctx_threads(const genie_ctx *ctx) {
 
 #ifdef GENIE_NO_THREADS
 struct genie__tpool { int unused; };
+#define genie__yield() ((void)0) /* no thread waits on another: GENIE__SPIN compiles, never runs */
 static void genie__barrier(struct genie__tpool *pool, int nth) { (void)pool; (void)nth; }
 static struct genie__tpool *genie__tpool_get(genie_ctx *ctx, int nth) { (void)ctx; (void)nth; return NULL; }
 static void genie__tpool_destroy(struct genie__tpool *pool) { (void)pool; }
@@ -10520,7 +10525,25 @@ typedef struct genie__gemm {
                         bpk + (q * bnp + j) * NR * KP(kcb), or NULL: packed as it runs */
     int64_t bnp;     /* with bpk: B's panels in a k-block */
     long *take;      /* or NULL: panels claimed as threads come free (genie__gemm's dyn), a count shared by its threads, 0 at the start */
+    int *kdone;      /* with take, or NULL: GENIE__GEMM_RUNS counts of k-blocks done, one a run of panels, 0 at the start */
 } genie__gemm;
+
+/* Claim c of a packed product's dyn (genie__gemm_s): claims go in the driver's order, column
+   blocks (ncb wide) then k-blocks (nkb) then runs of dch panels of NR in the block, so claim c is
+   run *run of k-block *kb in column block *jb. 0 when c is past the last. */
+static int genie__gemm_claim(int64_t c, int64_t N, int64_t ncb, int64_t nr, int64_t nkb, int64_t dch, int64_t *jb, int64_t *kb,
+                             int64_t *run) {
+    int64_t jc;
+    for (jc = 0, *jb = 0; jc < N; jc += ncb, (*jb)++) {
+        const int64_t runs = ((GENIE__MIN(N - jc, ncb) + nr - 1) / nr + dch - 1) / dch;
+        if (c < runs * nkb) {
+            *kb = c / runs, *run = c % runs;
+            return 1;
+        }
+        c -= runs * nkb;
+    }
+    return 0;
+}
 
 /* The source of the panel of B that a thread packs after panel jr of its share
    [.., phi) in block (jc, pc) (blocks ncb wide, kcb deep), as rows of lines
@@ -10762,15 +10785,20 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
     /* blocks of equal size: K = 576 is two blocks of 288, not 512 and 64 */                      \
     const int64_t nkb = (K + kr->kc - 1) / kr->kc, kcb = nkb ? genie__round_up((K + nkb - 1) / nkb, KU) : KU; \
     const int64_t nnb = (N + kr->nc - 1) / kr->nc, ncb = nnb ? genie__round_up((N + nnb - 1) / nnb, nr) : 1; \
-    /* dyn: one block of A, B and C (JIT, one k-block, one column block): each thread claims runs  \
-       of dch panels from g->take until none is left, packing A (all of it) at its first claim.    \
-       A thread the machine has not run yet leaves its panels to the others instead of its static  \
-       share (which the caller then runs with A packed a second time), and a thread that claims    \
-       nothing packs nothing. A panel's values do not depend on the thread that computes it; with \
+    /* dyn: one block of A (JIT): each thread claims runs of dch panels from g->take until none is  \
+       left (genie__gemm_claim: blocks in the driver's order), packing A's k-block at its first     \
+       claim in a block. A thread the machine has not run yet leaves its panels to the others       \
+       instead of its static share (which the caller then runs with A packed a second time), and a  \
+       thread that claims nothing packs nothing. A panel's values do not depend on the thread that  \
+       computes it: with several k-blocks a run's claim in k-block kb waits until the same run's    \
+       k-block kb - 1 is done (g->kdone), so C's panels take their k-blocks in order. A claim waits  \
+       only on earlier claims, whose threads run them without waiting on later ones: no cycle. With \
        an epilogue a claim is one of the 1-thread run's groups of GENIE__EPI_PANELS panels, so its  \
        array kernels see the same rows (a row's tail may take other steps than its body).      */ \
-    const int dyn = g->take && nth > 1 && jit && nkb <= 1 && nnb <= 1;                              \
     const int64_t dch = epi ? GENIE__EPI_PANELS : GENIE__MAX(1, GENIE__MIN(GENIE__EPI_PANELS, (N + nr - 1) / nr / (4 * nth))); \
+    const int64_t nrf = ((GENIE__MIN(N, ncb) + nr - 1) / nr + dch - 1) / dch; /* runs in a full column block */ \
+    const int dyn = g->take && nth > 1 && jit && ((nkb <= 1 && nnb <= 1) || (g->kdone && nnb * nrf <= GENIE__GEMM_RUNS)); \
+    int64_t cl = -1, cjb = 0, ckb = 0, crun = 0; /* dyn: a claim taken (cl >= 0) for a later block */ \
     int64_t mlo = 0, mhi = M, jc, pc, ic, ir, jr, jg, plo, phi;                                     \
     T tile[GENIE__MAX_MR * GENIE__MAX_NR];                                                          \
     if (split_m) {                                                                                  \
@@ -10801,9 +10829,14 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                 int apk = 0;                                                                        \
                 for (;;) { /* once; dyn: a claim at a time */                                       \
                 if (dyn) {                                                                          \
-                    plo = (int64_t)GENIE__ADD(g->take, 1) * dch;                                    \
-                    if (plo >= npn) break;                                                          \
+                    int spins = 0;                                                                  \
+                    if (cl < 0 && !genie__gemm_claim(cl = (int64_t)GENIE__ADD(g->take, 1), N, ncb, nr, GENIE__MAX(nkb, 1), dch, &cjb, &ckb, &crun)) \
+                        cjb = nnb; /* none left: past every block */                               \
+                    if (cjb != jc / ncb || ckb != pc / kcb) break; /* kept for its block */         \
+                    cl = -1;                                                                        \
+                    plo = crun * dch;                                                               \
                     phi = GENIE__MIN(npn, plo + dch);                                               \
+                    while (ckb > 0 && GENIE__LOAD(&g->kdone[cjb * nrf + crun]) < ckb) GENIE__SPIN(++spins); \
                 }                                                                                   \
                 if (!apk) genie__pack_a_##sfx(g, ic, mc, pc, kc, kr, abuf), apk = 1;                 \
                 for (jg = jr = plo; jr < phi; jr++) {                                               \
@@ -10843,6 +10876,7 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                     }                                                                               \
                 }                                                                                   \
                 if (!dyn) break;                                                                    \
+                if (nkb > 1) GENIE__STORE(&g->kdone[cjb * nrf + crun], (int)ckb + 1);               \
                 }                                                                                   \
             }                                                                                       \
             if (split_m && !g->bpk) genie__barrier(pool, nth); /* before the next block of B overwrites bbuf */ \
@@ -11628,7 +11662,7 @@ static genie_result genie__k_gemm(genie__kparams *p, int ith, int nth) {
             genie__mm_setup(pl, bi, &g, &cb, &out);
             if (pl->half) /* each thread rounds the blocks of C it computed, in its epilogue: no barrier */
                 g.c = cw, g.epi.hout = out, g.epi.hdt = pl->odt, g.epi.hrs = pl->ors, g.epi.hcs = pl->ocs;
-            if (pl->batches == 1) g.take = &p->next;
+            if (pl->batches == 1) g.take = &p->next, g.kdone = p->kdone;
             genie__mm_run(pl, &g, bb, ab, p->pool, ith, nth);
         }
     } else {
