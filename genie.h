@@ -10849,7 +10849,8 @@ static void genie__gemm_##sfx(const genie__gemm *g, const genie__gemm_kern *kr, 
                         nx.p = (const char *)(bp + pstep), nx.ld = nr * (int64_t)sizeof(P);          \
                         nx.r1 = kp, nx.lpr = (nx.ld + 63) / 64, pfn = 1;                            \
                     } else if (jit && !g->bpk) {                                                    \
-                        pfn = genie__gemm_next(g, kr, jc, ncb, pc, kcb, jr, phi, ith, nth, &nx);    \
+                        /* dyn: the panel after a claim's last is another claim's, not known yet */ \
+                        pfn = dyn && jr + 1 >= phi ? 0 : genie__gemm_next(g, kr, jc, ncb, pc, kcb, jr, phi, ith, nth, &nx); \
                         genie__pack_b_##sfx(g, pc, kc, j0, n, kr, (P *)bp);                         \
                     }                                                                               \
                     for (ir = 0; ir < mc; ir += mr) {                                               \
