@@ -12979,14 +12979,25 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     const int64_t e = wv->off + r * wv->strides[0];
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
-/* The groups of 4 output columns a QLINEAR chunk holds: two chunks a thread (equal bytes of the
-   weight, whose rows are equal; a thread the machine runs late leaves its second to the others),
-   an even count (rows of 8). A chunk's first rows start cold (its kernel prefetches the next rows
-   in step, within the chunk), so they are few: chunks of 1/32 of a product would start a quarter
-   of a decode step's rows cold on 2 threads. */
-static int64_t genie__qchunk(int64_t groups, int nth) {
-    const int64_t c = nth <= 1 ? groups : (groups + 2 * nth - 1) / (2 * nth);
-    return c + (c & 1);
+/* QLINEAR's chunks of output columns (groups of 4), handed out in order as threads come free
+   (p->next counts those taken): the first ones a 2 nth-th of the groups, each next one a 2 nth-th
+   of those left, down to a 16 nth-th of the groups, every one an even count (rows of 8), so that a
+   thread the machine runs late leaves most of its part to the others and the last chunks, which
+   the others wait for at the product's end, are short. A chunk's first rows start cold (its
+   kernel prefetches the next rows in step, within the chunk), so chunks stay few: about 4 nth + 4
+   (4 nth chunks of 1/32 of a product would start a quarter of a decode step's rows cold on 2
+   threads). The bounds depend on the groups and nth only, not on the thread. 0: none left. */
+static int genie__qtake(genie__kparams *p, int nth, int64_t groups, int64_t *lo, int64_t *hi) {
+    const int64_t c = nth > 1 ? (int64_t)GENIE__ADD(&p->next, 1) : (int64_t)p->next++;
+    const int64_t least = GENIE__MAX(2, groups / (16 * (int64_t)nth));
+    int64_t i, at = nth > 1 || c == 0 ? 0 : groups, n = groups; /* alone: all at once */
+    for (i = 0; nth > 1 && at < groups; i++, at += n) {
+        n = GENIE__MAX(least, (groups - at + 2 * nth - 1) / (2 * nth));
+        n = GENIE__MIN(n + (n & 1), groups - at);
+        if (i == c) break;
+    }
+    *lo = at, *hi = at + n;
+    return at < groups;
 }
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
    chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
@@ -13001,7 +13012,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
     const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
-    const int64_t groups = (N + 3) / 4, chunk = genie__qchunk(groups, nth);
+    const int64_t groups = (N + 3) / 4;
     const int64_t oo = n->out->off;
     const int f32out = n->dtype == GENIE_F32;
     char *const out = (char *)GENIE__OUT(n);
@@ -13036,7 +13047,7 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
     /* weight row c at w0 + c * rowb (whole blocks, genie__qrows_ok); out row r at out + (oo + r * N) */
     w0 = genie__qrow(GENIE__IN(n, 1), wv, wdt, 0);
     rowb = N > 1 ? genie__qrow(GENIE__IN(n, 1), wv, wdt, 1) - w0 : 0;
-    while (genie__take(p, nth, groups, chunk, &lo, &hi))
+    while (genie__qtake(p, nth, groups, &lo, &hi))
         for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
             const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
             for (r = 0; r < rows; r++)
