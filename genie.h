@@ -12980,13 +12980,14 @@ static const unsigned char *genie__qrow(const void *base, const genie__vspec *wv
     return (const unsigned char *)base + (size_t)(e / genie__blk_n(dt) * genie__blk_b(dt));
 }
 /* QLINEAR's chunks of output columns (groups of 4), handed out in order as threads come free
-   (p->next counts those taken): the first ones a 2 nth-th of the groups, each next one a 2 nth-th
-   of those left, down to a 16 nth-th of the groups, every one an even count (rows of 8), so that a
-   thread the machine runs late leaves most of its part to the others and the last chunks, which
-   the others wait for at the product's end, are short. A chunk's first rows start cold (its
+   (p->next counts those taken): each a 2 nth-th of the groups left (the first a 2 nth-th of all),
+   at least a 16 nth-th of all, every one an even count (rows of 8) but the product's last, so
+   that a thread the machine runs late leaves most of its part to the others and the last chunks,
+   which the others wait for at the product's end, are short. A chunk's first rows start cold (its
    kernel prefetches the next rows in step, within the chunk), so chunks stay few: about 4 nth + 4
-   (4 nth chunks of 1/32 of a product would start a quarter of a decode step's rows cold on 2
-   threads). The bounds depend on the groups and nth only, not on the thread. 0: none left. */
+   (chunks of 1/32 of a product would start a quarter of a decode step's rows cold on 2 threads).
+   The bounds depend on the groups and nth only, not on the thread; alone, one chunk of all.
+   [*lo, *hi) the chunk; 0: none left. */
 static int genie__qtake(genie__kparams *p, int nth, int64_t groups, int64_t *lo, int64_t *hi) {
     const int64_t c = nth > 1 ? (int64_t)GENIE__ADD(&p->next, 1) : (int64_t)p->next++;
     const int64_t least = GENIE__MAX(2, groups / (16 * (int64_t)nth));
@@ -13000,7 +13001,7 @@ static int genie__qtake(genie__kparams *p, int nth, int64_t groups, int64_t *lo,
     return at < groups;
 }
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
-   chunks of output columns (groups of 4, genie__take: a thread that arrives late or that the
+   chunks of output columns (groups of 4, genie__qtake: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
    computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
    passes), 4 at once where the path has a dot4 and 8 where it has a dot8 (which gives each row
