@@ -317,6 +317,8 @@ typedef struct genie_stats {
     uint64_t nodes_deferred;   /* cheap values a handle can read that a realize computed only inside
                                   a fused group, for what it was asked, and left lazy (not written) */
     uint64_t nodes_recomputed; /* deferred values computed again by a later realize */
+    uint64_t products_joined;  /* decode products of a block-dtype weight run in the pool job of another
+                                  product of the same x (attention's q, k, v; an MLP's gate, up) */
 } genie_stats;
 
 /* ---- context, errors, ownership ---- */
@@ -2930,6 +2932,7 @@ typedef struct genie__epi_src {
 /* The most runs of panels a packed product with several k-blocks hands out as threads come free
    (genie__gemm's dyn); one with more runs keeps static shares. */
 #define GENIE__GEMM_RUNS 128
+#define GENIE__QJOB_MAX 4 /* decode products of one x in one pool job (genie__qjob_run): q, k, v; gate, up */
 typedef struct genie__kparams {
     genie__node *n;
     const struct genie__mm_plan *plan; /* packed products: the plan, its workspace and threads */
@@ -2941,7 +2944,11 @@ typedef struct genie__kparams {
     struct genie__tpool *pool;
     char msg[256];
     const genie__pathk *kt;          /* the path's kernels (set by genie__fast_kernel) */
+    genie__node *qjob[GENIE__QJOB_MAX - 1];        /* QLINEAR: the products joined to n's job (genie__qjob_run) */
+    int nqjob;
 } genie__kparams;
+/* Product j of a QLINEAR job: n, then the ones joined to it (j <= p->nqjob). */
+static const genie__node *genie__qjob_node(const genie__kparams *p, int j) { return j ? p->qjob[j - 1] : p->n; }
 static genie__kernel genie__kernel_for(int kind);
 static genie_result genie__k_index(genie__kparams *p, int ith, int nth);
 static genie_result genie__k_quant(genie__kparams *p, int ith, int nth); /* >>quant */
@@ -2995,6 +3002,7 @@ typedef struct genie__run_op { /* 16 bytes */
 } genie__run_op;
 static int genie__run_link(const genie__node *n, genie_cpu cpu);
 static void genie__run_exec(genie_ctx *ctx, genie__node *last, genie__run_op *r);
+static int genie__qjob_run(genie_ctx *ctx, genie__tape_op *tape, int64_t i, int64_t ntape); /* >>quant */
 static void genie__fgroup_mark(const struct genie_backend_group *g, genie__tape_op *tape);
 static struct genie_backend_group *genie__fgroup_build(genie__node *r, const genie__tape_op *tape, int cpu);
 static void genie__exec_epi(genie_ctx *ctx, genie__tape_op *t);
@@ -3966,7 +3974,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
                 GENIE_FREE(tape[i].fg.built);
             } else if (tape[i].epi.prod) {
                 genie__exec_epi(ctx, &tape[i]);
-            } else if (!tape[i].inner) {
+            } else if (!tape[i].inner && !genie__qjob_run(ctx, tape, i, ntape)) {
                 genie__exec(ctx, n, tape[i].take);
             }
             genie__work_add(ctx, n, flops, bytes, tape[i].inner ? 0 : genie__now_ns() - t0);
@@ -13000,32 +13008,62 @@ static int genie__qtake(genie__kparams *p, int nth, int64_t groups, int64_t *lo,
     *lo = at, *hi = at + n;
     return at < groups;
 }
+/* Columns [c0, c1) of QLINEAR node n for every row of x (quantized: q, d, s as genie__q8_row
+   gives them), 8 weight rows at a time (they stay in L1 while each row of x passes), 4 at once
+   where the path has a dot4 and 8 where it has a dot8 (which gives each row the value dot4 gives
+   it). c0 is a multiple of 4, so a column's value does not depend on the chunk that holds it. */
+static void genie__qlin_cols(const genie__node *n, int64_t c0, int64_t c1, int64_t rows, const int8_t *q, const float *d,
+                             const int32_t *s, genie__qdot_fn dot, genie__qdot4_fn dot4, genie__qdot4_fn dot8) {
+    const genie__vspec *wv = n->in[1].v;
+    const int wdt = n->in[1].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
+    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt), oo = n->out->off;
+    const int f32out = n->dtype == GENIE_F32;
+    char *const out = (char *)GENIE__OUT(n);
+    /* weight row c at w0 + c * rowb (whole blocks, genie__qrows_ok); out row r at out + (oo + r * N) */
+    const unsigned char *const w0 = genie__qrow(GENIE__IN(n, 1), wv, wdt, 0);
+    const ptrdiff_t rowb = N > 1 ? genie__qrow(GENIE__IN(n, 1), wv, wdt, 1) - w0 : 0;
+    int64_t r, c, b;
+    for (b = c0; b < c1; b += 8) {
+        const int64_t e = b + 8 < c1 ? b + 8 : c1;
+        for (r = 0; r < rows; r++)
+            for (c = b; c < e;) {
+                const unsigned char *wr = w0 + c * rowb;
+                float v[8];
+                int j, nv = 1;
+                if (dot8 && c + 8 <= e) {
+                    dot8(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                    nv = 8;
+                } else if (dot4 && c + 4 <= e) {
+                    dot4(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
+                    nv = 4;
+                } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
+                if (f32out) memcpy(out + 4 * (oo + r * N + c), v, (size_t)nv * 4), c += nv;
+                else
+                    for (j = 0; j < nv; j++, c++) genie__stf(out, oo + r * N + c, n->dtype, v[j]);
+            }
+    }
+}
 /* Fast QLINEAR: each thread quantizes every row of x (cheap beside the weight), then takes
    chunks of output columns (groups of 4, genie__qtake: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
-   computes them for all rows, 8 weight rows at a time (they stay in L1 while each row of x
-   passes), 4 at once where the path has a dot4 and 8 where it has a dot8 (which gives each row
-   the value dot4 gives it). A column's value does not depend on the thread that computes it. */
+   computes them for all rows (genie__qlin_cols). The products joined to p->n (p->qjob: the same
+   x, weight dtype and K; genie__qjob_run) follow its columns in one count of groups, so one job
+   runs them all and quantizes x once. */
 static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qdot_fn dot, genie__qdot4_fn dot4,
                                      genie__qdot4_fn dot8) {
     const genie__node *n = p->n;
     const genie__vspec *xv = n->in[0].v, *wv = n->in[1].v;
     const int wdt = n->in[1].n->dtype, xdt = n->in[0].n->dtype, QB = genie__blk_n(wdt) == 32 ? 32 : 256;
-    const int64_t K = wv->shape[1], N = wv->shape[0], nb = K / QB, wnb = K / genie__blk_n(wdt);
+    const int64_t K = wv->shape[1], nb = K / QB;
     const int64_t rows = genie__numel(xv->ndim - 1, xv->shape), xs = xv->strides[xv->ndim - 1];
-    const int64_t groups = (N + 3) / 4;
-    const int64_t oo = n->out->off;
-    const int f32out = n->dtype == GENIE_F32;
-    char *const out = (char *)GENIE__OUT(n);
-    const unsigned char *w0;
-    ptrdiff_t rowb;
-    int64_t lo, hi, r, c, c0, k;
+    int64_t groups = 0, lo, hi, r, k, at;
     int8_t *q;
     float *d, *xf;
     int32_t *s;
     char *mem;
     genie__mi m;
     const int64_t *sts[1];
+    int j;
     (void)ith;
     if (wdt != GENIE_Q8_0 && wdt != GENIE_Q4_0) dot4 = dot8 = NULL;
     mem = (char *)GENIE_MALLOC((size_t)(rows * K + rows * nb * 4 + rows * (K / 32) * 4 + K * 4 + 64));
@@ -13045,28 +13083,15 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
-    /* weight row c at w0 + c * rowb (whole blocks, genie__qrows_ok); out row r at out + (oo + r * N) */
-    w0 = genie__qrow(GENIE__IN(n, 1), wv, wdt, 0);
-    rowb = N > 1 ? genie__qrow(GENIE__IN(n, 1), wv, wdt, 1) - w0 : 0;
+    for (j = 0; j <= p->nqjob; j++) groups += (genie__qjob_node(p, j)->in[1].v->shape[0] + 3) / 4;
     while (genie__qtake(p, nth, groups, &lo, &hi))
-        for (c0 = 4 * lo, hi = GENIE__MIN(4 * hi, N); c0 < hi; c0 += 8) {
-            const int64_t c1 = c0 + 8 < hi ? c0 + 8 : hi;
-            for (r = 0; r < rows; r++)
-                for (c = c0; c < c1;) {
-                    const unsigned char *wr = w0 + c * rowb;
-                    float v[8];
-                    int j, nv = 1;
-                    if (dot8 && c + 8 <= c1) {
-                        dot8(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
-                        nv = 8;
-                    } else if (dot4 && c + 4 <= c1) {
-                        dot4(wdt, wr, rowb, wnb, q + r * K, d + r * nb, s + r * (K / 32), v);
-                        nv = 4;
-                    } else v[0] = dot(wdt, wr, wnb, q + r * K, d + r * nb, s + r * (K / 32), r == 0);
-                    if (f32out) memcpy(out + 4 * (oo + r * N + c), v, (size_t)nv * 4), c += nv;
-                    else
-                        for (j = 0; j < nv; j++, c++) genie__stf(out, oo + r * N + c, n->dtype, v[j]);
-                }
+        for (j = 0, at = 0; j <= p->nqjob && at < hi; j++) { /* product j: groups [at, at + its) of the count */
+            const genie__node *t = genie__qjob_node(p, j);
+            const int64_t N = t->in[1].v->shape[0], its = (N + 3) / 4;
+            if (lo < at + its)
+                genie__qlin_cols(t, 4 * (GENIE__MAX(lo, at) - at), GENIE__MIN(4 * (GENIE__MIN(hi, at + its) - at), N), rows, q, d, s,
+                                 dot, dot4, dot8);
+            at += its;
         }
     GENIE_FREE(mem);
     return GENIE_OK;
@@ -13797,6 +13822,85 @@ static genie__kernel genie__quant_fast(genie_ctx *ctx, genie__kparams *p, int *n
             if (wv->strides[dd] % B != 0 && wv->shape[dd] > 1) return NULL;
         return genie__shared_kernel(ctx, p, nth, n->numel, genie__k_dqrows);
     }
+}
+
+/* ---- one job for the decode products of one x ----
+   A decode step multiplies one x by several weights in turn (attention's q, k and v; an MLP's
+   gate and up), each product a pool job of tens of microseconds whose start and end (the threads
+   meet) cost 10-20% of it on 2 threads (bench-qdecode-group). At a decode QLINEAR's place in the
+   tape (at most GENIE__Q_PREFILL_ROWS rows of x, on a path with a fast kernel, no backend), the
+   products found in the next GENIE__QJOB_AHEAD entries that read the same x through the same view,
+   with weights of the same block dtype and K, the same out dtype, and that run alone (no epilogue,
+   group, run or take; inputs computed), up to GENIE__QJOB_MAX in all, run in its job
+   (genie__k_qlinear): their buffers made now, their entries then inner (computed here). Running a
+   later product early is sound: its inputs are done and stay as they are (a pending reader keeps
+   in-place writes off their buffers), and its buffer is new. Each product's values are the ones it
+   gets alone (the same kernel on the same columns). */
+#define GENIE__QJOB_AHEAD 32
+/* Whether tape entry t may run in a QLINEAR job: as its first product (first NULL), or joined to
+   first's. */
+static int genie__qjob_fits(const genie__tape_op *t, const genie__node *first) {
+    const genie__node *n = t->n;
+    int i;
+    if (t->inner || t->run || t->fg_kept || t->fg.built || t->epi.prod || t->take >= 0 || n->op != GENIE__OP_QLINEAR ||
+        n->state != GENIE__PENDING || n->base || (n->flags & (GENIE__NF_ORDERED | GENIE__NF_DEFERRED)) || n->numel == 0 ||
+        !genie__qrows_ok(n->in[1].v, n->in[1].n->dtype) || n->in[1].v->shape[1] == 0 ||
+        !genie__is_contig(n->out->ndim, n->out->shape, n->out->strides))
+        return 0;
+    for (i = 0; i < genie__node_ninputs(n); i++)
+        if (genie__node_input(n, i)->state != GENIE__DONE) return 0;
+    if (!first) return genie__numel(n->in[0].v->ndim - 1, n->in[0].v->shape) <= GENIE__Q_PREFILL_ROWS;
+    return n->in[0].n == first->in[0].n && genie__vspec_equal(n->in[0].v, first->in[0].v) && n->dtype == first->dtype &&
+           n->in[1].n->dtype == first->in[1].n->dtype && n->in[1].v->shape[1] == first->in[1].v->shape[1];
+}
+/* Run tape entry i's QLINEAR with the products it joins, if it finds any: 1 when it ran them
+   (failed or not: each node's state says), 0 when it ran nothing (the entry runs alone). */
+static int genie__qjob_run(genie_ctx *ctx, genie__tape_op *tape, int64_t i, int64_t ntape) {
+    genie__node *n = tape[i].n;
+    genie__kparams p;
+    genie__kernel fn;
+    int64_t j, at[GENIE__QJOB_MAX], work = 0;
+    int k, nth = 1;
+    genie_result r;
+    if (ctx->be || !ctx->kt.qlinear || ctx->kt.path == GENIE_CPU_REFERENCE || !genie__qjob_fits(&tape[i], NULL)) return 0;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    for (j = i + 1; j < ntape && j <= i + GENIE__QJOB_AHEAD && p.nqjob < GENIE__QJOB_MAX - 1; j++)
+        if (genie__qjob_fits(&tape[j], n)) at[p.nqjob] = j, p.qjob[p.nqjob++] = tape[j].n;
+    if (!p.nqjob) return 0;
+    for (k = 0; k <= p.nqjob; k++) {
+        genie__node *t = k ? p.qjob[k - 1] : n;
+        work += t->numel * t->in[1].v->shape[1];
+        if (!(t->buf = genie__buf_new(ctx, (size_t)t->numel * genie__dt_size[t->dtype]))) {
+            while (--k >= 0) {
+                t = k ? p.qjob[k - 1] : n;
+                genie__buf_release(ctx, t->buf);
+                t->buf = NULL;
+            }
+            return 0; /* each on its own (genie__exec fails the one memory is short for) */
+        }
+    }
+    p.kt = &ctx->kt;
+    fn = genie__shared_kernel(ctx, &p, &nth, work, ctx->kt.qlinear);
+    r = genie__tpool_run(p.pool, fn, &p, nth);
+    if (r != GENIE_OK) genie__fail(ctx, r, "%s", p.msg);
+    for (k = 0; k <= p.nqjob; k++) {
+        genie__node *t = k ? p.qjob[k - 1] : n;
+        ctx->stats.nodes_executed++;
+        if (r == GENIE_OK) {
+            t->buf->loc = GENIE__ON_HOST;
+            t->state = GENIE__DONE;
+        } else {
+            t->err_code = (uint8_t)-r;
+            genie__buf_release(ctx, t->buf);
+            t->buf = NULL;
+            t->state = GENIE__FAILED;
+            ctx->stats.nodes_failed++;
+        }
+        genie__node_drop_inputs(ctx, t);
+        if (k) tape[at[k - 1]].inner = 1, ctx->stats.products_joined++;
+    }
+    return 1;
 }
 
 /* >>dispatch -------------------------------------------------------------- */

@@ -1,13 +1,16 @@
 /* bench/qdecode_group.c - what the pool's dispatch and join cost the Q4_0 decode products of
-   bench-gguf-llm's model (dim 1024, kv 256, ffn 2816), and what one job over the rows of the
-   products that read the same x would save: per layer q, k, v ([1024|256|256, 1024]) and
-   gate, up ([2816|2816, 1024]) realized in one tape as separate products (one pool job each)
-   beside one product over their concatenated rows (the same weight bytes: the separate
-   weights are views of rows of the concatenated one), on 1 and 2 threads. Rounds alternate
-   the cases; the median round is printed, per case and as differences:
-     sep - cat (1 thread):  what the extra nodes cost without a pool (capture, plan, x quantized
-                            again per product);
-     sep - cat (2 threads): that plus the extra dispatches and joins (and uneven ends).
+   bench-gguf-llm's model (dim 1024, kv 256, ffn 2816), and what one job over the products that
+   read the same x saves (genie__qjob_run): per layer q, k, v ([1024|256|256, 1024]) and gate, up
+   ([2816|2816, 1024]) realized in one tape
+     apart:  each product of its own copy of x (equal values, another node: one pool job each),
+     joined: every product of one x (one pool job, x quantized once: what a decode step runs),
+     cat:    one product over their concatenated rows (the same weight bytes: the separate
+             weights are views of rows of the concatenated one),
+   on 1 and 2 threads. Rounds alternate the cases; the median round is printed, per case and as
+   differences:
+     apart - joined (1 thread):  x quantized again per product, a job's start and end;
+     apart - joined (2 threads): that plus the extra dispatches and joins (and uneven ends);
+     joined - cat:               what the separate nodes still cost (capture, plan, the pieces).
    The single products' rows print t2 - t1 / 2: what a 2-thread product costs beyond half of
    its 1-thread time. On a machine whose other processes hold the second core the 2-thread
    rows measure the scheduler: read them beside the load printed.
@@ -42,14 +45,14 @@ static genie_tensor *wview(genie_ctx *ctx, const unsigned char *q, int64_t row0,
     const int64_t s[2] = {n, KK};
     return genie_from_blocks(ctx, GENIE_Q4_0, 2, s, q + (size_t)row0 * KK / 32 * 18, NULL, NULL);
 }
-/* microseconds a realize of the products of x with ws[0..nw) (one tape), best of 3 of REPS */
-static double run(genie_ctx *ctx, genie_tensor *x, genie_tensor **ws, int nw) {
+/* microseconds a realize of the products of xs[i] with ws[i], i < nw (one tape), mean of REPS */
+static double run(genie_ctx *ctx, genie_tensor **xs, genie_tensor **ws, int nw) {
     double t = bench_now();
     int r, i;
     for (r = 0; r < REPS; r++) {
         genie_tensor *y[4];
         genie_pool_push(ctx);
-        for (i = 0; i < nw; i++) y[i] = genie_linear(ctx, x, ws[i], NULL);
+        for (i = 0; i < nw; i++) y[i] = genie_linear(ctx, xs[i], ws[i], NULL);
         if (genie_realize(ctx, nw, y) != GENIE_OK) {
             printf("error: %s\n", genie_last_error(ctx));
             exit(1);
@@ -59,9 +62,10 @@ static double run(genie_ctx *ctx, genie_tensor *x, genie_tensor **ws, int nw) {
     return (bench_now() - t) / REPS * 1e6;
 }
 
-enum { QKV_SEP, QKV_CAT, GU_SEP, GU_CAT, Q1, KV1, UP1, NCASE };
-static const char *names[NCASE] = {"q, k, v: 3 products", "q|k|v: 1 product [1536]", "gate, up: 2 products",
-                                   "gate|up: 1 product [5632]", "q alone [1024]", "k alone [256]", "up alone [2816]"};
+enum { QKV_APART, QKV_SEP, QKV_CAT, GU_APART, GU_SEP, GU_CAT, Q1, KV1, UP1, NCASE };
+static const char *names[NCASE] = {"q, k, v: 3 jobs (3 x)", "q, k, v: joined", "q|k|v: 1 product [1536]",
+                                   "gate, up: 2 jobs (2 x)", "gate, up: joined", "gate|up: 1 product [5632]",
+                                   "q alone [1024]", "k alone [256]", "up alone [2816]"};
 
 int main(void) {
     unsigned char *qkv = q4_rows(1536), *gu = q4_rows(5632);
@@ -79,21 +83,26 @@ int main(void) {
             genie_ctx_desc d;
             genie_ctx *ctx;
             const int64_t xs[2] = {1, KK};
-            genie_tensor *x, *w[NCASE][3];
+            genie_tensor *x[3], *xa[3], *w[NCASE][3];
+            int i;
             memset(&d, 0, sizeof d);
             d.n_threads = th + 1;
             ctx = genie_ctx_create(&d);
-            x = genie_randn(ctx, GENIE_F32, 2, xs, 1);
-            genie_realize(ctx, 1, &x);
+            x[0] = genie_randn(ctx, GENIE_F32, 2, xs, 1);
+            for (i = 1; i < 3; i++) x[i] = genie_clone(ctx, x[0]); /* equal values, another node */
+            genie_realize(ctx, 3, x);
+            xa[0] = xa[1] = xa[2] = x[0];
             w[QKV_SEP][0] = wview(ctx, qkv, 0, 1024), w[QKV_SEP][1] = wview(ctx, qkv, 1024, 256), w[QKV_SEP][2] = wview(ctx, qkv, 1280, 256);
             w[QKV_CAT][0] = wview(ctx, qkv, 0, 1536);
             w[GU_SEP][0] = wview(ctx, gu, 0, 2816), w[GU_SEP][1] = wview(ctx, gu, 2816, 2816);
+            memcpy(w[QKV_APART], w[QKV_SEP], sizeof w[QKV_SEP]), memcpy(w[GU_APART], w[GU_SEP], sizeof w[GU_SEP]);
             w[GU_CAT][0] = wview(ctx, gu, 0, 5632);
             w[Q1][0] = w[QKV_SEP][0], w[KV1][0] = w[QKV_SEP][1], w[UP1][0] = w[GU_SEP][1];
             for (c = 0; c < NCASE; c++) {
-                const int nw = c == QKV_SEP ? 3 : c == GU_SEP ? 2 : 1;
-                run(ctx, x, w[c], nw); /* warm: the pool started, the tape cached */
-                t[th][c][r] = run(ctx, x, w[c], nw);
+                const int nw = c == QKV_SEP || c == QKV_APART ? 3 : c == GU_SEP || c == GU_APART ? 2 : 1;
+                genie_tensor **xc = c == QKV_APART || c == GU_APART ? x : xa;
+                run(ctx, xc, w[c], nw); /* warm: the pool started, the tape cached */
+                t[th][c][r] = run(ctx, xc, w[c], nw);
             }
             genie_ctx_destroy(ctx);
         }
@@ -103,8 +112,10 @@ int main(void) {
            KK, ROUNDS, la[0], la[1], la[2]);
     printf("%-28s %10s %10s %10s\n", "case", "1 thread", "2 threads", "t2 - t1/2");
     for (c = 0; c < NCASE; c++) printf("%-28s %10.2f %10.2f %10.2f\n", names[c], med[0][c], med[1][c], med[1][c] - med[0][c] / 2);
-    printf("%-28s %10.2f %10.2f\n", "q,k,v: sep - cat", med[0][QKV_SEP] - med[0][QKV_CAT], med[1][QKV_SEP] - med[1][QKV_CAT]);
-    printf("%-28s %10.2f %10.2f\n", "gate,up: sep - cat", med[0][GU_SEP] - med[0][GU_CAT], med[1][GU_SEP] - med[1][GU_CAT]);
+    printf("%-28s %10.2f %10.2f\n", "q,k,v: apart - joined", med[0][QKV_APART] - med[0][QKV_SEP], med[1][QKV_APART] - med[1][QKV_SEP]);
+    printf("%-28s %10.2f %10.2f\n", "q,k,v: joined - cat", med[0][QKV_SEP] - med[0][QKV_CAT], med[1][QKV_SEP] - med[1][QKV_CAT]);
+    printf("%-28s %10.2f %10.2f\n", "gate,up: apart - joined", med[0][GU_APART] - med[0][GU_SEP], med[1][GU_APART] - med[1][GU_SEP]);
+    printf("%-28s %10.2f %10.2f\n", "gate,up: joined - cat", med[0][GU_SEP] - med[0][GU_CAT], med[1][GU_SEP] - med[1][GU_CAT]);
     free(qkv), free(gu);
     return 0;
 }

@@ -799,6 +799,68 @@ static void t_avx2_packs(void) {
     free(src), free(got), free(want), free(wq), free(wp1), free(wp2);
 #endif
 }
+/* One pool job for the decode products of one x (genie__qjob_run): products that read the same x
+   with weights of one block dtype and K run in the first one's job, up to 4, each with the bits it
+   gets alone (realized apart, the same path and threads), on every path, 1 and 2 threads, Q8_0,
+   Q4_0 and the K types, rows of 1 and 3, output columns that end off a group of 4 or 8; x computed
+   in the same tape (its products wait for it) or a constant; products that must not join (another
+   x, another K, a prefill's 37 rows, a fifth product) run alone. */
+static void t_qjob(void) {
+    static const int ks[4] = {4, 5, 2, 3}; /* q8_0big, q4_0big, q4_k, q6_k */
+    int p, th, kk, mi;
+    for (p = 1; p < NPATHS; p++)
+        for (th = 1; th <= 2; th++) {
+            genie_ctx *ctx;
+            genie_gguf *g = NULL;
+            if (SKIP_PATH(p)) continue;
+            ctx = test_ctx(paths[p], th);
+            CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
+            for (kk = 0; kk < 4 && g; kk++)
+                for (mi = 0; mi < 3; mi++) {
+                    const int k = ks[kk];
+                    const int64_t N = QT[k].r, K = QT[k].c, M = mi == 0 ? 1 : mi == 1 ? 3 : 37, xs[2] = {M, K};
+                    const int64_t K2 = K - (QT[k].dt == GENIE_Q8_0 || QT[k].dt == GENIE_Q4_0 ? 32 : 256); /* a block less */
+                    genie_tensor *w = genie_gguf_get(g, QT[k].name), *ws[6], *x, *x2, *y[8], *z;
+                    float *got = (float *)malloc((size_t)(M * N) * 4), *alone = (float *)malloc((size_t)(M * N) * 4);
+                    double *xd = (double *)malloc((size_t)(M * K) * 8);
+                    int64_t i, bad = 0;
+                    uint64_t j0;
+                    int j;
+                    for (i = 0; i < M * K; i++) xd[i] = xv(i + 7 * k);
+                    x = genie_to_dtype(ctx, genie_from_data(ctx, GENIE_F64, 2, xs, xd), GENIE_F32);
+                    CHECK(genie_realize(ctx, 1, &x) == GENIE_OK);
+                    x2 = genie_mul(ctx, x, x); /* computed in the tape that reads it */
+                    ws[0] = w, ws[1] = genie_narrow(ctx, w, 0, 1, N - 1), ws[2] = genie_narrow(ctx, w, 0, 2, N - 3);
+                    ws[3] = genie_narrow(ctx, w, 0, 0, N / 2), ws[4] = w; /* the fifth joins none */
+                    for (j = 0; j < 5; j++) y[j] = genie_linear(ctx, x2, ws[j], NULL);
+                    y[5] = genie_linear(ctx, x, w, NULL);                                  /* another x */
+                    y[6] = genie_linear(ctx, genie_narrow(ctx, x2, 1, 0, K2), genie_narrow(ctx, w, 1, 0, K2), NULL); /* another view of x */
+                    y[7] = genie_linear(ctx, x, ws[1], NULL);                              /* joins y[5] */
+                    j0 = genie_get_stats(ctx).products_joined;
+                    CHECK(genie_realize(ctx, 8, y) == GENIE_OK);
+                    CHECK(genie_get_stats(ctx).products_joined - j0 == (uint64_t)(M <= 16 ? 4 : 0));
+                    for (j = 0; j < 8; j++) { /* each beside its product realized alone */
+                        const int64_t n = genie_shape(y[j])[1];
+                        genie_tensor *xa = j == 5 || j == 7 ? x : genie_mul(ctx, x, x);
+                        if (j == 6) xa = genie_narrow(ctx, xa, 1, 0, K2);
+                        z = genie_linear(ctx, xa, j == 5 ? w : j == 6 ? genie_narrow(ctx, w, 1, 0, K2) : j == 7 ? ws[1] : ws[j], NULL);
+                        j0 = genie_get_stats(ctx).products_joined;
+                        CHECK(genie_read(ctx, y[j], GENIE_F32, got, (size_t)(M * n) * 4) == GENIE_OK);
+                        CHECK(genie_read(ctx, z, GENIE_F32, alone, (size_t)(M * n) * 4) == GENIE_OK);
+                        CHECK(genie_get_stats(ctx).products_joined == j0);
+                        for (i = 0; i < M * n; i++) bad += memcmp(&got[i], &alone[i], 4) != 0;
+                    }
+                    CHECK(bad == 0);
+                    if (bad) printf("  qjob %s path %s %d threads M=%lld: %lld values differ\n", QT[k].name, genie_cpu_name(paths[p]), th, (long long)M, (long long)bad);
+                    free(got);
+                    free(alone);
+                    free(xd);
+                }
+            CHECK(genie_status(ctx) == GENIE_OK);
+            genie_gguf_close(g);
+            genie_ctx_destroy(ctx);
+        }
+}
 int main(int argc, char **argv) {
     char cmd[1024];
     const char *py = getenv("GGUF_PYTHON") ? getenv("GGUF_PYTHON") : ".venv/bin/python";
@@ -819,6 +881,7 @@ int main(int argc, char **argv) {
         t_prefill_tiles();
         t_avxvnni_forms();
         t_avx2_packs();
+        t_qjob();
         if (have_avxvnni()) { /* the products again on avx2 with its int8 dots on vpmaddubsw */
             printf("  the avx2 path's products again with GENIE_NO_AVXVNNI (vpmaddubsw)\n");
             maddubs_pass = 1;
