@@ -12504,18 +12504,27 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
 #define GENIE__I8DP GENIE__ISEL(GENIE__I8DP_, GENIE__ISA)
 #define GENIE__I8XO GENIE__ISEL(GENIE__I8XO_, GENIE__ISA)
 #define GENIE__I8DPS GENIE__ISEL(GENIE__I8DPS_, GENIE__ISA)
-/* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s): Q4_K's
-   nibbles per 32 (scaled by their 6-bit scales, the mins times the 32-sums of x apart), Q6_K's
-   6-bit q per 32 minus 32 x (scales per 16: lanes 0-3 and 4-7 of each sum). With PF the row two
-   rows on (the next but one when rows are contiguous, as a product's chunk runs them) is
-   prefetched in step, a block's bytes a block (genie__qpf): one row ahead is too short a distance
-   on short rows, and more than two gained nothing. A prefetch past the weight's end is harmless
-   (no fault). */
+/* I8DPW(u, s, w16): the 8 i32 sums of 4 adjacent products of unsigned bytes u and signed bytes s,
+   each pair's i16 sum weighted by its lane of w16 (vpmaddubsw, then vpmaddwd by w16: the weight
+   applied by the instruction that widens the pairs). Exact while each pair's sum fits i16 (as
+   I8DP_y's) and each weighted sum of two fits i32; the same instructions on every form. The K
+   types' dots weight their groups' sums by the 6- or 8-bit scales with it. */
+#define GENIE__I8DPW(u, s, w16) _mm256_madd_epi16(_mm256_maddubs_epi16((u), (s)), (w16))
+/* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s), a
+   block's i32 sums in 8 lanes (lane i: elements 4i..4i+3 of each 32) scaled by one FMA into f32:
+   Q4_K's nibbles per 32, each group's sums weighted by its 6-bit scale (I8DPW; every pair's sum
+   within 2 x 15 x 127), the mins times the 32-sums of x apart (an exact i32 a block: mins <= 63,
+   |s| <= 4064); Q6_K's 6-bit q minus 32 (the two i16 pair sums' difference within 2 x 63 x 127 +
+   2 x 32 x 127), weighted by its scales per 16 (lanes 0-7 and 8-15 of the i16 sums). The scales
+   are unpacked once a block and broadcast per group by a byte shuffle. With PF the row two rows on
+   (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
+   step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
+   and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
 #define GENIE__QDOT_K(SFX)                                                                                              \
     static inline __attribute__((always_inline)) GENIE__I8ATTR float genie__qdot_k_##SFX(                               \
         int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, const int PF) {   \
         __m256 acc = _mm256_setzero_ps();                                                                               \
-        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32), z = _mm256_setzero_si256(); \
+        const __m256i m4 = _mm256_set1_epi8(0xF), m2 = _mm256_set1_epi8(3), k32 = _mm256_set1_epi8(32);                \
         const int bb = dt == GENIE_Q4_K ? 144 : 210;                                                                    \
         float accm = 0;                                                                                                 \
         int64_t b;                                                                                                      \
@@ -12525,37 +12534,54 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
             __m256i iacc = _mm256_setzero_si256();                                                                      \
             if (PF) genie__qpf(w + 2 * nb * bb, bb);                                                                    \
             if (dt == GENIE_Q4_K) {                                                                                     \
-                int sc[8], mn[8], summ = 0;                                                                             \
-                for (g = 0; g < 8; g++) { /* genie__q4k_sm, here: a call to SSE code from AVX code stalls */       \
-                    const unsigned char *sq = w + 4;                                                                    \
-                    sc[g] = g < 4 ? sq[g] & 63 : (sq[g + 4] & 0xF) | ((sq[g - 4] >> 6) << 4);                            \
-                    mn[g] = g < 4 ? sq[g + 4] & 63 : (sq[g + 4] >> 4) | ((sq[g] >> 6) << 4);                             \
-                    summ += mn[g] * s[8 * b + g];                                                                       \
-                }                                                                                                       \
+                /* the 12 bytes of 6-bit scales and mins as 8 scale bytes, then 8 min bytes (genie__q4k_sm's values) */ \
+                uint32_t u[4], m1;                                                                                      \
+                __m128i sm, p;                                                                                          \
+                __m256i scv;                                                                                            \
+                memcpy(u, w + 4, 12);                                                                                   \
+                u[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);                                \
+                m1 = u[1] & 0x3f3f3f3fu;                                                                                \
+                u[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);                                       \
+                u[2] = m1;                                                                                              \
+                u[0] &= 0x3f3f3f3fu;                                                                                    \
+                sm = _mm_loadu_si128((const __m128i *)(const void *)u);                                                 \
+                scv = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm)); /* scale g in i16 lane g of each half */     \
+                p = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(sm, 8)), /* mins times x's 32-sums (each in i16) */ \
+                                   _mm_packs_epi32(_mm_loadu_si128((const __m128i *)(s + 8 * b)),                       \
+                                                   _mm_loadu_si128((const __m128i *)(s + 8 * b + 4))));                 \
+                p = _mm_add_epi32(p, _mm_shuffle_epi32(p, 0x4E));                                                       \
+                p = _mm_add_epi32(p, _mm_shuffle_epi32(p, 0xB1));                                                       \
                 for (c = 0; c < 4; c++) {                                                                               \
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
-                    const __m256i pe = GENIE__I8DP(z, _mm256_and_si256(v, m4), _mm256_loadu_si256((const __m256i *)(qb + 64 * c))); \
-                    const __m256i po = GENIE__I8DP(z, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4),                  \
-                                                   _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)));            \
-                    iacc = _mm256_add_epi32(iacc, _mm256_add_epi32(_mm256_mullo_epi32(pe, _mm256_set1_epi32(sc[2 * c])), \
-                                                                   _mm256_mullo_epi32(po, _mm256_set1_epi32(sc[2 * c + 1])))); \
+                    const __m256i s0 = _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * c + 1) + 4 * c))); \
+                    const __m256i s1 = _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * c + 3) + 4 * c + 2))); \
+                    iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(v, m4),                                \
+                                                               _mm256_loadu_si256((const __m256i *)(qb + 64 * c)), s0)); \
+                    iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),          \
+                                                               _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)), s1)); \
                 }                                                                                                       \
                 acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
-                accm += genie__f16_x86(w + 2) * d[b] * (float)summ;                                                      \
+                accm += genie__f16_x86(w + 2) * d[b] * (float)_mm_cvtsi128_si32(p);                                      \
                 w += 144;                                                                                               \
             } else {                                                                                                    \
                 for (h = 0; h < 2; h++) {                                                                               \
                     const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
                     const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
                     const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
+                    /* the half's 8 scales (int8) as i16 in both halves of a vector */                                   \
+                    const __m256i scv = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(w + 192 + 8 * h)))); \
+                    /* shuffle bytes picking i16 lane 0 in the low half, lane 1 in the high half (plus 4 g: lanes 2g, 2g + 1) */ \
+                    const __m256i k6sel = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3); \
                     for (g = 0; g < 4; g++) {                                                                           \
                         const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
                         const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
                         const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
                         const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
-                        const __m256i p = _mm256_sub_epi32(GENIE__I8DP(z, _mm256_or_si256(l4, hb), x), GENIE__I8DP(z, k32, x)); \
-                        const int s0 = (int8_t)w[192 + 8 * h + 2 * g], s1 = (int8_t)w[193 + 8 * h + 2 * g];             \
-                        iacc = _mm256_add_epi32(iacc, _mm256_mullo_epi32(p, _mm256_setr_epi32(s0, s0, s0, s0, s1, s1, s1, s1))); \
+                        /* scale 2g in the low half's lanes, 2g + 1 in the high half's (elements 0-15, 16-31) */       \
+                        const __m256i sc = _mm256_shuffle_epi8(scv, _mm256_add_epi8(k6sel, _mm256_set1_epi8((char)(4 * g)))); \
+                        const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(_mm256_or_si256(l4, hb), x),          \
+                                                             _mm256_maddubs_epi16(k32, x));                             \
+                        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(p16, sc));                                      \
                     }                                                                                                   \
                 }                                                                                                       \
                 acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
