@@ -12520,6 +12520,33 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
    (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
    step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
    and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
+/* Q4_K's groups 2C and 2C + 1 (the low and high nibbles of bytes 32C..32C+31) into iacc, each
+   weighted by its scale (i16 lane 2C or 2C + 1 of scv's halves, broadcast by vpshufb) */
+#define GENIE__Q4K_GROUPS(C)                                                                                            \
+    (iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + 16 + 32 * (C))), m4), \
+                                                _mm256_loadu_si256((const __m256i *)(qb + 64 * (C))),                  \
+                                                _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * (C) + 1) + 4 * (C)))))), \
+     iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(_mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(w + 16 + 32 * (C))), 4), m4), \
+                                                _mm256_loadu_si256((const __m256i *)(qb + 64 * (C) + 32)),             \
+                                                _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * (C) + 3) + 4 * (C) + 2))))))
+/* Q6_K's group G of a half (32 elements: the low or high nibbles of LO, 2 bits of qh) into iacc:
+   the i16 pair sums of q and of 32 with x subtracted, weighted by scale 2G (elements 0-15, the
+   low half's lanes) and 2G + 1 (16-31, the high half's): scv's i16 lanes picked by vpshufb */
+#define GENIE__Q6K_GROUP(G, LO)                                                                                         \
+    (iacc = _mm256_add_epi32(                                                                                           \
+         iacc, _mm256_madd_epi16(                                                                                       \
+                   _mm256_sub_epi16(                                                                                    \
+                       _mm256_maddubs_epi16(                                                                            \
+                           _mm256_or_si256((G) & 2 ? _mm256_and_si256(_mm256_srli_epi16((LO), 4), m4) : _mm256_and_si256((LO), m4), \
+                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * (G)), m2), 4)), \
+                           _mm256_loadu_si256((const __m256i *)(qh8 + 32 * (G)))),                                     \
+                       _mm256_maddubs_epi16(k32, _mm256_loadu_si256((const __m256i *)(qh8 + 32 * (G))))),               \
+                   _mm256_shuffle_epi8(scv, _mm256_setr_epi8(4 * (G), 4 * (G) + 1, 4 * (G), 4 * (G) + 1, 4 * (G), 4 * (G) + 1, 4 * (G), \
+                                                             4 * (G) + 1, 4 * (G), 4 * (G) + 1, 4 * (G), 4 * (G) + 1, 4 * (G), \
+                                                             4 * (G) + 1, 4 * (G), 4 * (G) + 1, 4 * (G) + 2, 4 * (G) + 3,       \
+                                                             4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2,   \
+                                                             4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3,   \
+                                                             4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3)))))
 #define GENIE__QDOT_K(SFX)                                                                                              \
     static inline __attribute__((always_inline)) GENIE__I8ATTR float genie__qdot_k_##SFX(                               \
         int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, const int PF) {   \
@@ -12528,7 +12555,7 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
         const int bb = dt == GENIE_Q4_K ? 144 : 210;                                                                    \
         float accm = 0;                                                                                                 \
         int64_t b;                                                                                                      \
-        int c, g, h;                                                                                                    \
+        int h;                                                                                                          \
         for (b = 0; b < nb; b++) {                                                                                      \
             const int8_t *qb = q + 256 * b;                                                                             \
             __m256i iacc = _mm256_setzero_si256();                                                                      \
@@ -12551,15 +12578,7 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
                                                    _mm_loadu_si128((const __m128i *)(s + 8 * b + 4))));                 \
                 p = _mm_add_epi32(p, _mm_shuffle_epi32(p, 0x4E));                                                       \
                 p = _mm_add_epi32(p, _mm_shuffle_epi32(p, 0xB1));                                                       \
-                for (c = 0; c < 4; c++) {                                                                               \
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));                          \
-                    const __m256i s0 = _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * c + 1) + 4 * c))); \
-                    const __m256i s1 = _mm256_shuffle_epi8(scv, _mm256_set1_epi16((short)(0x100 * (4 * c + 3) + 4 * c + 2))); \
-                    iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(v, m4),                                \
-                                                               _mm256_loadu_si256((const __m256i *)(qb + 64 * c)), s0)); \
-                    iacc = _mm256_add_epi32(iacc, GENIE__I8DPW(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),          \
-                                                               _mm256_loadu_si256((const __m256i *)(qb + 64 * c + 32)), s1)); \
-                }                                                                                                       \
+                GENIE__Q4K_GROUPS(0), GENIE__Q4K_GROUPS(1), GENIE__Q4K_GROUPS(2), GENIE__Q4K_GROUPS(3);               \
                 acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w) * d[b]), acc);          \
                 accm += genie__f16_x86(w + 2) * d[b] * (float)_mm_cvtsi128_si32(p);                                      \
                 w += 144;                                                                                               \
@@ -12568,21 +12587,10 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
                     const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));                             \
                     const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));                        \
                     const __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));                        \
+                    const int8_t *qh8 = qb + 128 * h;                                                                   \
                     /* the half's 8 scales (int8) as i16 in both halves of a vector */                                   \
                     const __m256i scv = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(w + 192 + 8 * h)))); \
-                    /* shuffle bytes picking i16 lane 0 in the low half, lane 1 in the high half (plus 4 g: lanes 2g, 2g + 1) */ \
-                    const __m256i k6sel = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3); \
-                    for (g = 0; g < 4; g++) {                                                                           \
-                        const __m256i lo = g & 1 ? ql1 : ql0;                                                           \
-                        const __m256i l4 = g & 2 ? _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4) : _mm256_and_si256(lo, m4); \
-                        const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), m2), 4);    \
-                        const __m256i x = _mm256_loadu_si256((const __m256i *)(qb + 128 * h + 32 * g));                 \
-                        /* scale 2g in the low half's lanes, 2g + 1 in the high half's (elements 0-15, 16-31) */       \
-                        const __m256i sc = _mm256_shuffle_epi8(scv, _mm256_add_epi8(k6sel, _mm256_set1_epi8((char)(4 * g)))); \
-                        const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(_mm256_or_si256(l4, hb), x),          \
-                                                             _mm256_maddubs_epi16(k32, x));                             \
-                        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(p16, sc));                                      \
-                    }                                                                                                   \
+                    GENIE__Q6K_GROUP(0, ql0), GENIE__Q6K_GROUP(1, ql1), GENIE__Q6K_GROUP(2, ql0), GENIE__Q6K_GROUP(3, ql1);   \
                 }                                                                                                       \
                 acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_set1_ps(genie__f16_x86(w + 208) * d[b]), acc);   \
                 w += 210;                                                                                               \
