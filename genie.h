@@ -2968,6 +2968,7 @@ static void genie__fgroup_deferred(genie_ctx *ctx, const struct genie_backend_gr
 
 /* One tape entry: the node, how many later entries read it, and how it runs
    (inside a group, as a group's root, as a product's epilogue, taking an input's buffer). */
+#define GENIE__JOINED 2
 typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a line an entry */
     genie__node *n;
     int32_t uses;              /* references from later nodes of this tape */
@@ -2977,7 +2978,8 @@ typedef struct genie__tape_op { /* 64 bytes: each pass over a long tape reads a 
         const char *kept;            /* or (fg_kept): as kept by the tape cache, bound when it runs */
     } fg;
     uint8_t inner;             /* computed inside a fused group (written only if asked for, or expensive
-                                  and readable later: genie__fgroup_defer) */
+                                  and readable later: genie__fgroup_defer); GENIE__JOINED: in an earlier
+                                  product's job, its work counted there (genie__qjob_run) */
     uint8_t fg_kept;
     uint8_t root;              /* one of the nodes this realize was asked for: always written */
     uint8_t run;               /* n ends a chain run: its inner nodes from the run list's rstart */
@@ -3977,7 +3979,7 @@ static genie_result genie__realize_nodes(genie_ctx *ctx, int nroots, genie__node
             } else if (!tape[i].inner && !genie__qjob_run(ctx, tape, i, ntape)) {
                 genie__exec(ctx, n, tape[i].take);
             }
-            genie__work_add(ctx, n, flops, bytes, tape[i].inner ? 0 : genie__now_ns() - t0);
+            if (tape[i].inner != GENIE__JOINED) genie__work_add(ctx, n, flops, bytes, tape[i].inner ? 0 : genie__now_ns() - t0);
             genie__node_release(ctx, n);
         }
         if (ctx->tape_free)
@@ -13044,8 +13046,9 @@ static int genie__qtake(genie__kparams *p, int nth, int64_t groups, int64_t *lo,
 }
 /* Columns [c0, c1) of QLINEAR node n for every row of x (quantized: q, d, s as genie__q8_row
    gives them), 8 weight rows at a time (they stay in L1 while each row of x passes), 4 at once
-   where the path has a dot4 and 8 where it has a dot8 (which gives each row the value dot4 gives
-   it). c0 is a multiple of 4, so a column's value does not depend on the chunk that holds it. */
+   where the path has a dot4 and 8 where it has a dot8 (the avx2 Q4_0 dot8 rounds otherwise than
+   its dot4), the last N % 4 by the one-row dot. c0 is a multiple of 8 (c1 too, or N), so which
+   kernel computes a column, and its value, depends on its place in n alone, not on the chunk. */
 static void genie__qlin_cols(const genie__node *n, int64_t c0, int64_t c1, int64_t rows, const int8_t *q, const float *d,
                              const int32_t *s, genie__qdot_fn dot, genie__qdot4_fn dot4, genie__qdot4_fn dot8) {
     const genie__vspec *wv = n->in[1].v;
@@ -13081,8 +13084,9 @@ static void genie__qlin_cols(const genie__node *n, int64_t c0, int64_t c1, int64
    chunks of output columns (groups of 4, genie__qtake: a thread that arrives late or that the
    machine slows leaves its part to the others; a chunk's weight rows are contiguous bytes) and
    computes them for all rows (genie__qlin_cols). The products joined to p->n (p->qjob: the same
-   x, weight dtype and K; genie__qjob_run) follow its columns in one count of groups, so one job
-   runs them all and quantizes x once. */
+   x, weight dtype and K; genie__qjob_run) follow its columns in one count of groups, each
+   product's count rounded up to even (chunks start at even counts: each product's start on a
+   row of 8), so one job runs them all and quantizes x once. */
 static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie__q8row_fn qrow, genie__qdot_fn dot, genie__qdot4_fn dot4,
                                      genie__qdot4_fn dot8) {
     const genie__node *n = p->n;
@@ -13117,11 +13121,11 @@ static genie_result genie__k_qlinear(genie__kparams *p, int ith, int nth, genie_
             for (k = 0; k < K; k++) xf[k] = (float)genie__ldf(GENIE__IN(n, 0), m.off[0] + k * xs, xdt);
         qrow(xf, K, QB, q + r * K, d + r * nb, s + r * (K / 32));
     }
-    for (j = 0; j <= p->nqjob; j++) groups += (genie__qjob_node(p, j)->in[1].v->shape[0] + 3) / 4;
+    for (j = 0; j <= p->nqjob; j++) groups += (genie__qjob_node(p, j)->in[1].v->shape[0] + 7) / 8 * 2;
     while (genie__qtake(p, nth, groups, &lo, &hi))
         for (j = 0, at = 0; j <= p->nqjob && at < hi; j++) { /* product j: groups [at, at + its) of the count */
             const genie__node *t = genie__qjob_node(p, j);
-            const int64_t N = t->in[1].v->shape[0], its = (N + 3) / 4;
+            const int64_t N = t->in[1].v->shape[0], its = (N + 7) / 8 * 2; /* even: the product starts on a row of 8 */
             if (lo < at + its)
                 genie__qlin_cols(t, 4 * (GENIE__MAX(lo, at) - at), GENIE__MIN(4 * (GENIE__MIN(hi, at + its) - at), N), rows, q, d, s,
                                  dot, dot4, dot8);
@@ -13931,8 +13935,12 @@ static int genie__qjob_run(genie_ctx *ctx, genie__tape_op *tape, int64_t i, int6
             t->state = GENIE__FAILED;
             ctx->stats.nodes_failed++;
         }
+        if (k) { /* its work counted here, with its inputs (the tape loop skips a joined entry's) */
+            genie__work_add(ctx, t, genie__node_flops(t), genie__node_bytes(t), 0);
+            tape[at[k - 1]].inner = GENIE__JOINED;
+            ctx->stats.products_joined++;
+        }
         genie__node_drop_inputs(ctx, t);
-        if (k) tape[at[k - 1]].inner = 1, ctx->stats.products_joined++;
     }
     return 1;
 }

@@ -804,9 +804,12 @@ static void t_avx2_packs(void) {
    gets alone (realized apart, the same path and threads), on every path, 1 and 2 threads, Q8_0,
    Q4_0 and the K types, rows of 1 and 3, output columns that end off a group of 4 or 8; x computed
    in the same tape (its products wait for it) or a constant; products that must not join (another
-   x, another K, a prefill's 37 rows, a fifth product) run alone. */
+   x, another K, a prefill's 37 rows, a fifth product) run alone. The avx2 path's Q4_0 rows of 8
+   round otherwise than its rows of 4: a product after one with an odd count of groups of 4
+   (q4_0long, N 11, work enough for 2 threads) must still start on a row of 8. */
 static void t_qjob(void) {
-    static const int ks[4] = {4, 5, 2, 3}; /* q8_0big, q4_0big, q4_k, q6_k */
+    /* q8_0big, q4_0big, q4_k, q6_k; q4_0long: work enough for 2 threads, N = 11 (3 groups of 4: an odd count before the next product) */
+    static const int ks[5] = {4, 5, 2, 3, 13};
     int p, th, kk, mi;
     for (p = 1; p < NPATHS; p++)
         for (th = 1; th <= 2; th++) {
@@ -815,7 +818,7 @@ static void t_qjob(void) {
             if (SKIP_PATH(p)) continue;
             ctx = test_ctx(paths[p], th);
             CHECK(genie_gguf_open(ctx, P("t.gguf"), &g) == GENIE_OK);
-            for (kk = 0; kk < 4 && g; kk++)
+            for (kk = 0; kk < 5 && g; kk++)
                 for (mi = 0; mi < 3; mi++) {
                     const int k = ks[kk];
                     const int64_t N = QT[k].r, K = QT[k].c, M = mi == 0 ? 1 : mi == 1 ? 3 : 37, xs[2] = {M, K};
@@ -851,6 +854,26 @@ static void t_qjob(void) {
                         for (i = 0; i < M * n; i++) bad += memcmp(&got[i], &alone[i], 4) != 0;
                     }
                     CHECK(bad == 0);
+                    { /* the work statistics count joined products as they count them apart */
+                        genie_tensor *a[3];
+                        genie_work w[3];
+                        int e, r;
+                        for (e = 0; e < 3; e++) {
+                            genie_stats st = genie_get_stats(ctx);
+                            memset(&w[e], 0, sizeof w[e]);
+                            for (r = 0; r < GENIE_ROLE_COUNT; r++) w[e].nodes += st.work_by_role[r].nodes, w[e].bytes += st.work_by_role[r].bytes;
+                            if (e == 0) {
+                                for (j = 0; j < 3; j++) a[j] = genie_linear(ctx, x, ws[j], NULL);
+                                CHECK(genie_realize(ctx, 3, a) == GENIE_OK);
+                            } else if (e == 1) {
+                                for (j = 0; j < 3; j++) {
+                                    a[j] = genie_linear(ctx, x, ws[j], NULL);
+                                    CHECK(genie_realize(ctx, 1, &a[j]) == GENIE_OK);
+                                }
+                            }
+                        }
+                        CHECK(w[1].nodes - w[0].nodes >= 3 && w[1].nodes - w[0].nodes == w[2].nodes - w[1].nodes && w[1].bytes - w[0].bytes == w[2].bytes - w[1].bytes);
+                    }
                     if (bad) printf("  qjob %s path %s %d threads M=%lld: %lld values differ\n", QT[k].name, genie_cpu_name(paths[p]), th, (long long)M, (long long)bad);
                     free(got);
                     free(alone);
