@@ -670,6 +670,7 @@ fuzz-gguf: $(BUILD)/fuzz_gguf ## libFuzzer on the GGUF reader for FUZZ_SECONDS
 GGUF_LLM_DIR = $(BUILD)/gguf_llm
 GGUF_LLM_GEN = tools/make_llama_gguf.py tests/data/gguf_llm_merges.txt tests/data/gguf_llm_spm_pieces.txt
 LLAMA_BENCH ?=
+LLAMA_QUANTIZE ?=
 # bench-gguf-llm's rounds a row: genie and llama.cpp side by side in each, medians printed
 GGUF_LLM_ROUNDS ?= 5
 $(GGUF_LLM_DIR)/tiny-q4_0.gguf: $(GGUF_LLM_GEN) | $(BUILD)
@@ -690,13 +691,17 @@ test-gguf-llm: $(BUILD)/06_gguf_llm gguf-llm-models ## the GGUF Llama example on
 	    echo "FAIL test-gguf-llm: a reference with two tokens swapped passed"; exit 1; \
 	  else echo "  a reference with step 3's two best tokens swapped fails, as it must"; fi; fi
 $(BUILD)/bench_gguf_llm: examples/06_gguf_llm.c bench/copy_bw.h
-bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 beside llama.cpp (LLAMA_BENCH=)
+bench-gguf-llm: $(BUILD)/bench_gguf_llm ## a Llama GGUF's prefill/decode tokens/s in F32, BF16, Q8_0, Q4_0 (Q4_K_M via llama-quantize) beside llama.cpp (LLAMA_BENCH=)
 	@if $(TORCH2_PY) -c "import numpy, gguf" 2>/dev/null; then $(MAKE) --no-print-directory $(GGUF_LLM_DIR)/bench-q4_0.gguf; \
 	else echo "skip: bench-gguf-llm ($(TORCH2_PY) cannot import numpy and gguf: make venv)"; exit 0; fi; \
 	if $(TORCH2_PY) -c "import torch, transformers, gguf" 2>/dev/null; then export GGUF_LLM_TORCH="$(TORCH2_PY) bench/gguf_llm_torch.py"; \
 	else echo "skip: PyTorch bf16 prefill beside bench-gguf-llm ($(TORCH2_PY) cannot import torch, transformers and gguf)"; fi; \
 	if [ -n "$(LLAMA_BENCH)" ] && [ -x "$(LLAMA_BENCH)" ]; then \
 	  $(LLAMA_BENCH) -m $(GGUF_LLM_DIR)/bench-q4_0.gguf -p 0 -n 1 -r 1 -o csv 2>/dev/null | $(PYTHON) tools/llama_bench_build.py; \
+	  q=$(LLAMA_QUANTIZE); [ -n "$$q" ] || q=$$(dirname $(LLAMA_BENCH))/llama-quantize; \
+	  if [ -f $(GGUF_LLM_DIR)/bench-q4_k_m.gguf ]; then :; elif [ -x "$$q" ]; then \
+	    $$q $(GGUF_LLM_DIR)/bench-f32.gguf $(GGUF_LLM_DIR)/bench-q4_k_m.gguf Q4_K_M >/dev/null 2>&1 || echo "note: $$q could not write bench-q4_k_m.gguf"; \
+	  else echo "skip: the Q4_K_M rows (no llama-quantize beside LLAMA_BENCH; LLAMA_QUANTIZE=path)"; fi; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS) $(LLAMA_BENCH); \
 	else echo "skip: llama.cpp beside bench-gguf-llm (LLAMA_BENCH=/path/to/llama-bench not set or not executable)"; \
 	  $(BUILD)/bench_gguf_llm $(GGUF_LLM_DIR) $(GGUF_LLM_ROUNDS); fi

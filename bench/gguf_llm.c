@@ -1,6 +1,8 @@
 /* gguf_llm.c - prefill and decode tokens/s of one Llama-architecture GGUF model in F32, BF16,
    Q8_0 and Q4_0 (the same random weights: tools/make_llama_gguf.py --size bench writes
-   build/gguf_llm/bench-TYPE.gguf), on 1 and 2 threads, with examples/06_gguf_llm.c's model
+   build/gguf_llm/bench-TYPE.gguf) and Q4_K_M (the F32 file through llama.cpp's llama-quantize,
+   which make runs when it finds one beside LLAMA_BENCH: a skip line without the file; Q4_K
+   weights with Q6_K where llama.cpp's mix puts them), on 1 and 2 threads, with examples/06_gguf_llm.c's model
    code; beside llama.cpp's llama-bench on the same file (when its path is given: LLAMA_BENCH for
    make) and beside the decode bound: the weight bytes a token reads over the copy bandwidth
    (memcpy of 512 MiB on as many threads, bytes read + written), and the same over the read
@@ -151,7 +153,7 @@ static int lm_round(lm *m, int64_t *ids, float *logits, double *pf, double *dc, 
 }
 
 int main(int argc, char **argv) {
-    static const char *const types[] = {"f32", "bf16", "q8_0", "q4_0"};
+    static const char *const types[] = {"f32", "bf16", "q8_0", "q4_0", "q4_k_m"};
     const char *dir = argc > 1 ? argv[1] : "build/gguf_llm", *llama_bench = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
     const char *only = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL; /* the types to run (all when absent) */
     const char *size = argc > 5 ? argv[5] : "bench";
@@ -174,7 +176,7 @@ int main(int argc, char **argv) {
     printf("| type | thr | weights MB/token | prefill tok/s | llama.cpp  ratio (least-most)  | decode tok/s | llama.cpp  ratio (least-most)  "
            "| bound tok/s | of bound (least-most) | of read bw | products |\n");
     printf("|------|----:|-----:|------:|------------------------------:|------:|------------------------------:|------:|------:|------:|------:|\n");
-    for (ti = 0; ti < 4; ti++)
+    for (ti = 0; ti < 5; ti++)
         for (th = 1; th <= 2; th++) {
             char path[1024], err[512];
             lm m;
@@ -183,6 +185,14 @@ int main(int argc, char **argv) {
             int good = 1;
             if (only && !strstr(only, types[ti])) continue;
             snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, size, types[ti]);
+            if (ti == 4) { /* made by llama-quantize (make bench-gguf-llm: beside LLAMA_BENCH), not by genie's tools */
+                FILE *f = fopen(path, "rb");
+                if (!f) {
+                    if (th == 1) printf("| %s | skip: no %s (llama.cpp's llama-quantize writes it from the F32 file) |\n", types[ti], path);
+                    continue;
+                }
+                fclose(f);
+            }
             if (!lm_load(&m, path, th, PROMPT + DECODE + 1, err, sizeof err)) {
                 printf("| %s | %d | cannot load: %s |\n", types[ti], th, err);
                 lm_free(&m);
