@@ -438,8 +438,8 @@ bench-pool: $(BUILD)/bench_pool ## the thread pool's cost per job (2 shares) bes
 	$(call bench_run,pool)
 .PHONY: bench-pool
 # ---- end bench-pool
-# ---- bench-qdecode-group: Q4_0 decode products on 1 and 2 threads, each in its own pool job beside
-# joined in one pool job and as one product over their concatenated rows (bench/qdecode_group.c)
+# ---- bench-qdecode-group: Q4_0 decode products on 1 and 2 threads: each in its own pool job, joined
+# in one pool job, and as one product over their concatenated rows (bench/qdecode_group.c)
 bench-qdecode-group: $(BUILD)/bench_qdecode_group ## Q4_0 decode: q,k,v and gate,up apart, joined in one job, and as one concatenated product, 1 and 2 threads
 	$(BENCH_ENV) $(BUILD)/bench_qdecode_group
 .PHONY: bench-qdecode-group

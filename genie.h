@@ -12512,16 +12512,6 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
    I8DP_y's) and each weighted sum of two fits i32; the same instructions on every form. The K
    types' dots weight their groups' sums by the 6- or 8-bit scales with it. */
 #define GENIE__I8DPW(u, s, w16) _mm256_madd_epi16(_mm256_maddubs_epi16((u), (s)), (w16))
-/* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s), a
-   block's i32 sums in 8 lanes (lane i: elements 4i..4i+3 of each 32) scaled by one FMA into f32:
-   Q4_K's nibbles per 32, each group's sums weighted by its 6-bit scale (I8DPW; every pair's sum
-   within 2 x 15 x 127), the mins times the 32-sums of x apart (an exact i32 a block: mins <= 63,
-   |s| <= 4064); Q6_K's 6-bit q minus 32 (the two i16 pair sums' difference within 2 x 63 x 127 +
-   2 x 32 x 127), weighted by its scales per 16 (lanes 0-7 and 8-15 of the i16 sums). The scales
-   are unpacked once a block and broadcast per group by a byte shuffle. With PF the row two rows on
-   (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
-   step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
-   and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
 /* Q4_K's groups 2C and 2C + 1 (the low and high nibbles of bytes 32C..32C+31) into iacc, each
    weighted by its scale (i16 lane 2C or 2C + 1 of scv's halves, broadcast by vpshufb) */
 #define GENIE__Q4K_GROUPS(C)                                                                                            \
@@ -12549,6 +12539,16 @@ static GENIE__AVX2 __m256i genie__q4_bytes(const unsigned char *qs) {
                                                              4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2,   \
                                                              4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3,   \
                                                              4 * (G) + 2, 4 * (G) + 3, 4 * (G) + 2, 4 * (G) + 3)))))
+/* The K types' dot of one weight row (nb 256-blocks at w) with one quantized row (q, d, s), a
+   block's i32 sums in 8 lanes (lane i: elements 4i..4i+3 of each 32) scaled by one FMA into f32:
+   Q4_K's nibbles per 32, each group's sums weighted by its 6-bit scale (I8DPW; every pair's sum
+   within 2 x 15 x 127), the mins times the 32-sums of x apart (an exact i32 a block: mins <= 63,
+   |s| <= 4064); Q6_K's 6-bit q minus 32 (the two i16 pair sums' difference within 2 x 63 x 127 +
+   2 x 32 x 127), weighted by its scales per 16 (lanes 0-7 and 8-15 of the i16 sums). The scales
+   are unpacked once a block and broadcast per group by a byte shuffle. With PF the row two rows on
+   (the next but one when rows are contiguous, as a product's chunk runs them) is prefetched in
+   step, a block's bytes a block (genie__qpf): one row ahead is too short a distance on short rows,
+   and more than two gained nothing. A prefetch past the weight's end is harmless (no fault). */
 #define GENIE__QDOT_K(SFX)                                                                                              \
     static inline __attribute__((always_inline)) GENIE__I8ATTR float genie__qdot_k_##SFX(                               \
         int dt, const unsigned char *w, int64_t nb, const int8_t *q, const float *d, const int32_t *s, const int PF) {   \

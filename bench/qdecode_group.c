@@ -62,7 +62,7 @@ static double run(genie_ctx *ctx, genie_tensor **xs, genie_tensor **ws, int nw) 
     return (bench_now() - t) / REPS * 1e6;
 }
 
-enum { QKV_APART, QKV_SEP, QKV_CAT, GU_APART, GU_SEP, GU_CAT, Q1, KV1, UP1, NCASE };
+enum { QKV_APART, QKV_JOINED, QKV_CAT, GU_APART, GU_JOINED, GU_CAT, Q1, KV1, UP1, NCASE };
 static const char *names[NCASE] = {"q, k, v: 3 jobs (3 x)", "q, k, v: joined", "q|k|v: 1 product [1536]",
                                    "gate, up: 2 jobs (2 x)", "gate, up: joined", "gate|up: 1 product [5632]",
                                    "q alone [1024]", "k alone [256]", "up alone [2816]"};
@@ -92,14 +92,14 @@ int main(void) {
             for (i = 1; i < 3; i++) x[i] = genie_clone(ctx, x[0]); /* equal values, another node */
             genie_realize(ctx, 3, x);
             xa[0] = xa[1] = xa[2] = x[0];
-            w[QKV_SEP][0] = wview(ctx, qkv, 0, 1024), w[QKV_SEP][1] = wview(ctx, qkv, 1024, 256), w[QKV_SEP][2] = wview(ctx, qkv, 1280, 256);
+            w[QKV_JOINED][0] = wview(ctx, qkv, 0, 1024), w[QKV_JOINED][1] = wview(ctx, qkv, 1024, 256), w[QKV_JOINED][2] = wview(ctx, qkv, 1280, 256);
             w[QKV_CAT][0] = wview(ctx, qkv, 0, 1536);
-            w[GU_SEP][0] = wview(ctx, gu, 0, 2816), w[GU_SEP][1] = wview(ctx, gu, 2816, 2816);
-            memcpy(w[QKV_APART], w[QKV_SEP], sizeof w[QKV_SEP]), memcpy(w[GU_APART], w[GU_SEP], sizeof w[GU_SEP]);
+            w[GU_JOINED][0] = wview(ctx, gu, 0, 2816), w[GU_JOINED][1] = wview(ctx, gu, 2816, 2816);
+            memcpy(w[QKV_APART], w[QKV_JOINED], sizeof w[QKV_JOINED]), memcpy(w[GU_APART], w[GU_JOINED], sizeof w[GU_JOINED]);
             w[GU_CAT][0] = wview(ctx, gu, 0, 5632);
-            w[Q1][0] = w[QKV_SEP][0], w[KV1][0] = w[QKV_SEP][1], w[UP1][0] = w[GU_SEP][1];
+            w[Q1][0] = w[QKV_JOINED][0], w[KV1][0] = w[QKV_JOINED][1], w[UP1][0] = w[GU_JOINED][1];
             for (c = 0; c < NCASE; c++) {
-                const int nw = c == QKV_SEP || c == QKV_APART ? 3 : c == GU_SEP || c == GU_APART ? 2 : 1;
+                const int nw = c == QKV_JOINED || c == QKV_APART ? 3 : c == GU_JOINED || c == GU_APART ? 2 : 1;
                 genie_tensor **xc = c == QKV_APART || c == GU_APART ? x : xa;
                 run(ctx, xc, w[c], nw); /* warm: the pool started, the tape cached */
                 t[th][c][r] = run(ctx, xc, w[c], nw);
@@ -112,10 +112,10 @@ int main(void) {
            KK, ROUNDS, la[0], la[1], la[2]);
     printf("%-28s %10s %10s %10s\n", "case", "1 thread", "2 threads", "t2 - t1/2");
     for (c = 0; c < NCASE; c++) printf("%-28s %10.2f %10.2f %10.2f\n", names[c], med[0][c], med[1][c], med[1][c] - med[0][c] / 2);
-    printf("%-28s %10.2f %10.2f\n", "q,k,v: apart - joined", med[0][QKV_APART] - med[0][QKV_SEP], med[1][QKV_APART] - med[1][QKV_SEP]);
-    printf("%-28s %10.2f %10.2f\n", "q,k,v: joined - cat", med[0][QKV_SEP] - med[0][QKV_CAT], med[1][QKV_SEP] - med[1][QKV_CAT]);
-    printf("%-28s %10.2f %10.2f\n", "gate,up: apart - joined", med[0][GU_APART] - med[0][GU_SEP], med[1][GU_APART] - med[1][GU_SEP]);
-    printf("%-28s %10.2f %10.2f\n", "gate,up: joined - cat", med[0][GU_SEP] - med[0][GU_CAT], med[1][GU_SEP] - med[1][GU_CAT]);
+    printf("%-28s %10.2f %10.2f\n", "q,k,v: apart - joined", med[0][QKV_APART] - med[0][QKV_JOINED], med[1][QKV_APART] - med[1][QKV_JOINED]);
+    printf("%-28s %10.2f %10.2f\n", "q,k,v: joined - cat", med[0][QKV_JOINED] - med[0][QKV_CAT], med[1][QKV_JOINED] - med[1][QKV_CAT]);
+    printf("%-28s %10.2f %10.2f\n", "gate,up: apart - joined", med[0][GU_APART] - med[0][GU_JOINED], med[1][GU_APART] - med[1][GU_JOINED]);
+    printf("%-28s %10.2f %10.2f\n", "gate,up: joined - cat", med[0][GU_JOINED] - med[0][GU_CAT], med[1][GU_JOINED] - med[1][GU_CAT]);
     free(qkv), free(gu);
     return 0;
 }
